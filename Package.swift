@@ -1,0 +1,46 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "Carrel",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "carrel", targets: ["carrel"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CNcursesw", path: "Sources/CNcursesw"),
+        .target(
+            name: "AssessmentKit",
+            dependencies: [
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        .target(
+            name: "SessionKit",
+            dependencies: [
+                "AssessmentKit",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .target(name: "Lockdown", dependencies: ["AssessmentKit"]),
+        .target(name: "TerminalUI", dependencies: ["CNcursesw", "AssessmentKit"]),
+        .executableTarget(
+            name: "carrel",
+            dependencies: [
+                "AssessmentKit", "SessionKit", "Lockdown", "TerminalUI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "AssessmentKitTests", dependencies: ["AssessmentKit"]),
+        .testTarget(name: "CarrelCLITests", dependencies: ["AssessmentKit"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,79 @@
+/// A whole assessment as the teacher wrote it, validated.
+public struct Assessment: Sendable, Hashable, Codable {
+    public var formatVersion: Int
+    public var id: String
+    public var title: String
+    public var description: String?
+    /// Seconds; nil means untimed.
+    public var timeLimit: Int?
+    public var navigation: Navigation
+    public var shuffle: Shuffle
+    public var results: ResultOptions
+    public var proctor: ProctorSettings
+    public var policy: RestrictionPolicy
+    public var sections: [Section]
+
+    public init(
+        formatVersion: Int = 1, id: String, title: String, description: String? = nil,
+        timeLimit: Int? = nil, navigation: Navigation = .free, shuffle: Shuffle = Shuffle(),
+        results: ResultOptions = ResultOptions(), proctor: ProctorSettings = ProctorSettings(),
+        policy: RestrictionPolicy = RestrictionPolicy(), sections: [Section]
+    ) {
+        self.formatVersion = formatVersion
+        self.id = id
+        self.title = title
+        self.description = description
+        self.timeLimit = timeLimit
+        self.navigation = navigation
+        self.shuffle = shuffle
+        self.results = results
+        self.proctor = proctor
+        self.policy = policy
+        self.sections = sections
+    }
+
+    /// Every item in file order.
+    public var items: [Item] { sections.flatMap(\.items) }
+
+    public var maximumPoints: Double { items.reduce(0) { $0 + $1.points } }
+}
+
+public enum Navigation: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Students may move to any question at any time.
+    case free
+    /// Students move forward only; an answered question cannot be revisited.
+    case linear
+}
+
+public struct Shuffle: Sendable, Hashable, Codable {
+    public var items: Bool
+    public var choices: Bool
+    public init(items: Bool = false, choices: Bool = false) {
+        self.items = items
+        self.choices = choices
+    }
+}
+
+public struct ResultOptions: Sendable, Hashable, Codable {
+    /// Whether the student sees the score on the receipt.
+    public var showScore: Bool
+    public init(showScore: Bool = true) { self.showScore = showScore }
+}
+
+public struct ProctorSettings: Sendable, Hashable, Codable {
+    /// The `carrel passphrase` hash line; nil for practice mode.
+    public var passphrase: PassphraseHash?
+    public init(passphrase: PassphraseHash? = nil) { self.passphrase = passphrase }
+}
+
+/// A titled group of items.
+public struct Section: Sendable, Hashable, Codable {
+    public var title: String?
+    public var instructions: String?
+    public var items: [Item]
+    public init(title: String? = nil, instructions: String? = nil, items: [Item]) {
+        self.title = title
+        self.instructions = instructions
+        self.items = items
+    }
+}

@@ -1,0 +1,209 @@
+/// Reads typed values out of located YAML nodes, recording a diagnostic for each problem.
+/// Every accessor returns nil after recording why, so callers can keep going and report all.
+final class FieldReader {
+    let file: String
+    private(set) var diagnostics: [Diagnostic] = []
+
+    init(file: String) { self.file = file }
+
+    func error(_ node: YNode, _ message: String) {
+        diagnostics.append(Diagnostic(file: file, line: node.line, column: node.column, message: message))
+    }
+
+    func warning(_ node: YNode, _ message: String) {
+        diagnostics.append(Diagnostic(file: file, line: node.line, column: node.column, severity: .warning, message: message))
+    }
+
+    func error(line: Int, column: Int, _ message: String) {
+        diagnostics.append(Diagnostic(file: file, line: line, column: column, message: message))
+    }
+
+    /// A mapping's entries with string keys, or nil (and a diagnostic) when it is not a mapping.
+    func mapping(_ node: YNode, _ what: String) -> Mapping? {
+        guard case let .mapping(pairs) = node.value else {
+            error(node, "\(what) must be a mapping of `key: value` lines, not \(node.kindName)")
+            return nil
+        }
+        var entries: [Mapping.Entry] = []
+        for pair in pairs {
+            guard case let .scalar(key, _) = pair.key.value else {
+                error(pair.key, "keys in \(what) must be plain words")
+                continue
+            }
+            entries.append(Mapping.Entry(key: key, keyNode: pair.key, value: pair.value))
+        }
+        return Mapping(node: node, what: what, entries: entries)
+    }
+
+    /// Reports keys outside `allowed`, suggesting the closest one.
+    func rejectUnknownKeys(_ map: Mapping, allowed: [String], elsewhere: (String) -> String? = { _ in nil }) {
+        for entry in map.entries where !allowed.contains(entry.key) {
+            if let explanation = elsewhere(entry.key) {
+                error(entry.keyNode, explanation)
+            } else {
+                let hint = DidYouMean.hint(for: entry.key, among: allowed)
+                error(entry.keyNode, "unknown key `\(entry.key)` in \(map.what)\(hint)")
+            }
+        }
+    }
+
+    // MARK: scalars
+
+    enum TextKind { case singleLine, multiLine }
+
+    func scalar(_ node: YNode, _ what: String) -> (text: String, plain: Bool)? {
+        guard case let .scalar(text, plain) = node.value else {
+            error(node, "\(what) must be a single value, not \(node.kindName)")
+            return nil
+        }
+        return (text, plain)
+    }
+
+    func text(_ node: YNode, _ what: String, _ kind: TextKind = .singleLine, allowEmpty: Bool = false) -> String? {
+        guard let (value, _) = scalar(node, what) else { return nil }
+        guard safeText(value, node, what, kind) else { return nil }
+        if !allowEmpty && value.trimmingSpaces().isEmpty {
+            error(node, "\(what) is empty")
+            return nil
+        }
+        return value
+    }
+
+    /// Refuses control characters, escape sequences and bidirectional overrides: they could
+    /// drive the terminal or make text read differently from how it is scored.
+    func safeText(_ value: String, _ node: YNode, _ what: String, _ kind: TextKind) -> Bool {
+        for scalar in value.unicodeScalars {
+            let v = scalar.value
+            let allowed = kind == .multiLine && (scalar == "\n" || scalar == "\t")
+            let control = v < 0x20 || v == 0x7F || (0x80...0x9F).contains(v)
+            let bidi = (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v)
+            if (control && !allowed) || bidi {
+                let code = "U+" + String(v, radix: 16, uppercase: true).leftPadded(to: 4)
+                let name = v == 0x1B ? " (escape)" : (v == 0x09 ? " (tab)" : (v == 0x0A ? " (line break)" : ""))
+                let rule = bidi ? "bidirectional override characters" : "control characters and escape sequences"
+                error(node, "\(what) contains \(code)\(name); \(rule) are not allowed in assessment text")
+                return false
+            }
+        }
+        return true
+    }
+
+    func bool(_ node: YNode, _ what: String) -> Bool? {
+        guard let (value, plain) = scalar(node, what) else { return nil }
+        if plain {
+            switch value.lowercased() {
+            case "true": return true
+            case "false": return false
+            default: break
+            }
+        }
+        error(node, "\(what) must be true or false, not \"\(value.clippedForMessage)\"")
+        return nil
+    }
+
+    func number(_ node: YNode, _ what: String) -> Double? {
+        guard let (value, _) = scalar(node, what) else { return nil }
+        guard let number = NumericText.parse(value) else {
+            error(node, "\(what) must be a number, not \"\(value.clippedForMessage)\"")
+            return nil
+        }
+        return number
+    }
+
+    func wholeNumber(_ node: YNode, _ what: String, atLeast minimum: Int = 0) -> Int? {
+        guard let (value, _) = scalar(node, what) else { return nil }
+        guard let n = Int(value.trimmingSpaces()), n >= minimum else {
+            error(node, "\(what) must be a whole number of at least \(minimum), not \"\(value.clippedForMessage)\"")
+            return nil
+        }
+        return n
+    }
+
+    func duration(_ node: YNode, _ what: String) -> Int? {
+        guard let (value, _) = scalar(node, what) else { return nil }
+        if Int(value.trimmingSpaces()) != nil {
+            error(node, "\(what) needs a unit: write \(value)s, or minutes and hours such as 10m or 1h30m")
+            return nil
+        }
+        guard let seconds = DurationText.parse(value) else {
+            error(node, "\(what) \"\(value.clippedForMessage)\" is not a duration; write it like 90s, 10m or 1h30m")
+            return nil
+        }
+        guard seconds > 0 else {
+            error(node, "\(what) must be longer than zero")
+            return nil
+        }
+        return seconds
+    }
+
+    /// One of a fixed set of words, suggesting the closest on a miss.
+    func word<T: RawRepresentable & CaseIterable>(_ node: YNode, _ what: String, as: T.Type) -> T? where T.RawValue == String {
+        guard let (value, _) = scalar(node, what) else { return nil }
+        if let match = T(rawValue: value) { return match }
+        let options = T.allCases.map(\.rawValue)
+        let hint = DidYouMean.hint(for: value, among: options)
+        error(node, "\(what) must be one of \(options.joined(separator: ", ")), not \"\(value.clippedForMessage)\"\(hint)")
+        return nil
+    }
+
+    func list(_ node: YNode, _ what: String) -> [YNode]? {
+        guard case let .sequence(items) = node.value else {
+            error(node, "\(what) must be a list, not \(node.kindName)")
+            return nil
+        }
+        return items
+    }
+
+    /// A list of single-line texts with no empty and no repeated entry.
+    func textList(_ node: YNode, _ what: String, entry: String) -> [(text: String, node: YNode)]? {
+        guard let nodes = list(node, what) else { return nil }
+        var out: [(text: String, node: YNode)] = []
+        var seen: [String: YNode] = [:]
+        var ok = true
+        for child in nodes {
+            guard let value = text(child, entry) else { ok = false; continue }
+            let key = AnswerText.normalise(value, caseSensitive: true)
+            if let first = seen[key] {
+                error(child, "duplicate \(entry) \"\(value.clippedForMessage)\" (first at line \(first.line))")
+                ok = false
+                continue
+            }
+            seen[key] = child
+            out.append((value, child))
+        }
+        return ok ? out : nil
+    }
+}
+
+/// A YAML mapping with string keys, in file order.
+struct Mapping {
+    struct Entry {
+        var key: String
+        var keyNode: YNode
+        var value: YNode
+    }
+
+    var node: YNode
+    var what: String
+    var entries: [Entry]
+
+    subscript(key: String) -> YNode? {
+        entries.first { $0.key == key }.flatMap { $0.value.isNull ? nil : $0.value }
+    }
+
+    func has(_ key: String) -> Bool { entries.contains { $0.key == key } }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+
+    /// Long or hostile values are shortened, and control characters shown as `?`, in messages.
+    var clippedForMessage: String {
+        let safe = String(String.UnicodeScalarView(unicodeScalars.map {
+            ($0.value < 0x20 || $0.value == 0x7F || (0x80...0x9F).contains($0.value)) ? "?" : $0
+        }))
+        return safe.count > 40 ? String(safe.prefix(39)) + "…" : safe
+    }
+}

@@ -1,0 +1,20 @@
+import Crypto
+import Foundation
+
+/// SHA-256 of the canonical form: the validated model as JSON with sorted keys, so key
+/// order, comments, quoting and whitespace in the file do not change it, and any change to
+/// what students see or how they are scored does.
+public enum Fingerprint {
+    public static func canonicalForm(_ assessment: Assessment) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding plain value types cannot fail; an empty form would still hash deterministically.
+        return (try? encoder.encode(assessment)) ?? Data()
+    }
+
+    /// `sha256:` followed by 64 lowercase hex digits.
+    public static func of(_ assessment: Assessment) -> String {
+        let digest = SHA256.hash(data: canonicalForm(assessment))
+        return "sha256:" + digest.map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,123 @@
+import Crypto
+import _CryptoExtras
+import Foundation
+
+/// A salted scrypt hash of the proctor passphrase, as printed by `carrel passphrase`:
+/// `scrypt$ln=15,r=8,p=1$SALT$KEY` (standard base64). The parameters travel with the hash,
+/// so stronger settings later still verify old files.
+public struct PassphraseHash: Sendable, Hashable, Codable, CustomStringConvertible {
+    public let logRounds: Int
+    public let blockSize: Int
+    public let parallelism: Int
+    public let salt: [UInt8]
+    public let key: [UInt8]
+
+    public static let defaultLogRounds = 15
+    static let keyLength = 32
+    static let saltLength = 16
+    /// Bounds keep a hostile file from asking for gigabytes of memory during verification.
+    static let logRoundsRange = 10...20
+    static let blockSizeRange = 1...16
+    static let parallelismRange = 1...4
+
+    public enum ParseError: Error, Equatable, CustomStringConvertible {
+        case notAHash
+        case badParameters(String)
+
+        public var description: String {
+            switch self {
+            case .notAHash:
+                return "not a passphrase hash; run `carrel passphrase` and paste the line it prints (plain text is never stored)"
+            case let .badParameters(why):
+                return "passphrase hash has \(why); make a new one with `carrel passphrase`"
+            }
+        }
+    }
+
+    public init(parsing text: String) throws(ParseError) {
+        let parts = text.split(separator: "$", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 4, parts[0] == "scrypt" else { throw .notAHash }
+        var params: [String: Int] = [:]
+        for field in parts[1].split(separator: ",") {
+            let kv = field.split(separator: "=", maxSplits: 1).map(String.init)
+            guard kv.count == 2, let value = Int(kv[1]), params[kv[0]] == nil else {
+                throw .badParameters("unreadable parameters \"\(parts[1])\"")
+            }
+            params[kv[0]] = value
+        }
+        guard Set(params.keys) == ["ln", "r", "p"], let ln = params["ln"], let r = params["r"], let p = params["p"] else {
+            throw .badParameters("parameters other than ln, r and p")
+        }
+        guard Self.logRoundsRange.contains(ln), Self.blockSizeRange.contains(r), Self.parallelismRange.contains(p) else {
+            throw .badParameters("parameters out of range (ln \(Self.logRoundsRange), r \(Self.blockSizeRange), p \(Self.parallelismRange))")
+        }
+        guard let salt = Data(base64Encoded: parts[2]), salt.count >= Self.saltLength else {
+            throw .badParameters("a salt that is not base64 of at least \(Self.saltLength) bytes")
+        }
+        guard let key = Data(base64Encoded: parts[3]), key.count == Self.keyLength else {
+            throw .badParameters("a key that is not base64 of \(Self.keyLength) bytes")
+        }
+        self.init(logRounds: ln, blockSize: r, parallelism: p, salt: Array(salt), key: Array(key))
+    }
+
+    init(logRounds: Int, blockSize: Int, parallelism: Int, salt: [UInt8], key: [UInt8]) {
+        self.logRounds = logRounds
+        self.blockSize = blockSize
+        self.parallelism = parallelism
+        self.salt = salt
+        self.key = key
+    }
+
+    /// Hashes a new passphrase with a fresh random salt.
+    public static func make(passphrase: String, logRounds: Int = defaultLogRounds) throws -> PassphraseHash {
+        var salt = [UInt8](repeating: 0, count: saltLength)
+        var rng = SystemRandomNumberGenerator()
+        for i in salt.indices { salt[i] = UInt8.random(in: .min ... .max, using: &rng) }
+        let key = try derive(passphrase, salt: salt, logRounds: logRounds, blockSize: 8, parallelism: 1)
+        return PassphraseHash(logRounds: logRounds, blockSize: 8, parallelism: 1, salt: salt, key: key)
+    }
+
+    /// Constant-time comparison of the derived key; the passphrase is NFC-normalised first.
+    public func verify(_ passphrase: String) -> Bool {
+        guard let candidate = try? Self.derive(
+            passphrase, salt: salt, logRounds: logRounds, blockSize: blockSize, parallelism: parallelism)
+        else { return false }
+        guard candidate.count == key.count else { return false }
+        var difference: UInt8 = 0
+        for i in key.indices { difference |= candidate[i] ^ key[i] }
+        return difference == 0
+    }
+
+    public var description: String {
+        "scrypt$ln=\(logRounds),r=\(blockSize),p=\(parallelism)$\(Data(salt).base64EncodedString())$\(Data(key).base64EncodedString())"
+    }
+
+    /// Passphrases typed on different systems compare equal once in NFC.
+    public static func normalise(_ passphrase: String) -> String {
+        passphrase.precomposedStringWithCanonicalMapping
+    }
+
+    private static func derive(
+        _ passphrase: String, salt: [UInt8], logRounds: Int, blockSize: Int, parallelism: Int
+    ) throws -> [UInt8] {
+        let bytes = Array(normalise(passphrase).utf8)
+        let derived = try KDF.Scrypt.deriveKey(
+            from: bytes, salt: salt, outputByteCount: keyLength,
+            rounds: 1 << logRounds, blockSize: blockSize, parallelism: parallelism)
+        return derived.withUnsafeBytes { Array($0) }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        do {
+            try self.init(parsing: text)
+        } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// What a student answered to one item.
+public enum Response: Sendable, Hashable, Codable {
+    case choice(String)
+    /// The selected choices of a `multiple` item.
+    case multiple([String])
+    case trueFalse(Bool)
+    case text(String)
+    /// As typed; parsed with `NumericText` when scored.
+    case numeric(String)
+    case essay(String)
+    /// The entries in the order the student arranged them.
+    case order([String])
+    /// Left-hand entry → the right-hand entry the student picked.
+    case match([String: String])
+
+    /// True when the student has given nothing that could earn a point.
+    public var isEmpty: Bool {
+        switch self {
+        case .choice(let s), .text(let s), .numeric(let s), .essay(let s):
+            return s.trimmingSpaces().isEmpty
+        case .multiple(let picks): return picks.isEmpty
+        case .trueFalse: return false
+        case .order(let entries): return entries.isEmpty
+        case .match(let picks): return picks.isEmpty
+        }
+    }
+}
+
+/// Numbers as students type them: `3.14`, `3,14`, `-2e3`, `+0.5`.
+public enum NumericText {
+    public static func parse(_ text: String) -> Double? {
+        var s = String(text.trimmingSpaces())
+        guard !s.isEmpty, s.count <= 64 else { return nil }
+        let commas = s.filter { $0 == "," }.count
+        if commas == 1 && !s.contains(".") { s = s.replacingOccurrences(of: ",", with: ".") }
+        // Only sign, digits, one point and an exponent: no hex, inf, nan or grouping.
+        var sawDigit = false, sawPoint = false, sawExponent = false, digitsAfterExponent = false
+        var previous: Character? = nil
+        for ch in s {
+            switch ch {
+            case "0"..."9":
+                sawDigit = true
+                if sawExponent { digitsAfterExponent = true }
+            case ".":
+                if sawPoint || sawExponent { return nil }
+                sawPoint = true
+            case "e", "E":
+                if sawExponent || !sawDigit { return nil }
+                sawExponent = true
+            case "+", "-":
+                if !(previous == nil || previous == "e" || previous == "E") { return nil }
+            default:
+                return nil
+            }
+            previous = ch
+        }
+        guard sawDigit, !sawExponent || digitsAfterExponent, let value = Double(s), value.isFinite else { return nil }
+        return value
+    }
+}
+
+/// Text comparison for short answers: NFC, folded whitespace, optional case folding.
+public enum AnswerText {
+    public static func normalise(_ text: String, caseSensitive: Bool) -> String {
+        let nfc = text.precomposedStringWithCanonicalMapping
+        let words = nfc.split(whereSeparator: { $0.isWhitespace })
+        let joined = words.joined(separator: " ")
+        return caseSensitive ? joined : joined.lowercased()
+    }
+
+    public static func wordCount(_ text: String) -> Int {
+        text.split(whereSeparator: { $0.isWhitespace }).count
+    }
+}

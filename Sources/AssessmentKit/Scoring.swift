@@ -1,0 +1,118 @@
+/// How one response fared.
+public enum Outcome: String, Sendable, Hashable, Codable, CaseIterable {
+    case correct, incorrect, partial, unanswered, pending
+}
+
+public struct ItemScore: Sendable, Hashable, Codable {
+    public var points: Double
+    public var max: Double
+    public var outcome: Outcome
+    public init(points: Double, max: Double, outcome: Outcome) {
+        self.points = points
+        self.max = max
+        self.outcome = outcome
+    }
+}
+
+/// Totals for a whole attempt; `pending` is the points still to be marked by a person.
+public struct ScoreSummary: Sendable, Hashable, Codable {
+    public var points: Double
+    public var max: Double
+    public var pending: Double
+    public init(points: Double, max: Double, pending: Double) {
+        self.points = points
+        self.max = max
+        self.pending = pending
+    }
+}
+
+/// Scoring as pure functions of an item and a response.
+public enum Scoring {
+    public static func score(_ item: Item, _ response: Response?) -> ItemScore {
+        let max = item.points
+        guard let response, !response.isEmpty else {
+            return ItemScore(points: 0, max: max, outcome: .unanswered)
+        }
+        guard let fraction = credit(item.kind, response) else {
+            return ItemScore(points: 0, max: max, outcome: .pending)
+        }
+        let clamped = Swift.min(1, Swift.max(0, fraction))
+        let outcome: Outcome = clamped >= 1 ? .correct : (clamped <= 0 ? .incorrect : .partial)
+        return ItemScore(points: rounded(clamped * max), max: max, outcome: outcome)
+    }
+
+    public static func summary(_ assessment: Assessment, responses: [String: Response]) -> ScoreSummary {
+        var total = ScoreSummary(points: 0, max: 0, pending: 0)
+        for item in assessment.items {
+            let s = score(item, responses[item.id])
+            total.points += s.points
+            total.max += s.max
+            if s.outcome == .pending { total.pending += s.max }
+        }
+        total.points = rounded(total.points)
+        return total
+    }
+
+    /// Fraction of the points earned, or nil when a person must mark it.
+    static func credit(_ kind: Item.Kind, _ response: Response) -> Double? {
+        switch (kind, response) {
+        case let (.choice(_, answer), .choice(pick)):
+            return pick == answer ? 1 : 0
+        case let (.multiple(_, answers, scoring), .multiple(picks)):
+            return multipleCredit(answers: answers, picks: picks, scoring: scoring)
+        case let (.trueFalse(answer), .trueFalse(pick)):
+            return pick == answer ? 1 : 0
+        case let (.text(accept, caseSensitive), .text(typed)):
+            let given = AnswerText.normalise(typed, caseSensitive: caseSensitive)
+            return accept.contains { AnswerText.normalise($0, caseSensitive: caseSensitive) == given } ? 1 : 0
+        case let (.numeric(answer), .numeric(typed)):
+            guard let value = NumericText.parse(typed) else { return 0 }
+            return answer.accepts(value) ? 1 : 0
+        case (.essay, .essay):
+            return nil
+        case let (.order(correct), .order(given)):
+            return orderCredit(correct: correct, given: given)
+        case let (.match(pairs, _), .match(picks)):
+            guard !pairs.isEmpty else { return 0 }
+            let right = pairs.filter { picks[$0.left] == $0.right }.count
+            return Double(right) / Double(pairs.count)
+        default:
+            // A response of another item type cannot earn points.
+            return 0
+        }
+    }
+
+    /// Partial: +1/k per correct pick, −1/k per wrong pick, floor 0 (k = number of answers).
+    static func multipleCredit(answers: [String], picks: [String], scoring: MultipleScoring) -> Double {
+        let key = Set(answers), chosen = Set(picks)
+        switch scoring {
+        case .allOrNothing:
+            return key == chosen ? 1 : 0
+        case .partial:
+            guard !key.isEmpty else { return 0 }
+            let right = chosen.intersection(key).count
+            let wrong = chosen.subtracting(key).count
+            return Swift.max(0, Double(right - wrong) / Double(key.count))
+        }
+    }
+
+    /// Each of the n−1 neighbouring pairs of the correct order that stands next to each other,
+    /// in the right order, in the response earns 1/(n−1).
+    static func orderCredit(correct: [String], given: [String]) -> Double {
+        guard correct.count >= 2, given.count == correct.count, Set(given) == Set(correct) else {
+            return given == correct ? 1 : 0
+        }
+        var position: [String: Int] = [:]
+        for (i, entry) in given.enumerated() { position[entry] = i }
+        var kept = 0
+        for i in 0..<(correct.count - 1) {
+            if let a = position[correct[i]], let b = position[correct[i + 1]], b == a + 1 { kept += 1 }
+        }
+        return Double(kept) / Double(correct.count - 1)
+    }
+
+    /// Points are kept to 1/10000 so sums of thirds print cleanly.
+    static func rounded(_ x: Double) -> Double {
+        (x * 10_000).rounded() / 10_000
+    }
+}

@@ -1,0 +1,1 @@
+// Lockdown: filled by the session-controller and terminal-UI work (see docs/architecture.md).

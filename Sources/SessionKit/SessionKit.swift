@@ -1,0 +1,1 @@
+// SessionKit: filled by the session-controller and terminal-UI work (see docs/architecture.md).

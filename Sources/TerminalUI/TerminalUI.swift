@@ -1,0 +1,1 @@
+// TerminalUI: filled by the session-controller and terminal-UI work (see docs/architecture.md).

@@ -13,8 +13,8 @@ public enum AssessmentReader {
         "proctor", "policy", "sections",
     ]
 
-    public static func read(bytes: [UInt8], file: String) -> Outcome {
-        switch SourceText.decode(bytes, file: file) {
+    public static func read(bytes: [UInt8], file: String, fileSize: Int? = nil) -> Outcome {
+        switch SourceText.decode(bytes, file: file, fileSize: fileSize) {
         case let .failure(diagnostic): return Outcome(assessment: nil, diagnostics: [diagnostic])
         case let .success(text): return read(text: text, file: file)
         }

@@ -4,11 +4,13 @@ public enum SourceText {
     public static let maximumBytes = 16 * 1024 * 1024
 
     /// The decoded text, or one diagnostic saying where the bytes stop being acceptable.
-    public static func decode(_ bytes: [UInt8], file: String) -> Result<String, Diagnostic> {
-        if bytes.count > maximumBytes {
+    /// `fileSize` is the size on disk when the caller read only the first bytes of a large file.
+    public static func decode(_ bytes: [UInt8], file: String, fileSize: Int? = nil) -> Result<String, Diagnostic> {
+        let size = max(bytes.count, fileSize ?? 0)
+        if size > maximumBytes {
             return .failure(Diagnostic(
                 file: file, line: 1, column: 1,
-                message: "file is \(megabytes(bytes.count)) MiB; assessment files are limited to 16 MiB"))
+                message: "file is \(megabytes(size)) MiB; assessment files are limited to 16 MiB"))
         }
         var body = bytes[...]
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }

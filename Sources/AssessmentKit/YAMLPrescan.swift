@@ -90,11 +90,11 @@ enum YAMLPrescan {
                     i += 1
                     continue
                 }
-                if s == " " || s == "\t" { tokenStart = true; i += 1; continue }
-                if firstToken && s == "-" && Self.isBlank(peek(1)) { i += 1; continue }
-                if column > YAMLPrescan.maximumContentColumn {
+                if firstToken && column > YAMLPrescan.maximumContentColumn {
                     return refusal("content starts beyond column \(YAMLPrescan.maximumContentColumn); nesting this deep is not an assessment")
                 }
+                if s == " " || s == "\t" { tokenStart = true; i += 1; continue }
+                if firstToken && s == "-" && Self.isBlank(peek(1)) { i += 1; continue }
                 if tokenStart {
                     if s == "#" { skipToNextLine(); return nil }
                     if s == "'" || s == "\"" { quote = s; i += 1; firstToken = false; continue }

@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AssessmentKit
+
+/// Loads an assessment file from disk: at most 16 MiB + 1 bytes are read, so a device or
+/// a huge file cannot exhaust memory.
+enum AssessmentFile {
+    struct Loaded {
+        var bytes: [UInt8]
+        var sizeOnDisk: Int?
+    }
+
+    static func load(_ path: String) throws(CarrelFailure) -> Loaded {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw CarrelFailure(status: .cannotOpenInput, message: "cannot open \(path): \(reason); check the path and permissions")
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            throw CarrelFailure(status: .cannotOpenInput, message: "cannot read \(path): \(String(cString: strerror(errno)))")
+        }
+        let type = info.st_mode & S_IFMT
+        if type == S_IFDIR {
+            throw CarrelFailure(status: .cannotOpenInput, message: "\(path) is a directory; name an assessment file (.yaml)")
+        }
+        guard type == S_IFREG else {
+            throw CarrelFailure(status: .cannotOpenInput, message: "\(path) is not a regular file; name an assessment file (.yaml)")
+        }
+        let limit = SourceText.maximumBytes + 1
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while bytes.count < limit {
+            let want = min(chunk.count, limit - bytes.count)
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, want) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 {
+                throw CarrelFailure(status: .cannotOpenInput, message: "cannot read \(path): \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { break }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+        return Loaded(bytes: bytes, sizeOnDisk: Int(info.st_size))
+    }
+
+    /// Loads and validates, printing every diagnostic as `FILE:LINE:COL: severity: message`.
+    static func validated(_ path: String) throws(CarrelFailure) -> Assessment {
+        let loaded = try load(path)
+        let outcome = AssessmentReader.read(bytes: loaded.bytes, file: path, fileSize: loaded.sizeOnDisk)
+        for diagnostic in outcome.diagnostics {
+            FileOutput.standardError.write("\(diagnostic)\n")
+        }
+        guard let assessment = outcome.assessment else {
+            let count = outcome.diagnostics.errors.count
+            let noun = count == 1 ? "problem" : "problems"
+            throw CarrelFailure(status: .invalidAssessment,
+                                message: "\(path) has \(count) \(noun); fix the lines above and run `carrel validate \(path)` again")
+        }
+        return assessment
+    }
+}

@@ -1,0 +1,20 @@
+import ArgumentParser
+
+@main
+struct Carrel: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "carrel",
+        abstract: "A locked-down, timed assessment in the terminal.",
+        discussion: """
+            Teachers write assessments in YAML (see Assessments/README.md) and check them with \
+            `carrel validate`. `carrel inspect` shows what a student will get and the restriction \
+            policy that applies. `carrel passphrase` makes the hash line for a proctor passphrase.
+
+            Exit codes: 0 ok, 64 usage, 65 invalid assessment, 66 cannot open input, \
+            69 refused by policy or environment, 70 internal error, 73 cannot create state, \
+            75 lock active or interrupted session waiting, 77 wrong passphrase.
+            """,
+        version: "0.1.0",
+        subcommands: [ValidateCommand.self, InspectCommand.self, PassphraseCommand.self]
+    )
+}

@@ -11,7 +11,8 @@ enum DidYouMean {
         if word.count >= 3, let prefixed = candidates.first(where: { $0.lowercased().hasPrefix(lowered) }) {
             return prefixed
         }
-        guard let (candidate, d) = best else { return nil }
+        // One or two letters are too short to guess from.
+        guard let (candidate, d) = best, word.count >= 3, candidate.count >= 3 else { return nil }
         let allowed = max(1, min(3, candidate.count / 3))
         return d <= allowed ? candidate : nil
     }

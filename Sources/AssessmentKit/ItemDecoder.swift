@@ -194,7 +194,7 @@ struct ItemDecoder {
                 return nil
             }
             guard lo <= hi else {
-                fields.error(r, "range [\(lo), \(hi)] has lo greater than hi")
+                fields.error(r, "range [\(PointsText.format(lo)), \(PointsText.format(hi))] has lo greater than hi")
                 return nil
             }
             return .numeric(.range(lo, hi))

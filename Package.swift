@@ -26,7 +26,7 @@ let package = Package(
         .target(
             name: "SessionKit",
             dependencies: [
-                "AssessmentKit",
+                "AssessmentKit", "Lockdown",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

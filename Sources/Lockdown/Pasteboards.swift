@@ -1,0 +1,225 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// What clearing one pasteboard did.
+public enum PasteboardOutcome: Sendable, Equatable {
+    case cleared(String)
+    case notPresent
+    case failed(String)
+}
+
+public struct PasteboardReport: Sendable, Equatable {
+    public var backend: String
+    public var outcome: PasteboardOutcome
+    public init(backend: String, outcome: PasteboardOutcome) {
+        self.backend = backend
+        self.outcome = outcome
+    }
+
+    /// The `pasteboard_cleared` event detail: "tmux: cleared 2 buffers", "X11: not present".
+    public var detail: String {
+        switch outcome {
+        case let .cleared(what): return "\(backend): cleared \(what)"
+        case .notPresent: return "\(backend): not present"
+        case let .failed(why): return "\(backend): failed — \(why)"
+        }
+    }
+}
+
+/// One kind of clipboard Carrel knows how to empty.
+public protocol PasteboardBackend: Sendable {
+    var name: String { get }
+    func clear() -> PasteboardOutcome
+}
+
+/// Every backend, asked in turn; none is skipped because another failed.
+public struct Pasteboards: Sendable {
+    public var backends: [any PasteboardBackend]
+
+    public init(backends: [any PasteboardBackend]) { self.backends = backends }
+
+    public static func system(environment: [String: String], terminal: (any TerminalSink)? = nil) -> Pasteboards {
+        Pasteboards(backends: [
+            TmuxPasteboard(environment: environment),
+            ScreenPasteboard(environment: environment),
+            X11Pasteboard(environment: environment),
+            WaylandPasteboard(environment: environment),
+            MacPasteboard(environment: environment),
+            OSC52Pasteboard(environment: environment, terminal: terminal),
+        ])
+    }
+
+    public func clearAll() -> [PasteboardReport] {
+        backends.map { PasteboardReport(backend: $0.name, outcome: $0.clear()) }
+    }
+}
+
+/// Every paste buffer of every tmux server this user runs: the one we are inside ($TMUX) and
+/// any other socket in the user's tmux directory.
+public struct TmuxPasteboard: PasteboardBackend {
+    public let name = "tmux"
+    let environment: [String: String]
+
+    public init(environment: [String: String]) { self.environment = environment }
+
+    func sockets() -> [String] {
+        var found: [String] = []
+        if let tmux = environment["TMUX"], let path = tmux.split(separator: ",").first, !path.isEmpty {
+            found.append(String(path))
+        }
+        let base = environment["TMUX_TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let dir = "\(base)/tmux-\(getuid())"
+        if let names = try? FileManager.default.contentsOfDirectory(atPath: dir) {
+            for name in names.sorted() {
+                let path = "\(dir)/\(name)"
+                var info = stat()
+                if lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK && !found.contains(path) {
+                    found.append(path)
+                }
+            }
+        }
+        return found
+    }
+
+    public func clear() -> PasteboardOutcome {
+        guard let tmux = ProcessRunner.which("tmux", environment: environment) else { return .notPresent }
+        var servers = 0, deleted = 0
+        var failures: [String] = []
+        for socket in sockets() {
+            let list = ProcessRunner.run(tmux, ["-S", socket, "list-buffers", "-F", "#{buffer_name}"], environment: environment)
+            guard list.status == 0 else { continue }  // a stale socket: no server behind it
+            servers += 1
+            let names = list.output.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+            for buffer in names {
+                let r = ProcessRunner.run(tmux, ["-S", socket, "delete-buffer", "-b", buffer], environment: environment)
+                if r.status == 0 { deleted += 1 } else { failures.append(buffer) }
+            }
+        }
+        guard servers > 0 else { return .notPresent }
+        if !failures.isEmpty { return .failed("\(failures.count) buffer(s) could not be deleted") }
+        let plural = deleted == 1 ? "buffer" : "buffers"
+        return .cleared(servers == 1 ? "\(deleted) \(plural)" : "\(deleted) \(plural) on \(servers) servers")
+    }
+}
+
+/// GNU screen's paste register, when running inside screen.
+public struct ScreenPasteboard: PasteboardBackend {
+    public let name = "screen"
+    let environment: [String: String]
+    public init(environment: [String: String]) { self.environment = environment }
+
+    public func clear() -> PasteboardOutcome {
+        guard let sty = environment["STY"], !sty.isEmpty else { return .notPresent }
+        guard let screen = ProcessRunner.which("screen", environment: environment) else {
+            return .failed("inside screen but the screen command is not on PATH")
+        }
+        let r = ProcessRunner.run(screen, ["-S", sty, "-X", "register", ".", ""], environment: environment)
+        return r.status == 0 ? .cleared("the paste register") : .failed(r.timedOut ? "timed out" : "screen exited \(r.status)")
+    }
+}
+
+/// X11 CLIPBOARD and PRIMARY: xsel clears them; xclip claims them with empty text.
+public struct X11Pasteboard: PasteboardBackend {
+    public let name = "X11"
+    let environment: [String: String]
+    public init(environment: [String: String]) { self.environment = environment }
+
+    public func clear() -> PasteboardOutcome {
+        guard let display = environment["DISPLAY"], !display.isEmpty else { return .notPresent }
+        if let xsel = ProcessRunner.which("xsel", environment: environment) {
+            let a = ProcessRunner.run(xsel, ["--clipboard", "--clear"], environment: environment)
+            let b = ProcessRunner.run(xsel, ["--primary", "--clear"], environment: environment)
+            if a.status == 0 && b.status == 0 { return .cleared("CLIPBOARD and PRIMARY") }
+            return .failed("xsel could not reach display \(display)")
+        }
+        if let xclip = ProcessRunner.which("xclip", environment: environment) {
+            let a = ProcessRunner.run(xclip, ["-selection", "clipboard", "-i"], input: "", environment: environment)
+            let b = ProcessRunner.run(xclip, ["-selection", "primary", "-i"], input: "", environment: environment)
+            if a.status == 0 && b.status == 0 { return .cleared("CLIPBOARD and PRIMARY") }
+            return .failed("xclip could not reach display \(display)")
+        }
+        return .failed("DISPLAY is set but neither xsel nor xclip is installed")
+    }
+}
+
+/// Wayland clipboard and primary selection through wl-copy.
+public struct WaylandPasteboard: PasteboardBackend {
+    public let name = "Wayland"
+    let environment: [String: String]
+    public init(environment: [String: String]) { self.environment = environment }
+
+    public func clear() -> PasteboardOutcome {
+        guard let display = environment["WAYLAND_DISPLAY"], !display.isEmpty else { return .notPresent }
+        guard let wlCopy = ProcessRunner.which("wl-copy", environment: environment) else {
+            return .failed("WAYLAND_DISPLAY is set but wl-copy (wl-clipboard) is not installed")
+        }
+        let a = ProcessRunner.run(wlCopy, ["--clear"], environment: environment)
+        let b = ProcessRunner.run(wlCopy, ["--primary", "--clear"], environment: environment)
+        if a.status == 0 && b.status == 0 { return .cleared("clipboard and primary") }
+        return .failed("wl-copy could not reach \(display)")
+    }
+}
+
+/// The macOS general pasteboard.
+public struct MacPasteboard: PasteboardBackend {
+    public let name = "macOS"
+    let environment: [String: String]
+    public init(environment: [String: String]) { self.environment = environment }
+
+    public func clear() -> PasteboardOutcome {
+        #if os(macOS)
+        guard let pbcopy = ProcessRunner.which("pbcopy", environment: environment) else { return .failed("pbcopy not found") }
+        let r = ProcessRunner.run(pbcopy, [], input: "", environment: environment)
+        return r.status == 0 ? .cleared("the general pasteboard") : .failed("pbcopy exited \(r.status)")
+        #else
+        return .notPresent
+        #endif
+    }
+}
+
+/// Somewhere to write terminal control output (the controlling terminal).
+public protocol TerminalSink: Sendable {
+    func send(_ bytes: [UInt8]) -> Bool
+}
+
+/// The process's controlling terminal, opened for each write.
+public struct ControllingTerminal: TerminalSink {
+    public init() {}
+    public func send(_ bytes: [UInt8]) -> Bool {
+        let fd = open("/dev/tty", O_WRONLY | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return SecureFiles.writeAll(fd, Data(bytes))
+    }
+}
+
+/// OSC 52 with a `!` payload asks the terminal itself to drop its clipboard; sent only to
+/// terminals known to honour it, since others may print it.
+public struct OSC52Pasteboard: PasteboardBackend {
+    public let name = "OSC 52"
+    let environment: [String: String]
+    let terminal: (any TerminalSink)?
+
+    public init(environment: [String: String], terminal: (any TerminalSink)?) {
+        self.environment = environment
+        self.terminal = terminal
+    }
+
+    static let knownTerminals = ["kitty", "foot", "alacritty", "wezterm", "iterm.app", "contour"]
+
+    var honoured: Bool {
+        let term = (environment["TERM"] ?? "").lowercased()
+        let program = (environment["TERM_PROGRAM"] ?? "").lowercased()
+        return Self.knownTerminals.contains { term.contains($0) || program.contains($0) }
+    }
+
+    public func clear() -> PasteboardOutcome {
+        guard honoured, let terminal else { return .notPresent }
+        let sequence: [UInt8] = [0x1B, 0x5D] + Array("52;c;!".utf8) + [0x1B, 0x5C]
+        return terminal.send(sequence) ? .cleared("the terminal clipboard (request sent)") : .failed("no controlling terminal")
+    }
+}

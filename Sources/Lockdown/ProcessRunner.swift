@@ -1,0 +1,110 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// Runs a helper program (tmux, xsel, wl-copy, …) with a deadline. Output goes to a private
+/// temporary file, never a pipe: a helper that daemonises would keep a pipe open forever.
+/// The child starts with default signal handling and an empty mask, whatever this process has.
+public enum ProcessRunner {
+    public struct Output: Sendable {
+        public var status: Int32
+        public var output: String
+        public var timedOut: Bool
+    }
+
+    /// Finds `name` on PATH; nil when the program is not installed.
+    public static func which(_ name: String, environment: [String: String]) -> String? {
+        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for dir in path.split(separator: ":") where !dir.isEmpty {
+            let candidate = "\(dir)/\(name)"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+
+    public static func run(
+        _ executable: String, _ arguments: [String], input: String? = nil,
+        environment: [String: String], timeout: Double = 3
+    ) -> Output {
+        let scratch = FileManager.default.temporaryDirectory.path + "/carrel-run-\(getpid())-\(UInt32.random(in: 0 ... .max))"
+        let outFD = open(scratch, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard outFD >= 0 else { return Output(status: -1, output: "cannot create a temporary file", timedOut: false) }
+        unlink(scratch)
+        defer { close(outFD) }
+
+        var inFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        if let input {
+            let inputPath = scratch + ".in"
+            let fd = open(inputPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            if fd >= 0 {
+                unlink(inputPath)
+                _ = SecureFiles.writeAll(fd, Data(input.utf8))
+                lseek(fd, 0, SEEK_SET)
+                close(inFD)
+                inFD = fd
+            }
+        }
+        defer { if inFD >= 0 { close(inFD) } }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, inFD, 0)
+        posix_spawn_file_actions_adddup2(&actions, outFD, 1)
+        posix_spawn_file_actions_adddup2(&actions, outFD, 2)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        sigdelset(&defaults, SIGKILL)
+        sigdelset(&defaults, SIGSTOP)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for p in argv { free(p) }
+            for p in envp { free(p) }
+        }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard spawned == 0 else {
+            return Output(status: -1, output: String(cString: strerror(spawned)), timedOut: false)
+        }
+
+        var status: Int32 = 0
+        var timedOut = false
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid { break }
+            if r < 0 && errno != EINTR { break }
+            if Date() > deadline {
+                kill(pid, SIGKILL)
+                _ = waitpid(pid, &status, 0)
+                timedOut = true
+                break
+            }
+            usleep(5_000)
+        }
+        lseek(outFD, 0, SEEK_SET)
+        var bytes = [UInt8]()
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while bytes.count < 1 << 20 {
+            let n = chunk.withUnsafeMutableBytes { read(outFD, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+        let exitCode: Int32 = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : -1
+        return Output(status: timedOut ? -1 : exitCode, output: String(decoding: bytes, as: UTF8.self), timedOut: timedOut)
+    }
+}

@@ -1,0 +1,119 @@
+import AssessmentKit
+import Foundation
+
+/// A JSON value, for responses whose shape depends on the item type.
+public enum JSONValue: Sendable, Equatable, Codable {
+    case string(String)
+    case bool(Bool)
+    case array([JSONValue])
+    case object([String: JSONValue])
+    case null
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() { self = .null }
+        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
+        else if let s = try? c.decode(String.self) { self = .string(s) }
+        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
+        else { self = .object(try c.decode([String: JSONValue].self)) }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case let .string(s): try c.encode(s)
+        case let .bool(b): try c.encode(b)
+        case let .array(a): try c.encode(a)
+        case let .object(o): try c.encode(o)
+        case .null: try c.encodeNil()
+        }
+    }
+
+    /// The response as a teacher reads it: text, true/false, a list, or left → right.
+    public init(_ response: Response?) {
+        switch response {
+        case nil: self = .null
+        case let .choice(s)?, let .text(s)?, let .numeric(s)?, let .essay(s)?: self = .string(s)
+        case let .trueFalse(b)?: self = .bool(b)
+        case let .multiple(picks)?: self = .array(picks.map(JSONValue.string))
+        case let .order(entries)?: self = .array(entries.map(JSONValue.string))
+        case let .match(pairs)?: self = .object(pairs.mapValues(JSONValue.string))
+        }
+    }
+}
+
+/// The result of one session, exactly the SPEC.md shape.
+public struct ResultDocument: Sendable, Equatable, Codable {
+    public struct AssessmentRef: Sendable, Equatable, Codable {
+        public var id: String
+        public var title: String
+        public var fingerprint: String
+    }
+
+    public struct ItemResult: Sendable, Equatable, Codable {
+        public var id: String
+        public var type: String
+        public var response: JSONValue
+        public var points: Double
+        public var max: Double
+        public var flagged: Bool
+        public var outcome: Outcome
+    }
+
+    public struct Event: Sendable, Equatable, Codable {
+        public var at: String
+        public var kind: String
+        public var detail: String
+    }
+
+    public var session: String
+    public var candidate: String?
+    public var status: EndReason
+    public var assessment: AssessmentRef
+    public var startedAt: String
+    public var endedAt: String
+    public var timeUsedSeconds: Int
+    public var interruptions: Int
+    public var score: ScoreSummary
+    public var items: [ItemResult]
+    public var events: [Event]
+
+    enum CodingKeys: String, CodingKey {
+        case session, candidate, status, assessment
+        case startedAt = "started_at"
+        case endedAt = "ended_at"
+        case timeUsedSeconds = "time_used_seconds"
+        case interruptions, score, items, events
+    }
+
+    /// Items in file order, so results of shuffled sessions line up.
+    public static func make(assessment: Assessment, record: SessionRecord, reason: EndReason, endedAt: Date,
+                            elapsed: Double, responses: [String: Response], flags: Set<String>,
+                            events: [JournalEvent]) -> ResultDocument {
+        let items = assessment.items.map { item -> ItemResult in
+            let s = Scoring.score(item, responses[item.id])
+            return ItemResult(id: item.id, type: item.type.rawValue, response: JSONValue(responses[item.id]),
+                              points: s.points, max: s.max, flagged: flags.contains(item.id), outcome: s.outcome)
+        }
+        return ResultDocument(
+            session: record.id, candidate: record.candidate, status: reason,
+            assessment: AssessmentRef(id: assessment.id, title: assessment.title, fingerprint: record.fingerprint),
+            startedAt: Timestamp.iso(record.startedAt), endedAt: Timestamp.iso(endedAt),
+            timeUsedSeconds: Int(elapsed.rounded()), interruptions: record.interruptions,
+            score: Scoring.summary(assessment, responses: responses), items: items,
+            events: events.map { Event(at: Timestamp.iso($0.at), kind: $0.kind, detail: $0.detail) })
+    }
+
+    public func json() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)) ?? Data()
+    }
+}
+
+/// ISO-8601 UTC, to the second.
+public enum Timestamp {
+    public static func iso(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC") ?? .current))
+    }
+}

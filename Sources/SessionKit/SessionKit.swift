@@ -1,1 +1,0 @@
-// SessionKit: filled by the session-controller and terminal-UI work (see docs/architecture.md).

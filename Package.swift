@@ -39,7 +39,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // A headless front end that drives the real session controller for the tests.
+        .executableTarget(
+            name: "carrel-session-driver",
+            dependencies: ["AssessmentKit", "SessionKit", "Lockdown"],
+            path: "Tests/SessionDriver"
+        ),
         .testTarget(name: "AssessmentKitTests", dependencies: ["AssessmentKit"]),
+        .testTarget(name: "SessionKitTests", dependencies: ["AssessmentKit", "SessionKit", "Lockdown"]),
         .testTarget(name: "CarrelCLITests", dependencies: ["AssessmentKit"]),
     ],
     swiftLanguageModes: [.v6]

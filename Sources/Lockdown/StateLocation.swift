@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where the journal, results and the session lock live (SPEC.md, "Global").
 public struct StateLocation: Sendable, Equatable {
     public var stateDirectory: String
@@ -16,7 +18,9 @@ public struct StateLocation: Sendable, Equatable {
     /// XDG state directory holds the journal and `$XDG_RUNTIME_DIR/carrel` the lock.
     public static func resolve(explicit: String?, environment: [String: String]) -> StateLocation {
         if let dir = nonEmpty(explicit) ?? nonEmpty(environment["CARREL_STATE_DIR"]) {
-            let trimmed = trimTrailingSlash(dir)
+            // Absolute, so the paths Carrel prints stay valid from any directory.
+            let absolute = dir.hasPrefix("/") ? dir : FileManager.default.currentDirectoryPath + "/" + dir
+            let trimmed = trimTrailingSlash(absolute)
             return StateLocation(stateDirectory: trimmed, lockDirectory: trimmed)
         }
         let base: String

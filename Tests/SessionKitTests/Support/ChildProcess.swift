@@ -1,0 +1,153 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Lockdown
+
+/// A real child process (the session driver or `carrel`) with a pipe to its stdin and one from
+/// its stdout. Spawned with an empty signal mask: the test runner's threads block signals and
+/// children would inherit that.
+final class ChildProcess {
+    let pid: pid_t
+    private let stdinFD: Int32
+    private let stdoutFD: Int32
+    private var buffer = [UInt8]()
+    private(set) var lines: [String] = []
+    private var exitStatus: Int32?
+
+    static let buildFolder: URL = {
+        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var folder = runner.deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("carrel").path),
+              folder.pathComponents.count > 1 {
+            folder.deleteLastPathComponent()
+        }
+        return folder
+    }()
+
+    static var driver: String { buildFolder.appendingPathComponent("carrel-session-driver").path }
+    static var carrel: String { buildFolder.appendingPathComponent("carrel").path }
+
+    init(_ executable: String, _ arguments: [String], environment: [String: String]) throws {
+        var toChild: [Int32] = [-1, -1], fromChild: [Int32] = [-1, -1]
+        guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else { throw POSIXError(.EMFILE) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+        posix_spawn_file_actions_addclose(&actions, toChild[1])
+        posix_spawn_file_actions_addclose(&actions, fromChild[0])
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        sigdelset(&defaults, SIGKILL)
+        sigdelset(&defaults, SIGSTOP)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var child: pid_t = 0
+        let rc = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
+        close(toChild[0])
+        close(fromChild[1])
+        guard rc == 0 else {
+            close(toChild[1])
+            close(fromChild[0])
+            throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .ENOENT)
+        }
+        pid = child
+        stdinFD = toChild[1]
+        stdoutFD = fromChild[0]
+        _ = fcntl(stdoutFD, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(stdinFD, F_SETFD, FD_CLOEXEC)
+    }
+
+    deinit {
+        if exitStatus == nil {
+            kill(pid, SIGKILL)
+            _ = waitStatus()
+        }
+        close(stdinFD)
+        close(stdoutFD)
+    }
+
+    func send(_ line: String) {
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(stdinFD, $0.baseAddress, $0.count) }
+    }
+
+    func closeInput() { close(stdinFD) }
+
+    /// The next line of output, waiting at most `timeout` seconds.
+    func readLine(timeout: Double = 30) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                lines.append(line)
+                return line
+            }
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return nil }
+            var fds = [pollfd(fd: stdoutFD, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&fds, 1, Int32(min(left, 1) * 1000))
+            if ready <= 0 { continue }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let n = read(stdoutFD, &chunk, chunk.count)
+            if n <= 0 { return nil }
+            buffer += chunk[0..<n]
+        }
+    }
+
+    /// Reads lines until one starts with `prefix`; nil if output ends or time runs out first.
+    func expect(_ prefix: String, timeout: Double = 30) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while let line = readLine(timeout: max(0.01, deadline.timeIntervalSinceNow)) {
+            if line.hasPrefix(prefix) { return line }
+        }
+        return nil
+    }
+
+    /// Every remaining line until the child closes its output.
+    func readToEnd(timeout: Double = 30) -> [String] {
+        var out: [String] = []
+        while let line = readLine(timeout: timeout) { out.append(line) }
+        return out
+    }
+
+    func signal(_ sig: Int32) { kill(pid, sig) }
+
+    /// Waits for the child and returns its exit code (128 + signal when killed).
+    @discardableResult
+    func waitStatus() -> Int32 {
+        if let exitStatus { return exitStatus }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let code = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        exitStatus = code
+        return code
+    }
+
+    var isAlive: Bool { exitStatus == nil && kill(pid, 0) == 0 && !hasExited() }
+
+    private func hasExited() -> Bool {
+        var status: Int32 = 0
+        let r = waitpid(pid, &status, WNOHANG)
+        if r == pid {
+            exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+            return true
+        }
+        return false
+    }
+}

@@ -98,6 +98,11 @@ say("began \(controller.record.id) \(controller.state.plan.itemOrder.joined(sepa
     case "exit": report(controller.handle(.exitAttempt(arg1)))
     case "passphrase": report(controller.enterPassphrase(parts.dropFirst().joined(separator: " ")))
     case "confirm-end": report(controller.handle(.endConfirmed))
+    case "dump":
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let answers = (try? encoder.encode(controller.state.responses)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        say("dump flags=\(controller.state.flags.sorted().joined(separator: ",")) position=\(controller.state.position) answers=\(answers)")
     case "state":
         say("state position=\(controller.state.position) status=\(controller.state.status.rawValue) elapsed=\(Int(controller.elapsedNow()))")
     default: say("notice unknown command \(verb)")

@@ -21,9 +21,12 @@ public final class Journal: SessionStore, @unchecked Sendable {
     public init(path: String) throws {
         self.path = path
         var config = Configuration()
-        config.journalMode = .wal
         config.busyMode = .timeout(10)
+        // GRDB's own WAL set-up lowers `synchronous` to NORMAL, which can lose the last
+        // commits on power loss; an acknowledged answer must survive that, so both are set here.
         config.prepareDatabase { db in
+            let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+            guard mode == "wal" else { throw DatabaseError(message: "could not switch the journal to WAL mode") }
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         do {

@@ -1,0 +1,127 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AssessmentKit
+import Foundation
+import Lockdown
+import Testing
+@testable import SessionKit
+
+func mode(_ path: String) -> Int {
+    var info = stat()
+    guard lstat(path, &info) == 0 else { return -1 }
+    return Int(info.st_mode & 0o777)
+}
+
+@Suite("Files, modes, symlinks and the journal", .serialized)
+struct SecurityAndJournalTests {
+    @Test func stateFilesArePrivate() throws {
+        let box = try Sandbox()
+        let file = try box.assessment()
+        let (child, session) = try #require(try box.begin(file))
+        child.send("answer q0 \(Response.text("a0").driverJSON)")
+        child.send("submit")
+        let finished = try #require(child.expect("finished submitted"))
+        let resultPath = String(finished.split(separator: " ")[2])
+        #expect(resultPath == "\(box.location.resultsDirectory)/\(session).json")
+        #expect(mode(box.stateDir) == 0o700)
+        #expect(mode(box.location.resultsDirectory) == 0o700)
+        #expect(mode(box.location.journalPath) == 0o600)
+        #expect(mode(box.location.lockPath) == 0o600)
+        #expect(mode(resultPath) == 0o600)
+        #expect(mode(box.location.journalPath + "-wal") == 0o600)
+    }
+
+    @Test func aLooseStateDirectoryIsTightened() throws {
+        let box = try Sandbox()
+        try FileManager.default.createDirectory(atPath: box.stateDir, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o755])
+        try box.location.prepare()
+        #expect(mode(box.stateDir) == 0o700)
+    }
+
+    @Test func aSymlinkAtTheLockPathIsRefusedNotFollowed() throws {
+        let box = try Sandbox()
+        let file = try box.assessment()
+        try box.location.prepare()
+        let target = box.root + "/elsewhere"
+        try "precious".write(toFile: target, atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: box.location.lockPath, withDestinationPath: target)
+        let result = try box.carrelDriverStderr(["begin", file])
+        #expect(result.status == 73)
+        #expect(result.stderr.contains("is a symbolic link; refusing to follow it"))
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "precious")
+    }
+
+    @Test func aSymlinkAtTheResultPathIsRefusedAndTheResultStaysInTheJournal() throws {
+        let box = try Sandbox()
+        let file = try box.assessment()
+        let (child, session) = try #require(try box.begin(file))
+        let target = box.root + "/stolen.json"
+        try FileManager.default.createSymbolicLink(atPath: "\(box.location.resultsDirectory)/\(session).json", withDestinationPath: target)
+        child.send("submit")
+        let finished = try #require(child.expect("finished submitted"))
+        #expect(finished.contains("is a symbolic link; refusing to write through it"))
+        #expect(child.waitStatus() == 73)
+        #expect(!FileManager.default.fileExists(atPath: target))
+        let stored = try #require(try box.journal().result(session: session))
+        #expect(stored.contains("\"session\" : \"\(session)\""))
+    }
+
+    @Test func aSymlinkedStateDirectoryIsRefused() throws {
+        let box = try Sandbox()
+        let real = box.root + "/real"
+        try FileManager.default.createDirectory(atPath: real, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: box.stateDir, withDestinationPath: real)
+        #expect(throws: FileSystemError.self) { try box.location.prepare() }
+    }
+
+    @Test func theJournalUsesWALAndFullSynchronousWrites() throws {
+        let box = try Sandbox()
+        try box.location.prepare()
+        let journal = try Journal(path: box.location.journalPath)
+        let pragmas = try journal.pragmas()
+        #expect(pragmas.journalMode == "wal")
+        #expect(pragmas.synchronous == 2, "2 is FULL")
+    }
+
+    @Test func theJournalKeepsTheLatestAnswerAndItsHistory() throws {
+        let box = try Sandbox()
+        try box.location.prepare()
+        let journal = try Journal(path: box.location.journalPath)
+        let record = SessionRecord(
+            id: "s1", assessmentID: "a", assessmentTitle: "A", fingerprint: "sha256:x", assessmentSource: "", assessmentPath: "a.yaml",
+            candidate: "Åsa Ng", status: .active, seed: UInt64.max, extraTime: .multiplier(1.5), startedAt: Date(timeIntervalSince1970: 1_800_000_000),
+            pid: 42, host: "lab-3", tty: "/dev/pts/1")
+        try journal.createSession(record)
+        try journal.saveAnswer(session: "s1", item: "q", response: .text("one"), at: Date())
+        try journal.saveAnswer(session: "s1", item: "q", response: .text("two"), at: Date())
+        try journal.saveAnswer(session: "s1", item: "m", response: .match(["Canada": "Ottawa"]), at: Date())
+        #expect(try journal.answers(session: "s1") == ["q": .text("two"), "m": .match(["Canada": "Ottawa"])])
+        #expect(try journal.session("s1") == record, "every field round-trips, the full 64-bit seed included")
+        let history = try Journal(path: box.location.journalPath)
+        #expect(try history.answers(session: "s1")["q"] == .text("two"))
+    }
+
+    @Test func wrongPassphrasesAreRejectedWithGrowingDelays() throws {
+        let box = try Sandbox()
+        let hash = try PassphraseHash.make(passphrase: "proctor phrase", logRounds: 10)
+        let file = try box.assessment(extra: "proctor: { passphrase: \"\(hash)\" }")
+        let (child, session) = try #require(try box.begin(file))
+        child.send("exit Ctrl-C")
+        #expect(child.expect("ok exit") != nil)
+        child.send("passphrase wrong one")
+        #expect(child.expect("notice That passphrase is not right") != nil)
+        child.send("passphrase proctor phrase")
+        // Inside the back-off window even the right passphrase waits.
+        #expect(child.expect("notice Wait ") != nil)
+        child.send("passphrase also wrong")
+        _ = child.expect("ok passphrase")
+        sleep(2)
+        child.send("passphrase proctor phrase")
+        let finished = try #require(child.expect("finished "))
+        #expect(finished.hasPrefix("finished ended_by_proctor"))
+        let failures = try box.journal().events(session: session).filter { $0.kind == "passphrase_failed" }
+        #expect(failures.count == 1)
+    }
+}

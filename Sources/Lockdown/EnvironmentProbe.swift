@@ -47,9 +47,11 @@ public enum EnvironmentProbe {
         // Variables can be unset; the parent processes cannot.
         var current = pid
         for _ in 0..<32 {
-            guard let (name, parent) = processInfo(current), parent > 1 else { break }
+            guard let (name, parent) = processInfo(current) else { break }
+            // The multiplexer's server is daemonised (its parent is init): look before stopping.
             if current != pid, name.hasPrefix("tmux") { return "tmux (parent process)" }
             if current != pid, name == "screen" || name == "SCREEN" { return "screen (parent process)" }
+            guard parent > 1 else { break }
             current = parent
         }
         return nil

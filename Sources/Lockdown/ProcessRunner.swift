@@ -76,7 +76,15 @@ public enum ProcessRunner {
             for p in envp { free(p) }
         }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        var spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        // A helper being replaced (or a freshly written one whose writer another fork still
+        // holds open) gives ETXTBSY for a moment.
+        var retries = 0
+        while spawned == ETXTBSY && retries < 10 {
+            usleep(20_000)
+            retries += 1
+            spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        }
         guard spawned == 0 else {
             return Output(status: -1, output: String(cString: strerror(spawned)), timedOut: false)
         }

@@ -1,4 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
+import Lockdown
 
 @main
 struct Carrel: ParsableCommand {
@@ -15,6 +19,16 @@ struct Carrel: ParsableCommand {
             75 lock active or interrupted session waiting, 77 wrong passphrase.
             """,
         version: "0.1.0",
-        subcommands: [ValidateCommand.self, InspectCommand.self, PassphraseCommand.self]
+        subcommands: [
+            ValidateCommand.self, InspectCommand.self, PassphraseCommand.self,
+            StatusCommand.self, UnlockCommand.self,
+        ]
     )
+
+    /// Whatever mask the parent left, the signals Carrel relies on are delivered.
+    static func main() {
+        SignalGuard.unblockRelied()
+        umask(0o077)
+        main(nil)
+    }
 }

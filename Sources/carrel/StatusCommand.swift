@@ -1,0 +1,133 @@
+import ArgumentParser
+import AssessmentKit
+import Foundation
+import Lockdown
+import SessionKit
+
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show whether a session holds the lock, and any interrupted sessions.",
+        discussion: """
+            An interrupted session (crash, kill -9, SIGHUP, power loss) blocks new sessions \
+            until the proctor continues it with `carrel resume` or ends it with `carrel unlock`.
+            """
+    )
+
+    @OptionGroup var state: StateOptions
+    @Flag(help: "Print the status as JSON.") var json = false
+
+    struct Progress: Codable {
+        var answered: Int
+        var items: Int
+        var elapsedSeconds: Int
+        var timeAllowedSeconds: Int?
+    }
+
+    struct SessionSummary: Codable {
+        var session: String
+        var candidate: String?
+        var assessment: String
+        var status: String
+        var started: String
+        var pid: Int32
+        var host: String
+        var interruptions: Int
+        var progress: Progress
+    }
+
+    struct LockInfo: Codable {
+        var held: Bool
+        var holder: LockHolder?
+        var session: SessionSummary?
+    }
+
+    struct Output: Codable {
+        var stateDirectory: String
+        var lock: LockInfo
+        var interrupted: [SessionSummary]
+    }
+
+    func run() throws {
+        try reportingFailures {
+            let output = try collect()
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                encoder.keyEncodingStrategy = .convertToSnakeCase
+                let data = (try? encoder.encode(output)) ?? Data()
+                FileOutput.standardOutput.write(String(decoding: data, as: UTF8.self) + "\n")
+            } else {
+                FileOutput.standardOutput.write(text(output))
+            }
+        }
+    }
+
+    func collect() throws(CarrelFailure) -> Output {
+        let location = state.location
+        let journal = try state.existingJournal()
+        var lock = LockInfo(held: false, holder: nil, session: nil)
+        if case let .held(holder) = SessionLock.inspect(path: location.lockPath) {
+            lock.held = true
+            lock.holder = holder
+            if let id = holder?.session, let record = try? journal?.session(id) {
+                lock.session = summary(record, journal: journal)
+            }
+        }
+        var interrupted: [SessionSummary] = []
+        if let journal {
+            do {
+                interrupted = try SessionController.waiting(journal: journal, location: location).map { record in
+                    var s = summary(record, journal: journal)
+                    // Still marked active with no live holder: its process is gone.
+                    s.status = "interrupted"
+                    return s
+                }
+            } catch {
+                throw error.failure
+            }
+        }
+        return Output(stateDirectory: location.stateDirectory, lock: lock, interrupted: interrupted)
+    }
+
+    func summary(_ record: SessionRecord, journal: Journal?) -> SessionSummary {
+        let assessment = try? SessionController.storedAssessment(record)
+        let answers = (try? journal?.answers(session: record.id)) ?? [:]
+        let answered = answers.values.filter { !$0.isEmpty }.count
+        let allowed = assessment.flatMap { record.extraTime.apply(to: $0.timeLimit) }
+        return SessionSummary(
+            session: record.id, candidate: record.candidate, assessment: record.assessmentID,
+            status: record.status == .active ? "active" : record.status.rawValue, started: Timestamp.iso(record.startedAt),
+            pid: record.pid, host: record.host, interruptions: record.interruptions,
+            progress: Progress(answered: answered, items: assessment?.items.count ?? 0,
+                               elapsedSeconds: Int(record.elapsed), timeAllowedSeconds: allowed))
+    }
+
+    func text(_ o: Output) -> String {
+        var out = ""
+        if o.lock.held {
+            let who = o.lock.holder.map { "\($0.summary), session \($0.session)" } ?? "a session that is starting"
+            out += "Lock: held by \(who)\n"
+            if let s = o.lock.session { out += "  progress: \(progressText(s.progress))\n" }
+        } else {
+            out += "Lock: free\n"
+        }
+        if o.interrupted.isEmpty {
+            out += "Interrupted sessions: none\n"
+        } else {
+            out += "Interrupted sessions waiting for the proctor:\n"
+            for s in o.interrupted {
+                out += "  \(s.session)  \(s.candidate ?? "(no candidate)")  \(s.assessment)  started \(s.started)\n"
+                out += "    \(progressText(s.progress)); continue: carrel resume \(s.session.prefix(8)) · end: carrel unlock \(s.session.prefix(8))\n"
+            }
+        }
+        out += "State: \(o.stateDirectory)\n"
+        return out
+    }
+
+    func progressText(_ p: Progress) -> String {
+        let time = p.timeAllowedSeconds.map { "\(DurationText.format(p.elapsedSeconds)) used of \(DurationText.format($0))" }
+            ?? "\(DurationText.format(p.elapsedSeconds)) used"
+        return "\(p.answered) of \(p.items) answered, \(time)"
+    }
+}

@@ -1,0 +1,184 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AssessmentKit
+import Foundation
+import Lockdown
+import Testing
+
+/// Stands in for xsel, xclip, wl-copy and screen: a script that records its arguments.
+struct FakeTools {
+    let dir: String
+    let log: String
+
+    init(_ box: Sandbox, _ names: [String], exitCode: Int = 0) throws {
+        dir = box.root + "/bin-\(UUID().uuidString.prefix(6))"
+        log = dir + "/calls.log"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        for name in names {
+            let script = "#!/bin/sh\necho \"\(name) $*\" >> \"\(log)\"\nexit \(exitCode)\n"
+            let path = "\(dir)/\(name)"
+            try script.write(toFile: path, atomically: true, encoding: .utf8)
+            chmod(path, 0o755)
+        }
+    }
+
+    var calls: [String] {
+        ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    func environment(_ extra: [String: String]) -> [String: String] {
+        extra.merging(["PATH": dir + ":/bin:/usr/bin"]) { $1 }
+    }
+}
+
+final class RecordingTerminal: TerminalSink, @unchecked Sendable {
+    var sent: [[UInt8]] = []
+    func send(_ bytes: [UInt8]) -> Bool {
+        sent.append(bytes)
+        return true
+    }
+}
+
+@Suite("Pasteboard backends and environment probes")
+struct PasteboardAndProbeTests {
+    @Test func x11ClearsBothSelectionsWithXsel() throws {
+        let box = try Sandbox()
+        let tools = try FakeTools(box, ["xsel"])
+        let outcome = X11Pasteboard(environment: tools.environment(["DISPLAY": ":9"])).clear()
+        #expect(outcome == .cleared("CLIPBOARD and PRIMARY"))
+        #expect(tools.calls == ["xsel --clipboard --clear", "xsel --primary --clear"])
+    }
+
+    @Test func x11FallsBackToXclip() throws {
+        let box = try Sandbox()
+        let tools = try FakeTools(box, ["xclip"])
+        #expect(X11Pasteboard(environment: tools.environment(["DISPLAY": ":9"])).clear() == .cleared("CLIPBOARD and PRIMARY"))
+        #expect(tools.calls == ["xclip -selection clipboard -i", "xclip -selection primary -i"])
+    }
+
+    @Test func x11WithoutDisplayIsNotPresentAndWithoutToolsFails() throws {
+        let box = try Sandbox()
+        let tools = try FakeTools(box, [])
+        #expect(X11Pasteboard(environment: tools.environment([:])).clear() == .notPresent)
+        let none = X11Pasteboard(environment: tools.environment(["DISPLAY": ":9"])).clear()
+        #expect(none == .failed("DISPLAY is set but neither xsel nor xclip is installed"))
+    }
+
+    @Test func x11ReportsAToolThatFails() throws {
+        let box = try Sandbox()
+        let tools = try FakeTools(box, ["xsel"], exitCode: 1)
+        #expect(X11Pasteboard(environment: tools.environment(["DISPLAY": ":9"])).clear() == .failed("xsel could not reach display :9"))
+    }
+
+    @Test func waylandClearsClipboardAndPrimary() throws {
+        let box = try Sandbox()
+        let tools = try FakeTools(box, ["wl-copy"])
+        let outcome = WaylandPasteboard(environment: tools.environment(["WAYLAND_DISPLAY": "wayland-0"])).clear()
+        #expect(outcome == .cleared("clipboard and primary"))
+        #expect(tools.calls == ["wl-copy --clear", "wl-copy --primary --clear"])
+        #expect(WaylandPasteboard(environment: tools.environment([:])).clear() == .notPresent)
+    }
+
+    @Test func screenEmptiesItsRegister() throws {
+        let box = try Sandbox()
+        let tools = try FakeTools(box, ["screen"])
+        let outcome = ScreenPasteboard(environment: tools.environment(["STY": "1234.pts-0.lab"])).clear()
+        #expect(outcome == .cleared("the paste register"))
+        #expect(tools.calls == ["screen -S 1234.pts-0.lab -X register . "])
+    }
+
+    @Test func osc52IsSentOnlyToTerminalsKnownToHonourIt() {
+        let kitty = RecordingTerminal()
+        #expect(OSC52Pasteboard(environment: ["TERM": "xterm-kitty"], terminal: kitty).clear() == .cleared("the terminal clipboard (request sent)"))
+        #expect(kitty.sent == [[0x1B, 0x5D] + Array("52;c;!".utf8) + [0x1B, 0x5C]])
+        let other = RecordingTerminal()
+        #expect(OSC52Pasteboard(environment: ["TERM": "xterm-256color"], terminal: other).clear() == .notPresent)
+        #expect(other.sent.isEmpty)
+    }
+
+    @Test func aHungHelperIsStoppedAtItsDeadline() throws {
+        let box = try Sandbox()
+        let dir = box.root + "/slow"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try "#!/bin/sh\nsleep 30\n".write(toFile: dir + "/xsel", atomically: true, encoding: .utf8)
+        chmod(dir + "/xsel", 0o755)
+        let started = Date()
+        let r = ProcessRunner.run(dir + "/xsel", [], environment: ["PATH": "/bin:/usr/bin"], timeout: 0.5)
+        #expect(r.timedOut)
+        #expect(Date().timeIntervalSince(started) < 20)
+    }
+
+    @Test func everyBackendIsAskedAndReportedInOrder() {
+        struct Fixed: PasteboardBackend {
+            let name: String
+            let outcome: PasteboardOutcome
+            func clear() -> PasteboardOutcome { outcome }
+        }
+        let reports = Pasteboards(backends: [
+            Fixed(name: "tmux", outcome: .cleared("2 buffers")), Fixed(name: "X11", outcome: .notPresent),
+            Fixed(name: "Wayland", outcome: .failed("wl-copy missing")),
+        ]).clearAll()
+        #expect(reports.map(\.detail) == ["tmux: cleared 2 buffers", "X11: not present", "Wayland: failed — wl-copy missing"])
+    }
+
+    @Test func probesReadTheEnvironment() {
+        let facts = EnvironmentProbe.probe(environment: [
+            "TMUX": "/tmp/tmux-0/default,1,0", "LD_PRELOAD": "/tmp/evil.so", "SSH_CONNECTION": "10.0.0.1 5 10.0.0.2 22",
+            "TERM": "xterm-256color", "LANG": "C.UTF-8",
+        ])
+        #expect(facts.multiplexer == "tmux ($TMUX is set)")
+        #expect(facts.injectedLibraries == ["LD_PRELOAD"])
+        #expect(facts.ssh)
+        #expect(facts.utf8Locale)
+        #expect(facts.tracerPid == nil, "nothing traces the test runner")
+        let plain = EnvironmentProbe.probe(environment: ["TERM": "linux", "LANG": "C"])
+        #expect(plain.injectedLibraries.isEmpty)
+        #expect(!plain.ssh)
+        #expect(!plain.utf8Locale)
+    }
+
+    @Test func theParentProcessChainRevealsAMultiplexer() throws {
+        let box = try Sandbox()
+        let tmux = try #require(TmuxServer(sandbox: box))
+        // A shell started by the tmux server, with TMUX unset: only the parent chain tells.
+        let out = box.root + "/pane-pid"
+        _ = ProcessRunner.run(tmux.tmux, ["-S", tmux.socket, "new-window", "-d", "env -u TMUX sh -c 'echo $$ > \(out); sleep 30'"],
+                              environment: tmux.environment)
+        var pid: Int32? = nil
+        for _ in 0..<100 where pid == nil {
+            pid = (try? String(contentsOfFile: out, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            usleep(50_000)
+        }
+        let facts = EnvironmentProbe.probe(environment: [:], pid: try #require(pid))
+        #expect(facts.multiplexer == "tmux (parent process)")
+    }
+
+    @Test func preflightRefusesWhatThePolicyRefusesAndSaysHowToRelaxIt() {
+        let facts = EnvironmentFacts(multiplexer: "tmux ($TMUX is set)", injectedLibraries: ["LD_PRELOAD"], tracerPid: 77,
+                                     ssh: true, term: "dumb")
+        var policy = RestrictionPolicy()
+        policy.remote = .refuse
+        let reasons = Preflight.refusals(facts, policy: policy, needsTerminal: true)
+        #expect(reasons.count == 5)
+        #expect(reasons[0].remedy.contains("`policy: { multiplexer: allow }`"))
+        #expect(reasons[2].reason == "a tracer (pid 77) is attached to Carrel")
+        #expect(reasons[4].reason == "the terminal is too limited (TERM is dumb)")
+        var relaxed = RestrictionPolicy()
+        relaxed.multiplexer = .allow
+        relaxed.extensions = .allow
+        #expect(Preflight.refusals(facts, policy: relaxed, needsTerminal: false).isEmpty)
+    }
+
+    @Test func aRefusedBeginExits69WithTheRemedy() throws {
+        let box = try Sandbox()
+        let file = try box.assessment()
+        let strict = try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "policy: { multiplexer: allow }\n", with: "")
+        try strict.write(toFile: file, atomically: true, encoding: .utf8)
+        let child = try box.driver(["begin", file], environment: ["TMUX": "/tmp/nowhere,1,0"])
+        #expect(child.waitStatus() == 69)
+        let preload = try box.driver(["begin", file], environment: ["LD_PRELOAD": "/nonexistent.so"])
+        #expect(preload.waitStatus() == 69)
+        #expect(SessionLock.inspect(path: box.location.lockPath) == .free)
+    }
+}

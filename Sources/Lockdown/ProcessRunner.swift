@@ -27,7 +27,7 @@ public enum ProcessRunner {
 
     public static func run(
         _ executable: String, _ arguments: [String], input: String? = nil,
-        environment: [String: String], timeout: Double = 3
+        environment: [String: String], timeout: Double = 10
     ) -> Output {
         let scratch = FileManager.default.temporaryDirectory.path + "/carrel-run-\(getpid())-\(UInt32.random(in: 0 ... .max))"
         let outFD = open(scratch, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)

@@ -1,4 +1,7 @@
 import AssessmentKit
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import GRDB
 
@@ -29,11 +32,21 @@ public final class Journal: SessionStore, @unchecked Sendable {
             guard mode == "wal" else { throw DatabaseError(message: "could not switch the journal to WAL mode") }
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
-        do {
-            queue = try DatabaseQueue(path: path, configuration: config)
-            try Self.migrator.migrate(queue)
-        } catch {
-            throw OpenError.cannotOpen(path, "\(error)")
+        // Seats that start together may create a new journal at the same moment: GRDB checks
+        // which migrations ran outside the write lock, and the WAL switch can lose to a
+        // lock. A short retry sees the other process's finished schema.
+        var attempt = 0
+        while true {
+            do {
+                let opened = try DatabaseQueue(path: path, configuration: config)
+                try Self.migrator.migrate(opened)
+                queue = opened
+                break
+            } catch {
+                attempt += 1
+                if attempt >= 8 { throw OpenError.cannotOpen(path, "\(error)") }
+                usleep(UInt32(25_000 * attempt))
+            }
         }
     }
 

@@ -53,8 +53,10 @@ struct LockAndUndoTests {
         #expect(again.stderr.contains("carrel resume"))
     }
 
-    @Test(.timeLimit(.minutes(2)))
-    func tenRacingBeginsMakeExactlyOneSession() throws {
+    /// Each round starts from an empty state directory, where the journal is created by
+    /// whichever racer gets there first.
+    @Test(.timeLimit(.minutes(2)), arguments: 1...3)
+    func tenRacingBeginsMakeExactlyOneSession(round: Int) throws {
         let box = try Sandbox()
         let file = try box.assessment()
         let racers = try (0..<10).map { i in try box.driver(["begin", file, "--candidate", "racer\(i)"]) }

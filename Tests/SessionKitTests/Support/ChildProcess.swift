@@ -9,7 +9,7 @@ import Lockdown
 /// children would inherit that.
 final class ChildProcess {
     let pid: pid_t
-    private let stdinFD: Int32
+    private var stdinFD: Int32
     private let stdoutFD: Int32
     private var buffer = [UInt8]()
     private(set) var lines: [String] = []
@@ -30,7 +30,10 @@ final class ChildProcess {
 
     init(_ executable: String, _ arguments: [String], environment: [String: String]) throws {
         var toChild: [Int32] = [-1, -1], fromChild: [Int32] = [-1, -1]
-        guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else { throw POSIXError(.EMFILE) }
+        // Socket pairs are created close-on-exec atomically, so a child spawned by another test
+        // at the same moment cannot inherit them (a pipe would need a separate fcntl).
+        let kind = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        guard socketpair(AF_UNIX, kind, 0, &toChild) == 0, socketpair(AF_UNIX, kind, 0, &fromChild) == 0 else { throw POSIXError(.EMFILE) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -77,16 +80,23 @@ final class ChildProcess {
             kill(pid, SIGKILL)
             _ = waitStatus()
         }
-        close(stdinFD)
+        closeInput()
         close(stdoutFD)
     }
 
     func send(_ line: String) {
+        guard stdinFD >= 0 else { return }
         let bytes = Array((line + "\n").utf8)
         _ = bytes.withUnsafeBytes { write(stdinFD, $0.baseAddress, $0.count) }
     }
 
-    func closeInput() { close(stdinFD) }
+    /// Closes the child's stdin once; a second close could hit a descriptor number another
+    /// test has been given since.
+    func closeInput() {
+        guard stdinFD >= 0 else { return }
+        close(stdinFD)
+        stdinFD = -1
+    }
 
     /// The next line of output, waiting at most `timeout` seconds.
     func readLine(timeout: Double = 30) -> String? {

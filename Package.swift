@@ -31,7 +31,7 @@ let package = Package(
             ]
         ),
         .target(name: "Lockdown", dependencies: ["AssessmentKit"]),
-        .target(name: "TerminalUI", dependencies: ["CNcursesw", "AssessmentKit"]),
+        .target(name: "TerminalUI", dependencies: ["CNcursesw", "AssessmentKit", "SessionKit"]),
         .executableTarget(
             name: "carrel",
             dependencies: [
@@ -47,6 +47,7 @@ let package = Package(
         ),
         .testTarget(name: "AssessmentKitTests", dependencies: ["AssessmentKit"]),
         .testTarget(name: "SessionKitTests", dependencies: ["AssessmentKit", "SessionKit", "Lockdown"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["AssessmentKit", "SessionKit", "TerminalUI"]),
         .testTarget(name: "CarrelCLITests", dependencies: ["AssessmentKit"]),
     ],
     swiftLanguageModes: [.v6]

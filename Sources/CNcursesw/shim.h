@@ -8,8 +8,15 @@
 #include <wchar.h>
 #include <ncursesw/curses.h>
 
-// glibc hides wcwidth from Swift.
-extern int wcwidth(wchar_t c);
-
-static inline int carrel_wcwidth(unsigned int scalar) { return wcwidth((wchar_t)scalar); }
+// Macros and C globals do not import into Swift 6; these wrap them.
+static inline WINDOW *carrel_stdscr(void) { return stdscr; }
+static inline int carrel_lines(void) { return getmaxy(stdscr); }
+static inline int carrel_cols(void) { return getmaxx(stdscr); }
+static inline int carrel_key_f(int n) { return KEY_F(n); }
+static inline attr_t carrel_a_bold(void) { return A_BOLD; }
+static inline attr_t carrel_a_reverse(void) { return A_REVERSE; }
+static inline attr_t carrel_a_underline(void) { return A_UNDERLINE; }
+static inline attr_t carrel_a_dim(void) { return A_DIM; }
+static inline attr_t carrel_color_pair(int n) { return COLOR_PAIR(n); }
+static inline int carrel_has_colors(void) { return has_colors(); }
 #endif

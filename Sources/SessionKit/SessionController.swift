@@ -115,7 +115,8 @@ public final class SessionController {
         return candidates.filter { $0.status == .interrupted || $0.id != liveSession }
     }
 
-    static func pick(_ id: String?, from records: [SessionRecord]) throws(SessionError) -> SessionRecord {
+    /// The session named by `id` (or a prefix of it), or the only one waiting.
+    public static func pick(_ id: String?, from records: [SessionRecord]) throws(SessionError) -> SessionRecord {
         if let id {
             guard let match = records.first(where: { $0.id == id || $0.id.hasPrefix(id.lowercased()) }) else {
                 throw .noSuchSession(id)

@@ -20,8 +20,8 @@ struct Carrel: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            ValidateCommand.self, InspectCommand.self, PassphraseCommand.self,
-            StatusCommand.self, UnlockCommand.self,
+            TakeCommand.self, ValidateCommand.self, InspectCommand.self, PassphraseCommand.self,
+            StatusCommand.self, ResumeCommand.self, UnlockCommand.self,
         ]
     )
 

@@ -1,0 +1,108 @@
+/// Display width of text in terminal columns, independent of the locale (so views render the
+/// same in tests and at the console): wide East Asian characters take two columns,
+/// combining marks and format characters none.
+public enum TextWidth {
+    public static func of(_ text: String) -> Int {
+        text.reduce(0) { $0 + of($1) }
+    }
+
+    public static func of(_ character: Character) -> Int {
+        guard let first = character.unicodeScalars.first else { return 0 }
+        if character.unicodeScalars.allSatisfy({ isZeroWidth($0) }) { return 0 }
+        return isWide(first) || character.unicodeScalars.contains(where: { $0.value == 0xFE0F }) && isEmojiBase(first) ? 2 : 1
+    }
+
+    static func isZeroWidth(_ s: Unicode.Scalar) -> Bool {
+        switch s.properties.generalCategory {
+        case .nonspacingMark, .enclosingMark, .format: return true
+        default: return s.value == 0x200B
+        }
+    }
+
+    static func isEmojiBase(_ s: Unicode.Scalar) -> Bool { s.properties.isEmojiPresentation || s.properties.isEmoji }
+
+    static func isWide(_ s: Unicode.Scalar) -> Bool {
+        let v = s.value
+        if s.properties.isEmojiPresentation { return true }
+        return (0x1100...0x115F).contains(v) || (0x2E80...0x303E).contains(v) || (0x3041...0x33FF).contains(v)
+            || (0x3400...0x4DBF).contains(v) || (0x4E00...0x9FFF).contains(v) || (0xA000...0xA4CF).contains(v)
+            || (0xAC00...0xD7A3).contains(v) || (0xF900...0xFAFF).contains(v) || (0xFE30...0xFE4F).contains(v)
+            || (0xFF00...0xFF60).contains(v) || (0xFFE0...0xFFE6).contains(v) || (0x20000...0x3FFFD).contains(v)
+    }
+
+    /// Text safe to draw: control characters (C0, DEL, C1) and bidirectional controls become
+    /// U+FFFD, tabs become spaces. Nothing from content or answers reaches the terminal as a
+    /// control or escape sequence.
+    public static func sanitise(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        for s in text.unicodeScalars {
+            let v = s.value
+            if s == "\t" {
+                out.append(contentsOf: "    ".unicodeScalars)
+            } else if v < 0x20 || v == 0x7F || (0x80...0x9F).contains(v) || (0x202A...0x202E).contains(v)
+                        || (0x2066...0x2069).contains(v) {
+                out.append("\u{FFFD}")
+            } else {
+                out.append(s)
+            }
+        }
+        return String(out)
+    }
+
+    /// Word-wraps each paragraph of `text` to `width` columns; words longer than a line are
+    /// broken. Blank lines between paragraphs are kept.
+    public static func wrap(_ text: String, width: Int) -> [String] {
+        let w = max(1, width)
+        var lines: [String] = []
+        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var line = ""
+            var lineWidth = 0
+            for word in paragraph.split(separator: " ", omittingEmptySubsequences: true) {
+                var word = String(word)
+                var ww = of(word)
+                if lineWidth > 0 && lineWidth + 1 + ww <= w {
+                    line += " " + word
+                    lineWidth += 1 + ww
+                    continue
+                }
+                if lineWidth > 0 {
+                    lines.append(line)
+                    line = ""
+                    lineWidth = 0
+                }
+                while ww > w {
+                    let (head, rest) = split(word, at: w)
+                    lines.append(head)
+                    word = rest
+                    ww = of(word)
+                }
+                line = word
+                lineWidth = ww
+            }
+            lines.append(line)
+        }
+        while lines.count > 1 && lines.last == "" { lines.removeLast() }
+        return lines
+    }
+
+    /// The longest prefix that fits `columns`, and the rest.
+    public static func split(_ text: String, at columns: Int) -> (String, String) {
+        var used = 0
+        var index = text.startIndex
+        while index < text.endIndex {
+            let cw = of(text[index])
+            if used + cw > columns { break }
+            used += cw
+            index = text.index(after: index)
+        }
+        if index == text.startIndex && index < text.endIndex { index = text.index(after: index) }
+        return (String(text[..<index]), String(text[index...]))
+    }
+
+    /// Cuts to `columns`, ending with "…" when something was cut.
+    public static func clip(_ text: String, to columns: Int) -> String {
+        guard of(text) > columns else { return text }
+        guard columns > 1 else { return columns == 1 ? "…" : "" }
+        return split(text, at: columns - 1).0 + "…"
+    }
+}

@@ -173,7 +173,12 @@ public struct TakeModel: Sendable {
 
     mutating func sessionKey(_ key: Key, now: Double) -> [Command] {
         guard let session else { return [] }
-        var out = flushText(now: now, force: true, except: nil)
+        // Keys that stay inside the answer keep typing cheap; any other key first sends the
+        // text typed so far, so moving, reviewing or leaving never loses it.
+        var out: [Command] = []
+        if phase == .review || session.prompt != nil || !staysInWidget(key) {
+            out = flushText(now: now, force: true, except: nil)
+        }
         if let prompt = session.prompt {
             return out + promptKey(key, prompt: prompt)
         }
@@ -212,6 +217,18 @@ public struct TakeModel: Sendable {
         }
         if phase == .review { return out + reviewKey(key, session) }
         return out + widgetKey(key, session: session, now: now)
+    }
+
+    func staysInWidget(_ key: Key) -> Bool {
+        switch key {
+        case .character, .left, .right, .up, .down, .home, .end, .backspace, .delete, .shiftUp, .shiftDown:
+            return true
+        case .enter:
+            if case .essay? = currentItem?.kind { return true }
+            return false
+        default:
+            return false
+        }
     }
 
     mutating func promptKey(_ key: Key, prompt: SessionPrompt) -> [Command] {

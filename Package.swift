@@ -48,6 +48,7 @@ let package = Package(
         .testTarget(name: "AssessmentKitTests", dependencies: ["AssessmentKit"]),
         .testTarget(name: "SessionKitTests", dependencies: ["AssessmentKit", "SessionKit", "Lockdown"]),
         .testTarget(name: "TerminalUITests", dependencies: ["AssessmentKit", "SessionKit", "TerminalUI"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["AssessmentKit", "SessionKit", "Lockdown"]),
         .testTarget(name: "CarrelCLITests", dependencies: ["AssessmentKit"]),
     ],
     swiftLanguageModes: [.v6]

@@ -54,6 +54,23 @@ public struct SessionState: Sendable, Equatable {
 
     /// Applies one event and says what must happen as a result.
     public mutating func update(_ event: SessionEvent) -> [SessionEffect] {
+        var effects = apply(event)
+        // Every saved answer, flag or move also saves the time used, so a crash between
+        // ticks never gives time back.
+        let savesWork = effects.contains { effect in
+            switch effect {
+            case .saveAnswer, .saveFlag, .savePosition: return true
+            default: return false
+            }
+        }
+        if savesWork && elapsed > lastSavedElapsed {
+            lastSavedElapsed = elapsed
+            effects.append(.saveTime(elapsed))
+        }
+        return effects
+    }
+
+    private mutating func apply(_ event: SessionEvent) -> [SessionEffect] {
         if case .began = event {
             guard status == .beginning else { return [] }
             status = .active

@@ -253,3 +253,16 @@ struct SessionStateTests {
         #expect(s.update(.tick(elapsed: 551)) == [])
     }
 }
+
+@Suite("Session state machine: time saved with work")
+struct TimeSavedWithWorkTests {
+    @Test func answersFlagsAndMovesCarryTheTimeUsed() {
+        var s = SessionStateTests.running()
+        _ = s.update(.tick(elapsed: 3))
+        #expect(s.update(.answer("q0", .choice("a"))) == [.saveAnswer("q0", .choice("a")), .saveTime(3)])
+        #expect(s.update(.toggleFlag("q0")) == [.saveFlag("q0", true)], "already saved at 3 s")
+        _ = s.update(.tick(elapsed: 4))
+        #expect(s.update(.next) == [.savePosition(1), .saveTime(4)])
+        #expect(s.update(.pasteAttempt(characters: 5)).contains(.saveTime(4)) == false)
+    }
+}

@@ -47,7 +47,7 @@ let package = Package(
         ),
         .testTarget(name: "AssessmentKitTests", dependencies: ["AssessmentKit"]),
         .testTarget(name: "SessionKitTests", dependencies: ["AssessmentKit", "SessionKit", "Lockdown"]),
-        .testTarget(name: "TerminalUITests", dependencies: ["AssessmentKit", "SessionKit", "TerminalUI"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["AssessmentKit", "SessionKit", "TerminalUI"], exclude: ["Golden"]),
         .testTarget(name: "EndToEndTests", dependencies: ["AssessmentKit", "SessionKit", "Lockdown"]),
         .testTarget(name: "CarrelCLITests", dependencies: ["AssessmentKit"]),
     ],

@@ -25,36 +25,16 @@ public enum ProcessRunner {
         return nil
     }
 
-    public static func run(
-        _ executable: String, _ arguments: [String], input: String? = nil,
-        environment: [String: String], timeout: Double = 10
-    ) -> Output {
-        let scratch = FileManager.default.temporaryDirectory.path + "/carrel-run-\(getpid())-\(UInt32.random(in: 0 ... .max))"
-        let outFD = open(scratch, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard outFD >= 0 else { return Output(status: -1, output: "cannot create a temporary file", timedOut: false) }
-        unlink(scratch)
-        defer { close(outFD) }
-
-        var inFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        if let input {
-            let inputPath = scratch + ".in"
-            let fd = open(inputPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            if fd >= 0 {
-                unlink(inputPath)
-                _ = SecureFiles.writeAll(fd, Data(input.utf8))
-                lseek(fd, 0, SEEK_SET)
-                close(inFD)
-                inFD = fd
-            }
-        }
-        defer { if inFD >= 0 { close(inFD) } }
-
+    /// Starts a program with the given descriptors as its stdin, stdout and stderr, default
+    /// signal handling and an empty signal mask; other descriptors should be close-on-exec.
+    public static func spawn(_ executable: String, _ arguments: [String], environment: [String: String],
+                             stdin: Int32, stdout: Int32, stderr: Int32) -> Result<pid_t, POSIXError> {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, inFD, 0)
-        posix_spawn_file_actions_adddup2(&actions, outFD, 1)
-        posix_spawn_file_actions_adddup2(&actions, outFD, 2)
+        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
+        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -85,8 +65,37 @@ public enum ProcessRunner {
             retries += 1
             spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         }
-        guard spawned == 0 else {
-            return Output(status: -1, output: String(cString: strerror(spawned)), timedOut: false)
+        return spawned == 0 ? .success(pid) : .failure(POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO))
+    }
+
+    public static func run(
+        _ executable: String, _ arguments: [String], input: String? = nil,
+        environment: [String: String], timeout: Double = 10
+    ) -> Output {
+        let scratch = FileManager.default.temporaryDirectory.path + "/carrel-run-\(getpid())-\(UInt32.random(in: 0 ... .max))"
+        let outFD = open(scratch, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard outFD >= 0 else { return Output(status: -1, output: "cannot create a temporary file", timedOut: false) }
+        unlink(scratch)
+        defer { close(outFD) }
+
+        var inFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        if let input {
+            let inputPath = scratch + ".in"
+            let fd = open(inputPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            if fd >= 0 {
+                unlink(inputPath)
+                _ = SecureFiles.writeAll(fd, Data(input.utf8))
+                lseek(fd, 0, SEEK_SET)
+                close(inFD)
+                inFD = fd
+            }
+        }
+        defer { if inFD >= 0 { close(inFD) } }
+
+        var pid: pid_t = 0
+        switch spawn(executable, arguments, environment: environment, stdin: inFD, stdout: outFD, stderr: outFD) {
+        case let .success(child): pid = child
+        case let .failure(error): return Output(status: -1, output: String(cString: strerror(error.code.rawValue)), timedOut: false)
         }
 
         var status: Int32 = 0

@@ -34,39 +34,17 @@ final class ChildProcess {
         // at the same moment cannot inherit them (a pipe would need a separate fcntl).
         let kind = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         guard socketpair(AF_UNIX, kind, 0, &toChild) == 0, socketpair(AF_UNIX, kind, 0, &fromChild) == 0 else { throw POSIXError(.EMFILE) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
-        posix_spawn_file_actions_addclose(&actions, toChild[1])
-        posix_spawn_file_actions_addclose(&actions, fromChild[0])
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigfillset(&defaults)
-        sigdelset(&defaults, SIGKILL)
-        sigdelset(&defaults, SIGSTOP)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var child: pid_t = 0
-        let rc = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
+        let spawned = ProcessRunner.spawn(executable, arguments, environment: environment,
+                                          stdin: toChild[0], stdout: fromChild[1], stderr: 2)
         close(toChild[0])
         close(fromChild[1])
-        guard rc == 0 else {
+        let child: pid_t
+        switch spawned {
+        case let .success(pid): child = pid
+        case let .failure(error):
             close(toChild[1])
             close(fromChild[0])
-            throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .ENOENT)
+            throw error
         }
         pid = child
         stdinFD = toChild[1]

@@ -28,6 +28,7 @@ struct SmallPartsTests {
     @Test func pointsPrintWithoutNeedlessDecimals() {
         #expect(PointsText.format(3) == "3")
         #expect(PointsText.format(2.5) == "2.5")
-        #expect(PointsText.format(1.0 / 3.0) == "0.3333")
+        #expect(PointsText.format(1.0 / 3.0) == "0.33")
+        #expect(PointsText.format(22.0 / 3.0) == "7.33")
     }
 }

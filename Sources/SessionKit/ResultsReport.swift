@@ -1,0 +1,104 @@
+import AssessmentKit
+import Foundation
+
+/// What the events of one session say about its integrity.
+public struct IntegrityReport: Sendable, Equatable, Codable {
+    public var pasteAttempts = 0
+    public var focusLosses = 0
+    public var exitAttempts = 0
+    public var wrongPassphrases = 0
+    public var interruptions = 0
+    public var resumes = 0
+    /// Per backend: what clearing did on entry and on exit ("tmux": ["on entry — tmux: cleared 2 buffers", …]).
+    public var pasteboards: [String: [String]] = [:]
+
+    public init(events: [JournalEvent], interruptions: Int) {
+        self.interruptions = interruptions
+        for e in events {
+            switch EventKind(rawValue: e.kind) {
+            case .pasteBlocked?: pasteAttempts += 1
+            case .focusLost?: focusLosses += 1
+            case .exitAttempt?: exitAttempts += 1
+            case .passphraseFailed?: wrongPassphrases += 1
+            case .resumed?: resumes += 1
+            case .pasteboardCleared?:
+                // "on entry — tmux: cleared 2 buffers": the backend follows the first dash.
+                let rest = e.detail.range(of: " — ").map { String(e.detail[$0.upperBound...]) } ?? e.detail
+                let backend = rest.components(separatedBy: ":").first ?? "?"
+                pasteboards[backend, default: []].append(e.detail)
+            default: break
+            }
+        }
+    }
+}
+
+/// One row of `carrel results list`.
+public struct SessionRow: Sendable, Equatable, Codable {
+    public var session: String
+    public var candidate: String?
+    public var assessment: String
+    public var status: String
+    public var points: Double?
+    public var max: Double?
+    public var started: String
+    public var ended: String?
+    public var timeUsedSeconds: Int
+
+    public init(session: String, candidate: String?, assessment: String, status: String, points: Double?, max: Double?,
+                started: String, ended: String?, timeUsedSeconds: Int) {
+        self.session = session
+        self.candidate = candidate
+        self.assessment = assessment
+        self.status = status
+        self.points = points
+        self.max = max
+        self.started = started
+        self.ended = ended
+        self.timeUsedSeconds = timeUsedSeconds
+    }
+}
+
+/// RFC 4180 CSV: CRLF line ends, fields quoted when they hold a comma, quote or line break.
+public enum CSV {
+    public static func field(_ text: String) -> String {
+        let needsQuotes = text.contains { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }
+            || text.hasPrefix(" ") || text.hasSuffix(" ")
+        return needsQuotes ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+    }
+
+    public static func row(_ fields: [String]) -> String {
+        fields.map(field).joined(separator: ",") + "\r\n"
+    }
+
+    /// A response as one cell: text as typed, lists joined with "; ", matches as `left=right`.
+    public static func cell(_ value: JSONValue) -> String {
+        switch value {
+        case let .string(s): return s
+        case let .bool(b): return b ? "true" : "false"
+        case let .array(a): return a.map(cell).joined(separator: "; ")
+        case let .object(o): return o.keys.sorted().map { "\($0)=\(cell(o[$0] ?? .null))" }.joined(separator: "; ")
+        case .null: return ""
+        }
+    }
+
+    /// One row per session, then one column per item id across all of them (first seen first).
+    public static func export(_ results: [(ResultDocument, IntegrityReport)]) -> String {
+        var itemIDs: [String] = []
+        for (r, _) in results {
+            for item in r.items where !itemIDs.contains(item.id) { itemIDs.append(item.id) }
+        }
+        let fixed = ["session", "candidate", "assessment", "status", "points", "max", "started", "ended",
+                     "time_used_seconds", "interruptions", "paste_attempts", "focus_losses"]
+        var out = row(fixed + itemIDs)
+        for (r, integrity) in results {
+            var fields = [r.session, r.candidate ?? "", r.assessment.id, r.status.rawValue,
+                          PointsText.format(r.score.points), PointsText.format(r.score.max), r.startedAt, r.endedAt,
+                          "\(r.timeUsedSeconds)", "\(r.interruptions)", "\(integrity.pasteAttempts)", "\(integrity.focusLosses)"]
+            for id in itemIDs {
+                fields.append(r.items.first { $0.id == id }.map { cell($0.response) } ?? "")
+            }
+            out += row(fields)
+        }
+        return out
+    }
+}

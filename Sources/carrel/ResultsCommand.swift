@@ -1,0 +1,227 @@
+import ArgumentParser
+import AssessmentKit
+import Foundation
+import Lockdown
+import SessionKit
+import TerminalUI
+
+struct ResultsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "results",
+        abstract: "Collect results: list sessions, show one with its integrity report, export a gradebook.",
+        subcommands: [ListResults.self, ShowResult.self, ExportResults.self]
+    )
+}
+
+/// Filters shared by `list` and `export`.
+struct ResultFilters: ParsableArguments {
+    @Option(help: "Only this assessment id.") var assessment: String?
+    @Option(help: "Only sessions started on or after this date (2026-11-22, or a full ISO-8601 time).") var since: String?
+    @Option(help: "Only this status: submitted, timed_out, ended_by_proctor, interrupted, active.") var status: String?
+
+    func validate() throws {
+        if let since, Self.date(since) == nil { throw ValidationError("--since takes a date such as 2026-11-22, not \"\(since)\"") }
+        let known = ["submitted", "timed_out", "ended_by_proctor", "interrupted", "active"]
+        if let status, !known.contains(status) {
+            throw ValidationError("--status is one of \(known.joined(separator: ", ")), not \"\(status)\"")
+        }
+    }
+
+    static func date(_ text: String) -> Date? {
+        if let full = try? Date(text, strategy: .iso8601) { return full }
+        return try? Date(text + "T00:00:00Z", strategy: .iso8601)
+    }
+
+    /// Status as a teacher reads it: the end reason, or interrupted/active.
+    static func status(_ r: SessionRecord, waiting: Set<String>) -> String {
+        if let reason = r.endReason { return reason.rawValue }
+        return waiting.contains(r.id) ? "interrupted" : r.status.rawValue
+    }
+
+    func apply(_ records: [SessionRecord], waiting: Set<String>) -> [SessionRecord] {
+        records.filter { r in
+            r.status != .failedToBegin
+                && (assessment.map { r.assessmentID == $0 } ?? true)
+                && (since.flatMap(Self.date).map { r.startedAt >= $0 } ?? true)
+                && (status.map { Self.status(r, waiting: waiting) == $0 } ?? true)
+        }
+    }
+}
+
+struct ResultsData {
+    let journal: Journal?
+    let records: [SessionRecord]
+    let waiting: Set<String>
+
+    init(_ state: StateOptions) throws(CarrelFailure) {
+        journal = try state.existingJournal()
+        let all = (try? journal?.sessions(status: nil)) ?? []
+        records = all
+        if let journal, let w = try? SessionController.waiting(journal: journal, location: state.location) {
+            waiting = Set(w.map(\.id))
+        } else {
+            waiting = []
+        }
+    }
+
+    func result(_ id: String) -> ResultDocument? {
+        guard let text = (try? journal?.result(session: id)) ?? nil else { return nil }
+        return try? JSONDecoder().decode(ResultDocument.self, from: Data(text.utf8))
+    }
+
+    func integrity(_ r: SessionRecord) -> IntegrityReport {
+        IntegrityReport(events: (try? journal?.events(session: r.id)) ?? [], interruptions: r.interruptions)
+    }
+}
+
+struct ListResults: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List sessions: candidate, assessment, status, score, started, duration.")
+    @OptionGroup var filters: ResultFilters
+    @Flag(help: "Print JSON.") var json = false
+    @OptionGroup var state: StateOptions
+
+    func run() throws {
+        try reportingFailures {
+            let data = try ResultsData(state)
+            let rows = filters.apply(data.records, waiting: data.waiting).map { r -> SessionRow in
+                let result = data.result(r.id)
+                return SessionRow(session: r.id, candidate: r.candidate, assessment: r.assessmentID,
+                                  status: ResultFilters.status(r, waiting: data.waiting), points: result?.score.points,
+                                  max: result?.score.max, started: Timestamp.iso(r.startedAt),
+                                  ended: r.endedAt.map(Timestamp.iso), timeUsedSeconds: Int(r.elapsed))
+            }
+            if json {
+                FileOutput.standardOutput.write(JSONText.pretty(rows))
+                return
+            }
+            if rows.isEmpty {
+                FileOutput.standardOutput.write("No sessions match.\n")
+                return
+            }
+            var out = "session   candidate             assessment            status            score       started               time\n"
+            for r in rows {
+                let score = r.points.map { "\(PointsText.format($0))/\(PointsText.format(r.max ?? 0))" } ?? "—"
+                out += pad(String(r.session.prefix(8)), 10) + pad(r.candidate ?? "—", 22) + pad(r.assessment, 22)
+                out += pad(r.status, 18) + pad(score, 12) + pad(r.started, 22) + DurationText.format(r.timeUsedSeconds) + "\n"
+            }
+            FileOutput.standardOutput.write(out)
+        }
+    }
+
+    func pad(_ s: String, _ n: Int) -> String {
+        let safe = TextWidth.sanitise(s)
+        let clipped = safe.count >= n ? String(safe.prefix(n - 2)) + "…" : safe
+        return clipped.padding(toLength: n, withPad: " ", startingAt: 0)
+    }
+}
+
+struct ShowResult: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one session's result and its integrity report.")
+    @Argument(help: "The session id (or its first characters).") var session: String
+    @Flag(help: "Print JSON: the result and the integrity report.") var json = false
+    @OptionGroup var state: StateOptions
+
+    func run() throws {
+        try reportingFailures {
+            let data = try ResultsData(state)
+            let matches = data.records.filter { $0.id == session || $0.id.hasPrefix(session.lowercased()) }
+            guard matches.count == 1, let record = matches.first else {
+                throw CarrelFailure(status: .usage, message: matches.isEmpty
+                    ? "no session \(session); `carrel results list` shows them"
+                    : "\(session) matches \(matches.count) sessions; give more characters")
+            }
+            let integrity = data.integrity(record)
+            let result = data.result(record.id)
+            let events = (try? data.journal?.events(session: record.id)) ?? []
+            if json {
+                struct Output: Encodable {
+                    var result: ResultDocument?
+                    var integrity: IntegrityReport
+                    var status: String
+                }
+                FileOutput.standardOutput.write(JSONText.pretty(Output(result: result, integrity: integrity,
+                                                                      status: ResultFilters.status(record, waiting: data.waiting))))
+                return
+            }
+            var out = "Session     \(record.id)\n"
+            out += "Candidate   \(TextWidth.sanitise(record.candidate ?? "—"))\n"
+            out += "Assessment  \(record.assessmentID) — \(record.assessmentTitle) (\(record.fingerprint.prefix(19))…)\n"
+            out += "Status      \(ResultFilters.status(record, waiting: data.waiting))\n"
+            out += "Started     \(Timestamp.iso(record.startedAt))\n"
+            if let ended = record.endedAt { out += "Ended       \(Timestamp.iso(ended))\n" }
+            out += "Time used   \(DurationText.format(Int(record.elapsed)))\n"
+            if let result {
+                out += "Score       \(PointsText.format(result.score.points)) of \(PointsText.format(result.score.max))"
+                out += result.score.pending > 0 ? " (\(PointsText.format(result.score.pending)) to mark by hand)\n" : "\n"
+                out += "\nItems\n"
+                for item in result.items {
+                    let flag = item.flagged ? " ⚑" : ""
+                    out += "  \(item.id.padding(toLength: 20, withPad: " ", startingAt: 0)) \(item.outcome.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) "
+                    out += "\(PointsText.format(item.points))/\(PointsText.format(item.max))\(flag)  \(TextWidth.sanitise(CSV.cell(item.response)).prefix(60))\n"
+                }
+            } else {
+                out += "Result      none yet (the session has not ended)\n"
+            }
+            out += "\nIntegrity report\n"
+            out += "  paste attempts      \(integrity.pasteAttempts)\n"
+            out += "  focus losses        \(integrity.focusLosses)\n"
+            out += "  exit attempts       \(integrity.exitAttempts)\n"
+            out += "  wrong passphrases   \(integrity.wrongPassphrases)\n"
+            out += "  interruptions       \(integrity.interruptions)\n"
+            out += "  pasteboards\n"
+            for backend in integrity.pasteboards.keys.sorted() {
+                for line in integrity.pasteboards[backend] ?? [] { out += "    \(line)\n" }
+            }
+            out += "\nTimeline\n"
+            for e in events {
+                out += "  \(Timestamp.iso(e.at))  \(e.kind.padding(toLength: 19, withPad: " ", startingAt: 0)) \(TextWidth.sanitise(e.detail))\n"
+            }
+            FileOutput.standardOutput.write(out)
+        }
+    }
+}
+
+struct ExportResults: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Export results as JSON (the result documents) or CSV (one row per session, one column per item).")
+    @Option(help: "json or csv.") var format: String = "json"
+    @Option(help: "Write here (0600, atomically) instead of standard output.") var out: String?
+    @OptionGroup var filters: ResultFilters
+    @OptionGroup var state: StateOptions
+
+    func validate() throws {
+        guard ["json", "csv"].contains(format) else { throw ValidationError("--format is json or csv, not \"\(format)\"") }
+    }
+
+    func run() throws {
+        try reportingFailures {
+            let data = try ResultsData(state)
+            let chosen = filters.apply(data.records, waiting: data.waiting).compactMap { r -> (ResultDocument, IntegrityReport)? in
+                data.result(r.id).map { ($0, data.integrity(r)) }
+            }
+            let text = format == "csv" ? CSV.export(chosen) : JSONText.pretty(chosen.map(\.0))
+            if let out {
+                do {
+                    let path = out.hasPrefix("/") ? out : FileManager.default.currentDirectoryPath + "/" + out
+                    try SecureFiles.writeAtomically(Data(text.utf8), to: path)
+                } catch let error as FileSystemError {
+                    throw CarrelFailure(status: .cannotCreate, message: "cannot write \(out): \(error.reason)")
+                }
+                FileOutput.standardError.write("Exported \(chosen.count) result\(chosen.count == 1 ? "" : "s") to \(out)\n")
+            } else {
+                FileOutput.standardOutput.write(text)
+            }
+        }
+    }
+}
+
+enum JSONText {
+    static func pretty<T: Encodable>(_ value: T) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        return String(decoding: (try? encoder.encode(value)) ?? Data("null".utf8), as: UTF8.self) + "\n"
+    }
+}
+

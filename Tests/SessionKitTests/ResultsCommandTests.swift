@@ -1,0 +1,139 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AssessmentKit
+import Foundation
+import Lockdown
+import Testing
+@testable import SessionKit
+
+@Suite("carrel results", .serialized)
+struct ResultsCommandTests {
+    /// Four sessions of two assessments: submitted, timed out, ended by the proctor, interrupted.
+    static func populated() throws -> (Sandbox, [String]) {
+        let box = try Sandbox()
+        let a = try box.assessment("a.yaml", items: 3)
+        let bText = try String(contentsOfFile: try box.assessment("b.yaml", items: 2), encoding: .utf8)
+            .replacingOccurrences(of: "id: fixture", with: "id: second").replacingOccurrences(of: "time_limit: 10m", with: "time_limit: 2s")
+        let b = box.root + "/b.yaml"
+        try bText.write(toFile: b, atomically: true, encoding: .utf8)
+        var ids: [String] = []
+
+        let (s1, id1) = try #require(try box.begin(a, candidate: "Ada Lovelace"))
+        s1.send("answer q0 \(Response.text("a0").driverJSON)")
+        s1.send("answer q1 \(Response.text("line one, \"quoted\"\nline two").driverJSON)")
+        s1.send("paste 42")
+        s1.send("paste 7")
+        s1.send("submit")
+        _ = s1.expect("finished submitted")
+        s1.waitStatus()
+        ids.append(id1)
+
+        let (s2, id2) = try #require(try box.begin(b, candidate: "Zoë \"Z\", Ng"))
+        s2.send("answer q1 \(Response.text("a1").driverJSON)")
+        _ = s2.expect("finished timed_out", timeout: 20)
+        s2.waitStatus()
+        ids.append(id2)
+
+        let (s3, id3) = try #require(try box.begin(a, candidate: "Åsa Öberg"))
+        s3.send("exit Ctrl-C")
+        s3.send("confirm-end")
+        _ = s3.expect("finished ended_by_proctor")
+        s3.waitStatus()
+        ids.append(id3)
+
+        let (s4, id4) = try #require(try box.begin(b, candidate: "Grace"))
+        s4.send("answer q0 \(Response.text("a0").driverJSON)")
+        _ = s4.expect("ack q0")
+        s4.signal(SIGKILL)
+        s4.waitStatus()
+        ids.append(id4)
+        return (box, ids)
+    }
+
+    @Test func listFiltersAndShowsEveryStatus() throws {
+        let (box, ids) = try Self.populated()
+        let list = try box.carrel(["results", "list", "--json"])
+        #expect(list.status == 0)
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(list.out.joined(separator: "\n").utf8)) as? [[String: Any]])
+        #expect(rows.map { $0["session"] as? String } == ids)
+        #expect(rows.map { $0["status"] as? String } == ["submitted", "timed_out", "ended_by_proctor", "interrupted"])
+        #expect(rows[0]["points"] as? Double == 1)
+
+        let onlyA = try box.carrel(["results", "list", "--assessment", "fixture", "--json"]).out.joined(separator: "\n")
+        #expect(onlyA.components(separatedBy: "\"session\"").count - 1 == 2)
+        let timedOut = try box.carrel(["results", "list", "--status", "timed_out"]).out
+        #expect(timedOut.count == 2, "header and one row: \(timedOut)")
+        #expect(timedOut.last?.hasPrefix(String(ids[1].prefix(8))) == true)
+        let future = try box.carrel(["results", "list", "--since", "2999-01-01"]).out
+        #expect(future == ["No sessions match."])
+        #expect(try box.carrel(["results", "list", "--status", "finished"]).status == 64)
+    }
+
+    @Test func showCountsWhatTheEventsRecorded() throws {
+        let (box, ids) = try Self.populated()
+        let shown = try box.carrel(["results", "show", String(ids[0].prefix(8)), "--json"])
+        #expect(shown.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(shown.out.joined(separator: "\n").utf8)) as? [String: Any])
+        let integrity = try #require(object["integrity"] as? [String: Any])
+        let events = try box.journal().events(session: ids[0])
+        #expect(integrity["paste_attempts"] as? Int == events.filter { $0.kind == "paste_blocked" }.count)
+        #expect(integrity["paste_attempts"] as? Int == 2)
+        #expect(integrity["exit_attempts"] as? Int == 0)
+        let pasteboards = try #require(integrity["pasteboards"] as? [String: [String]])
+        #expect(pasteboards["tmux"] == ["on entry — tmux: not present", "on exit — tmux: not present"])
+
+        let ended = try box.carrel(["results", "show", ids[2]]).out
+        #expect(ended.contains("  exit attempts       1"))
+        #expect(ended.contains { $0.hasPrefix("Status      ended_by_proctor") })
+        let waiting = try box.carrel(["results", "show", ids[3]]).out
+        #expect(waiting.contains("Result      none yet (the session has not ended)"))
+        #expect(try box.carrel(["results", "show", "zzzz"]).status == 64)
+    }
+
+    @Test func csvRoundTripsThroughARealParser() throws {
+        let (box, ids) = try Self.populated()
+        let out = box.root + "/grades.csv"
+        let export = try box.carrel(["results", "export", "--format", "csv", "--out", out])
+        #expect(export.status == 0)
+        #expect(mode(out) == 0o600)
+        let python = try #require(ProcessRunner.which("python3", environment: box.environment), "python3 reads the CSV")
+        let script = "import csv,json,sys; print(json.dumps(list(csv.reader(open(sys.argv[1], newline='', encoding='utf-8')))))"
+        let parsed = ProcessRunner.run(python, ["-c", script, out], environment: box.environment)
+        #expect(parsed.status == 0, "\(parsed.output)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(parsed.output.utf8)) as? [[String]])
+        #expect(rows.first == ["session", "candidate", "assessment", "status", "points", "max", "started", "ended",
+                               "time_used_seconds", "interruptions", "paste_attempts", "focus_losses", "q0", "q1", "q2"])
+        #expect(rows.count == 4, "three results; the interrupted session has none yet")
+        #expect(rows[1][0] == ids[0])
+        #expect(rows[1][1] == "Ada Lovelace")
+        #expect(rows[1][10] == "2")
+        #expect(rows[1][13] == "line one, \"quoted\"\nline two")
+        #expect(rows[2][1] == "Zoë \"Z\", Ng")
+        #expect(rows[2][3] == "timed_out")
+        #expect(rows[2][13] == "a1")
+        #expect(rows[3][1] == "Åsa Öberg")
+        #expect(rows[3][3] == "ended_by_proctor")
+        let raw = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(raw.contains("\r\n"), "RFC 4180 line ends")
+    }
+
+    @Test func jsonExportHoldsTheResultDocuments() throws {
+        let (box, ids) = try Self.populated()
+        let export = try box.carrel(["results", "export", "--assessment", "fixture"])
+        #expect(export.status == 0)
+        let docs = try JSONDecoder().decode([ResultDocument].self, from: Data(export.out.joined(separator: "\n").utf8))
+        #expect(docs.map(\.session) == [ids[0], ids[2]])
+        #expect(docs.map(\.status) == [.submitted, .endedByProctor])
+    }
+
+    @Test func exportRefusesASymlinkAtTheOutputPath() throws {
+        let (box, _) = try Self.populated()
+        let target = box.root + "/victim"
+        try "keep".write(toFile: target, atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: box.root + "/out.csv", withDestinationPath: target)
+        let export = try box.carrel(["results", "export", "--format", "csv", "--out", box.root + "/out.csv"])
+        #expect(export.status == 73)
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "keep")
+    }
+}

@@ -18,9 +18,6 @@ final class SessionApp {
     var quit = false
     let monotonic = SessionClock.system.monotonic
 
-    /// A burst of this many characters in one read is a paste, not typing.
-    static let burstThreshold = 8
-
     init(model: TakeModel, context: SessionContext) {
         self.model = model
         self.context = context
@@ -43,18 +40,9 @@ final class SessionApp {
             }
             syncState()
         }
-        var fastErrors = 0
+        let input = InputReader(canvas: canvas)
         while !quit {
-            var lost = false
-            let before = monotonic()
-            if let key = canvas.readKey(lost: &lost) {
-                fastErrors = 0
-                handleKey(key)
-            } else if monotonic() - before < 0.05 {
-                // wget_wch fails at once, forever, when the terminal is gone: a hang-up.
-                fastErrors += 1
-                if fastErrors > 20 { terminalLost() }
-            }
+            for event in input.next() { handle(event) }
             if let controller {
                 react(controller.pollSignals())
                 react(controller.tick())
@@ -88,58 +76,21 @@ final class SessionApp {
         if let controller { react(controller.handle(.hangUp("terminal lost"))) } else { quit = true }
     }
 
-    func handleKey(_ key: Key) {
+    func handle(_ input: InputReader.Input) {
         let running = controller != nil && !isShowingReceipt
-        switch key {
-        case .pasteStart:
-            pasted(drainPaste(), keys: [])
-        case .focusIn:
-            if running, let c = controller { react(c.handle(.focusRegained)) }
-        case .focusOut:
-            if running, let c = controller { react(c.handle(.focusLost)) }
+        switch input {
+        case let .keys(keys):
+            for k in keys { dispatch(k) }
+        case let .paste(count, keys):
+            if running { pasted(count, keys: keys) } else { for k in keys { dispatch(k) } }
+        case let .focus(on):
+            if running, let c = controller { react(c.handle(on ? .focusRegained : .focusLost)) }
         case .resize:
-            canvas.invalidate()
             let (w, h) = canvas.size
             if running, let c = controller { react(c.handle(.resized(columns: w, rows: h))) }
-        case .character:
-            // Typed keys arrive one by one; a burst that arrives together is a paste from a
-            // terminal without bracketed paste.
-            var batch = [key]
-            while batch.count < 4096, let more = canvas.readPending() { batch.append(more) }
-            if let marker = batch.firstIndex(of: .pasteStart) {
-                // Typing, then a bracketed paste: the typing counts, the paste never does.
-                for k in batch[..<marker] { dispatch(k) }
-                let inside = batch[(marker + 1)...]
-                let end = inside.firstIndex(of: .pasteEnd)
-                let pastedKeys = end.map { Array(inside[..<$0]) } ?? Array(inside)
-                var count = pastedKeys.filter { if case .character = $0 { return true } else { return $0 == .enter } }.count
-                if end == nil { count += drainPaste() }
-                pasted(count, keys: [])
-                return
-            }
-            let typed = batch.filter { if case .character = $0 { return true } else { return $0 == .enter } }.count
-            if running && typed >= Self.burstThreshold {
-                pasted(typed, keys: batch)
-            } else {
-                for k in batch { dispatch(k) }
-            }
-        default:
-            dispatch(key)
+        case .lost:
+            terminalLost()
         }
-    }
-
-    /// Reads and discards a bracketed paste up to its end marker; returns how many characters
-    /// it held. Bounded in time, in case the end marker never comes.
-    func drainPaste() -> Int {
-        var count = 0
-        var lost = false
-        let deadline = monotonic() + 5
-        while monotonic() < deadline {
-            guard let next = canvas.readKey(lost: &lost) else { continue }
-            if next == .pasteEnd { break }
-            if case .character = next { count += 1 } else if next == .enter || next == .tab { count += 1 }
-        }
-        return count
     }
 
     func pasted(_ count: Int, keys: [Key]) {

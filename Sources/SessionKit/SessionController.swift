@@ -225,7 +225,10 @@ public final class SessionController {
         leaveUI()
         clearPasteboards()
         let endedAt = context.clock.now()
-        try? journal.log(session: record.id, kind: .ended, detail: reason.rawValue, at: endedAt)
+        // A proctor's end was already logged as `ended`, with how it was confirmed.
+        if reason != .endedByProctor {
+            try? journal.log(session: record.id, kind: .ended, detail: reason.rawValue, at: endedAt)
+        }
         let events = (try? journal.events(session: record.id)) ?? []
         let result = ResultDocument.make(
             assessment: assessment, record: record, reason: reason, endedAt: endedAt, elapsed: elapsed,

@@ -33,7 +33,7 @@ public enum Views {
         return r
     }
 
-    static func footer(_ s: inout Screen, _ keys: [(String, String)], notice: String? = nil) {
+    public static func footer(_ s: inout Screen, _ keys: [(String, String)], notice: String? = nil) {
         var col = 1
         let row = s.height - 1
         for (key, label) in keys {
@@ -47,7 +47,7 @@ public enum Views {
         }
     }
 
-    static func rule(_ s: inout Screen, row: Int) {
+    public static func rule(_ s: inout Screen, row: Int) {
         s.put(String(repeating: "─", count: s.width), row: row, column: 0, role: .dim)
     }
 

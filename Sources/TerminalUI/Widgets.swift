@@ -2,7 +2,7 @@ import AssessmentKit
 import SessionKit
 
 /// The answer area of a question: lines to show and where the focus is.
-enum Widgets {
+public enum Widgets {
     struct Output {
         var lines: [(String, Role, Int)] = []
         var focus: (line: Int, column: Int) = (0, 4)
@@ -104,7 +104,7 @@ enum Widgets {
     }
 
     /// The part of a long line that keeps the cursor in view.
-    static func window(_ text: String, cursorColumn: Int, width: Int) -> (String, Int) {
+    public static func window(_ text: String, cursorColumn: Int, width: Int) -> (String, Int) {
         guard TextWidth.of(text) > width, width > 4 else { return (text, cursorColumn) }
         var start = 0
         if cursorColumn >= width - 1 { start = cursorColumn - width + 2 }

@@ -20,7 +20,7 @@ struct Carrel: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            TakeCommand.self, ValidateCommand.self, InspectCommand.self, PassphraseCommand.self,
+            TakeCommand.self, DemoCommand.self, ValidateCommand.self, InspectCommand.self, PassphraseCommand.self,
             StatusCommand.self, ResumeCommand.self, UnlockCommand.self, ResultsCommand.self,
         ]
     )

@@ -1,0 +1,228 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import AssessmentKit
+import Foundation
+import Lockdown
+import SessionKit
+import TerminalUI
+
+struct DemoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "The workshop playground: begin and end a real session, try typing and pasting, watch the log.",
+        discussion: """
+            Uses the real session controller: the same lock, pasteboard clearing and probes as \
+            `carrel take`, with a demo policy that allows tmux. While its session is active, \
+            `carrel status` elsewhere shows it and `carrel take` there is refused. Demo sessions \
+            are practice sessions: their results are kept like any other.
+            """
+    )
+
+    @Option(help: "The assessment F5 opens (default: Assessments/workshop.yaml when present).") var workshop: String?
+    @Option(help: "default, mono (also chosen by NO_COLOR) or contrast.") var theme: String?
+    @OptionGroup var state: StateOptions
+
+    static let sessionYAML = """
+        carrel: 1
+        id: carrel-demo
+        title: Carrel workshop demo session
+        description: A playground session started from `carrel demo`.
+        policy: { multiplexer: allow }
+        sections:
+          - title: Playground
+            items:
+              - id: try-field
+                type: text
+                prompt: Try typing here — try pasting here.
+                accept: [anything]
+
+        """
+
+    func run() throws {
+        try reportingFailures {
+            guard isatty(0) == 1, isatty(1) == 1 else {
+                throw CarrelFailure(status: .refused, message: "`carrel demo` needs a terminal on standard input and output")
+            }
+            guard let assessment = AssessmentReader.read(text: Self.sessionYAML, file: "(demo)").assessment else {
+                throw CarrelFailure(status: .internalError, message: "the built-in demo session does not validate")
+            }
+            let workshopPath = workshop ?? "Assessments/workshop.yaml"
+            let available = FileManager.default.fileExists(atPath: workshopPath)
+            let chosen = Theme.named(theme, environment: ProcessInfo.processInfo.environment) ?? .standard
+            let app = DemoApp(assessment: assessment, context: state.context(needsTerminal: true), theme: chosen,
+                              workshop: available ? workshopPath : nil, state: state)
+            app.run()
+        }
+    }
+}
+
+/// The demo's loop: keys and pastes, the real controller, the lock status and the log.
+final class DemoApp {
+    let assessment: Assessment
+    let context: SessionContext
+    let workshop: String?
+    let state: StateOptions
+    let theme: Theme
+    var canvas: Canvas
+    var model: DemoModel
+    var controller: SessionController?
+    var archived: [String] = []
+    var quit = false
+    var lastStatusCheck = 0.0
+    let monotonic = SessionClock.system.monotonic
+
+    init(assessment: Assessment, context: SessionContext, theme: Theme, workshop: String?, state: StateOptions) {
+        self.assessment = assessment
+        self.context = context
+        self.workshop = workshop
+        self.state = state
+        self.theme = theme
+        canvas = Canvas(theme: theme)
+        model = DemoModel(policy: assessment.policy, workshopAvailable: workshop != nil, theme: theme)
+    }
+
+    func note(_ text: String) {
+        let time = Timestamp.iso(Date()).dropFirst(11).prefix(8)
+        archived.append("\(time) \(text)")
+    }
+
+    func run() {
+        guard canvas.start() else { return }
+        defer {
+            endSession()
+            canvas.stop()
+        }
+        var input = InputReader(canvas: canvas)
+        while !quit {
+            for event in input.next() { handle(event) }
+            if let c = controller {
+                _ = c.pollSignals()
+                _ = c.tick()
+                if c.outcome != nil { sessionFinished() }
+            }
+            refresh()
+            let (w, h) = canvas.size
+            canvas.paint(DemoView.render(model, width: w, height: h))
+            if pendingWorkshop {
+                pendingWorkshop = false
+                runWorkshop()
+                canvas = Canvas(theme: theme)
+                guard canvas.start() else { return }
+                input = InputReader(canvas: canvas)
+            }
+        }
+    }
+
+    var pendingWorkshop = false
+
+    func handle(_ input: InputReader.Input) {
+        switch input {
+        case let .keys(keys):
+            for k in keys { key(k) }
+        case let .paste(count, keys):
+            if let c = controller {
+                _ = c.handle(.pasteAttempt(characters: count))
+            } else {
+                for k in keys { _ = model.field.apply(k) }
+            }
+        case let .focus(on):
+            _ = controller?.handle(on ? .focusRegained : .focusLost)
+        case .resize:
+            let (w, h) = canvas.size
+            _ = controller?.handle(.resized(columns: w, rows: h))
+        case .lost:
+            if let c = controller { _ = c.handle(.hangUp("terminal lost")) }
+            quit = true
+        }
+    }
+
+    func key(_ k: Key) {
+        switch k {
+        case .function(2), .control("b"): beginSession()
+        case .function(3), .control("e"): endSession()
+        case .function(5), .control("w"):
+            if controller != nil {
+                note("End the demo session before opening the workshop test")
+            } else if workshop != nil {
+                pendingWorkshop = true
+            }
+        case .function(10), .control("q"): quit = true
+        case .control("c"), .control("z"), .control("\\"):
+            if let c = controller {
+                _ = c.handle(.exitAttempt(k == .control("c") ? "Ctrl-C" : (k == .control("z") ? "Ctrl-Z" : "Ctrl-\\")))
+                _ = c.handle(.cancelPrompt)
+            } else if k == .control("c") {
+                quit = true
+            }
+        default:
+            if model.field.apply(k), let c = controller {
+                _ = c.handle(.answer("try-field", model.field.text.isEmpty ? nil : .text(model.field.text)))
+            }
+        }
+    }
+
+    func beginSession() {
+        guard controller == nil else { return }
+        do {
+            controller = try SessionController.begin(
+                assessment: assessment, source: DemoCommand.sessionYAML, path: "(demo)", candidate: "Demo",
+                extraTime: .none, context: context,
+                enterUI: { [canvas] in canvas.setReports(true) }, leaveUI: { [canvas] in canvas.setReports(false) })
+            model.field = TextEditor()
+        } catch {
+            note("Begin session — failed: \(error.description)")
+        }
+        lastStatusCheck = 0
+    }
+
+    func endSession() {
+        guard let c = controller else { return }
+        _ = c.handle(.exitAttempt("End session (demo)"))
+        _ = c.handle(.endConfirmed)
+        sessionFinished()
+    }
+
+    func sessionFinished() {
+        guard let c = controller else { return }
+        archived += DemoModel.describe((try? c.journal.events(session: c.record.id)) ?? [])
+        controller = nil
+        lastStatusCheck = 0
+    }
+
+    func refresh() {
+        var lines = archived
+        if let c = controller {
+            lines += DemoModel.describe((try? c.journal.events(session: c.record.id)) ?? [])
+        }
+        model.log = lines
+        model.sessionActive = controller != nil
+        let now = monotonic()
+        guard now - lastStatusCheck >= 1 else { return }
+        lastStatusCheck = now
+        switch SessionLock.inspect(path: context.location.lockPath) {
+        case .free:
+            model.lockStatus = "No session — the lock is free"
+        case let .held(holder?):
+            let since = holder.started.dropFirst(11).prefix(5)
+            let whose = holder.pid == getpid() ? "this demo" : "another process"
+            model.lockStatus = "Session active since \(since) UTC, lock held by pid \(holder.pid) (\(whose))"
+        case .held(nil):
+            model.lockStatus = "Lock held by a session that is starting"
+        }
+    }
+
+    func runWorkshop() {
+        canvas.stop()
+        guard let workshop else { return }
+        do {
+            var take = try TakeCommand.parse([workshop, "--candidate", "Workshop"] + (state.stateDir.map { ["--state-dir", $0] } ?? []))
+            take.theme = theme.name
+            try take.run()
+            note("Workshop test finished")
+        } catch {
+            note("Workshop test ended: \(TakeCommand.message(for: error))")
+        }
+    }
+}

@@ -10,9 +10,15 @@ struct Carrel: ParsableCommand {
         commandName: "carrel",
         abstract: "A locked-down, timed assessment in the terminal.",
         discussion: """
+            A proctor launches `carrel take FILE --candidate NAME` and hands over the keyboard; \
+            the terminal stays locked to the test until it is submitted, the time runs out, or \
+            the proctor ends it. After a crash, `carrel status` tells what happened, and \
+            `carrel resume` or `carrel unlock` continue or end the session. `carrel results` \
+            collects the results; `carrel demo` is the workshop playground.
+
             Teachers write assessments in YAML (see Assessments/README.md) and check them with \
-            `carrel validate`. `carrel inspect` shows what a student will get and the restriction \
-            policy that applies. `carrel passphrase` makes the hash line for a proctor passphrase.
+            `carrel validate`; `carrel inspect` shows what a student will get and the policy that \
+            applies; `carrel passphrase` makes the hash line for a proctor passphrase.
 
             Exit codes: 0 ok, 64 usage, 65 invalid assessment, 66 cannot open input, \
             69 refused by policy or environment, 70 internal error, 73 cannot create state, \

@@ -1,0 +1,173 @@
+function __carrel_should_offer_completions_for_flags_or_options -a expected_commands
+    set -l non_repeating_flags_or_options $argv[2..]
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __carrel_parse_tokens
+    test "$commands" = "$expected_commands"; and return $non_repeating_flags_or_options_absent
+end
+
+function __carrel_should_offer_completions_for_positional -a expected_commands positional_index_comparison expected_positional_index
+    set -l non_repeating_flags_or_options
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __carrel_parse_tokens
+    test "$commands" = "$expected_commands" -a \( "$positional_index" "$positional_index_comparison" "$expected_positional_index" \)
+end
+
+function __carrel_parse_tokens -S
+    set -l unparsed_tokens (__carrel_tokens -pc)
+    switch $unparsed_tokens[1]
+    case 'carrel'
+        __carrel_parse_subcommand 0 'version' 'h/help'
+        switch $unparsed_tokens[1]
+        case 'take'
+            __carrel_parse_subcommand 1 'candidate=' 'extra-time=' 'screen-reader' 'theme=' 'state-dir=' 'version' 'h/help'
+        case 'demo'
+            __carrel_parse_subcommand 0 'workshop=' 'theme=' 'state-dir=' 'version' 'h/help'
+        case 'validate'
+            __carrel_parse_subcommand -r 1 'version' 'h/help'
+        case 'inspect'
+            __carrel_parse_subcommand 1 'json' 'version' 'h/help'
+        case 'passphrase'
+            __carrel_parse_subcommand 0 'version' 'h/help'
+        case 'status'
+            __carrel_parse_subcommand 0 'state-dir=' 'json' 'version' 'h/help'
+        case 'resume'
+            __carrel_parse_subcommand 1 'screen-reader' 'theme=' 'state-dir=' 'version' 'h/help'
+        case 'unlock'
+            __carrel_parse_subcommand 1 'state-dir=' 'version' 'h/help'
+        case 'results'
+            __carrel_parse_subcommand 0 'version' 'h/help'
+            switch $unparsed_tokens[1]
+            case 'list'
+                __carrel_parse_subcommand 0 'assessment=' 'since=' 'status=' 'json' 'state-dir=' 'version' 'h/help'
+            case 'show'
+                __carrel_parse_subcommand 1 'json' 'state-dir=' 'version' 'h/help'
+            case 'export'
+                __carrel_parse_subcommand 0 'format=' 'out=' 'assessment=' 'since=' 'status=' 'state-dir=' 'version' 'h/help'
+            end
+        case 'help'
+            __carrel_parse_subcommand -r 1 'version'
+        end
+    end
+end
+
+function __carrel_tokens
+    if test (string split -m 1 -f 1 -- . "$FISH_VERSION") -gt 3
+        commandline --tokens-raw $argv
+    else
+        commandline -o $argv
+    end
+end
+
+function __carrel_parse_subcommand -S -a positional_count
+    argparse -s r -- $argv
+    set -l option_specs $argv[2..]
+    set -l is_repeating_positional $_flag_r
+    set -el _flag_r
+    set -a commands $unparsed_tokens[1]
+    set positional_index 0
+    while true
+        set -e unparsed_tokens[1]
+        argparse -sn "$commands" $option_specs -- $unparsed_tokens 2> /dev/null
+        set unparsed_tokens $argv
+        set positional_index (math $positional_index + 1)
+        for non_repeating_flag_or_option in $non_repeating_flags_or_options
+            if set -ql "_flag_$(string replace -a - _ -- $non_repeating_flag_or_option)"
+                set non_repeating_flags_or_options_absent 1
+                break
+            end
+        end
+        test (count $unparsed_tokens) -eq 0 -o \( -z "$is_repeating_positional" -a "$positional_index" -gt "$positional_count" \) && break
+    end
+end
+
+function __carrel_complete_directories
+    set -l token (commandline -t)
+    string match -- '*/' $token
+    set -l subdirs $token*/
+    printf %s\n $subdirs
+end
+
+function __carrel_custom_completion
+    set -x SAP_SHELL fish
+    set -x SAP_SHELL_VERSION $FISH_VERSION
+    set -l tokens (__carrel_tokens -p)
+    if test -z "$(__carrel_tokens -t)"
+        set -l index (count (__carrel_tokens -pc))
+        set tokens $tokens[..$index] \'\' $tokens[(math $index + 1)..]
+    end
+    command $tokens[1] $argv $tokens
+end
+
+complete -c 'carrel' -f
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel" version' -l 'version' -d 'Show the version.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_positional "carrel" -eq 1' -fa 'take' -d 'Launch a locked assessment session in this terminal.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_positional "carrel" -eq 1' -fa 'demo' -d 'The workshop playground: begin and end a real session, try typing and pasting, watch the log.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_positional "carrel" -eq 1' -fa 'validate' -d 'Check assessment files and list every problem.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_positional "carrel" -eq 1' -fa 'inspect' -d 'Summarise an assessment: sections, items, points, time, policy, fingerprint.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_positional "carrel" -eq 1' -fa 'passphrase' -d 'Read a proctor passphrase twice and print the hash line for an assessment.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_positional "carrel" -eq 1' -fa 'status' -d 'Show whether a session holds the lock, and any interrupted sessions.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_positional "carrel" -eq 1' -fa 'resume' -d 'Continue an interrupted session where it stopped (proctor).'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_positional "carrel" -eq 1' -fa 'unlock' -d 'End an interrupted session (or clear a stale lock) as the proctor.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_positional "carrel" -eq 1' -fa 'results' -d 'Collect results: list sessions, show one with its integrity report, export a gradebook.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_positional "carrel" -eq 1' -fa 'help' -d 'Show subcommand help information.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel take" candidate' -l 'candidate' -d 'The candidate\'s name, shown on screen and in the result.' -rfka ''
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel take" extra-time' -l 'extra-time' -d 'Extra time: a multiplier (1.5), fixed minutes (+15m), or unlimited.' -rfka ''
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel take" screen-reader' -l 'screen-reader' -d 'Keep the cursor on the focused element and never redraw by itself.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel take" theme' -l 'theme' -d 'default, mono (also chosen by NO_COLOR) or contrast.' -rfka ''
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel take" state-dir' -l 'state-dir' -d 'Keep the journal, results and lock here (also CARREL_STATE_DIR).' -rfka ''
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel take" version' -l 'version' -d 'Show the version.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel take" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel demo" workshop' -l 'workshop' -d 'The assessment F5 opens (default: Assessments/workshop.yaml when present).' -rfka ''
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel demo" theme' -l 'theme' -d 'default, mono (also chosen by NO_COLOR) or contrast.' -rfka ''
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel demo" state-dir' -l 'state-dir' -d 'Keep the journal, results and lock here (also CARREL_STATE_DIR).' -rfka ''
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel demo" version' -l 'version' -d 'Show the version.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel demo" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel validate" version' -l 'version' -d 'Show the version.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel validate" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel inspect" json' -l 'json' -d 'Print the summary as JSON.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel inspect" version' -l 'version' -d 'Show the version.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel inspect" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel passphrase" version' -l 'version' -d 'Show the version.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel passphrase" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel status" state-dir' -l 'state-dir' -d 'Keep the journal, results and lock here (also CARREL_STATE_DIR).' -rfka ''
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel status" json' -l 'json' -d 'Print the status as JSON.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel status" version' -l 'version' -d 'Show the version.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel status" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel resume" screen-reader' -l 'screen-reader' -d 'Keep the cursor on the focused element and never redraw by itself.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel resume" theme' -l 'theme' -d 'default, mono (also chosen by NO_COLOR) or contrast.' -rfka ''
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel resume" state-dir' -l 'state-dir' -d 'Keep the journal, results and lock here (also CARREL_STATE_DIR).' -rfka ''
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel resume" version' -l 'version' -d 'Show the version.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel resume" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel unlock" state-dir' -l 'state-dir' -d 'Keep the journal, results and lock here (also CARREL_STATE_DIR).' -rfka ''
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel unlock" version' -l 'version' -d 'Show the version.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel unlock" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel results" version' -l 'version' -d 'Show the version.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel results" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_positional "carrel results" -eq 1' -fa 'list' -d 'List sessions: candidate, assessment, status, score, started, duration.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_positional "carrel results" -eq 1' -fa 'show' -d 'Show one session\'s result and its integrity report.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_positional "carrel results" -eq 1' -fa 'export' -d 'Export results as JSON (the result documents) or CSV (one row per session, one column per item).'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel results list" assessment' -l 'assessment' -d 'Only this assessment id.' -rfka ''
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel results list" since' -l 'since' -d 'Only sessions started on or after this date (2026-11-22, or a full ISO-8601 time).' -rfka ''
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel results list" status' -l 'status' -d 'Only this status: submitted, timed_out, ended_by_proctor, interrupted, active.' -rfka ''
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel results list" json' -l 'json' -d 'Print JSON.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel results list" state-dir' -l 'state-dir' -d 'Keep the journal, results and lock here (also CARREL_STATE_DIR).' -rfka ''
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel results list" version' -l 'version' -d 'Show the version.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel results list" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel results show" json' -l 'json' -d 'Print JSON: the result and the integrity report.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel results show" state-dir' -l 'state-dir' -d 'Keep the journal, results and lock here (also CARREL_STATE_DIR).' -rfka ''
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel results show" version' -l 'version' -d 'Show the version.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel results show" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel results export" format' -l 'format' -d 'json or csv.' -rfka ''
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel results export" out' -l 'out' -d 'Write here (0600, atomically) instead of standard output.' -rfka ''
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel results export" assessment' -l 'assessment' -d 'Only this assessment id.' -rfka ''
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel results export" since' -l 'since' -d 'Only sessions started on or after this date (2026-11-22, or a full ISO-8601 time).' -rfka ''
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel results export" status' -l 'status' -d 'Only this status: submitted, timed_out, ended_by_proctor, interrupted, active.' -rfka ''
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel results export" state-dir' -l 'state-dir' -d 'Keep the journal, results and lock here (also CARREL_STATE_DIR).' -rfka ''
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel results export" version' -l 'version' -d 'Show the version.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel results export" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel help" version' -l 'version' -d 'Show the version.'

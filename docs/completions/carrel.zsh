@@ -1,0 +1,278 @@
+#compdef carrel
+
+__carrel_complete() {
+    local -ar non_empty_completions=("${@:#(|:*)}")
+    local -ar empty_completions=("${(M)@:#(|:*)}")
+    _describe -V '' non_empty_completions -- empty_completions -P $'\'\''
+}
+
+__carrel_custom_complete() {
+    local -a completions
+    completions=("${(@f)"$("${command_name}" "${@}" "${command_line[@]}")"}")
+    if [[ "${#completions[@]}" -gt 1 ]]; then
+        __carrel_complete "${completions[@]:0:-1}"
+    fi
+}
+
+__carrel_cursor_index_in_current_word() {
+    if [[ -z "${QIPREFIX}${IPREFIX}${PREFIX}" ]]; then
+        printf 0
+    else
+        printf %s "${#${(z)LBUFFER}[-1]}"
+    fi
+}
+
+_carrel() {
+    emulate -RL zsh -G
+    setopt extendedglob nullglob numericglobsort
+    unsetopt aliases banghist
+
+    local -xr SAP_SHELL=zsh
+    local -x SAP_SHELL_VERSION
+    SAP_SHELL_VERSION="$(builtin emulate zsh -c 'printf %s "${ZSH_VERSION}"')"
+    local -r SAP_SHELL_VERSION
+
+    local context state state_descr line
+    local -A opt_args
+
+    local -r command_name="${words[1]}"
+    local -ar command_line=("${words[@]}")
+    local -ir current_word_index="$((CURRENT - 1))"
+
+    local -i ret=1
+    local -ar arg_specs=(
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+        '(-): :->command'
+        '(-)*:: :->arg'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+    case "${state}" in
+    command)
+        local -ar subcommands=(
+            'take:Launch a locked assessment session in this terminal.'
+            'demo:The workshop playground: begin and end a real session, try typing and pasting, watch the log.'
+            'validate:Check assessment files and list every problem.'
+            'inspect:Summarise an assessment: sections, items, points, time, policy, fingerprint.'
+            'passphrase:Read a proctor passphrase twice and print the hash line for an assessment.'
+            'status:Show whether a session holds the lock, and any interrupted sessions.'
+            'resume:Continue an interrupted session where it stopped (proctor).'
+            'unlock:End an interrupted session (or clear a stale lock) as the proctor.'
+            'results:Collect results: list sessions, show one with its integrity report, export a gradebook.'
+            'help:Show subcommand help information.'
+        )
+        _describe -V subcommand subcommands && ret=0
+        ;;
+    arg)
+        case "${words[1]}" in
+        take|demo|validate|inspect|passphrase|status|resume|unlock|results|help)
+            "_carrel_${words[1]}" && ret=0
+            ;;
+        esac
+        ;;
+    esac
+
+    return "${ret}"
+}
+
+_carrel_take() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':file:'
+        '--candidate[The candidate'\''s name, shown on screen and in the result.]:candidate:'
+        '--extra-time[Extra time\: a multiplier (1.5), fixed minutes (+15m), or unlimited.]:extra-time:'
+        '--screen-reader[Keep the cursor on the focused element and never redraw by itself.]'
+        '--theme[default, mono (also chosen by NO_COLOR) or contrast.]:theme:'
+        '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_demo() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--workshop[The assessment F5 opens (default\: Assessments/workshop.yaml when present).]:workshop:'
+        '--theme[default, mono (also chosen by NO_COLOR) or contrast.]:theme:'
+        '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_validate() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '*:files:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_inspect() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':file:'
+        '--json[Print the summary as JSON.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_passphrase() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_status() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
+        '--json[Print the status as JSON.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_resume() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':session:'
+        '--screen-reader[Keep the cursor on the focused element and never redraw by itself.]'
+        '--theme[default, mono (also chosen by NO_COLOR) or contrast.]:theme:'
+        '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_unlock() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
+        ':session:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_results() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+        '(-): :->command'
+        '(-)*:: :->arg'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+    case "${state}" in
+    command)
+        local -ar subcommands=(
+            'list:List sessions: candidate, assessment, status, score, started, duration.'
+            'show:Show one session'\''s result and its integrity report.'
+            'export:Export results as JSON (the result documents) or CSV (one row per session, one column per item).'
+        )
+        _describe -V subcommand subcommands && ret=0
+        ;;
+    arg)
+        case "${words[1]}" in
+        list|show|export)
+            "_carrel_results_${words[1]}" && ret=0
+            ;;
+        esac
+        ;;
+    esac
+
+    return "${ret}"
+}
+
+_carrel_results_list() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--assessment[Only this assessment id.]:assessment:'
+        '--since[Only sessions started on or after this date (2026-11-22, or a full ISO-8601 time).]:since:'
+        '--status[Only this status\: submitted, timed_out, ended_by_proctor, interrupted, active.]:status:'
+        '--json[Print JSON.]'
+        '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_results_show() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':session:'
+        '--json[Print JSON\: the result and the integrity report.]'
+        '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_results_export() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--format[json or csv.]:format:'
+        '--out[Write here (0600, atomically) instead of standard output.]:out:'
+        '--assessment[Only this assessment id.]:assessment:'
+        '--since[Only sessions started on or after this date (2026-11-22, or a full ISO-8601 time).]:since:'
+        '--status[Only this status\: submitted, timed_out, ended_by_proctor, interrupted, active.]:status:'
+        '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_help() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '*:subcommands:'
+        '--version[Show the version.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+if [[ "${funcstack[1]}" = _carrel ]]; then
+    _carrel "${@}"
+else
+    compdef _carrel carrel
+fi

@@ -12,6 +12,9 @@ public struct DemoModel: Sendable {
     public var workshopAvailable: Bool
     public var theme: Theme
 
+    /// How the demo's own End action is recorded, so the log can tell it from a blocked exit.
+    public static let endRequest = "End session (demo)"
+
     public init(policy: RestrictionPolicy, workshopAvailable: Bool, theme: Theme) {
         self.policy = policy
         self.workshopAvailable = workshopAvailable
@@ -44,7 +47,8 @@ public struct DemoModel: Sendable {
             case .pasteBlocked?: text = "Paste blocked: \(e.detail)"
             case .focusLost?: text = "Focus lost"
             case .focusRegained?: text = "Focus regained"
-            case .exitAttempt?: text = "Leaving blocked: \(e.detail)"
+            case .exitAttempt?:
+                text = e.detail == DemoModel.endRequest ? "End session requested" : "Leaving blocked: \(e.detail)"
             case .resized?: text = "Terminal resized to \(e.detail)"
             case .ended?: text = "Session ended"
             case .failedToBegin?: text = "Begin session — failed: \(e.detail)"
@@ -72,7 +76,7 @@ public enum DemoView {
         s.put("Status: " + TextWidth.clip(m.lockStatus, to: width - 12), row: 2, column: 2)
         var col = 2
         let actions: [(String, String, Bool)] = [
-            ("F2", "Begin session", !m.sessionActive), ("F3", "End session", m.sessionActive),
+            ("F2", "Begin", !m.sessionActive), ("F3", "End", m.sessionActive),
             ("F5", "Workshop test", m.workshopAvailable && !m.sessionActive), ("F10", "Quit", true),
         ]
         s.put("Actions:", row: 3, column: 2)

@@ -179,7 +179,7 @@ final class DemoApp {
 
     func endSession() {
         guard let c = controller else { return }
-        _ = c.handle(.exitAttempt("End session (demo)"))
+        _ = c.handle(.exitAttempt(DemoModel.endRequest))
         _ = c.handle(.endConfirmed)
         sessionFinished()
     }

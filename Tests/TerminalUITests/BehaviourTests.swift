@@ -138,3 +138,33 @@ struct BehaviourTests {
         #expect(Theme.named("neon", environment: [:]) == nil)
     }
 }
+
+@Suite("Demo log")
+struct DemoLogTests {
+    @Test func eventsReadAsATrainerWouldSayThem() {
+        let at = Date(timeIntervalSince1970: 1_800_000_000)
+        let lines = DemoModel.describe([
+            JournalEvent(at: at, kind: "pasteboard_cleared", detail: "on entry — tmux: cleared 2 buffers"),
+            JournalEvent(at: at, kind: "pasteboard_cleared", detail: "on entry — X11: not present"),
+            JournalEvent(at: at, kind: "began", detail: ""),
+            JournalEvent(at: at, kind: "paste_blocked", detail: "42 characters"),
+            JournalEvent(at: at, kind: "exit_attempt", detail: "Ctrl-C"),
+            JournalEvent(at: at, kind: "exit_attempt", detail: DemoModel.endRequest),
+            JournalEvent(at: at, kind: "ended", detail: "ended_by_proctor"),
+        ])
+        #expect(lines == [
+            "Pasteboards cleared on entry: tmux (cleared 2 buffers), X11 (not present)",
+            "08:00:00 Begin session — succeeded", "08:00:00 Paste blocked: 42 characters",
+            "08:00:00 Leaving blocked: Ctrl-C", "08:00:00 End session requested", "08:00:00 Session ended",
+        ])
+    }
+
+    @Test func theDemoScreenFitsAt80x24AndNamesUnavailableActionsInWords() {
+        var m = DemoModel(policy: RestrictionPolicy(), workshopAvailable: false, theme: .mono)
+        m.log = (1...30).map { "line \($0)" }
+        let s = DemoView.render(m, width: 80, height: 24)
+        #expect(s.lines[3] == "  Actions: F2 Begin  F3 End (n/a)  F5 Workshop test (n/a)  F10 Quit")
+        #expect(s.lines[22] == "    line 30", "the newest log line is shown")
+        #expect(s.cursor.row == 6)
+    }
+}

@@ -125,7 +125,7 @@ struct TakeEndToEndTests {
     }
 
     @Test(.timeLimit(.minutes(2)))
-    func aBracketedPasteNeverEntersAnAnswer() throws {
+    func aBracketedPasteNeverEntersAnAnswerAndFocusChangesAreLogged() throws {
         let t = try #require(TmuxHarness())
         let file = try t.fixture("workshop.yaml")
         #expect(t.begin("w", file))
@@ -138,10 +138,18 @@ struct TakeEndToEndTests {
         #expect(t.screen("w").contains("Answer: sch\n"))
         t.type("w", "n")
         #expect(t.waitFor("w", "Answer: schn\n") != nil)
+        // Focus reports (CSI O / CSI I), as a terminal sends them when the window loses focus.
+        t.run(["send-keys", "-t", "e2e:w", "-H", "1b", "5b", "4f"])
+        usleep(300_000)
+        t.run(["send-keys", "-t", "e2e:w", "-H", "1b", "5b", "49"])
+        usleep(300_000)
+        #expect(t.screen("w").contains("Answer: schn\n"), "focus reports are not typing")
         #expect(t.submit("w"))
         let result = try #require(try t.result())
         #expect(result.items.first { $0.id == "word" }?.response == .string("schn"))
         #expect(result.events.contains { $0.kind == "paste_blocked" && $0.detail == "37 characters" })
+        let focus = result.events.map(\.kind).filter { $0.hasPrefix("focus_") }
+        #expect(focus == ["focus_lost", "focus_regained"])
     }
 
     @Test(.timeLimit(.minutes(2)))

@@ -171,7 +171,7 @@ final class Launch {
         }
         let controller = SessionController(
             assessment: assessment, state: state, record: record, journal: journal, signalGuard: signalGuard,
-            context: context, sequence: sequence, lock: lock, leaveUI: leaveUI)
+            context: context, lock: lock, leaveUI: leaveUI)
         _ = controller.handle(.began)
         return controller
     }

@@ -29,7 +29,6 @@ public final class SessionController {
     public let signalGuard: SignalGuard?
     public private(set) var outcome: SessionOutcome?
     let context: SessionContext
-    let sequence: OperationSequence
     let lock: HeldLock
     let leaveUI: () -> Void
     let monotonicStart: Double
@@ -37,14 +36,13 @@ public final class SessionController {
     var passphraseBlockedUntil = 0.0
 
     init(assessment: Assessment, state: SessionState, record: SessionRecord, journal: Journal, signalGuard: SignalGuard?,
-         context: SessionContext, sequence: OperationSequence, lock: HeldLock, leaveUI: @escaping () -> Void) {
+         context: SessionContext, lock: HeldLock, leaveUI: @escaping () -> Void) {
         self.assessment = assessment
         self.state = state
         self.record = record
         self.journal = journal
         self.signalGuard = signalGuard
         self.context = context
-        self.sequence = sequence
         self.lock = lock
         self.leaveUI = leaveUI
         self.monotonicStart = context.clock.monotonic()

@@ -105,14 +105,12 @@ public final class Canvas {
 
     public func invalidate() { previous = nil }
 
-    /// The next key, or nil after the timeout. `lost` is set when input is gone for good.
-    public func readKey(lost: inout Bool) -> Key? {
+    /// The next key, or nil after the timeout (or at once, again and again, when the
+    /// terminal has gone: the caller watches for that).
+    public func readKey() -> Key? {
         var ch: wint_t = 0
         let r = wget_wch(carrel_stdscr(), &ch)
-        if r == ERR {
-            // ERR with no timeout passing means the terminal went away.
-            return nil
-        }
+        if r == ERR { return nil }
         if r == KEY_CODE_YES { return Self.special(Int32(ch)) }
         return Self.character(UInt32(ch))
     }
@@ -121,8 +119,7 @@ public final class Canvas {
     public func readPending() -> Key? {
         wtimeout(carrel_stdscr(), 0)
         defer { wtimeout(carrel_stdscr(), 200) }
-        var lost = false
-        return readKey(lost: &lost)
+        return readKey()
     }
 
     static func special(_ code: Int32) -> Key? {

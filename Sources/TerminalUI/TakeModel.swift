@@ -177,7 +177,7 @@ public struct TakeModel: Sendable {
         // text typed so far, so moving, reviewing or leaving never loses it.
         var out: [Command] = []
         if phase == .review || session.prompt != nil || !staysInWidget(key) {
-            out = flushText(now: now, force: true, except: nil)
+            out = flushText(now: now, force: true)
         }
         if let prompt = session.prompt {
             return out + promptKey(key, prompt: prompt)
@@ -373,7 +373,7 @@ public struct TakeModel: Sendable {
                 dirty[id] = now
                 save = .pending
             } else if key == .enter {
-                return flushText(now: now, force: true, except: nil) + [.session(.next)]
+                return flushText(now: now, force: true) + [.session(.next)]
             }
         case .order:
             switch key {
@@ -428,7 +428,7 @@ public struct TakeModel: Sendable {
     }
 
     /// Text answers whose typing paused long enough (or all, when `force`) go to the journal.
-    public mutating func flushText(now: Double, force: Bool, except: String?) -> [Command] {
+    public mutating func flushText(now: Double, force: Bool) -> [Command] {
         var out: [Command] = []
         for (id, at) in dirty.sorted(by: { $0.key < $1.key }) where force || now - at >= Self.saveDelay {
             guard let item = assessment.items.first(where: { $0.id == id }), let e = editors[id] else { continue }

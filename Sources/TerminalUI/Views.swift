@@ -6,7 +6,7 @@ public enum Views {
     public static let minimumWidth = 80
     public static let minimumHeight = 24
 
-    public static func render(_ m: TakeModel, width: Int, height: Int, now: Double = 0) -> Screen {
+    public static func render(_ m: TakeModel, width: Int, height: Int) -> Screen {
         if width < minimumWidth || height < minimumHeight { return tooSmall(m, width: width, height: height) }
         if m.showHelp { return help(m, width: width, height: height) }
         switch m.phase {
@@ -140,7 +140,7 @@ public enum Views {
         return s
     }
 
-    static func header(_ s: inout Screen, _ m: TakeModel, _ session: SessionState, now: Double) {
+    static func header(_ s: inout Screen, _ m: TakeModel, _ session: SessionState) {
         let a = m.assessment
         let time: String
         if m.screenReader {
@@ -172,7 +172,7 @@ public enum Views {
     static func question(_ m: TakeModel, width: Int, height: Int) -> Screen {
         var s = Screen(width: width, height: height)
         guard let session = m.session, let item = m.currentItem else { return s }
-        header(&s, m, session, now: 0)
+        header(&s, m, session)
         var body: [(String, Role, Int)] = []   // text, role, indent
         var focus: (line: Int, column: Int) = (0, 2)
         let inner = width - 6
@@ -208,7 +208,7 @@ public enum Views {
     static func review(_ m: TakeModel, width: Int, height: Int) -> Screen {
         var s = Screen(width: width, height: height)
         guard let session = m.session else { return s }
-        header(&s, m, session, now: 0)
+        header(&s, m, session)
         s.put("Review — ✓ answered · ○ not answered · ⚑ flagged", row: 3, column: 2, role: .title)
         let items = session.plan.itemOrder
         let rows = height - 7

@@ -24,9 +24,8 @@ final class InputReader {
 
     /// What arrived before the canvas's timeout, in order (often nothing).
     func next() -> [Input] {
-        var lost = false
         let before = monotonic()
-        guard let key = canvas.readKey(lost: &lost) else {
+        guard let key = canvas.readKey() else {
             // wget_wch fails at once, forever, when the terminal is gone: a hang-up.
             if monotonic() - before < 0.05 {
                 fastErrors += 1
@@ -69,10 +68,9 @@ final class InputReader {
     /// the end marker never comes.
     func drainPaste() -> Int {
         var count = 0
-        var lost = false
         let deadline = monotonic() + 5
         while monotonic() < deadline {
-            guard let next = canvas.readKey(lost: &lost) else { continue }
+            guard let next = canvas.readKey() else { continue }
             if next == .pasteEnd { break }
             if case .character = next { count += 1 } else if next == .enter || next == .tab { count += 1 }
         }

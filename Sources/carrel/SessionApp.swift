@@ -11,16 +11,14 @@ import TerminalUI
 final class SessionApp {
     var model: TakeModel
     let canvas: Canvas
-    let context: SessionContext
     var controller: SessionController?
     var finalLine: (ExitStatus, String)?
     var launchFailures = 0
     var quit = false
     let monotonic = SessionClock.system.monotonic
 
-    init(model: TakeModel, context: SessionContext) {
+    init(model: TakeModel) {
         self.model = model
-        self.context = context
         self.canvas = Canvas(theme: model.theme)
     }
 
@@ -48,7 +46,7 @@ final class SessionApp {
                 react(controller.tick())
             }
             let now = monotonic()
-            perform(model.flushText(now: now, force: false, except: nil))
+            perform(model.flushText(now: now, force: false))
             _ = model.expireNotice(now: now)
             if let line = finalLine, !isShowingReceipt { return line }
             draw()
@@ -65,7 +63,7 @@ final class SessionApp {
 
     func draw() {
         let (w, h) = canvas.size
-        canvas.paint(Views.render(model, width: w, height: h, now: monotonic()))
+        canvas.paint(Views.render(model, width: w, height: h))
     }
 
     func syncState() {

@@ -55,7 +55,7 @@ struct TakeCommand: ParsableCommand {
                 assessment: assessment, candidate: candidate,
                 timeAllowed: extra.apply(to: assessment.timeLimit).map { min($0, assessment.policy.maxDuration) },
                 theme: Theme.named(theme, environment: environment) ?? .standard, screenReader: screenReader)
-            let app = SessionApp(model: model, context: context)
+            let app = SessionApp(model: model)
             let (status, line) = app.run { app throws(SessionError) in
                 try SessionController.begin(
                     assessment: assessment, source: source, path: file, candidate: candidate, extraTime: extra,
@@ -108,7 +108,7 @@ struct ResumeCommand: ParsableCommand {
                 theme: Theme.named(theme, environment: ProcessInfo.processInfo.environment) ?? .standard, screenReader: screenReader)
             model.phase = .question
             model.show("Session resumed: your answers, flags and time are restored", now: SessionClock.system.monotonic())
-            let app = SessionApp(model: model, context: context)
+            let app = SessionApp(model: model)
             let (status, line) = app.run { app throws(SessionError) in
                 try SessionController.resume(
                     sessionID: record.id, context: context,

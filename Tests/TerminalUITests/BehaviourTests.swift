@@ -59,8 +59,8 @@ struct BehaviourTests {
         var m = model(.text(accept: ["x"], caseSensitive: false))
         for c in "abc" { #expect(m.handle(.character(c), now: 1).isEmpty) }
         #expect(m.save == .pending)
-        #expect(m.flushText(now: 1.2, force: false, except: nil).isEmpty)
-        #expect(m.flushText(now: 2, force: false, except: nil) == [.session(.answer("q", .text("abc")))])
+        #expect(m.flushText(now: 1.2, force: false).isEmpty)
+        #expect(m.flushText(now: 2, force: false) == [.session(.answer("q", .text("abc")))])
         #expect(m.save == .pending, "not saved until the journal says so")
         var r = Reaction()
         r.saved = ["q"]

@@ -48,7 +48,7 @@ public struct RestrictionPolicy: Sendable, Hashable, Codable {
             ("extensions", extensions.rawValue,
              extensions == .refuse ? "will not start with injected libraries or a debugger attached" : "injected libraries and tracers are allowed"),
             ("suspend", suspend.rawValue,
-             suspend == .block ? "Ctrl-C, Ctrl-Z and Ctrl-\\ ask for the proctor instead of leaving" : "Ctrl-C and Ctrl-Z work as usual"),
+             suspend == .block ? "Ctrl-C, Ctrl-Z and Ctrl-\\ ask for the proctor instead of leaving" : "Ctrl-C and Ctrl-Z leave the test (saved; the proctor can resume it)"),
             ("focus", focus.rawValue,
              focus == .log ? "leaving the terminal window is logged" : "focus changes are not recorded"),
             ("remote", remote.rawValue,

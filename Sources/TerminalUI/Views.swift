@@ -55,7 +55,7 @@ public enum Views {
         var parts: [String] = []
         parts.append(p.paste == .block ? "Pasting: blocked and logged" : "Pasting: allowed")
         parts.append(p.pasteboards == .clear ? "Clipboards: cleared at start and end" : "Clipboards: left alone")
-        parts.append(p.suspend == .block ? "Ctrl-C / Ctrl-Z: ask your proctor" : "Ctrl-C / Ctrl-Z: work as usual")
+        parts.append(p.suspend == .block ? "Ctrl-C / Ctrl-Z: ask your proctor" : "Ctrl-C / Ctrl-Z: leave (saved, resumable)")
         parts.append(p.focus == .log ? "Leaving this window: logged" : "Leaving this window: not logged")
         parts.append(p.multiplexer == .refuse ? "tmux/screen: refused" : "tmux/screen: allowed")
         parts.append(p.extensions == .refuse ? "Injected code, debuggers: refused" : "Injected code: allowed")

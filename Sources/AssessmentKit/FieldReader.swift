@@ -75,8 +75,8 @@ final class FieldReader {
         for scalar in value.unicodeScalars {
             let v = scalar.value
             let allowed = kind == .multiLine && (scalar == "\n" || scalar == "\t")
-            let control = v < 0x20 || v == 0x7F || (0x80...0x9F).contains(v)
-            let bidi = (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v)
+            let control = TerminalSafety.isControl(scalar)
+            let bidi = TerminalSafety.isBidiControl(scalar)
             if (control && !allowed) || bidi {
                 let code = "U+" + String(v, radix: 16, uppercase: true).leftPadded(to: 4)
                 let name = v == 0x1B ? " (escape)" : (v == 0x09 ? " (tab)" : (v == 0x0A ? " (line break)" : ""))
@@ -202,7 +202,7 @@ extension String {
     /// Long or hostile values are shortened, and control characters shown as `?`, in messages.
     var clippedForMessage: String {
         let safe = String(String.UnicodeScalarView(unicodeScalars.map {
-            ($0.value < 0x20 || $0.value == 0x7F || (0x80...0x9F).contains($0.value)) ? "?" : $0
+            TerminalSafety.isControl($0) ? "?" : $0
         }))
         return safe.count > 40 ? String(safe.prefix(39)) + "…" : safe
     }

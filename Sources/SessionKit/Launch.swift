@@ -58,9 +58,8 @@ final class Launch {
     }
 
     func clearPasteboards(_ when: String) {
-        guard assessment.policy.pasteboards == .clear else { return }
-        for report in context.pasteboards.clearAll() {
-            log(.pasteboardCleared, "\(when) — \(report.detail)")
+        PasteboardClearing.run(policy: assessment.policy, pasteboards: context.pasteboards, when: when) {
+            log(.pasteboardCleared, $0)
         }
     }
 

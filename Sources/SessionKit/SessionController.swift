@@ -210,9 +210,8 @@ public final class SessionController {
     // MARK: ending
 
     func clearPasteboards() {
-        guard assessment.policy.pasteboards == .clear else { return }
-        for report in context.pasteboards.clearAll() {
-            try? journal.log(session: record.id, kind: .pasteboardCleared, detail: "on exit — " + report.detail, at: context.clock.now())
+        PasteboardClearing.run(policy: assessment.policy, pasteboards: context.pasteboards, when: "on exit") {
+            try? journal.log(session: record.id, kind: .pasteboardCleared, detail: $0, at: context.clock.now())
         }
     }
 

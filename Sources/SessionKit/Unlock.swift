@@ -51,10 +51,8 @@ public enum Unlock {
     static func end(_ record: SessionRecord, journal: Journal, context: SessionContext) throws(SessionError) -> Ended {
         let assessment = try SessionController.storedAssessment(record)
         let now = context.clock.now()
-        if assessment.policy.pasteboards == .clear {
-            for report in context.pasteboards.clearAll() {
-                try? journal.log(session: record.id, kind: .pasteboardCleared, detail: "on unlock — " + report.detail, at: now)
-            }
+        PasteboardClearing.run(policy: assessment.policy, pasteboards: context.pasteboards, when: "on unlock") {
+            try? journal.log(session: record.id, kind: .pasteboardCleared, detail: $0, at: now)
         }
         try? journal.log(session: record.id, kind: .unlocked, detail: "ended by the proctor after an interruption", at: now)
         try? journal.log(session: record.id, kind: .ended, detail: EndReason.endedByProctor.rawValue, at: now)

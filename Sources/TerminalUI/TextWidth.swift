@@ -1,3 +1,5 @@
+import AssessmentKit
+
 /// Display width of text in terminal columns, independent of the locale (so views render the
 /// same in tests and at the console): wide East Asian characters take two columns,
 /// combining marks and format characters none.
@@ -36,11 +38,9 @@ public enum TextWidth {
     public static func sanitise(_ text: String) -> String {
         var out = String.UnicodeScalarView()
         for s in text.unicodeScalars {
-            let v = s.value
             if s == "\t" {
                 out.append(contentsOf: "    ".unicodeScalars)
-            } else if v < 0x20 || v == 0x7F || (0x80...0x9F).contains(v) || (0x202A...0x202E).contains(v)
-                        || (0x2066...0x2069).contains(v) {
+            } else if TerminalSafety.isControl(s) || TerminalSafety.isBidiControl(s) {
                 out.append("\u{FFFD}")
             } else {
                 out.append(s)

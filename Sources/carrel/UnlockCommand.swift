@@ -49,13 +49,10 @@ struct UnlockCommand: ParsableCommand {
                 return
             }
             let chosen: [SessionRecord]
-            if let session {
-                guard let match = waiting.first(where: { $0.id == session || $0.id.hasPrefix(session.lowercased()) }) else {
-                    throw SessionError.noSuchSession(session).failure
-                }
-                chosen = [match]
-            } else {
-                chosen = waiting
+            do {
+                chosen = try session.map { [try SessionController.pick($0, from: waiting)] } ?? waiting
+            } catch let error as SessionError {
+                throw error.failure
             }
             for record in chosen {
                 try ProctorCheck.require(for: record, journal: journal, action: "unlock")

@@ -26,11 +26,17 @@ let package = Package(
         .target(
             name: "SessionKit",
             dependencies: [
-                "AssessmentKit", "Lockdown",
+                "AssessmentKit",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        .target(name: "Lockdown", dependencies: ["AssessmentKit"]),
+        .target(
+            name: "Lockdown",
+            dependencies: [
+                "AssessmentKit", "SessionKit",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         .target(name: "TerminalUI", dependencies: ["CNcursesw", "AssessmentKit", "SessionKit"]),
         .executableTarget(
             name: "carrel",
@@ -42,12 +48,16 @@ let package = Package(
         // A headless front end that drives the real session controller for the tests.
         .executableTarget(
             name: "carrel-session-driver",
-            dependencies: ["AssessmentKit", "SessionKit", "Lockdown"],
+            dependencies: ["AssessmentKit", "SessionKit", "Lockdown", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Tests/SessionDriver"
         ),
         .testTarget(name: "AssessmentKitTests", dependencies: ["AssessmentKit"]),
-        .testTarget(name: "SessionKitTests", dependencies: ["AssessmentKit", "SessionKit", "Lockdown"]),
-        .testTarget(name: "TerminalUITests", dependencies: ["AssessmentKit", "SessionKit", "TerminalUI"], exclude: ["Golden"]),
+        .testTarget(name: "SessionKitTests", dependencies: [
+            "AssessmentKit", "SessionKit", "Lockdown", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .testTarget(name: "TerminalUITests", dependencies: [
+            "AssessmentKit", "SessionKit", "TerminalUI", .product(name: "GRDB", package: "GRDB.swift"),
+        ], exclude: ["Golden"]),
         .testTarget(name: "EndToEndTests", dependencies: ["AssessmentKit", "SessionKit", "Lockdown"]),
         .testTarget(name: "CarrelCLITests", dependencies: ["AssessmentKit"]),
     ],

@@ -3,24 +3,37 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SessionKit
 
 /// Turns signals into readable bytes on a pipe, so the session loop handles them like input.
-/// SIGINT, SIGTSTP and SIGQUIT never stop the session; SIGHUP and SIGTERM end it cleanly
-/// (saved, marked interrupted) from the loop, never from inside a handler.
-public final class SignalGuard: @unchecked Sendable {
-    public enum Signal: Sendable, Equatable {
-        /// Ctrl-C, Ctrl-Z, Ctrl-\ sent as signals: the student tried to leave.
-        case exitAttempt(String)
-        /// SIGHUP or SIGTERM: save and stop.
-        case hangUp(String)
-    }
+/// SIGINT, SIGTSTP and SIGQUIT never stop the session; SIGHUP, SIGTERM and every other
+/// catchable signal whose default is to end the process end it cleanly (saved, marked
+/// interrupted, pasteboards cleared, terminal restored) from the loop, never inside a handler.
+public final class SignalGuard: SignalSource, @unchecked Sendable {
 
     nonisolated(unsafe) private static var writeEnd: Int32 = -1
     public let readEnd: Int32
     private let writeFD: Int32
     private var saved: [Int32: sigaction] = [:]
 
-    static let guarded: [Int32] = [SIGINT, SIGTSTP, SIGQUIT, SIGHUP, SIGTERM]
+    static let exitAttempts: [Int32: String] = [SIGINT: "SIGINT", SIGTSTP: "SIGTSTP", SIGQUIT: "SIGQUIT"]
+    /// Catchable signals whose default action ends the process (SIGKILL and SIGSTOP cannot
+    /// be caught; SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT mean the process itself broke).
+    static let terminating: [Int32: String] = {
+        var out: [Int32: String] = [
+            SIGHUP: "SIGHUP", SIGTERM: "SIGTERM", SIGUSR1: "SIGUSR1", SIGUSR2: "SIGUSR2", SIGALRM: "SIGALRM",
+            SIGPIPE: "SIGPIPE", SIGXCPU: "SIGXCPU", SIGXFSZ: "SIGXFSZ", SIGVTALRM: "SIGVTALRM", SIGPROF: "SIGPROF",
+            SIGPOLL: "SIGPOLL",
+        ]
+        #if os(Linux)
+        out[SIGSTKFLT] = "SIGSTKFLT"
+        out[SIGPWR] = "SIGPWR"
+        // Real-time signals (glibc keeps the first few for itself).
+        for n in Int32(34)...Int32(64) { out[n] = "SIGRTMIN+\(n - 34)" }
+        #endif
+        return out
+    }()
+    static var guarded: [Int32] { Array(exitAttempts.keys) + Array(terminating.keys) }
 
     /// Unblocks the signals Carrel relies on, whatever mask its parent left it.
     public static func unblockRelied() {
@@ -42,7 +55,7 @@ public final class SignalGuard: @unchecked Sendable {
     }
 
     /// Installs the handlers; undone by `remove()`.
-    public func install() {
+    public func install() throws {
         Self.unblockRelied()
         Self.writeEnd = writeFD
         for sig in Self.guarded {
@@ -75,17 +88,15 @@ public final class SignalGuard: @unchecked Sendable {
     }
 
     /// Signals received since the last call, oldest first.
-    public func drain() -> [Signal] {
-        var out: [Signal] = []
+    public func drain() -> [SessionSignal] {
+        var out: [SessionSignal] = []
         var byte: UInt8 = 0
         while read(readEnd, &byte, 1) == 1 {
-            switch Int32(byte) {
-            case SIGINT: out.append(.exitAttempt("SIGINT"))
-            case SIGTSTP: out.append(.exitAttempt("SIGTSTP"))
-            case SIGQUIT: out.append(.exitAttempt("SIGQUIT"))
-            case SIGHUP: out.append(.hangUp("SIGHUP"))
-            case SIGTERM: out.append(.hangUp("SIGTERM"))
-            default: break
+            let number = Int32(byte)
+            if let name = Self.exitAttempts[number] {
+                out.append(.exitAttempt(name))
+            } else if let name = Self.terminating[number] {
+                out.append(.hangUp(name))
             }
         }
         return out

@@ -1,53 +1,48 @@
 import AssessmentKit
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import GRDB
 
-/// The SQLite journal: WAL, `synchronous=FULL`, file mode 0600.
-public final class Journal: SessionStore, @unchecked Sendable {
-    private let queue: DatabaseQueue
-    public let path: String
+/// One write of a session message; all writes of one message commit in one transaction.
+public enum JournalWrite: Sendable, Equatable {
+    case answer(item: String, response: Response?)
+    case flag(item: String, on: Bool)
+    case progress(position: Int, elapsed: Double)
+    case event(EventKind, String, at: Date)
+    case status(SessionStatus, EndReason?, endedAt: Date?)
+    case resumed(pid: Int32)
+    case result(json: String)
+}
 
-    public enum OpenError: Error, CustomStringConvertible {
-        case cannotOpen(String, String)
-        public var description: String {
-            switch self {
-            case let .cannotOpen(path, why): return "cannot open the journal \(path): \(why)"
-            }
-        }
+/// A journal row that does not read back as what was written: never guessed around.
+public struct JournalCorruption: Error, Sendable, CustomStringConvertible {
+    public var what: String
+    public var description: String { "the journal is damaged: \(what)" }
+}
+
+/// The SQLite journal, the only place answers live: WAL, `synchronous=FULL`, one
+/// transaction per session message. The database connection is injected (a file opened by
+/// the state storage, or an in-memory queue in tests).
+public final class Journal: Sendable {
+    public let writer: any DatabaseWriter
+
+    /// Opens the journal over `writer`, migrating an older schema.
+    public init(writer: any DatabaseWriter) throws {
+        self.writer = writer
+        try Self.migrator.migrate(writer)
     }
 
-    /// Opens (creating) the journal. The caller has made the directory 0700 and the file 0600
-    /// with no symlink; SQLite gives the -wal and -shm files the same mode.
-    public init(path: String) throws {
-        self.path = path
+    /// The configuration every journal file is opened with. GRDB's own WAL set-up lowers
+    /// `synchronous` to NORMAL, which can lose the last commits on power loss; an
+    /// acknowledged answer must survive that, so both are set here.
+    public static func configuration() -> Configuration {
         var config = Configuration()
         config.busyMode = .timeout(10)
-        // GRDB's own WAL set-up lowers `synchronous` to NORMAL, which can lose the last
-        // commits on power loss; an acknowledged answer must survive that, so both are set here.
         config.prepareDatabase { db in
             let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
             guard mode == "wal" else { throw DatabaseError(message: "could not switch the journal to WAL mode") }
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
-        // Seats that start together may create a new journal at the same moment: GRDB checks
-        // which migrations ran outside the write lock, and the WAL switch can lose to a
-        // lock. A short retry sees the other process's finished schema.
-        var attempt = 0
-        while true {
-            do {
-                let opened = try DatabaseQueue(path: path, configuration: config)
-                try Self.migrator.migrate(opened)
-                queue = opened
-                break
-            } catch {
-                attempt += 1
-                if attempt >= 8 { throw OpenError.cannotOpen(path, "\(error)") }
-                usleep(UInt32(25_000 * attempt))
-            }
-        }
+        return config
     }
 
     static var migrator: DatabaseMigrator {
@@ -102,159 +97,401 @@ public final class Journal: SessionStore, @unchecked Sendable {
                 t.column("detail", .text).notNull()
             }
         }
+        // v2: the assessment text is stored once, apart from the session; position and time
+        // used live in a small progress row, so a Tab or a time save writes a few bytes
+        // whatever the size of the assessment; results have their own table.
+        m.registerMigration("v2") { db in
+            try db.create(table: "assessment") { t in
+                t.primaryKey("fingerprint", .text)
+                t.column("assessment_id", .text).notNull()
+                t.column("title", .text).notNull()
+                t.column("path", .text).notNull()
+                t.column("format", .text).notNull()
+                t.column("source", .blob).notNull()
+            }
+            try db.execute(sql: """
+                INSERT OR IGNORE INTO assessment (fingerprint, assessment_id, title, path, format, source)
+                  SELECT fingerprint, assessment_id, assessment_title, assessment_path, 'yaml', CAST(assessment_source AS BLOB)
+                  FROM session ORDER BY started_at
+                """)
+            try db.create(table: "session_v2") { t in
+                t.primaryKey("id", .text)
+                t.column("fingerprint", .text).notNull().references("assessment")
+                t.column("assessment_id", .text).notNull()
+                t.column("assessment_title", .text).notNull()
+                t.column("candidate", .text)
+                t.column("status", .text).notNull()
+                t.column("end_reason", .text)
+                t.column("seed", .integer).notNull()
+                t.column("extra_time", .text).notNull()
+                t.column("options", .text).notNull().defaults(to: "{}")
+                t.column("started_at", .datetime).notNull()
+                t.column("ended_at", .datetime)
+                t.column("interruptions", .integer).notNull().defaults(to: 0)
+                t.column("pid", .integer).notNull()
+                t.column("host", .text).notNull()
+                t.column("tty", .text)
+            }
+            try db.execute(sql: """
+                INSERT INTO session_v2 (id, fingerprint, assessment_id, assessment_title, candidate, status, end_reason,
+                  seed, extra_time, started_at, ended_at, interruptions, pid, host, tty)
+                SELECT id, fingerprint, assessment_id, assessment_title, candidate, status, end_reason,
+                  seed, extra_time, started_at, ended_at, interruptions, pid, host, tty FROM session
+                """)
+            try db.create(table: "progress") { t in
+                t.primaryKey("session_id", .text).references("session", onDelete: .cascade)
+                t.column("position", .integer).notNull()
+                t.column("elapsed", .double).notNull()
+            }
+            try db.execute(sql: "INSERT INTO progress (session_id, position, elapsed) SELECT id, position, elapsed FROM session")
+            try db.create(table: "result") { t in
+                t.primaryKey("session_id", .text).references("session", onDelete: .cascade)
+                t.column("json", .text).notNull()
+            }
+            try db.execute(sql: "INSERT INTO result (session_id, json) SELECT id, result_json FROM session WHERE result_json IS NOT NULL")
+            try db.drop(table: "session")
+            try db.rename(table: "session_v2", to: "session")
+            try db.create(index: "answer_history_session", on: "answer_history", columns: ["session_id", "item_id"])
+        }
         return m
     }
 
-    static func encode(_ response: Response?) -> String? {
-        guard let response, let data = try? JSONEncoder().encode(response) else { return nil }
-        return String(decoding: data, as: UTF8.self)
-    }
+    // MARK: writing
 
-    static func decode(_ text: String?) -> Response? {
-        guard let text else { return nil }
-        return try? JSONDecoder().decode(Response.self, from: Data(text.utf8))
-    }
-
-    public func createSession(_ r: SessionRecord) throws {
-        let extra = String(decoding: try JSONEncoder().encode(r.extraTime), as: UTF8.self)
-        try queue.write { db in
-            try db.execute(sql: """
-                INSERT INTO session (id, assessment_id, assessment_title, fingerprint, assessment_source,
-                  assessment_path, candidate, status, end_reason, seed, extra_time, position, elapsed,
-                  started_at, ended_at, interruptions, pid, host, tty)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [
-                    r.id, r.assessmentID, r.assessmentTitle, r.fingerprint, r.assessmentSource, r.assessmentPath,
-                    r.candidate, r.status.rawValue, r.endReason?.rawValue, Int64(bitPattern: r.seed), extra,
-                    r.position, r.elapsed, r.startedAt, r.endedAt, r.interruptions, Int(r.pid), r.host, r.tty,
-                ])
+    /// Records a new session, its assessment (once per fingerprint), its first progress row
+    /// and the events that led to it, in one transaction.
+    public func createSession(_ record: SessionRecord, source: StoredAssessment, events: [JournalWrite] = []) throws {
+        try writer.write { db in
+            try AssessmentRow(fingerprint: record.fingerprint, assessmentID: record.assessmentID,
+                              title: record.assessmentTitle, path: source.path, format: source.format.rawValue,
+                              source: source.bytes).insert(db, onConflict: .ignore)
+            try StoredSessionRow(record).insert(db)
+            try ProgressRow(sessionID: record.id, position: record.position, elapsed: record.elapsed).insert(db)
+            for write in events { try Self.apply(write, session: record.id, at: record.startedAt, db) }
         }
     }
 
-    public func saveAnswer(session: String, item: String, response: Response?, at: Date) throws {
-        let json = Self.encode(response)
-        try queue.write { db in
-            try db.execute(sql: """
-                INSERT INTO answer (session_id, item_id, response, updated_at) VALUES (?, ?, ?, ?)
-                ON CONFLICT(session_id, item_id) DO UPDATE SET response = excluded.response, updated_at = excluded.updated_at
-                """, arguments: [session, item, json, at])
-            try db.execute(sql: "INSERT INTO answer_history (session_id, item_id, response, at) VALUES (?, ?, ?, ?)",
-                           arguments: [session, item, json, at])
+    /// Commits every write of one message in one durable transaction, or none of them.
+    public func commit(session: String, _ writes: [JournalWrite], at: Date) throws {
+        guard !writes.isEmpty else { return }
+        try writer.write { db in
+            for write in writes { try Self.apply(write, session: session, at: at, db) }
         }
     }
 
-    public func saveFlag(session: String, item: String, flagged: Bool) throws {
-        try queue.write { db in
-            if flagged {
-                try db.execute(sql: "INSERT OR IGNORE INTO flag (session_id, item_id) VALUES (?, ?)", arguments: [session, item])
+    static func apply(_ write: JournalWrite, session: String, at: Date, _ db: Database) throws {
+        switch write {
+        case let .answer(item, response):
+            let json = try Self.encode(response)
+            try AnswerRow(sessionID: session, itemID: item, response: json, updatedAt: at).upsert(db)
+            try AnswerHistoryRow(sessionID: session, itemID: item, response: json, at: at).insert(db)
+        case let .flag(item, on):
+            if on {
+                try FlagRow(sessionID: session, itemID: item).insert(db, onConflict: .ignore)
             } else {
-                try db.execute(sql: "DELETE FROM flag WHERE session_id = ? AND item_id = ?", arguments: [session, item])
+                _ = try FlagRow.deleteOne(db, key: ["session_id": session, "item_id": item])
             }
-        }
-    }
-
-    public func savePosition(session: String, position: Int) throws {
-        try queue.write { try $0.execute(sql: "UPDATE session SET position = ? WHERE id = ?", arguments: [position, session]) }
-    }
-
-    public func saveTime(session: String, elapsed: Double) throws {
-        try queue.write { try $0.execute(sql: "UPDATE session SET elapsed = ? WHERE id = ?", arguments: [elapsed, session]) }
-    }
-
-    public func log(session: String, kind: EventKind, detail: String, at: Date) throws {
-        try queue.write { db in
-            try db.execute(sql: "INSERT INTO event (session_id, at, kind, detail) VALUES (?, ?, ?, ?)",
-                           arguments: [session, at, kind.rawValue, detail])
-        }
-    }
-
-    public func setStatus(session: String, status: SessionStatus, endReason: EndReason?, endedAt: Date?) throws {
-        try queue.write { db in
+        case let .progress(position, elapsed):
+            try ProgressRow(sessionID: session, position: position, elapsed: elapsed).upsert(db)
+        case let .event(kind, detail, eventAt):
+            try EventRow(sessionID: session, at: eventAt, kind: kind.rawValue, detail: detail).insert(db)
+        case let .status(status, reason, endedAt):
             try db.execute(sql: "UPDATE session SET status = ?, end_reason = ?, ended_at = ? WHERE id = ?",
-                           arguments: [status.rawValue, endReason?.rawValue, endedAt, session])
-        }
-    }
-
-    public func noteResumed(session: String, pid: Int32) throws {
-        try queue.write { db in
+                           arguments: [status.rawValue, reason?.rawValue, endedAt, session])
+            guard db.changesCount == 1 else { throw JournalCorruption(what: "session \(session) is missing") }
+        case let .resumed(pid):
             try db.execute(sql: "UPDATE session SET status = 'active', interruptions = interruptions + 1, pid = ? WHERE id = ?",
                            arguments: [Int(pid), session])
+            guard db.changesCount == 1 else { throw JournalCorruption(what: "session \(session) is missing") }
+        case let .result(json):
+            try ResultRow(sessionID: session, json: json).upsert(db)
         }
     }
 
-    public func saveResult(session: String, json: String) throws {
-        try queue.write { try $0.execute(sql: "UPDATE session SET result_json = ? WHERE id = ?", arguments: [json, session]) }
+    static func encode(_ response: Response?) throws -> String? {
+        guard let response else { return nil }
+        return String(decoding: try JSONEncoder().encode(response), as: UTF8.self)
     }
 
-    static func record(_ row: Row) -> SessionRecord? {
-        guard let status = SessionStatus(rawValue: row["status"]) else { return nil }
-        let extraText: String = row["extra_time"]
-        let extra = (try? JSONDecoder().decode(ExtraTime.self, from: Data(extraText.utf8))) ?? .none
-        let seed: Int64 = row["seed"]
-        let reason: String? = row["end_reason"]
-        let pid: Int = row["pid"]
-        return SessionRecord(
-            id: row["id"], assessmentID: row["assessment_id"], assessmentTitle: row["assessment_title"],
-            fingerprint: row["fingerprint"], assessmentSource: row["assessment_source"],
-            assessmentPath: row["assessment_path"], candidate: row["candidate"], status: status,
-            endReason: reason.flatMap(EndReason.init(rawValue:)), seed: UInt64(bitPattern: seed), extraTime: extra,
-            position: row["position"], elapsed: row["elapsed"], startedAt: row["started_at"], endedAt: row["ended_at"],
-            interruptions: row["interruptions"], pid: Int32(truncatingIfNeeded: pid), host: row["host"], tty: row["tty"])
+    static func decode(_ text: String?, item: String) throws -> Response? {
+        guard let text else { return nil }
+        do {
+            return try JSONDecoder().decode(Response.self, from: Data(text.utf8))
+        } catch {
+            throw JournalCorruption(what: "the saved answer to \(item) cannot be read")
+        }
     }
+
+    // MARK: reading
 
     public func session(_ id: String) throws -> SessionRecord? {
-        try queue.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM session WHERE id = ?", arguments: [id]).flatMap(Self.record)
+        try writer.read { db in try Self.records(db, sql: "WHERE s.id = ?", [id]).first }
+    }
+
+    /// Sessions with one of these statuses (all when nil), oldest first.
+    public func sessions(status: [SessionStatus]?) throws -> [SessionRecord] {
+        try writer.read { db in
+            guard let status else { return try Self.records(db, sql: "ORDER BY s.started_at, s.id", []) }
+            let marks = status.map { _ in "?" }.joined(separator: ", ")
+            return try Self.records(db, sql: "WHERE s.status IN (\(marks)) ORDER BY s.started_at, s.id", status.map(\.rawValue))
         }
     }
 
-    public func sessions(status: [SessionStatus]?) throws -> [SessionRecord] {
-        try queue.read { db in
-            let rows: [Row]
-            if let status {
-                let marks = status.map { _ in "?" }.joined(separator: ", ")
-                rows = try Row.fetchAll(db, sql: "SELECT * FROM session WHERE status IN (\(marks)) ORDER BY started_at, id",
-                                        arguments: StatementArguments(status.map(\.rawValue)))
-            } else {
-                rows = try Row.fetchAll(db, sql: "SELECT * FROM session ORDER BY started_at, id")
+    static func records(_ db: Database, sql: String, _ arguments: [String]) throws -> [SessionRecord] {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT s.*, a.path AS assessment_path, p.position AS position, p.elapsed AS elapsed
+            FROM session s JOIN assessment a ON a.fingerprint = s.fingerprint
+            LEFT JOIN progress p ON p.session_id = s.id \(sql)
+            """, arguments: StatementArguments(arguments))
+        return try rows.map { row in
+            let session = try StoredSessionRow(row: row)
+            return try session.record(path: row["assessment_path"], position: row["position"] ?? 0, elapsed: row["elapsed"] ?? 0)
+        }
+    }
+
+    /// The assessment a session was launched with, exactly as it was read.
+    public func storedAssessment(fingerprint: String) throws -> StoredAssessment {
+        try writer.read { db in
+            guard let row = try AssessmentRow.fetchOne(db, key: fingerprint) else {
+                throw JournalCorruption(what: "the assessment \(fingerprint) of a session is missing")
             }
-            return rows.compactMap(Self.record)
+            guard let format = StoredAssessment.Format(rawValue: row.format) else {
+                throw JournalCorruption(what: "the assessment \(fingerprint) has an unknown format \(row.format)")
+            }
+            return StoredAssessment(bytes: row.source, path: row.path, format: format)
         }
     }
 
     public func answers(session: String) throws -> [String: Response] {
-        try queue.read { db in
+        try writer.read { db in
             var out: [String: Response] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT item_id, response FROM answer WHERE session_id = ?", arguments: [session]) {
-                if let r = Self.decode(row["response"]) { out[row["item_id"]] = r }
+            for row in try AnswerRow.filter(Column("session_id") == session).fetchAll(db) {
+                if let r = try Self.decode(row.response, item: row.itemID) { out[row.itemID] = r }
             }
             return out
         }
     }
 
+    /// Every saved version of every answer, oldest first.
+    public func history(session: String) throws -> [(item: String, response: Response?, at: Date)] {
+        try writer.read { db in
+            try AnswerHistoryRow.filter(Column("session_id") == session).order(Column("id")).fetchAll(db).map {
+                ($0.itemID, try Self.decode($0.response, item: $0.itemID), $0.at)
+            }
+        }
+    }
+
     public func flags(session: String) throws -> Set<String> {
-        try queue.read { db in
-            Set(try String.fetchAll(db, sql: "SELECT item_id FROM flag WHERE session_id = ?", arguments: [session]))
+        try writer.read { db in
+            Set(try FlagRow.filter(Column("session_id") == session).fetchAll(db).map(\.itemID))
         }
     }
 
     public func events(session: String) throws -> [JournalEvent] {
-        try queue.read { db in
-            try Row.fetchAll(db, sql: "SELECT at, kind, detail FROM event WHERE session_id = ? ORDER BY id", arguments: [session])
-                .map { JournalEvent(at: $0["at"], kind: $0["kind"], detail: $0["detail"]) }
+        try writer.read { db in
+            try EventRow.filter(Column("session_id") == session).order(Column("id")).fetchAll(db)
+                .map { JournalEvent(at: $0.at, kind: $0.kind, detail: $0.detail) }
         }
     }
 
     public func result(session: String) throws -> String? {
-        try queue.read { try String.fetchOne($0, sql: "SELECT result_json FROM session WHERE id = ?", arguments: [session]) }
+        try writer.read { db in try ResultRow.fetchOne(db, key: session)?.json }
     }
 
     /// SQLite's own view of the settings, for tests and `status`.
     public func pragmas() throws -> (journalMode: String, synchronous: Int) {
-        try queue.read { db in
+        try writer.read { db in
             let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? ""
             let sync = try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1
             return (mode, sync)
         }
+    }
+}
+
+/// An assessment as the journal keeps it: the bytes that were read (YAML, or a sealed
+/// package that stays sealed at rest), and where they came from.
+public struct StoredAssessment: Sendable, Equatable {
+    public enum Format: String, Sendable {
+        case yaml
+        case sealed
+    }
+
+    public var bytes: Data
+    public var path: String
+    public var format: Format
+
+    public init(bytes: Data, path: String, format: Format = .yaml) {
+        self.bytes = bytes
+        self.path = path
+        self.format = format
+    }
+}
+
+// MARK: records
+
+struct AssessmentRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "assessment"
+    var fingerprint: String
+    var assessmentID: String
+    var title: String
+    var path: String
+    var format: String
+    var source: Data
+
+    enum CodingKeys: String, CodingKey {
+        case fingerprint, title, path, format, source
+        case assessmentID = "assessment_id"
+    }
+}
+
+struct StoredSessionRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "session"
+    var id: String
+    var fingerprint: String
+    var assessmentID: String
+    var assessmentTitle: String
+    var candidate: String?
+    var status: String
+    var endReason: String?
+    var seed: Int64
+    var extraTime: String
+    var options: String
+    var startedAt: Date
+    var endedAt: Date?
+    var interruptions: Int
+    var pid: Int64
+    var host: String
+    var tty: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, fingerprint, candidate, status, seed, options, interruptions, pid, host, tty
+        case assessmentID = "assessment_id"
+        case assessmentTitle = "assessment_title"
+        case endReason = "end_reason"
+        case extraTime = "extra_time"
+        case startedAt = "started_at"
+        case endedAt = "ended_at"
+    }
+
+    init(_ r: SessionRecord) throws {
+        id = r.id
+        fingerprint = r.fingerprint
+        assessmentID = r.assessmentID
+        assessmentTitle = r.assessmentTitle
+        candidate = r.candidate
+        status = r.status.rawValue
+        endReason = r.endReason?.rawValue
+        seed = Int64(bitPattern: r.seed)
+        extraTime = String(decoding: try JSONEncoder().encode(r.extraTime), as: UTF8.self)
+        options = String(decoding: try JSONEncoder().encode(r.options), as: UTF8.self)
+        startedAt = r.startedAt
+        endedAt = r.endedAt
+        interruptions = r.interruptions
+        pid = Int64(r.pid)
+        host = r.host
+        tty = r.tty
+    }
+
+    func record(path: String, position: Int, elapsed: Double) throws -> SessionRecord {
+        guard let status = SessionStatus(rawValue: status) else {
+            throw JournalCorruption(what: "session \(id) has an unknown status \(self.status)")
+        }
+        let reason: EndReason?
+        if let endReason {
+            guard let r = EndReason(rawValue: endReason) else {
+                throw JournalCorruption(what: "session \(id) has an unknown end reason \(endReason)")
+            }
+            reason = r
+        } else {
+            reason = nil
+        }
+        let extra: ExtraTime
+        let launch: SessionOptions
+        do {
+            extra = try JSONDecoder().decode(ExtraTime.self, from: Data(extraTime.utf8))
+        } catch {
+            throw JournalCorruption(what: "session \(id) has an unreadable extra time \(extraTime)")
+        }
+        do {
+            launch = try JSONDecoder().decode(SessionOptions.self, from: Data(options.utf8))
+        } catch {
+            throw JournalCorruption(what: "session \(id) has unreadable launch options")
+        }
+        return SessionRecord(
+            id: id, assessmentID: assessmentID, assessmentTitle: assessmentTitle, fingerprint: fingerprint,
+            assessmentPath: path, candidate: candidate, status: status, endReason: reason,
+            seed: UInt64(bitPattern: seed), extraTime: extra, options: launch, position: position, elapsed: elapsed,
+            startedAt: startedAt, endedAt: endedAt, interruptions: interruptions, pid: Int32(truncatingIfNeeded: pid),
+            host: host, tty: tty)
+    }
+}
+
+struct ProgressRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "progress"
+    var sessionID: String
+    var position: Int
+    var elapsed: Double
+    enum CodingKeys: String, CodingKey {
+        case position, elapsed
+        case sessionID = "session_id"
+    }
+}
+
+struct AnswerRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "answer"
+    var sessionID: String
+    var itemID: String
+    var response: String?
+    var updatedAt: Date
+    enum CodingKeys: String, CodingKey {
+        case response
+        case sessionID = "session_id"
+        case itemID = "item_id"
+        case updatedAt = "updated_at"
+    }
+}
+
+struct AnswerHistoryRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "answer_history"
+    var sessionID: String
+    var itemID: String
+    var response: String?
+    var at: Date
+    enum CodingKeys: String, CodingKey {
+        case response, at
+        case sessionID = "session_id"
+        case itemID = "item_id"
+    }
+}
+
+struct FlagRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "flag"
+    var sessionID: String
+    var itemID: String
+    enum CodingKeys: String, CodingKey {
+        case sessionID = "session_id"
+        case itemID = "item_id"
+    }
+}
+
+struct EventRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "event"
+    var sessionID: String
+    var at: Date
+    var kind: String
+    var detail: String
+    enum CodingKeys: String, CodingKey {
+        case at, kind, detail
+        case sessionID = "session_id"
+    }
+}
+
+struct ResultRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "result"
+    var sessionID: String
+    var json: String
+    enum CodingKeys: String, CodingKey {
+        case json
+        case sessionID = "session_id"
     }
 }

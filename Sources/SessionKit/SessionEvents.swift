@@ -17,6 +17,8 @@ public enum EventKind: String, Sendable, Codable, CaseIterable {
     case timedOut = "timed_out"
     case submitted
     case unlocked
+    case tracerAttached = "tracer_attached"
+    case saveFailed = "save_failed"
 }
 
 public enum SessionStatus: String, Sendable, Codable {
@@ -32,6 +34,8 @@ public enum EndReason: String, Sendable, Codable, Equatable {
     case submitted
     case timedOut = "timed_out"
     case endedByProctor = "ended_by_proctor"
+    /// A practice test (no proctor passphrase) the student ended early.
+    case endedByCandidate = "ended_by_candidate"
 }
 
 /// Something that happened to a session: a key's meaning, a tick, a signal.
@@ -40,7 +44,11 @@ public enum SessionEvent: Sendable, Equatable {
     case next
     case previous
     case jump(Int)
+    /// A chosen answer (a choice, a flag of truth, an order, a match): saved at once.
     case answer(String, Response?)
+    /// Typed text changed: kept as an unsaved draft, saved after a pause, at least every
+    /// `SessionState.draftMaxAge` seconds while typing goes on, and before any way out.
+    case edit(String, Response?)
     case toggleFlag(String)
     case openReview
     case closeReview
@@ -58,16 +66,19 @@ public enum SessionEvent: Sendable, Equatable {
     case passphrase(correct: Bool)
     /// Practice mode: the student confirmed ending early.
     case endConfirmed
-    /// SIGHUP, SIGTERM, or the terminal went away.
+    /// SIGHUP, SIGTERM, any other catchable terminating signal, or the terminal went away.
     case hangUp(String)
+    /// A tracer (debugger, strace) attached to the running session.
+    case tracerAttached(pid: Int)
 }
 
-/// What the controller must do after an update; journal writes first, in order.
+/// What the runtime must do after an update: the journal writes of one message commit in
+/// one transaction before anything else happens.
 public enum SessionEffect: Sendable, Equatable {
     case saveAnswer(String, Response?)
     case saveFlag(String, Bool)
-    case savePosition(Int)
-    case saveTime(Double)
+    /// Position and active seconds used: a few bytes, whatever the assessment's size.
+    case saveProgress(position: Int, elapsed: Double)
     case log(EventKind, String)
     /// A short message for the student that does not block typing.
     case notice(String)
@@ -75,6 +86,8 @@ public enum SessionEffect: Sendable, Equatable {
     case passphraseBackoff(seconds: Int)
     /// Score, write the result, and run the end steps.
     case finish(EndReason)
+    /// Ring the terminal bell (a time warning).
+    case bell
     /// Save, mark interrupted, and run the end steps without a result.
     case interrupt(String)
 }

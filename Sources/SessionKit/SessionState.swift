@@ -1,17 +1,48 @@
 import Foundation
 import AssessmentKit
 
+/// Typed text (or an answer whose save failed) that the journal does not have yet.
+public struct Draft: Sendable, Equatable {
+    public var response: Response?
+    /// When it last changed, and when it first differed from the journal (session clock).
+    public var editedAt: Double
+    public var dirtySince: Double
+    /// Failed saves so far, when to try again, and why the last one failed.
+    public var failures = 0
+    public var retryAt = 0.0
+    public var error: String?
+}
+
+/// Whether the journal has what the student sees for one question.
+public enum AnswerSave: Sendable, Equatable {
+    /// Nothing typed or chosen yet: no mark at all.
+    case untouched
+    /// Being typed; the journal has an older version.
+    case pending
+    /// The journal has exactly this answer.
+    case saved
+    /// The last save failed (reason); it is retried.
+    case failed(String)
+}
+
 /// The assessment session as a value. `update` is the only way it changes.
 public struct SessionState: Sendable, Equatable {
     public var plan: SessionPlan
     public var status: SessionStatus
     public var endReason: EndReason?
     public var position: Int
+    /// Answers exactly as the journal has them.
     public var responses: [String: Response]
+    /// Answers the journal does not have yet (typing, or a failed save).
+    public var drafts: [String: Draft]
+    /// Items answered, typed or cleared in this session.
+    public var touched: Set<String>
     public var flags: Set<String>
     /// Active seconds used.
     public var elapsed: Double
     public var lastSavedElapsed: Double
+    /// The session clock (active seconds), for draft timing; set by the runtime.
+    public var clock: Double
     /// Seconds-left marks already announced (300, 60).
     public var warned: Set<Int>
     public var prompt: SessionPrompt?
@@ -20,6 +51,10 @@ public struct SessionState: Sendable, Equatable {
     /// Time used is saved at least this often.
     public static let timeSaveInterval = 5.0
     public static let warningMarks = [300, 60]
+    /// Typed text is saved after this pause…
+    public static let draftPause = 0.8
+    /// …and at least this often while typing goes on.
+    public static let draftMaxAge = 2.0
 
     public init(plan: SessionPlan, status: SessionStatus = .beginning, position: Int = 0,
                 responses: [String: Response] = [:], flags: Set<String> = [], elapsed: Double = 0) {
@@ -27,9 +62,12 @@ public struct SessionState: Sendable, Equatable {
         self.status = status
         self.position = position
         self.responses = responses
+        self.drafts = [:]
+        self.touched = Set(responses.keys)
         self.flags = flags
         self.elapsed = elapsed
         self.lastSavedElapsed = elapsed
+        self.clock = elapsed
         self.warned = Set(Self.warningMarks.filter { mark in plan.timeAllowed.map { Double($0) - elapsed <= Double(mark) } ?? false })
         self.prompt = nil
         self.passphraseFailures = 0
@@ -46,26 +84,48 @@ public struct SessionState: Sendable, Equatable {
 
     public var isRunning: Bool { status == .active || status == .review }
 
-    public var answeredCount: Int { plan.itemOrder.filter { responses[$0].map { !$0.isEmpty } ?? false }.count }
+    /// What the student sees as their answer: the draft when there is one.
+    public func answer(_ id: String) -> Response? {
+        if let draft = drafts[id] { return draft.response }
+        return responses[id]
+    }
 
-    public var unansweredIDs: [String] { plan.itemOrder.filter { responses[$0].map { $0.isEmpty } ?? true } }
+    public func save(_ id: String) -> AnswerSave {
+        if let draft = drafts[id] {
+            if let error = draft.error { return .failed(error) }
+            return .pending
+        }
+        return touched.contains(id) ? .saved : .untouched
+    }
+
+    func isAnswered(_ id: String) -> Bool { answer(id).map { !$0.isEmpty } ?? false }
+
+    public var answeredCount: Int { plan.itemOrder.filter(isAnswered).count }
+
+    public var unansweredIDs: [String] { plan.itemOrder.filter { !isAnswered($0) } }
 
     public var flaggedIDs: [String] { plan.itemOrder.filter { flags.contains($0) } }
 
-    /// Applies one event and says what must happen as a result.
-    public mutating func update(_ event: SessionEvent) -> [SessionEffect] {
+    /// Items whose answer the journal does not have, in test order.
+    public var unsavedIDs: [String] { plan.itemOrder.filter { drafts[$0] != nil } }
+
+    /// Applies one event and says what must happen as a result. `now` is the session
+    /// clock (active seconds), used to time drafts.
+    public mutating func update(_ event: SessionEvent, now: Double? = nil) -> [SessionEffect] {
+        if let now { clock = max(clock, now) }
         var effects = apply(event)
         // Every saved answer, flag or move also saves the time used, so a crash between
         // ticks never gives time back.
         let savesWork = effects.contains { effect in
             switch effect {
-            case .saveAnswer, .saveFlag, .savePosition: return true
+            case .saveAnswer, .saveFlag: return true
             default: return false
             }
         }
-        if savesWork && elapsed > lastSavedElapsed {
+        let savesProgress = effects.contains { if case .saveProgress = $0 { return true } else { return false } }
+        if savesWork && !savesProgress && elapsed > lastSavedElapsed {
             lastSavedElapsed = elapsed
-            effects.append(.saveTime(elapsed))
+            effects.append(.saveProgress(position: position, elapsed: elapsed))
         }
         return effects
     }
@@ -78,18 +138,22 @@ public struct SessionState: Sendable, Equatable {
         }
         if case let .hangUp(reason) = event {
             guard isRunning || status == .beginning else { return [] }
+            let saves = flushAll()
             status = .interrupted
             prompt = nil
-            return [.saveTime(elapsed), .log(.interrupted, reason), .interrupt(reason)]
+            return saves + [progress(), .log(.interrupted, reason), .interrupt(reason)]
         }
         guard isRunning else { return [] }
         switch event {
         case .began, .hangUp:
             return []
         case .next:
+            if plan.navigation == .linear && position + 1 >= plan.itemOrder.count {
+                return flushAll()
+            }
             if position + 1 < plan.itemOrder.count { return move(to: position + 1) }
             status = .review
-            return []
+            return flushAll()
         case .previous:
             guard position > 0 else { return [] }
             return move(to: position - 1)
@@ -101,23 +165,37 @@ public struct SessionState: Sendable, Equatable {
             if plan.navigation == .linear && index != position {
                 return [.notice("In this assessment you answer the question in front of you only")]
             }
-            if responses[id] == response { return [] }
+            touched.insert(id)
+            if drafts[id] == nil && responses[id] == response { return [] }
+            drafts[id] = nil
             responses[id] = response
             return [.saveAnswer(id, response)]
+        case let .edit(id, response):
+            guard let index = plan.itemOrder.firstIndex(of: id) else { return [] }
+            if plan.navigation == .linear && index != position { return [] }
+            touched.insert(id)
+            if var draft = drafts[id] {
+                draft.response = response
+                draft.editedAt = clock
+                drafts[id] = draft
+            } else if responses[id] != response {
+                drafts[id] = Draft(response: response, editedAt: clock, dirtySince: clock)
+            }
+            return []
         case let .toggleFlag(id):
             guard plan.itemOrder.contains(id) else { return [] }
             let on = !flags.contains(id)
             if on { flags.insert(id) } else { flags.remove(id) }
-            return [.saveFlag(id, on)]
+            return [.saveFlag(id, on), .notice(on ? "Question flagged" : "Flag removed")]
         case .openReview:
             status = .review
-            return []
+            return flushAll()
         case .closeReview:
             status = .active
             return []
         case .submitRequested:
             prompt = .confirmSubmit
-            return []
+            return flushAll()
         case .submitConfirmed:
             guard prompt == .confirmSubmit else { return [] }
             return finish(.submitted, log: .submitted, detail: "\(answeredCount) of \(plan.itemOrder.count) answered")
@@ -136,12 +214,19 @@ public struct SessionState: Sendable, Equatable {
         case let .resized(columns, rows):
             return [.log(.resized, "\(columns)x\(rows)")]
         case let .exitAttempt(kind):
+            let saves = flushAll()
             guard plan.policy.suspend == .block else {
                 status = .interrupted
-                return [.saveTime(elapsed), .log(.interrupted, kind), .interrupt(kind)]
+                prompt = nil
+                return saves + [progress(), .log(.interrupted, kind), .interrupt(kind)]
             }
             prompt = plan.practiceMode ? .confirmEnd : .proctor
-            return [.log(.exitAttempt, kind)]
+            return saves + [.log(.exitAttempt, kind)]
+        case let .tracerAttached(pid):
+            let saves = flushAll()
+            prompt = plan.practiceMode ? .confirmEnd : .proctor
+            return saves + [.log(.tracerAttached, "pid \(pid)"),
+                            .notice("A debugger or tracer attached to this session; ask your proctor")]
         case let .passphrase(correct):
             guard prompt == .proctor else { return [] }
             if correct {
@@ -153,21 +238,42 @@ public struct SessionState: Sendable, Equatable {
                     .notice("That passphrase is not right")]
         case .endConfirmed:
             guard prompt == .confirmEnd else { return [] }
-            return finish(.endedByProctor, log: .ended, detail: "ended early (practice mode, confirmed)")
+            return finish(.endedByCandidate, log: .ended, detail: "ended early by the candidate (practice mode)")
         }
     }
+
+    /// Turns every draft into a save (the runtime commits them with the message).
+    private mutating func flushAll() -> [SessionEffect] {
+        flush { _ in true }
+    }
+
+    private mutating func flush(where due: (Draft) -> Bool) -> [SessionEffect] {
+        var out: [SessionEffect] = []
+        for id in plan.itemOrder {
+            guard let draft = drafts[id], due(draft) else { continue }
+            drafts[id] = nil
+            responses[id] = draft.response
+            out.append(.saveAnswer(id, draft.response))
+        }
+        return out
+    }
+
+    private func progress() -> SessionEffect { .saveProgress(position: position, elapsed: elapsed) }
 
     private mutating func move(to index: Int) -> [SessionEffect] {
         if plan.navigation == .linear && index < position {
             return [.notice("This assessment does not allow going back")]
         }
         guard index != position || status == .review else { return [] }
+        let saves = flushAll()
         position = index
         status = .active
-        return [.savePosition(index)]
+        lastSavedElapsed = elapsed
+        return saves + [progress()]
     }
 
     private mutating func tick(_ now: Double) -> [SessionEffect] {
+        clock = max(clock, now)
         guard now >= elapsed else { return [] }
         elapsed = now
         var effects: [SessionEffect] = []
@@ -183,19 +289,52 @@ public struct SessionState: Sendable, Equatable {
                 let words = mark >= 60 ? "\(mark / 60) minute\(mark == 60 ? "" : "s")" : "\(mark) seconds"
                 effects.append(.log(.timeWarning, "\(words) left"))
                 effects.append(.notice("\(words.prefix(1).uppercased() + words.dropFirst()) left"))
+                effects.append(.bell)
             }
+        }
+        let clockNow = clock
+        effects += flush { draft in
+            if draft.error != nil { return clockNow >= draft.retryAt }
+            return clockNow - draft.editedAt >= Self.draftPause || clockNow - draft.dirtySince >= Self.draftMaxAge
         }
         if elapsed - lastSavedElapsed >= Self.timeSaveInterval {
             lastSavedElapsed = elapsed
-            effects.insert(.saveTime(elapsed), at: 0)
+            effects.insert(progress(), at: 0)
         }
         return effects
     }
 
     private mutating func finish(_ reason: EndReason, log kind: EventKind, detail: String) -> [SessionEffect] {
+        let saves = flushAll()
         status = .ending
         endReason = reason
         prompt = nil
-        return [.saveTime(elapsed), .log(kind, detail), .finish(reason)]
+        return saves + [progress(), .log(kind, detail), .finish(reason)]
+    }
+
+    /// The state after a message whose journal commit failed: `next` is not adopted for
+    /// what the journal would have recorded. Answers stay unsaved drafts with the reason,
+    /// retried with a growing delay; a way out that could not be recorded is not taken.
+    public func afterFailedCommit(next: SessionState, effects: [SessionEffect], error: String) -> SessionState {
+        let ending = next.status == .ending || next.status == .interrupted
+        var held = ending ? self : next
+        if ending {
+            held.elapsed = next.elapsed
+            held.warned = next.warned
+        }
+        held.prompt = ending ? nil : next.prompt
+        for case let .saveAnswer(id, response) in effects {
+            let before = drafts[id]
+            var draft = Draft(response: response, editedAt: before?.editedAt ?? clock, dirtySince: before?.dirtySince ?? clock)
+            draft.failures = (before?.failures ?? 0) + 1
+            draft.retryAt = next.clock + min(0.5 * Double(1 << min(draft.failures - 1, 4)), 8)
+            draft.error = error
+            held.drafts[id] = draft
+            held.touched.insert(id)
+            if let committed = responses[id] { held.responses[id] = committed } else { held.responses[id] = nil }
+        }
+        // Progress and time are written again with the next commit.
+        held.lastSavedElapsed = min(lastSavedElapsed, held.lastSavedElapsed)
+        return held
     }
 }

@@ -5,7 +5,7 @@ import CNcursesw
 
 /// The ncurses edge: paints a Screen, places the cursor, and reads keys. Nothing else in
 /// Carrel calls ncurses.
-public final class Canvas {
+public final class Canvas: Terminal {
     static let pasteStartCode: Int32 = 0x6F00
     static let pasteEndCode: Int32 = 0x6F01
     static let focusInCode: Int32 = 0x6F02
@@ -104,6 +104,11 @@ public final class Canvas {
     }
 
     public func invalidate() { previous = nil }
+
+    public func bell() {
+        guard active else { return }
+        beep()
+    }
 
     /// The next key, or nil after the timeout (or at once, again and again, when the
     /// terminal has gone: the caller watches for that).

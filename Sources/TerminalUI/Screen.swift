@@ -124,10 +124,11 @@ public struct Theme: Sendable, Equatable {
         .error: Look(bold: true, reverse: true, colour: .red), .success: Look(bold: true, colour: .green), .key: Look(bold: true, underline: true),
     ])
 
-    /// `NO_COLOR` (any value) chooses mono unless a theme was named.
+    /// `NO_COLOR` (any non-empty value, as the convention says) chooses mono unless a theme
+    /// was named.
     public static func named(_ name: String?, environment: [String: String]) -> Theme? {
         switch name {
-        case nil: return environment["NO_COLOR"].map { _ in mono } ?? standard
+        case nil: return (environment["NO_COLOR"] ?? "").isEmpty ? standard : mono
         case "default": return standard
         case "mono": return mono
         case "contrast": return contrast

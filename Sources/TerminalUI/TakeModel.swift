@@ -47,8 +47,6 @@ public struct TakeModel: Sendable {
         }
     }
 
-    public enum SaveMark: Sendable, Equatable { case saved, pending, failed }
-
     public let assessment: Assessment
     public let candidate: String?
     public let timeAllowed: Int?
@@ -66,11 +64,8 @@ public struct TakeModel: Sendable {
     public var scroll = 0
     public var notice: String?
     public var noticeUntil = 0.0
-    public var save: SaveMark = .saved
-    /// Text answers typed but not yet sent to the journal, with the time of the last key.
-    public var dirty: [String: Double] = [:]
-    /// Seconds of quiet typing after which a text answer is saved.
-    public static let saveDelay = 0.8
+    /// Ring the terminal bell at the next paint (a time warning).
+    public var bell = false
 
     public init(assessment: Assessment, candidate: String?, timeAllowed: Int?, theme: Theme, screenReader: Bool) {
         self.assessment = assessment
@@ -173,12 +168,9 @@ public struct TakeModel: Sendable {
 
     mutating func sessionKey(_ key: Key, now: Double) -> [Command] {
         guard let session else { return [] }
-        // Keys that stay inside the answer keep typing cheap; any other key first sends the
-        // text typed so far, so moving, reviewing or leaving never loses it.
+        // Typed text is session state: the session saves it after a pause, while typing
+        // goes on, and before every move or way out.
         var out: [Command] = []
-        if phase == .review || session.prompt != nil || !staysInWidget(key) {
-            out = flushText(now: now, force: true)
-        }
         if let prompt = session.prompt {
             return out + promptKey(key, prompt: prompt)
         }
@@ -217,18 +209,6 @@ public struct TakeModel: Sendable {
         }
         if phase == .review { return out + reviewKey(key, session) }
         return out + widgetKey(key, session: session, now: now)
-    }
-
-    func staysInWidget(_ key: Key) -> Bool {
-        switch key {
-        case .character, .left, .right, .up, .down, .home, .end, .backspace, .delete, .shiftUp, .shiftDown:
-            return true
-        case .enter:
-            if case .essay? = currentItem?.kind { return true }
-            return false
-        default:
-            return false
-        }
     }
 
     mutating func promptKey(_ key: Key, prompt: SessionPrompt) -> [Command] {
@@ -289,7 +269,7 @@ public struct TakeModel: Sendable {
     public func editor(for item: Item) -> TextEditor {
         if let e = editors[item.id] { return e }
         let existing: String
-        switch session?.responses[item.id] {
+        switch session?.answer(item.id) {
         case let .text(s)?, let .numeric(s)?, let .essay(s)?: existing = s
         default: existing = ""
         }
@@ -304,7 +284,7 @@ public struct TakeModel: Sendable {
         case .trueFalse: return ["True", "False"]
         case let .match(pairs, _): return pairs.map(\.left)
         case .order:
-            if case let .order(current)? = session?.responses[item.id] { return current }
+            if case let .order(current)? = session?.answer(item.id) { return current }
             return displayOrder(item)
         default: return []
         }
@@ -337,7 +317,7 @@ public struct TakeModel: Sendable {
             }
         case .multiple:
             var picks: [String] = []
-            if case let .multiple(p)? = session.responses[id] { picks = p }
+            if case let .multiple(p)? = session.answer(id) { picks = p }
             func toggled(_ i: Int) -> Command {
                 let choice = opts[i]
                 let set = picks.contains(choice) ? picks.filter { $0 != choice } : picks + [choice]
@@ -368,12 +348,12 @@ public struct TakeModel: Sendable {
             }
         case .text, .numeric, .essay:
             var e = editor(for: item)
+            let before = e.text
             if e.apply(key) {
                 editors[id] = e
-                dirty[id] = now
-                save = .pending
+                if e.text != before { return [.session(.edit(id, Self.response(for: item, text: e.text)))] }
             } else if key == .enter {
-                return flushText(now: now, force: true) + [.session(.next)]
+                return [.session(.next)]
             }
         case .order:
             switch key {
@@ -398,7 +378,7 @@ public struct TakeModel: Sendable {
         case .match:
             let rights = displayOrder(item)
             var picks: [String: String] = [:]
-            if case let .match(p)? = session.responses[id] { picks = p }
+            if case let .match(p)? = session.answer(id) { picks = p }
             let left = opts[h]
             func pick(_ right: String?) -> Command {
                 var next = picks
@@ -427,32 +407,24 @@ public struct TakeModel: Sendable {
         return []
     }
 
-    /// Text answers whose typing paused long enough (or all, when `force`) go to the journal.
-    public mutating func flushText(now: Double, force: Bool) -> [Command] {
-        var out: [Command] = []
-        for (id, at) in dirty.sorted(by: { $0.key < $1.key }) where force || now - at >= Self.saveDelay {
-            guard let item = assessment.items.first(where: { $0.id == id }), let e = editors[id] else { continue }
-            dirty[id] = nil
-            let text = e.text
-            let response: Response?
-            switch item.kind {
-            case .numeric: response = text.isEmpty ? nil : .numeric(text)
-            case .essay: response = text.isEmpty ? nil : .essay(text)
-            default: response = text.isEmpty ? nil : .text(text)
-            }
-            out.append(.session(.answer(id, response)))
+    /// A typed answer as the session keeps it; empty text is no answer.
+    static func response(for item: Item, text: String) -> Response? {
+        guard !text.isEmpty else { return nil }
+        switch item.kind {
+        case .numeric: return .numeric(text)
+        case .essay: return .essay(text)
+        default: return .text(text)
         }
-        return out
     }
 
-    /// After the controller reacted: notices, the save mark, and the end of the session.
+    /// After the runtime reacted: the new state, notices, the bell.
     public mutating func apply(_ reaction: Reaction, state: SessionState, now: Double) {
         session = state
         if phase == .question || phase == .review {
             phase = state.status == .review ? .review : .question
         }
         if let last = reaction.notices.last { show(last, now: now) }
-        if reaction.saveFailed { save = .failed } else if !reaction.saved.isEmpty && dirty.isEmpty { save = .saved }
+        if reaction.bell { bell = true }
     }
 }
 

@@ -156,16 +156,22 @@ public enum Views {
         if let id = session.currentItemID, let section = a.sections.first(where: { $0.items.contains { $0.id == id } }), let t = section.title {
             info += " · " + t
         }
-        s.put(TextWidth.clip(info, to: s.width - 30), row: 1, column: 1)
         var marks: [String] = []
         if let id = session.currentItemID, session.flags.contains(id) { marks.append("⚑ flagged") }
-        switch m.save {
-        case .saved: marks.append("✓ saved")
-        case .pending: marks.append("… saving")
-        case .failed: marks.append("✗ NOT saved")
+        var failed = false
+        if let id = session.currentItemID {
+            switch session.save(id) {
+            case .untouched: break
+            case .saved: marks.append("✓ saved")
+            case .pending: marks.append("… saving")
+            case let .failed(why):
+                marks.append("✗ not saved (\(why)), retrying")
+                failed = true
+            }
         }
-        let markText = marks.joined(separator: "  ")
-        s.put(markText, row: 1, column: s.width - TextWidth.of(markText) - 1, role: m.save == .failed ? .error : .dim)
+        let markText = TextWidth.clip(marks.joined(separator: "  "), to: max(10, s.width / 2))
+        s.put(TextWidth.clip(info, to: max(10, s.width - TextWidth.of(markText) - 4)), row: 1, column: 1)
+        s.put(markText, row: 1, column: s.width - TextWidth.of(markText) - 1, role: failed ? .error : .dim)
         rule(&s, row: 2)
     }
 
@@ -214,7 +220,7 @@ public enum Views {
         let rows = height - 7
         let offset = max(0, min(m.reviewHighlight - rows / 2, items.count - rows))
         for (i, id) in items.enumerated() where i >= offset && i < offset + rows {
-            let answered = session.responses[id].map { !$0.isEmpty } ?? false
+            let answered = session.answer(id).map { !$0.isEmpty } ?? false
             let flagged = session.flags.contains(id)
             let prompt = m.assessment.items.first { $0.id == id }?.prompt ?? id
             let mark = (answered ? "✓ answered    " : "○ unanswered  ") + (flagged ? "⚑ " : "  ")
@@ -287,6 +293,7 @@ public enum Views {
         case .submitted: headline = "✓ Your answers were submitted."
         case .timedOut: headline = "⏱ Time is up: your answers were saved and submitted."
         case .endedByProctor: headline = "The proctor ended this session. Your answers were saved."
+        case .endedByCandidate: headline = "You ended this practice session. Your answers were saved."
         }
         s.put(headline, row: 3, column: 2, role: .success)
         var row = 5

@@ -14,7 +14,7 @@ public enum Widgets {
 
     static func lines(_ m: TakeModel, item: Item, session: SessionState, width: Int) -> Output {
         var out = Output()
-        let response = session.responses[item.id]
+        let response = session.answer(item.id)
         let h = m.highlight[item.id] ?? 0
         switch item.kind {
         case .choice, .trueFalse:

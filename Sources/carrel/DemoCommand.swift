@@ -67,7 +67,7 @@ final class DemoApp {
     let theme: Theme
     var canvas: Canvas
     var model: DemoModel
-    var controller: SessionController?
+    var controller: SessionRuntime?
     var archived: [String] = []
     var quit = false
     var lastStatusCheck = 0.0
@@ -98,8 +98,10 @@ final class DemoApp {
         while !quit {
             for event in input.next() { handle(event) }
             if let c = controller {
+                // The demo shows what happened through the event log, not the reactions.
                 _ = c.pollSignals()
                 _ = c.tick()
+                if case .interrupted? = c.outcome { quit = true }
                 if c.outcome != nil { sessionFinished() }
             }
             refresh()
@@ -123,17 +125,17 @@ final class DemoApp {
             for k in keys { key(k) }
         case let .paste(count, keys):
             if let c = controller {
-                _ = c.handle(.pasteAttempt(characters: count))
+                _ = c.send(.pasteAttempt(characters: count))
             } else {
                 for k in keys { _ = model.field.apply(k) }
             }
         case let .focus(on):
-            _ = controller?.handle(on ? .focusRegained : .focusLost)
+            _ = controller?.send(on ? .focusRegained : .focusLost)
         case .resize:
             let (w, h) = canvas.size
-            _ = controller?.handle(.resized(columns: w, rows: h))
+            _ = controller?.send(.resized(columns: w, rows: h))
         case .lost:
-            if let c = controller { _ = c.handle(.hangUp("terminal lost")) }
+            if let c = controller { _ = c.send(.hangUp("terminal lost")) }
             quit = true
         }
     }
@@ -151,14 +153,14 @@ final class DemoApp {
         case .function(10), .control("q"): quit = true
         case .control("c"), .control("z"), .control("\\"):
             if let c = controller {
-                _ = c.handle(.exitAttempt(k == .control("c") ? "Ctrl-C" : (k == .control("z") ? "Ctrl-Z" : "Ctrl-\\")))
-                _ = c.handle(.cancelPrompt)
+                _ = c.send(.exitAttempt(k == .control("c") ? "Ctrl-C" : (k == .control("z") ? "Ctrl-Z" : "Ctrl-\\")))
+                _ = c.send(.cancelPrompt)
             } else if k == .control("c") {
                 quit = true
             }
         default:
             if model.field.apply(k), let c = controller {
-                _ = c.handle(.answer("try-field", model.field.text.isEmpty ? nil : .text(model.field.text)))
+                _ = c.send(.answer("try-field", model.field.text.isEmpty ? nil : .text(model.field.text)))
             }
         }
     }
@@ -166,9 +168,9 @@ final class DemoApp {
     func beginSession() {
         guard controller == nil else { return }
         do {
-            controller = try SessionController.begin(
-                assessment: assessment, source: DemoCommand.sessionYAML, path: "(demo)", candidate: "Demo",
-                extraTime: .none, context: context,
+            controller = try SessionRuntime.begin(
+                assessment: assessment, source: StoredAssessment(bytes: Data(DemoCommand.sessionYAML.utf8), path: "(demo)"),
+                candidate: "Demo", extraTime: .none, context: context,
                 enterUI: { [canvas] in canvas.setReports(true) }, leaveUI: { [canvas] in canvas.setReports(false) })
             model.field = TextEditor()
         } catch {
@@ -179,29 +181,38 @@ final class DemoApp {
 
     func endSession() {
         guard let c = controller else { return }
-        _ = c.handle(.exitAttempt(DemoModel.endRequest))
-        _ = c.handle(.endConfirmed)
+        _ = c.send(.exitAttempt(DemoModel.endRequest))
+        _ = c.send(.endConfirmed)
         sessionFinished()
     }
 
     func sessionFinished() {
         guard let c = controller else { return }
-        archived += DemoModel.describe((try? c.journal.events(session: c.record.id)) ?? [])
+        archived += events(of: c)
         controller = nil
         lastStatusCheck = 0
+    }
+
+    /// The session's events in words; a journal that cannot be read says so in the log.
+    func events(of c: SessionRuntime) -> [String] {
+        do {
+            return DemoModel.describe(try c.journal.events(session: c.record.id))
+        } catch {
+            return ["The journal cannot be read: \(error)"]
+        }
     }
 
     func refresh() {
         var lines = archived
         if let c = controller {
-            lines += DemoModel.describe((try? c.journal.events(session: c.record.id)) ?? [])
+            lines += events(of: c)
         }
         model.log = lines
         model.sessionActive = controller != nil
         let now = monotonic()
         guard now - lastStatusCheck >= 1 else { return }
         lastStatusCheck = now
-        switch SessionLock.inspect(path: context.location.lockPath) {
+        switch context.lock.inspect() {
         case .free:
             model.lockStatus = "No session — the lock is free"
         case let .held(holder?):
@@ -218,7 +229,7 @@ final class DemoApp {
         guard let workshop else { return }
         do {
             var take = try TakeCommand.parse([workshop, "--candidate", "Workshop"] + (state.stateDir.map { ["--state-dir", $0] } ?? []))
-            take.theme = theme.name
+            take.display.theme = ThemeName(rawValue: theme.name)
             try take.run()
             note("Workshop test finished")
         } catch {

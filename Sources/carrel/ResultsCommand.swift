@@ -55,22 +55,38 @@ struct ResultsData {
 
     init(_ state: StateOptions) throws(CarrelFailure) {
         journal = try state.existingJournal()
-        let all = (try? journal?.sessions(status: nil)) ?? []
-        records = all
-        if let journal, let w = try? SessionController.waiting(journal: journal, location: state.location) {
-            waiting = Set(w.map(\.id))
-        } else {
+        guard let journal else {
+            records = []
             waiting = []
+            return
+        }
+        do {
+            records = try journal.sessions(status: nil)
+            waiting = Set(try SessionRuntime.waiting(journal: journal, context: state.context(needsTerminal: false)).map(\.id))
+        } catch {
+            throw CarrelFailure(status: .cannotCreate, message: "cannot read the journal \(state.location.journalPath): \(error)")
         }
     }
 
-    func result(_ id: String) -> ResultDocument? {
-        guard let text = (try? journal?.result(session: id)) ?? nil else { return nil }
-        return try? JSONDecoder().decode(ResultDocument.self, from: Data(text.utf8))
+    func result(_ id: String) throws(CarrelFailure) -> ResultDocument? {
+        do {
+            guard let text = try journal?.result(session: id) else { return nil }
+            return try JSONDecoder().decode(ResultDocument.self, from: Data(text.utf8))
+        } catch {
+            throw CarrelFailure(status: .cannotCreate, message: "the journal's result of session \(id) cannot be read: \(error)")
+        }
     }
 
-    func integrity(_ r: SessionRecord) -> IntegrityReport {
-        IntegrityReport(events: (try? journal?.events(session: r.id)) ?? [], interruptions: r.interruptions)
+    func integrity(_ r: SessionRecord) throws(CarrelFailure) -> IntegrityReport {
+        IntegrityReport(events: try events(r), interruptions: r.interruptions)
+    }
+
+    func events(_ r: SessionRecord) throws(CarrelFailure) -> [JournalEvent] {
+        do {
+            return try journal?.events(session: r.id) ?? []
+        } catch {
+            throw CarrelFailure(status: .cannotCreate, message: "the journal's events of session \(r.id) cannot be read: \(error)")
+        }
     }
 }
 
@@ -83,8 +99,8 @@ struct ListResults: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let data = try ResultsData(state)
-            let rows = filters.apply(data.records, waiting: data.waiting).map { r -> SessionRow in
-                let result = data.result(r.id)
+            let rows = try filters.apply(data.records, waiting: data.waiting).map { r throws(CarrelFailure) -> SessionRow in
+                let result = try data.result(r.id)
                 return SessionRow(session: r.id, candidate: r.candidate, assessment: r.assessmentID,
                                   status: ResultFilters.status(r, waiting: data.waiting), points: result?.score.points,
                                   max: result?.score.max, started: Timestamp.iso(r.startedAt),
@@ -130,9 +146,9 @@ struct ShowResult: ParsableCommand {
                     ? "no session \(session); `carrel results list` shows them"
                     : "\(session) matches \(matches.count) sessions; give more characters")
             }
-            let integrity = data.integrity(record)
-            let result = data.result(record.id)
-            let events = (try? data.journal?.events(session: record.id)) ?? []
+            let integrity = try data.integrity(record)
+            let result = try data.result(record.id)
+            let events = try data.events(record)
             if json {
                 struct Output: Encodable {
                     var result: ResultDocument?
@@ -197,8 +213,9 @@ struct ExportResults: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let data = try ResultsData(state)
-            let chosen = filters.apply(data.records, waiting: data.waiting).compactMap { r -> (ResultDocument, IntegrityReport)? in
-                data.result(r.id).map { ($0, data.integrity(r)) }
+            var chosen: [(ResultDocument, IntegrityReport)] = []
+            for r in filters.apply(data.records, waiting: data.waiting) {
+                if let result = try data.result(r.id) { chosen.append((result, try data.integrity(r))) }
             }
             let text = format == "csv" ? CSV.export(chosen) : JSONText.pretty(chosen.map(\.0))
             if let out {

@@ -2,12 +2,13 @@ import ArgumentParser
 import Foundation
 import Lockdown
 import SessionKit
+import TerminalUI
 
 /// `--state-dir`, shared by every command that touches sessions.
 struct StateOptions: ParsableArguments {
     @Option(name: .customLong("state-dir"), help: ArgumentHelp(
         "Keep the journal, results and lock here (also CARREL_STATE_DIR).",
-        discussion: "Default: $XDG_STATE_HOME/carrel or ~/.local/state/carrel; the lock goes to $XDG_RUNTIME_DIR/carrel when that is set.",
+        discussion: "Default: $XDG_STATE_HOME/carrel or ~/.local/state/carrel. The session lock always lives beside the journal.",
         valueName: "dir"))
     var stateDir: String?
 
@@ -17,27 +18,53 @@ struct StateOptions: ParsableArguments {
 
     /// The journal when one exists; nil before the first session (nothing is created).
     func existingJournal() throws(CarrelFailure) -> Journal? {
-        let path = location.journalPath
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
         do {
-            return try Journal(path: path)
+            guard let writer = try SecureStateStorage(location: location).openJournal(create: false) else { return nil }
+            return try Journal(writer: writer)
         } catch {
-            throw CarrelFailure(status: .cannotCreate, message: "\(error)")
+            throw CarrelFailure(status: .cannotCreate, message: "cannot open the journal \(location.journalPath): \(error)")
         }
     }
 
     func context(needsTerminal: Bool) -> SessionContext {
-        let environment = ProcessInfo.processInfo.environment
-        return SessionContext(
-            location: location,
-            pasteboards: Pasteboards.system(environment: environment, terminal: ControllingTerminal()),
-            facts: EnvironmentProbe.probe(environment: environment),
-            needsTerminal: needsTerminal)
+        SessionContext.system(location: location, environment: ProcessInfo.processInfo.environment,
+                              needsTerminal: needsTerminal, terminal: ControllingTerminal())
     }
+}
+
+/// How the test looks and speaks; shared by `take` and `resume`.
+struct DisplayOptions: ParsableArguments {
+    @Flag(name: .customLong("screen-reader"), help: "Keep the cursor on the focused element and never redraw by itself.")
+    var screenReader = false
+    @Option(help: "The colour theme (NO_COLOR selects mono).") var theme: ThemeName?
+
+    /// The theme chosen here, else the one the session was launched with, else the default.
+    func resolvedTheme(launched: String? = nil) -> Theme {
+        Theme.named(theme?.rawValue ?? launched, environment: ProcessInfo.processInfo.environment) ?? .standard
+    }
+}
+
+enum ThemeName: String, CaseIterable, ExpressibleByArgument {
+    case `default`, mono, contrast
+}
+
+extension ExtraTime: ExpressibleByArgument {
+    public init?(argument: String) { self.init(parsing: argument) }
+    public static var defaultCompletionKind: CompletionKind { .list(["1.5", "+15m", "unlimited"]) }
 }
 
 extension SessionError {
     var failure: CarrelFailure {
         CarrelFailure(status: ExitStatus(rawValue: exitCode) ?? .internalError, message: description)
+    }
+}
+
+extension TakeApp.Exit {
+    /// Prints the closing line, or fails with it.
+    func conclude() throws(CarrelFailure) {
+        guard code == 0 else {
+            throw CarrelFailure(status: ExitStatus(rawValue: code) ?? .internalError, message: line)
+        }
+        if !line.isEmpty { FileOutput.standardOutput.write(line + "\n") }
     }
 }

@@ -55,7 +55,12 @@ struct StatusCommand: ParsableCommand {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
                 encoder.keyEncodingStrategy = .convertToSnakeCase
-                let data = (try? encoder.encode(output)) ?? Data()
+                let data: Data
+                do {
+                    data = try encoder.encode(output)
+                } catch {
+                    throw CarrelFailure(status: .internalError, message: "cannot encode the status as JSON: \(error)")
+                }
                 FileOutput.standardOutput.write(String(decoding: data, as: UTF8.self) + "\n")
             } else {
                 FileOutput.standardOutput.write(text(output))
@@ -64,35 +69,40 @@ struct StatusCommand: ParsableCommand {
     }
 
     func collect() throws(CarrelFailure) -> Output {
-        let location = state.location
+        let context = state.context(needsTerminal: false)
         let journal = try state.existingJournal()
         var lock = LockInfo(held: false, holder: nil, session: nil)
-        if case let .held(holder) = SessionLock.inspect(path: location.lockPath) {
-            lock.held = true
-            lock.holder = holder
-            if let id = holder?.session, let record = try? journal?.session(id) {
-                lock.session = summary(record, journal: journal)
+        do {
+            if case let .held(holder) = context.lock.inspect() {
+                lock.held = true
+                lock.holder = holder
+                if let id = holder?.session, let journal, let record = try journal.session(id) {
+                    lock.session = try summary(record, journal: journal)
+                }
             }
-        }
-        var interrupted: [SessionSummary] = []
-        if let journal {
-            do {
-                interrupted = try SessionController.waiting(journal: journal, location: location).map { record in
-                    var s = summary(record, journal: journal)
+            var interrupted: [SessionSummary] = []
+            if let journal {
+                interrupted = try SessionRuntime.waiting(journal: journal, context: context).map { record in
+                    var s = try summary(record, journal: journal)
                     // Still marked active with no live holder: its process is gone.
                     s.status = "interrupted"
                     return s
                 }
-            } catch {
-                throw error.failure
             }
+            return Output(stateDirectory: context.location.stateDirectory, lock: lock, interrupted: interrupted)
+        } catch let error as SessionError {
+            throw error.failure
+        } catch let error as CarrelFailure {
+            throw error
+        } catch {
+            throw CarrelFailure(status: .cannotCreate, message: "cannot read the journal \(context.location.journalPath): \(error)")
         }
-        return Output(stateDirectory: location.stateDirectory, lock: lock, interrupted: interrupted)
     }
 
-    func summary(_ record: SessionRecord, journal: Journal?) -> SessionSummary {
-        let assessment = try? SessionController.storedAssessment(record)
-        let answers = (try? journal?.answers(session: record.id)) ?? [:]
+    func summary(_ record: SessionRecord, journal: Journal) throws -> SessionSummary {
+        // A journal whose assessment cannot be read still has a status to show.
+        let assessment = try? SessionRuntime.readYAML(try SessionRuntime.stored(record, journal: journal))
+        let answers = try journal.answers(session: record.id)
         let answered = answers.values.filter { !$0.isEmpty }.count
         let allowed = assessment.flatMap { record.extraTime.apply(to: $0.timeLimit) }
         return SessionSummary(

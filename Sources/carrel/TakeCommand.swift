@@ -23,20 +23,13 @@ struct TakeCommand: ParsableCommand {
 
     @Argument(help: "The assessment file (.yaml).") var file: String
     @Option(help: "The candidate's name, shown on screen and in the result.") var candidate: String?
-    @Option(name: .customLong("extra-time"), help: "Extra time: a multiplier (1.5), fixed minutes (+15m), or unlimited.")
-    var extraTime: String?
-    @Flag(name: .customLong("screen-reader"), help: "Keep the cursor on the focused element and never redraw by itself.")
-    var screenReader = false
-    @Option(help: "default, mono (also chosen by NO_COLOR) or contrast.") var theme: String?
+    @Option(name: .customLong("extra-time"), help: ArgumentHelp(
+        "Extra time: a multiplier (1.5), fixed minutes (+15m), or unlimited.", valueName: "time"))
+    var extraTime: ExtraTime?
+    @OptionGroup var display: DisplayOptions
     @OptionGroup var state: StateOptions
 
     func validate() throws {
-        if let extraTime, ExtraTime(parsing: extraTime) == nil {
-            throw ValidationError("--extra-time takes a multiplier from 1 to 10 (1.5), added time (+15m), or unlimited; not \"\(extraTime)\"")
-        }
-        if let theme, Theme.named(theme, environment: [:]) == nil {
-            throw ValidationError("--theme is default, mono or contrast; not \"\(theme)\"")
-        }
         if let candidate, candidate.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             throw ValidationError("--candidate contains control characters")
         }
@@ -46,22 +39,22 @@ struct TakeCommand: ParsableCommand {
         try reportingFailures {
             let loaded = try AssessmentFile.load(file)
             let assessment = try AssessmentFile.validated(file)
-            let source = String(decoding: loaded.bytes, as: UTF8.self)
-            let extra = extraTime.flatMap(ExtraTime.init(parsing:)) ?? ExtraTime.none
+            let extra = extraTime ?? ExtraTime.none
             let context = state.context(needsTerminal: true)
             try Launcher.precheck(assessment: assessment, context: context)
-            let environment = ProcessInfo.processInfo.environment
+            let theme = display.resolvedTheme()
             let model = TakeModel(
                 assessment: assessment, candidate: candidate,
                 timeAllowed: extra.apply(to: assessment.timeLimit).map { min($0, assessment.policy.maxDuration) },
-                theme: Theme.named(theme, environment: environment) ?? .standard, screenReader: screenReader)
-            let app = SessionApp(model: model)
-            let (status, line) = app.run { app throws(SessionError) in
-                try SessionController.begin(
-                    assessment: assessment, source: source, path: file, candidate: candidate, extraTime: extra,
-                    context: context, enterUI: { app.canvas.setReports(true) }, leaveUI: { app.canvas.setReports(false) })
-            }
-            try Launcher.finish(status, line)
+                theme: theme, screenReader: display.screenReader)
+            let app = TakeApp(model: model, terminal: Canvas(theme: theme))
+            let options = SessionOptions(theme: display.theme?.rawValue, screenReader: display.screenReader)
+            let source = StoredAssessment(bytes: Data(loaded.bytes), path: file)
+            try app.run { app throws(SessionError) in
+                try SessionRuntime.begin(
+                    assessment: assessment, source: source, candidate: candidate, extraTime: extra, options: options,
+                    context: context, enterUI: { app.terminal.setReports(true) }, leaveUI: { app.terminal.setReports(false) })
+            }.conclude()
         }
     }
 }
@@ -72,49 +65,48 @@ struct ResumeCommand: ParsableCommand {
         abstract: "Continue an interrupted session where it stopped (proctor).",
         discussion: """
             After a crash, kill -9, SIGHUP or power loss, the session continues with the same \
-            question order, every saved answer and flag, the same position, and the time that \
-            was left. Asks the proctor passphrase when the assessment has one.
+            question order, every saved answer and flag, the same position, the time that was \
+            left, and the theme and screen-reader mode it was launched with. Asks the proctor \
+            passphrase when the assessment has one. Refused (exit 75) while the session's \
+            process is still running, from whatever shell it is asked.
             """
     )
 
     @Argument(help: "The session id (or its first characters); needed only when several wait.")
     var session: String?
-    @Flag(name: .customLong("screen-reader"), help: "Keep the cursor on the focused element and never redraw by itself.")
-    var screenReader = false
-    @Option(help: "default, mono (also chosen by NO_COLOR) or contrast.") var theme: String?
+    @OptionGroup var display: DisplayOptions
     @OptionGroup var state: StateOptions
 
     func run() throws {
         try reportingFailures {
-            let location = state.location
-            if case let .held(holder) = SessionLock.inspect(path: location.lockPath) {
+            let context = state.context(needsTerminal: true)
+            if case let .held(holder) = context.lock.inspect() {
                 throw SessionError.lockHeld(holder).failure
             }
             guard let journal = try state.existingJournal() else { throw SessionError.nothingToResume.failure }
             let record: SessionRecord
             let assessment: Assessment
             do {
-                let waiting = try SessionController.waiting(journal: journal, location: location)
-                record = try SessionController.pick(session, from: waiting)
-                assessment = try SessionController.storedAssessment(record)
+                let waiting = try SessionRuntime.waiting(journal: journal, context: context)
+                record = try SessionRuntime.pick(session, from: waiting)
+                assessment = try SessionRuntime.readYAML(try SessionRuntime.stored(record, journal: journal))
             } catch let error as SessionError {
                 throw error.failure
             }
-            try ProctorCheck.require(for: record, journal: journal, action: "resume")
-            let context = state.context(needsTerminal: true)
+            try ProctorCheck.require(for: record, assessment: assessment, journal: journal, action: "resume")
+            let theme = display.resolvedTheme(launched: record.options.theme)
             var model = TakeModel(
                 assessment: assessment, candidate: record.candidate,
                 timeAllowed: record.extraTime.apply(to: assessment.timeLimit).map { min($0, assessment.policy.maxDuration) },
-                theme: Theme.named(theme, environment: ProcessInfo.processInfo.environment) ?? .standard, screenReader: screenReader)
+                theme: theme, screenReader: display.screenReader || record.options.screenReader == true)
             model.phase = .question
             model.show("Session resumed: your answers, flags and time are restored", now: SessionClock.system.monotonic())
-            let app = SessionApp(model: model)
-            let (status, line) = app.run { app throws(SessionError) in
-                try SessionController.resume(
+            let app = TakeApp(model: model, terminal: Canvas(theme: theme))
+            try app.run { app throws(SessionError) in
+                try SessionRuntime.resume(
                     sessionID: record.id, context: context,
-                    enterUI: { app.canvas.setReports(true) }, leaveUI: { app.canvas.setReports(false) })
-            }
-            try Launcher.finish(status, line)
+                    enterUI: { app.terminal.setReports(true) }, leaveUI: { app.terminal.setReports(false) })
+            }.conclude()
         }
     }
 }
@@ -125,20 +117,23 @@ enum Launcher {
         guard isatty(0) == 1, isatty(1) == 1 else {
             throw CarrelFailure(status: .refused, message: "`carrel take` needs a terminal on standard input and output")
         }
-        let refusals = Preflight.refusals(context.facts, policy: assessment.policy, needsTerminal: true)
+        let refusals = context.gate.refusals(policy: assessment.policy, needsTerminal: true)
         if !refusals.isEmpty { throw SessionError.refused(refusals).failure }
-        if case let .held(holder) = SessionLock.inspect(path: context.location.lockPath) {
+        if case let .held(holder) = context.lock.inspect() {
             throw SessionError.lockHeld(holder).failure
         }
-        if FileManager.default.fileExists(atPath: context.location.journalPath),
-           let journal = try? Journal(path: context.location.journalPath),
-           let waiting = try? SessionController.waiting(journal: journal, location: context.location), !waiting.isEmpty {
-            throw SessionError.interruptedSessions(waiting).failure
+        let journal: Journal?
+        do {
+            journal = try context.storage.openJournal(create: false).map { try Journal(writer: $0) }
+        } catch {
+            throw CarrelFailure(status: .cannotCreate, message: "cannot open the journal \(context.location.journalPath): \(error); choose another state directory with --state-dir")
         }
-    }
-
-    static func finish(_ status: ExitStatus, _ line: String) throws(CarrelFailure) {
-        guard status == .ok else { throw CarrelFailure(status: status, message: line) }
-        if !line.isEmpty { FileOutput.standardOutput.write(line + "\n") }
+        guard let journal else { return }
+        do throws(SessionError) {
+            let waiting = try SessionRuntime.waiting(journal: journal, context: context)
+            if !waiting.isEmpty { throw SessionError.interruptedSessions(waiting) }
+        } catch {
+            throw error.failure
+        }
     }
 }

@@ -29,8 +29,8 @@ struct UnlockCommand: ParsableCommand {
     func run() throws {
         SignalGuard.unblockRelied()
         try reportingFailures {
-            let location = state.location
-            if case let .held(holder) = SessionLock.inspect(path: location.lockPath) {
+            let context = state.context(needsTerminal: false)
+            if case let .held(holder) = context.lock.inspect() {
                 let who = holder.map { "\($0.summary), session \($0.session)" } ?? "a session that is starting"
                 throw CarrelFailure(status: .lockActive, message: "refusing to unlock: the session holding the lock is still running (\(who)); end it at its terminal with the proctor passphrase — unlock is for sessions whose process has gone")
             }
@@ -38,37 +38,40 @@ struct UnlockCommand: ParsableCommand {
                 FileOutput.standardOutput.write("Nothing to unlock: no session has run with this state directory.\n")
                 return
             }
-            let waiting: [SessionRecord]
+            let chosen: [(SessionRecord, Assessment)]
             do {
-                waiting = try SessionController.waiting(journal: journal, location: location)
+                let waiting = try SessionRuntime.waiting(journal: journal, context: context)
+                if waiting.isEmpty {
+                    FileOutput.standardOutput.write("Nothing to unlock: the lock is free and no session is interrupted.\n")
+                    return
+                }
+                let records = try session.map { id throws(SessionError) in [try SessionRuntime.pick(id, from: waiting)] } ?? waiting
+                chosen = try records.map { record throws(SessionError) in
+                    (record, try SessionRuntime.readYAML(try SessionRuntime.stored(record, journal: journal)))
+                }
             } catch let error as SessionError {
                 throw error.failure
             }
-            if waiting.isEmpty {
-                FileOutput.standardOutput.write("Nothing to unlock: the lock is free and no session is interrupted.\n")
-                return
-            }
-            let chosen: [SessionRecord]
-            do {
-                chosen = try session.map { [try SessionController.pick($0, from: waiting)] } ?? waiting
-            } catch let error as SessionError {
-                throw error.failure
-            }
-            for record in chosen {
-                try ProctorCheck.require(for: record, journal: journal, action: "unlock")
-                do {
-                    for ended in try Unlock.run(sessionID: record.id, context: state.context(needsTerminal: false)) {
-                        let answered = ended.result.items.filter { $0.outcome != .unanswered }.count
-                        var line = "Session \(ended.result.session) (\(ended.result.candidate ?? "no candidate")) ended by the proctor; "
-                        line += "\(answered) of \(ended.result.items.count) answered."
-                        if let path = ended.resultPath { line += " Result: \(path)" }
-                        FileOutput.standardOutput.write(line + "\n")
-                        if let error = ended.writeError {
-                            throw CarrelFailure(status: .cannotCreate, message: "the result is in the journal but its file could not be written: \(error)")
-                        }
-                    }
-                } catch let error as SessionError {
+            for (record, assessment) in chosen {
+                try ProctorCheck.require(for: record, assessment: assessment, journal: journal, action: "unlock")
+                let endings: [Ending]
+                do throws(SessionError) {
+                    endings = try SessionRuntime.unlock(sessionID: record.id, context: context)
+                } catch {
                     throw error.failure
+                }
+                for ending in endings {
+                    guard let result = ending.result, ending.recorded else {
+                        throw CarrelFailure(status: .cannotCreate, message: "session \(record.id) could not be ended: \(ending.problem ?? "the journal refused the result"); it still waits for the proctor — free space in \(state.location.stateDirectory) and run `carrel unlock` again")
+                    }
+                    let answered = result.items.filter { $0.outcome != .unanswered }.count
+                    var line = "Session \(result.session) (\(result.candidate ?? "no candidate")) ended by the proctor; "
+                    line += "\(answered) of \(result.items.count) answered."
+                    if let path = ending.resultPath { line += " Result: \(path)" }
+                    FileOutput.standardOutput.write(line + "\n")
+                    if let problem = ending.problem {
+                        throw CarrelFailure(status: .cannotCreate, message: problem)
+                    }
                 }
             }
             FileOutput.standardOutput.write("The lock is free.\n")
@@ -79,19 +82,17 @@ struct UnlockCommand: ParsableCommand {
 /// The proctor passphrase gate for `resume` and `unlock`: a few tries, growing delays, each
 /// failure logged; nothing is asked in practice mode.
 enum ProctorCheck {
-    static func require(for record: SessionRecord, journal: Journal, action: String) throws(CarrelFailure) {
-        let assessment: Assessment
-        do {
-            assessment = try SessionController.storedAssessment(record)
-        } catch {
-            throw error.failure
-        }
+    static func require(for record: SessionRecord, assessment: Assessment, journal: Journal, action: String) throws(CarrelFailure) {
         guard let hash = assessment.proctor.passphrase else { return }
         let reader = SecretReader()
         for attempt in 1...UnlockCommand.attempts {
             let typed = try reader.read(prompt: "Proctor passphrase to \(action) \(record.id.prefix(8)) (\(record.candidate ?? "no candidate")): ")
             if hash.verify(typed) { return }
-            try? journal.log(session: record.id, kind: .passphraseFailed, detail: "\(action), attempt \(attempt)", at: Date())
+            do {
+                try journal.commit(session: record.id, [.event(.passphraseFailed, "\(action), attempt \(attempt)", at: Date())], at: Date())
+            } catch {
+                throw CarrelFailure(status: .cannotCreate, message: "cannot record a failed passphrase attempt in the journal (\(error)); nothing was changed")
+            }
             if attempt < UnlockCommand.attempts {
                 FileOutput.standardError.write("That passphrase is not right.\n")
                 sleep(UInt32(1 << (attempt - 1)))

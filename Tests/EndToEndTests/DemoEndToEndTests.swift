@@ -42,7 +42,7 @@ struct DemoEndToEndTests {
         #expect(t.waitFor("demo", "Session ended") != nil)
         let ended = t.screen("demo")
         #expect(ended.contains("Pasteboards cleared on exit: tmux (cleared 2 buffers)"), "\(ended)")
-        #expect(SessionLock.inspect(path: t.location.lockPath) == .free)
+        #expect(t.location.lockState == .free)
         #expect(t.buffers.isEmpty, "buffers made during the session are gone")
         #expect(t.screen("demo").components(separatedBy: "Session ended").count == 2, "logged once")
         t.keys("demo", "F10")

@@ -49,7 +49,7 @@ extension TmuxHarness {
     }
 
     var holderPid: Int32? {
-        if case let .held(holder?) = SessionLock.inspect(path: location.lockPath) { return holder.pid }
+        if case let .held(holder?) = location.lockState { return holder.pid }
         return nil
     }
 }
@@ -121,7 +121,7 @@ struct TakeEndToEndTests {
         #expect(result.items.first { $0.id == "largest" }?.response == .string("Russia"))
         #expect(result.items.first { $0.id == "island-countries" }?.response.arrayCount == 3)
         #expect(result.items.filter(\.flagged).map(\.id) == ["ottawa-true"])
-        #expect(SessionLock.inspect(path: t.location.lockPath) == .free)
+        #expect(t.location.lockState == .free)
     }
 
     @Test(.timeLimit(.minutes(2)))

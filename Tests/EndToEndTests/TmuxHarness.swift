@@ -131,7 +131,7 @@ final class TmuxHarness {
 
     var location: StateLocation { StateLocation.resolve(explicit: stateDir, environment: [:]) }
 
-    func journal() throws -> Journal { try Journal(path: location.journalPath) }
+    func journal() throws -> Journal { try Journal(location: location) }
 
     func result(_ session: String? = nil) throws -> ResultDocument? {
         let dir = location.resultsDirectory

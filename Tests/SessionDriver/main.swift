@@ -1,11 +1,12 @@
-// A headless front end for the session controller, used only by the test suite: it drives
-// the real controller, journal, lock, pasteboards and signal guard from lines on stdin, and
+// A headless front end for the session runtime, used only by the test suite: it drives
+// the real runtime, journal, lock, pasteboards and signal guard from lines on stdin, and
 // prints `ack ITEM` only after an answer is committed. It is not part of the product.
 #if canImport(Glibc)
 import Glibc
 #endif
 import AssessmentKit
 import Foundation
+import GRDB
 import Lockdown
 import SessionKit
 
@@ -28,32 +29,73 @@ var args = Array(CommandLine.arguments.dropFirst())
     return value
 }
 
+// Failures injected at a begin step, through the edges (never through product code).
+struct RefusingGate: EnvironmentGate {
+    func refusals(policy: RestrictionPolicy, needsTerminal: Bool) -> [String] { ["refused for the test"] }
+    func attachedTracer() -> Int? { nil }
+}
+
+struct BrokenLock: SessionLocking {
+    let real: any SessionLocking
+    func acquire(_ holder: LockHolder) throws(LockError) -> any HeldSessionLock { throw .unusable("lock broken for the test") }
+    func inspect() -> LockState { real.inspect() }
+}
+
+struct BrokenSignals: Error, CustomStringConvertible {
+    var description: String { "signals broken for the test" }
+}
+
+/// A journal that refuses to record a running session (SQLite itself refuses).
+struct RefusingSessions: StateStorage {
+    let real: SecureStateStorage
+    var location: StateLocation { real.location }
+    func openJournal(create: Bool) throws -> (any DatabaseWriter)? {
+        guard let writer = try real.openJournal(create: create) else { return nil }
+        try writer.write { db in
+            try db.execute(sql: "CREATE TEMP TRIGGER refuse BEFORE INSERT ON session WHEN NEW.status = 'active' BEGIN SELECT RAISE(ABORT, 'refused for the test'); END")
+        }
+        return writer
+    }
+    func writeResult(_ data: Data, session: String) throws -> String { try real.writeResult(data, session: session) }
+}
+
 SignalGuard.unblockRelied()
 let environment = ProcessInfo.processInfo.environment
 let stateDir = option("--state-dir")
 let candidate = option("--candidate")
 let failAt = option("--fail-at")
 let extra = option("--extra-time").flatMap(ExtraTime.init(parsing:)) ?? ExtraTime.none
-guard let mode = args.first else { fail(64, "usage: begin FILE | resume [SESSION]") }
+guard let mode = args.first else { fail(64, "usage: begin FILE | resume [SESSION] | unlock [SESSION]") }
 
-let context = SessionContext(
-    location: StateLocation.resolve(explicit: stateDir, environment: environment),
-    pasteboards: Pasteboards.system(environment: environment),
-    facts: EnvironmentProbe.probe(environment: environment),
-    needsTerminal: false, failAt: failAt)
+let location = StateLocation.resolve(explicit: stateDir, environment: environment)
+var context = SessionContext.system(location: location, environment: environment, needsTerminal: false)
+var enterUI: () throws -> Void = {}
+switch failAt {
+case "preflight"?: context.gate = RefusingGate()
+case "acquire_lock"?: context.lock = BrokenLock(real: context.lock)
+case "guard_signals"?: context.signals = { throw BrokenSignals() }
+case "open_journal"?: context.storage = RefusingSessions(real: SecureStateStorage(location: location))
+case "enter_ui"?: enterUI = { throw BrokenSignals() }
+case nil: break
+case let other?: fail(64, "unknown step \(other)")
+}
 
-let controller: SessionController
+let runtime: SessionRuntime
 do {
     switch mode {
     case "begin":
         guard args.count > 1, let data = FileManager.default.contents(atPath: args[1]) else { fail(66, "cannot open the file") }
         let outcome = AssessmentReader.read(bytes: [UInt8](data), file: args[1])
         guard let assessment = outcome.assessment else { fail(65, "invalid assessment") }
-        controller = try SessionController.begin(
-            assessment: assessment, source: String(decoding: data, as: UTF8.self), path: args[1],
-            candidate: candidate, extraTime: extra, context: context)
+        runtime = try SessionRuntime.begin(
+            assessment: assessment, source: StoredAssessment(bytes: data, path: args[1]),
+            candidate: candidate, extraTime: extra, context: context, enterUI: enterUI)
     case "resume":
-        controller = try SessionController.resume(sessionID: args.count > 1 ? args[1] : nil, context: context)
+        runtime = try SessionRuntime.resume(sessionID: args.count > 1 ? args[1] : nil, context: context)
+    case "unlock":
+        let endings = try SessionRuntime.unlock(sessionID: args.count > 1 ? args[1] : nil, context: context)
+        for e in endings { say("unlocked \(e.result?.session ?? "-") \(e.resultPath ?? "-") \(e.problem ?? "")") }
+        exit(0)
     default:
         fail(64, "unknown mode \(mode)")
     }
@@ -61,18 +103,22 @@ do {
     fail(error.exitCode, error.description)
 }
 
-say("began \(controller.record.id) \(controller.state.plan.itemOrder.joined(separator: ","))")
+say("began \(runtime.record.id) \(runtime.state.plan.itemOrder.joined(separator: ","))")
 
 @MainActor func report(_ r: Reaction) {
     for item in r.saved { say("ack \(item)") }
+    for item in r.failed { say("unsaved \(item)") }
     for n in r.notices { say("notice \(n)") }
     switch r.outcome {
-    case let .finished(result, path, error)?:
-        say("finished \(result.status.rawValue) \(path ?? "-") \(error ?? "")")
-        exit(error == nil ? 0 : 73)
-    case let .interrupted(reason)?:
-        say("interrupted \(reason)")
+    case let .finished(result, path, problem)?:
+        say("finished \(result.status.rawValue) \(path ?? "-") \(problem ?? "")")
+        exit(problem == nil ? 0 : 73)
+    case let .interrupted(reason, unsaved)?:
+        say("interrupted \(reason) unsaved=\(unsaved.joined(separator: ","))")
         exit(75)
+    case let .saveFailed(reason, unsaved)?:
+        say("save-failed \(reason) unsaved=\(unsaved.joined(separator: ","))")
+        exit(73)
     case nil:
         break
     }
@@ -83,28 +129,36 @@ say("began \(controller.record.id) \(controller.state.plan.itemOrder.joined(sepa
     guard let verb = parts.first else { return }
     let arg1 = parts.count > 1 ? parts[1] : ""
     let rest = parts.count > 2 ? parts[2] : ""
+    // A malformed answer line is a bug in the test, said out loud.
+    func response() -> Response? {
+        do {
+            return try JSONDecoder().decode(Response.self, from: Data(rest.utf8))
+        } catch {
+            say("notice bad response \(rest)")
+            return nil
+        }
+    }
     switch verb {
-    case "answer":
-        let response = try? JSONDecoder().decode(Response.self, from: Data(rest.utf8))
-        report(controller.handle(.answer(arg1, response)))
-    case "flag": report(controller.handle(.toggleFlag(arg1)))
-    case "next": report(controller.handle(.next))
-    case "prev": report(controller.handle(.previous))
-    case "jump": report(controller.handle(.jump(Int(arg1) ?? -1)))
+    case "answer": report(runtime.send(.answer(arg1, response())))
+    case "edit": report(runtime.send(.edit(arg1, response())))
+    case "flag": report(runtime.send(.toggleFlag(arg1)))
+    case "next": report(runtime.send(.next))
+    case "prev": report(runtime.send(.previous))
+    case "jump": report(runtime.send(.jump(Int(arg1) ?? -1)))
     case "submit":
-        report(controller.handle(.submitRequested))
-        report(controller.handle(.submitConfirmed))
-    case "paste": report(controller.handle(.pasteAttempt(characters: Int(arg1) ?? 0)))
-    case "exit": report(controller.handle(.exitAttempt(arg1)))
-    case "passphrase": report(controller.enterPassphrase(parts.dropFirst().joined(separator: " ")))
-    case "confirm-end": report(controller.handle(.endConfirmed))
+        report(runtime.send(.submitRequested))
+        report(runtime.send(.submitConfirmed))
+    case "paste": report(runtime.send(.pasteAttempt(characters: Int(arg1) ?? 0)))
+    case "exit": report(runtime.send(.exitAttempt(arg1)))
+    case "passphrase": report(runtime.enterPassphrase(parts.dropFirst().joined(separator: " ")))
+    case "confirm-end": report(runtime.send(.endConfirmed))
     case "dump":
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let answers = (try? encoder.encode(controller.state.responses)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        say("dump flags=\(controller.state.flags.sorted().joined(separator: ",")) position=\(controller.state.position) answers=\(answers)")
+        let answers = (try? encoder.encode(runtime.state.responses)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        say("dump flags=\(runtime.state.flags.sorted().joined(separator: ",")) position=\(runtime.state.position) answers=\(answers)")
     case "state":
-        say("state position=\(controller.state.position) status=\(controller.state.status.rawValue) elapsed=\(Int(controller.elapsedNow()))")
+        say("state position=\(runtime.state.position) status=\(runtime.state.status.rawValue) unsaved=\(runtime.state.unsavedIDs.joined(separator: ",")) elapsed=\(Int(runtime.elapsedNow()))")
     default: say("notice unknown command \(verb)")
     }
     say("ok \(verb)")
@@ -112,17 +166,17 @@ say("began \(controller.record.id) \(controller.state.plan.itemOrder.joined(sepa
 
 var buffer = [UInt8]()
 var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
-           pollfd(fd: controller.signalGuard?.readEnd ?? -1, events: Int16(POLLIN), revents: 0)]
+           pollfd(fd: runtime.signalDescriptor, events: Int16(POLLIN), revents: 0)]
 while true {
     _ = poll(&fds, nfds_t(fds.count), 100)
-    report(controller.pollSignals())
-    report(controller.tick())
+    report(runtime.pollSignals())
+    report(runtime.tick())
     if fds[0].revents != 0 {
         var chunk = [UInt8](repeating: 0, count: 4096)
         let n = read(0, &chunk, chunk.count)
         if n <= 0 {
             // Input gone for good: like a lost terminal, never a busy loop.
-            report(controller.handle(.hangUp("input closed")))
+            report(runtime.send(.hangUp("input closed")))
             fds[0].fd = -1
         } else {
             buffer += chunk[0..<n]

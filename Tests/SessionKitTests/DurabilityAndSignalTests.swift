@@ -104,7 +104,7 @@ struct DurabilityAndSignalTests {
         let name = signal == SIGHUP ? "SIGHUP" : "SIGTERM"
         #expect(child.expect("interrupted \(name)") != nil)
         #expect(child.waitStatus() == 75)
-        #expect(SessionLock.inspect(path: box.location.lockPath) == .free, "lock released")
+        #expect(box.location.lockState == .free, "lock released")
         #expect(tmux.buffers.isEmpty, "pasteboards cleared")
         let journal = try box.journal()
         let record = try #require(try journal.session(session))

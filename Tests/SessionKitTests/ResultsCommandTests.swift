@@ -38,7 +38,7 @@ struct ResultsCommandTests {
         let (s3, id3) = try #require(try box.begin(a, candidate: "Åsa Öberg"))
         s3.send("exit Ctrl-C")
         s3.send("confirm-end")
-        _ = s3.expect("finished ended_by_proctor")
+        _ = s3.expect("finished ended_by_candidate")
         s3.waitStatus()
         ids.append(id3)
 
@@ -57,7 +57,7 @@ struct ResultsCommandTests {
         #expect(list.status == 0)
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(list.out.joined(separator: "\n").utf8)) as? [[String: Any]])
         #expect(rows.map { $0["session"] as? String } == ids)
-        #expect(rows.map { $0["status"] as? String } == ["submitted", "timed_out", "ended_by_proctor", "interrupted"])
+        #expect(rows.map { $0["status"] as? String } == ["submitted", "timed_out", "ended_by_candidate", "interrupted"])
         #expect(rows[0]["points"] as? Double == 1)
 
         let onlyA = try box.carrel(["results", "list", "--assessment", "fixture", "--json"]).out.joined(separator: "\n")
@@ -85,7 +85,7 @@ struct ResultsCommandTests {
 
         let ended = try box.carrel(["results", "show", ids[2]]).out
         #expect(ended.contains("  exit attempts       1"))
-        #expect(ended.contains { $0.hasPrefix("Status      ended_by_proctor") })
+        #expect(ended.contains { $0.hasPrefix("Status      ended_by_candidate") })
         let waiting = try box.carrel(["results", "show", ids[3]]).out
         #expect(waiting.contains("Result      none yet (the session has not ended)"))
         #expect(try box.carrel(["results", "show", "zzzz"]).status == 64)
@@ -113,7 +113,7 @@ struct ResultsCommandTests {
         #expect(rows[2][3] == "timed_out")
         #expect(rows[2][13] == "a1")
         #expect(rows[3][1] == "Åsa Öberg")
-        #expect(rows[3][3] == "ended_by_proctor")
+        #expect(rows[3][3] == "ended_by_candidate")
         let raw = try String(contentsOfFile: out, encoding: .utf8)
         #expect(raw.contains("\r\n"), "RFC 4180 line ends")
     }
@@ -124,7 +124,7 @@ struct ResultsCommandTests {
         #expect(export.status == 0)
         let docs = try JSONDecoder().decode([ResultDocument].self, from: Data(export.out.joined(separator: "\n").utf8))
         #expect(docs.map(\.session) == [ids[0], ids[2]])
-        #expect(docs.map(\.status) == [.submitted, .endedByProctor])
+        #expect(docs.map(\.status) == [.submitted, .endedByCandidate])
     }
 
     @Test func exportRefusesASymlinkAtTheOutputPath() throws {

@@ -79,7 +79,7 @@ struct SecurityAndJournalTests {
     @Test func theJournalUsesWALAndFullSynchronousWrites() throws {
         let box = try Sandbox()
         try box.location.prepare()
-        let journal = try Journal(path: box.location.journalPath)
+        let journal = try Journal(location: box.location)
         let pragmas = try journal.pragmas()
         #expect(pragmas.journalMode == "wal")
         #expect(pragmas.synchronous == 2, "2 is FULL")
@@ -88,19 +88,24 @@ struct SecurityAndJournalTests {
     @Test func theJournalKeepsTheLatestAnswerAndItsHistory() throws {
         let box = try Sandbox()
         try box.location.prepare()
-        let journal = try Journal(path: box.location.journalPath)
+        let journal = try Journal(location: box.location)
         let record = SessionRecord(
-            id: "s1", assessmentID: "a", assessmentTitle: "A", fingerprint: "sha256:x", assessmentSource: "", assessmentPath: "a.yaml",
-            candidate: "Åsa Ng", status: .active, seed: UInt64.max, extraTime: .multiplier(1.5), startedAt: Date(timeIntervalSince1970: 1_800_000_000),
+            id: "s1", assessmentID: "a", assessmentTitle: "A", fingerprint: "sha256:x", assessmentPath: "a.yaml",
+            candidate: "Åsa Ng", status: .active, seed: UInt64.max, extraTime: .multiplier(1.5),
+            options: SessionOptions(theme: "contrast", screenReader: true), startedAt: Date(timeIntervalSince1970: 1_800_000_000),
             pid: 42, host: "lab-3", tty: "/dev/pts/1")
-        try journal.createSession(record)
-        try journal.saveAnswer(session: "s1", item: "q", response: .text("one"), at: Date())
-        try journal.saveAnswer(session: "s1", item: "q", response: .text("two"), at: Date())
-        try journal.saveAnswer(session: "s1", item: "m", response: .match(["Canada": "Ottawa"]), at: Date())
+        try journal.createSession(record, source: StoredAssessment(bytes: Data("carrel: 1".utf8), path: "a.yaml"))
+        let t0 = Date(timeIntervalSince1970: 1_800_000_010)
+        try journal.commit(session: "s1", [.answer(item: "q", response: .text("one"))], at: t0)
+        try journal.commit(session: "s1", [.answer(item: "q", response: .text("two"))], at: t0.addingTimeInterval(1))
+        try journal.commit(session: "s1", [.answer(item: "m", response: .match(["Canada": "Ottawa"]))], at: t0.addingTimeInterval(2))
         #expect(try journal.answers(session: "s1") == ["q": .text("two"), "m": .match(["Canada": "Ottawa"])])
-        #expect(try journal.session("s1") == record, "every field round-trips, the full 64-bit seed included")
-        let history = try Journal(path: box.location.journalPath)
-        #expect(try history.answers(session: "s1")["q"] == .text("two"))
+        #expect(try journal.session("s1") == record, "every field round-trips, the full 64-bit seed and launch options included")
+        let reopened = try Journal(location: box.location)
+        let history = try reopened.history(session: "s1")
+        #expect(history.map(\.item) == ["q", "q", "m"], "every saved version is kept, in order")
+        #expect(history.map(\.response) == [.text("one"), .text("two"), .match(["Canada": "Ottawa"])])
+        #expect(history.map(\.at) == [t0, t0.addingTimeInterval(1), t0.addingTimeInterval(2)])
     }
 
     @Test func wrongPassphrasesAreRejectedWithGrowingDelays() throws {

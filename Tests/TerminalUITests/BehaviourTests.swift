@@ -55,23 +55,27 @@ struct BehaviourTests {
         #expect(Views.render(m, width: 80, height: 24) != a)
     }
 
-    @Test func textAnswersAreSentAfterAPauseAndMarkedSavedOnlyAfterTheCommit() {
+    @Test func typingSendsTheTextToTheSessionAsADraftAndCursorKeysSendNothing() {
         var m = model(.text(accept: ["x"], caseSensitive: false))
-        for c in "abc" { #expect(m.handle(.character(c), now: 1).isEmpty) }
-        #expect(m.save == .pending)
-        #expect(m.flushText(now: 1.2, force: false).isEmpty)
-        #expect(m.flushText(now: 2, force: false) == [.session(.answer("q", .text("abc")))])
-        #expect(m.save == .pending, "not saved until the journal says so")
-        var r = Reaction()
-        r.saved = ["q"]
-        m.apply(r, state: m.session!, now: 2)
-        #expect(m.save == .saved)
+        #expect(m.handle(.character("a"), now: 1) == [.session(.edit("q", .text("a")))])
+        #expect(m.handle(.character("b"), now: 1) == [.session(.edit("q", .text("ab")))])
+        for key in [Key.home, .end, .left, .right] {
+            #expect(m.handle(key, now: 1).isEmpty, "\(key) changes no text, so nothing is sent")
+        }
+        #expect(m.handle(.backspace, now: 1) == [.session(.edit("q", .text("a")))])
+        #expect(m.handle(.backspace, now: 1) == [.session(.edit("q", nil))])
     }
 
-    @Test func leavingAQuestionSendsItsTextAtOnce() {
+    @Test func theSaveMarkFollowsTheAnswerNotTheLastWrite() {
         var m = model(.text(accept: ["x"], caseSensitive: false))
-        _ = m.handle(.character("z"), now: 5)
-        #expect(m.handle(.tab, now: 5) == [.session(.answer("q", .text("z"))), .session(.next)])
+        #expect(!Views.render(m, width: 80, height: 24).lines[1].contains("saved"), "no mark before anything is typed")
+        var s = m.session!
+        _ = s.update(.edit("q", .text("abc")), now: 1)
+        m.session = s
+        #expect(Views.render(m, width: 80, height: 24).lines[1].contains("… saving"))
+        _ = s.update(.tick(elapsed: 3), now: 3)
+        m.session = s
+        #expect(Views.render(m, width: 80, height: 24).lines[1].contains("✓ saved"))
     }
 
     @Test func exitKeysOpenTheProctorPromptWhoseFieldIsMasked() {

@@ -4,8 +4,8 @@ import Testing
 @testable import SessionKit
 @testable import TerminalUI
 
-/// Views rendered to text and compared with files under Golden/. A missing file is written
-/// (review it, then commit it); `CARREL_UPDATE_GOLDEN=1` rewrites them all.
+/// Views rendered to text and compared with files under Golden/. A missing file fails the
+/// test; `CARREL_UPDATE_GOLDEN=1` records them all (review the diff, then commit it).
 @Suite("Golden frames")
 struct GoldenFrameTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
@@ -31,9 +31,13 @@ struct GoldenFrameTests {
         let frame = screen.text + "\n--- styles (\(theme.name)) ---\n" + screen.styleMap(theme) + "\n--- cursor \(screen.cursor.row),\(screen.cursor.column) ---\n"
         let file = Self.folder.appendingPathComponent("\(name).txt")
         let update = ProcessInfo.processInfo.environment["CARREL_UPDATE_GOLDEN"] == "1"
-        if update || !FileManager.default.fileExists(atPath: file.path) {
+        if update {
             try FileManager.default.createDirectory(at: Self.folder, withIntermediateDirectories: true)
             try Data(frame.utf8).write(to: file)
+            return
+        }
+        guard FileManager.default.fileExists(atPath: file.path) else {
+            Issue.record("golden frame \(name) is missing; record it with CARREL_UPDATE_GOLDEN=1 and review it", sourceLocation: sourceLocation)
             return
         }
         let expected = try String(contentsOf: file, encoding: .utf8)

@@ -61,7 +61,7 @@ final class Sandbox {
         return (child, String(parts[1]))
     }
 
-    func journal() throws -> Journal { try Journal(path: location.journalPath) }
+    func journal() throws -> Journal { try Journal(location: location) }
 
     func carrel(_ arguments: [String], input: String? = nil) throws -> (status: Int32, out: [String]) {
         let child = try ChildProcess(ChildProcess.carrel, arguments + ["--state-dir", stateDir], environment: environment)

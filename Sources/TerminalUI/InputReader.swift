@@ -1,11 +1,11 @@
 import Foundation
 import SessionKit
-import TerminalUI
+
 
 /// Turns raw terminal input into what a screen acts on: keys, whole pastes (bracketed, or a
 /// burst that arrives at once), focus changes, resizes, and a terminal that went away.
-final class InputReader {
-    enum Input: Equatable {
+public final class InputReader {
+    public enum Input: Equatable {
         case keys([Key])
         case paste(characters: Int, keys: [Key])
         case focus(Bool)
@@ -16,14 +16,14 @@ final class InputReader {
     /// A burst of this many characters in one read is a paste, not typing.
     static let burstThreshold = 8
 
-    let canvas: Canvas
+    let canvas: any Terminal
     let monotonic = SessionClock.system.monotonic
     private var fastErrors = 0
 
-    init(canvas: Canvas) { self.canvas = canvas }
+    public init(canvas: any Terminal) { self.canvas = canvas }
 
     /// What arrived before the canvas's timeout, in order (often nothing).
-    func next() -> [Input] {
+    public func next() -> [Input] {
         let before = monotonic()
         guard let key = canvas.readKey() else {
             // wget_wch fails at once, forever, when the terminal is gone: a hang-up.

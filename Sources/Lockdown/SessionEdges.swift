@@ -1,0 +1,102 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import AssessmentKit
+import Foundation
+import GRDB
+import SessionKit
+
+/// The state directory for real: 0700 directories, a journal opened only when neither it nor
+/// its -wal/-shm files is a symlink, result files written atomically with mode 0600.
+public struct SecureStateStorage: StateStorage {
+    public let location: StateLocation
+
+    public init(location: StateLocation) { self.location = location }
+
+    public func openJournal(create: Bool) throws -> (any DatabaseWriter)? {
+        let path = location.journalPath
+        if !create {
+            var info = stat()
+            guard lstat(path, &info) == 0 else { return nil }
+        } else {
+            try SecureFiles.prepareDirectory(location.stateDirectory)
+            try SecureFiles.prepareDirectory(location.resultsDirectory)
+        }
+        try Self.refuseLinks([path, path + "-wal", path + "-shm"])
+        try SecureFiles.preparePrivateFile(path)
+        // Seats that start together may create a new journal at the same moment: the WAL
+        // switch can lose to another process's lock. A short retry sees its finished set-up.
+        var attempt = 0
+        while true {
+            do {
+                let queue = try DatabaseQueue(path: path, configuration: Journal.configuration())
+                // Migrating here too lets the retry cover seats that migrate at once.
+                _ = try Journal(writer: queue)
+                return queue
+            } catch {
+                attempt += 1
+                if attempt >= 8 { throw error }
+                usleep(UInt32(25_000 * attempt))
+            }
+        }
+    }
+
+    /// SQLite follows symlinks; the journal and its -wal/-shm files must never be one.
+    static func refuseLinks(_ paths: [String]) throws(FileSystemError) {
+        for path in paths {
+            var info = stat()
+            guard lstat(path, &info) == 0 else { continue }
+            if info.st_mode & S_IFMT == S_IFLNK {
+                throw FileSystemError(path: path, reason: "is a symbolic link; Carrel never opens its journal through one (remove it and try again)")
+            }
+            if info.st_mode & S_IFMT != S_IFREG {
+                throw FileSystemError(path: path, reason: "is not a regular file")
+            }
+        }
+    }
+
+    public func writeResult(_ data: Data, session: String) throws -> String {
+        let path = "\(location.resultsDirectory)/\(session).json"
+        try SecureFiles.prepareDirectory(location.resultsDirectory)
+        try SecureFiles.writeAtomically(data, to: path)
+        return path
+    }
+}
+
+extension Pasteboards: PasteboardClearer {
+    /// "tmux: cleared 2 buffers", one line per backend.
+    public func clearAndDescribe() -> [String] {
+        clearAll().map(\.detail)
+    }
+}
+
+/// The environment probes as the session's gate.
+public struct ProbeGate: EnvironmentGate {
+    public let facts: EnvironmentFacts
+    public let pid: Int32
+
+    public init(facts: EnvironmentFacts, pid: Int32 = getpid()) {
+        self.facts = facts
+        self.pid = pid
+    }
+
+    public func refusals(policy: RestrictionPolicy, needsTerminal: Bool) -> [String] {
+        Preflight.refusals(facts, policy: policy, needsTerminal: needsTerminal).map(\.description)
+    }
+
+    public func attachedTracer() -> Int? { EnvironmentProbe.tracer(pid: pid) }
+}
+
+extension SessionContext {
+    /// The real edges for a state location and an environment.
+    public static func system(location: StateLocation, environment: [String: String], needsTerminal: Bool,
+                              terminal: (any TerminalSink)? = nil) -> SessionContext {
+        SessionContext(
+            storage: SecureStateStorage(location: location), lock: FileSessionLock(location: location),
+            pasteboards: Pasteboards.system(environment: environment, terminal: terminal),
+            gate: ProbeGate(facts: EnvironmentProbe.probe(environment: environment)),
+            signals: { try SignalGuard() }, needsTerminal: needsTerminal)
+    }
+}

@@ -1,0 +1,366 @@
+import AssessmentKit
+import Foundation
+
+/// How a session came to an end in this process.
+public enum SessionOutcome: Sendable, Equatable {
+    /// Submitted, timed out or ended: the result is in the journal (and its file, unless
+    /// `problem` says otherwise).
+    case finished(ResultDocument, resultPath: String?, problem: String?)
+    /// Left for `carrel resume` (signal, lost terminal). `unsaved` lists answers that could
+    /// not be saved before leaving.
+    case interrupted(String, unsaved: [String])
+    /// A way out (submit, time-out, end) could not be recorded, usually a full disk: the
+    /// session stays resumable, with what is listed in `unsaved` not saved.
+    case saveFailed(String, unsaved: [String])
+}
+
+/// What the front end should show after a message.
+public struct Reaction: Sendable, Equatable {
+    public var notices: [String] = []
+    /// Items whose answer is now committed to the journal.
+    public var saved: [String] = []
+    /// Items whose save failed, with the reason.
+    public var failed: [String] = []
+    public var bell = false
+    public var outcome: SessionOutcome?
+    public init() {}
+
+    mutating func merge(_ other: Reaction) {
+        notices += other.notices
+        saved += other.saved
+        failed += other.failed
+        bell = bell || other.bell
+        if outcome == nil { outcome = other.outcome }
+    }
+}
+
+/// The one session runtime, for take, resume, demo and the headless test driver alike:
+/// `SessionState.update` decides, and this interpreter runs the effects — every journal
+/// write of one message in one transaction, committed before the new state is adopted or
+/// anything is shown; then notices, the bell, and the end steps.
+public final class SessionRuntime {
+    public let assessment: Assessment
+    public private(set) var state: SessionState
+    public var record: SessionRecord { lifecycle.record }
+    public let journal: Journal
+    public private(set) var outcome: SessionOutcome?
+    let lifecycle: SessionLifecycle
+    let context: SessionContext
+    let monotonicStart: Double
+    let elapsedAtStart: Double
+    /// Writes of failed commits other than answers (answers wait as drafts in the state).
+    var retained: [JournalWrite] = []
+    var passphraseBlockedUntil = 0.0
+
+    init(lifecycle: SessionLifecycle, state: SessionState, journal: Journal) {
+        self.lifecycle = lifecycle
+        self.assessment = lifecycle.assessment
+        self.context = lifecycle.context
+        self.state = state
+        self.journal = journal
+        self.monotonicStart = context.clock.monotonic()
+        self.elapsedAtStart = state.elapsed
+    }
+
+    public var signalDescriptor: Int32 { lifecycle.signals?.readEnd ?? -1 }
+
+    // MARK: begin
+
+    /// Runs the begin steps and starts a new session.
+    public static func begin(
+        assessment: Assessment, source: StoredAssessment, candidate: String?, extraTime: ExtraTime,
+        options: SessionOptions = SessionOptions(), context: SessionContext,
+        enterUI: @escaping () throws -> Void = {}, leaveUI: @escaping () -> Void = {}
+    ) throws(SessionError) -> SessionRuntime {
+        let id = context.ids.sessionID()
+        let seed = context.ids.seed()
+        let record = SessionRecord(
+            id: id, assessmentID: assessment.id, assessmentTitle: assessment.title,
+            fingerprint: Fingerprint.of(assessment), assessmentPath: source.path, candidate: candidate, status: .active,
+            seed: seed, extraTime: extraTime, options: options, startedAt: context.clock.now(),
+            pid: context.pid, host: context.host, tty: context.tty)
+        let lifecycle = SessionLifecycle(context: context, assessment: assessment, record: record, source: source, mode: .begin)
+        lifecycle.log(.beginRequested, "\(assessment.id)" + (candidate.map { ", candidate \($0)" } ?? ""))
+        try lifecycle.run(enterUI: enterUI, leaveUI: leaveUI)
+        let plan = SessionPlan.make(assessment: assessment, sessionID: id, seed: seed, extraTime: extraTime)
+        return try started(lifecycle, state: SessionState(plan: plan))
+    }
+
+    /// Continues an interrupted session: same order, answers, flags, position and time used.
+    /// `open` reads the stored assessment (a sealed one needs the proctor's passphrase).
+    public static func resume(
+        sessionID: String?, context: SessionContext,
+        open: (StoredAssessment) throws(SessionError) -> Assessment = SessionRuntime.readYAML,
+        enterUI: @escaping () throws -> Void = {}, leaveUI: @escaping () -> Void = {}
+    ) throws(SessionError) -> SessionRuntime {
+        let journal = try SessionLifecycle.openJournal(context, create: false)
+        let record = try pick(sessionID, from: try waiting(journal: journal, context: context))
+        let assessment = try open(try stored(record, journal: journal))
+        let lifecycle = SessionLifecycle(context: context, assessment: assessment, record: record, source: nil,
+                                         mode: .resume, journal: journal)
+        try lifecycle.run(enterUI: enterUI, leaveUI: leaveUI)
+        let plan = SessionPlan.make(assessment: assessment, sessionID: record.id, seed: record.seed, extraTime: record.extraTime)
+        let responses: [String: Response]
+        let flags: Set<String>
+        do {
+            responses = try journal.answers(session: record.id)
+            flags = try journal.flags(session: record.id)
+        } catch {
+            _ = lifecycle.end(.interrupted("the journal could not be read"))
+            throw .state("the journal cannot be read: \(error)")
+        }
+        let state = SessionState(plan: plan, status: .active, position: record.position, responses: responses,
+                                 flags: flags, elapsed: record.elapsed)
+        return try started(lifecycle, state: state)
+    }
+
+    static func started(_ lifecycle: SessionLifecycle, state: SessionState) throws(SessionError) -> SessionRuntime {
+        guard let journal = lifecycle.journal else {
+            _ = lifecycle.end(.failedToBegin("the journal closed"))
+            throw .state("the begin steps left no journal")
+        }
+        let runtime = SessionRuntime(lifecycle: lifecycle, state: state, journal: journal)
+        _ = runtime.send(.began)
+        return runtime
+    }
+
+    /// Ends interrupted sessions as the proctor, through the same end steps as a session
+    /// that finishes: its committed answers become a result.
+    public static func unlock(
+        sessionID: String?, context: SessionContext,
+        open: (StoredAssessment) throws(SessionError) -> Assessment = SessionRuntime.readYAML
+    ) throws(SessionError) -> [Ending] {
+        if case let .held(holder) = context.lock.inspect() { throw .lockHeld(holder) }
+        let journal = try SessionLifecycle.openJournal(context, create: false)
+        let waiting = try waiting(journal: journal, context: context)
+        let chosen = try sessionID.map { id throws(SessionError) in [try pick(id, from: waiting)] } ?? waiting
+        var endings: [Ending] = []
+        for record in chosen {
+            let assessment = try open(try stored(record, journal: journal))
+            let lifecycle = SessionLifecycle(context: context, assessment: assessment, record: record, source: nil,
+                                             mode: .unlock, journal: journal)
+            try lifecycle.run()
+            endings.append(lifecycle.end(.finished(.endedByProctor, elapsed: record.elapsed)))
+        }
+        return endings
+    }
+
+    /// Sessions waiting for the proctor: marked interrupted, or still `active` while no live
+    /// process holds the lock for them (killed with SIGKILL, power lost).
+    public static func waiting(journal: Journal, context: SessionContext) throws(SessionError) -> [SessionRecord] {
+        let candidates: [SessionRecord]
+        do {
+            candidates = try journal.sessions(status: [.active, .interrupted])
+        } catch {
+            throw .state("the journal cannot be read: \(error)")
+        }
+        switch context.lock.inspect() {
+        case .free:
+            return candidates
+        case let .held(holder):
+            // Whoever holds the lock is running one of these (or starting up): not waiting.
+            guard let live = holder?.session else { return [] }
+            return candidates.filter { $0.id != live }
+        }
+    }
+
+    /// The session named by `id` (or a prefix of it), or the only one waiting.
+    public static func pick(_ id: String?, from records: [SessionRecord]) throws(SessionError) -> SessionRecord {
+        if let id {
+            let matches = records.filter { $0.id == id.lowercased() || $0.id.hasPrefix(id.lowercased()) }
+            guard let match = matches.first else { throw .noSuchSession(id) }
+            guard matches.count == 1 else { throw .ambiguous(matches) }
+            return match
+        }
+        guard let only = records.first else { throw .nothingToResume }
+        guard records.count == 1 else { throw .ambiguous(records) }
+        return only
+    }
+
+    public static func stored(_ record: SessionRecord, journal: Journal) throws(SessionError) -> StoredAssessment {
+        do {
+            return try journal.storedAssessment(fingerprint: record.fingerprint)
+        } catch {
+            throw .storedAssessment("\(error)")
+        }
+    }
+
+    /// Reads a stored YAML assessment.
+    public static func readYAML(_ stored: StoredAssessment) throws(SessionError) -> Assessment {
+        guard stored.format == .yaml else {
+            throw .storedAssessment("the assessment is sealed; open it with the proctor passphrase")
+        }
+        let outcome = AssessmentReader.read(bytes: [UInt8](stored.bytes), file: stored.path)
+        guard let assessment = outcome.assessment else {
+            throw .storedAssessment(outcome.diagnostics.first?.description ?? "invalid")
+        }
+        return assessment
+    }
+
+    // MARK: running
+
+    /// Active seconds used, counted on the monotonic clock from where the journal left off.
+    public func elapsedNow() -> Double {
+        elapsedAtStart + max(0, context.clock.monotonic() - monotonicStart)
+    }
+
+    public func tick() -> Reaction { send(.tick(elapsed: elapsedNow())) }
+
+    /// Signals received since the last call, as session messages.
+    public func pollSignals() -> Reaction {
+        var reaction = Reaction()
+        for signal in lifecycle.signals?.drain() ?? [] {
+            switch signal {
+            case let .exitAttempt(name): reaction.merge(send(.exitAttempt(name)))
+            case let .hangUp(name): reaction.merge(send(.hangUp(name)))
+            }
+        }
+        return reaction
+    }
+
+    /// A tracer that attached while the session runs is logged and puts the session
+    /// behind the proctor prompt.
+    public func checkTracer() -> Reaction {
+        guard assessment.policy.extensions == .refuse, state.prompt == nil,
+              let pid = context.gate.attachedTracer() else { return Reaction() }
+        return send(.tracerAttached(pid: pid))
+    }
+
+    /// Checks a proctor passphrase typed at the "ask your proctor" prompt, with backoff.
+    public func enterPassphrase(_ text: String) -> Reaction {
+        guard state.prompt == .proctor, let hash = assessment.proctor.passphrase else { return Reaction() }
+        let now = context.clock.monotonic()
+        if now < passphraseBlockedUntil {
+            var r = Reaction()
+            r.notices.append("Wait \(Int((passphraseBlockedUntil - now).rounded(.up))) s before trying again")
+            return r
+        }
+        return send(.passphrase(correct: hash.verify(text)))
+    }
+
+    /// Applies one message: journal writes commit in one transaction before the new state
+    /// is adopted; nothing is reported saved that the journal does not have.
+    public func send(_ event: SessionEvent) -> Reaction {
+        var reaction = Reaction()
+        guard outcome == nil else { return reaction }
+        var next = state
+        let effects = next.update(event, now: elapsedNow())
+        let now = context.clock.now()
+        var writes = retained
+        var answered: [String] = []
+        for effect in effects {
+            switch effect {
+            case let .saveAnswer(item, response):
+                writes.append(.answer(item: item, response: response))
+                answered.append(item)
+            case let .saveFlag(item, on):
+                writes.append(.flag(item: item, on: on))
+            case let .saveProgress(position, elapsed):
+                writes.removeAll { if case .progress = $0 { return true } else { return false } }
+                writes.append(.progress(position: position, elapsed: elapsed))
+            case let .log(kind, detail):
+                writes.append(.event(kind, detail, at: now))
+            default:
+                break
+            }
+        }
+        do {
+            try journal.commit(session: record.id, writes, at: now)
+            retained = []
+            if state.drafts.values.contains(where: { $0.error != nil }) && next.drafts.values.allSatisfy({ $0.error == nil }) {
+                reaction.notices.append("Saving works again: every answer is saved")
+            }
+            state = next
+            reaction.saved = answered
+        } catch {
+            let why = SessionLifecycle.describe(error)
+            state = state.afterFailedCommit(next: next, effects: effects, error: why)
+            retained = writes.filter { if case .answer = $0 { return false } else { return true } }
+            reaction.failed = answered
+            let ending = effects.contains { effect in
+                switch effect {
+                case .finish, .interrupt: return true
+                default: return false
+                }
+            }
+            if case .interrupt = effects.last {
+                reaction.outcome = leave(.interrupted(interruptReason(effects)), unsaved: state.unsavedIDs, failure: nil)
+            } else if ending {
+                reaction.outcome = leave(.interrupted("could not record the end: \(why)"), unsaved: state.unsavedIDs, failure: why)
+            } else if !answered.isEmpty || !retained.isEmpty {
+                reaction.notices.append("Not saved: \(why). Carrel keeps trying; tell your proctor")
+            }
+            return reaction
+        }
+        for effect in effects {
+            switch effect {
+            case let .notice(text):
+                reaction.notices.append(text)
+            case let .passphraseBackoff(seconds):
+                passphraseBlockedUntil = context.clock.monotonic() + Double(seconds)
+            case .bell:
+                reaction.bell = true
+            case let .finish(reason):
+                reaction.outcome = finish(reason)
+            case let .interrupt(reason):
+                reaction.outcome = leave(.interrupted(reason), unsaved: state.unsavedIDs, failure: nil)
+            default:
+                break
+            }
+        }
+        return reaction
+    }
+
+    /// Records an event that is not a state change (a launch passphrase failure).
+    public func log(_ kind: EventKind, _ detail: String) -> Reaction {
+        var reaction = Reaction()
+        let now = context.clock.now()
+        let writes = retained + [.event(kind, detail, at: now)]
+        do {
+            try journal.commit(session: record.id, writes, at: now)
+            retained = []
+        } catch {
+            // Kept for the next commit, never dropped.
+            retained = writes
+            reaction.notices.append("Not saved: \(SessionLifecycle.describe(error)). Carrel keeps trying; tell your proctor")
+        }
+        return reaction
+    }
+
+    func interruptReason(_ effects: [SessionEffect]) -> String {
+        for case let .interrupt(reason) in effects { return reason }
+        return "interrupted"
+    }
+
+    // MARK: ending
+
+    func finish(_ reason: EndReason) -> SessionOutcome {
+        let ending = lifecycle.end(.finished(reason, elapsed: state.elapsed))
+        let done: SessionOutcome
+        if let result = ending.result, ending.recorded {
+            state.status = .ended
+            done = .finished(result, resultPath: ending.resultPath, problem: ending.problem)
+        } else {
+            done = .saveFailed(ending.problem ?? "the end could not be recorded", unsaved: state.unsavedIDs)
+        }
+        outcome = done
+        return done
+    }
+
+    /// Signals, a lost terminal, or a way out that could not be recorded: the session is
+    /// left for `carrel resume` through the same end steps.
+    func leave(_ how: Finalization, unsaved: [String], failure: String?) -> SessionOutcome {
+        _ = lifecycle.end(how)
+        let done: SessionOutcome
+        if let failure {
+            done = .saveFailed(failure, unsaved: unsaved)
+        } else {
+            let reason: String
+            if case let .interrupted(r) = how { reason = r } else { reason = "interrupted" }
+            done = .interrupted(reason, unsaved: unsaved)
+        }
+        state.status = .interrupted
+        outcome = done
+        return done
+    }
+}

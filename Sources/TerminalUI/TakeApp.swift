@@ -1,0 +1,206 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AssessmentKit
+import Foundation
+import SessionKit
+
+/// The running `take` or `resume`: keys → model → session runtime → screen. It runs on any
+/// `Terminal`, so tests drive the whole flow in memory.
+public final class TakeApp {
+    /// How the run ended: a sysexits code and the one line to print.
+    public struct Exit: Sendable, Equatable {
+        public var code: Int32
+        public var line: String
+        public init(_ code: Int32, _ line: String) {
+            self.code = code
+            self.line = line
+        }
+    }
+
+    public var model: TakeModel
+    public let terminal: any Terminal
+    public private(set) var runtime: SessionRuntime?
+    var finalExit: Exit?
+    var launchFailures = 0
+    var quit = false
+    var lastTracerCheck = -1.0
+    let monotonic: @Sendable () -> Double
+    var beginAction: ((TakeApp) throws(SessionError) -> SessionRuntime?)?
+
+    public init(model: TakeModel, terminal: any Terminal, monotonic: @escaping @Sendable () -> Double = SessionClock.system.monotonic) {
+        self.model = model
+        self.terminal = terminal
+        self.monotonic = monotonic
+    }
+
+    /// Runs until the student or proctor is done. `begin` starts (or resumes) the session
+    /// when the student confirms, or at once when the model is already in the test.
+    public func run(begin: @escaping (TakeApp) throws(SessionError) -> SessionRuntime?) -> Exit {
+        guard terminal.start() else {
+            return Exit(69, "cannot start the terminal interface (TERM=\(ProcessInfo.processInfo.environment["TERM"] ?? "unset")); use a real terminal")
+        }
+        defer { terminal.stop() }
+        beginAction = begin
+        if model.phase == .question || model.phase == .review {
+            // Resuming: the session is already running.
+            do {
+                runtime = try begin(self)
+            } catch {
+                return Exit(error.exitCode, error.description)
+            }
+            syncState()
+        }
+        let input = InputReader(canvas: terminal)
+        while !quit {
+            // The first frame is drawn before the first read.
+            draw()
+            for event in input.next() { handle(event) }
+            if let runtime {
+                react(runtime.pollSignals())
+                let now = monotonic()
+                if now - lastTracerCheck >= 1 {
+                    lastTracerCheck = now
+                    react(runtime.checkTracer())
+                }
+                react(runtime.tick())
+            }
+            _ = model.expireNotice(now: monotonic())
+            if let exit = finalExit, !isShowingReceipt { return exit }
+        }
+        return finalExit ?? Exit(0, "")
+    }
+
+    var isShowingReceipt: Bool {
+        if case .receipt = model.phase { return true }
+        return false
+    }
+
+    func draw() {
+        let (w, h) = terminal.size
+        terminal.paint(Views.render(model, width: w, height: h))
+        if model.bell {
+            model.bell = false
+            terminal.bell()
+        }
+    }
+
+    func syncState() {
+        if let runtime { model.session = runtime.state }
+    }
+
+    func handle(_ input: InputReader.Input) {
+        let running = runtime != nil && !isShowingReceipt
+        switch input {
+        case let .keys(keys):
+            for k in keys { dispatch(k) }
+        case let .paste(count, keys):
+            if running { pasted(count, keys: keys) } else { for k in keys { dispatch(k) } }
+        case let .focus(on):
+            if running, let r = runtime { react(r.send(on ? .focusRegained : .focusLost)) }
+        case .resize:
+            let (w, h) = terminal.size
+            if running, let r = runtime { react(r.send(.resized(columns: w, rows: h))) }
+        case .lost:
+            if let runtime, !isShowingReceipt {
+                react(runtime.send(.hangUp("terminal lost")))
+            } else {
+                quit = true
+            }
+        }
+    }
+
+    func pasted(_ count: Int, keys: [Key]) {
+        guard let runtime, !isShowingReceipt else { return }
+        if runtime.assessment.policy.paste == .allow {
+            for k in keys { dispatch(k) }
+            return
+        }
+        react(runtime.send(.pasteAttempt(characters: count)))
+    }
+
+    func dispatch(_ key: Key) {
+        perform(model.handle(key, now: monotonic()))
+    }
+
+    func perform(_ commands: [Command]) {
+        for command in commands {
+            switch command {
+            case let .session(event):
+                guard let runtime else { continue }
+                react(runtime.send(event))
+            case .begin:
+                beginSession()
+            case let .checkLaunchPassphrase(typed):
+                if model.assessment.proctor.passphrase?.verify(typed) == true {
+                    model.launchAccepted()
+                } else {
+                    launchFailures += 1
+                    model.startMessage = "That passphrase is not right (attempt \(launchFailures))."
+                    draw()
+                    sleep(UInt32(min(1 << min(launchFailures - 1, 4), 15)))
+                }
+            case let .proctorPassphrase(typed):
+                guard let runtime else { continue }
+                react(runtime.enterPassphrase(typed))
+            case .quit:
+                if runtime == nil || isShowingReceipt { quit = true }
+            }
+        }
+    }
+
+    func beginSession() {
+        guard let begin = beginAction else { return }
+        do {
+            guard let started = try begin(self) else { return }
+            runtime = started
+            for attempt in 0..<launchFailures {
+                react(started.log(.passphraseFailed, "launch, attempt \(attempt + 1)"))
+            }
+            syncState()
+            model.phase = .lockedBanner
+        } catch {
+            finalExit = Exit(error.exitCode, error.description)
+            quit = true
+        }
+    }
+
+    func react(_ reaction: Reaction) {
+        guard let runtime else { return }
+        model.apply(reaction, state: runtime.state, now: monotonic())
+        guard let outcome = reaction.outcome else { return }
+        finalExit = Self.exit(for: outcome, session: runtime.record.id, state: runtime.state)
+        switch outcome {
+        case let .finished(result, path, problem):
+            let answered = result.items.filter { $0.outcome != .unanswered }.count
+            model.phase = .receipt(TakeModel.Receipt(
+                status: result.status, session: result.session, timeUsed: result.timeUsedSeconds, answered: answered,
+                total: result.items.count, score: model.assessment.results.showScore ? result.score : nil,
+                resultPath: path, problem: problem))
+        case .interrupted, .saveFailed:
+            quit = true
+        }
+    }
+
+    /// The closing line and exit code for each way a session leaves.
+    static func exit(for outcome: SessionOutcome, session: String, state: SessionState) -> Exit {
+        func numbers(_ ids: [String]) -> String {
+            ids.compactMap { id in state.plan.itemOrder.firstIndex(of: id).map { "question \($0 + 1) (\(id))" } }
+                .joined(separator: ", ")
+        }
+        switch outcome {
+        case let .finished(result, path, problem?):
+            return Exit(73, "session \(result.session) ended (\(result.status.rawValue)) and its result is in the journal, but \(problem)\(path.map { "; \($0)" } ?? "")")
+        case let .finished(result, path, nil):
+            return Exit(0, "session \(result.session) ended (\(result.status.rawValue)); result: \(path ?? "-")")
+        case let .interrupted(reason, unsaved):
+            if unsaved.isEmpty {
+                return Exit(75, "session \(session) interrupted (\(reason)); every answer is saved — the proctor continues it with `carrel resume` or ends it with `carrel unlock`")
+            }
+            return Exit(75, "session \(session) interrupted (\(reason)); not saved: \(numbers(unsaved)), every other answer is saved — the proctor continues it with `carrel resume` or ends it with `carrel unlock`")
+        case let .saveFailed(why, unsaved):
+            let what = unsaved.isEmpty ? "every answer is saved" : "not saved: \(numbers(unsaved)); every other answer is saved"
+            return Exit(73, "session \(session) could not be ended: \(why); \(what). The session is kept: free space in the state directory, then the proctor runs `carrel resume` to continue and submit")
+        }
+    }
+}

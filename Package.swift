@@ -51,12 +51,18 @@ let package = Package(
             dependencies: ["AssessmentKit", "SessionKit", "Lockdown", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Tests/SessionDriver"
         ),
+        // In-memory edges for the runtime, shared by the test targets.
+        .target(
+            name: "SessionTestSupport",
+            dependencies: ["AssessmentKit", "SessionKit", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Tests/SessionTestSupport"
+        ),
         .testTarget(name: "AssessmentKitTests", dependencies: ["AssessmentKit"]),
         .testTarget(name: "SessionKitTests", dependencies: [
-            "AssessmentKit", "SessionKit", "Lockdown", .product(name: "GRDB", package: "GRDB.swift"),
+            "AssessmentKit", "SessionKit", "Lockdown", "SessionTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TerminalUITests", dependencies: [
-            "AssessmentKit", "SessionKit", "TerminalUI", .product(name: "GRDB", package: "GRDB.swift"),
+            "AssessmentKit", "SessionKit", "TerminalUI", "SessionTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ], exclude: ["Golden"]),
         .testTarget(name: "EndToEndTests", dependencies: ["AssessmentKit", "SessionKit", "Lockdown"]),
         .testTarget(name: "CarrelCLITests", dependencies: ["AssessmentKit"]),

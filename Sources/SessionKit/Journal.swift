@@ -28,7 +28,14 @@ public final class Journal: Sendable {
     /// Opens the journal over `writer`, migrating an older schema.
     public init(writer: any DatabaseWriter) throws {
         self.writer = writer
-        try Self.migrator.migrate(writer)
+        let migrator = Self.migrator
+        let current = try writer.read { try migrator.hasCompletedMigrations($0) }
+        guard !current else { return }
+        try migrator.migrate(writer)
+        // A migration rewrites many pages; folding them into the database file at once keeps
+        // the write-ahead log small on a small disk. Only an optimisation: every change is
+        // already durable in the log, so a checkpoint that cannot run now changes nothing.
+        try? writer.writeWithoutTransaction { _ = try $0.checkpoint(.truncate) }
     }
 
     /// The configuration every journal file is opened with. GRDB's own WAL set-up lowers
@@ -41,6 +48,10 @@ public final class Journal: Sendable {
             let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
             guard mode == "wal" else { throw DatabaseError(message: "could not switch the journal to WAL mode") }
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            // Small, frequent checkpoints and a truncated log keep the journal within a
+            // few hundred KiB, so a seat with little disk keeps saving.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 32")
+            try db.execute(sql: "PRAGMA journal_size_limit = 65536")
         }
         return config
     }

@@ -65,8 +65,11 @@ public final class MemoryTerminal: Terminal {
         return input.removeFirst()
     }
 
+    /// Keys arrive one per read, as a person types, unless `burst` says they arrived at once.
+    public var burst = false
+
     public func readPending() -> Key? {
-        guard let first = input.first, first != nil else { return nil }
+        guard burst, let first = input.first, first != nil else { return nil }
         return input.removeFirst()
     }
 

@@ -29,6 +29,8 @@ final class ChildProcess {
     static var carrel: String { buildFolder.appendingPathComponent("carrel").path }
 
     init(_ executable: String, _ arguments: [String], environment: [String: String]) throws {
+        // A line sent to a child that has already exited must fail the test, not kill it.
+        _ = Glibc.signal(SIGPIPE, SIG_IGN)
         var toChild: [Int32] = [-1, -1], fromChild: [Int32] = [-1, -1]
         // Socket pairs are created close-on-exec atomically, so a child spawned by another test
         // at the same moment cannot inherit them (a pipe would need a separate fcntl).

@@ -1,0 +1,69 @@
+import AssessmentKit
+import Foundation
+import SessionKit
+import SessionTestSupport
+import Testing
+@testable import TerminalUI
+
+/// The whole take flow in memory: keys → frames → runtime → journal, with no terminal.
+@Suite("Take flow in memory")
+struct TakeFlowTests {
+    static let yaml = """
+        carrel: 1
+        id: flow
+        title: Flow
+        time_limit: 10m
+        sections:
+          - items:
+              - {id: capital, type: choice, prompt: Capital of Canada?, choices: [Toronto, Ottawa], answer: Ottawa}
+              - {id: word, type: text, prompt: Spell it., accept: [syzygy]}
+
+        """
+
+    func run(_ keys: [Key?], world: MemoryWorld) throws -> (TakeApp, MemoryTerminal, TakeApp.Exit) {
+        let (assessment, source) = try MemoryWorld.assessment(Self.yaml)
+        let model = TakeModel(assessment: assessment, candidate: "Ada", timeAllowed: 600, theme: .mono, screenReader: true)
+        let terminal = MemoryTerminal()
+        terminal.input = keys
+        let app = TakeApp(model: model, terminal: terminal, monotonic: world.clock.sessionClock.monotonic)
+        let context = world.context
+        let exit = app.run { app throws(SessionError) in
+            try SessionRuntime.begin(assessment: assessment, source: source, candidate: "Ada", extraTime: .none,
+                                     context: context, enterUI: { app.terminal.setReports(true) },
+                                     leaveUI: { app.terminal.setReports(false) })
+        }
+        return (app, terminal, exit)
+    }
+
+    @Test func aStudentAnswersAndSubmitsAndTheJournalHasEveryAnswer() throws {
+        let world = try MemoryWorld()
+        let keys: [Key?] = [.enter, .character("y"), .enter, .character("b"), .tab]
+            + "syzygy".map { Key.character($0) } + [.control("s"), .character("y"), .enter]
+        let (_, terminal, exit) = try run(keys, world: world)
+        #expect(exit.code == 0, "\(exit.line)")
+        #expect(exit.line.contains("submitted"))
+        #expect(terminal.frames.first?.text.contains("Flow") == true, "the start screen is the first frame")
+        #expect(terminal.frames.contains { $0.text.contains("Question 2 of 2") })
+        #expect(terminal.frames.contains { $0.text.contains("Capital of Canada?") })
+        #expect(!terminal.reports, "reports are off again after the session")
+        let journal = try world.journal()
+        let session = try #require(try journal.sessions(status: nil).first)
+        #expect(session.status == .ended)
+        #expect(try journal.answers(session: session.id) == ["capital": .choice("Ottawa"), "word": .text("syzygy")])
+        #expect(try journal.result(session: session.id)?.contains("\"status\" : \"submitted\"") == true)
+        #expect(world.pasteboards.clears == 2, "cleared on entry and on exit")
+    }
+
+    @Test func aLostTerminalInterruptsWithTheTypedTextSaved() throws {
+        let world = try MemoryWorld()
+        let keys: [Key?] = [.enter, .character("y"), .enter, .tab] + "syz".map { Key.character($0) }
+        // After the keys, the terminal answers nothing, at once, forever: it is gone.
+        let (_, _, exit) = try run(keys, world: world)
+        #expect(exit.code == 75, "\(exit.line)")
+        #expect(exit.line.contains("terminal lost"))
+        let journal = try world.journal()
+        let session = try #require(try journal.sessions(status: nil).first)
+        #expect(session.status == .interrupted)
+        #expect(try journal.answers(session: session.id)["word"] == .text("syz"), "typed text saved on the way out")
+    }
+}

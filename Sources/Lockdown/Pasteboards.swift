@@ -73,6 +73,7 @@ public struct TmuxPasteboard: PasteboardBackend {
         }
         let base = environment["TMUX_TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         let dir = "\(base)/tmux-\(getuid())"
+        // No socket directory means no tmux server of this user to clear.
         if let names = try? FileManager.default.contentsOfDirectory(atPath: dir) {
             for name in names.sorted() {
                 let path = "\(dir)/\(name)"

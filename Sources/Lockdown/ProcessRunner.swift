@@ -3,11 +3,19 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Dispatch
 import Foundation
+import Subprocess
+#if canImport(System)
+import System
+#else
+import SystemPackage
+#endif
 
-/// Runs a helper program (tmux, xsel, wl-copy, …) with a deadline. Output goes to a private
-/// temporary file, never a pipe: a helper that daemonises would keep a pipe open forever.
-/// The child starts with default signal handling and an empty mask, whatever this process has.
+/// Runs a helper program (tmux, xsel, wl-copy, …) with a deadline, through swift-subprocess.
+/// Output goes to a private temporary file, never a pipe: a helper that daemonises (a tmux
+/// server) would keep a pipe open forever. swift-subprocess starts the child with default
+/// signal handling and an empty mask, whatever this process has.
 public enum ProcessRunner {
     public struct Output: Sendable {
         public var status: Int32
@@ -25,49 +33,27 @@ public enum ProcessRunner {
         return nil
     }
 
-    /// Starts a program with the given descriptors as its stdin, stdout and stderr, default
-    /// signal handling and an empty signal mask; other descriptors should be close-on-exec.
-    public static func spawn(_ executable: String, _ arguments: [String], environment: [String: String],
-                             stdin: Int32, stdout: Int32, stderr: Int32) -> Result<pid_t, POSIXError> {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
-        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
-        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigfillset(&defaults)
-        sigdelset(&defaults, SIGKILL)
-        sigdelset(&defaults, SIGSTOP)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for p in argv { free(p) }
-            for p in envp { free(p) }
-        }
-        var pid: pid_t = 0
-        var spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        // A helper being replaced (or a freshly written one whose writer another fork still
-        // holds open) gives ETXTBSY for a moment.
-        var retries = 0
-        while spawned == ETXTBSY && retries < 10 {
-            usleep(20_000)
-            retries += 1
-            spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        }
-        return spawned == 0 ? .success(pid) : .failure(POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO))
+    enum Ending: Sendable {
+        case exited(Int32)
+        case signalled
+        case failed(String)
+        case timedOut
     }
 
+    /// Holds the async run's ending for the synchronous caller.
+    final class Box: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stored: Ending = .failed("did not run")
+        var value: Ending {
+            get { lock.withLock { stored } }
+            set { lock.withLock { stored = newValue } }
+        }
+    }
+
+    /// Runs `executable` to completion (or the deadline, when it is killed); synchronous,
+    /// for the session's begin and end steps, which run on the main thread. Never call it
+    /// from a Swift concurrency task: it blocks its thread until the helper's async work,
+    /// which runs on the shared pool, is done.
     public static func run(
         _ executable: String, _ arguments: [String], input: String? = nil,
         environment: [String: String], timeout: Double = 10
@@ -77,7 +63,6 @@ public enum ProcessRunner {
         guard outFD >= 0 else { return Output(status: -1, output: "cannot create a temporary file", timedOut: false) }
         unlink(scratch)
         defer { close(outFD) }
-
         var inFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
         if let input {
             let inputPath = scratch + ".in"
@@ -92,27 +77,15 @@ public enum ProcessRunner {
         }
         defer { if inFD >= 0 { close(inFD) } }
 
-        var pid: pid_t = 0
-        switch spawn(executable, arguments, environment: environment, stdin: inFD, stdout: outFD, stderr: outFD) {
-        case let .success(child): pid = child
-        case let .failure(error): return Output(status: -1, output: String(cString: strerror(error.code.rawValue)), timedOut: false)
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        let (stdinFD, stdoutFD) = (inFD, outFD)
+        Task.detached {
+            box.value = await runAsync(executable, arguments, environment: environment, stdin: stdinFD, stdout: stdoutFD, timeout: timeout)
+            done.signal()
         }
+        done.wait()
 
-        var status: Int32 = 0
-        var timedOut = false
-        let deadline = Date().addingTimeInterval(timeout)
-        while true {
-            let r = waitpid(pid, &status, WNOHANG)
-            if r == pid { break }
-            if r < 0 && errno != EINTR { break }
-            if Date() > deadline {
-                kill(pid, SIGKILL)
-                _ = waitpid(pid, &status, 0)
-                timedOut = true
-                break
-            }
-            usleep(5_000)
-        }
         lseek(outFD, 0, SEEK_SET)
         var bytes = [UInt8]()
         var chunk = [UInt8](repeating: 0, count: 4096)
@@ -121,7 +94,67 @@ public enum ProcessRunner {
             if n <= 0 { break }
             bytes.append(contentsOf: chunk[0..<n])
         }
-        let exitCode: Int32 = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : -1
-        return Output(status: timedOut ? -1 : exitCode, output: String(decoding: bytes, as: UTF8.self), timedOut: timedOut)
+        let text = String(decoding: bytes, as: UTF8.self)
+        switch box.value {
+        case let .exited(code): return Output(status: code, output: text, timedOut: false)
+        case .signalled: return Output(status: -1, output: text, timedOut: false)
+        case let .failed(why): return Output(status: -1, output: why, timedOut: false)
+        case .timedOut: return Output(status: -1, output: text, timedOut: true)
+        }
+    }
+
+    static func runAsync(_ executable: String, _ arguments: [String], environment: [String: String],
+                         stdin: Int32, stdout: Int32, timeout: Double) async -> Ending {
+        var variables: [Environment.Key: String] = [:]
+        for (key, value) in environment { variables[Environment.Key(stringLiteral: key)] = value }
+        let env = Environment.custom(variables)
+        return await withTaskGroup(of: Ending?.self) { group in
+            group.addTask {
+                // A helper being replaced (or one whose writer a concurrent fork still
+                // holds open) cannot be executed for a moment: ETXTBSY is retried briefly.
+                for attempt in 0..<10 {
+                    do {
+                        let result = try await Subprocess.run(
+                            .path(FilePath(executable)), arguments: Arguments(arguments), environment: env,
+                            input: .fileDescriptor(FileDescriptor(rawValue: stdin), closeAfterSpawningProcess: false),
+                            output: .fileDescriptor(FileDescriptor(rawValue: stdout), closeAfterSpawningProcess: false),
+                            error: .fileDescriptor(FileDescriptor(rawValue: stdout), closeAfterSpawningProcess: false))
+                        switch result.terminationStatus {
+                        case let .exited(code): return .exited(Int32(truncatingIfNeeded: code))
+                        default: return .signalled
+                        }
+                    } catch is CancellationError {
+                        return nil
+                    } catch {
+                        let busy = "\(error)".localizedCaseInsensitiveContains("text file busy")
+                        guard busy, attempt < 9 else { return .failed("\(error)") }
+                        do {
+                            try await Task.sleep(nanoseconds: 20_000_000)
+                        } catch {
+                            return nil
+                        }
+                    }
+                }
+                return .failed("\(executable) stayed busy")
+            }
+            group.addTask {
+                // Cancelled as soon as the helper finishes; past the deadline the helper is
+                // killed by swift-subprocess's teardown when its task is cancelled.
+                do {
+                    try await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1e9))
+                    return .timedOut
+                } catch {
+                    return nil
+                }
+            }
+            var ending: Ending = .failed("did not run")
+            if let first = await group.next(), let value = first {
+                ending = value
+            }
+            group.cancelAll()
+            // Let the helper's task finish its teardown before returning.
+            for await _ in group {}
+            return ending
+        }
     }
 }

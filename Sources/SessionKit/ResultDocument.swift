@@ -11,6 +11,7 @@ public enum JSONValue: Sendable, Equatable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
+        // Each `try?` tries one JSON shape; the last one reports what matched none.
         if c.decodeNil() { self = .null }
         else if let b = try? c.decode(Bool.self) { self = .bool(b) }
         else if let s = try? c.decode(String.self) { self = .string(s) }
@@ -104,10 +105,10 @@ public struct ResultDocument: Sendable, Equatable, Codable {
             events: events.map { Event(at: Timestamp.iso($0.at), kind: $0.kind, detail: $0.detail) })
     }
 
-    public func json() -> Data {
+    public func json() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)) ?? Data()
+        return try encoder.encode(self)
     }
 }
 

@@ -255,7 +255,13 @@ final class SessionLifecycle {
             let result = ResultDocument.make(
                 assessment: assessment, record: counted, reason: reason, endedAt: now, elapsed: elapsed,
                 responses: responses, flags: flags, events: events)
-            let data = result.json()
+            let data: Data
+            do {
+                data = try result.json()
+            } catch {
+                ending = Ending(result: result, resultPath: nil, problem: "the result cannot be encoded (\(error))")
+                return
+            }
             do {
                 try journal.commit(session: record.id, [
                     .result(json: String(decoding: data, as: UTF8.self)), .status(.ended, reason, endedAt: now),
@@ -286,6 +292,8 @@ final class SessionLifecycle {
         }
         if case .lockHeld = cause { return }
         if case .interruptedSessions = cause { return }
+        // The trace is best effort: the caller reports the failure itself either way, and a
+        // journal that cannot be opened cannot hold it.
         guard let journal = journal ?? (try? Self.openJournal(context, create: true)), let source else { return }
         self.journal = journal
         if !rowReady {

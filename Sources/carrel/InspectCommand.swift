@@ -23,7 +23,7 @@ struct InspectCommand: ParsableCommand {
         try reportingFailures {
             let assessment = try AssessmentFile.validated(file)
             let summary = AssessmentSummary(assessment)
-            FileOutput.standardOutput.write(json ? summary.json() : summary.text(file: file))
+            FileOutput.standardOutput.write(json ? try summary.json() : summary.text(file: file))
         }
     }
 }
@@ -78,7 +78,7 @@ struct AssessmentSummary {
         return out
     }
 
-    func json() -> String {
+    func json() throws(CarrelFailure) -> String {
         struct Output: Encodable {
             struct SectionOut: Encodable {
                 var title: String?
@@ -111,7 +111,10 @@ struct AssessmentSummary {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.keyEncodingStrategy = .convertToSnakeCase
-        let data = (try? encoder.encode(output)) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self) + "\n"
+        do {
+            return String(decoding: try encoder.encode(output), as: UTF8.self) + "\n"
+        } catch {
+            throw CarrelFailure(status: .internalError, message: "cannot write the summary as JSON: \(error)")
+        }
     }
 }

@@ -27,6 +27,7 @@ struct ResultFilters: ParsableArguments {
         }
     }
 
+    /// A date as typed on the command line; nil (reported as a usage error) when it is not one.
     static func date(_ text: String) -> Date? {
         if let full = try? Date(text, strategy: .iso8601) { return full }
         return try? Date(text + "T00:00:00Z", strategy: .iso8601)
@@ -107,7 +108,7 @@ struct ListResults: ParsableCommand {
                                   ended: r.endedAt.map(Timestamp.iso), timeUsedSeconds: Int(r.elapsed))
             }
             if json {
-                FileOutput.standardOutput.write(JSONText.pretty(rows))
+                FileOutput.standardOutput.write(try JSONText.pretty(rows))
                 return
             }
             if rows.isEmpty {
@@ -155,7 +156,7 @@ struct ShowResult: ParsableCommand {
                     var integrity: IntegrityReport
                     var status: String
                 }
-                FileOutput.standardOutput.write(JSONText.pretty(Output(result: result, integrity: integrity,
+                FileOutput.standardOutput.write(try JSONText.pretty(Output(result: result, integrity: integrity,
                                                                       status: ResultFilters.status(record, waiting: data.waiting))))
                 return
             }
@@ -217,7 +218,7 @@ struct ExportResults: ParsableCommand {
             for r in filters.apply(data.records, waiting: data.waiting) {
                 if let result = try data.result(r.id) { chosen.append((result, try data.integrity(r))) }
             }
-            let text = format == "csv" ? CSV.export(chosen) : JSONText.pretty(chosen.map(\.0))
+            let text = format == "csv" ? CSV.export(chosen) : try JSONText.pretty(chosen.map(\.0))
             if let out {
                 do {
                     let path = out.hasPrefix("/") ? out : FileManager.default.currentDirectoryPath + "/" + out
@@ -234,11 +235,15 @@ struct ExportResults: ParsableCommand {
 }
 
 enum JSONText {
-    static func pretty<T: Encodable>(_ value: T) -> String {
+    static func pretty<T: Encodable>(_ value: T) throws(CarrelFailure) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.keyEncodingStrategy = .convertToSnakeCase
-        return String(decoding: (try? encoder.encode(value)) ?? Data("null".utf8), as: UTF8.self) + "\n"
+        do {
+            return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
+        } catch {
+            throw CarrelFailure(status: .internalError, message: "cannot write the results as JSON: \(error)")
+        }
     }
 }
 

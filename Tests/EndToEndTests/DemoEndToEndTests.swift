@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import SessionTestSupport
 import Lockdown
 import SessionKit
 import Testing
@@ -21,7 +22,7 @@ struct DemoEndToEndTests {
         #expect(t.buffers.isEmpty, "buffers from before are cleared when the session begins")
 
         // Another terminal sees the session and cannot start one.
-        let status = ProcessRunner.run(TmuxHarness.carrel, ["status", "--json", "--state-dir", t.stateDir], environment: t.environment)
+        let status = ChildSpawn.run(TmuxHarness.carrel, ["status", "--json", "--state-dir", t.stateDir], environment: t.environment)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any])
         let lock = try #require(object["lock"] as? [String: Any])
         #expect(lock["held"] as? Bool == true)

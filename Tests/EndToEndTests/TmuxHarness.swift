@@ -3,6 +3,7 @@ import Glibc
 #endif
 import AssessmentKit
 import Foundation
+import SessionTestSupport
 import Lockdown
 import SessionKit
 
@@ -38,7 +39,7 @@ final class TmuxHarness {
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
             "HOME": root, "LANG": "C.UTF-8", "TERM": "xterm-256color", "TMUX_TMPDIR": tmuxDir,
         ]
-        guard let tmux = ProcessRunner.which("tmux", environment: environment) else { return nil }
+        guard let tmux = ChildSpawn.which("tmux", environment: environment) else { return nil }
         self.tmux = tmux
         // A first window that just waits keeps the server up between carrel runs.
         guard run(["new-session", "-d", "-x", "80", "-y", "24", "-s", "e2e", "-n", "idle", "sleep 3600"]).status == 0 else { return nil }
@@ -51,8 +52,8 @@ final class TmuxHarness {
     }
 
     @discardableResult
-    func run(_ arguments: [String]) -> ProcessRunner.Output {
-        ProcessRunner.run(tmux, ["-S", socket] + arguments, environment: environment, timeout: 20)
+    func run(_ arguments: [String]) -> ChildSpawn.Output {
+        ChildSpawn.run(tmux, ["-S", socket] + arguments, environment: environment, timeout: 20)
     }
 
     /// Writes a fixture from Assessments/: multiplexer allowed (the test runs inside tmux),

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import AssessmentKit
 import Foundation
+import SessionTestSupport
 import Lockdown
 import Testing
 @testable import SessionKit
@@ -114,10 +115,10 @@ struct ExitPathTests {
         let box = try Sandbox()
         let mountPoint = box.root + "/small"
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        let mount = ProcessRunner.run("/bin/mount", ["-t", "tmpfs", "-o", "size=300k,mode=0700", "tmpfs", mountPoint],
+        let mount = ChildSpawn.run("/bin/mount", ["-t", "tmpfs", "-o", "size=300k,mode=0700", "tmpfs", mountPoint],
                                       environment: box.environment, timeout: 10)
         try #require(mount.status == 0, "a small tmpfs cannot be mounted here (needs root): \(mount.output)")
-        defer { _ = ProcessRunner.run("/bin/umount", ["-l", mountPoint], environment: box.environment, timeout: 10) }
+        defer { _ = ChildSpawn.run("/bin/umount", ["-l", mountPoint], environment: box.environment, timeout: 10) }
         let stateDir = mountPoint + "/state"
         let file = try box.assessment(items: 8, extra: "")
         let child = try ChildProcess(ChildProcess.driver, ["begin", file, "--state-dir", stateDir], environment: box.environment)

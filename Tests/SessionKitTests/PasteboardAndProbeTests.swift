@@ -3,6 +3,7 @@ import Glibc
 #endif
 import AssessmentKit
 import Foundation
+import SessionTestSupport
 import Lockdown
 import Testing
 
@@ -43,6 +44,7 @@ final class RecordingTerminal: TerminalSink, @unchecked Sendable {
 }
 
 @Suite("Pasteboard backends and environment probes")
+@MainActor
 struct PasteboardAndProbeTests {
     @Test func x11ClearsBothSelectionsWithXsel() throws {
         let box = try Sandbox()

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import AssessmentKit
 import Foundation
+import SessionTestSupport
 import Lockdown
 import Testing
 @testable import SessionKit
@@ -97,9 +98,9 @@ struct ResultsCommandTests {
         let export = try box.carrel(["results", "export", "--format", "csv", "--out", out])
         #expect(export.status == 0)
         #expect(mode(out) == 0o600)
-        let python = try #require(ProcessRunner.which("python3", environment: box.environment), "python3 reads the CSV")
+        let python = try #require(ChildSpawn.which("python3", environment: box.environment), "python3 reads the CSV")
         let script = "import csv,json,sys; print(json.dumps(list(csv.reader(open(sys.argv[1], newline='', encoding='utf-8')))))"
-        let parsed = ProcessRunner.run(python, ["-c", script, out], environment: box.environment)
+        let parsed = ChildSpawn.run(python, ["-c", script, out], environment: box.environment)
         #expect(parsed.status == 0, "\(parsed.output)")
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(parsed.output.utf8)) as? [[String]])
         #expect(rows.first == ["session", "candidate", "assessment", "status", "points", "max", "started", "ended",

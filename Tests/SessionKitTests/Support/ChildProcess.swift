@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import SessionTestSupport
 import Lockdown
 
 /// A real child process (the session driver or `carrel`) with a pipe to its stdin and one from
@@ -36,7 +37,7 @@ final class ChildProcess {
         // at the same moment cannot inherit them (a pipe would need a separate fcntl).
         let kind = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         guard socketpair(AF_UNIX, kind, 0, &toChild) == 0, socketpair(AF_UNIX, kind, 0, &fromChild) == 0 else { throw POSIXError(.EMFILE) }
-        let spawned = ProcessRunner.spawn(executable, arguments, environment: environment,
+        let spawned = ChildSpawn.spawn(executable, arguments, environment: environment,
                                           stdin: toChild[0], stdout: fromChild[1], stderr: 2)
         close(toChild[0])
         close(fromChild[1])

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import SessionTestSupport
 import AssessmentKit
 import Lockdown
 @testable import SessionKit
@@ -80,26 +81,26 @@ final class TmuxServer {
     let tmux: String
 
     init?(sandbox: Sandbox) {
-        guard let tmux = ProcessRunner.which("tmux", environment: sandbox.environment) else { return nil }
+        guard let tmux = ChildSpawn.which("tmux", environment: sandbox.environment) else { return nil }
         self.tmux = tmux
         let dir = "\(sandbox.tmuxDir)/tmux-\(getuid())"
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         socket = "\(dir)/test"
         environment = sandbox.environment
-        let started = ProcessRunner.run(tmux, ["-S", socket, "new-session", "-d", "-s", "t", "sleep 600"], environment: environment, timeout: 10)
+        let started = ChildSpawn.run(tmux, ["-S", socket, "new-session", "-d", "-s", "t", "sleep 600"], environment: environment, timeout: 10)
         guard started.status == 0 else { return nil }
     }
 
     deinit {
-        _ = ProcessRunner.run(tmux, ["-S", socket, "kill-server"], environment: environment)
+        _ = ChildSpawn.run(tmux, ["-S", socket, "kill-server"], environment: environment)
     }
 
     func setBuffer(_ name: String, _ text: String) {
-        _ = ProcessRunner.run(tmux, ["-S", socket, "set-buffer", "-b", name, text], environment: environment)
+        _ = ChildSpawn.run(tmux, ["-S", socket, "set-buffer", "-b", name, text], environment: environment)
     }
 
     var buffers: [String] {
-        let r = ProcessRunner.run(tmux, ["-S", socket, "list-buffers", "-F", "#{buffer_name}"], environment: environment)
+        let r = ChildSpawn.run(tmux, ["-S", socket, "list-buffers", "-F", "#{buffer_name}"], environment: environment)
         return r.output.split(separator: "\n").map(String.init).sorted()
     }
 }

@@ -1,79 +1,61 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import SessionKit
 import TerminalUI
 
-/// Turns raw terminal input into what a screen acts on: keys, whole pastes (bracketed, or a
-/// burst that arrives at once), focus changes, resizes, and a terminal that went away.
+/// Reads the terminal's raw bytes with their arrival times and lets `InputDecoder` turn them
+/// into what a screen acts on: keys, paste attempts (bracketed, or faster than typing, with
+/// their true length), focus changes; plus resizes and a terminal that went away.
 final class InputReader {
-    enum Input: Equatable {
-        case keys([Key])
-        case paste(characters: Int, keys: [Key])
-        case focus(Bool)
-        case resize
-        case lost
-    }
-
-    /// A burst of this many characters in one read is a paste, not typing.
-    static let burstThreshold = 8
+    typealias Input = TerminalInput
 
     let canvas: Canvas
     let monotonic = SessionClock.system.monotonic
-    private var fastErrors = 0
+    var decoder = InputDecoder()
+    private var gone = false
+
+    /// Set while the proctor types a passphrase: that line is a secret, never a paste. It
+    /// clears itself at Enter or Escape (keys after the line are judged as usual).
+    var secretLine: Bool {
+        get { decoder.mode == .secret }
+        set { decoder.mode = newValue ? .secret : .answer }
+    }
+
+    /// The longest wait for input before `next()` returns (the screen's clock keeps going).
+    static let idleWait = 0.2
 
     init(canvas: Canvas) { self.canvas = canvas }
 
-    /// What arrived before the canvas's timeout, in order (often nothing).
+    /// What arrived within `idleWait` (often nothing), in order.
     func next() -> [Input] {
-        let before = monotonic()
-        guard let key = canvas.readKey() else {
-            // wget_wch fails at once, forever, when the terminal is gone: a hang-up.
-            if monotonic() - before < 0.05 {
-                fastErrors += 1
-                if fastErrors > 20 { return [.lost] }
-            }
+        if gone { return [.lost] }
+        var out = decoder.advance(to: monotonic())
+        if out.isEmpty {
+            let now = monotonic()
+            let wait = decoder.nextDeadline.map { min(Self.idleWait, max(0, $0 - now)) } ?? Self.idleWait
+            out += read(waiting: wait)
+            out += decoder.advance(to: monotonic())
+        }
+        if canvas.refreshSize() { out.append(.resize) }
+        if gone { out.append(.lost) }
+        return out
+    }
+
+    /// Waits up to `seconds` for bytes and feeds what one read returns to the decoder.
+    func read(waiting seconds: Double) -> [Input] {
+        var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0)]
+        let ready = poll(&fds, 1, Int32((seconds * 1000).rounded(.up)))
+        guard ready > 0 else { return [] }
+        if fds[0].revents & Int16(POLLIN) == 0 {
+            // Hung up, or an error, with nothing left to read: the terminal has gone.
+            if fds[0].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { gone = true }
             return []
         }
-        fastErrors = 0
-        switch key {
-        case .pasteStart: return [.paste(characters: drainPaste(), keys: [])]
-        case .focusIn: return [.focus(true)]
-        case .focusOut: return [.focus(false)]
-        case .resize:
-            canvas.invalidate()
-            return [.resize]
-        case .character:
-            var batch = [key]
-            while batch.count < 4096, let more = canvas.readPending() { batch.append(more) }
-            if let marker = batch.firstIndex(of: .pasteStart) {
-                // Typing, then a bracketed paste: the typing counts, the paste never does.
-                let inside = batch[(marker + 1)...]
-                let end = inside.firstIndex(of: .pasteEnd)
-                var count = Self.typed(end.map { Array(inside[..<$0]) } ?? Array(inside))
-                if end == nil { count += drainPaste() }
-                let before: [Input] = marker == 0 ? [] : [.keys(Array(batch[..<marker]))]
-                return before + [.paste(characters: count, keys: [])]
-            }
-            let typed = Self.typed(batch)
-            return [typed >= Self.burstThreshold ? .paste(characters: typed, keys: batch) : .keys(batch)]
-        default:
-            return [.keys([key])]
-        }
-    }
-
-    static func typed(_ keys: [Key]) -> Int {
-        keys.filter { if case .character = $0 { return true } else { return $0 == .enter || $0 == .tab } }.count
-    }
-
-    /// Reads and discards a bracketed paste up to its end marker; bounded in time in case
-    /// the end marker never comes.
-    func drainPaste() -> Int {
-        var count = 0
-        let deadline = monotonic() + 5
-        while monotonic() < deadline {
-            guard let next = canvas.readKey() else { continue }
-            if next == .pasteEnd { break }
-            if case .character = next { count += 1 } else if next == .enter || next == .tab { count += 1 }
-        }
-        return count
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let n = chunk.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, $0.count) }
+        if n > 0 { return decoder.feed(Array(chunk[0..<n]), at: monotonic()) }
+        if n == 0 || (errno != EINTR && errno != EAGAIN) { gone = true }
+        return []
     }
 }

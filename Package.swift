@@ -15,6 +15,8 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CNcursesw", path: "Sources/CNcursesw"),
+        // prctl and other Linux calls that do not import into Swift.
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         .target(
             name: "AssessmentKit",
             dependencies: [
@@ -30,7 +32,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        .target(name: "Lockdown", dependencies: ["AssessmentKit"]),
+        .target(name: "Lockdown", dependencies: ["AssessmentKit", "CLinux"]),
         .target(name: "TerminalUI", dependencies: ["CNcursesw", "AssessmentKit", "SessionKit"]),
         .executableTarget(
             name: "carrel",

@@ -200,7 +200,7 @@ struct ExportResults: ParsableCommand {
             let chosen = filters.apply(data.records, waiting: data.waiting).compactMap { r -> (ResultDocument, IntegrityReport)? in
                 data.result(r.id).map { ($0, data.integrity(r)) }
             }
-            let text = format == "csv" ? CSV.export(chosen) : JSONText.pretty(chosen.map(\.0))
+            let text = format == "csv" ? CSV.export(chosen.map { (SpreadsheetSafe.document($0.0), $0.1) }) : JSONText.pretty(chosen.map(\.0))
             if let out {
                 do {
                     let path = out.hasPrefix("/") ? out : FileManager.default.currentDirectoryPath + "/" + out
@@ -216,12 +216,36 @@ struct ExportResults: ParsableCommand {
     }
 }
 
+/// JSON for people and scripts: sorted snake_case keys, and every control, bidirectional
+/// or invisible character inside a string escaped as `\uXXXX` (the same data, nothing that
+/// could act on a terminal).
 enum JSONText {
     static func pretty<T: Encodable>(_ value: T) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.keyEncodingStrategy = .convertToSnakeCase
-        return String(decoding: (try? encoder.encode(value)) ?? Data("null".utf8), as: UTF8.self) + "\n"
+        let encoded = String(decoding: (try? encoder.encode(value)) ?? Data("null".utf8), as: UTF8.self)
+        return TerminalSafety.escapingJSON(encoded) + "\n"
+    }
+}
+
+/// The CSV copy of a result: the text people typed or were given (candidate names,
+/// responses) with hostile characters quoted visibly and formulas neutralised (OWASP: a
+/// cell starting with `=`, `+`, `-`, `@`, tab or CR gets a leading `'`). Numbers, ids and
+/// times are Carrel's own and stay as they are.
+enum SpreadsheetSafe {
+    static func cell(_ text: String) -> String {
+        TerminalSafety.spreadsheetCell(TerminalSafety.visible(text, keepLineBreaks: true))
+    }
+
+    static func document(_ result: ResultDocument) -> ResultDocument {
+        var copy = result
+        copy.candidate = result.candidate.map(cell)
+        for i in copy.items.indices {
+            // One cell per response, as CSV.cell joins it; a string cell is written unchanged.
+            copy.items[i].response = .string(cell(CSV.cell(result.items[i].response)))
+        }
+        return copy
     }
 }
 

@@ -37,8 +37,8 @@ struct TakeCommand: ParsableCommand {
         if let theme, Theme.named(theme, environment: [:]) == nil {
             throw ValidationError("--theme is default, mono or contrast; not \"\(theme)\"")
         }
-        if let candidate, candidate.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            throw ValidationError("--candidate contains control characters")
+        if let candidate, let problem = TerminalSafety.candidateNameProblem(candidate) {
+            throw ValidationError(problem)
         }
     }
 

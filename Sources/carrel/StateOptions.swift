@@ -15,9 +15,15 @@ struct StateOptions: ParsableArguments {
         StateLocation.resolve(explicit: stateDir, environment: ProcessInfo.processInfo.environment)
     }
 
-    /// The journal when one exists; nil before the first session (nothing is created).
+    /// The journal when one exists; nil before the first session (nothing is created). A
+    /// journal, -wal or -shm reached through a symlink is refused before SQLite opens it.
     func existingJournal() throws(CarrelFailure) -> Journal? {
         let path = location.journalPath
+        do {
+            try SecureFiles.refuseLinkedJournal(path)
+        } catch {
+            throw CarrelFailure(status: .cannotCreate, message: "refusing the journal: \(error)")
+        }
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         do {
             return try Journal(path: path)

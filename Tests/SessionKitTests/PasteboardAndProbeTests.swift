@@ -27,8 +27,9 @@ struct FakeTools {
         ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
+    /// Only the stand-ins are on PATH: the real xsel or xclip may be installed too.
     func environment(_ extra: [String: String]) -> [String: String] {
-        extra.merging(["PATH": dir + ":/bin:/usr/bin"]) { $1 }
+        extra.merging(["PATH": dir]) { $1 }
     }
 }
 

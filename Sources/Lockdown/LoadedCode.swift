@@ -129,6 +129,8 @@ public enum LoadedCode {
     /// told (no /proc, no dynamic loader, an executable that was deleted since it started).
     public static func injected() -> [String]? {
         guard let mappings = atStart else { return nil }
+        // Unknowable here means "not judged" (nil), never "clean": the caller keeps the
+        // environment check, and no /proc or no loader also means no LD_PRELOAD to fear.
         guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"),
               !executable.hasSuffix(" (deleted)"),
               let interpreter = interpreterPath(),

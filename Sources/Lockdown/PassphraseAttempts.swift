@@ -82,7 +82,9 @@ public struct PassphraseAttempts: Sendable {
         }
     }
 
-    /// The record as it stands, nil when no attempt was ever made (for `carrel status`).
+    /// The record as it stands, nil when no attempt was ever made (for `carrel status` and
+    /// to say how long to wait). Only advisory: `claim()` decides, and treats a damaged file
+    /// as a failure, so an unreadable record here cannot shorten any wait.
     public func read() -> Record? {
         var info = stat()
         guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG,

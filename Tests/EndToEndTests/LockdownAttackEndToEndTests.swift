@@ -15,6 +15,15 @@ extension TmuxHarness {
         usleep(700_000)
     }
 
+    /// The workshop test begun, at its short-answer question with "sch" typed.
+    func typingSchIntoTheWorkshopWord(_ window: String) throws -> Bool {
+        guard begin(window, try fixture("workshop.yaml")) else { return false }
+        keys(window, "Tab", "Tab", "Tab")
+        guard waitFor(window, "Question 4 of 8") != nil else { return false }
+        type(window, "sch")
+        return true
+    }
+
     func carrel(_ arguments: [String]) -> ProcessRunner.Output {
         ProcessRunner.run(Self.carrel, arguments + ["--state-dir", stateDir], environment: environment, timeout: 30)
     }
@@ -27,11 +36,7 @@ struct LockdownAttackEndToEndTests {
     @Test(.timeLimit(.minutes(3)))
     func noVariantOfAPasteEntersAnAnswerAndEachIsLoggedWithItsRealCount() throws {
         let t = try #require(TmuxHarness())
-        let file = try t.fixture("workshop.yaml")
-        #expect(t.begin("w", file))
-        t.keys("w", "Tab", "Tab", "Tab")
-        #expect(t.waitFor("w", "Question 4 of 8") != nil)
-        t.type("w", "sch")
+        #expect(try t.typingSchIntoTheWorkshopWord("w"))
         let s = Self.start, e = Self.end
         // End and start markers inside the payload.
         t.bytes("w", s + String(repeating: "a", count: 20) + e + String(repeating: "b", count: 10) + s + String(repeating: "c", count: 20) + e)

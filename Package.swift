@@ -16,6 +16,8 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CNcursesw", path: "Sources/CNcursesw"),
+        // prctl and other Linux calls that do not import into Swift.
+        .target(name: "CLinux", path: "Sources/CLinux"),
         .target(
             name: "AssessmentKit",
             dependencies: [
@@ -34,7 +36,7 @@ let package = Package(
         .target(
             name: "Lockdown",
             dependencies: [
-                "AssessmentKit", "SessionKit",
+                "AssessmentKit", "SessionKit", "CLinux",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ]
@@ -52,6 +54,12 @@ let package = Package(
             name: "carrel-session-driver",
             dependencies: ["AssessmentKit", "SessionKit", "Lockdown", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Tests/SessionDriver"
+        ),
+        // Journal figures on the real runtime (scripts/bench-journal, release build).
+        .executableTarget(
+            name: "carrel-journal-bench",
+            dependencies: ["AssessmentKit", "SessionKit", "Lockdown"],
+            path: "Benchmarks/JournalBench"
         ),
         // In-memory edges for the runtime, shared by the test targets.
         .target(

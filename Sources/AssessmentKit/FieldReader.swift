@@ -69,23 +69,14 @@ final class FieldReader {
         return value
     }
 
-    /// Refuses control characters, escape sequences and bidirectional overrides: they could
-    /// drive the terminal or make text read differently from how it is scored.
+    /// Refuses control characters, escape sequences, bidirectional controls and invisible
+    /// characters that no script needs: they could drive the terminal or make text read
+    /// differently from how it is scored.
     func safeText(_ value: String, _ node: YNode, _ what: String, _ kind: TextKind) -> Bool {
-        for scalar in value.unicodeScalars {
-            let v = scalar.value
-            let allowed = kind == .multiLine && (scalar == "\n" || scalar == "\t")
-            let control = TerminalSafety.isControl(scalar)
-            let bidi = TerminalSafety.isBidiControl(scalar)
-            if (control && !allowed) || bidi {
-                let code = "U+" + String(v, radix: 16, uppercase: true).leftPadded(to: 4)
-                let name = v == 0x1B ? " (escape)" : (v == 0x09 ? " (tab)" : (v == 0x0A ? " (line break)" : ""))
-                let rule = bidi ? "bidirectional override characters" : "control characters and escape sequences"
-                error(node, "\(what) contains \(code)\(name); \(rule) are not allowed in assessment text")
-                return false
-            }
-        }
-        return true
+        let allowed: Set<Unicode.Scalar> = kind == .multiLine ? ["\n", "\t"] : []
+        guard let finding = TerminalSafety.firstUnsafe(in: value, allowing: allowed) else { return true }
+        error(node, "\(what) contains \(finding); \(finding.hazard.rule) are not allowed in assessment text")
+        return false
     }
 
     func bool(_ node: YNode, _ what: String) -> Bool? {
@@ -171,7 +162,37 @@ final class FieldReader {
             seen[key] = child
             out.append((value, child))
         }
+        if ok, !rejectLookAlikes(out, entry: entry) { ok = false }
         return ok ? out : nil
+    }
+}
+
+extension FieldReader {
+    /// Refuses two different entries that look the same once compatibility forms, invisible
+    /// characters and bidirectional controls are set aside ("Ottawa" and "Ｏｔｔａｗａ"): a
+    /// student could not tell them apart. True when there is no such pair.
+    func rejectLookAlikes(_ entries: [(text: String, node: YNode)], entry: String) -> Bool {
+        guard let (a, b) = TerminalSafety.firstLookAlike(entries.map(\.text)) else { return true }
+        let first = entries[a], second = entries[b]
+        error(second.node, "\(entry) \"\(second.text.clippedForMessage)\" looks identical to \"\(first.text.clippedForMessage)\" (line \(first.node.line)); make them differ visibly")
+        return false
+    }
+
+    /// The same for a `match`: left-hand entries among themselves, right-hand entries and
+    /// distractors together (the same right-hand text may serve several left-hand entries).
+    func rejectLookAlikeMatch(_ pairs: Mapping, distractors: YNode?) -> Bool {
+        let lefts = pairs.entries.map { (text: $0.key, node: $0.keyNode) }
+        var rights = pairs.entries.compactMap { entry in scalarText(entry.value).map { (text: $0, node: entry.value) } }
+        if let distractors, case let .sequence(nodes) = distractors.value {
+            rights += nodes.compactMap { node in scalarText(node).map { (text: $0, node: node) } }
+        }
+        let leftsOK = rejectLookAlikes(lefts, entry: "left-hand entry")
+        return rejectLookAlikes(rights, entry: "right-hand entry") && leftsOK
+    }
+
+    private func scalarText(_ node: YNode) -> String? {
+        if case let .scalar(text, _) = node.value { return text }
+        return nil
     }
 }
 
@@ -195,15 +216,9 @@ struct Mapping {
 }
 
 extension String {
-    func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
-    }
-
-    /// Long or hostile values are shortened, and control characters shown as `?`, in messages.
+    /// Long or hostile values are shortened, and unsafe characters quoted (`\u{1B}`), in messages.
     var clippedForMessage: String {
-        let safe = String(String.UnicodeScalarView(unicodeScalars.map {
-            TerminalSafety.isControl($0) ? "?" : $0
-        }))
+        let safe = TerminalSafety.visible(self, keepLineBreaks: false)
         return safe.count > 40 ? String(safe.prefix(39)) + "…" : safe
     }
 }

@@ -254,6 +254,8 @@ struct ItemDecoder {
             }
             distractors = list.map(\.text)
         }
-        return ok ? .match(pairs: pairs, distractors: distractors) : nil
+        // Entries a student could not tell apart (TerminalSafety.lookAlikeKey).
+        guard ok, fields.rejectLookAlikeMatch(pairsMap, distractors: map["distractors"]) else { return nil }
+        return .match(pairs: pairs, distractors: distractors)
     }
 }

@@ -68,8 +68,45 @@ public struct PassphraseHash: Sendable, Hashable, Codable, CustomStringConvertib
         self.key = key
     }
 
+    /// One limit for every passphrase Carrel reads (`passphrase`, launch, unlock, resume):
+    /// a longer one is refused, never shortened, so no prefix ever matches.
+    public static let maximumBytes = 1024
+
+    /// Why typed bytes are not a passphrase Carrel accepts.
+    public enum InputProblem: Error, Equatable, CustomStringConvertible {
+        case notUTF8
+        case tooLong
+
+        public var description: String {
+            switch self {
+            case .notUTF8:
+                return "the passphrase is not valid UTF-8 text; type it again in a UTF-8 terminal (nothing was compared)"
+            case .tooLong:
+                return "the passphrase is longer than \(PassphraseHash.maximumBytes) bytes; Carrel never shortens a passphrase, so use a shorter one"
+            }
+        }
+    }
+
+    /// The passphrase in `bytes` (one line, without its line break): strict UTF-8 (no
+    /// replacement characters, so different bytes never become the same text) within the limit.
+    public static func passphrase(bytes: [UInt8]) throws(InputProblem) -> String {
+        guard bytes.count <= maximumBytes else { throw .tooLong }
+        var decoded = String.UnicodeScalarView()
+        var decoder = UTF8()
+        var iterator = bytes.makeIterator()
+        decoding: while true {
+            switch decoder.decode(&iterator) {
+            case let .scalarValue(scalar): decoded.append(scalar)
+            case .emptyInput: break decoding
+            case .error: throw .notUTF8
+            }
+        }
+        return String(decoded)
+    }
+
     /// Hashes a new passphrase with a fresh random salt.
     public static func make(passphrase: String, logRounds: Int = defaultLogRounds) throws -> PassphraseHash {
+        guard passphrase.utf8.count <= maximumBytes else { throw InputProblem.tooLong }
         var salt = [UInt8](repeating: 0, count: saltLength)
         var rng = SystemRandomNumberGenerator()
         for i in salt.indices { salt[i] = UInt8.random(in: .min ... .max, using: &rng) }
@@ -79,7 +116,8 @@ public struct PassphraseHash: Sendable, Hashable, Codable, CustomStringConvertib
 
     /// Constant-time comparison of the derived key; the passphrase is NFC-normalised first.
     public func verify(_ passphrase: String) -> Bool {
-        guard let candidate = try? Self.derive(
+        // Beyond the limit nothing matches: a long passphrase is never compared by a prefix.
+        guard passphrase.utf8.count <= Self.maximumBytes, let candidate = try? Self.derive(
             passphrase, salt: salt, logRounds: logRounds, blockSize: blockSize, parallelism: parallelism)
         else { return false }
         guard candidate.count == key.count else { return false }

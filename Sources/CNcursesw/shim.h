@@ -5,6 +5,7 @@
 #define _XOPEN_SOURCE_EXTENDED 1
 #define NCURSES_WIDECHAR 1
 #include <locale.h>
+#include <sys/ioctl.h>
 #include <wchar.h>
 #include <ncursesw/curses.h>
 
@@ -19,4 +20,12 @@ static inline attr_t carrel_a_underline(void) { return A_UNDERLINE; }
 static inline attr_t carrel_a_dim(void) { return A_DIM; }
 static inline attr_t carrel_color_pair(int n) { return COLOR_PAIR(n); }
 static inline int carrel_has_colors(void) { return has_colors(); }
+// ioctl is variadic: the terminal's size as the kernel knows it (0 when unknown).
+static inline int carrel_window_size(int fd, int *rows, int *cols) {
+    struct winsize ws;
+    if (ioctl(fd, TIOCGWINSZ, &ws) != 0) return -1;
+    *rows = ws.ws_row;
+    *cols = ws.ws_col;
+    return 0;
+}
 #endif

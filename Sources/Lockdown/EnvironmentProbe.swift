@@ -10,18 +10,22 @@ import Foundation
 public struct EnvironmentFacts: Sendable, Equatable {
     /// "tmux" or "screen" (how it was recognised), nil when not inside one.
     public var multiplexer: String?
-    /// The injection variables that are set, by name.
+    /// The injection variables that are set, by name (the first, cheap line).
     public var injectedLibraries: [String]
+    /// Code mapped into the process that the executable does not need (`LoadedCode`):
+    /// what a preloaded library or audit module leaves even after unsetting its variable.
+    public var injectedObjects: [String]
     /// The pid of an attached tracer (debugger, strace), or nil.
     public var tracerPid: Int?
     public var ssh: Bool
     public var term: String?
     public var utf8Locale: Bool
 
-    public init(multiplexer: String? = nil, injectedLibraries: [String] = [], tracerPid: Int? = nil,
-                ssh: Bool = false, term: String? = "xterm-256color", utf8Locale: Bool = true) {
+    public init(multiplexer: String? = nil, injectedLibraries: [String] = [], injectedObjects: [String] = [],
+                tracerPid: Int? = nil, ssh: Bool = false, term: String? = "xterm-256color", utf8Locale: Bool = true) {
         self.multiplexer = multiplexer
         self.injectedLibraries = injectedLibraries
+        self.injectedObjects = injectedObjects
         self.tracerPid = tracerPid
         self.ssh = ssh
         self.term = term
@@ -31,11 +35,13 @@ public struct EnvironmentFacts: Sendable, Equatable {
 
 /// Reads the facts from environment variables and /proc.
 public enum EnvironmentProbe {
+    /// The facts for `pid`; the mapped code is only examined for this process itself.
     public static func probe(environment: [String: String], pid: Int32 = getpid()) -> EnvironmentFacts {
         EnvironmentFacts(
             multiplexer: multiplexer(environment: environment, pid: pid),
             injectedLibraries: ["LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES"].filter { !(environment[$0] ?? "").isEmpty },
-            tracerPid: tracer(pid: pid),
+            injectedObjects: pid == getpid() ? LoadedCode.injected() ?? [] : [],
+            tracerPid: TracerWatch.tracerPid(of: pid),
             ssh: ["SSH_CONNECTION", "SSH_CLIENT", "SSH_TTY"].contains { !(environment[$0] ?? "").isEmpty },
             term: environment["TERM"],
             utf8Locale: utf8(environment))
@@ -54,7 +60,8 @@ public enum EnvironmentProbe {
             guard parent > 1 else { break }
             current = parent
         }
-        return nil
+        // Names can be changed; what holds our terminal cannot hide what it does.
+        return TerminalMultiplexer.detect(pid: pid)
     }
 
     /// Command name and parent pid from /proc/PID/stat.
@@ -66,15 +73,6 @@ public enum EnvironmentProbe {
         let rest = text[text.index(after: close)...].split(separator: " ")
         guard rest.count > 2, let parent = Int32(rest[1]) else { return nil }
         return (name, parent)
-    }
-
-    static func tracer(pid: Int32) -> Int? {
-        guard let data = SecureFiles.readSmallFile("/proc/\(pid)/status", limit: 65536) else { return nil }
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where line.hasPrefix("TracerPid:") {
-            let value = Int(line.dropFirst("TracerPid:".count).trimmingCharacters(in: .whitespaces)) ?? 0
-            return value > 0 ? value : nil
-        }
-        return nil
     }
 
     static func utf8(_ environment: [String: String]) -> Bool {
@@ -105,6 +103,11 @@ public enum Preflight {
             out.append(PreflightRefusal(
                 reason: "\(facts.injectedLibraries.joined(separator: ", ")) is set, which injects code into Carrel",
                 remedy: "unset it, or set `policy: { extensions: allow }` in the assessment"))
+        }
+        if !facts.injectedObjects.isEmpty, policy.extensions == .refuse {
+            out.append(PreflightRefusal(
+                reason: "code that Carrel does not load is mapped into it: \(facts.injectedObjects.joined(separator: ", ")) (injected through LD_PRELOAD, LD_AUDIT or LD_LIBRARY_PATH, even if the variable was unset since)",
+                remedy: "start Carrel from a clean login shell without those variables, or set `policy: { extensions: allow }` in the assessment"))
         }
         if let tracer = facts.tracerPid, policy.extensions == .refuse {
             out.append(PreflightRefusal(

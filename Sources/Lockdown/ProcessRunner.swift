@@ -37,16 +37,20 @@ public enum ProcessRunner {
         case exited(Int32)
         case signalled
         case failed(String)
-        case timedOut
     }
 
-    /// Holds the async run's ending for the synchronous caller.
+    /// The async run's pid and ending, for the synchronous caller.
     final class Box: @unchecked Sendable {
         private let lock = NSLock()
         private var stored: Ending = .failed("did not run")
+        private var childPid: pid_t = 0
         var value: Ending {
             get { lock.withLock { stored } }
             set { lock.withLock { stored = newValue } }
+        }
+        var pid: pid_t {
+            get { lock.withLock { childPid } }
+            set { lock.withLock { childPid = newValue } }
         }
     }
 
@@ -81,10 +85,17 @@ public enum ProcessRunner {
         let done = DispatchSemaphore(value: 0)
         let (stdinFD, stdoutFD) = (inFD, outFD)
         Task.detached {
-            box.value = await runAsync(executable, arguments, environment: environment, stdin: stdinFD, stdout: stdoutFD, timeout: timeout)
+            box.value = await runAsync(executable, arguments, environment: environment, stdin: stdinFD, stdout: stdoutFD, box: box)
             done.signal()
         }
-        done.wait()
+        var timedOut = false
+        if done.wait(timeout: .now() + max(0, timeout)) == .timedOut {
+            // Past the deadline the helper is killed; its run then ends by itself.
+            timedOut = true
+            let pid = box.pid
+            if pid > 0 { kill(pid, SIGKILL) }
+            done.wait()
+        }
 
         lseek(outFD, 0, SEEK_SET)
         var bytes = [UInt8]()
@@ -95,66 +106,41 @@ public enum ProcessRunner {
             bytes.append(contentsOf: chunk[0..<n])
         }
         let text = String(decoding: bytes, as: UTF8.self)
+        if timedOut { return Output(status: -1, output: text, timedOut: true) }
         switch box.value {
         case let .exited(code): return Output(status: code, output: text, timedOut: false)
         case .signalled: return Output(status: -1, output: text, timedOut: false)
         case let .failed(why): return Output(status: -1, output: why, timedOut: false)
-        case .timedOut: return Output(status: -1, output: text, timedOut: true)
         }
     }
 
     static func runAsync(_ executable: String, _ arguments: [String], environment: [String: String],
-                         stdin: Int32, stdout: Int32, timeout: Double) async -> Ending {
+                         stdin: Int32, stdout: Int32, box: Box) async -> Ending {
         var variables: [Environment.Key: String] = [:]
         for (key, value) in environment { variables[Environment.Key(stringLiteral: key)] = value }
         let env = Environment.custom(variables)
-        return await withTaskGroup(of: Ending?.self) { group in
-            group.addTask {
-                // A helper being replaced (or one whose writer a concurrent fork still
-                // holds open) cannot be executed for a moment: ETXTBSY is retried briefly.
-                for attempt in 0..<10 {
-                    do {
-                        let result = try await Subprocess.run(
-                            .path(FilePath(executable)), arguments: Arguments(arguments), environment: env,
-                            input: .fileDescriptor(FileDescriptor(rawValue: stdin), closeAfterSpawningProcess: false),
-                            output: .fileDescriptor(FileDescriptor(rawValue: stdout), closeAfterSpawningProcess: false),
-                            error: .fileDescriptor(FileDescriptor(rawValue: stdout), closeAfterSpawningProcess: false))
-                        switch result.terminationStatus {
-                        case let .exited(code): return .exited(Int32(truncatingIfNeeded: code))
-                        default: return .signalled
-                        }
-                    } catch is CancellationError {
-                        return nil
-                    } catch {
-                        let busy = "\(error)".localizedCaseInsensitiveContains("text file busy")
-                        guard busy, attempt < 9 else { return .failed("\(error)") }
-                        do {
-                            try await Task.sleep(nanoseconds: 20_000_000)
-                        } catch {
-                            return nil
-                        }
-                    }
+        // A helper being replaced (or one whose writer a concurrent fork still holds open)
+        // cannot be executed for a moment: ETXTBSY is retried briefly.
+        for attempt in 0..<10 {
+            do {
+                let result = try await Subprocess.run(
+                    .path(FilePath(executable)), arguments: Arguments(arguments), environment: env,
+                    input: .fileDescriptor(FileDescriptor(rawValue: stdin), closeAfterSpawningProcess: false),
+                    output: .fileDescriptor(FileDescriptor(rawValue: stdout), closeAfterSpawningProcess: false),
+                    error: .fileDescriptor(FileDescriptor(rawValue: stdout), closeAfterSpawningProcess: false)
+                ) { execution in
+                    box.pid = execution.processIdentifier.value
                 }
-                return .failed("\(executable) stayed busy")
-            }
-            group.addTask {
-                // Cancelled as soon as the helper finishes; past the deadline the helper is
-                // killed by swift-subprocess's teardown when its task is cancelled.
-                do {
-                    try await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1e9))
-                    return .timedOut
-                } catch {
-                    return nil
+                switch result.terminationStatus {
+                case let .exited(code): return .exited(Int32(truncatingIfNeeded: code))
+                default: return .signalled
                 }
+            } catch {
+                let busy = "\(error)".localizedCaseInsensitiveContains("text file busy")
+                guard busy, attempt < 9 else { return .failed("\(error)") }
+                usleep(20_000)
             }
-            var ending: Ending = .failed("did not run")
-            if let first = await group.next(), let value = first {
-                ending = value
-            }
-            group.cancelAll()
-            // Let the helper's task finish its teardown before returning.
-            for await _ in group {}
-            return ending
         }
+        return .failed("\(executable) stayed busy")
     }
 }

@@ -87,12 +87,28 @@ public enum SecureFiles {
         close(fd)
     }
 
+    /// What kind of thing a file mode says, for messages ("a FIFO").
+    static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFLNK: return "a symbolic link"
+        case S_IFDIR: return "a directory"
+        case S_IFIFO: return "a FIFO (named pipe)"
+        case S_IFCHR, S_IFBLK: return "a device"
+        case S_IFSOCK: return "a socket"
+        default: return "not a regular file"
+        }
+    }
+
     /// Writes `data` to `path` atomically: a 0600 temp file beside it, fsync, rename, fsync of
-    /// the directory. A symlink already at `path` is refused rather than replaced.
+    /// the directory. Only a new file or an existing regular file is written: a symlink, FIFO,
+    /// device, socket or directory already at `path` is refused rather than replaced.
     public static func writeAtomically(_ data: Data, to path: String) throws(FileSystemError) {
         var info = stat()
         if lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK {
             throw FileSystemError(path: path, reason: "is a symbolic link; refusing to write through it")
+        }
+        if lstat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFREG {
+            throw FileSystemError(path: path, reason: "is \(kind(info.st_mode)); Carrel writes only a new file or replaces a regular file")
         }
         let directory = (path as NSString).deletingLastPathComponent
         let temp = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0 ... .max))"
@@ -123,6 +139,27 @@ public enum SecureFiles {
             offset += n
         }
         return true
+    }
+
+    /// Refuses a journal that SQLite would reach through a symbolic link, or that is not a
+    /// regular file: the database, its -wal, -shm and -journal companions, and the folder
+    /// holding them. Call it before SQLite touches the path (SQLite follows links and would
+    /// turn a planted link's target into a database).
+    public static func refuseLinkedJournal(_ journalPath: String) throws(FileSystemError) {
+        let folder = (journalPath as NSString).deletingLastPathComponent
+        var info = stat()
+        if !folder.isEmpty, lstat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
+            throw FileSystemError(path: folder, reason: "is a symbolic link; Carrel keeps its journal only in a real directory (remove the link)")
+        }
+        for path in [journalPath, journalPath + "-wal", journalPath + "-shm", journalPath + "-journal"] {
+            guard lstat(path, &info) == 0 else { continue }
+            if info.st_mode & S_IFMT == S_IFLNK {
+                throw FileSystemError(path: path, reason: "is a symbolic link; Carrel never opens its journal through one (remove the link)")
+            }
+            if info.st_mode & S_IFMT != S_IFREG {
+                throw FileSystemError(path: path, reason: "is \(kind(info.st_mode)), not the journal Carrel wrote (remove it)")
+            }
+        }
     }
 
     /// Reads a whole small file without following a symlink; nil when it is absent.

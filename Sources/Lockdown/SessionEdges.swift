@@ -18,13 +18,15 @@ public struct SecureStateStorage: StateStorage {
     public func openJournal(create: Bool) throws -> (any DatabaseWriter)? {
         let path = location.journalPath
         if !create {
+            try SecureFiles.refuseLinkedJournal(path)
             var info = stat()
             guard lstat(path, &info) == 0 else { return nil }
         } else {
             try SecureFiles.prepareDirectory(location.stateDirectory)
             try SecureFiles.prepareDirectory(location.resultsDirectory)
         }
-        try Self.refuseLinks([path, path + "-wal", path + "-shm"])
+        // SQLite follows symlinks: neither the journal nor its -wal/-shm files may be one.
+        try SecureFiles.refuseLinkedJournal(path)
         try SecureFiles.preparePrivateFile(path)
         // Seats that start together may create a new journal at the same moment: the WAL
         // switch can lose to another process's lock. A short retry sees its finished set-up.
@@ -39,20 +41,6 @@ public struct SecureStateStorage: StateStorage {
                 attempt += 1
                 if attempt >= 8 { throw error }
                 usleep(UInt32(25_000 * attempt))
-            }
-        }
-    }
-
-    /// SQLite follows symlinks; the journal and its -wal/-shm files must never be one.
-    static func refuseLinks(_ paths: [String]) throws(FileSystemError) {
-        for path in paths {
-            var info = stat()
-            guard lstat(path, &info) == 0 else { continue }
-            if info.st_mode & S_IFMT == S_IFLNK {
-                throw FileSystemError(path: path, reason: "is a symbolic link; Carrel never opens its journal through one (remove it and try again)")
-            }
-            if info.st_mode & S_IFMT != S_IFREG {
-                throw FileSystemError(path: path, reason: "is not a regular file")
             }
         }
     }
@@ -86,17 +74,37 @@ public struct ProbeGate: EnvironmentGate {
         Preflight.refusals(facts, policy: policy, needsTerminal: needsTerminal).map(\.description)
     }
 
-    public func attachedTracer() -> Int? { EnvironmentProbe.tracer(pid: pid) }
+    public func attachedTracer() -> Int? { TracerWatch.tracerPid(of: pid) }
+}
+
+/// The proctor gate as the session's passphrase checker.
+public final class ProctorGateChecker: PassphraseChecker {
+    let gate: ProctorGate
+    public init(_ gate: ProctorGate) { self.gate = gate }
+
+    public func check(_ typed: String) -> PassphraseVerdict {
+        switch gate.check(typed) {
+        case .accepted: return .accepted
+        case let .rejected(triesLeft, wait): return .rejected(triesLeft: triesLeft, wait: wait)
+        case let .mustWait(seconds): return .mustWait(seconds)
+        case let .unavailable(why): return .unavailable(why)
+        }
+    }
 }
 
 extension SessionContext {
     /// The real edges for a state location and an environment.
     public static func system(location: StateLocation, environment: [String: String], needsTerminal: Bool,
                               terminal: (any TerminalSink)? = nil) -> SessionContext {
-        SessionContext(
+        var context = SessionContext(
             storage: SecureStateStorage(location: location), lock: FileSessionLock(location: location),
             pasteboards: Pasteboards.system(environment: environment, terminal: terminal),
             gate: ProbeGate(facts: EnvironmentProbe.probe(environment: environment)),
             signals: { try SignalGuard() }, needsTerminal: needsTerminal)
+        context.passphrases = { hash, action in
+            ProctorGateChecker(ProctorGate(hash: hash, attempts: PassphraseAttempts(stateDirectory: location.stateDirectory),
+                                           tries: 3, action: action))
+        }
+        return context
     }
 }

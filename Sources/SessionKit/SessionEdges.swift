@@ -102,6 +102,23 @@ public protocol EnvironmentGate: Sendable {
     func attachedTracer() -> Int?
 }
 
+/// What one proctor passphrase attempt came to.
+public enum PassphraseVerdict: Sendable, Equatable {
+    case accepted
+    /// Wrong; `wait` seconds before the next try (no tries left when `triesLeft` is 0).
+    case rejected(triesLeft: Int, wait: Double)
+    /// Not checked: a wait from earlier wrong passphrases (in any process) is running.
+    case mustWait(Double)
+    /// Not checked: the attempts cannot be recorded.
+    case unavailable(String)
+}
+
+/// Checks proctor passphrases with a limited number of tries and waits that hold across
+/// processes (kept in the state directory).
+public protocol PassphraseChecker: AnyObject {
+    func check(_ typed: String) -> PassphraseVerdict
+}
+
 /// Time for the session: wall time for timestamps, a monotonic clock for time used.
 public struct SessionClock: Sendable {
     public var now: @Sendable () -> Date
@@ -144,6 +161,9 @@ public struct SessionContext: Sendable {
     public var needsTerminal: Bool
     public var clock: SessionClock
     public var ids: SessionIDs
+    /// Makes the passphrase checker for a hash and what it unlocks ("end 1a2b3c4d"); nil
+    /// checks in this process only.
+    public var passphrases: (@Sendable (PassphraseHash, String) -> any PassphraseChecker)?
     public var pid: Int32
     public var host: String
     public var tty: String?
@@ -160,6 +180,7 @@ public struct SessionContext: Sendable {
         self.needsTerminal = needsTerminal
         self.clock = clock
         self.ids = ids
+        self.passphrases = nil
         self.pid = pid
         self.host = host
         self.tty = tty

@@ -51,6 +51,7 @@ public final class SessionRuntime {
     /// Writes of failed commits other than answers (answers wait as drafts in the state).
     var retained: [JournalWrite] = []
     var passphraseBlockedUntil = 0.0
+    var passphraseChecker: (any PassphraseChecker)?
 
     init(lifecycle: SessionLifecycle, state: SessionState, journal: Journal) {
         self.lifecycle = lifecycle
@@ -235,7 +236,33 @@ public final class SessionRuntime {
             r.notices.append("Wait \(Int((passphraseBlockedUntil - now).rounded(.up))) s before trying again")
             return r
         }
-        return send(.passphrase(correct: hash.verify(text)))
+        guard let make = context.passphrases else { return send(.passphrase(correct: hash.verify(text))) }
+        let checker = passphraseChecker ?? make(hash, "end \(record.id.prefix(8))")
+        passphraseChecker = checker
+        switch checker.check(text) {
+        case .accepted:
+            passphraseChecker = nil
+            return send(.passphrase(correct: true))
+        case let .rejected(triesLeft, wait):
+            var r = send(.passphrase(correct: false))
+            passphraseBlockedUntil = max(passphraseBlockedUntil, now + wait)
+            if triesLeft == 0 {
+                // Back to the test: the proctor can try again later, the wait still holds.
+                passphraseChecker = nil
+                r.merge(send(.cancelPrompt))
+                r.notices.append("Three wrong passphrases: back to the test; the proctor can try again later")
+            }
+            return r
+        case let .mustWait(seconds):
+            passphraseBlockedUntil = max(passphraseBlockedUntil, now + seconds)
+            var r = Reaction()
+            r.notices.append("Wait \(Int(seconds.rounded(.up))) s before trying again")
+            return r
+        case let .unavailable(why):
+            var r = Reaction()
+            r.notices.append("The passphrase cannot be checked: \(why)")
+            return r
+        }
     }
 
     /// Applies one message: journal writes commit in one transaction before the new state

@@ -3,15 +3,12 @@ import Glibc
 #endif
 import CNcursesw
 
-/// The ncurses edge: paints a Screen, places the cursor, and reads keys. Nothing else in
-/// Carrel calls ncurses.
+/// The ncurses edge: paints a Screen, places the cursor, and follows the terminal's size.
+/// Nothing else in Carrel calls ncurses. Keys are not read through ncurses: the raw bytes
+/// go to `InputDecoder`, which sees every paste marker and when each byte arrived.
 public final class Canvas: Terminal {
-    static let pasteStartCode: Int32 = 0x6F00
-    static let pasteEndCode: Int32 = 0x6F01
-    static let focusInCode: Int32 = 0x6F02
-    static let focusOutCode: Int32 = 0x6F03
-
     private var previous: Screen?
+    private var knownSize: (rows: Int32, cols: Int32) = (0, 0)
     private let theme: Theme
     private var colourPairs: [Theme.Colour: Int16] = [:]
     public private(set) var active = false
@@ -28,8 +25,9 @@ public final class Canvas: Terminal {
         nonl()
         keypad(carrel_stdscr(), true)
         intrflush(carrel_stdscr(), false)
-        set_escdelay(25)
-        wtimeout(carrel_stdscr(), 200)
+        // Input is read by the caller; ncurses must not peek at it while painting.
+        typeahead(-1)
+        knownSize = (carrel_lines(), carrel_cols())
         if carrel_has_colors() != 0 && theme.name != "mono" {
             start_color()
             use_default_colors()
@@ -39,10 +37,6 @@ public final class Canvas: Terminal {
                 colourPairs[c] = Int16(i + 1)
             }
         }
-        define_key("\u{1B}[200~", Self.pasteStartCode)
-        define_key("\u{1B}[201~", Self.pasteEndCode)
-        define_key("\u{1B}[I", Self.focusInCode)
-        define_key("\u{1B}[O", Self.focusOutCode)
         return true
     }
 
@@ -110,64 +104,33 @@ public final class Canvas: Terminal {
         beep()
     }
 
-    /// The next key, or nil after the timeout (or at once, again and again, when the
-    /// terminal has gone: the caller watches for that).
-    public func readKey() -> Key? {
-        var ch: wint_t = 0
-        let r = wget_wch(carrel_stdscr(), &ch)
-        if r == ERR { return nil }
-        if r == KEY_CODE_YES { return Self.special(Int32(ch)) }
-        return Self.character(UInt32(ch))
-    }
-
-    /// Whether more input is already waiting (for the paste-burst heuristic).
-    public func readPending() -> Key? {
-        wtimeout(carrel_stdscr(), 0)
-        defer { wtimeout(carrel_stdscr(), 200) }
-        return readKey()
-    }
-
-    static func special(_ code: Int32) -> Key? {
-        switch code {
-        case KEY_UP: return .up
-        case KEY_DOWN: return .down
-        case KEY_LEFT: return .left
-        case KEY_RIGHT: return .right
-        case KEY_HOME: return .home
-        case KEY_END: return .end
-        case KEY_NPAGE: return .pageDown
-        case KEY_PPAGE: return .pageUp
-        case KEY_SR: return .shiftUp
-        case KEY_SF: return .shiftDown
-        case KEY_BTAB: return .backTab
-        case KEY_BACKSPACE: return .backspace
-        case KEY_DC: return .delete
-        case KEY_ENTER: return .enter
-        case KEY_RESIZE: return .resize
-        case pasteStartCode: return .pasteStart
-        case pasteEndCode: return .pasteEnd
-        case focusInCode: return .focusIn
-        case focusOutCode: return .focusOut
-        default:
-            for n in 1...12 where code == carrel_key_f(Int32(n)) { return .function(n) }
-            // Shift-arrows in xterm-style terminals.
-            return nil
+    /// Waits up to `seconds` for bytes on standard input; nil once the terminal has gone.
+    public func readBytes(waiting seconds: Double) -> [UInt8]? {
+        var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0)]
+        let ready = poll(&fds, 1, Int32((seconds * 1000).rounded(.up)))
+        guard ready > 0 else { return [] }
+        if fds[0].revents & Int16(POLLIN) == 0 {
+            // Hung up, or an error, with nothing left to read: the terminal has gone.
+            if fds[0].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { return nil }
+            return []
         }
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let n = chunk.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, $0.count) }
+        if n > 0 { return Array(chunk[0..<n]) }
+        if n == 0 || (errno != EINTR && errno != EAGAIN) { return nil }
+        return []
     }
 
-    static func character(_ value: UInt32) -> Key? {
-        switch value {
-        case 0x0D, 0x0A: return .enter
-        case 0x09: return .tab
-        case 0x1B: return .escape
-        case 0x7F, 0x08: return .backspace
-        case 0x1C: return .control("\\")
-        case 0x01...0x1A: return .control(Character(UnicodeScalar(UInt8(value + 96))))
-        case 0x00, 0x1D...0x1F: return nil
-        case 0x80...0x9F: return nil
-        default:
-            guard let scalar = UnicodeScalar(value) else { return nil }
-            return .character(Character(scalar))
-        }
+    /// Follows a change of the terminal's size (SIGWINCH, or a resize while Carrel was busy);
+    /// true when the size changed since the last call.
+    public func refreshSize() -> Bool {
+        guard active else { return false }
+        var rows: Int32 = 0, cols: Int32 = 0
+        guard carrel_window_size(1, &rows, &cols) == 0 || carrel_window_size(0, &rows, &cols) == 0,
+              rows > 0, cols > 0, (rows, cols) != knownSize else { return false }
+        knownSize = (rows, cols)
+        resizeterm(rows, cols)
+        invalidate()
+        return true
     }
 }

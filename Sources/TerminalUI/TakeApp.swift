@@ -27,6 +27,11 @@ public final class TakeApp {
     var lastTracerCheck = -1.0
     let monotonic: @Sendable () -> Double
     var beginAction: ((TakeApp) throws(SessionError) -> SessionRuntime?)?
+    /// Checks the start screen's passphrase (tries and waits kept in the state directory);
+    /// nil checks in this process only.
+    public var launchChecker: (any PassphraseChecker)?
+    /// Keys typed before this instant (a wait after a wrong passphrase) are dropped.
+    var launchBlockedUntil = 0.0
 
     public init(model: TakeModel, terminal: any Terminal, monotonic: @escaping @Sendable () -> Double = SessionClock.system.monotonic) {
         self.model = model
@@ -51,10 +56,12 @@ public final class TakeApp {
             }
             syncState()
         }
-        let input = InputReader(canvas: terminal)
+        let input = InputReader(canvas: terminal, monotonic: monotonic)
         while !quit {
             // The first frame is drawn before the first read.
             draw()
+            // A passphrase line is a secret, never judged as a paste.
+            input.secretLine = (model.phase == .start && model.needsLaunchPassphrase) || model.session?.prompt == .proctor
             for event in input.next() { handle(event) }
             if let runtime {
                 react(runtime.pollSignals())
@@ -120,6 +127,8 @@ public final class TakeApp {
     }
 
     func dispatch(_ key: Key) {
+        // During the wait after a wrong start-screen passphrase, typed keys are dropped.
+        if model.phase == .start && monotonic() < launchBlockedUntil { return }
         perform(model.handle(key, now: monotonic()))
     }
 
@@ -132,20 +141,38 @@ public final class TakeApp {
             case .begin:
                 beginSession()
             case let .checkLaunchPassphrase(typed):
-                if model.assessment.proctor.passphrase?.verify(typed) == true {
-                    model.launchAccepted()
-                } else {
-                    launchFailures += 1
-                    model.startMessage = "That passphrase is not right (attempt \(launchFailures))."
-                    draw()
-                    sleep(UInt32(min(1 << min(launchFailures - 1, 4), 15)))
-                }
+                checkLaunch(typed)
             case let .proctorPassphrase(typed):
                 guard let runtime else { continue }
                 react(runtime.enterPassphrase(typed))
             case .quit:
                 if runtime == nil || isShowingReceipt { quit = true }
             }
+        }
+    }
+
+    func checkLaunch(_ typed: String) {
+        guard let hash = model.assessment.proctor.passphrase else { return }
+        let verdict = launchChecker?.check(typed) ?? (hash.verify(typed) ? .accepted : .rejected(triesLeft: 3 - launchFailures - 1, wait: 0))
+        switch verdict {
+        case .accepted:
+            model.launchAccepted()
+        case let .rejected(triesLeft, wait):
+            launchFailures += 1
+            if triesLeft <= 0 {
+                finalExit = Exit(77, "wrong proctor passphrase \(launchFailures) times; nothing was started (every attempt is recorded)")
+                quit = true
+                return
+            }
+            launchBlockedUntil = monotonic() + wait
+            let waitText = wait >= 1 ? "; wait \(Int(wait.rounded(.up))) s" : ""
+            model.startMessage = "That passphrase is not right (attempt \(launchFailures), \(triesLeft) left\(waitText))."
+        case let .mustWait(seconds):
+            launchBlockedUntil = monotonic() + seconds
+            model.startMessage = "Wait \(Int(seconds.rounded(.up))) s before trying the passphrase again."
+        case let .unavailable(why):
+            finalExit = Exit(73, "the proctor passphrase cannot be checked: \(why)")
+            quit = true
         }
     }
 

@@ -10,17 +10,17 @@ public protocol Terminal: AnyObject {
     func paint(_ screen: Screen)
     /// Forgets what is shown, so the next paint redraws everything.
     func invalidate()
-    /// The next key, or nil after a short wait (or at once, again and again, when the
-    /// terminal has gone: the caller watches for that).
-    func readKey() -> Key?
-    /// A key that is already waiting, without waiting.
-    func readPending() -> Key?
+    /// Waits up to `seconds` for input bytes: [] when nothing arrived, nil once the
+    /// terminal has gone.
+    func readBytes(waiting seconds: Double) -> [UInt8]?
+    /// Follows a change of size; true when it changed since the last call.
+    func refreshSize() -> Bool
     /// Bracketed paste and focus reports, on while a session is locked.
     func setReports(_ on: Bool)
     func bell()
 }
 
-/// A terminal in memory: keys are queued by the test, frames are kept.
+/// A terminal in memory: input is queued by the test as byte chunks, frames are kept.
 public final class MemoryTerminal: Terminal {
     public var width: Int
     public var height: Int
@@ -28,12 +28,12 @@ public final class MemoryTerminal: Terminal {
     public private(set) var reports = false
     public private(set) var bells = 0
     public private(set) var started = false
-    /// Keys to deliver, in order; `nil` entries are timeouts (nothing arrived).
-    public var input: [Key?] = []
-    /// What `readKey` does when `input` is empty: wait (nil) or the terminal is gone.
-    public var gone = false
-    /// Called when the input runs out, so a test can end the run.
-    public var onIdle: (() -> Void)?
+    /// What each read returns, in order: bytes, or nil for "nothing arrived this time".
+    /// When the queue is empty the terminal is gone.
+    public var input: [[UInt8]?] = []
+    /// Called before each read, so a test can move its clock as a person would type.
+    public var beforeRead: (() -> Void)?
+    private var resized = false
 
     public init(width: Int = 80, height: Int = 24) {
         self.width = width
@@ -41,6 +41,17 @@ public final class MemoryTerminal: Terminal {
     }
 
     public var screen: Screen? { frames.last }
+
+    /// Queues keys as a terminal sends them, one read each.
+    public func type(_ keys: [Key]) {
+        for key in keys { input.append(Self.bytes(key)) }
+    }
+
+    public func resize(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        resized = true
+    }
 
     public func start() -> Bool {
         started = true
@@ -57,22 +68,45 @@ public final class MemoryTerminal: Terminal {
 
     public func invalidate() {}
 
-    public func readKey() -> Key? {
-        if input.isEmpty {
-            onIdle?()
-            return nil
-        }
-        return input.removeFirst()
+    public func readBytes(waiting seconds: Double) -> [UInt8]? {
+        beforeRead?()
+        guard !input.isEmpty else { return nil }
+        return input.removeFirst() ?? []
     }
 
-    /// Keys arrive one per read, as a person types, unless `burst` says they arrived at once.
-    public var burst = false
-
-    public func readPending() -> Key? {
-        guard burst, let first = input.first, first != nil else { return nil }
-        return input.removeFirst()
+    public func refreshSize() -> Bool {
+        defer { resized = false }
+        return resized
     }
 
     public func setReports(_ on: Bool) { reports = on }
     public func bell() { bells += 1 }
+
+    /// The bytes an xterm sends for a key.
+    public static func bytes(_ key: Key) -> [UInt8] {
+        switch key {
+        case let .character(c): return Array(String(c).utf8)
+        case let .control(c):
+            guard let v = c.asciiValue else { return [] }
+            return [v & 0x1F]
+        case .enter: return [0x0D]
+        case .tab: return [0x09]
+        case .backTab: return Array("\u{1B}[Z".utf8)
+        case .escape: return [0x1B]
+        case .backspace: return [0x7F]
+        case .up: return Array("\u{1B}[A".utf8)
+        case .down: return Array("\u{1B}[B".utf8)
+        case .right: return Array("\u{1B}[C".utf8)
+        case .left: return Array("\u{1B}[D".utf8)
+        case .home: return Array("\u{1B}[H".utf8)
+        case .end: return Array("\u{1B}[F".utf8)
+        case .pageUp: return Array("\u{1B}[5~".utf8)
+        case .pageDown: return Array("\u{1B}[6~".utf8)
+        case .delete: return Array("\u{1B}[3~".utf8)
+        case let .function(n):
+            let codes = [1: "\u{1B}OP", 2: "\u{1B}OQ", 3: "\u{1B}OR", 4: "\u{1B}OS", 5: "\u{1B}[15~", 10: "\u{1B}[21~"]
+            return Array((codes[n] ?? "").utf8)
+        default: return []
+        }
+    }
 }

@@ -31,10 +31,22 @@ struct Carrel: ParsableCommand {
         ]
     )
 
-    /// Whatever mask the parent left, the signals Carrel relies on are delivered.
+    /// Notes the code mapped at start (before anything loads a library of its own), keeps
+    /// tracers out, delivers the signals Carrel relies on whatever mask the parent left, and
+    /// writes every message — argument errors and help included — through the sanitiser.
     static func main() {
+        LoadedCode.recordAtStart()
+        ProcessHardening.makeNonDumpable()
         SignalGuard.unblockRelied()
         umask(0o077)
-        main(nil)
+        do {
+            var command = try parseAsRoot(nil)
+            try command.run()
+        } catch {
+            let code = exitCode(for: error)
+            let text = fullMessage(for: error)
+            if !text.isEmpty { (code == .success ? FileOutput.standardOutput : FileOutput.standardError).write(text + "\n") }
+            Glibc.exit(code.rawValue)
+        }
     }
 }

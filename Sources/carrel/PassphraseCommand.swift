@@ -14,7 +14,8 @@ struct PassphraseCommand: ParsableCommand {
                 passphrase: "scrypt$ln=15,r=8,p=1$..."
 
             It is a salted scrypt hash: the passphrase itself is never stored. Passphrases are \
-            compared after Unicode NFC normalisation and must be at least 8 characters.
+            compared after Unicode NFC normalisation and must be at least 8 characters and at most \
+            1 024 bytes of UTF-8 (a longer one is refused, never shortened).
             """
     )
 
@@ -23,6 +24,7 @@ struct PassphraseCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let reader = SecretReader()
+            defer { reader.finish() }
             let first = try reader.read(prompt: "Proctor passphrase: ")
             let normalised = PassphraseHash.normalise(first)
             guard normalised.count >= Self.minimumLength else {

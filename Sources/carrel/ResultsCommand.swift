@@ -218,7 +218,7 @@ struct ExportResults: ParsableCommand {
             for r in filters.apply(data.records, waiting: data.waiting) {
                 if let result = try data.result(r.id) { chosen.append((result, try data.integrity(r))) }
             }
-            let text = format == "csv" ? CSV.export(chosen) : try JSONText.pretty(chosen.map(\.0))
+            let text = format == "csv" ? CSV.export(chosen.map { (SpreadsheetSafe.document($0.0), $0.1) }) : try JSONText.pretty(chosen.map(\.0))
             if let out {
                 do {
                     let path = out.hasPrefix("/") ? out : FileManager.default.currentDirectoryPath + "/" + out
@@ -234,16 +234,39 @@ struct ExportResults: ParsableCommand {
     }
 }
 
+/// JSON for people and scripts: sorted snake_case keys, and every control, bidirectional
+/// or invisible character inside a string escaped as `\uXXXX` (the same data, nothing that
+/// could act on a terminal).
 enum JSONText {
     static func pretty<T: Encodable>(_ value: T) throws(CarrelFailure) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.keyEncodingStrategy = .convertToSnakeCase
         do {
-            return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
+            return TerminalSafety.escapingJSON(String(decoding: try encoder.encode(value), as: UTF8.self)) + "\n"
         } catch {
             throw CarrelFailure(status: .internalError, message: "cannot write the results as JSON: \(error)")
         }
+    }
+}
+
+/// The CSV copy of a result: the text people typed or were given (candidate names,
+/// responses) with hostile characters quoted visibly and formulas neutralised (OWASP: a
+/// cell starting with `=`, `+`, `-`, `@`, tab or CR gets a leading `'`). Numbers, ids and
+/// times are Carrel's own and stay as they are.
+enum SpreadsheetSafe {
+    static func cell(_ text: String) -> String {
+        TerminalSafety.spreadsheetCell(TerminalSafety.visible(text, keepLineBreaks: true))
+    }
+
+    static func document(_ result: ResultDocument) -> ResultDocument {
+        var copy = result
+        copy.candidate = result.candidate.map(cell)
+        for i in copy.items.indices {
+            // One cell per response, as CSV.cell joins it; a string cell is written unchanged.
+            copy.items[i].response = .string(cell(CSV.cell(result.items[i].response)))
+        }
+        return copy
     }
 }
 

@@ -1,57 +1,123 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import AssessmentKit
 
-/// Reads a line from standard input; at a terminal, with echo off for that line only.
-struct SecretReader {
+/// Reads passphrases from standard input. At a terminal, echo is off from the first prompt
+/// until `finish()` — waits between tries included — and whatever was typed ahead is thrown
+/// away before each prompt, so nothing typed is ever shown. A line must be UTF-8 and at most
+/// `PassphraseHash.maximumBytes` long: anything else is refused, never repaired or cut.
+final class SecretReader {
     let interactive = isatty(0) == 1
+    private var restore: termios?
+
+    init() {
+        if interactive { restore = EchoGuard.disable() }
+    }
+
+    deinit { finish() }
+
+    /// Turns echo back on; safe to call twice.
+    func finish() {
+        if let restore { EchoGuard.restore(restore) }
+        restore = nil
+    }
 
     func read(prompt: String) throws(CarrelFailure) -> String {
-        if interactive { FileOutput.standardError.write(prompt) }
-        let restore = interactive ? EchoGuard.disable() : nil
-        defer {
-            // ECHONL already echoed the newline the proctor typed.
-            if let restore { EchoGuard.restore(restore) }
-        }
-        guard let line = Self.readLine(fd: 0) else {
-            throw CarrelFailure(status: .usage, message: "no passphrase was given on standard input; type it at a terminal or pipe it twice, one per line")
+        guard let line = try readIfAny(prompt: prompt) else {
+            throw CarrelFailure(status: .usage, message: "no passphrase was given on standard input; type it at a terminal or pipe it, one per line")
         }
         return line
     }
 
-    /// One line without its terminator, byte by byte so nothing past it is consumed.
-    static func readLine(fd: Int32, limit: Int = 4096) -> String? {
+    /// One passphrase, or nil at the end of the input.
+    func readIfAny(prompt: String) throws(CarrelFailure) -> String? {
+        if interactive {
+            // Keys pressed while Carrel was busy (or waiting) are not part of this answer.
+            tcflush(0, TCIFLUSH)
+            FileOutput.standardError.write(prompt)
+        }
+        let bytes: [UInt8]
+        switch Self.readLine(fd: 0) {
+        case .endOfInput:
+            if interactive { FileOutput.standardError.write("\n") }
+            return nil
+        case .tooLong:
+            throw CarrelFailure(status: .usage, message: PassphraseHash.InputProblem.tooLong.description)
+        case let .line(line):
+            bytes = line
+        }
+        // Echo (newline included) is off: end the prompt's line ourselves.
+        if interactive { FileOutput.standardError.write("\n") }
+        do {
+            return try PassphraseHash.passphrase(bytes: bytes)
+        } catch {
+            throw CarrelFailure(status: .usage, message: error.description)
+        }
+    }
+
+    /// Says something on the terminal (stderr) without touching the echo setting.
+    func say(_ text: String) {
+        FileOutput.standardError.write(text)
+    }
+
+    /// Waits with echo still off; what is typed meanwhile is discarded by the next `read`.
+    func pause(_ seconds: Double) {
+        guard seconds > 0 else { return }
+        var left = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+        var rest = timespec()
+        while nanosleep(&left, &rest) != 0 && errno == EINTR { left = rest }
+    }
+
+    enum Line: Equatable {
+        case line([UInt8])
+        case tooLong
+        case endOfInput
+    }
+
+    /// One line without its terminator (LF, or CR LF), byte by byte so nothing past it is
+    /// consumed. A line longer than the limit is read to its end and refused as a whole.
+    static func readLine(fd: Int32, limit: Int = PassphraseHash.maximumBytes) -> Line {
         var bytes: [UInt8] = []
+        var over = false
         var byte: UInt8 = 0
-        while bytes.count < limit {
+        var sawAny = false
+        while true {
             let n = Glibc.read(fd, &byte, 1)
             if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
+            if n <= 0 {
+                if !sawAny { return .endOfInput }
+                break
+            }
+            sawAny = true
             if byte == 0x0A { break }
-            bytes.append(byte)
+            if bytes.count <= limit { bytes.append(byte) } else { over = true }
         }
         if bytes.last == 0x0D { bytes.removeLast() }
-        return String(decoding: bytes, as: UTF8.self)
+        return over || bytes.count > limit ? .tooLong : .line(bytes)
     }
 }
 
-/// Turns terminal echo off and back on; a SIGINT while it is off restores it before exiting.
+/// Turns terminal echo off and back on; a signal that ends the process while it is off
+/// restores it first.
 enum EchoGuard {
     nonisolated(unsafe) private static var saved = termios()
     nonisolated(unsafe) private static var active = false
+    static let fatalSignals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
 
     static func disable() -> termios? {
         var settings = termios()
         guard tcgetattr(0, &settings) == 0 else { return nil }
         saved = settings
         active = true
-        signal(SIGINT) { _ in
-            if EchoGuard.active { _ = tcsetattr(0, TCSANOW, &EchoGuard.saved) }
-            _exit(130)
+        for sig in fatalSignals {
+            signal(sig) { number in
+                if EchoGuard.active { _ = tcsetattr(0, TCSANOW, &EchoGuard.saved) }
+                _exit(128 + number)
+            }
         }
         var quiet = settings
-        quiet.c_lflag &= ~tcflag_t(ECHO)
-        quiet.c_lflag |= tcflag_t(ECHONL)
+        quiet.c_lflag &= ~tcflag_t(ECHO | ECHONL)
         _ = tcsetattr(0, TCSAFLUSH, &quiet)
         return settings
     }
@@ -60,6 +126,6 @@ enum EchoGuard {
         var s = settings
         _ = tcsetattr(0, TCSANOW, &s)
         active = false
-        signal(SIGINT, SIG_DFL)
+        for sig in fatalSignals { signal(sig, SIG_DFL) }
     }
 }

@@ -16,7 +16,8 @@ struct StateOptions: ParsableArguments {
         StateLocation.resolve(explicit: stateDir, environment: ProcessInfo.processInfo.environment)
     }
 
-    /// The journal when one exists; nil before the first session (nothing is created).
+    /// The journal when one exists; nil before the first session (nothing is created). A
+    /// journal, -wal or -shm reached through a symlink is refused before SQLite opens it.
     func existingJournal() throws(CarrelFailure) -> Journal? {
         do {
             guard let writer = try SecureStateStorage(location: location).openJournal(create: false) else { return nil }

@@ -42,26 +42,25 @@ struct StatusCommand: ParsableCommand {
         var session: SessionSummary?
     }
 
+    /// Wrong proctor passphrases recorded in the state directory (launch, resume, unlock).
+    struct PassphraseInfo: Codable {
+        var failuresInARow: Int
+        var nextTryAllowed: String?
+        var recent: [PassphraseAttempts.Entry]
+    }
+
     struct Output: Codable {
         var stateDirectory: String
         var lock: LockInfo
         var interrupted: [SessionSummary]
+        var passphraseAttempts: PassphraseInfo?
     }
 
     func run() throws {
         try reportingFailures {
             let output = try collect()
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                encoder.keyEncodingStrategy = .convertToSnakeCase
-                let data: Data
-                do {
-                    data = try encoder.encode(output)
-                } catch {
-                    throw CarrelFailure(status: .internalError, message: "cannot encode the status as JSON: \(error)")
-                }
-                FileOutput.standardOutput.write(String(decoding: data, as: UTF8.self) + "\n")
+                FileOutput.standardOutput.write(try JSONText.pretty(output))
             } else {
                 FileOutput.standardOutput.write(text(output))
             }
@@ -89,7 +88,13 @@ struct StatusCommand: ParsableCommand {
                     return s
                 }
             }
-            return Output(stateDirectory: context.location.stateDirectory, lock: lock, interrupted: interrupted)
+            var passphrases: PassphraseInfo?
+            if let record = PassphraseAttempts(stateDirectory: context.location.stateDirectory).read(), !record.recent.isEmpty {
+                let next = record.nextAllowed > Date().timeIntervalSince1970 ? Timestamp.iso(Date(timeIntervalSince1970: record.nextAllowed)) : nil
+                passphrases = PassphraseInfo(failuresInARow: record.failures, nextTryAllowed: next, recent: Array(record.recent.suffix(5)))
+            }
+            return Output(stateDirectory: context.location.stateDirectory, lock: lock, interrupted: interrupted,
+                          passphraseAttempts: passphrases)
         } catch let error as SessionError {
             throw error.failure
         } catch let error as CarrelFailure {
@@ -130,6 +135,11 @@ struct StatusCommand: ParsableCommand {
                 out += "  \(s.session)  \(s.candidate ?? "(no candidate)")  \(s.assessment)  started \(s.started)\n"
                 out += "    \(progressText(s.progress)); continue: carrel resume \(s.session.prefix(8)) · end: carrel unlock \(s.session.prefix(8))\n"
             }
+        }
+        if let p = o.passphraseAttempts, p.failuresInARow > 0 {
+            let last = p.recent.last.map { " (last: \($0.action) at \($0.at))" } ?? ""
+            out += "Wrong proctor passphrases: \(p.failuresInARow) in a row\(last)"
+            out += p.nextTryAllowed.map { "; next try from \($0)\n" } ?? "\n"
         }
         out += "State: \(o.stateDirectory)\n"
         return out

@@ -30,8 +30,8 @@ struct TakeCommand: ParsableCommand {
     @OptionGroup var state: StateOptions
 
     func validate() throws {
-        if let candidate, candidate.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            throw ValidationError("--candidate contains control characters")
+        if let candidate, let problem = TerminalSafety.candidateNameProblem(candidate) {
+            throw ValidationError(problem)
         }
     }
 
@@ -48,6 +48,9 @@ struct TakeCommand: ParsableCommand {
                 timeAllowed: extra.apply(to: assessment.timeLimit).map { min($0, assessment.policy.maxDuration) },
                 theme: theme, screenReader: display.screenReader)
             let app = TakeApp(model: model, terminal: Canvas(theme: theme))
+            if let hash = assessment.proctor.passphrase, let make = context.passphrases {
+                app.launchChecker = make(hash, "launch \(assessment.id)")
+            }
             let options = SessionOptions(theme: display.theme?.rawValue, screenReader: display.screenReader)
             let source = StoredAssessment(bytes: Data(loaded.bytes), path: file)
             try app.run { app throws(SessionError) in
@@ -93,7 +96,7 @@ struct ResumeCommand: ParsableCommand {
             } catch let error as SessionError {
                 throw error.failure
             }
-            try ProctorCheck.require(for: record, assessment: assessment, journal: journal, action: "resume")
+            try ProctorCheck.require(for: record, assessment: assessment, journal: journal, location: context.location, action: "resume")
             let theme = display.resolvedTheme(launched: record.options.theme)
             var model = TakeModel(
                 assessment: assessment, candidate: record.candidate,

@@ -53,7 +53,7 @@ struct UnlockCommand: ParsableCommand {
                 throw error.failure
             }
             for (record, assessment) in chosen {
-                try ProctorCheck.require(for: record, assessment: assessment, journal: journal, action: "unlock")
+                try ProctorCheck.require(for: record, assessment: assessment, journal: journal, location: context.location, action: "unlock")
                 let endings: [Ending]
                 do throws(SessionError) {
                     endings = try SessionRuntime.unlock(sessionID: record.id, context: context)
@@ -79,25 +79,56 @@ struct UnlockCommand: ParsableCommand {
     }
 }
 
-/// The proctor passphrase gate for `resume` and `unlock`: a few tries, growing delays, each
-/// failure logged; nothing is asked in practice mode.
+/// The proctor passphrase gate for `resume` and `unlock` (`ProctorGate`): three tries (from
+/// a pipe, one per line; the input ending after a wrong one is wrong too, exit 77); a wait
+/// after every wrong passphrase that grows and holds across processes; each failure logged;
+/// echo off throughout. Nothing is asked in practice mode.
 enum ProctorCheck {
-    static func require(for record: SessionRecord, assessment: Assessment, journal: Journal, action: String) throws(CarrelFailure) {
+    static func require(for record: SessionRecord, assessment: Assessment, journal: Journal, location: StateLocation,
+                        action: String) throws(CarrelFailure) {
         guard let hash = assessment.proctor.passphrase else { return }
         let reader = SecretReader()
-        for attempt in 1...UnlockCommand.attempts {
-            let typed = try reader.read(prompt: "Proctor passphrase to \(action) \(record.id.prefix(8)) (\(record.candidate ?? "no candidate")): ")
-            if hash.verify(typed) { return }
-            do {
-                try journal.commit(session: record.id, [.event(.passphraseFailed, "\(action), attempt \(attempt)", at: Date())], at: Date())
-            } catch {
-                throw CarrelFailure(status: .cannotCreate, message: "cannot record a failed passphrase attempt in the journal (\(error)); nothing was changed")
+        defer { reader.finish() }
+        let attempts = PassphraseAttempts(stateDirectory: location.stateDirectory)
+        let gate = ProctorGate(hash: hash, attempts: attempts, tries: UnlockCommand.attempts, action: "\(action) \(record.id.prefix(8))")
+        let prompt = "Proctor passphrase to \(action) \(record.id.prefix(8)) (\(record.candidate ?? "no candidate")): "
+        var attempt = 0
+        while true {
+            // At a terminal the wait comes before the prompt (what is typed meanwhile is
+            // dropped); from a pipe the line is read first, so input that ended ends at once.
+            if reader.interactive { waitOut(gate, reader) }
+            guard let typed = try reader.readIfAny(prompt: prompt) else {
+                if attempt > 0 { throw wrong(attempt) }
+                throw CarrelFailure(status: .usage, message: "no passphrase was given on standard input; type it at a terminal or pipe it, one per line")
             }
-            if attempt < UnlockCommand.attempts {
-                FileOutput.standardError.write("That passphrase is not right.\n")
-                sleep(UInt32(1 << (attempt - 1)))
+            if !reader.interactive { waitOut(gate, reader) }
+            switch gate.check(typed) {
+            case .accepted:
+                return
+            case .mustWait:
+                continue
+            case let .unavailable(why):
+                throw CarrelFailure(status: .cannotCreate, message: why)
+            case let .rejected(triesLeft, _):
+                attempt += 1
+                // The attempt is already in the attempts file; a journal that cannot take the
+                // event must not stop the refusal.
+                try? journal.commit(session: record.id, [.event(.passphraseFailed, "\(action), attempt \(attempt)", at: Date())], at: Date())
+                if triesLeft == 0 { throw wrong(attempt) }
+                reader.say("That passphrase is not right.\n")
             }
         }
-        throw CarrelFailure(status: .wrongPassphrase, message: "wrong proctor passphrase; the session is unchanged (\(UnlockCommand.attempts) attempts logged)")
+    }
+
+    /// Sits out the wait left by wrong passphrases (of this process or any other).
+    static func waitOut(_ gate: ProctorGate, _ reader: SecretReader) {
+        let wait = gate.waitNeeded()
+        guard wait > 0 else { return }
+        reader.say("After wrong passphrases the next try waits \(Int(wait.rounded(.up))) s.\n")
+        reader.pause(wait)
+    }
+
+    static func wrong(_ attempts: Int) -> CarrelFailure {
+        CarrelFailure(status: .wrongPassphrase, message: "wrong proctor passphrase; the session is unchanged (\(attempts) attempt\(attempts == 1 ? "" : "s") logged)")
     }
 }

@@ -127,11 +127,7 @@ struct TakeEndToEndTests {
     @Test(.timeLimit(.minutes(2)))
     func aBracketedPasteNeverEntersAnAnswerAndFocusChangesAreLogged() throws {
         let t = try #require(TmuxHarness())
-        let file = try t.fixture("workshop.yaml")
-        #expect(t.begin("w", file))
-        t.keys("w", "Tab", "Tab", "Tab")
-        #expect(t.waitFor("w", "Question 4 of 8") != nil)
-        t.type("w", "sch")
+        #expect(try t.typingSchIntoTheWorkshopWord("w"))
         t.setBuffer("cheat", "schnauzer and the rest of the answers")
         t.run(["paste-buffer", "-p", "-b", "cheat", "-t", "e2e:w"])
         #expect(t.waitFor("w", "Paste is disabled during this assessment") != nil)

@@ -59,6 +59,8 @@ struct RefusingSessions: StateStorage {
     func writeResult(_ data: Data, session: String) throws -> String { try real.writeResult(data, session: session) }
 }
 
+LoadedCode.recordAtStart()
+ProcessHardening.makeNonDumpable()
 SignalGuard.unblockRelied()
 let environment = ProcessInfo.processInfo.environment
 let stateDir = option("--state-dir")

@@ -92,10 +92,7 @@ struct JournalMigrationTests {
         var written: [Int] = []
         for items in [16, 3000] {
             let box = try Sandbox()
-            var context = box.context()
-            context.signals = { nil }
-            context.gate = OpenGate()
-            context.pasteboards = RecordingPasteboards()
+            let context = box.context()
             var lines = ["carrel: 1", "id: big", "title: Big", "policy: { multiplexer: allow }", "sections:", "  - items:"]
             for i in 0..<items { lines.append("      - {id: q\(i), type: text, prompt: \"Question \(i) with some words to make it longer\", accept: [x]}") }
             let (assessment, source) = try MemoryWorld.assessment(lines.joined(separator: "\n"))

@@ -44,6 +44,8 @@ final class RecordingTerminal: TerminalSink, @unchecked Sendable {
 }
 
 @Suite("Pasteboard backends and environment probes")
+// The backends run helpers through the product's runner, which waits synchronously for work on
+// Swift's shared pool: called on the main actor, as carrel calls it, never from a pool thread.
 @MainActor
 struct PasteboardAndProbeTests {
     @Test func x11ClearsBothSelectionsWithXsel() throws {
@@ -147,7 +149,7 @@ struct PasteboardAndProbeTests {
         let tmux = try #require(TmuxServer(sandbox: box))
         // A shell started by the tmux server, with TMUX unset: only the parent chain tells.
         let out = box.root + "/pane-pid"
-        _ = ProcessRunner.run(tmux.tmux, ["-S", tmux.socket, "new-window", "-d", "env -u TMUX sh -c 'echo $$ > \(out); sleep 30'"],
+        _ = ChildSpawn.run(tmux.tmux, ["-S", tmux.socket, "new-window", "-d", "env -u TMUX sh -c 'echo $$ > \(out); sleep 30'"],
                               environment: tmux.environment)
         var pid: Int32? = nil
         for _ in 0..<100 where pid == nil {

@@ -20,11 +20,13 @@ struct TakeFlowTests {
 
         """
 
-    func run(_ keys: [Key?], world: MemoryWorld) throws -> (TakeApp, MemoryTerminal, TakeApp.Exit) {
+    func run(_ keys: [Key], world: MemoryWorld) throws -> (TakeApp, MemoryTerminal, TakeApp.Exit) {
         let (assessment, source) = try MemoryWorld.assessment(Self.yaml)
         let model = TakeModel(assessment: assessment, candidate: "Ada", timeAllowed: 600, theme: .mono, screenReader: true)
         let terminal = MemoryTerminal()
-        terminal.input = keys
+        terminal.type(keys)
+        // A key every 150 ms, as a person types; after the last one the terminal is gone.
+        terminal.beforeRead = { world.clock.advance(0.15) }
         let app = TakeApp(model: model, terminal: terminal, monotonic: world.clock.sessionClock.monotonic)
         let context = world.context
         let exit = app.run { app throws(SessionError) in
@@ -37,7 +39,7 @@ struct TakeFlowTests {
 
     @Test func aStudentAnswersAndSubmitsAndTheJournalHasEveryAnswer() throws {
         let world = try MemoryWorld()
-        let keys: [Key?] = [.enter, .character("y"), .enter, .character("b"), .tab]
+        let keys: [Key] = [.enter, .character("y"), .enter, .character("b"), .tab]
             + "syzygy".map { Key.character($0) } + [.control("s"), .character("y"), .enter]
         let (_, terminal, exit) = try run(keys, world: world)
         #expect(exit.code == 0, "\(exit.line)")
@@ -56,7 +58,7 @@ struct TakeFlowTests {
 
     @Test func aLostTerminalInterruptsWithTheTypedTextSaved() throws {
         let world = try MemoryWorld()
-        let keys: [Key?] = [.enter, .character("y"), .enter, .tab] + "syz".map { Key.character($0) }
+        let keys: [Key] = [.enter, .character("y"), .enter, .tab] + "syz".map { Key.character($0) }
         // After the keys, the terminal answers nothing, at once, forever: it is gone.
         let (_, _, exit) = try run(keys, world: world)
         #expect(exit.code == 75, "\(exit.line)")

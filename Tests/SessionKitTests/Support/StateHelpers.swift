@@ -1,5 +1,6 @@
 import Foundation
 import Lockdown
+import SessionTestSupport
 @testable import SessionKit
 
 extension StateLocation {
@@ -23,7 +24,11 @@ extension Journal {
 }
 
 extension Sandbox {
+    /// The real state directory, lock and journal, with in-memory pasteboards and probes: the
+    /// real probes and pasteboards run helper programs, which in-process tests leave to the
+    /// driver and the binary.
     func context(needsTerminal: Bool = false) -> SessionContext {
-        SessionContext.system(location: location, environment: environment, needsTerminal: needsTerminal)
+        SessionContext(storage: SecureStateStorage(location: location), lock: FileSessionLock(location: location),
+                       pasteboards: RecordingPasteboards(), gate: OpenGate(), signals: { nil }, needsTerminal: needsTerminal)
     }
 }

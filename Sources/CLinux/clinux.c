@@ -1,0 +1,34 @@
+#include "clinux.h"
+#ifdef __linux__
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include <link.h>
+#include <stddef.h>
+#include <sys/auxv.h>
+#include <sys/prctl.h>
+
+int carrel_set_dumpable(int dumpable) { return prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0); }
+int carrel_get_dumpable(void) { return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0); }
+unsigned long carrel_loader_base(void) { return getauxval(AT_BASE); }
+
+static int carrel_link_tally_one(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    struct carrel_link_tally *tally = (struct carrel_link_tally *)data;
+    tally->listed += 1;
+    tally->adds = info->dlpi_adds;
+    tally->subs = info->dlpi_subs;
+    return 0;
+}
+
+struct carrel_link_tally carrel_link_tally(void) {
+    struct carrel_link_tally tally = {0, 0, 0};
+    dl_iterate_phdr(carrel_link_tally_one, &tally);
+    return tally;
+}
+#else
+int carrel_set_dumpable(int dumpable) { (void)dumpable; return 0; }
+int carrel_get_dumpable(void) { return 1; }
+unsigned long carrel_loader_base(void) { return 0; }
+struct carrel_link_tally carrel_link_tally(void) { struct carrel_link_tally t = {0, 0, 0}; return t; }
+#endif

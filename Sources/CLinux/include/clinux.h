@@ -1,0 +1,19 @@
+// Linux calls Swift cannot make directly: prctl is variadic, and the loader's link map and
+// auxiliary vector are not part of the Glibc module. The system headers they need stay in
+// clinux.c, so this header exposes plain C types only.
+#ifndef CARREL_LINUX_SHIM_H
+#define CARREL_LINUX_SHIM_H
+
+/// PR_SET_DUMPABLE: 0 forbids ptrace attach by the same user, /proc/PID/mem and core dumps.
+int carrel_set_dumpable(int dumpable);
+int carrel_get_dumpable(void);
+
+/// Where the dynamic loader is mapped (0 for a static executable).
+unsigned long carrel_loader_base(void);
+
+/// The objects dl_iterate_phdr lists (the main namespace only) and the loader's global
+/// counters of objects ever added and removed (every namespace).
+struct carrel_link_tally { unsigned long listed; unsigned long long adds; unsigned long long subs; };
+struct carrel_link_tally carrel_link_tally(void);
+
+#endif

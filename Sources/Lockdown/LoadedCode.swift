@@ -1,0 +1,154 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CLinux
+import Foundation
+
+/// Code in this process that the executable did not ask for: a library preloaded with
+/// LD_PRELOAD, an LD_AUDIT module, a library substituted through LD_LIBRARY_PATH, or code
+/// that is not backed by a file at all — found by what is mapped, not by what the
+/// environment says (an injected library can unset its own variable).
+///
+/// The rule: every file mapped executable into the process must be one of the objects the
+/// dynamic loader maps for this executable on its own (`ld.so --list EXE` run with an empty
+/// environment), the executable or the loader. Objects the process loads later itself (NSS
+/// modules, for example) are not counted: the comparison uses the mappings captured when
+/// `recordAtStart()` ran, first thing in `main`.
+public enum LoadedCode {
+    /// One executable file mapping from /proc/self/maps.
+    public struct Mapping: Sendable, Hashable {
+        public var path: String
+        public var major: UInt32
+        public var minor: UInt32
+        public var inode: UInt64
+    }
+
+    /// The executable mappings when the process started (see `recordAtStart`); nil where
+    /// /proc is not available.
+    static let atStart: [Mapping]? = currentMappings()
+
+    /// Captures the mappings now; call it first in `main`, before anything can load a
+    /// library of its own.
+    public static func recordAtStart() {
+        _ = atStart
+    }
+
+    /// Files (and anonymous memory) mapped executable in this process right now.
+    public static func currentMappings() -> [Mapping]? {
+        guard let data = SecureFiles.readSmallFile("/proc/self/maps", limit: 8 << 20) else { return nil }
+        return parseMaps(String(decoding: data, as: UTF8.self))
+    }
+
+    /// Parses /proc/PID/maps lines (`start-end perms offset major:minor inode path`),
+    /// keeping executable ones. Kernel pseudo-mappings ([vdso], [vsyscall]…) are left out;
+    /// executable memory with no file behind it is kept with an empty path.
+    static func parseMaps(_ text: String) -> [Mapping] {
+        var out: [Mapping] = []
+        var seen = Set<Mapping>()
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+            guard fields.count >= 5, fields[1].contains("x") else { continue }
+            let device = fields[3].split(separator: ":")
+            guard device.count == 2, let major = UInt32(device[0], radix: 16), let minor = UInt32(device[1], radix: 16),
+                  let inode = UInt64(fields[4]) else { continue }
+            let path = fields.count > 5 ? fields[5].trimmingCharacters(in: .whitespaces) : ""
+            if path.hasPrefix("[") { continue }
+            let mapping = Mapping(path: path, major: major, minor: minor, inode: inode)
+            if seen.insert(mapping).inserted { out.append(mapping) }
+        }
+        return out
+    }
+
+    /// What the loader maps for `executable` with no environment at all: the resolved
+    /// paths printed by `INTERPRETER --list EXECUTABLE`.
+    static func loaderList(interpreter: String, executable: String) -> [String]? {
+        let listing = ProcessRunner.run(interpreter, ["--list", executable], environment: [:], timeout: 10)
+        guard listing.status == 0 else { return nil }
+        return parseLoaderList(listing.output)
+    }
+
+    /// `\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x…)` and `\t/lib64/ld-linux-x86-64.so.2 (0x…)`.
+    static func parseLoaderList(_ text: String) -> [String] {
+        var paths: [String] = []
+        for line in text.split(separator: "\n") {
+            var rest = Substring(line.trimmingCharacters(in: .whitespaces))
+            if let arrow = rest.range(of: "=> ") { rest = rest[arrow.upperBound...] }
+            guard rest.hasPrefix("/") else { continue }
+            let path = rest.range(of: " (0x").map { String(rest[..<$0.lowerBound]) } ?? String(rest)
+            paths.append(path)
+        }
+        return paths
+    }
+
+    /// The dynamic loader of this process: the file mapped at the auxiliary vector's AT_BASE.
+    static func interpreterPath() -> String? {
+        let base = UInt(carrel_loader_base())
+        guard base != 0, let data = SecureFiles.readSmallFile("/proc/self/maps", limit: 8 << 20) else { return nil }
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+            guard fields.count == 6, let range = fields.first?.split(separator: "-"), range.count == 2,
+                  let start = UInt(range[0], radix: 16), let end = UInt(range[1], radix: 16) else { continue }
+            if start <= base && base < end { return fields[5].trimmingCharacters(in: .whitespaces) }
+        }
+        return nil
+    }
+
+    /// A file's identity as /proc/PID/maps prints it.
+    static func identity(_ path: String) -> (path: String, major: UInt32, minor: UInt32, inode: UInt64)? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        let dev = UInt64(info.st_dev)
+        let major = UInt32(truncatingIfNeeded: ((dev >> 8) & 0xFFF) | ((dev >> 32) & ~UInt64(0xFFF)))
+        let minor = UInt32(truncatingIfNeeded: (dev & 0xFF) | ((dev >> 12) & ~UInt64(0xFF)))
+        let canonical = realpath(path, nil).map { pointer -> String in
+            defer { free(pointer) }
+            return String(cString: pointer)
+        } ?? path
+        return (canonical, major, minor, UInt64(info.st_ino))
+    }
+
+    /// Descriptions of the injected code found in `mappings`, given the expected files.
+    static func unexpected(_ mappings: [Mapping], expected: [String]) -> [String] {
+        let known = expected.compactMap(identity)
+        let paths = Set(known.map(\.path))
+        var found: [String] = []
+        for m in mappings {
+            if m.path.isEmpty {
+                if !found.contains("executable memory not backed by any file") { found.append("executable memory not backed by any file") }
+                continue
+            }
+            let sameFile = known.contains { $0.major == m.major && $0.minor == m.minor && $0.inode == m.inode }
+            if !sameFile && !paths.contains(m.path) && !found.contains(m.path) { found.append(m.path) }
+        }
+        return found
+    }
+
+    /// The injected objects of this process (paths, as mapped), or nil when it cannot be
+    /// told (no /proc, no dynamic loader, an executable that was deleted since it started).
+    public static func injected() -> [String]? {
+        guard let mappings = atStart else { return nil }
+        // Unknowable here means "not judged" (nil), never "clean": the caller keeps the
+        // environment check, and no /proc or no loader also means no LD_PRELOAD to fear.
+        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"),
+              !executable.hasSuffix(" (deleted)"),
+              let interpreter = interpreterPath(),
+              let listed = loaderList(interpreter: interpreter, executable: executable)
+        else { return nil }
+        var found = unexpected(mappings, expected: listed + [executable, interpreter])
+        if let extra = hiddenNamespaceObjects(), extra > 0 {
+            found.append("\(extra) object\(extra == 1 ? "" : "s") loaded in a separate linker namespace (an audit module)")
+        }
+        return found
+    }
+
+    /// Objects loaded but not listed by `dl_iterate_phdr`, which walks only the main
+    /// namespace: an LD_AUDIT module and its own copy of libc live in another one, and
+    /// Carrel never creates one. The loader's add/remove counters include them.
+    static func hiddenNamespaceObjects() -> Int? {
+        let tally = carrel_link_tally()
+        guard tally.listed > 0, tally.adds >= tally.subs else { return nil }
+        return max(0, Int(tally.adds - tally.subs) - Int(tally.listed))
+    }
+}

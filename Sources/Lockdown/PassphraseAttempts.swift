@@ -1,0 +1,144 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// Proctor passphrase attempts, kept in the state directory (`passphrase-attempts.json`,
+/// 0600, never through a symlink) so that the wait after wrong passphrases holds across
+/// processes: restarting `carrel unlock` does not start afresh, and processes started side
+/// by side queue behind one another. Every attempt is recorded the moment it is checked,
+/// so an abandoned launch still leaves its trace.
+public struct PassphraseAttempts: Sendable {
+    public static let fileName = "passphrase-attempts.json"
+    /// The longest wait, whatever the count.
+    public static let maximumDelay = 900.0
+    /// How many attempts the file remembers.
+    public static let historyLength = 50
+
+    public let path: String
+    let now: @Sendable () -> Double
+
+    /// `now` gives wall-clock seconds (tests pass their own).
+    public init(stateDirectory: String, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+        self.path = stateDirectory + "/" + Self.fileName
+        self.now = now
+    }
+
+    /// What the file holds.
+    public struct Record: Codable, Sendable, Equatable {
+        /// Wrong passphrases since the last right one.
+        public var failures = 0
+        /// Wall-clock time (seconds since 1970) before which no passphrase is checked.
+        public var nextAllowed = 0.0
+        public var recent: [Entry] = []
+
+        public init() {}
+    }
+
+    /// One checked passphrase.
+    public struct Entry: Codable, Sendable, Equatable {
+        public var at: String
+        public var action: String
+        public var accepted: Bool
+    }
+
+    /// The wait after `failures` wrong passphrases in a row: 1 s, 2 s, 4 s… up to 15 minutes.
+    public static func delay(afterFailures failures: Int) -> Double {
+        guard failures > 0 else { return 0 }
+        return min(pow(2, Double(min(failures - 1, 30))), maximumDelay)
+    }
+
+    /// Whether a passphrase may be checked now.
+    public enum Turn: Sendable, Equatable {
+        case go
+        case wait(Double)
+    }
+
+    /// Claims the right to check one passphrase now, or says how long to wait. A claimed
+    /// turn already pushes the next allowed time as if this attempt will fail (so a process
+    /// killed during the check still counts, and parallel ones wait); `record` settles it.
+    public func claim() throws(FileSystemError) -> Turn {
+        try update { record, now in
+            if record.nextAllowed > now { return .wait(record.nextAllowed - now) }
+            record.nextAllowed = now + Self.delay(afterFailures: record.failures + 1)
+            return .go
+        }
+    }
+
+    /// Records the outcome of a claimed attempt: a right passphrase clears the count.
+    public func record(accepted: Bool, action: String) throws(FileSystemError) {
+        try update { record, now in
+            if accepted {
+                record.failures = 0
+                record.nextAllowed = 0
+            } else {
+                record.failures += 1
+                record.nextAllowed = now + Self.delay(afterFailures: record.failures)
+            }
+            record.recent.append(Entry(at: Self.iso(now), action: action, accepted: accepted))
+            if record.recent.count > Self.historyLength { record.recent.removeFirst(record.recent.count - Self.historyLength) }
+        }
+    }
+
+    /// The record as it stands, nil when no attempt was ever made (for `carrel status` and
+    /// to say how long to wait). Only advisory: `claim()` decides, and treats a damaged file
+    /// as a failure, so an unreadable record here cannot shorten any wait.
+    public func read() -> Record? {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+              let data = SecureFiles.readSmallFile(path, limit: 1 << 20) else { return nil }
+        return try? JSONDecoder().decode(Record.self, from: data)
+    }
+
+    static func iso(_ seconds: Double) -> String {
+        Date(timeIntervalSince1970: seconds).formatted(.iso8601)
+    }
+
+    /// Read, change and write the record under an exclusive lock on the file.
+    func update<T>(_ change: (inout Record, Double) -> T) throws(FileSystemError) -> T {
+        // The first passphrase may come before any session made the state directory.
+        try SecureFiles.prepareDirectory((path as NSString).deletingLastPathComponent)
+        let fd = try SecureFiles.openPrivate(path)
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw FileSystemError(path: path, reason: "cannot lock: \(SecureFiles.errnoText())") }
+        }
+        var bytes = [UInt8]()
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while bytes.count < 1 << 20 {
+            let n = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(bytes.count)) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+        let now = self.now()
+        var record: Record
+        if bytes.isEmpty {
+            record = Record()
+        } else if let stored = try? JSONDecoder().decode(Record.self, from: Data(bytes)) {
+            record = stored
+        } else {
+            // A damaged file is not a clean slate: count one failure.
+            record = Record()
+            record.failures = 1
+            record.nextAllowed = now + Self.delay(afterFailures: 1)
+        }
+        // A clock set back must not turn into a wait longer than the longest one.
+        record.nextAllowed = min(record.nextAllowed, now + Self.maximumDelay)
+        let result = change(&record, now)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let encoded: Data
+        do {
+            encoded = try encoder.encode(record)
+        } catch {
+            throw FileSystemError(path: path, reason: "cannot encode the attempts: \(error)")
+        }
+        guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0, SecureFiles.writeAll(fd, encoded), fsync(fd) == 0 else {
+            throw FileSystemError(path: path, reason: "cannot write: \(SecureFiles.errnoText())")
+        }
+        return result
+    }
+}

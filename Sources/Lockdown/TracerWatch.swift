@@ -1,0 +1,70 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CLinux
+import Foundation
+
+/// Keeps debuggers and tracers out of the process.
+public enum ProcessHardening {
+    /// Makes the process non-dumpable: no ptrace attach by the same user (strace -p, gdb -p),
+    /// no /proc/PID/mem, environ or fd for others, no core dump with answers or passphrases
+    /// in it. Root can still attach; `TracerWatch` sees that. Lasts until the process exits.
+    @discardableResult
+    public static func makeNonDumpable() -> Bool {
+        carrel_set_dumpable(0) == 0
+    }
+
+    public static var isDumpable: Bool { carrel_get_dumpable() == 1 }
+}
+
+/// Watches `TracerPid` in /proc/self/status: cheap enough to poll every second, so a
+/// tracer attached after the start (by root, since the process is non-dumpable) is noticed.
+public struct TracerWatch: Sendable {
+    /// What changed since the last poll.
+    public enum Change: Sendable, Equatable {
+        case attached(pid: Int, name: String?)
+        case detached
+    }
+
+    let pid: Int32
+    /// The tracer seen at the last poll.
+    public private(set) var tracer: Int?
+
+    /// Starts watching; a tracer already attached is reported by the first `poll()`.
+    public init(pid: Int32 = getpid()) {
+        self.pid = pid
+        self.tracer = nil
+    }
+
+    /// Reads TracerPid once; returns a change when a tracer came or went.
+    public mutating func poll() -> Change? {
+        let now = Self.tracerPid(of: pid)
+        defer { tracer = now }
+        switch (tracer, now) {
+        case let (old, new?) where old != new:
+            return .attached(pid: new, name: Self.commandName(new))
+        case (_?, nil):
+            return .detached
+        default:
+            return nil
+        }
+    }
+
+    /// The pid tracing `pid` (strace, gdb…), nil when none or unreadable.
+    public static func tracerPid(of pid: Int32 = getpid()) -> Int? {
+        guard let data = SecureFiles.readSmallFile("/proc/\(pid)/status", limit: 65536) else { return nil }
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where line.hasPrefix("TracerPid:") {
+            let value = Int(line.dropFirst("TracerPid:".count).trimmingCharacters(in: .whitespaces)) ?? 0
+            return value > 0 ? value : nil
+        }
+        return nil
+    }
+
+    static func commandName(_ pid: Int) -> String? {
+        guard let data = SecureFiles.readSmallFile("/proc/\(pid)/comm", limit: 256) else { return nil }
+        let name = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return name.isEmpty ? nil : name
+    }
+}

@@ -1,0 +1,234 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import SessionTestSupport
+@testable import Lockdown
+import Testing
+
+/// Helpers for tests that run the real binaries against real OS mechanisms.
+extension Sandbox {
+    /// An assessment with the default, restrictive policy (no multiplexer allowance).
+    func strictAssessment() throws -> String {
+        let path = root + "/strict.yaml"
+        let text = "carrel: 1\nid: strict\ntitle: Strict\nsections:\n  - items:\n      - {id: q0, type: text, prompt: Q, accept: [a]}\n"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// Runs `executable ARGS` itself (no shell in between: a preloaded library would unset
+    /// its variable in the shell and never reach the program), stdout and stderr together.
+    func run(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:]) -> (status: Int32, err: String) {
+        let r = ChildSpawn.run(executable, arguments, environment: environment.merging(extra) { $1 }, timeout: 60)
+        return (r.status, r.output)
+    }
+
+    /// Compiles a tiny shared library from C source; nil when no C compiler is installed.
+    func sharedLibrary(_ name: String, _ source: String) throws -> String? {
+        let env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
+        guard let cc = ["cc", "gcc", "clang"].lazy.compactMap({ ChildSpawn.which($0, environment: env) }).first else { return nil }
+        let src = "\(root)/\(name).c", lib = "\(root)/\(name).so"
+        try source.write(toFile: src, atomically: true, encoding: .utf8)
+        let built = ChildSpawn.run(cc, ["-shared", "-fPIC", "-o", lib, src], environment: env, timeout: 60)
+        return built.status == 0 ? lib : nil
+    }
+}
+
+@Suite("Injected code and tracers, against the real loader and ptrace")
+struct InjectedCodeAndTracerTests {
+    static let hiddenPreload = """
+        #include <stdlib.h>
+        __attribute__((constructor)) static void hide(void) { unsetenv("LD_PRELOAD"); }
+        """
+
+    @Test func aPreloadedLibraryThatUnsetsItsOwnVariableIsRefusedBeforeTheLock() throws {
+        let box = try Sandbox()
+        guard let lib = try box.sharedLibrary("hide", Self.hiddenPreload) else {
+            Issue.record("no C compiler to build the preloaded library (install gcc: scripts/install-deps)")
+            return
+        }
+        let file = try box.strictAssessment()
+        let r = box.run(ChildProcess.driver, ["begin", file, "--state-dir", box.stateDir], environment: ["LD_PRELOAD": lib])
+        #expect(r.status == 69)
+        #expect(r.err.contains(lib), "\(r.err)")
+        #expect(r.err.contains("extensions: allow"))
+        #expect(box.location.lockState == .free)
+    }
+
+    @Test func anAuditModuleThatUnsetsItsVariableInLaVersionIsRefused() throws {
+        let box = try Sandbox()
+        let source = """
+            #include <stdlib.h>
+            unsigned int la_version(unsigned int version) { unsetenv("LD_AUDIT"); return version; }
+            """
+        guard let lib = try box.sharedLibrary("audit", source) else {
+            Issue.record("no C compiler to build the audit module (install gcc: scripts/install-deps)")
+            return
+        }
+        let file = try box.strictAssessment()
+        let r = box.run(ChildProcess.driver, ["begin", file, "--state-dir", box.stateDir], environment: ["LD_AUDIT": lib])
+        #expect(r.status == 69)
+        #expect(r.err.contains(lib), "\(r.err)")
+    }
+
+    @Test func aPreloadThatDeletesItselfAfterLoadingIsStillSeen() throws {
+        let box = try Sandbox()
+        let source = """
+            #include <stdlib.h>
+            #include <unistd.h>
+            __attribute__((constructor)) static void vanish(void) { unlink(getenv("LD_PRELOAD")); unsetenv("LD_PRELOAD"); }
+            """
+        guard let lib = try box.sharedLibrary("vanish", source) else {
+            Issue.record("no C compiler to build the preloaded library")
+            return
+        }
+        let r = box.run(ChildProcess.driver, ["begin", try box.strictAssessment(), "--state-dir", box.stateDir],
+                            environment: ["LD_PRELOAD": lib])
+        #expect(r.status == 69)
+        #expect(r.err.contains("\(lib) (deleted)"), "\(r.err)")
+    }
+
+    @Test func aLibrarySwappedInThroughLDLibraryPathIsRefused() throws {
+        let box = try Sandbox()
+        // Copy the very libsqlite3 the driver loads, so that only its place differs.
+        let interpreter = try #require(LoadedCode.interpreterPath())
+        let listing = ChildSpawn.run(interpreter, ["--list", ChildProcess.driver], environment: [:], timeout: 30)
+        let listed = LoadedCode.parseLoaderList(listing.output)
+        let sqlite = try #require(listed.first { $0.contains("libsqlite3.so") })
+        let dir = box.root + "/libs"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let real = URL(fileURLWithPath: sqlite).resolvingSymlinksInPath().path
+        try FileManager.default.copyItem(atPath: real, toPath: dir + "/libsqlite3.so.0")
+        let r = box.run(ChildProcess.driver, ["begin", try box.strictAssessment(), "--state-dir", box.stateDir],
+                            environment: ["LD_LIBRARY_PATH": dir])
+        #expect(r.status == 69)
+        #expect(r.err.contains(dir + "/libsqlite3.so.0"), "\(r.err)")
+    }
+
+    @Test func aCleanStartWithTheStrictPolicyBegins() throws {
+        let box = try Sandbox()
+        let child = try box.driver(["begin", try box.strictAssessment()])
+        #expect(child.expect("began ") != nil, "nothing injected, nothing refused")
+        child.send("submit")
+        #expect(child.expect("finished submitted") != nil)
+    }
+
+    @Test func theLoaderListingAndTheMapsAreReadAsTheLoaderAndKernelWriteThem() {
+        let listing = """
+            \tlinux-vdso.so.1 (0x00007ffd)
+            \tlibsqlite3.so.0 => /lib/x86_64-linux-gnu/libsqlite3.so.0 (0x00007f55)
+            \tlibmissing.so => not found
+            \t/lib64/ld-linux-x86-64.so.2 (0x00007f55)
+            """
+        #expect(LoadedCode.parseLoaderList(listing) == ["/lib/x86_64-linux-gnu/libsqlite3.so.0", "/lib64/ld-linux-x86-64.so.2"])
+        let maps = """
+            55a6-55a7 r--p 00000000 fe:00 254145 /usr/bin/carrel
+            55a7-55a8 r-xp 00004000 fe:00 254145 /usr/bin/carrel
+            7f10-7f11 r-xp 00026000 fe:00 333151 /tmp/evil lib.so (deleted)
+            7f12-7f13 rwxp 00000000 00:00 0
+            7f14-7f15 r-xp 00000000 00:00 0 [vdso]
+            """
+        let parsed = LoadedCode.parseMaps(maps)
+        #expect(parsed.map(\.path) == ["/usr/bin/carrel", "/tmp/evil lib.so (deleted)", ""])
+        #expect(parsed.first?.inode == 254145 && parsed.first?.major == 0xFE)
+        let found = LoadedCode.unexpected(parsed, expected: [])
+        #expect(found.contains("/tmp/evil lib.so (deleted)"))
+        #expect(found.contains("executable memory not backed by any file"))
+    }
+
+    @Test func thisTestRunnerShowsTheObjectsItWasStartedWith() throws {
+        let mapped = try #require(LoadedCode.currentMappings())
+        #expect(mapped.contains { $0.path.contains("libc.so") })
+    }
+
+    // MARK: tracers
+
+    static func strace(_ box: Sandbox) -> String? { ChildSpawn.which("strace", environment: box.environment) }
+
+    @Test func aTracerAttachedFromTheStartIsRefused() throws {
+        let box = try Sandbox()
+        guard let strace = Self.strace(box) else {
+            Issue.record("strace is not installed (scripts/install-deps installs it)")
+            return
+        }
+        let r = box.run(strace, ["-f", "-o", "/dev/null", ChildProcess.driver, "begin", try box.strictAssessment(), "--state-dir", box.stateDir])
+        #expect(r.status == 69)
+        #expect(r.err.contains("a tracer (pid"), "\(r.err)")
+    }
+
+    /// `carrel passphrase` waiting for its first line: a real carrel process, running.
+    static func waitingCarrel(_ box: Sandbox, as user: [String] = []) throws -> ChildProcess {
+        let child = try ChildProcess(user.isEmpty ? ChildProcess.carrel : "/usr/bin/setpriv",
+                                     user + (user.isEmpty ? [] : ["--", ChildProcess.carrel]) + ["passphrase"],
+                                     environment: box.environment)
+        // Wait until carrel itself runs (after setpriv's exec) and sleeps in its read.
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline {
+            let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(child.pid)/exe")
+            let status = (try? String(contentsOfFile: "/proc/\(child.pid)/status", encoding: .utf8)) ?? ""
+            if exe?.hasSuffix("/carrel") == true && status.contains("State:\tS") { break }
+            usleep(50_000)
+        }
+        usleep(200_000)
+        return child
+    }
+
+    @Test func carrelIsNonDumpableSoTheSameUserCannotAttachStrace() throws {
+        let box = try Sandbox()
+        guard let strace = Self.strace(box), getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
+            Issue.record("needs root (to run carrel and strace as another user), setpriv and strace")
+            return
+        }
+        let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
+        let probe = ChildSpawn.run("/usr/bin/setpriv", nobody + ["--", "/bin/sh", "-c", "test -x '\(ChildProcess.carrel)'"],
+                                      environment: box.environment)
+        guard probe.status == 0 else {
+            Issue.record("the built carrel is not executable by another user here; cannot run this check")
+            return
+        }
+        // Control: the same user can attach to an ordinary process of its own.
+        let sleeper = try ChildProcess("/usr/bin/setpriv", nobody + ["--", "/bin/sleep", "30"], environment: box.environment)
+        usleep(300_000)
+        let control = ChildSpawn.run("/usr/bin/setpriv", nobody + ["--", strace, "-p", "\(sleeper.pid)", "-o", "/dev/null"],
+                                        environment: box.environment, timeout: 2)
+        #expect(control.output.contains("attached"), "control attach: \(control.output)")
+        sleeper.signal(SIGKILL)
+
+        let carrel = try Self.waitingCarrel(box, as: nobody)
+        let denied = ChildSpawn.run("/usr/bin/setpriv", nobody + ["--", strace, "-p", "\(carrel.pid)", "-o", "/dev/null"],
+                                       environment: box.environment, timeout: 10)
+        #expect(!denied.timedOut && denied.status != 0)
+        #expect(denied.output.contains("Operation not permitted"), "\(denied.output)")
+        var info = stat()
+        #expect(stat("/proc/\(carrel.pid)/mem", &info) == 0 && info.st_uid == 0, "non-dumpable: /proc/PID files belong to root")
+        carrel.signal(SIGKILL)
+    }
+
+    @Test func aTracerThatStillAttachesAsRootIsSeenByTheWatch() throws {
+        let box = try Sandbox()
+        guard let strace = Self.strace(box), getuid() == 0 else {
+            Issue.record("needs root and strace to attach to a non-dumpable process")
+            return
+        }
+        let carrel = try Self.waitingCarrel(box)
+        var watch = TracerWatch(pid: carrel.pid)
+        #expect(watch.poll() == nil, "nothing traces it yet")
+        let tracer = try ChildProcess(strace, ["-p", "\(carrel.pid)", "-o", "/dev/null"], environment: box.environment)
+        var change: TracerWatch.Change?
+        let deadline = Date().addingTimeInterval(20)
+        while change == nil && Date() < deadline {
+            change = watch.poll()
+            usleep(50_000)
+        }
+        #expect(change == .attached(pid: Int(tracer.pid), name: "strace"))
+        tracer.signal(SIGKILL)
+        tracer.waitStatus()
+        var gone: TracerWatch.Change?
+        while gone == nil && Date() < deadline.addingTimeInterval(10) {
+            gone = watch.poll()
+            usleep(50_000)
+        }
+        #expect(gone == .detached)
+        carrel.signal(SIGKILL)
+    }
+}

@@ -191,9 +191,10 @@ struct AssessmentDecoder {
     func section(_ node: YNode, number: Int, ids: inout ItemIDs) -> Section? {
         let what = "section \(number)"
         guard let map = fields.mapping(node, what) else { return nil }
-        fields.rejectUnknownKeys(map, allowed: ["title", "instructions", "items"])
+        fields.rejectUnknownKeys(map, allowed: ["title", "instructions", "proctor_note", "items"])
         let title = map["title"].flatMap { fields.text($0, "\(what) title") }
         let instructions = map["instructions"].flatMap { fields.text($0, "\(what) instructions", .multiLine) }
+        let proctorNote = map["proctor_note"].flatMap { fields.text($0, "\(what) proctor_note", .multiLine) }
         guard let itemsNode = required(map, "items", in: what), let nodes = fields.list(itemsNode, "\(what) items") else {
             return nil
         }
@@ -210,6 +211,6 @@ struct AssessmentDecoder {
                 ok = false
             }
         }
-        return ok ? Section(title: title, instructions: instructions, items: items) : nil
+        return ok ? Section(title: title, instructions: instructions, items: items, proctorNote: proctorNote) : nil
     }
 }

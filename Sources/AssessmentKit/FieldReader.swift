@@ -110,6 +110,21 @@ final class FieldReader {
         return number
     }
 
+    /// A percentage such as `50%` or `-33.333%`, within `range`.
+    func percent(_ node: YNode, _ what: String, within range: ClosedRange<Double>) -> Double? {
+        guard let (value, _) = scalar(node, what) else { return nil }
+        let trimmed = value.trimmingSpaces()
+        guard trimmed.hasSuffix("%"), let number = NumericText.parse(String(trimmed.dropLast())) else {
+            error(node, "\(what) must be a percentage such as 50% or -25%, not \"\(value.clippedForMessage)\"")
+            return nil
+        }
+        guard range.contains(number) else {
+            error(node, "\(what) must be between \(PointsText.format(range.lowerBound))% and \(PointsText.format(range.upperBound))%")
+            return nil
+        }
+        return number
+    }
+
     func wholeNumber(_ node: YNode, _ what: String, atLeast minimum: Int = 0) -> Int? {
         guard let (value, _) = scalar(node, what) else { return nil }
         guard let n = Int(value.trimmingSpaces()), n >= minimum else {
@@ -200,10 +215,12 @@ extension String {
     }
 
     /// Long or hostile values are shortened, and control characters shown as `?`, in messages.
-    var clippedForMessage: String {
+    public var clippedForMessage: String { clippedForMessage(limit: 40) }
+
+    public func clippedForMessage(limit: Int) -> String {
         let safe = String(String.UnicodeScalarView(unicodeScalars.map {
-            TerminalSafety.isControl($0) ? "?" : $0
+            TerminalSafety.isControl($0) || TerminalSafety.isBidiControl($0) ? "?" : $0
         }))
-        return safe.count > 40 ? String(safe.prefix(39)) + "…" : safe
+        return safe.count > limit ? String(safe.prefix(limit - 1)) + "…" : safe
     }
 }

@@ -27,10 +27,14 @@ public enum AssessmentReader {
         case let .failure(.diagnostic(line, column, message)):
             fields.error(line: line, column: column, message)
             return Outcome(assessment: nil, diagnostics: fields.diagnostics)
-        case .success(nil):
-            fields.error(line: 1, column: 1, "file is empty; an assessment starts with `carrel: 1`")
-            return Outcome(assessment: nil, diagnostics: fields.diagnostics)
-        case let .success(node?):
+        case let .success(parsed):
+            for case let .diagnostic(line, column, message) in parsed.duplicates {
+                fields.error(line: line, column: column, message)
+            }
+            guard let node = parsed.root else {
+                fields.error(line: 1, column: 1, "file is empty; an assessment starts with `carrel: 1`")
+                return Outcome(assessment: nil, diagnostics: fields.diagnostics)
+            }
             root = node
         }
         let assessment = AssessmentDecoder(fields: fields).assessment(root)

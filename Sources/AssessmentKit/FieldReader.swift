@@ -37,14 +37,26 @@ final class FieldReader {
 
     /// Reports keys outside `allowed`, suggesting the closest one.
     func rejectUnknownKeys(_ map: Mapping, allowed: [String], elsewhere: (String) -> String? = { _ in nil }) {
-        for entry in map.entries where !allowed.contains(entry.key) {
-            if let explanation = elsewhere(entry.key) {
+        for (index, entry) in map.entries.enumerated() where !allowed.contains(entry.key) {
+            if index > 0, let explanation = decimalComma(before: entry, map.entries[index - 1]) {
+                error(entry.keyNode, explanation)
+            } else if let explanation = elsewhere(entry.key) {
                 error(entry.keyNode, explanation)
             } else {
                 let hint = DidYouMean.hint(for: entry.key, among: allowed)
                 error(entry.keyNode, "unknown key `\(entry.key)` in \(map.what)\(hint)")
             }
         }
+    }
+
+    /// `answer: 3,14` inside `{…}` reads as `answer: 3` and a key `14`: the comma separates entries.
+    func decimalComma(before entry: Mapping.Entry, _ previous: Mapping.Entry) -> String? {
+        guard entry.value.isNull, entry.keyNode.line == previous.value.line,
+              entry.key.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }),
+              case let .scalar(whole, true) = previous.value.value, Int(whole) != nil
+        else { return nil }
+        let written = "\(whole),\(entry.key)"
+        return "`\(previous.key): \(written)` was read as two entries because a comma separates entries inside `{…}`; write `\(previous.key): \(whole).\(entry.key)` or quote it: `\(previous.key): \"\(written)\"`"
     }
 
     // MARK: scalars

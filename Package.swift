@@ -12,6 +12,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
         .systemLibrary(name: "CNcursesw", path: "Sources/CNcursesw"),
@@ -21,6 +22,14 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        // Question banks from other systems (GIFT, Aiken, QTI) turned into the same model.
+        .target(
+            name: "ImportKit",
+            dependencies: [
+                "AssessmentKit",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
         .target(
@@ -35,7 +44,7 @@ let package = Package(
         .executableTarget(
             name: "carrel",
             dependencies: [
-                "AssessmentKit", "SessionKit", "Lockdown", "TerminalUI",
+                "AssessmentKit", "ImportKit", "SessionKit", "Lockdown", "TerminalUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -49,7 +58,18 @@ let package = Package(
         .testTarget(name: "SessionKitTests", dependencies: ["AssessmentKit", "SessionKit", "Lockdown"]),
         .testTarget(name: "TerminalUITests", dependencies: ["AssessmentKit", "SessionKit", "TerminalUI"], exclude: ["Golden"]),
         .testTarget(name: "EndToEndTests", dependencies: ["AssessmentKit", "SessionKit", "Lockdown"]),
-        .testTarget(name: "CarrelCLITests", dependencies: ["AssessmentKit"]),
+        .testTarget(name: "CarrelCLITests", dependencies: [
+            "AssessmentKit",
+            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+        ]),
+        .testTarget(
+            name: "ImportKitTests",
+            dependencies: [
+                "AssessmentKit", "ImportKit",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
+            resources: [.copy("Fixtures")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -25,7 +25,8 @@ public struct IdentifierMaker: Sendable {
     /// Reserves an id already taken (an explicit `--id`).
     public mutating func reserve(_ id: String) { used.insert(id) }
 
-    static func slug(_ text: String) -> String {
+    /// `Week 1: Capitals` → `week-1-capitals` (at most 48 characters; empty when nothing is left).
+    public static func slug(_ text: String) -> String {
         let folded = text.folding(options: [.diacriticInsensitive, .caseInsensitive, .widthInsensitive], locale: nil)
         var out = ""
         var dash = false
@@ -45,5 +46,6 @@ public struct IdentifierMaker: Sendable {
 }
 
 extension String {
-    var nonEmpty: String? { isEmpty ? nil : self }
+    /// Nil for the empty string.
+    public var nonEmpty: String? { isEmpty ? nil : self }
 }

@@ -44,7 +44,7 @@ final class FieldReader {
                 error(entry.keyNode, explanation)
             } else {
                 let hint = DidYouMean.hint(for: entry.key, among: allowed)
-                error(entry.keyNode, "unknown key `\(entry.key)` in \(map.what)\(hint)")
+                error(entry.keyNode, "unknown key `\(entry.key.clippedForMessage)` in \(map.what)\(hint)")
             }
         }
     }
@@ -56,7 +56,8 @@ final class FieldReader {
               case let .scalar(whole, true) = previous.value.value, Int(whole) != nil
         else { return nil }
         let written = "\(whole),\(entry.key)"
-        return "`\(previous.key): \(written)` was read as two entries because a comma separates entries inside `{…}`; write `\(previous.key): \(whole).\(entry.key)` or quote it: `\(previous.key): \"\(written)\"`"
+        let key = previous.key.clippedForMessage
+        return "`\(key): \(written)` was read as two entries because a comma separates entries inside `{…}`; write `\(key): \(whole).\(entry.key)` or quote it: `\(key): \"\(written)\"`"
     }
 
     // MARK: scalars

@@ -114,6 +114,12 @@ struct ValidationTests {
         expectError(section, 5, 5, "unknown key `titel` in section 1")
     }
 
+    @Test func anUnknownKeyWithControlCharactersIsShownSafely() {
+        let outcome = read("carrel: 1\nid: t\ntitle: T\n\"des\\tcr\\e[31mipt\": x\n")
+        let message = outcome.diagnostics.first { $0.message.hasPrefix("unknown key") }?.message ?? ""
+        #expect(message == "unknown key `des?cr?[31mipt` in the assessment")
+    }
+
     @Test func keyOfAnotherItemType() {
         expectError(withItem("      - {id: q, type: true_false, prompt: P, answer: true, tolerance: 1}\n"), 6, 60,
                     "`tolerance` does not apply to a `true_false` item (it belongs to `numeric`)")

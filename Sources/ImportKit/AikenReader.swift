@@ -37,9 +37,14 @@ public enum AikenReader {
                     continue
                 }
                 let index = letter.map { Int($0.value) - Int(("A" as Unicode.Scalar).value) } ?? -1
+                if let letter, ("a"..."z").contains(letter), index - 32 < question.choices.count {
+                    let capital = Character(Unicode.Scalar(letter.value - 32) ?? letter)
+                    diagnostics.append(.error(file, lineNumber, "`ANSWER:` names “\(Character(letter))”; write the letter as a capital: ANSWER: \(capital)"))
+                    continue
+                }
                 guard index >= 0, index < question.choices.count else {
                     let last = Unicode.Scalar(UInt8(64 + min(question.choices.count, 26)))
-                    let given = letter.map { "“\(Character($0))”" } ?? "nothing"
+                    let given = letter.map { "“\(String(Character($0)).clippedForMessage)”" } ?? "nothing"
                     diagnostics.append(.error(file, lineNumber, "`ANSWER:` names \(given), not one of the choices A–\(Character(last))"))
                     continue
                 }

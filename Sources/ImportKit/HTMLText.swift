@@ -51,7 +51,9 @@ enum HTMLText {
             case .lineBreak: if !tag.closing { out.lineBreak() }
             case .listItem: if !tag.closing { out.block(); out.add("- ") }
             case .cell: out.add(" ")
-            case .image: out.add(" " + HTMLLayout.image(alt: tag.attribute("alt").map(decodeEntities)) + " ")
+            case .image:
+                let alt = tag.attribute("alt").map(decodeEntities), source = tag.attribute("src").map(decodeEntities)
+                out.add(" " + HTMLLayout.image(alt: alt, source: source) + " ")
             case .hidden:
                 // Scripts, styles and the like: nothing inside is text.
                 if !tag.closing && !tag.selfClosing, let end = search.endOfClosingTag(tag.name, from: i) { i = end }

@@ -131,10 +131,12 @@ enum HTMLLayout {
         }
     }
 
-    /// What stands in for an image: its description, since a terminal cannot show it.
-    static func image(alt: String?) -> String {
-        guard let alt, !alt.trimmed(of: " \n\t").isEmpty else { return "[image]" }
-        return "[image: \(alt)]"
+    /// What stands in for an image: its description (else its file name), since a terminal cannot show it.
+    static func image(alt: String?, source: String?) -> String {
+        if let alt, !alt.trimmed(of: " \n\t").isEmpty { return "[image: \(alt)]" }
+        let name = source.flatMap { $0.split(separator: "/").last.map(String.init) }?.split(separator: "?").first.map(String.init)
+        guard let name, !name.isEmpty else { return "[image]" }
+        return "[image: \(PackagePath.percentDecoded(name))]"
     }
 }
 

@@ -38,7 +38,13 @@ enum QTIItemReader {
     static func read(_ root: XElement, file: String, fallbackName: String) -> Outcome {
         var out = Outcome()
         guard root.name == "assessmentItem" else {
-            out.diagnostics.append(.error(file, root.line, "this is not a QTI item: its root element is <\(root.name)>, not <assessmentItem>"))
+            let why: String
+            switch root.name {
+            case "questestinterop": why = "this is QTI 1.x (<questestinterop>); export the items as QTI 2.1 or 3.0"
+            case "assessmentTest": why = "this is a QTI test, not an item; import its package (the zip, or its imsmanifest.xml)"
+            default: why = "this is not a QTI item: its root element is <\(root.name.clippedForMessage)>, not <assessmentItem>"
+            }
+            out.diagnostics.append(.error(file, root.line, why))
             return out
         }
         let line = root.line
@@ -60,7 +66,7 @@ enum QTIItemReader {
             return out
         }
         guard interactions.count == 1 else {
-            let names = Array(Set(interactions.map(\.name))).sorted().joined(separator: ", ")
+            let names = Array(Set(interactions.map(\.name))).sorted().joined(separator: ", ").clippedForMessage(limit: 200)
             out.diagnostics.append(.skip(file, interactions[1].line, "the item has \(interactions.count) interactions (\(names)); a Carrel item has one"))
             return out
         }
@@ -118,7 +124,7 @@ enum QTIItemReader {
             switch response.baseType {
             case "string": return try response.text(root: root)
             case "float", "integer": return try response.numeric(root: root)
-            default: throw .unsupported("a text entry with answers of type \(response.baseType) has no Carrel item type")
+            default: throw .unsupported("a text entry with answers of type \(response.baseType.clippedForMessage) has no Carrel item type")
             }
         default:
             throw .unsupported(unsupportedReason(interaction.name))
@@ -243,7 +249,7 @@ struct QTIBody {
             return
         case "img":
             if let src = e.attributes["src"] { assets.append(src) }
-            builder.add(" " + HTMLLayout.image(alt: e.attributes["alt"]) + " ")
+            builder.add(" " + HTMLLayout.image(alt: e.attributes["alt"], source: e.attributes["src"]) + " ")
             return
         case "object":
             if let data = e.attributes["data"] { assets.append(data) }

@@ -58,10 +58,10 @@ public enum QTIReader {
             let listed = resources(root, manifestPath: path)
             itemPaths = listed.items
             for (asset, owner) in listed.files where !files.paths.contains(asset) {
-                bank.diagnostics.append(.warning(files.label(owner ?? path), nil, "missing asset \(asset) (listed in the manifest)"))
+                bank.diagnostics.append(.warning(files.label(owner ?? path), nil, "missing asset \(asset.clippedForMessage(limit: 200)) (listed in the manifest)"))
             }
             for item in itemPaths where !files.paths.contains(item) {
-                bank.diagnostics.append(.error(files.label(path), nil, "the manifest lists \(item), which is not in the package"))
+                bank.diagnostics.append(.error(files.label(path), nil, "the manifest lists \(item.clippedForMessage(limit: 200)), which is not in the package"))
             }
             itemPaths = itemPaths.filter { files.paths.contains($0) }
         } else {
@@ -112,7 +112,9 @@ public enum QTIReader {
                 let prefix = [base, outer, resource.attributes["base"] ?? ""].filter { !$0.isEmpty }
                     .map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }.joined(separator: "/")
                 let anchor = prefix.isEmpty ? "x" : prefix + "/x"
-                let isItem = (resource.attributes["type"] ?? "").lowercased().contains("imsqti_item")
+                // imsqti_item_xmlv2p1, imsqti_item_xmlv3p0, imsqti_apipitem_xmlv2p1 …
+                let type = (resource.attributes["type"] ?? "").lowercased()
+                let isItem = type.hasPrefix("imsqti") && type.contains("item")
                 var itemPath: String? = nil
                 if isItem, let href = resource.attributes["href"] ?? resource.first("file")?.attributes["href"],
                    let path = PackagePath.resolve(href, from: anchor) {
@@ -136,7 +138,7 @@ public enum QTIReader {
         for asset in assets {
             guard let path = PackagePath.resolve(asset, from: itemPath), seen.insert(path).inserted else { continue }
             if !files.paths.contains(path) {
-                out.append(.warning(label, nil, "missing asset \(path) (shown by the item)"))
+                out.append(.warning(label, nil, "missing asset \(path.clippedForMessage(limit: 200)) (shown by the item)"))
             }
         }
         return out

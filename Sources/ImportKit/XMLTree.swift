@@ -89,7 +89,7 @@ enum XMLTree {
         guard ok, let root = builder.root else {
             let line = max(1, parser.lineNumber)
             let why = parser.parserError.map { describe($0) } ?? "it is not well-formed XML"
-            throw .malformed(line: line, "the XML cannot be read: \(why)")
+            throw .malformed(line: line, "the XML cannot be read: \(why.clippedForMessage(limit: 200))")
         }
         return root
     }

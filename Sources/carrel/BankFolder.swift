@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import AssessmentKit
 import ImportKit
 
 /// A folder holding a QTI package (or the images next to one item file), read with the same
@@ -43,7 +44,10 @@ struct BankFolder: PackageFiles {
         paths = found
     }
 
-    func label(_ path: String) -> String { display.isEmpty || display == "." ? path : display + "/" + path }
+    func label(_ path: String) -> String {
+        let safe = path.clippedForMessage(limit: 200)
+        return display.isEmpty || display == "." ? safe : display + "/" + safe
+    }
 
     func read(_ path: String, limit: Int) throws(ImportRefusal) -> [UInt8]? {
         guard paths.contains(path), let clean = PackagePath.normalised(path), clean == path else { return nil }

@@ -40,4 +40,9 @@ struct AikenTests {
         #expect(bank.items.isEmpty)
         #expect(bank.diagnostics.map(\.description) == ["u.txt:1: error: the question has no `ANSWER:` line"])
     }
+
+    @Test func aLowerCaseAnswerLetterGetsAHint() {
+        let bank = AikenReader.read("Q?\nA) a\nB) b\nANSWER: b\n", file: "l.txt")
+        #expect(bank.diagnostics.map(\.description) == ["l.txt:4: error: `ANSWER:` names “b”; write the letter as a capital: ANSWER: B"])
+    }
 }

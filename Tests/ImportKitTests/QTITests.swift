@@ -222,6 +222,25 @@ struct QTITests {
         #expect(throws: XMLTree.Problem.refused("the XML nests deeper than 256 levels")) { try XMLTree.parse(Array(deep.utf8)) }
     }
 
+    @Test func otherQTIDocumentsAreNamed() throws {
+        let qti12 = try QTIReader.read(bytes: Array("<questestinterop><item/></questestinterop>".utf8), file: "old.xml", folder: nil, path: nil)
+        #expect(qti12.diagnostics.map(\.description) == ["old.xml:1: error: this is QTI 1.x (<questestinterop>); export the items as QTI 2.1 or 3.0"])
+        let test = try QTIReader.read(bytes: Array("<qti-assessment-test identifier='t'/>".utf8), file: "test.xml", folder: nil, path: nil)
+        #expect(test.errors.first?.message.hasPrefix("this is a QTI test, not an item") == true)
+    }
+
+    @Test func imagesWithoutADescriptionAreNamedByTheirFile() throws {
+        let xml = """
+            <assessmentItem identifier="i"><responseDeclaration identifier="R" cardinality="single" baseType="identifier">
+            <correctResponse><value>A</value></correctResponse></responseDeclaration>
+            <itemBody><choiceInteraction responseIdentifier="R" maxChoices="1"><prompt>Which flag?</prompt>
+            <simpleChoice identifier="A"><img src="flags/fr.png"/></simpleChoice><simpleChoice identifier="B"><img src="flags/it%20a.png"/></simpleChoice>
+            </choiceInteraction></itemBody></assessmentItem>
+            """
+        let bank = try QTIReader.read(bytes: Array(xml.utf8), file: "i.xml", folder: nil, path: nil)
+        #expect(bank.items.first?.kind == .choice(choices: ["[image: fr.png]", "[image: it a.png]"], answer: "[image: fr.png]"))
+    }
+
     @Test func htmlEntitiesInItemsAreReadWithoutADTD() throws {
         let xml = """
             <assessmentItem identifier="e"><responseDeclaration identifier="R" cardinality="single" baseType="identifier">
@@ -244,6 +263,40 @@ struct QTITests {
         #expect(PackagePath.resolve("../../x.png", from: "items/q.xml") == nil)
         #expect(PackagePath.resolve("../img/x%20y.png", from: "items/q.xml") == "img/x y.png")
         #expect(PackagePath.resolve("https://example.org/x.png", from: "q.xml") == nil)
+    }
+
+    /// Offset of the central directory record of the first entry, and of the end record.
+    static func directory(_ zip: [UInt8]) throws -> (entry: Int, end: Int) {
+        let end = try #require(ZipStructure.endRecord(zip))
+        return (Int(ZipStructure.u32(zip, end + 16)), end)
+    }
+
+    @Test func damagedDirectoriesAndTruncatedStreamsAreRefusedNotFollowed() throws {
+        let item = try Fixtures.bytes("qti21/choice.xml")
+        let manifest = #"<manifest><resources><resource type="imsqti_item_xmlv2p1" href="items/choice.xml"/></resources></manifest>"#
+        let good = try Self.zip([("imsmanifest.xml", Array(manifest.utf8)), ("items/choice.xml", item)])
+        #expect(try QTIReader.read(bytes: good, file: "good.zip", folder: nil, path: nil).types == [.choice])
+
+        // The directory says it starts past the end of the file.
+        var outside = good
+        let (_, end) = try Self.directory(good)
+        outside.replaceSubrange((end + 16)..<(end + 20), with: [0xF0, 0xFF, 0xFF, 0x7F])
+        #expect(refusal { _ = try QTIReader.read(bytes: outside, file: "o.zip", folder: nil, path: nil) }?.reason
+                == "the zip archive is damaged (its directory points outside the file)")
+
+        // The second entry's deflated data is cut short: the inflater must stop, not wait.
+        var cut = good
+        let (first, _) = try Self.directory(good)
+        let second = first + 46 + Int(ZipStructure.u16(good, first + 28)) + Int(ZipStructure.u16(good, first + 30))
+        cut.replaceSubrange((second + 20)..<(second + 24), with: [7, 0, 0, 0])
+        let clock = ContinuousClock()
+        let start = clock.now
+        let refused = refusal { _ = try QTIReader.read(bytes: cut, file: "cut.zip", folder: nil, path: nil) }
+        #expect(clock.now - start < .seconds(5))
+        #expect(refused?.reason == "the file cannot be unpacked: its compressed data is damaged", "\(String(describing: refused))")
+        // Garbage is not a zip at all.
+        #expect(refusal { _ = try ZipPackage(bytes: Array("PK\u{03}\u{04}nonsense".utf8), name: "g.zip") }?.reason
+                == "this is not a zip archive (no end of central directory)")
     }
 
     @Test func zipBombsAreRefusedInBoundedTime() throws {

@@ -5,6 +5,8 @@ import Foundation
 /// lower-case ASCII letters, digits and `-`, unique within the assessment.
 public struct IdentifierMaker: Sendable {
     private var used: Set<String> = []
+    /// The next suffix to try per base, so a thousand questions with one name stay linear.
+    private var next: [String: Int] = [:]
 
     public init() {}
 
@@ -12,12 +14,13 @@ public struct IdentifierMaker: Sendable {
     public mutating func make(from name: String?, fallback: String) -> String {
         let base = Self.slug(name ?? "").nonEmpty ?? Self.slug(fallback).nonEmpty ?? "q"
         var candidate = base
-        var n = 2
+        var n = next[base] ?? 2
         while used.contains(candidate) || !Identifier.isValid(candidate) {
             let suffix = "-\(n)"
             candidate = String(base.prefix(64 - suffix.count)) + suffix
             n += 1
         }
+        next[base] = n
         used.insert(candidate)
         return candidate
     }

@@ -5,12 +5,11 @@ import FoundationXML
 
 /// An XML element with local names (QTI 3's `qti-choice-interaction` read as QTI 2's
 /// `choiceInteraction`, `max-choices` as `maxChoices`), its text, and the line it starts on.
-final class XElement: @unchecked Sendable {
+final class XElement {
     let name: String
     let attributes: [String: String]
     let line: Int
     fileprivate(set) var children: [XNode] = []
-    weak fileprivate(set) var parent: XElement?
 
     init(name: String, attributes: [String: String], line: Int) {
         self.name = name
@@ -50,7 +49,7 @@ final class XElement: @unchecked Sendable {
     }
 }
 
-enum XNode: @unchecked Sendable {
+enum XNode {
     case element(XElement)
     case text(String)
 }
@@ -215,7 +214,6 @@ enum XMLTree {
             let element = XElement(name: XMLTree.localName(elementName, element: true), attributes: attributes,
                                    line: max(1, parser.lineNumber))
             if let parent = stack.last {
-                element.parent = parent
                 parent.children.append(.element(element))
             } else if root == nil {
                 root = element

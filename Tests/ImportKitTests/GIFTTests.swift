@@ -214,6 +214,19 @@ struct GIFTTests {
         _ = try expectValidAssessment([read("::T::[html]Red \u{1B}[31mtext\u{202E}desrever.{=a\u{7} ~b}")])
     }
 
+    @Test func idsAreValidUniqueAndLinearInTheNumberOfQuestions() throws {
+        var maker = IdentifierMaker()
+        #expect(maker.make(from: "Überblick: Q 1", fallback: "q1") == "uberblick-q-1")
+        #expect(maker.make(from: "Überblick: Q 1", fallback: "q2") == "uberblick-q-1-2")
+        #expect(maker.make(from: "¿?", fallback: "q3") == "q3")
+        #expect(maker.make(from: String(repeating: "long", count: 40), fallback: "q4").count == 48)
+        let text = (0..<5000).map { "::Same::Q\($0)?{T}" }.joined(separator: "\n\n")
+        let assembly = Importer.assemble([read(text)], options: .init(id: "same", title: "Same"))
+        let ids = try #require(assembly.assessment).items.map(\.id)
+        #expect(Set(ids).count == 5000)
+        #expect(ids.last == "same-5000")
+    }
+
     @Test func aThousandQuestionsImportQuickly() throws {
         var text = "$CATEGORY: Big\n\n"
         for i in 0..<1000 {

@@ -16,11 +16,27 @@ public enum GIFTReader {
         return state.finish()
     }
 
-    /// A question's lines and the number of its first line that is not a comment.
+    /// A question's lines, the number of its first line that is not a comment, and its comments.
     struct Block {
         var text: GIFTText
         var line: Int
         var lineCount: Int
+        var comments: String = ""
+
+        /// Moodle's `// [id:Q-17]` comment: the question's own id (`\]` for a bracket inside).
+        var idnumber: String? {
+            guard let start = comments.range(of: "[id:") else { return nil }
+            var value = ""
+            var escaped = false
+            for c in comments[start.upperBound...] {
+                if escaped { value.append(c); escaped = false; continue }
+                if c == "\\" { escaped = true; continue }
+                if c == "]" { return value.trimmedPHP().nonEmpty }
+                if c.unicodeScalars.contains(where: { TerminalSafety.isControl($0) }) { return nil }
+                value.append(c)
+            }
+            return nil
+        }
     }
 
     /// Blank lines separate blocks (a line holding only `0` too, as PHP's `empty()` has it);
@@ -30,13 +46,14 @@ public enum GIFTReader {
         if text.unicodeScalars.first == "\u{FEFF}" { text.unicodeScalars.removeFirst() }
         var blocks: [Block] = []
         var current: [String] = []
+        var comments = ""
         var firstLine: Int? = nil
         func close() {
-            defer { current.removeAll(); firstLine = nil }
+            defer { current.removeAll(); comments = ""; firstLine = nil }
             let joined = current.joined(separator: "\n")
             let block = GIFTText(escaping: joined).trimmed()
             guard !block.isEmpty, let firstLine else { return }
-            blocks.append(Block(text: block, line: firstLine, lineCount: current.count))
+            blocks.append(Block(text: block, line: firstLine, lineCount: current.count, comments: comments))
         }
         var number = 0
         for raw in lines(of: text) {
@@ -48,6 +65,7 @@ public enum GIFTReader {
             }
             if line.hasPrefix("//") {
                 current.append(" ")
+                comments += line + "\n"
             } else {
                 current.append(line)
                 if firstLine == nil { firstLine = number }
@@ -175,7 +193,9 @@ public enum GIFTReader {
                 let built = try question.build()
                 for warning in built.warnings { diagnostics.append(.warning(file, block.line, warning)) }
                 let item = Item(id: "q\(questionNumber)", prompt: prompt, feedback: feedback, kind: built.kind, marking: built.marking)
-                sections[sections.count - 1].questions.append(ImportedQuestion(item: item, file: file, line: block.line, name: name))
+                // Moodle's idnumber (`// [id:…]`) names the question more precisely than its title.
+                let id = block.idnumber ?? name
+                sections[sections.count - 1].questions.append(ImportedQuestion(item: item, file: file, line: block.line, name: id))
             } catch {
                     diagnostics.append(error.diagnostic(file, block.line))
             }

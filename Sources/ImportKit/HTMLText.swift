@@ -10,8 +10,11 @@ enum HTMLText {
         var search = Search(s)
         var i = 0
         var pending = String.UnicodeScalarView()
+        var preformatted = 0
         func emit(_ out: inout TextBuilder) {
-            if !pending.isEmpty { out.add(String(pending)); pending.removeAll() }
+            guard !pending.isEmpty else { return }
+            if preformatted > 0 { out.addPreformatted(String(pending)) } else { out.add(String(pending)) }
+            pending.removeAll()
         }
         while i < s.count {
             let c = s[i]
@@ -45,6 +48,7 @@ enum HTMLText {
             let tag = Tag(Array(s[(i + 1)..<(close - 1)]))
             emit(&out)
             i = close
+            if tag.name == "pre" && !tag.selfClosing { preformatted = max(0, preformatted + (tag.closing ? -1 : 1)) }
             switch HTMLLayout.role(of: tag.name) {
             case .paragraph: out.paragraph()
             case .block: out.block()

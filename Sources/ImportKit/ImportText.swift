@@ -90,6 +90,19 @@ struct TextBuilder {
         }
     }
 
+    /// Text inside `<pre>`: spaces and line breaks as written.
+    mutating func addPreformatted(_ s: String) {
+        var first = true
+        for line in s.split(separator: "\n", omittingEmptySubsequences: false) {
+            if !first { text += "\n"; atLineStart = true }
+            first = false
+            guard !line.isEmpty else { continue }
+            flush()
+            text += line
+            atLineStart = false
+        }
+    }
+
     private mutating func flush() {
         if pendingBreaks > 0 {
             if !text.isEmpty { text += String(repeating: "\n", count: pendingBreaks) }

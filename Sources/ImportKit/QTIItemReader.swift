@@ -205,6 +205,8 @@ struct QTIBody {
     var builder = TextBuilder()
     var assets: [String] = []
     var proctorNote: String?
+    /// Inside `<pre>`: text keeps its spaces and line breaks.
+    var preformatted = false
 
     static let inlineInteractions: Set<String> = ["textEntryInteraction", "inlineChoiceInteraction", "endAttemptInteraction"]
     static let leftOut: Set<String> = [
@@ -215,7 +217,7 @@ struct QTIBody {
     mutating func render(_ element: XElement) {
         for child in element.children {
             switch child {
-            case let .text(t): builder.add(t)
+            case let .text(t): if preformatted { builder.addPreformatted(t) } else { builder.add(t) }
             case let .element(e): renderElement(e)
             }
         }
@@ -243,6 +245,14 @@ struct QTIBody {
                 note.render(e)
                 proctorNote = [proctorNote, note.builder.text].compactMap { $0 }.joined(separator: "\n\n")
             }
+            return
+        case "pre":
+            let outer = preformatted
+            builder.paragraph()
+            preformatted = true
+            render(e)
+            preformatted = outer
+            builder.paragraph()
             return
         case "printedVariable":
             builder.add("[value]")

@@ -131,6 +131,9 @@ struct GIFTTests {
         #expect(try bank.question("Plain format").prompt == "<b> is shown as written.")
         let html = try only("[html]<p>One &amp; two<br>three</p><script>alert(1)</script><p>four <img src=\"a.png\" alt=\"a map\"></p>{T}")
         #expect(html.prompt == "One & two\nthree\n\nfour [image: a map]")
+        let code = try only("::Q001::[html]<p>What would running the test method print?</p>\n<pre>\n    public void test() \\{\n        method1();\n    \\}\n</pre>\n{}")
+        // <pre> keeps its line breaks; Moodle trims every line of a GIFT file, so not the indentation.
+        #expect(code.prompt == "What would running the test method print?\n\npublic void test() {\nmethod1();\n}")
         // Moodle's own format keeps line breaks and reads tags.
         #expect(try only("Line one\n<b>line</b> two{T}").prompt == "Line one\nline two")
     }
@@ -225,6 +228,13 @@ struct GIFTTests {
         let ids = try #require(assembly.assessment).items.map(\.id)
         #expect(Set(ids).count == 5000)
         #expect(ids.last == "same-5000")
+    }
+
+    @Test func moodlesIdNumberCommentNamesTheQuestion() throws {
+        let bank = read("// [id:Geo-17] [tag:capitals]\n::Canada::Capital?{=Ottawa ~Rome}\n\n// [id:a\\]b]\nQ?{T}")
+        #expect(bank.questions.map(\.name) == ["Geo-17", "a]b"])
+        let assembly = Importer.assemble([bank], options: .init(id: "x", title: "X"))
+        #expect(assembly.assessment?.items.map(\.id) == ["geo-17", "a-b"])
     }
 
     @Test func aThousandQuestionsImportQuickly() throws {

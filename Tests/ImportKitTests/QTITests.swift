@@ -241,6 +241,17 @@ struct QTITests {
         #expect(bank.items.first?.kind == .choice(choices: ["[image: fr.png]", "[image: it a.png]"], answer: "[image: fr.png]"))
     }
 
+    @Test func preformattedTextKeepsItsLayout() throws {
+        let xml = """
+            <assessmentItem identifier="p"><responseDeclaration identifier="R" cardinality="single" baseType="string"/>
+            <itemBody><p>What does this print?</p><pre>for i in 1...2 {
+                print(i)
+            }</pre><extendedTextInteraction responseIdentifier="R"/></itemBody></assessmentItem>
+            """
+        let bank = try QTIReader.read(bytes: Array(xml.utf8), file: "p.xml", folder: nil, path: nil)
+        #expect(bank.items.first?.prompt == "What does this print?\n\nfor i in 1...2 {\n    print(i)\n}")
+    }
+
     @Test func htmlEntitiesInItemsAreReadWithoutADTD() throws {
         let xml = """
             <assessmentItem identifier="e"><responseDeclaration identifier="R" cardinality="single" baseType="identifier">

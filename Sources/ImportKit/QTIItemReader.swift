@@ -112,7 +112,7 @@ enum QTIItemReader {
         case "orderInteraction":
             let choices = try QTIChoices(interaction.all("simpleChoice"))
             let order = try require(response).correct
-            guard !order.isEmpty else { throw .malformed("the item gives no correct order") }
+            guard !order.isEmpty else { throw QTIResponse.noKey }
             guard order.count == choices.ids.count, Set(order) == Set(choices.ids) else {
                 throw .unsupported("the correct order uses only some of the entries; Carrel orders all of them")
             }
@@ -158,7 +158,7 @@ enum QTIItemReader {
                 throw .malformed("the pair “\(value.clippedForMessage)” names entries the lists do not have")
             }
         }
-        guard !matchOf.isEmpty else { throw .malformed("the item gives no correct pairs") }
+        guard !matchOf.isEmpty else { throw QTIResponse.noKey }
         var pairs: [(left: String, right: String)] = []
         for id in lefts.ids {
             let left = try lefts.text(of: id)

@@ -38,6 +38,9 @@ struct QTIResponse {
 
     static func number(_ text: String) -> Double? { NumericText.parse(text) }
 
+    /// A survey item (a Likert scale) or one a person scores has no key to score by.
+    static let noKey = BuildFailure.unsupported("the item names no correct response (a survey, or an item a person scores), so Carrel cannot score it")
+
     /// What a full score is worth in the mapping's units: its upper bound, else the best a
     /// student can collect (the sum of the positive values when several may be picked).
     func scale(addingUp: Bool) -> Double? {
@@ -53,7 +56,7 @@ struct QTIResponse {
     /// One answer: the correct value earns all the points; a mapping gives the others theirs.
     func single(_ choices: QTIChoices) throws(BuildFailure) -> BuiltKind {
         let key = try correct.first.map { id throws(BuildFailure) in try choices.text(of: id) }
-        guard key != nil || mapping != nil else { throw .malformed("the item gives no correct response") }
+        guard key != nil || mapping != nil else { throw QTIResponse.noKey }
         let scale = self.scale(addingUp: false)
         let options = try choices.ids.map { id throws(BuildFailure) -> BankOption in
             let text = try choices.text(of: id)
@@ -71,7 +74,7 @@ struct QTIResponse {
             }
             return try ItemBuilder.multipleByCredit(options)
         }
-        guard !correct.isEmpty else { throw .malformed("the item gives no correct response") }
+        guard !correct.isEmpty else { throw QTIResponse.noKey }
         let texts = try correct.map { id throws(BuildFailure) in try choices.text(of: id) }
         let options = try choices.ids.map { id throws(BuildFailure) in BankOption(try choices.text(of: id), credit: 0) }
         return try ItemBuilder.multipleByKey(options, answers: Set(texts))
@@ -113,7 +116,7 @@ struct QTIResponse {
                 answers.append(NumberAnswer(answer: .value(value, tolerance: 0), credit: credit(entry.value, scale: scale)))
             }
         }
-        guard !answers.isEmpty else { throw .malformed("the item gives no correct response") }
+        guard !answers.isEmpty else { throw QTIResponse.noKey }
         return try ItemBuilder.numeric(answers)
     }
 

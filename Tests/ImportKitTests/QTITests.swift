@@ -222,6 +222,17 @@ struct QTITests {
         #expect(throws: XMLTree.Problem.refused("the XML nests deeper than 256 levels")) { try XMLTree.parse(Array(deep.utf8)) }
     }
 
+    @Test func aSurveyItemWithoutAKeyIsSkipped() throws {
+        let xml = """
+            <assessmentItem identifier="likert"><responseDeclaration identifier="R" cardinality="single" baseType="identifier"/>
+            <itemBody><choiceInteraction responseIdentifier="R" maxChoices="1"><prompt>I like QTI.</prompt>
+            <simpleChoice identifier="A">Agree</simpleChoice><simpleChoice identifier="D">Disagree</simpleChoice>
+            </choiceInteraction></itemBody></assessmentItem>
+            """
+        let bank = try QTIReader.read(bytes: Array(xml.utf8), file: "likert.xml", folder: nil, path: nil)
+        #expect(bank.skips.map(\.message) == ["the item names no correct response (a survey, or an item a person scores), so Carrel cannot score it"])
+    }
+
     @Test func otherQTIDocumentsAreNamed() throws {
         let qti12 = try QTIReader.read(bytes: Array("<questestinterop><item/></questestinterop>".utf8), file: "old.xml", folder: nil, path: nil)
         #expect(qti12.diagnostics.map(\.description) == ["old.xml:1: error: this is QTI 1.x (<questestinterop>); export the items as QTI 2.1 or 3.0"])

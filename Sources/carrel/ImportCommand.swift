@@ -99,18 +99,15 @@ struct ImportCommand: ParsableCommand {
 
     /// `21 questions (choice 5, multiple 2, true_false 5)`.
     static func summary(_ a: Assessment) -> String {
-        let counts = ItemType.allCases.compactMap { type -> String? in
-            let n = a.items.filter { $0.type == type }.count
-            return n > 0 ? "\(type.rawValue) \(n)" : nil
-        }
+        let counts = AssessmentSummary(a).countsByType.map { "\($0.0.rawValue) \($0.1)" }
         let n = a.items.count
         return "wrote \(n) question\(n == 1 ? "" : "s") (\(counts.joined(separator: ", ")))"
     }
 
     func options() -> Importer.Options {
-        let outName = QTIReaderName.stem(out)
+        let outName = BankPaths.stem(out)
         let assessmentID = id ?? IdentifierMaker.slug(outName).nonEmpty ?? "imported"
-        let defaultTitle = files.count == 1 ? QTIReaderName.stem(files[0]) : "Imported questions"
+        let defaultTitle = files.count == 1 ? BankPaths.stem(files[0]) : "Imported questions"
         let cleanTitle = ImportText.clean(title ?? defaultTitle, multiLine: false)
         return Importer.Options(id: assessmentID, title: cleanTitle.isEmpty ? "Imported questions" : cleanTitle,
                                 timeLimit: timeLimit?.seconds)
@@ -136,7 +133,7 @@ struct ImportCommand: ParsableCommand {
             }
             do {
                 let folder = try BankFolder(root: path, display: path)
-                guard QTIReaderName.hasManifest(folder.paths) else {
+                guard BankPaths.hasManifest(folder.paths) else {
                     throw CarrelFailure(status: .cannotOpenInput, message: "\(path) is a folder without imsmanifest.xml; name a bank file or a QTI package")
                 }
                 return .folder(folder)
@@ -200,7 +197,7 @@ struct ImportCommand: ParsableCommand {
 }
 
 /// Names taken from paths, for defaults.
-enum QTIReaderName {
+enum BankPaths {
     /// `banks/week 1.gift` → `week 1`.
     static func stem(_ path: String) -> String {
         let last = (path as NSString).lastPathComponent

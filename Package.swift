@@ -68,7 +68,7 @@ let package = Package(
                 "AssessmentKit", "ImportKit",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
-            resources: [.copy("Fixtures")]
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]

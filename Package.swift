@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
         .systemLibrary(name: "CNcursesw", path: "Sources/CNcursesw"),
@@ -24,6 +25,14 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        // Question banks from other systems (GIFT, Aiken, QTI) turned into the same model.
+        .target(
+            name: "ImportKit",
+            dependencies: [
+                "AssessmentKit",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
         .target(
@@ -45,7 +54,7 @@ let package = Package(
         .executableTarget(
             name: "carrel",
             dependencies: [
-                "AssessmentKit", "SessionKit", "Lockdown", "TerminalUI",
+                "AssessmentKit", "ImportKit", "SessionKit", "Lockdown", "TerminalUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -75,7 +84,18 @@ let package = Package(
             "AssessmentKit", "SessionKit", "TerminalUI", "SessionTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ], exclude: ["Golden"]),
         .testTarget(name: "EndToEndTests", dependencies: ["AssessmentKit", "SessionKit", "Lockdown", "SessionTestSupport"]),
-        .testTarget(name: "CarrelCLITests", dependencies: ["AssessmentKit"]),
+        .testTarget(name: "CarrelCLITests", dependencies: [
+            "AssessmentKit",
+            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+        ]),
+        .testTarget(
+            name: "ImportKitTests",
+            dependencies: [
+                "AssessmentKit", "ImportKit",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
+            exclude: ["Fixtures"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

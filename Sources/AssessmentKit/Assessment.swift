@@ -71,9 +71,12 @@ public struct Section: Sendable, Hashable, Codable {
     public var title: String?
     public var instructions: String?
     public var items: [Item]
-    public init(title: String? = nil, instructions: String? = nil, items: [Item]) {
+    /// For the proctor only, like `Item.proctorNote`.
+    public var proctorNote: String?
+    public init(title: String? = nil, instructions: String? = nil, items: [Item], proctorNote: String? = nil) {
         self.title = title
         self.instructions = instructions
         self.items = items
+        self.proctorNote = proctorNote
     }
 }

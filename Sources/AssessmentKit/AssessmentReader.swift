@@ -27,10 +27,14 @@ public enum AssessmentReader {
         case let .failure(.diagnostic(line, column, message)):
             fields.error(line: line, column: column, message)
             return Outcome(assessment: nil, diagnostics: fields.diagnostics)
-        case .success(nil):
-            fields.error(line: 1, column: 1, "file is empty; an assessment starts with `carrel: 1`")
-            return Outcome(assessment: nil, diagnostics: fields.diagnostics)
-        case let .success(node?):
+        case let .success(parsed):
+            for case let .diagnostic(line, column, message) in parsed.duplicates {
+                fields.error(line: line, column: column, message)
+            }
+            guard let node = parsed.root else {
+                fields.error(line: 1, column: 1, "file is empty; an assessment starts with `carrel: 1`")
+                return Outcome(assessment: nil, diagnostics: fields.diagnostics)
+            }
             root = node
         }
         let assessment = AssessmentDecoder(fields: fields).assessment(root)
@@ -191,9 +195,10 @@ struct AssessmentDecoder {
     func section(_ node: YNode, number: Int, ids: inout ItemIDs) -> Section? {
         let what = "section \(number)"
         guard let map = fields.mapping(node, what) else { return nil }
-        fields.rejectUnknownKeys(map, allowed: ["title", "instructions", "items"])
+        fields.rejectUnknownKeys(map, allowed: ["title", "instructions", "proctor_note", "items"])
         let title = map["title"].flatMap { fields.text($0, "\(what) title") }
         let instructions = map["instructions"].flatMap { fields.text($0, "\(what) instructions", .multiLine) }
+        let proctorNote = map["proctor_note"].flatMap { fields.text($0, "\(what) proctor_note", .multiLine) }
         guard let itemsNode = required(map, "items", in: what), let nodes = fields.list(itemsNode, "\(what) items") else {
             return nil
         }
@@ -210,6 +215,6 @@ struct AssessmentDecoder {
                 ok = false
             }
         }
-        return ok ? Section(title: title, instructions: instructions, items: items) : nil
+        return ok ? Section(title: title, instructions: instructions, items: items, proctorNote: proctorNote) : nil
     }
 }

@@ -37,14 +37,27 @@ final class FieldReader {
 
     /// Reports keys outside `allowed`, suggesting the closest one.
     func rejectUnknownKeys(_ map: Mapping, allowed: [String], elsewhere: (String) -> String? = { _ in nil }) {
-        for entry in map.entries where !allowed.contains(entry.key) {
-            if let explanation = elsewhere(entry.key) {
+        for (index, entry) in map.entries.enumerated() where !allowed.contains(entry.key) {
+            if index > 0, let explanation = decimalComma(before: entry, map.entries[index - 1]) {
+                error(entry.keyNode, explanation)
+            } else if let explanation = elsewhere(entry.key) {
                 error(entry.keyNode, explanation)
             } else {
                 let hint = DidYouMean.hint(for: entry.key, among: allowed)
-                error(entry.keyNode, "unknown key `\(entry.key)` in \(map.what)\(hint)")
+                error(entry.keyNode, "unknown key `\(entry.key.clippedForMessage)` in \(map.what)\(hint)")
             }
         }
+    }
+
+    /// `answer: 3,14` inside `{…}` reads as `answer: 3` and a key `14`: the comma separates entries.
+    func decimalComma(before entry: Mapping.Entry, _ previous: Mapping.Entry) -> String? {
+        guard entry.value.isNull, entry.keyNode.line == previous.value.line,
+              entry.key.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }),
+              case let .scalar(whole, true) = previous.value.value, Int(whole) != nil
+        else { return nil }
+        let written = "\(whole),\(entry.key)"
+        let key = previous.key.clippedForMessage
+        return "`\(key): \(written)` was read as two entries because a comma separates entries inside `{…}`; write `\(key): \(whole).\(entry.key)` or quote it: `\(key): \"\(written)\"`"
     }
 
     // MARK: scalars
@@ -96,6 +109,21 @@ final class FieldReader {
         guard let (value, _) = scalar(node, what) else { return nil }
         guard let number = NumericText.parse(value) else {
             error(node, "\(what) must be a number, not \"\(value.clippedForMessage)\"")
+            return nil
+        }
+        return number
+    }
+
+    /// A percentage such as `50%` or `-33.333%`, within `range`.
+    func percent(_ node: YNode, _ what: String, within range: ClosedRange<Double>) -> Double? {
+        guard let (value, _) = scalar(node, what) else { return nil }
+        let trimmed = value.trimmingSpaces()
+        guard trimmed.hasSuffix("%"), let number = NumericText.parse(String(trimmed.dropLast())) else {
+            error(node, "\(what) must be a percentage such as 50% or -25%, not \"\(value.clippedForMessage)\"")
+            return nil
+        }
+        guard range.contains(number) else {
+            error(node, "\(what) must be between \(PointsText.format(range.lowerBound))% and \(PointsText.format(range.upperBound))%")
             return nil
         }
         return number
@@ -216,9 +244,15 @@ struct Mapping {
 }
 
 extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+
     /// Long or hostile values are shortened, and unsafe characters quoted (`\u{1B}`), in messages.
-    var clippedForMessage: String {
+    public var clippedForMessage: String { clippedForMessage(limit: 40) }
+
+    public func clippedForMessage(limit: Int) -> String {
         let safe = TerminalSafety.visible(self, keepLineBreaks: false)
-        return safe.count > 40 ? String(safe.prefix(39)) + "…" : safe
+        return safe.count > limit ? String(safe.prefix(limit - 1)) + "…" : safe
     }
 }

@@ -5,13 +5,22 @@ public struct Item: Sendable, Hashable, Codable, Identifiable {
     public var points: Double
     public var feedback: String?
     public var kind: Kind
+    /// For the proctor only (`inspect`, the proctor guide, the console); never shown to the student.
+    public var proctorNote: String?
+    /// Credit and feedback per choice or accepted answer; nil when the key in `kind` says it all.
+    public var marking: Marking?
 
-    public init(id: String, prompt: String, points: Double = 1, feedback: String? = nil, kind: Kind) {
+    public init(
+        id: String, prompt: String, points: Double = 1, feedback: String? = nil, kind: Kind,
+        proctorNote: String? = nil, marking: Marking? = nil
+    ) {
         self.id = id
         self.prompt = prompt
         self.points = points
         self.feedback = feedback
         self.kind = kind
+        self.proctorNote = proctorNote
+        self.marking = marking
     }
 
     /// The eight item types and what each needs to be scored.

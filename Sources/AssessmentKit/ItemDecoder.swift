@@ -2,13 +2,13 @@
 struct ItemDecoder {
     let fields: FieldReader
 
-    static let commonKeys = ["id", "type", "prompt", "points", "feedback"]
+    static let commonKeys = ["id", "type", "prompt", "points", "feedback", "proctor_note"]
     static let keysByType: [ItemType: [String]] = [
         .choice: ["choices", "answer"],
         .multiple: ["choices", "answer", "scoring"],
-        .trueFalse: ["answer"],
+        .trueFalse: ["answer", "feedback_true", "feedback_false"],
         .text: ["accept", "case_sensitive"],
-        .numeric: ["answer", "tolerance", "range"],
+        .numeric: ["answer", "tolerance", "range", "answers"],
         .essay: ["min_words", "max_words"],
         .order: ["items"],
         .match: ["pairs", "distractors"],
@@ -40,10 +40,12 @@ struct ItemDecoder {
             .flatMap { fields.text($0, "prompt", .multiLine) }
         let points = self.points(map)
         let feedback = map["feedback"].flatMap { fields.text($0, "feedback", .multiLine) }
+        let proctorNote = map["proctor_note"].flatMap { fields.text($0, "proctor_note", .multiLine) }
         guard let type else { return nil }
-        let kind = self.kind(type, map, what: what)
-        guard let id, let prompt, let points, let kind else { return nil }
-        return Item(id: id, prompt: prompt, points: points, feedback: feedback, kind: kind)
+        guard let (kind, marking) = self.kind(type, map, what: what) else { return nil }
+        guard let id, let prompt, let points else { return nil }
+        return Item(id: id, prompt: prompt, points: points, feedback: feedback, kind: kind,
+                    proctorNote: proctorNote, marking: marking)
     }
 
     func itemType(_ map: Mapping, what: String) -> ItemType? {
@@ -72,16 +74,19 @@ struct ItemDecoder {
         return value
     }
 
-    func kind(_ type: ItemType, _ map: Mapping, what: String) -> Item.Kind? {
+    /// The key, and the per-option marking when the file gives one.
+    typealias Keyed = (kind: Item.Kind, marking: Marking?)
+
+    func kind(_ type: ItemType, _ map: Mapping, what: String) -> Keyed? {
         switch type {
         case .choice: return choice(map, what: what)
         case .multiple: return multiple(map, what: what)
         case .trueFalse: return trueFalse(map, what: what)
         case .text: return text(map, what: what)
         case .numeric: return numeric(map, what: what)
-        case .essay: return essay(map)
-        case .order: return order(map, what: what)
-        case .match: return match(map, what: what)
+        case .essay: return essay(map).map { ($0, nil) }
+        case .order: return order(map, what: what).map { ($0, nil) }
+        case .match: return match(map, what: what).map { ($0, nil) }
         }
     }
 
@@ -89,8 +94,60 @@ struct ItemDecoder {
         AssessmentDecoder(fields: fields).required(map, key, in: what)
     }
 
-    func choices(_ map: Mapping, what: String) -> [(text: String, node: YNode)]? {
-        guard let node = need(map, "choices", what), let list = fields.textList(node, "choices", entry: "choice") else {
+    /// One choice, or one accepted answer: plain text, or `{text, credit, feedback}`.
+    struct Option {
+        var text: String
+        var node: YNode
+        var credit: Double?
+        var creditNode: YNode?
+        var feedback: String?
+    }
+
+    /// A list of options with no empty and no repeated text.
+    func options(_ node: YNode, _ key: String, entry: String) -> [Option]? {
+        guard let nodes = fields.list(node, key) else { return nil }
+        var out: [Option] = []
+        var seen: [String: YNode] = [:]
+        var ok = true
+        for child in nodes {
+            guard let option = option(child, entry: entry) else { ok = false; continue }
+            let normal = AnswerText.normalise(option.text, caseSensitive: true)
+            if let first = seen[normal] {
+                fields.error(option.node, "duplicate \(entry) \"\(option.text.clippedForMessage)\" (first at line \(first.line))")
+                ok = false
+                continue
+            }
+            seen[normal] = option.node
+            out.append(option)
+        }
+        // Entries a student could not tell apart ("Ottawa" and "Ｏｔｔａｗａ") are refused too.
+        if ok, !fields.rejectLookAlikes(out.map { (text: $0.text, node: $0.node) }, entry: entry) { ok = false }
+        return ok ? out : nil
+    }
+
+    func option(_ node: YNode, entry: String) -> Option? {
+        guard case .mapping = node.value else {
+            return fields.text(node, entry).map { Option(text: $0, node: node) }
+        }
+        guard let map = fields.mapping(node, "a \(entry) written as a mapping") else { return nil }
+        fields.rejectUnknownKeys(map, allowed: ["text", "credit", "feedback"])
+        guard let textNode = need(map, "text", "a \(entry) written as a mapping"),
+              let text = fields.text(textNode, entry) else { return nil }
+        var option = Option(text: text, node: textNode)
+        if let c = map["credit"] {
+            guard let credit = fields.percent(c, "credit", within: Marking.creditRange) else { return nil }
+            option.credit = credit
+            option.creditNode = c
+        }
+        if let f = map["feedback"] {
+            guard let feedback = fields.text(f, "feedback", .multiLine) else { return nil }
+            option.feedback = feedback
+        }
+        return option
+    }
+
+    func choices(_ map: Mapping, what: String) -> [Option]? {
+        guard let node = need(map, "choices", what), let list = options(node, "choices", entry: "choice") else {
             return nil
         }
         guard list.count >= 2 else {
@@ -101,27 +158,46 @@ struct ItemDecoder {
     }
 
     /// Checks that an answer is one of the choices, spelled exactly.
-    func among(_ answer: String, _ node: YNode, _ choices: [(text: String, node: YNode)]) -> Bool {
+    func among(_ answer: String, _ node: YNode, _ choices: [Option]) -> Bool {
         if choices.contains(where: { $0.text == answer }) { return true }
         let hint = DidYouMean.hint(for: answer, among: choices.map(\.text))
         fields.error(node, "answer \"\(answer.clippedForMessage)\" is not among the choices\(hint)")
         return false
     }
 
-    func choice(_ map: Mapping, what: String) -> Item.Kind? {
+    /// Per-choice marks, or nil when no choice carries a credit or feedback.
+    func choiceMarking(_ choices: [Option]) -> Marking? {
+        let marks = choices.map { ChoiceMark(text: $0.text, credit: $0.credit, feedback: $0.feedback) }
+        return marks.contains(where: { $0.credit != nil || $0.feedback != nil }) ? .choices(marks) : nil
+    }
+
+    func choice(_ map: Mapping, what: String) -> Keyed? {
         let choices = self.choices(map, what: what)
         guard let node = need(map, "answer", what) else { return nil }
         if case .sequence = node.value {
             fields.error(node, "a `choice` item has one answer; use type `multiple` for several")
             return nil
         }
-        guard let answer = fields.text(node, "answer"), let choices else { return nil }
-        guard among(answer, node, choices) else { return nil }
-        return .choice(choices: choices.map(\.text), answer: answer)
+        guard let answer = fields.text(node, "answer"), var list = choices else { return nil }
+        guard among(answer, node, list) else { return nil }
+        for i in list.indices {
+            guard let credit = list[i].credit, let creditNode = list[i].creditNode else { continue }
+            if list[i].text == answer && credit != 100 {
+                fields.error(creditNode, "the answer earns all the points; leave out its credit or make it 100%")
+                return nil
+            }
+            // What the key already says is not kept twice, so writing it out keeps the fingerprint.
+            if credit == 0 || list[i].text == answer { list[i].credit = nil }
+        }
+        return (.choice(choices: list.map(\.text), answer: answer), choiceMarking(list))
     }
 
-    func multiple(_ map: Mapping, what: String) -> Item.Kind? {
-        let choices = self.choices(map, what: what)
+    func multiple(_ map: Mapping, what: String) -> Keyed? {
+        guard var choices = self.choices(map, what: what) else { return nil }
+        for i in choices.indices where choices[i].credit == 0 { choices[i].credit = nil }
+        if let creditNode = choices.first(where: { $0.credit != nil })?.creditNode {
+            return multipleByCredit(map, choices, creditNode: creditNode)
+        }
         let scoring = map["scoring"].flatMap { fields.word($0, "scoring", as: MultipleScoring.self) } ?? .allOrNothing
         guard let node = need(map, "answer", what), let answers = fields.textList(node, "answer", entry: "answer") else {
             return nil
@@ -130,36 +206,126 @@ struct ItemDecoder {
             fields.error(node, "answer is empty; a `multiple` item needs at least one correct choice")
             return nil
         }
-        guard let choices else { return nil }
         let allKnown = answers.map { among($0.text, $0.node, choices) }.allSatisfy { $0 }
         guard allKnown else { return nil }
-        return .multiple(choices: choices.map(\.text), answers: answers.map(\.text), scoring: scoring)
+        return (.multiple(choices: choices.map(\.text), answers: answers.map(\.text), scoring: scoring),
+                choiceMarking(choices))
     }
 
-    func trueFalse(_ map: Mapping, what: String) -> Item.Kind? {
+    /// Moodle's multiple-answer questions: each choice's credit counts when it is picked.
+    func multipleByCredit(_ map: Mapping, _ choices: [Option], creditNode: YNode) -> Keyed? {
+        var ok = true
+        if let answer = map.entries.first(where: { $0.key == "answer" }) {
+            fields.error(answer.keyNode, "the choices carry credits, which already say which are right; remove `answer`")
+            ok = false
+        }
+        if let scoring = map.entries.first(where: { $0.key == "scoring" }) {
+            fields.error(scoring.keyNode, "`scoring` does not apply when choices carry credits: the credits of the picked choices add up")
+            ok = false
+        }
+        let right = choices.filter { ($0.credit ?? 0) > 0 }
+        if right.isEmpty {
+            fields.error(creditNode, "no choice has a positive credit, so nobody could earn a point")
+            ok = false
+        }
+        guard ok else { return nil }
+        let total = right.reduce(0) { $0 + ($1.credit ?? 0) }
+        if abs(total - 100) > 0.5 {
+            let consequence = total < 100 ? "nobody can earn all the points" : "the score is capped at the item's points"
+            fields.warning(creditNode, "the positive credits add up to \(PointsText.format(total))%, so \(consequence); make them add up to 100%")
+        }
+        return (.multiple(choices: choices.map(\.text), answers: right.map(\.text), scoring: .partial),
+                choiceMarking(choices))
+    }
+
+    func trueFalse(_ map: Mapping, what: String) -> Keyed? {
+        let ifTrue = map["feedback_true"].flatMap { fields.text($0, "feedback_true", .multiLine) }
+        let ifFalse = map["feedback_false"].flatMap { fields.text($0, "feedback_false", .multiLine) }
         guard let node = need(map, "answer", what), let answer = fields.bool(node, "answer") else { return nil }
-        return .trueFalse(answer: answer)
+        let marking: Marking? = ifTrue == nil && ifFalse == nil ? nil : .trueFalse(ifTrue: ifTrue, ifFalse: ifFalse)
+        return (.trueFalse(answer: answer), marking)
     }
 
-    func text(_ map: Mapping, what: String) -> Item.Kind? {
+    func text(_ map: Mapping, what: String) -> Keyed? {
         let caseSensitive = map["case_sensitive"].flatMap { fields.bool($0, "case_sensitive") } ?? false
         guard let node = need(map, "accept", what) else { return nil }
-        let accepted: [String]
+        let accepted: [Option]
         if case .scalar = node.value {
             guard let one = fields.text(node, "accept") else { return nil }
-            accepted = [one]
+            accepted = [Option(text: one, node: node)]
         } else {
-            guard let list = fields.textList(node, "accept", entry: "accepted answer") else { return nil }
+            guard let list = options(node, "accept", entry: "accepted answer") else { return nil }
             guard !list.isEmpty else {
                 fields.error(node, "accept is empty; list at least one accepted answer")
                 return nil
             }
-            accepted = list.map(\.text)
+            accepted = list
         }
-        return .text(accept: accepted, caseSensitive: caseSensitive)
+        let answers = accepted.map { TextAnswer(text: $0.text, credit: $0.credit ?? 100, feedback: $0.feedback) }
+        guard answers.contains(where: { $0.credit != 100 || $0.feedback != nil }) else {
+            return (.text(accept: answers.map(\.text), caseSensitive: caseSensitive), nil)
+        }
+        guard fullCredit(answers.map(\.credit), node) else { return nil }
+        return (.text(accept: Marking.key(of: answers), caseSensitive: caseSensitive), .texts(answers))
     }
 
-    func numeric(_ map: Mapping, what: String) -> Item.Kind? {
+    /// Refuses answers that earn nothing at best, and warns when none earns all the points.
+    func fullCredit(_ credits: [Double], _ node: YNode) -> Bool {
+        let best = credits.max() ?? 0
+        if best <= 0 {
+            fields.error(node, "no accepted answer earns a positive credit, so nobody could earn a point")
+            return false
+        }
+        if best < 100 {
+            fields.warning(node, "no accepted answer earns 100%, so nobody can earn all the points")
+        }
+        return true
+    }
+
+    func numeric(_ map: Mapping, what: String) -> Keyed? {
+        guard let list = map["answers"] else {
+            return numericAnswer(map, what: what).map { (.numeric($0), nil) }
+        }
+        for key in ["answer", "range", "tolerance"] {
+            if let entry = map.entries.first(where: { $0.key == key }) {
+                fields.error(entry.keyNode, "\(what) has `answers`, so `\(key)` belongs inside one of its entries")
+                return nil
+            }
+        }
+        guard let nodes = fields.list(list, "answers") else { return nil }
+        guard !nodes.isEmpty else {
+            fields.error(list, "answers is empty; list at least one value or range")
+            return nil
+        }
+        let answers = nodes.map(numberAnswer)
+        let read = answers.compactMap { $0 }
+        guard read.count == answers.count, fullCredit(read.map(\.credit), list), let key = Marking.key(of: read) else {
+            return nil
+        }
+        if read.count == 1 && read[0].credit == 100 && read[0].feedback == nil {
+            return (.numeric(key), nil)
+        }
+        return (.numeric(key), .numbers(read))
+    }
+
+    /// One entry of `answers`: a value or range, with an optional credit and feedback.
+    func numberAnswer(_ node: YNode) -> NumberAnswer? {
+        guard let entry = fields.mapping(node, "an entry of `answers`") else { return nil }
+        fields.rejectUnknownKeys(entry, allowed: ["answer", "tolerance", "range", "credit", "feedback"])
+        var credit: Double? = 100
+        if let c = entry["credit"] { credit = fields.percent(c, "credit", within: Marking.creditRange) }
+        var feedback: String? = nil
+        var feedbackOK = true
+        if let f = entry["feedback"] {
+            feedback = fields.text(f, "feedback", .multiLine)
+            feedbackOK = feedback != nil
+        }
+        guard let value = numericAnswer(entry, what: "an entry of `answers`"), let credit, feedbackOK else { return nil }
+        return NumberAnswer(answer: value, credit: credit, feedback: feedback)
+    }
+
+    /// `answer` with an optional `tolerance`, or `range: [lo, hi]`.
+    func numericAnswer(_ map: Mapping, what: String) -> NumericAnswer? {
         let answerNode = map["answer"], rangeNode = map["range"], toleranceNode = map["tolerance"]
         switch (answerNode, rangeNode) {
         case (nil, nil):
@@ -179,7 +345,7 @@ struct ItemDecoder {
                 }
                 tolerance = value
             }
-            return .numeric(.value(answer, tolerance: tolerance))
+            return .value(answer, tolerance: tolerance)
         case let (nil, r?):
             if let t = toleranceNode {
                 fields.error(t, "tolerance goes with `answer`, not with `range`")
@@ -197,7 +363,7 @@ struct ItemDecoder {
                 fields.error(r, "range [\(PointsText.format(lo)), \(PointsText.format(hi))] has lo greater than hi")
                 return nil
             }
-            return .numeric(.range(lo, hi))
+            return .range(lo, hi)
         }
     }
 

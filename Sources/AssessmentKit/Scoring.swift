@@ -33,10 +33,12 @@ public enum Scoring {
         guard let response, !response.isEmpty else {
             return ItemScore(points: 0, max: max, outcome: .unanswered)
         }
-        guard let fraction = credit(item.kind, response) else {
+        guard let fraction = markedCredit(item, response) ?? credit(item.kind, response) else {
             return ItemScore(points: 0, max: max, outcome: .pending)
         }
-        let clamped = Swift.min(1, Swift.max(0, fraction))
+        var clamped = Swift.min(1, Swift.max(0, fraction))
+        // Credits such as 3 × 33.33333% are meant as the whole.
+        if 1 - clamped < 1e-6 { clamped = 1 }
         let outcome: Outcome = clamped >= 1 ? .correct : (clamped <= 0 ? .incorrect : .partial)
         return ItemScore(points: rounded(clamped * max), max: max, outcome: outcome)
     }
@@ -79,6 +81,30 @@ public enum Scoring {
         default:
             // A response of another item type cannot earn points.
             return 0
+        }
+    }
+
+    /// Fraction earned under per-option credits, or nil when there are none and the key decides.
+    static func markedCredit(_ item: Item, _ response: Response) -> Double? {
+        guard let marking = item.marking else { return nil }
+        switch (marking, item.kind, response) {
+        case let (.choices(marks), .choice(_, answer), .choice(pick)):
+            guard let mark = marks.first(where: { $0.text == pick }) else { return 0 }
+            return (mark.credit ?? (pick == answer ? 100 : 0)) / 100
+        case let (.choices(marks), .multiple, .multiple(picks)) where marking.scoresByChoiceCredit:
+            // Moodle's multiple-answer rule: the credits of the picked choices add up.
+            let chosen = Set(picks)
+            let sum = marks.filter { chosen.contains($0.text) }.reduce(0) { $0 + ($1.credit ?? 0) }
+            return sum / 100
+        case let (.texts(answers), .text(_, caseSensitive), .text(typed)):
+            let given = AnswerText.normalise(typed, caseSensitive: caseSensitive)
+            let matching = answers.filter { AnswerText.normalise($0.text, caseSensitive: caseSensitive) == given }
+            return (matching.map(\.credit).max() ?? 0) / 100
+        case let (.numbers(answers), .numeric, .numeric(typed)):
+            guard let value = NumericText.parse(typed) else { return 0 }
+            return (answers.filter { $0.answer.accepts(value) }.map(\.credit).max() ?? 0) / 100
+        default:
+            return nil
         }
     }
 

@@ -40,30 +40,43 @@ public struct SessionRow: Sendable, Equatable, Codable {
     public var status: String
     public var points: Double?
     public var max: Double?
+    /// Points still to be marked by a person (essays).
+    public var pending: Double?
     public var started: String
     public var ended: String?
     public var timeUsedSeconds: Int
 
     public init(session: String, candidate: String?, assessment: String, status: String, points: Double?, max: Double?,
-                started: String, ended: String?, timeUsedSeconds: Int) {
+                pending: Double? = nil, started: String, ended: String?, timeUsedSeconds: Int) {
         self.session = session
         self.candidate = candidate
         self.assessment = assessment
         self.status = status
         self.points = points
         self.max = max
+        self.pending = pending
         self.started = started
         self.ended = ended
         self.timeUsedSeconds = timeUsedSeconds
     }
 }
 
-/// RFC 4180 CSV: CRLF line ends, fields quoted when they hold a comma, quote or line break.
+/// RFC 4180 CSV: CRLF line ends, fields quoted when they hold a comma, quote or line break, and
+/// cells a spreadsheet would run as a formula neutralised.
 public enum CSV {
     public static func field(_ text: String) -> String {
-        let needsQuotes = text.contains { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }
-            || text.hasPrefix(" ") || text.hasSuffix(" ")
-        return needsQuotes ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+        let safe = neutralised(text)
+        let needsQuotes = safe.contains { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }
+            || safe.hasPrefix(" ") || safe.hasSuffix(" ")
+        return needsQuotes ? "\"" + safe.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : safe
+    }
+
+    /// `=SUM(…)`, `+1+1`, `-2+3`, `@cmd`: a leading `'` keeps them text (OWASP's advice); plain
+    /// numbers such as `-2.5` stay numbers.
+    static func neutralised(_ text: String) -> String {
+        guard let first = text.unicodeScalars.first, ["=", "+", "-", "@", "\t", "\r"].contains(first) else { return text }
+        if NumericText.parse(text) != nil && !text.contains(",") { return text }
+        return "'" + text
     }
 
     public static func row(_ fields: [String]) -> String {
@@ -81,21 +94,33 @@ public enum CSV {
         }
     }
 
-    /// One row per session, then one column per item id across all of them (first seen first).
+    /// One row per session, then one column per item. Results of one assessment get one column
+    /// per item id; results of several get `ASSESSMENT:ITEM` columns, so two assessments never
+    /// share a column even when their item ids are the same.
     public static func export(_ results: [(ResultDocument, IntegrityReport)]) -> String {
-        var itemIDs: [String] = []
+        var assessments: [String] = []
+        for (r, _) in results where !assessments.contains(r.assessment.id) { assessments.append(r.assessment.id) }
+        let prefixed = assessments.count > 1
+        var columns: [(assessment: String, item: String)] = []
         for (r, _) in results {
-            for item in r.items where !itemIDs.contains(item.id) { itemIDs.append(item.id) }
+            for item in r.items where !columns.contains(where: { $0 == (r.assessment.id, item.id) }) {
+                columns.append((r.assessment.id, item.id))
+            }
         }
-        let fixed = ["session", "candidate", "assessment", "status", "points", "max", "started", "ended",
+        if prefixed {
+            columns.sort { (assessments.firstIndex(of: $0.assessment) ?? 0) < (assessments.firstIndex(of: $1.assessment) ?? 0) }
+        }
+        let fixed = ["session", "candidate", "assessment", "status", "points", "max", "pending", "started", "ended",
                      "time_used_seconds", "interruptions", "paste_attempts", "focus_losses"]
-        var out = row(fixed + itemIDs)
+        var out = row(fixed + columns.map { prefixed ? "\($0.assessment):\($0.item)" : $0.item })
         for (r, integrity) in results {
             var fields = [r.session, r.candidate ?? "", r.assessment.id, r.status.rawValue,
-                          PointsText.format(r.score.points), PointsText.format(r.score.max), r.startedAt, r.endedAt,
+                          PointsText.format(r.score.points), PointsText.format(r.score.max), PointsText.format(r.score.pending),
+                          r.startedAt, r.endedAt,
                           "\(r.timeUsedSeconds)", "\(r.interruptions)", "\(integrity.pasteAttempts)", "\(integrity.focusLosses)"]
-            for id in itemIDs {
-                fields.append(r.items.first { $0.id == id }.map { cell($0.response) } ?? "")
+            for column in columns {
+                guard column.assessment == r.assessment.id else { fields.append(""); continue }
+                fields.append(r.items.first { $0.id == column.item }.map { cell($0.response) } ?? "")
             }
             out += row(fields)
         }

@@ -11,7 +11,7 @@ enum AssessmentFile {
         var sizeOnDisk: Int?
     }
 
-    static func load(_ path: String) throws(CarrelFailure) -> Loaded {
+    static func load(_ path: String, limit maximum: Int = SourceText.maximumBytes) throws(CarrelFailure) -> Loaded {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             let reason = String(cString: strerror(errno))
@@ -29,7 +29,7 @@ enum AssessmentFile {
         guard type == S_IFREG else {
             throw CarrelFailure(status: .cannotOpenInput, message: "\(path) is not a regular file; name an assessment file (.yaml)")
         }
-        let limit = SourceText.maximumBytes + 1
+        let limit = maximum + 1
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while bytes.count < limit {

@@ -16,7 +16,8 @@ struct Carrel: ParsableCommand {
             `carrel resume` or `carrel unlock` continue or end the session. `carrel results` \
             collects the results; `carrel demo` is the workshop playground.
 
-            Teachers write assessments in YAML (see Assessments/README.md) and check them with \
+            Teachers write assessments in YAML (see Assessments/README.md) or bring question banks \
+            with `carrel import` (Moodle GIFT and Aiken, QTI 2.1/3.0), and check them with \
             `carrel validate`; `carrel inspect` shows what a student will get and the policy that \
             applies; `carrel passphrase` makes the hash line for a proctor passphrase.
 
@@ -26,7 +27,7 @@ struct Carrel: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            TakeCommand.self, DemoCommand.self, ValidateCommand.self, InspectCommand.self, PassphraseCommand.self,
+            TakeCommand.self, DemoCommand.self, ValidateCommand.self, InspectCommand.self, ImportCommand.self, PassphraseCommand.self,
             StatusCommand.self, ResumeCommand.self, UnlockCommand.self, ResultsCommand.self,
         ]
     )

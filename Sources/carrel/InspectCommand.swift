@@ -63,9 +63,11 @@ struct AssessmentSummary {
         for (i, section) in a.sections.enumerated() {
             let points = section.items.reduce(0) { $0 + $1.points }
             out += "  \(i + 1). \(section.title ?? "(untitled)") — \(section.items.count) items, \(PointsText.format(points)) points\n"
+            out += Self.note(section.proctorNote, indent: 7)
+            let width = section.items.map(\.id.count).max() ?? 0
             for item in section.items {
-                let width = section.items.map(\.id.count).max() ?? 0
                 out += "       \(item.id.padding(toLength: width + 2, withPad: " ", startingAt: 0))\(item.type.rawValue), \(PointsText.format(item.points)) pt\n"
+                out += Self.note(item.proctorNote, indent: 9 + width)
             }
         }
         out += "\nEffective policy\n"
@@ -78,12 +80,23 @@ struct AssessmentSummary {
         return out
     }
 
+    /// A proctor note under its section or item, one `proctor:` line per line of the note.
+    static func note(_ text: String?, indent: Int) -> String {
+        guard var text else { return "" }
+        while text.hasSuffix("\n") { text.removeLast() }
+        let pad = String(repeating: " ", count: indent)
+        return text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { "\(pad)proctor: \($0)\n" }.joined()
+    }
+
     func json() throws(CarrelFailure) -> String {
         struct Output: Encodable {
             struct SectionOut: Encodable {
                 var title: String?
                 var items: [String]
                 var points: Double
+                var proctorNote: String?
+                var proctorNotes: [String: String]?
             }
             var id: String
             var title: String
@@ -105,8 +118,11 @@ struct AssessmentSummary {
             itemsByType: Dictionary(uniqueKeysWithValues: countsByType.map { ($0.0.rawValue, $0.1) }),
             points: a.maximumPoints, timeLimitSeconds: a.timeLimit, navigation: a.navigation.rawValue,
             passphraseRequired: a.proctor.passphrase != nil, policy: policy,
-            sections: a.sections.map { s in
-                .init(title: s.title, items: s.items.map(\.id), points: s.items.reduce(0) { $0 + $1.points })
+            sections: a.sections.map { s -> Output.SectionOut in
+                let notes = s.items.compactMap { item in item.proctorNote.map { (item.id, $0) } }
+                return .init(title: s.title, items: s.items.map(\.id), points: s.items.reduce(0) { $0 + $1.points },
+                             proctorNote: s.proctorNote,
+                             proctorNotes: notes.isEmpty ? nil : Dictionary(uniqueKeysWithValues: notes))
             })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

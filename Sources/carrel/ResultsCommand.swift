@@ -104,7 +104,7 @@ struct ListResults: ParsableCommand {
                 let result = try data.result(r.id)
                 return SessionRow(session: r.id, candidate: r.candidate, assessment: r.assessmentID,
                                   status: ResultFilters.status(r, waiting: data.waiting), points: result?.score.points,
-                                  max: result?.score.max, started: Timestamp.iso(r.startedAt),
+                                  max: result?.score.max, pending: result?.score.pending, started: Timestamp.iso(r.startedAt),
                                   ended: r.endedAt.map(Timestamp.iso), timeUsedSeconds: Int(r.elapsed))
             }
             if json {
@@ -116,10 +116,15 @@ struct ListResults: ParsableCommand {
                 return
             }
             var out = "session   candidate             assessment            status            score       started               time\n"
+            let pending = rows.compactMap(\.pending).filter { $0 > 0 }.count
             for r in rows {
-                let score = r.points.map { "\(PointsText.format($0))/\(PointsText.format(r.max ?? 0))" } ?? "—"
+                var score = r.points.map { "\(PointsText.format($0))/\(PointsText.format(r.max ?? 0))" } ?? "—"
+                if let pending = r.pending, pending > 0 { score += " +\(PointsText.format(pending))?" }
                 out += pad(String(r.session.prefix(8)), 10) + pad(r.candidate ?? "—", 22) + pad(r.assessment, 22)
                 out += pad(r.status, 18) + pad(score, 12) + pad(r.started, 22) + DurationText.format(r.timeUsedSeconds) + "\n"
+            }
+            if pending > 0 {
+                out += "\n+N? is points still to mark by hand (essays) in \(pending) session\(pending == 1 ? "" : "s").\n"
             }
             FileOutput.standardOutput.write(out)
         }
@@ -201,7 +206,15 @@ struct ShowResult: ParsableCommand {
 struct ExportResults: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Export results as JSON (the result documents) or CSV (one row per session, one column per item).")
+        abstract: "Export results as JSON (the result documents) or CSV (one row per session, one column per item).",
+        discussion: """
+            CSV columns: session, candidate, assessment, status, points, max, pending (points still \
+            to mark by hand), started, ended, time_used_seconds, interruptions, paste_attempts, \
+            focus_losses, then one column per item. With results of one assessment the item columns \
+            are its item ids; with several they are ASSESSMENT:ITEM, so assessments never share a \
+            column. --assessment ID exports one assessment only. Cells a spreadsheet would run as a \
+            formula start with a ' so they stay text.
+            """)
     @Option(help: "json or csv.") var format: String = "json"
     @Option(help: "Write here (0600, atomically) instead of standard output.") var out: String?
     @OptionGroup var filters: ResultFilters

@@ -40,7 +40,53 @@ struct ValidationTests {
     }
 
     @Test func duplicateYAMLKey() {
-        expectError("carrel: 1\ntitle: A\ntitle: B\n", 2, 1, "duplicate key \"title\"")
+        expectError("carrel: 1\ntitle: A\ntitle: B\n", 3, 1, "duplicate key `title` (first at line 2); keep one")
+    }
+
+    @Test func duplicateKeysAreReportedWhereTheyAreAndHideNothing() {
+        let yaml = withItem("""
+                  - id: r
+                    type: true_false
+                    prompt: P
+                    answer: maybe
+                    "answer": true
+                    answer: false
+                  - {id: s, type: choice, prompt: P, prompt: Q, choices: [a, b], answer: c}
+
+            """) + "title: Again\n"
+        let diagnostics = read(yaml).diagnostics.map(\.description)
+        #expect(diagnostics == [
+            "t.yaml:9:17: error: answer must be true or false, not \"maybe\"",
+            "t.yaml:10:9: error: duplicate key `answer` (first at line 9); keep one",
+            "t.yaml:11:9: error: duplicate key `answer` (first at line 9); keep one",
+            "t.yaml:12:42: error: duplicate key `prompt` (first at line 12); keep one",
+            "t.yaml:12:78: error: answer \"c\" is not among the choices",
+            "t.yaml:13:1: error: duplicate key `title` (first at line 3); keep one",
+        ])
+    }
+
+    @Test func tabsInIndentationAreNamed() {
+        expectError("carrel: 1\nid: t\ntitle: T\nsections:\n  - items:\n\t  - {id: q, type: true_false, prompt: P, answer: true}\n",
+                    6, 1, "tabs are not allowed for indentation; use spaces")
+        expectError("carrel: 1\nid: t\ntitle: T\nsections:\n  - items:\n    \t- {id: q, type: true_false, prompt: P, answer: true}\n",
+                    6, 5, "tabs are not allowed for indentation; use spaces")
+    }
+
+    @Test func aMissingColonIsReportedOnItsOwnLine() {
+        expectError("carrel: 1\nid: t\ntitle: T\nsections:\n  - title: One\n    items\n      - {id: q, type: true_false, prompt: P, answer: true}\n",
+                    6, 5, "missing `:` after `items`; write `items:`")
+        expectError(withItem("      - id: q\n        type: true_false\n        prompt P\n        answer: true\n"),
+                    8, 9, "missing `:` after `prompt`; write `prompt: P`")
+    }
+
+    @Test func textWithAColonSuggestsQuotes() {
+        expectError(withItem("      - id: q\n        type: true_false\n        prompt: Note: \"this\" is it\n        answer: true\n"),
+                    8, 21, #"text that contains `: ` must be in quotes: write `prompt: "Note: \"this\" is it"`"#)
+    }
+
+    @Test func aDecimalCommaInsideBracesSuggestsQuotes() {
+        expectError(withItem("      - {id: q, type: numeric, prompt: P, answer: 3,14, tolerance: 0.01}\n"), 6, 53,
+                    #"`answer: 3,14` was read as two entries because a comma separates entries inside `{…}`; write `answer: 3.14` or quote it: `answer: "3,14"`"#)
     }
 
     @Test func missingFormatVersion() {
@@ -66,6 +112,12 @@ struct ValidationTests {
         expectError(withItem("      - {id: q, type: true_false, prompt: P, answer: true, pionts: 2}\n"), 6, 60, "did you mean `points`?")
         let section = "carrel: 1\nid: t\ntitle: T\nsections:\n  - titel: S\n    items:\n      - {id: q, type: true_false, prompt: P, answer: true}\n"
         expectError(section, 5, 5, "unknown key `titel` in section 1")
+    }
+
+    @Test func anUnknownKeyWithControlCharactersIsShownSafely() {
+        let outcome = read("carrel: 1\nid: t\ntitle: T\n\"des\\tcr\\e[31mipt\": x\n")
+        let message = outcome.diagnostics.first { $0.message.hasPrefix("unknown key") }?.message ?? ""
+        #expect(message == "unknown key `des\\u{9}cr\\u{1B}[31mipt` in the assessment", "controls quoted visibly, never raw")
     }
 
     @Test func keyOfAnotherItemType() {

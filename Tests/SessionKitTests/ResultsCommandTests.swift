@@ -23,6 +23,7 @@ struct ResultsCommandTests {
         let (s1, id1) = try #require(try box.begin(a, candidate: "Ada Lovelace"))
         s1.send("answer q0 \(Response.text("a0").driverJSON)")
         s1.send("answer q1 \(Response.text("line one, \"quoted\"\nline two").driverJSON)")
+        s1.send("answer q2 \(Response.text("=SUM(A1:A9)").driverJSON)")
         s1.send("paste 42")
         s1.send("paste 7")
         s1.send("submit")
@@ -60,6 +61,7 @@ struct ResultsCommandTests {
         #expect(rows.map { $0["session"] as? String } == ids)
         #expect(rows.map { $0["status"] as? String } == ["submitted", "timed_out", "ended_by_candidate", "interrupted"])
         #expect(rows[0]["points"] as? Double == 1)
+        #expect(rows[0]["pending"] as? Double == 0)
 
         let onlyA = try box.carrel(["results", "list", "--assessment", "fixture", "--json"]).out.joined(separator: "\n")
         #expect(onlyA.components(separatedBy: "\"session\"").count - 1 == 2)
@@ -103,20 +105,45 @@ struct ResultsCommandTests {
         let parsed = ChildSpawn.run(python, ["-c", script, out], environment: box.environment)
         #expect(parsed.status == 0, "\(parsed.output)")
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(parsed.output.utf8)) as? [[String]])
-        #expect(rows.first == ["session", "candidate", "assessment", "status", "points", "max", "started", "ended",
-                               "time_used_seconds", "interruptions", "paste_attempts", "focus_losses", "q0", "q1", "q2"])
+        // Two assessments with the same item ids: each keeps its own columns.
+        #expect(rows.first == ["session", "candidate", "assessment", "status", "points", "max", "pending", "started", "ended",
+                               "time_used_seconds", "interruptions", "paste_attempts", "focus_losses",
+                               "fixture:q0", "fixture:q1", "fixture:q2", "second:q0", "second:q1"])
         #expect(rows.count == 4, "three results; the interrupted session has none yet")
         #expect(rows[1][0] == ids[0])
         #expect(rows[1][1] == "Ada Lovelace")
-        #expect(rows[1][10] == "2")
-        #expect(rows[1][13] == "line one, \"quoted\"\nline two")
+        #expect(rows[1][6] == "0")
+        #expect(rows[1][11] == "2")
+        #expect(rows[1][14] == "line one, \"quoted\"\nline two")
+        // A formula stays text in a spreadsheet.
+        #expect(rows[1][15] == "'=SUM(A1:A9)")
+        #expect(rows[1][17] == "")
         #expect(rows[2][1] == "Zoë \"Z\", Ng")
         #expect(rows[2][3] == "timed_out")
-        #expect(rows[2][13] == "a1")
+        #expect(rows[2][14] == "")
+        #expect(rows[2][17] == "a1")
         #expect(rows[3][1] == "Åsa Öberg")
         #expect(rows[3][3] == "ended_by_candidate")
         let raw = try String(contentsOfFile: out, encoding: .utf8)
         #expect(raw.contains("\r\n"), "RFC 4180 line ends")
+    }
+
+    @Test func oneAssessmentExportsPlainItemColumns() throws {
+        let (box, _) = try Self.populated()
+        let export = try box.carrel(["results", "export", "--format", "csv", "--assessment", "second"])
+        #expect(export.status == 0)
+        #expect(export.out.first?.hasSuffix("paste_attempts,focus_losses,q0,q1\r") == true, "\(export.out)")
+    }
+
+    @Test func formulasAreNeutralisedButNumbersStayNumbers() {
+        #expect(CSV.field("=1+1") == "'=1+1")
+        #expect(CSV.field("+1+1") == "'+1+1")
+        #expect(CSV.field("-2+3") == "'-2+3")
+        #expect(CSV.field("@SUM(A1)") == "'@SUM(A1)")
+        #expect(CSV.field("-2.5") == "-2.5")
+        #expect(CSV.field("+7") == "+7")
+        #expect(CSV.field("-1,5") == "\"'-1,5\"")
+        #expect(CSV.field("plain") == "plain")
     }
 
     @Test func jsonExportHoldsTheResultDocuments() throws {

@@ -173,13 +173,13 @@ _carrel() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    take|demo|validate|inspect|passphrase|status|resume|unlock|results|help)
+    take|demo|validate|inspect|import|passphrase|status|resume|unlock|results|help)
         # Offer subcommand argument completions
         "_carrel_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'take demo validate inspect passphrase status resume unlock results help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'take demo validate inspect import passphrase status resume unlock results help' -- "${cur}"))
         ;;
     esac
 }
@@ -243,6 +243,35 @@ _carrel_inspect() {
     repeating_options=()
     non_repeating_options=()
     __carrel_offer_flags_options 1
+}
+
+_carrel_import() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--format --out --id --title --time-limit)
+    __carrel_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--format')
+        __carrel_add_completions -W 'gift'$'\n''aiken'$'\n''qti'
+        return
+        ;;
+    '--out')
+        return
+        ;;
+    '--id')
+        return
+        ;;
+    '--title')
+        return
+        ;;
+    '--time-limit')
+        __carrel_add_completions -W '10m'$'\n''45m'$'\n''1h'$'\n''1h30m'
+        return
+        ;;
+    esac
 }
 
 _carrel_passphrase() {

@@ -54,6 +54,7 @@ _carrel() {
             'demo:The workshop playground: begin and end a real session, try typing and pasting, watch the log.'
             'validate:Check assessment files and list every problem.'
             'inspect:Summarise an assessment: sections, items, points, time, policy, fingerprint.'
+            'import:Convert Moodle GIFT or Aiken banks and QTI 2.1/3.0 items or packages into an assessment.'
             'passphrase:Read a proctor passphrase twice and print the hash line for an assessment.'
             'status:Show whether a session holds the lock, and any interrupted sessions.'
             'resume:Continue an interrupted session where it stopped (proctor).'
@@ -65,7 +66,7 @@ _carrel() {
         ;;
     arg)
         case "${words[1]}" in
-        take|demo|validate|inspect|passphrase|status|resume|unlock|results|help)
+        take|demo|validate|inspect|import|passphrase|status|resume|unlock|results|help)
             "_carrel_${words[1]}" && ret=0
             ;;
         esac
@@ -123,6 +124,25 @@ _carrel_inspect() {
     local -ar arg_specs=(
         ':file:'
         '--json[Print the summary as JSON.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_import() {
+    local -i ret=1
+    local -ar ___format=('gift' 'aiken' 'qti')
+    local -ar ___time_limit=('10m' '45m' '1h' '1h30m')
+    local -ar arg_specs=(
+        '*:file:'
+        '--format[The format of every FILE\: gift, aiken or qti (default\: guessed for each file).]:format:{__carrel_complete "${___format[@]}"}'
+        '--out[The assessment file to write (YAML, mode 0600).]:file.yaml:'
+        '--id[The assessment'\''s id (default\: from the output file'\''s name).]:id:'
+        '--title[The assessment'\''s title (default\: from the input file'\''s name).]:title:'
+        '--time-limit[A time limit such as 45m or 1h30m (default\: untimed).]:duration:{__carrel_complete "${___time_limit[@]}"}'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

@@ -1,0 +1,263 @@
+import AssessmentKit
+import Foundation
+
+/// Moodle's GIFT format, read the way Moodle's `qformat_gift` reads it: questions are blocks
+/// separated by blank lines; `//` lines are comments; `$CATEGORY:` starts a section; the first
+/// `{…}` holds the answers and decides the type.
+public enum GIFTReader {
+    /// Moodle's text formats; `html` and `moodle` (the default) are HTML to Moodle.
+    enum Format: String { case moodle, html, plain, markdown }
+
+    public static func read(_ text: String, file: String) -> ImportedBank {
+        var state = State(file: file)
+        for block in blocks(of: text) {
+            state.read(block)
+        }
+        return state.finish()
+    }
+
+    /// A question's lines, the number of its first line that is not a comment, and its comments.
+    struct Block {
+        var text: GIFTText
+        var line: Int
+        var lineCount: Int
+        var comments: String = ""
+
+        /// Moodle's `// [id:Q-17]` comment: the question's own id (`\]` for a bracket inside).
+        var idnumber: String? {
+            guard let start = comments.range(of: "[id:") else { return nil }
+            var value = ""
+            var escaped = false
+            for c in comments[start.upperBound...] {
+                if escaped { value.append(c); escaped = false; continue }
+                if c == "\\" { escaped = true; continue }
+                if c == "]" { return value.trimmedPHP().nonEmpty }
+                if c.unicodeScalars.contains(where: { TerminalSafety.isControl($0) }) { return nil }
+                value.append(c)
+            }
+            return nil
+        }
+    }
+
+    /// Blank lines separate blocks (a line holding only `0` too, as PHP's `empty()` has it);
+    /// lines are trimmed, comment lines count as blank text inside a block.
+    static func blocks(of source: String) -> [Block] {
+        var text = source
+        if text.unicodeScalars.first == "\u{FEFF}" { text.unicodeScalars.removeFirst() }
+        var blocks: [Block] = []
+        var current: [String] = []
+        var comments = ""
+        var firstLine: Int? = nil
+        func close() {
+            defer { current.removeAll(); comments = ""; firstLine = nil }
+            let joined = current.joined(separator: "\n")
+            let block = GIFTText(escaping: joined).trimmed()
+            guard !block.isEmpty, let firstLine else { return }
+            blocks.append(Block(text: block, line: firstLine, lineCount: current.count, comments: comments))
+        }
+        var number = 0
+        for raw in lines(of: text) {
+            number += 1
+            let line = raw.trimmedPHP()
+            if line.isEmpty || line == "0" {
+                close()
+                continue
+            }
+            if line.hasPrefix("//") {
+                current.append(" ")
+                comments += line + "\n"
+            } else {
+                current.append(line)
+                if firstLine == nil { firstLine = number }
+            }
+        }
+        close()
+        return blocks
+    }
+
+    /// Lines ending in `\n`, `\r\n` or a lone `\r`.
+    static func lines(of text: String) -> [Substring] {
+        var out: [Substring] = []
+        var start = text.unicodeScalars.startIndex
+        var i = start
+        let scalars = text.unicodeScalars
+        while i < scalars.endIndex {
+            let c = scalars[i]
+            if c == "\n" || c == "\r" {
+                out.append(Substring(scalars[start..<i]))
+                var next = scalars.index(after: i)
+                if c == "\r", next < scalars.endIndex, scalars[next] == "\n" { next = scalars.index(after: next) }
+                start = next
+                i = next
+                continue
+            }
+            i = scalars.index(after: i)
+        }
+        out.append(Substring(scalars[start..<scalars.endIndex]))
+        return out
+    }
+
+    struct State {
+        let file: String
+        var sections: [ImportedSection] = [ImportedSection()]
+        var descriptionLines: [Int?] = [nil]
+        var diagnostics: [ImportDiagnostic] = []
+        var questionNumber = 0
+
+        init(file: String) { self.file = file }
+
+        mutating func read(_ block: Block) {
+            var text = block.text
+            if text.hasPrefix("$CATEGORY:") {
+                category(text.dropFirst(10), block)
+                return
+            }
+            var name: String? = nil
+            if text.hasPrefix("::") {
+                text = text.dropFirst(2)
+                if let end = text.range(of: "::") {
+                    name = ImportText.clean(text[0..<end].string, multiLine: false)
+                    text = text[(end + 2)..<text.count].trimmed()
+                }
+            }
+            let open = text.firstIndex(of: "{"), close = text.firstIndex(of: "}")
+            switch (open, close) {
+            case (nil, nil):
+                description(text, block)
+            case let (o?, c?) where c > o:
+                questionNumber += 1
+                question(text, open: o, close: c, name: name, block)
+            case (nil, _?):
+                diagnostics.append(.error(file, block.line, "a `}` has no opening `{`; write \\} for a brace in the text"))
+            case (_?, nil):
+                diagnostics.append(.error(file, block.line, "a `{` has no closing `}`; write \\{ for a brace in the text"))
+            case (_?, _?):
+                diagnostics.append(.error(file, block.line, "a `}` comes before the `{` that holds the answers"))
+            }
+        }
+
+        /// `$CATEGORY: $course$/top/Unit 1/Week 2` → a section titled `Unit 1 / Week 2`.
+        mutating func category(_ rest: GIFTText, _ block: Block) {
+            let lines = rest.string.split(separator: "\n", omittingEmptySubsequences: false)
+            if lines.count > 1 {
+                diagnostics.append(.warning(file, block.line, "the lines after `$CATEGORY:` belong to the category name in Moodle, so no question is read from them; put a blank line after the category"))
+            }
+            let title = GIFTReader.categoryTitle(String(lines.first ?? ""))
+            if sections.last.map({ $0.questions.isEmpty && $0.instructions == nil }) == true {
+                sections.removeLast()
+                descriptionLines.removeLast()
+            }
+            sections.append(ImportedSection(title: title))
+            descriptionLines.append(nil)
+        }
+
+        /// A block without braces is a description: instructions for the questions after it.
+        mutating func description(_ text: GIFTText, _ block: Block) {
+            let (body, format) = GIFTReader.formatted(text, default: .moodle)
+            let rendered = GIFTReader.render(body, format, multiLine: true)
+            guard !rendered.isEmpty else { return }
+            if let last = sections.last, !last.questions.isEmpty {
+                sections.append(ImportedSection(title: last.title))
+                descriptionLines.append(nil)
+            }
+            let i = sections.count - 1
+            sections[i].instructions = sections[i].instructions.map { $0 + "\n\n" + rendered } ?? rendered
+            if descriptionLines[i] == nil { descriptionLines[i] = block.line }
+        }
+
+        mutating func question(_ text: GIFTText, open: Int, close: Int, name: String?, _ block: Block) {
+            var answers = text[(open + 1)..<close].trimmed()
+            // Text after the braces: the answers fill a gap in the sentence ("missing word").
+            let stem: GIFTText
+            if text.isSyntax("}", at: text.count - 1) {
+                stem = text[0..<open] + text[(close + 1)..<text.count]
+            } else {
+                stem = text[0..<open] + GIFTText(literal: "_____") + text[(close + 1)..<text.count]
+            }
+            var general: GIFTText? = nil
+            if let g = answers.range(of: "####", last: true) {
+                general = answers[(g + 4)..<answers.count]
+                answers = answers[0..<g].trimmed()
+            }
+            let (stemBody, format) = GIFTReader.formatted(stem, default: .moodle)
+            var prompt = GIFTReader.render(stemBody, format, multiLine: true)
+            if prompt.isEmpty, let name { prompt = name }
+            guard !prompt.isEmpty else {
+                diagnostics.append(.error(file, block.line, "the question has no text"))
+                return
+            }
+            let feedback = general.map { GIFTReader.formatted($0, default: format) }
+                .map { GIFTReader.render($0.0, $0.1, multiLine: true) }.flatMap(\.nonEmpty)
+            let question = GIFTQuestion(answers: answers, format: format)
+            do {
+                let built = try question.build()
+                for warning in built.warnings { diagnostics.append(.warning(file, block.line, warning)) }
+                let item = Item(id: "q\(questionNumber)", prompt: prompt, feedback: feedback, kind: built.kind, marking: built.marking)
+                // Moodle's idnumber (`// [id:…]`) names the question more precisely than its title.
+                let id = block.idnumber ?? name
+                sections[sections.count - 1].questions.append(ImportedQuestion(item: item, file: file, line: block.line, name: id))
+            } catch {
+                    diagnostics.append(error.diagnostic(file, block.line))
+            }
+        }
+
+        mutating func finish() -> ImportedBank {
+            var kept: [ImportedSection] = []
+            for (i, section) in sections.enumerated() {
+                if section.questions.isEmpty {
+                    if section.instructions != nil {
+                        diagnostics.append(.warning(file, descriptionLines[i], "a description with no question after it was left out"))
+                    }
+                    continue
+                }
+                kept.append(section)
+            }
+            return ImportedBank(file: file, sections: kept, diagnostics: diagnostics)
+        }
+    }
+
+    /// Moodle's `[html]`, `[moodle]`, `[plain]`, `[markdown]` at the start of a text.
+    static func formatted(_ text: GIFTText, default format: Format) -> (GIFTText, Format) {
+        guard let first = text.chars.first, first.scalar == "[", !first.escaped,
+              let end = text.chars.firstIndex(where: { $0.scalar == "]" }),
+              let named = Format(rawValue: text[1..<end].string)
+        else { return (text, format) }
+        return (text[(end + 1)..<text.count], named)
+    }
+
+    /// The text as a student should read it, whatever its format.
+    static func render(_ text: GIFTText, _ format: Format, multiLine: Bool) -> String {
+        let raw = text.string.trimmedPHP()
+        switch format {
+        case .html: return ImportText.fromHTML(raw, keepLineBreaks: false, multiLine: multiLine)
+        case .moodle: return ImportText.fromHTML(raw, keepLineBreaks: true, multiLine: multiLine)
+        case .plain, .markdown: return ImportText.clean(raw, multiLine: multiLine)
+        }
+    }
+
+    static func categoryTitle(_ path: String) -> String? {
+        var rest = Substring(path.trimmedPHP())
+        // A context prefix such as `$course$/` or `$system$/`.
+        if rest.hasPrefix("$"), let close = rest.dropFirst().firstIndex(of: "$") {
+            rest = rest[rest.index(after: close)...]
+            if rest.hasPrefix("/") { rest = rest.dropFirst() }
+        }
+        // `//` stands for a slash inside a name.
+        let parts = rest.replacingOccurrences(of: "//", with: "\u{0}").split(separator: "/")
+            .map { $0.replacingOccurrences(of: "\u{0}", with: "/") }
+            .map { ImportText.clean($0, multiLine: false) }.filter { !$0.isEmpty }
+        let named = parts.first?.lowercased() == "top" ? Array(parts.dropFirst()) : parts
+        return named.isEmpty ? nil : named.joined(separator: " / ")
+    }
+}
+
+extension StringProtocol {
+    /// PHP's trim(): spaces, tabs, line breaks, NUL and vertical tab at both ends.
+    func trimmedPHP() -> String {
+        let blank: Set<Unicode.Scalar> = [" ", "\t", "\n", "\r", "\0", "\u{0B}"]
+        var scalars = Substring(self).unicodeScalars[...]
+        while let f = scalars.first, blank.contains(f) { scalars = scalars.dropFirst() }
+        while let l = scalars.last, blank.contains(l) { scalars = scalars.dropLast() }
+        return String(String.UnicodeScalarView(scalars))
+    }
+}

@@ -1,0 +1,165 @@
+import AssessmentKit
+
+/// Text from an imported file made fit for a terminal and for the validator: line breaks of
+/// every kind become `\n` (or a space), controls, bidirectional controls and invisible marks are
+/// dropped, tabs become spaces, runs of blank lines shrink to one.
+public enum ImportText {
+    public static func clean(_ text: String, multiLine: Bool) -> String {
+        var out = String.UnicodeScalarView()
+        var previousWasCR = false
+        for s in text.unicodeScalars {
+            defer { previousWasCR = s == "\r" }
+            switch s.value {
+            case 0x0A where previousWasCR:
+                continue
+            case 0x0A, 0x0D, 0x85, 0x2028, 0x2029, 0x0B, 0x0C:
+                out.append(multiLine ? "\n" : " ")
+            case 0x09, 0xA0:
+                out.append(" ")
+            default:
+                if TerminalSafety.isControl(s) || TerminalSafety.isBidiControl(s) || isInvisibleMark(s) { continue }
+                out.append(s)
+            }
+        }
+        return tidy(String(out), multiLine: multiLine)
+    }
+
+    /// Marks that change how text around them reads without showing themselves.
+    static func isInvisibleMark(_ s: Unicode.Scalar) -> Bool {
+        switch s.value {
+        case 0x200B, 0x200E, 0x200F, 0x061C, 0xFEFF, 0x2060...0x2064, 0xFFF9...0xFFFB, 0xFFFE, 0xFFFF: return true
+        default: return false
+        }
+    }
+
+    /// Trailing spaces off every line, at most one blank line in a row, nothing around the whole.
+    static func tidy(_ text: String, multiLine: Bool) -> String {
+        var lines: [Substring] = []
+        var blank = 0
+        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var line = raw
+            while let last = line.last, last == " " { line = line.dropLast() }
+            if !multiLine {
+                lines.append(line)
+                continue
+            }
+            if line.allSatisfy({ $0 == " " }) {
+                blank += 1
+                if blank > 1 || lines.isEmpty { continue }
+                lines.append("")
+                continue
+            }
+            blank = 0
+            lines.append(line)
+        }
+        while let last = lines.last, last.isEmpty { lines.removeLast() }
+        let joined = lines.joined(separator: multiLine ? "\n" : " ")
+        if multiLine { return String(joined.drop { $0 == " " }) }
+        return joined.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+    }
+
+    /// HTML (or Moodle's auto-format, which is HTML whose line breaks count) as plain text.
+    public static func fromHTML(_ html: String, keepLineBreaks: Bool = false, multiLine: Bool = true) -> String {
+        var builder = TextBuilder(keepLineBreaks: keepLineBreaks)
+        HTMLText.render(html, into: &builder)
+        return clean(builder.text, multiLine: multiLine)
+    }
+}
+
+/// Collects text as a browser would lay it out: whitespace folded, blocks on their own lines.
+struct TextBuilder {
+    private(set) var text = ""
+    private var pendingSpace = false
+    private var pendingBreaks = 0
+    private var atLineStart = true
+    let keepLineBreaks: Bool
+
+    init(keepLineBreaks: Bool = false) { self.keepLineBreaks = keepLineBreaks }
+
+    mutating func add(_ s: String) {
+        for scalar in s.unicodeScalars {
+            if scalar == "\n" && keepLineBreaks {
+                lineBreak()
+            } else if scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r" || scalar == "\u{0C}" {
+                pendingSpace = true
+            } else {
+                flush()
+                text.unicodeScalars.append(scalar)
+                atLineStart = false
+            }
+        }
+    }
+
+    /// Text inside `<pre>`: spaces and line breaks as written.
+    mutating func addPreformatted(_ s: String) {
+        var first = true
+        for line in s.split(separator: "\n", omittingEmptySubsequences: false) {
+            if !first { text += "\n"; atLineStart = true }
+            first = false
+            guard !line.isEmpty else { continue }
+            flush()
+            text += line
+            atLineStart = false
+        }
+    }
+
+    private mutating func flush() {
+        if pendingBreaks > 0 {
+            if !text.isEmpty { text += String(repeating: "\n", count: pendingBreaks) }
+            atLineStart = true
+        } else if pendingSpace && !atLineStart {
+            text += " "
+        }
+        pendingBreaks = 0
+        pendingSpace = false
+    }
+
+    /// `<br>`: each one counts, up to one blank line.
+    mutating func lineBreak() { pendingBreaks = min(2, pendingBreaks + 1) }
+
+    /// The edge of a block such as `<div>` or `<li>`: the next text starts a line.
+    mutating func block() { pendingBreaks = max(pendingBreaks, 1) }
+
+    /// The edge of a paragraph: a blank line before the next text.
+    mutating func paragraph() { pendingBreaks = 2 }
+}
+
+/// How HTML elements lay out as text; shared by the GIFT reader (HTML strings) and QTI (XHTML).
+enum HTMLLayout {
+    enum Role { case paragraph, block, lineBreak, listItem, cell, image, hidden, inline }
+
+    static func role(of name: String) -> Role {
+        switch name.lowercased() {
+        case "p", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "table", "ul", "ol", "dl", "figure", "hr":
+            return .paragraph
+        case "div", "tr", "dt", "dd", "caption", "figcaption", "section", "article", "header", "footer", "address":
+            return .block
+        case "br": return .lineBreak
+        case "li": return .listItem
+        case "td", "th": return .cell
+        case "img": return .image
+        case "script", "style", "head", "title", "template", "noscript", "iframe", "svg", "object", "embed":
+            return .hidden
+        default: return .inline
+        }
+    }
+
+    /// What stands in for an image: its description (else its file name), since a terminal cannot show it.
+    static func image(alt: String?, source: String?) -> String {
+        if let alt, !alt.trimmed(of: " \n\t").isEmpty { return "[image: \(alt)]" }
+        let name = source.flatMap { $0.split(separator: "/").last.map(String.init) }?.split(separator: "?").first.map(String.init)
+        guard let name, !name.isEmpty else { return "[image]" }
+        return "[image: \(PackagePath.percentDecoded(name))]"
+    }
+}
+
+extension String {
+    /// Without the given characters at either end.
+    func trimmed(of set: String = " \t\n\r\0\u{0B}") -> String {
+        let drop = Set(set.unicodeScalars)
+        var scalars = unicodeScalars[...]
+        while let f = scalars.first, drop.contains(f) { scalars = scalars.dropFirst() }
+        while let l = scalars.last, drop.contains(l) { scalars = scalars.dropLast() }
+        return String(String.UnicodeScalarView(scalars))
+    }
+}

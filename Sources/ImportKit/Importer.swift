@@ -1,0 +1,138 @@
+import AssessmentKit
+
+/// The question-bank formats Carrel reads.
+public enum ImportFormat: String, Sendable, Hashable, CaseIterable {
+    case gift, aiken, qti
+
+    /// The format of a file from its name and first bytes, or nil when it cannot be told.
+    public static func guess(name: String, bytes: [UInt8]) -> ImportFormat? {
+        if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) || bytes.starts(with: [0x50, 0x4B, 0x05, 0x06]) { return .qti }
+        let lower = name.lowercased()
+        if lower.hasSuffix(".zip") || lower.hasSuffix(".xml") || lower.hasSuffix(".qti") { return .qti }
+        if lower.hasSuffix(".gift") { return .gift }
+        if lower.hasSuffix(".aiken") { return .aiken }
+        let text = String(decoding: bytes.prefix(1 << 20), as: UTF8.self)
+        let start = text.drop { $0 == "\u{FEFF}" || $0.isWhitespace }
+        if start.hasPrefix("<") { return .qti }
+        var aiken = 0, gift = 0
+        for raw in GIFTReader.lines(of: text) {
+            let line = raw.trimmedPHP()
+            if line.hasPrefix("ANSWER:") { aiken += 1 }
+            if line.hasPrefix("::") || line.hasPrefix("$CATEGORY:") || line.hasSuffix("}") || line.hasPrefix("//") { gift += 1 }
+        }
+        if aiken > 0 && gift == 0 { return .aiken }
+        if gift > 0 && aiken == 0 { return .gift }
+        return nil
+    }
+}
+
+/// Turns bank files into one assessment that passes validation.
+public enum Importer {
+    /// Text banks (GIFT, Aiken) larger than this are refused, like assessment files.
+    public static let maximumTextBytes = SourceText.maximumBytes
+
+    /// Reads one GIFT or Aiken file. Bytes that are not UTF-8 are read as Windows-1252, the
+    /// encoding old exports use, with a warning.
+    public static func readText(_ bytes: [UInt8], file: String, format: ImportFormat) throws(ImportRefusal) -> ImportedBank {
+        guard bytes.count <= maximumTextBytes else {
+            throw ImportRefusal(file: file, reason: "the file is larger than \(maximumTextBytes / 1024 / 1024) MiB")
+        }
+        var notes: [ImportDiagnostic] = []
+        let text: String
+        if let utf8 = String(validating: bytes, as: UTF8.self) {
+            text = utf8
+        } else {
+            text = String(String.UnicodeScalarView(bytes.map(windows1252)))
+            notes.append(.warning(file, nil, "the file is not UTF-8; it was read as Windows-1252 (Latin-1)"))
+        }
+        var bank: ImportedBank
+        switch format {
+        case .gift: bank = GIFTReader.read(text, file: file)
+        case .aiken: bank = AikenReader.read(text, file: file)
+        case .qti: return try QTIReader.read(bytes: bytes, file: file, folder: nil, path: nil)
+        }
+        bank.diagnostics = notes + bank.diagnostics
+        return bank
+    }
+
+    static func windows1252(_ byte: UInt8) -> Unicode.Scalar {
+        let high: [UInt32] = [
+            0x20AC, 0x81, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x8D, 0x017D, 0x8F,
+            0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x9D, 0x017E, 0x0178,
+        ]
+        if (0x80...0x9F).contains(byte) { return Unicode.Scalar(high[Int(byte) - 0x80]) ?? "?" }
+        return Unicode.Scalar(byte)
+    }
+
+    public struct Options: Sendable {
+        public var id: String
+        public var title: String
+        public var timeLimit: Int?
+        public init(id: String, title: String, timeLimit: Int? = nil) {
+            self.id = id
+            self.title = title
+            self.timeLimit = timeLimit
+        }
+    }
+
+    /// The assessment, its YAML, and diagnostics for questions that still failed validation.
+    public struct Assembly: Sendable {
+        public var assessment: Assessment?
+        public var yaml: String?
+        public var diagnostics: [ImportDiagnostic]
+    }
+
+    /// One assessment from every bank: a section per GIFT category or per file, unique ids,
+    /// and only questions the validator accepts (checked by reading the written YAML back).
+    public static func assemble(_ banks: [ImportedBank], options: Options, header: [String] = []) -> Assembly {
+        var ids = IdentifierMaker()
+        var sections: [Section] = []
+        var sources: [String: ImportedQuestion] = [:]
+        var number = 0
+        for bank in banks {
+            for imported in bank.sections {
+                var items: [Item] = []
+                for question in imported.questions {
+                    number += 1
+                    var item = question.item
+                    item.id = ids.make(from: question.name, fallback: "q\(number)")
+                    sources[item.id] = question
+                    items.append(item)
+                }
+                let title = imported.title ?? (banks.count > 1 ? QTIReader.stem(bank.file) : nil)
+                sections.append(Section(title: title, instructions: imported.instructions, items: items))
+            }
+        }
+        var diagnostics: [ImportDiagnostic] = []
+        var assessment = Assessment(id: options.id, title: options.title, timeLimit: options.timeLimit, sections: sections)
+        if !readsBack(assessment) {
+            // Find the questions the validator refuses, report them where they came from, drop them.
+            for (s, section) in assessment.sections.enumerated() {
+                assessment.sections[s].items = section.items.filter { item in
+                    let alone = Assessment(id: options.id, title: options.title, sections: [Section(items: [item])])
+                    guard let problem = firstError(alone) else { return true }
+                    let source = sources[item.id]
+                    diagnostics.append(.error(source?.file ?? "", source?.line, "the converted question does not pass validation: \(problem)"))
+                    return false
+                }
+            }
+            assessment.sections.removeAll { $0.items.isEmpty }
+        }
+        guard !assessment.items.isEmpty, readsBack(assessment) else {
+            return Assembly(assessment: nil, yaml: nil, diagnostics: diagnostics)
+        }
+        return Assembly(assessment: assessment, yaml: AssessmentWriter.yaml(assessment, header: header), diagnostics: diagnostics)
+    }
+
+    static func readsBack(_ a: Assessment) -> Bool {
+        guard !a.sections.isEmpty else { return false }
+        let outcome = AssessmentReader.read(text: AssessmentWriter.yaml(a), file: "import.yaml")
+        return outcome.diagnostics.errors.isEmpty && outcome.assessment == a
+    }
+
+    static func firstError(_ a: Assessment) -> String? {
+        let outcome = AssessmentReader.read(text: AssessmentWriter.yaml(a), file: "import.yaml")
+        if let error = outcome.diagnostics.errors.first { return error.message }
+        return outcome.assessment == a ? nil : "it reads back differently from how it was converted"
+    }
+}

@@ -1,0 +1,62 @@
+/// Paths inside a package (a zip or a folder), as its manifest and items write them.
+public enum PackagePath {
+    /// `a/./b/../c.xml` → `a/c.xml`; nil for a path that is absolute or climbs out of the package.
+    public static func normalised(_ path: String) -> String? {
+        let unified = path.replacingBackslashes()
+        guard !unified.hasPrefix("/"), !isWindowsAbsolute(unified) else { return nil }
+        var parts: [Substring] = []
+        for part in unified.split(separator: "/", omittingEmptySubsequences: true) {
+            if part == "." { continue }
+            if part == ".." {
+                guard !parts.isEmpty else { return nil }
+                parts.removeLast()
+                continue
+            }
+            parts.append(part)
+        }
+        return parts.joined(separator: "/")
+    }
+
+    /// `href` written in a file at `base` (a path inside the package), as a package path; nil
+    /// for a link to elsewhere (a URL), an absolute path or one that leaves the package.
+    public static func resolve(_ href: String, from base: String) -> String? {
+        let decoded = percentDecoded(href.split(separator: "#", maxSplits: 1).first.map(String.init) ?? "")
+        guard !decoded.isEmpty, !hasScheme(decoded) else { return nil }
+        let folder = base.split(separator: "/").dropLast().joined(separator: "/")
+        return normalised(folder.isEmpty ? decoded : folder + "/" + decoded)
+    }
+
+    static func hasScheme(_ s: String) -> Bool {
+        guard let colon = s.firstIndex(of: ":") else { return false }
+        let scheme = s[..<colon]
+        return scheme.count > 1 && scheme.allSatisfy { $0.isLetter || $0 == "+" || $0 == "-" || $0 == "." }
+    }
+
+    static func isWindowsAbsolute(_ s: String) -> Bool {
+        let c = Array(s.prefix(3))
+        return c.count >= 2 && c[0].isLetter && c[1] == ":"
+    }
+
+    static func percentDecoded(_ s: String) -> String {
+        guard s.contains("%") else { return s }
+        var bytes: [UInt8] = []
+        var it = Array(s.utf8)[...]
+        while let b = it.first {
+            it = it.dropFirst()
+            if b == UInt8(ascii: "%"), it.count >= 2,
+               let v = UInt8(String(decoding: it.prefix(2), as: UTF8.self), radix: 16) {
+                bytes.append(v)
+                it = it.dropFirst(2)
+            } else {
+                bytes.append(b)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+extension String {
+    func replacingBackslashes() -> String {
+        String(String.UnicodeScalarView(unicodeScalars.map { $0 == "\\" ? "/" : $0 }))
+    }
+}

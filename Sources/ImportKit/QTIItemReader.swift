@@ -1,0 +1,299 @@
+import AssessmentKit
+
+/// One QTI 2.1, 2.2 or 3.0 `assessmentItem` as a Carrel item: choice (one answer, or several),
+/// order, match, text entry (text or numeric), extended text (essay), and a lone inline choice.
+/// Everything else is reported as skipped with the reason.
+enum QTIItemReader {
+    struct Outcome {
+        var question: ImportedQuestion?
+        var diagnostics: [ImportDiagnostic] = []
+        /// Files the item shows (images, media), as written in the item.
+        var assets: [String] = []
+    }
+
+    static let supported: Set<String> = [
+        "choiceInteraction", "orderInteraction", "matchInteraction", "textEntryInteraction",
+        "extendedTextInteraction", "inlineChoiceInteraction",
+    ]
+
+    /// Why an interaction has no Carrel equivalent, in a teacher's words.
+    static func unsupportedReason(_ name: String) -> String {
+        switch name {
+        case "associateInteraction": return "associateInteraction (pairing entries of one list with each other) has no Carrel item type"
+        case "gapMatchInteraction": return "gapMatchInteraction (dragging words into gaps) has no Carrel item type"
+        case "hottextInteraction": return "hottextInteraction (picking words inside the text) has no Carrel item type"
+        case "sliderInteraction": return "sliderInteraction (a slider) has no Carrel item type"
+        case "hotspotInteraction", "graphicOrderInteraction", "graphicAssociateInteraction", "graphicGapMatchInteraction",
+             "selectPointInteraction", "positionObjectInteraction":
+            return "\(name) needs a picture to point at, which a terminal cannot show"
+        case "mediaInteraction": return "mediaInteraction (playing audio or video) is not something a terminal can offer"
+        case "uploadInteraction": return "uploadInteraction (uploading a file) is not something a locked test can offer"
+        case "drawingInteraction": return "drawingInteraction (drawing on a canvas) is not something a terminal can offer"
+        case "customInteraction", "portableCustomInteraction": return "\(name) runs the item's own code, which Carrel never does"
+        case "endAttemptInteraction": return "endAttemptInteraction (a button that ends the attempt) has no Carrel item type"
+        default: return "\(name) has no Carrel item type"
+        }
+    }
+
+    static func read(_ root: XElement, file: String, fallbackName: String) -> Outcome {
+        var out = Outcome()
+        guard root.name == "assessmentItem" else {
+            let why: String
+            switch root.name {
+            case "questestinterop": why = "this is QTI 1.x (<questestinterop>); export the items as QTI 2.1 or 3.0"
+            case "assessmentTest": why = "this is a QTI test, not an item; import its package (the zip, or its imsmanifest.xml)"
+            default: why = "this is not a QTI item: its root element is <\(root.name.clippedForMessage)>, not <assessmentItem>"
+            }
+            out.diagnostics.append(.error(file, root.line, why))
+            return out
+        }
+        let line = root.line
+        if root.attributes["adaptive"] == "true" {
+            out.diagnostics.append(.skip(file, line, "an adaptive item (it changes as the student answers) has no Carrel equivalent"))
+            return out
+        }
+        if root.first("templateDeclaration") != nil {
+            out.diagnostics.append(.skip(file, line, "the item uses template variables (a different version for each student), which Carrel does not compute"))
+            return out
+        }
+        guard let body = root.first("itemBody") else {
+            out.diagnostics.append(.error(file, line, "the item has no <itemBody>"))
+            return out
+        }
+        let interactions = body.descendants.filter { $0.name.hasSuffix("Interaction") }
+        guard let interaction = interactions.first else {
+            out.diagnostics.append(.skip(file, line, "the item has no interaction, so there is nothing to answer"))
+            return out
+        }
+        guard interactions.count == 1 else {
+            let names = Array(Set(interactions.map(\.name))).sorted().joined(separator: ", ").clippedForMessage(limit: 200)
+            out.diagnostics.append(.skip(file, interactions[1].line, "the item has \(interactions.count) interactions (\(names)); a Carrel item has one"))
+            return out
+        }
+        guard supported.contains(interaction.name) else {
+            out.diagnostics.append(.skip(file, interaction.line, unsupportedReason(interaction.name)))
+            return out
+        }
+        var renderer = QTIBody(target: interaction)
+        renderer.render(body)
+        out.assets = renderer.assets
+        let prompt = ImportText.clean(renderer.builder.text, multiLine: true)
+        guard !prompt.isEmpty else {
+            out.diagnostics.append(.error(file, line, "the item has no question text"))
+            return out
+        }
+        let declaration = root.all("responseDeclaration").first { $0.attributes["identifier"] == interaction.attributes["responseIdentifier"] }
+        let response = declaration.map(QTIResponse.init)
+        do {
+            let built = try kind(interaction, response, root: root)
+            let points = QTIResponse.points(root: root, response: response)
+            let note = renderer.proctorNote.map { ImportText.clean($0, multiLine: true) }.flatMap(\.nonEmpty)
+            let item = Item(id: "q", prompt: prompt, points: points, kind: built.kind, proctorNote: note, marking: built.marking)
+            built.warnings.forEach { out.diagnostics.append(.warning(file, line, $0)) }
+            let name = root.attributes["identifier"].flatMap(\.nonEmpty) ?? fallbackName
+            out.question = ImportedQuestion(item: item, file: file, line: line, name: name)
+        } catch {
+            out.diagnostics.append(error.diagnostic(file, interaction.line))
+        }
+        return out
+    }
+
+    static func kind(_ interaction: XElement, _ response: QTIResponse?, root: XElement) throws(BuildFailure) -> BuiltKind {
+        switch interaction.name {
+        case "extendedTextInteraction":
+            return BuiltKind(kind: .essay(minWords: nil, maxWords: nil))
+        case "choiceInteraction":
+            let choices = try QTIChoices(interaction.all("simpleChoice"))
+            let response = try require(response)
+            let single = Int(interaction.attributes["maxChoices"] ?? "1") == 1
+            return single ? try response.single(choices) : try response.multiple(choices)
+        case "inlineChoiceInteraction":
+            return try require(response).single(try QTIChoices(interaction.all("inlineChoice")))
+        case "orderInteraction":
+            let choices = try QTIChoices(interaction.all("simpleChoice"))
+            let order = try require(response).correct
+            guard !order.isEmpty else { throw QTIResponse.noKey }
+            guard order.count == choices.ids.count, Set(order) == Set(choices.ids) else {
+                throw .unsupported("the correct order uses only some of the entries; Carrel orders all of them")
+            }
+            return try ItemBuilder.order(try order.map { id throws(BuildFailure) in try choices.text(of: id) })
+        case "matchInteraction":
+            return try match(interaction, try require(response))
+        case "textEntryInteraction":
+            let response = try require(response)
+            switch response.baseType {
+            case "string": return try response.text(root: root)
+            case "float", "integer": return try response.numeric(root: root)
+            default: throw .unsupported("a text entry with answers of type \(response.baseType.clippedForMessage) has no Carrel item type")
+            }
+        default:
+            throw .unsupported(unsupportedReason(interaction.name))
+        }
+    }
+
+    static func require(_ response: QTIResponse?) throws(BuildFailure) -> QTIResponse {
+        guard let response else { throw .malformed("the interaction's responseIdentifier names no <responseDeclaration>") }
+        return response
+    }
+
+    /// The first match set is the left-hand column, the second the right-hand one.
+    static func match(_ interaction: XElement, _ response: QTIResponse) throws(BuildFailure) -> BuiltKind {
+        let sets = interaction.all("simpleMatchSet")
+        guard sets.count == 2 else { throw .malformed("a match interaction needs two <simpleMatchSet> lists") }
+        let lefts = try QTIChoices(sets[0].all("simpleAssociableChoice"))
+        let rights = try QTIChoices(sets[1].all("simpleAssociableChoice"))
+        var correct = response.correct
+        if correct.isEmpty, let mapping = response.mapping {
+            correct = mapping.entries.filter { $0.value > 0 }.map(\.key)
+        }
+        var matchOf: [String: [String]] = [:]
+        for value in correct {
+            let ids = value.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).map(String.init)
+            guard ids.count == 2 else { throw .malformed("the pair “\(value.clippedForMessage)” is not two identifiers") }
+            if lefts.ids.contains(ids[0]) && rights.ids.contains(ids[1]) {
+                matchOf[ids[0], default: []].append(ids[1])
+            } else if lefts.ids.contains(ids[1]) && rights.ids.contains(ids[0]) {
+                matchOf[ids[1], default: []].append(ids[0])
+            } else {
+                throw .malformed("the pair “\(value.clippedForMessage)” names entries the lists do not have")
+            }
+        }
+        guard !matchOf.isEmpty else { throw QTIResponse.noKey }
+        var pairs: [(left: String, right: String)] = []
+        for id in lefts.ids {
+            let left = try lefts.text(of: id)
+            guard let matches = matchOf[id], !matches.isEmpty else {
+                throw .unsupported("“\(left.clippedForMessage)” matches nothing; a Carrel match needs a match for every left-hand entry")
+            }
+            guard Set(matches).count == 1 else {
+                throw .unsupported("“\(left.clippedForMessage)” has several right matches; a Carrel match has one")
+            }
+            pairs.append((left, try rights.text(of: matches[0])))
+        }
+        let used = Set(matchOf.values.flatMap { $0 })
+        for id in rights.ids where !used.contains(id) { pairs.append(("", try rights.text(of: id))) }
+        return try ItemBuilder.match(pairs)
+    }
+}
+
+/// The choices of an interaction: identifiers in order and their text.
+struct QTIChoices {
+    var ids: [String] = []
+    var texts: [String: String] = [:]
+
+    init(_ elements: [XElement]) throws(BuildFailure) {
+        for e in elements {
+            guard let id = e.attributes["identifier"], !id.isEmpty else { throw .malformed("a choice has no identifier") }
+            guard texts[id] == nil else { throw .malformed("two choices share the identifier “\(id.clippedForMessage)”") }
+            var body = QTIBody(target: nil)
+            body.render(e)
+            ids.append(id)
+            texts[id] = ImportText.clean(body.builder.text, multiLine: false)
+        }
+    }
+
+    func text(of id: String) throws(BuildFailure) -> String {
+        guard let t = texts[id] else { throw .malformed("the answer “\(id.clippedForMessage)” is not one of the choices") }
+        return t
+    }
+}
+
+/// The item body as text: the interaction's prompt in place of a block interaction, a gap in
+/// place of an inline one; feedback and template blocks left out; rubrics for proctors kept apart.
+struct QTIBody {
+    let target: XElement?
+    var builder = TextBuilder()
+    var assets: [String] = []
+    var proctorNote: String?
+    /// Inside `<pre>`: text keeps its spaces and line breaks.
+    var preformatted = false
+
+    static let inlineInteractions: Set<String> = ["textEntryInteraction", "inlineChoiceInteraction", "endAttemptInteraction"]
+    static let leftOut: Set<String> = [
+        "feedbackBlock", "feedbackInline", "modalFeedback", "templateBlock", "templateInline", "stylesheet",
+        "apipAccessibility", "accessibilityInfo", "catalogInfo", "companionMaterialsInfo", "responseProcessing",
+    ]
+
+    mutating func render(_ element: XElement) {
+        for child in element.children {
+            switch child {
+            case let .text(t): if preformatted { builder.addPreformatted(t) } else { builder.add(t) }
+            case let .element(e): renderElement(e)
+            }
+        }
+    }
+
+    mutating func renderElement(_ e: XElement) {
+        if let target, e === target {
+            if Self.inlineInteractions.contains(e.name) {
+                builder.add("_____")
+            } else if let prompt = e.first("prompt") {
+                builder.paragraph()
+                render(prompt)
+                builder.paragraph()
+            }
+            return
+        }
+        if Self.leftOut.contains(e.name) || e.name.hasSuffix("Interaction") { return }
+        switch e.name {
+        case "rubricBlock":
+            let views = (e.attributes["view"] ?? "").split(separator: " ")
+            if views.contains("candidate") {
+                render(e)
+            } else if views.contains(where: { ["proctor", "scorer", "tutor"].contains($0) }) {
+                var note = QTIBody(target: nil)
+                note.render(e)
+                proctorNote = [proctorNote, note.builder.text].compactMap { $0 }.joined(separator: "\n\n")
+            }
+            return
+        case "pre":
+            let outer = preformatted
+            builder.paragraph()
+            preformatted = true
+            render(e)
+            preformatted = outer
+            builder.paragraph()
+            return
+        case "printedVariable":
+            builder.add("[value]")
+            return
+        case "img":
+            if let src = e.attributes["src"] { assets.append(src) }
+            builder.add(" " + HTMLLayout.image(alt: e.attributes["alt"], source: e.attributes["src"]) + " ")
+            return
+        case "object":
+            if let data = e.attributes["data"] { assets.append(data) }
+            builder.add(" [\(e.attributes["type"].map { $0.hasPrefix("image") ? "image" : "media" } ?? "media")] ")
+            return
+        case "audio", "video":
+            if let src = e.attributes["src"] { assets.append(src) }
+            for source in e.all("source") { if let src = source.attributes["src"] { assets.append(src) } }
+            builder.add(" [\(e.name)] ")
+            return
+        default:
+            break
+        }
+        switch HTMLLayout.role(of: e.name) {
+        case .paragraph:
+            builder.paragraph()
+            render(e)
+            builder.paragraph()
+        case .block:
+            builder.block()
+            render(e)
+            builder.block()
+        case .lineBreak: builder.lineBreak()
+        case .listItem:
+            builder.block()
+            builder.add("- ")
+            render(e)
+            builder.block()
+        case .cell:
+            builder.add(" ")
+            render(e)
+            builder.add(" ")
+        case .image, .hidden: return
+        case .inline: render(e)
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import AssessmentKit
+
+/// A `responseDeclaration`: its correct values and its mapping (value → score).
+struct QTIResponse {
+    struct Mapping {
+        var entries: [(key: String, value: Double, caseSensitive: Bool)]
+        var lowerBound: Double?
+        var upperBound: Double?
+        var defaultValue: Double
+
+        func value(of key: String) -> Double { entries.first { $0.key == key }?.value ?? defaultValue }
+    }
+
+    let identifier: String
+    let baseType: String
+    let cardinality: String
+    let correct: [String]
+    let mapping: Mapping?
+
+    init(_ e: XElement) {
+        identifier = e.attributes["identifier"] ?? ""
+        baseType = e.attributes["baseType"] ?? "identifier"
+        cardinality = e.attributes["cardinality"] ?? "single"
+        correct = e.first("correctResponse")?.all("value").map { $0.text.trimmedPHP() } ?? []
+        mapping = e.first("mapping").map { m in
+            Mapping(
+                entries: m.all("mapEntry").compactMap { entry in
+                    guard let key = entry.attributes["mapKey"], let value = entry.attributes["mappedValue"].flatMap(Self.number) else {
+                        return nil
+                    }
+                    return (key, value, entry.attributes["caseSensitive"] != "false")
+                },
+                lowerBound: m.attributes["lowerBound"].flatMap(Self.number),
+                upperBound: m.attributes["upperBound"].flatMap(Self.number),
+                defaultValue: m.attributes["defaultValue"].flatMap(Self.number) ?? 0)
+        }
+    }
+
+    static func number(_ text: String) -> Double? { NumericText.parse(text) }
+
+    /// A survey item (a Likert scale) or one a person scores has no key to score by.
+    static let noKey = BuildFailure.unsupported("the item names no correct response (a survey, or an item a person scores), so Carrel cannot score it")
+
+    /// What a full score is worth in the mapping's units: its upper bound, else the best a
+    /// student can collect (the sum of the positive values when several may be picked).
+    func scale(addingUp: Bool) -> Double? {
+        guard let mapping else { return nil }
+        let positive = mapping.entries.map(\.value).filter { $0 > 0 }
+        let best = addingUp ? positive.reduce(0, +) : (positive.max() ?? 0)
+        let scale = min(mapping.upperBound ?? best, best)
+        return scale > 0 ? scale : nil
+    }
+
+    func credit(_ value: Double, scale: Double) -> Double { ItemBuilder.clamp(100 * value / scale) }
+
+    /// One answer: the correct value earns all the points; a mapping gives the others theirs.
+    func single(_ choices: QTIChoices) throws(BuildFailure) -> BuiltKind {
+        let key = try correct.first.map { id throws(BuildFailure) in try choices.text(of: id) }
+        guard key != nil || mapping != nil else { throw QTIResponse.noKey }
+        let scale = self.scale(addingUp: false)
+        let options = try choices.ids.map { id throws(BuildFailure) -> BankOption in
+            let text = try choices.text(of: id)
+            guard let mapping, let scale else { return BankOption(text, credit: 0) }
+            return BankOption(text, credit: credit(mapping.value(of: id), scale: scale))
+        }
+        return try ItemBuilder.choice(options, key: key)
+    }
+
+    /// Several answers: a mapping scores each pick; without one, the exact correct set counts.
+    func multiple(_ choices: QTIChoices) throws(BuildFailure) -> BuiltKind {
+        if let mapping, let scale = scale(addingUp: true) {
+            let options = try choices.ids.map { id throws(BuildFailure) in
+                BankOption(try choices.text(of: id), credit: credit(mapping.value(of: id), scale: scale))
+            }
+            return try ItemBuilder.multipleByCredit(options)
+        }
+        guard !correct.isEmpty else { throw QTIResponse.noKey }
+        let texts = try correct.map { id throws(BuildFailure) in try choices.text(of: id) }
+        let options = try choices.ids.map { id throws(BuildFailure) in BankOption(try choices.text(of: id), credit: 0) }
+        return try ItemBuilder.multipleByKey(options, answers: Set(texts))
+    }
+
+    /// Accepted strings: the correct ones, and mapped ones with their share of the score.
+    func text(root: XElement) throws(BuildFailure) -> BuiltKind {
+        var options = correct.map { BankOption(ImportText.clean($0, multiLine: false), credit: 100) }
+        var caseSensitive = !Self.matchesIgnoringCase(root, identifier)
+        if let mapping, let scale = scale(addingUp: false) {
+            for entry in mapping.entries {
+                options.append(BankOption(ImportText.clean(entry.key, multiLine: false), credit: credit(entry.value, scale: scale)))
+            }
+            if mapping.entries.contains(where: { !$0.caseSensitive }) { caseSensitive = false }
+        }
+        return try ItemBuilder.text(options, caseSensitive: caseSensitive)
+    }
+
+    /// `<stringMatch caseSensitive="false">` on this response in the response processing.
+    static func matchesIgnoringCase(_ root: XElement, _ identifier: String) -> Bool {
+        guard let processing = root.first("responseProcessing") else { return false }
+        return processing.descendants.contains { e in
+            e.name == "stringMatch" && e.attributes["caseSensitive"] == "false"
+                && e.descendants.contains { $0.name == "variable" && $0.attributes["identifier"] == identifier }
+        }
+    }
+
+    /// The correct number with the tolerance the response processing allows, and mapped numbers.
+    func numeric(root: XElement) throws(BuildFailure) -> BuiltKind {
+        var answers: [NumberAnswer] = []
+        for written in correct {
+            guard let value = Self.number(written) else { throw .malformed("the correct response “\(written.clippedForMessage)” is not a number") }
+            answers.append(NumberAnswer(answer: Self.tolerance(root, identifier, around: value)))
+        }
+        if let mapping, let scale = scale(addingUp: false) {
+            for entry in mapping.entries {
+                guard let value = Self.number(entry.key) else { throw .malformed("the mapped answer “\(entry.key.clippedForMessage)” is not a number") }
+                if answers.contains(where: { $0.answer.accepts(value) && $0.credit == 100 }) { continue }
+                answers.append(NumberAnswer(answer: .value(value, tolerance: 0), credit: credit(entry.value, scale: scale)))
+            }
+        }
+        guard !answers.isEmpty else { throw QTIResponse.noKey }
+        return try ItemBuilder.numeric(answers)
+    }
+
+    /// `<equal toleranceMode="absolute|relative" tolerance="t0 t1">` or `<equalRounded>` around
+    /// this response; exact otherwise.
+    static func tolerance(_ root: XElement, _ identifier: String, around value: Double) -> NumericAnswer {
+        let tests = root.first("responseProcessing")?.descendants.filter { e in
+            (e.name == "equal" || e.name == "equalRounded")
+                && e.descendants.contains { $0.name == "variable" && $0.attributes["identifier"] == identifier }
+        } ?? []
+        guard let test = tests.first else { return .value(value, tolerance: 0) }
+        if test.name == "equalRounded" {
+            let figures = Int(test.attributes["figures"] ?? "") ?? 0
+            let decimals = test.attributes["roundingMode"] == "decimalPlaces"
+                ? figures
+                : figures - 1 - Int((value == 0 ? 0 : log10Floor(abs(value))))
+            return .value(value, tolerance: 0.5 * pow10(-decimals))
+        }
+        let bounds = (test.attributes["tolerance"] ?? "").split(separator: " ").compactMap { number(String($0)) }.map(abs)
+        guard let low = bounds.first else { return .value(value, tolerance: 0) }
+        let high = bounds.count > 1 ? bounds[1] : low
+        switch test.attributes["toleranceMode"] {
+        case "absolute":
+            return low == high ? .value(value, tolerance: low) : .range(value - low, value + high)
+        case "relative":
+            return .range(value - abs(value) * low / 100, value + abs(value) * high / 100)
+        default:
+            return .value(value, tolerance: 0)
+        }
+    }
+
+    static func log10Floor(_ x: Double) -> Int {
+        var n = 0, v = x
+        while v >= 10 && n < 400 { v /= 10; n += 1 }
+        while v < 1 && n > -400 { v *= 10; n -= 1 }
+        return n
+    }
+
+    static func pow10(_ n: Int) -> Double {
+        var r = 1.0
+        for _ in 0..<min(abs(n), 400) { r = n < 0 ? r / 10 : r * 10 }
+        return r
+    }
+
+    /// The item's worth: its MAXSCORE, else what its mapping adds up to, else 1.
+    static func points(root: XElement, response: QTIResponse?) -> Double {
+        let declared = root.all("outcomeDeclaration").first { $0.attributes["identifier"] == "MAXSCORE" }?
+            .first("defaultValue")?.first("value").flatMap { number($0.text.trimmedPHP()) }
+        let mapped = response?.scale(addingUp: response?.cardinality == "multiple")
+        let points = declared ?? mapped ?? 1
+        return points > 0 && points <= 1000 ? (points * 10_000).rounded() / 10_000 : 1
+    }
+}

@@ -1,0 +1,242 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// An XML element with local names (QTI 3's `qti-choice-interaction` read as QTI 2's
+/// `choiceInteraction`, `max-choices` as `maxChoices`), its text, and the line it starts on.
+final class XElement {
+    let name: String
+    let attributes: [String: String]
+    let line: Int
+    fileprivate(set) var children: [XNode] = []
+
+    init(name: String, attributes: [String: String], line: Int) {
+        self.name = name
+        self.attributes = attributes
+        self.line = line
+    }
+
+    var elements: [XElement] {
+        children.compactMap { if case let .element(e) = $0 { return e } else { return nil } }
+    }
+
+    func first(_ name: String) -> XElement? { elements.first { $0.name == name } }
+    func all(_ name: String) -> [XElement] { elements.filter { $0.name == name } }
+
+    /// Every element below this one, depth first, in document order.
+    var descendants: [XElement] {
+        var out: [XElement] = []
+        var stack = Array(elements.reversed())
+        while let e = stack.popLast() {
+            out.append(e)
+            stack.append(contentsOf: e.elements.reversed())
+        }
+        return out
+    }
+
+    /// All the text inside, whitespace as written.
+    var text: String {
+        var out = ""
+        var stack: [XNode] = children.reversed()
+        while let node = stack.popLast() {
+            switch node {
+            case let .text(t): out += t
+            case let .element(e): stack.append(contentsOf: e.children.reversed())
+            }
+        }
+        return out
+    }
+}
+
+enum XNode {
+    case element(XElement)
+    case text(String)
+}
+
+/// Parses XML into an `XElement` tree, refusing what could make parsing unbounded or reach
+/// outside the file: any `<!DOCTYPE` or `<!ENTITY` is refused before the parser runs (no
+/// external entities, no entity expansion bombs), external entities stay unresolved, and
+/// depth and element count are capped.
+enum XMLTree {
+    static let maximumBytes = 16 * 1024 * 1024
+    static let maximumDepth = 256
+    static let maximumElements = 500_000
+
+    enum Problem: Error, Equatable {
+        /// A hostile or absurd file: refused as a whole.
+        case refused(String)
+        /// Not well-formed: the item is reported and left out.
+        case malformed(line: Int, String)
+    }
+
+    static func parse(_ bytes: [UInt8]) throws(Problem) -> XElement {
+        guard bytes.count <= maximumBytes else { throw .refused("the XML file is larger than 16 MiB") }
+        let text = try decode(bytes)
+        if let found = declaration(in: text) {
+            throw .refused("the XML declares \(found); QTI needs none, and document types can read other files or expand without end")
+        }
+        let prepared = numericEntities(withoutXMLDeclaration(text))
+        let builder = TreeBuilder()
+        let parser = XMLParser(data: Data(prepared.utf8))
+        parser.shouldResolveExternalEntities = false
+        parser.shouldProcessNamespaces = false
+        parser.shouldReportNamespacePrefixes = false
+        parser.delegate = builder
+        let ok = parser.parse()
+        if let refusal = builder.refusal { throw .refused(refusal) }
+        guard ok, let root = builder.root else {
+            let line = max(1, parser.lineNumber)
+            let why = parser.parserError.map { describe($0) } ?? "it is not well-formed XML"
+            throw .malformed(line: line, "the XML cannot be read: \(why.clippedForMessage(limit: 200))")
+        }
+        return root
+    }
+
+    static func describe(_ error: Error) -> String {
+        let ns = error as NSError
+        if let reason = ns.userInfo[NSLocalizedDescriptionKey] as? String, !reason.isEmpty {
+            return reason.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return "not well-formed (XML error \(ns.code))"
+    }
+
+    /// `<!DOCTYPE` or `<!ENTITY`, in any case, anywhere.
+    static func declaration(in text: String) -> String? {
+        let upper = text.uppercased()
+        if upper.contains("<!DOCTYPE") { return "a document type (<!DOCTYPE)" }
+        if upper.contains("<!ENTITY") { return "an entity (<!ENTITY)" }
+        return nil
+    }
+
+    /// UTF-8 (with or without a byte-order mark), UTF-16 with a mark, or Latin-1 when the
+    /// declaration says so.
+    static func decode(_ bytes: [UInt8]) throws(Problem) -> String {
+        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
+            let little = bytes[0] == 0xFF
+            guard let s = String(bytes: bytes.dropFirst(2), encoding: little ? .utf16LittleEndian : .utf16BigEndian) else {
+                throw .malformed(line: 1, "the file says it is UTF-16 but is not")
+            }
+            return s
+        }
+        let body = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
+        let head = String(decoding: body.prefix(200), as: UTF8.self).lowercased()
+        if head.hasPrefix("<?xml"), let encoding = head.split(separator: "?>").first,
+           encoding.contains("iso-8859-1") || encoding.contains("latin1") || encoding.contains("windows-1252") {
+            return String(bytes: body, encoding: encoding.contains("windows-1252") ? .windowsCP1252 : .isoLatin1) ?? ""
+        }
+        guard let s = String(validating: body, as: UTF8.self) else {
+            throw .malformed(line: 1, "the file is not UTF-8; save it as UTF-8")
+        }
+        return s
+    }
+
+    /// The text handed to the parser is UTF-8 whatever the file declared, so the declaration goes.
+    static func withoutXMLDeclaration(_ text: String) -> String {
+        let trimmed = text.drop { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }
+        guard trimmed.hasPrefix("<?xml"), let end = trimmed.range(of: "?>") else { return text }
+        // Keep the line count so reported lines still match the file.
+        let removed = trimmed[..<end.upperBound]
+        let lines = removed.filter { $0 == "\n" }.count + text.prefix(text.count - trimmed.count).filter { $0 == "\n" }.count
+        return String(repeating: "\n", count: lines) + trimmed[end.upperBound...]
+    }
+
+    /// HTML's named references (`&nbsp;`, `&eacute;`) as numeric ones: without a DTD an XML
+    /// parser knows only the five of XML itself. CDATA sections are left alone.
+    static func numericEntities(_ text: String) -> String {
+        guard text.contains("&") else { return text }
+        let s = Array(text.unicodeScalars)
+        var out = String.UnicodeScalarView()
+        var i = 0
+        while i < s.count {
+            if s[i] == "<", s[i...].starts(with: "<![CDATA[".unicodeScalars) {
+                var search = HTMLText.Search(s)
+                let end = search.end(of: "]]>", from: i) ?? s.count
+                out.append(contentsOf: s[i..<end])
+                i = end
+                continue
+            }
+            if s[i] == "&" {
+                var j = i + 1
+                var name = String.UnicodeScalarView()
+                while j < s.count, j - i <= 12, s[j].properties.isAlphabetic || ("0"..."9").contains(s[j]) {
+                    name.append(s[j])
+                    j += 1
+                }
+                let word = String(name)
+                if j < s.count, s[j] == ";", !word.isEmpty, !Entities.xmlPredefined.contains(word),
+                   let code = Entities.named[word] {
+                    out.append(contentsOf: "&#\(code);".unicodeScalars)
+                    i = j + 1
+                    continue
+                }
+            }
+            out.append(s[i])
+            i += 1
+        }
+        return String(out)
+    }
+
+    /// QTI 3 names (`qti-choice-interaction`, `max-choices`) as QTI 2 names (`choiceInteraction`, `maxChoices`).
+    static func localName(_ qualified: String, element: Bool) -> String {
+        var name = Substring(qualified)
+        if let colon = name.lastIndex(of: ":") { name = name[name.index(after: colon)...] }
+        if element && name.hasPrefix("qti-") { name = name.dropFirst(4) }
+        guard name.contains("-"), element || !name.hasPrefix("data-") else { return String(name) }
+        var out = ""
+        var upper = false
+        for c in name {
+            if c == "-" { upper = true; continue }
+            out += upper ? c.uppercased() : String(c)
+            upper = false
+        }
+        return out
+    }
+
+    final class TreeBuilder: NSObject, XMLParserDelegate {
+        var root: XElement?
+        var stack: [XElement] = []
+        var count = 0
+        var refusal: String?
+
+        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+                    qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
+            count += 1
+            if stack.count >= XMLTree.maximumDepth || count > XMLTree.maximumElements {
+                refusal = stack.count >= XMLTree.maximumDepth
+                    ? "the XML nests deeper than \(XMLTree.maximumDepth) levels"
+                    : "the XML has more than \(XMLTree.maximumElements) elements"
+                parser.abortParsing()
+                return
+            }
+            var attributes: [String: String] = [:]
+            for (key, value) in attributeDict { attributes[XMLTree.localName(key, element: false)] = value }
+            let element = XElement(name: XMLTree.localName(elementName, element: true), attributes: attributes,
+                                   line: max(1, parser.lineNumber))
+            if let parent = stack.last {
+                parent.children.append(.element(element))
+            } else if root == nil {
+                root = element
+            }
+            stack.append(element)
+        }
+
+        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
+            _ = stack.popLast()
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) {
+            stack.last?.children.append(.text(string))
+        }
+
+        func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+            stack.last?.children.append(.text(String(decoding: CDATABlock, as: UTF8.self)))
+        }
+
+        func parser(_ parser: XMLParser, resolveExternalEntityName name: String, systemID: String?) -> Data? {
+            refusal = "the XML refers to an external entity"
+            parser.abortParsing()
+            return nil
+        }
+    }
+}

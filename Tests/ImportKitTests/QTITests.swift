@@ -1,0 +1,338 @@
+import AssessmentKit
+import Foundation
+import Testing
+import ZIPFoundation
+@testable import ImportKit
+
+@Suite("QTI 2.1 and 3.0 items and packages")
+struct QTITests {
+    static let versions = ["qti21", "qti30"]
+
+    func item(_ version: String, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> ImportedBank {
+        let path = "\(version)/\(name).xml"
+        return try QTIReader.read(bytes: try Fixtures.bytes(path), file: path, folder: nil, path: nil)
+    }
+
+    func only(_ version: String, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Item {
+        let bank = try item(version, name)
+        #expect(bank.errors.isEmpty && bank.skips.isEmpty, "\(bank.diagnostics)", sourceLocation: sourceLocation)
+        return try #require(bank.items.first, sourceLocation: sourceLocation)
+    }
+
+    @Test(arguments: versions)
+    func choice(version: String) throws {
+        let q = try only(version, "choice")
+        #expect(q.kind == .choice(choices: [
+            "You must stay with your luggage at all times.", "Do not let someone else look after your luggage.",
+            "Remember your luggage when you leave.",
+        ], answer: "You must stay with your luggage at all times."))
+        #expect(q.prompt == "Look at the text in the picture.\n\n[image: NEVER LEAVE LUGGAGE UNATTENDED]\n\nWhat does it say?")
+        #expect(q.points == 1)
+        #expect(q.marking == nil)
+    }
+
+    @Test(arguments: versions)
+    func choiceMultipleWithAMappingBecomesCredits(version: String) throws {
+        let q = try only(version, "choice_multiple")
+        #expect(q.kind == .multiple(choices: ["Hydrogen", "Helium", "Carbon", "Oxygen", "Nitrogen", "Chlorine"],
+                                    answers: ["Hydrogen", "Oxygen"], scoring: .partial))
+        // upperBound 2: H and O earn 1 each (50 %), Cl costs 1 (−50 %), the rest the default −2 (−100 %).
+        #expect(q.marking == .choices([
+            ChoiceMark(text: "Hydrogen", credit: 50), ChoiceMark(text: "Helium", credit: -100), ChoiceMark(text: "Carbon", credit: -100),
+            ChoiceMark(text: "Oxygen", credit: 50), ChoiceMark(text: "Nitrogen", credit: -100), ChoiceMark(text: "Chlorine", credit: -50),
+        ]))
+        #expect(q.points == 2)
+        #expect(Scoring.score(q, .multiple(["Hydrogen", "Oxygen"])).points == 2)
+        #expect(Scoring.score(q, .multiple(["Hydrogen", "Oxygen", "Chlorine"])).points == 1)
+    }
+
+    @Test func choiceMultipleWithoutAMappingNeedsTheExactSet() throws {
+        let q = try only("qti21", "choice_multiple_key")
+        #expect(q.kind == .multiple(choices: ["2", "3", "4"], answers: ["2", "3"], scoring: .allOrNothing))
+    }
+
+    @Test(arguments: versions)
+    func order(version: String) throws {
+        let q = try only(version, "order")
+        #expect(q.kind == .order(items: ["Michael Schumacher", "Rubens Barrichello", "Jenson Button"]))
+        #expect(q.prompt.hasPrefix("The following F1 drivers finished on the podium"))
+    }
+
+    @Test(arguments: versions)
+    func match(version: String) throws {
+        let q = try only(version, "match")
+        #expect(q.kind == .match(pairs: [
+            MatchPair(left: "Capulet", right: "Romeo and Juliet"), MatchPair(left: "Demetrius", right: "A Midsummer-Night's Dream"),
+            MatchPair(left: "Lysander", right: "A Midsummer-Night's Dream"), MatchPair(left: "Prospero", right: "The Tempest"),
+        ], distractors: ["Hamlet"]))
+        #expect(q.points == 3)
+    }
+
+    @Test(arguments: versions)
+    func textEntryHonoursCaseAndMappedCredit(version: String) throws {
+        let q = try only(version, "text_entry")
+        #expect(q.kind == .text(accept: ["York"], caseSensitive: true))
+        #expect(q.marking == .texts([TextAnswer(text: "York"), TextAnswer(text: "york", credit: 50)]))
+        #expect(q.prompt.contains("Made glorious summer by this sun of _____;\nAnd all the clouds"))
+        #expect(Scoring.score(q, .text("york")).points == 0.5)
+        #expect(Scoring.score(q, .text("YORK")).outcome == .incorrect)
+    }
+
+    @Test(arguments: versions)
+    func numericTextEntryKeepsItsTolerance(version: String) throws {
+        let q = try only(version, "text_entry_numeric")
+        #expect(q.kind == .numeric(.value(9.81, tolerance: 0.05)))
+        #expect(q.prompt == "The acceleration due to gravity near the Earth's surface is _____ m/s².")
+    }
+
+    @Test(arguments: versions)
+    func extendedTextIsAnEssayAndTheScorersRubricAProctorNote(version: String) throws {
+        let q = try only(version, "extended_text")
+        #expect(q.kind == .essay(minWords: nil, maxWords: nil))
+        #expect(q.points == 5)
+        #expect(q.prompt.hasSuffix("Write Sam a postcard. Answer the questions. Write 25-35 words."))
+        #expect(!q.prompt.contains("Give a point"))
+        #expect(q.proctorNote == "Give a point for each question Sam asked that is answered.")
+    }
+
+    @Test(arguments: versions)
+    func aLoneInlineChoiceIsAChoice(version: String) throws {
+        let q = try only(version, "inline_choice")
+        #expect(q.kind == .choice(choices: ["Gloucester", "Lancaster", "York"], answer: "York"))
+        #expect(q.prompt.contains("by this sun of _____;"))
+    }
+
+    @Test(arguments: [
+        ("qti21", "associate", "associateInteraction"), ("qti21", "gap_match", "gapMatchInteraction"),
+        ("qti21", "hottext", "hottextInteraction"), ("qti21", "slider", "sliderInteraction"),
+        ("qti30", "associate", "associateInteraction"), ("qti30", "gap_match", "gapMatchInteraction"),
+        ("qti30", "hottext", "hottextInteraction"), ("qti30", "slider", "sliderInteraction"),
+        ("qti21", "hotspot", "picture"), ("qti21", "adaptive", "adaptive item"), ("qti21", "two_interactions", "2 interactions"),
+    ])
+    func unsupportedItemsAreSkippedWithAReason(version: String, name: String, reason: String) throws {
+        let bank = try item(version, name)
+        #expect(bank.items.isEmpty)
+        #expect(bank.skips.count == 1)
+        let skip = try #require(bank.skips.first)
+        #expect(skip.description.hasPrefix("\(version)/\(name).xml:"))
+        #expect(skip.description.contains(": warning: skipped: "))
+        #expect(skip.message.contains(reason), "\(skip.message)")
+    }
+
+    @Test func everyFixtureItemImportsOrIsSkippedAndTheImportedOnesValidate() throws {
+        var banks: [ImportedBank] = []
+        for version in Self.versions {
+            for path in Fixtures.files(in: version, extensions: [".xml"]) {
+                let bank = try QTIReader.read(bytes: try Fixtures.bytes(path), file: path, folder: nil, path: nil)
+                #expect(bank.errors.isEmpty, "\(path): \(bank.diagnostics)")
+                #expect(bank.items.count + bank.skips.count == 1, "\(path)")
+                banks.append(bank)
+            }
+        }
+        #expect(banks.count >= 20, "the fixture loop ran over \(banks.count) files")
+        let a = try expectValidAssessment(banks)
+        #expect(a.items.count == 17)
+    }
+
+    static func folder(_ name: String) throws -> MemoryPackage {
+        var files: [String: [UInt8]] = [:]
+        for path in Fixtures.files(in: name, extensions: [".xml", ".png"]) {
+            files[String(path.dropFirst(name.count + 1))] = try Fixtures.bytes(path)
+        }
+        return MemoryPackage(name: name, files: files)
+    }
+
+    @Test func aPackageFolderImportsInManifestOrderWithMissingAssetsAsWarnings() throws {
+        let package = try Self.folder("package21")
+        #expect(package.paths.count == 6)
+        let bank = try QTIReader.readPackage(package, name: "package21")
+        #expect(bank.types == [.choice, .order, .match])
+        #expect(bank.questions.map(\.name) == ["choice", "order", "match"])
+        #expect(Set(bank.diagnostics.map(\.description)) == [
+            "package21/items/order.xml: warning: missing asset items/images/podium.png (listed in the manifest)",
+            "package21/imsmanifest.xml: warning: missing asset shared/style.css (listed in the manifest)",
+            "package21/imsmanifest.xml: error: the manifest lists items/gone.xml, which is not in the package",
+            "package21/items/hotspot.xml:12: warning: skipped: hotspotInteraction needs a picture to point at, which a terminal cannot show",
+        ])
+        _ = try expectValidAssessment([bank])
+    }
+
+    @Test func aManifestFileNamedDirectlyReadsItsFolder() throws {
+        let package = try Self.folder("package30")
+        let bank = try QTIReader.read(bytes: try Fixtures.bytes("package30/imsmanifest.xml"), file: "package30/imsmanifest.xml",
+                                      folder: package, path: "imsmanifest.xml")
+        #expect(bank.types == [.text, .choice])
+        #expect(bank.skips.count == 1)
+    }
+
+    static func zip(_ files: [(String, [UInt8])], compress: Bool = true) throws -> [UInt8] {
+        let archive = try Archive(data: Data(), accessMode: .create)
+        for (path, bytes) in files {
+            try archive.addEntry(with: path, type: .file, uncompressedSize: Int64(bytes.count),
+                                 compressionMethod: compress ? .deflate : .none) { position, size in
+                Data(bytes[Int(position)..<Int(position) + size])
+            }
+        }
+        return [UInt8](try #require(archive.data))
+    }
+
+    @Test func aZipPackageImportsLikeItsFolder() throws {
+        let package = try Self.folder("package21")
+        let zip = try Self.zip(package.files.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+        let bank = try QTIReader.read(bytes: zip, file: "package21.zip", folder: nil, path: nil)
+        #expect(bank.types == [.choice, .order, .match])
+        #expect(bank.diagnostics.contains { $0.description == "package21.zip:items/order.xml: warning: missing asset items/images/podium.png (listed in the manifest)" })
+    }
+
+    @Test func aZipWithoutAManifestReadsEveryItem() throws {
+        let zip = try Self.zip([("a/choice.xml", try Fixtures.bytes("qti30/choice.xml")), ("b/order.xml", try Fixtures.bytes("qti21/order.xml"))])
+        let bank = try QTIReader.read(bytes: zip, file: "loose.zip", folder: nil, path: nil)
+        #expect(bank.types == [.choice, .order])
+        #expect(bank.diagnostics.map(\.description) == [
+            "loose.zip: warning: the package has no imsmanifest.xml; every XML file in it is read as an item",
+            "loose.zip:a/choice.xml: warning: missing asset a/images/sign.png (shown by the item)",
+        ])
+    }
+
+    func refusal(_ body: () throws -> Void) -> ImportRefusal? {
+        do {
+            try body()
+            return nil
+        } catch let refusal as ImportRefusal {
+            return refusal
+        } catch {
+            return nil
+        }
+    }
+
+    @Test(arguments: ["hostile/xxe.xml", "hostile/billion-laughs.xml"])
+    func documentTypesAreRefusedBeforeParsing(file: String) throws {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let refused = refusal { _ = try QTIReader.read(bytes: try Fixtures.bytes(file), file: file, folder: nil, path: nil) }
+        #expect(refused?.description.hasPrefix("\(file): refused: the XML declares a document type (<!DOCTYPE)") == true, "\(String(describing: refused))")
+        #expect(clock.now - start < .seconds(2))
+    }
+
+    @Test func anEntityWithoutADoctypeAndDeepNestingAreRefusedToo() {
+        #expect(throws: XMLTree.Problem.refused("the XML declares an entity (<!ENTITY); QTI needs none, and document types can read other files or expand without end")) {
+            try XMLTree.parse(Array("<a><!eNtItY x 'y'></a>".utf8))
+        }
+        let deep = String(repeating: "<a>", count: 5000) + String(repeating: "</a>", count: 5000)
+        #expect(throws: XMLTree.Problem.refused("the XML nests deeper than 256 levels")) { try XMLTree.parse(Array(deep.utf8)) }
+    }
+
+    @Test func aSurveyItemWithoutAKeyIsSkipped() throws {
+        let xml = """
+            <assessmentItem identifier="likert"><responseDeclaration identifier="R" cardinality="single" baseType="identifier"/>
+            <itemBody><choiceInteraction responseIdentifier="R" maxChoices="1"><prompt>I like QTI.</prompt>
+            <simpleChoice identifier="A">Agree</simpleChoice><simpleChoice identifier="D">Disagree</simpleChoice>
+            </choiceInteraction></itemBody></assessmentItem>
+            """
+        let bank = try QTIReader.read(bytes: Array(xml.utf8), file: "likert.xml", folder: nil, path: nil)
+        #expect(bank.skips.map(\.message) == ["the item names no correct response (a survey, or an item a person scores), so Carrel cannot score it"])
+    }
+
+    @Test func otherQTIDocumentsAreNamed() throws {
+        let qti12 = try QTIReader.read(bytes: Array("<questestinterop><item/></questestinterop>".utf8), file: "old.xml", folder: nil, path: nil)
+        #expect(qti12.diagnostics.map(\.description) == ["old.xml:1: error: this is QTI 1.x (<questestinterop>); export the items as QTI 2.1 or 3.0"])
+        let test = try QTIReader.read(bytes: Array("<qti-assessment-test identifier='t'/>".utf8), file: "test.xml", folder: nil, path: nil)
+        #expect(test.errors.first?.message.hasPrefix("this is a QTI test, not an item") == true)
+    }
+
+    @Test func imagesWithoutADescriptionAreNamedByTheirFile() throws {
+        let xml = """
+            <assessmentItem identifier="i"><responseDeclaration identifier="R" cardinality="single" baseType="identifier">
+            <correctResponse><value>A</value></correctResponse></responseDeclaration>
+            <itemBody><choiceInteraction responseIdentifier="R" maxChoices="1"><prompt>Which flag?</prompt>
+            <simpleChoice identifier="A"><img src="flags/fr.png"/></simpleChoice><simpleChoice identifier="B"><img src="flags/it%20a.png"/></simpleChoice>
+            </choiceInteraction></itemBody></assessmentItem>
+            """
+        let bank = try QTIReader.read(bytes: Array(xml.utf8), file: "i.xml", folder: nil, path: nil)
+        #expect(bank.items.first?.kind == .choice(choices: ["[image: fr.png]", "[image: it a.png]"], answer: "[image: fr.png]"))
+    }
+
+    @Test func preformattedTextKeepsItsLayout() throws {
+        let xml = """
+            <assessmentItem identifier="p"><responseDeclaration identifier="R" cardinality="single" baseType="string"/>
+            <itemBody><p>What does this print?</p><pre>for i in 1...2 {
+                print(i)
+            }</pre><extendedTextInteraction responseIdentifier="R"/></itemBody></assessmentItem>
+            """
+        let bank = try QTIReader.read(bytes: Array(xml.utf8), file: "p.xml", folder: nil, path: nil)
+        #expect(bank.items.first?.prompt == "What does this print?\n\nfor i in 1...2 {\n    print(i)\n}")
+    }
+
+    @Test func htmlEntitiesInItemsAreReadWithoutADTD() throws {
+        let xml = """
+            <assessmentItem identifier="e"><responseDeclaration identifier="R" cardinality="single" baseType="identifier">
+            <correctResponse><value>A</value></correctResponse></responseDeclaration>
+            <itemBody><choiceInteraction responseIdentifier="R" maxChoices="1"><prompt>Caf&eacute;&nbsp;&mdash; &amp; <![CDATA[&copy; stays]]></prompt>
+            <simpleChoice identifier="A">&laquo;oui&raquo;</simpleChoice><simpleChoice identifier="B">non</simpleChoice>
+            </choiceInteraction></itemBody></assessmentItem>
+            """
+        let bank = try QTIReader.read(bytes: Array(xml.utf8), file: "e.xml", folder: nil, path: nil)
+        #expect(bank.items.first?.prompt == "Café — & &copy; stays")
+        #expect(bank.items.first?.kind == .choice(choices: ["«oui»", "non"], answer: "«oui»"))
+    }
+
+    @Test func pathsLeavingThePackageAreRefused() throws {
+        let zip = try Self.zip([("imsmanifest.xml", Array("<manifest/>".utf8)), ("../../etc/evil.xml", Array("<a/>".utf8))])
+        let refused = refusal { _ = try QTIReader.read(bytes: zip, file: "evil.zip", folder: nil, path: nil) }
+        #expect(refused?.description == "evil.zip: refused: the package holds the path “../../etc/evil.xml”, which leads outside it")
+        let absolute = try Self.zip([("/etc/passwd", Array("x".utf8))])
+        #expect(refusal { _ = try QTIReader.read(bytes: absolute, file: "abs.zip", folder: nil, path: nil) } != nil)
+        #expect(PackagePath.resolve("../../x.png", from: "items/q.xml") == nil)
+        #expect(PackagePath.resolve("../img/x%20y.png", from: "items/q.xml") == "img/x y.png")
+        #expect(PackagePath.resolve("https://example.org/x.png", from: "q.xml") == nil)
+    }
+
+    /// Offset of the central directory record of the first entry, and of the end record.
+    static func directory(_ zip: [UInt8]) throws -> (entry: Int, end: Int) {
+        let end = try #require(ZipStructure.endRecord(zip))
+        return (Int(ZipStructure.u32(zip, end + 16)), end)
+    }
+
+    @Test func damagedDirectoriesAndTruncatedStreamsAreRefusedNotFollowed() throws {
+        let item = try Fixtures.bytes("qti21/choice.xml")
+        let manifest = #"<manifest><resources><resource type="imsqti_item_xmlv2p1" href="items/choice.xml"/></resources></manifest>"#
+        let good = try Self.zip([("imsmanifest.xml", Array(manifest.utf8)), ("items/choice.xml", item)])
+        #expect(try QTIReader.read(bytes: good, file: "good.zip", folder: nil, path: nil).types == [.choice])
+
+        // The directory says it starts past the end of the file.
+        var outside = good
+        let (_, end) = try Self.directory(good)
+        outside.replaceSubrange((end + 16)..<(end + 20), with: [0xF0, 0xFF, 0xFF, 0x7F])
+        #expect(refusal { _ = try QTIReader.read(bytes: outside, file: "o.zip", folder: nil, path: nil) }?.reason
+                == "the zip archive is damaged (its directory points outside the file)")
+
+        // The second entry's deflated data is cut short: the inflater must stop, not wait.
+        var cut = good
+        let (first, _) = try Self.directory(good)
+        let second = first + 46 + Int(ZipStructure.u16(good, first + 28)) + Int(ZipStructure.u16(good, first + 30))
+        cut.replaceSubrange((second + 20)..<(second + 24), with: [7, 0, 0, 0])
+        let clock = ContinuousClock()
+        let start = clock.now
+        let refused = refusal { _ = try QTIReader.read(bytes: cut, file: "cut.zip", folder: nil, path: nil) }
+        #expect(clock.now - start < .seconds(5))
+        #expect(refused?.reason == "the file cannot be unpacked: its compressed data is damaged", "\(String(describing: refused))")
+        // Garbage is not a zip at all.
+        #expect(refusal { _ = try ZipPackage(bytes: Array("PK\u{03}\u{04}nonsense".utf8), name: "g.zip") }?.reason
+                == "this is not a zip archive (no end of central directory)")
+    }
+
+    @Test func zipBombsAreRefusedInBoundedTime() throws {
+        let clock = ContinuousClock()
+        let start = clock.now
+        // 64 MiB of zeros packs into a few dozen KiB: far above any ratio a bank has.
+        let zeros = [UInt8](repeating: 0, count: 64 * 1024 * 1024)
+        let bomb = try Self.zip([("imsmanifest.xml", Array("<manifest/>".utf8)), ("items/bomb.xml", zeros)])
+        #expect(bomb.count < 1024 * 1024)
+        let refused = refusal { _ = try QTIReader.read(bytes: bomb, file: "bomb.zip", folder: nil, path: nil) }
+        #expect(refused?.description.contains("looks like a zip bomb") == true, "\(String(describing: refused))")
+        let many = try Self.zip((0...ZipPackage.maximumEntries).map { ("f\($0).txt", [UInt8]()) }, compress: false)
+        #expect(refusal { _ = try QTIReader.read(bytes: many, file: "many.zip", folder: nil, path: nil) }?.reason
+                == "the package has more than 10000 files")
+        #expect(clock.now - start < .seconds(60))
+    }
+}

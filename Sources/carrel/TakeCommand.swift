@@ -24,7 +24,7 @@ struct TakeCommand: ParsableCommand {
     @Argument(help: "The assessment file (.yaml).") var file: String
     @Option(help: "The candidate's name, shown on screen and in the result.") var candidate: String?
     @Option(name: .customLong("extra-time"), help: ArgumentHelp(
-        "Extra time: a multiplier (1.5), fixed minutes (+15m), or unlimited.", valueName: "time"))
+        "Extra time: a multiplier from 1 to 10 (1.5), added time (+15m), or unlimited.", valueName: "time"))
     var extraTime: ExtraTime?
     @OptionGroup var display: DisplayOptions
     @OptionGroup var state: StateOptions

@@ -73,7 +73,7 @@ let package = Package(
         // In-memory edges for the runtime, shared by the test targets.
         .target(
             name: "SessionTestSupport",
-            dependencies: ["AssessmentKit", "SessionKit", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["AssessmentKit", "SessionKit", "Lockdown", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Tests/SessionTestSupport"
         ),
         .testTarget(name: "AssessmentKitTests", dependencies: ["AssessmentKit"]),

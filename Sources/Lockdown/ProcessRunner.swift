@@ -44,13 +44,28 @@ public enum ProcessRunner {
         private let lock = NSLock()
         private var stored: Ending = .failed("did not run")
         private var childPid: pid_t = 0
+        private var givenUp = false
         var value: Ending {
             get { lock.withLock { stored } }
             set { lock.withLock { stored = newValue } }
         }
-        var pid: pid_t {
-            get { lock.withLock { childPid } }
-            set { lock.withLock { childPid = newValue } }
+        /// Records the helper's pid; a helper that starts after its deadline passed is killed
+        /// at once.
+        func started(_ pid: pid_t) {
+            let late = lock.withLock {
+                childPid = pid
+                return givenUp
+            }
+            if late { kill(pid, SIGKILL) }
+        }
+
+        /// Past the deadline: kills the helper if it runs, or as soon as it starts.
+        func giveUp() {
+            let pid = lock.withLock {
+                givenUp = true
+                return childPid
+            }
+            if pid > 0 { kill(pid, SIGKILL) }
         }
     }
 
@@ -92,8 +107,7 @@ public enum ProcessRunner {
         if done.wait(timeout: .now() + max(0, timeout)) == .timedOut {
             // Past the deadline the helper is killed; its run then ends by itself.
             timedOut = true
-            let pid = box.pid
-            if pid > 0 { kill(pid, SIGKILL) }
+            box.giveUp()
             done.wait()
         }
 
@@ -129,7 +143,7 @@ public enum ProcessRunner {
                     output: .fileDescriptor(FileDescriptor(rawValue: stdout), closeAfterSpawningProcess: false),
                     error: .fileDescriptor(FileDescriptor(rawValue: stdout), closeAfterSpawningProcess: false)
                 ) { execution in
-                    box.pid = execution.processIdentifier.value
+                    box.started(execution.processIdentifier.value)
                 }
                 switch result.terminationStatus {
                 case let .exited(code): return .exited(Int32(truncatingIfNeeded: code))

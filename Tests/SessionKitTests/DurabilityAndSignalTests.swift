@@ -3,6 +3,7 @@ import Glibc
 #endif
 import AssessmentKit
 import Foundation
+import SessionTestSupport
 import Lockdown
 import Testing
 @testable import SessionKit

@@ -1,22 +1,22 @@
 import Foundation
 import Lockdown
-@testable import SessionKit
+import SessionKit
 
 extension StateLocation {
     /// The state directories, as a session creates them.
-    func prepare() throws {
+    public func prepare() throws {
         try SecureFiles.prepareDirectory(stateDirectory)
         try SecureFiles.prepareDirectory(resultsDirectory)
     }
 
-    var lockState: LockState { FileSessionLock(location: self).inspect() }
+    public var lockState: LockState { FileSessionLock(location: self).inspect() }
 }
 
-struct NoJournal: Error {}
+public struct NoJournal: Error {}
 
 extension Journal {
     /// The journal file of a state directory, opened as the product opens it.
-    convenience init(location: StateLocation) throws {
+    public convenience init(location: StateLocation) throws {
         guard let writer = try SecureStateStorage(location: location).openJournal(create: true) else { throw NoJournal() }
         try self.init(writer: writer)
     }

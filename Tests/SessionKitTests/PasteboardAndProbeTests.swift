@@ -7,6 +7,19 @@ import SessionTestSupport
 import Lockdown
 import Testing
 
+/// Writes a script through a close-on-exec descriptor: a process another test starts at the
+/// same moment must not inherit it open for writing, or running it fails with ETXTBSY for as
+/// long as that process lives.
+func writeExecutable(_ text: String, to path: String) throws {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+    guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    defer { close(fd) }
+    let bytes = Array(text.utf8)
+    guard bytes.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == bytes.count else {
+        throw POSIXError(.EIO)
+    }
+}
+
 /// Stands in for xsel, xclip, wl-copy and screen: a script that records its arguments.
 struct FakeTools {
     let dir: String
@@ -19,8 +32,7 @@ struct FakeTools {
         for name in names {
             let script = "#!/bin/sh\necho \"\(name) $*\" >> \"\(log)\"\nexit \(exitCode)\n"
             let path = "\(dir)/\(name)"
-            try script.write(toFile: path, atomically: true, encoding: .utf8)
-            chmod(path, 0o755)
+            try writeExecutable(script, to: path)
         }
     }
 
@@ -107,8 +119,7 @@ struct PasteboardAndProbeTests {
         let box = try Sandbox()
         let dir = box.root + "/slow"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        try "#!/bin/sh\nsleep 30\n".write(toFile: dir + "/xsel", atomically: true, encoding: .utf8)
-        chmod(dir + "/xsel", 0o755)
+        try writeExecutable("#!/bin/sh\nsleep 30\n", to: dir + "/xsel")
         let started = Date()
         let r = ProcessRunner.run(dir + "/xsel", [], environment: ["PATH": "/bin:/usr/bin"], timeout: 0.5)
         #expect(r.timedOut)

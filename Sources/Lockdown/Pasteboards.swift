@@ -135,13 +135,13 @@ public struct X11Pasteboard: PasteboardBackend {
             let a = ProcessRunner.run(xsel, ["--clipboard", "--clear"], environment: environment)
             let b = ProcessRunner.run(xsel, ["--primary", "--clear"], environment: environment)
             if a.status == 0 && b.status == 0 { return .cleared("CLIPBOARD and PRIMARY") }
-            return .failed("xsel could not reach display \(display)")
+            return .failed(ProcessRunner.Output.why("xsel", a.status != 0 ? a : b, display: display))
         }
         if let xclip = ProcessRunner.which("xclip", environment: environment) {
             let a = ProcessRunner.run(xclip, ["-selection", "clipboard", "-i"], input: "", environment: environment)
             let b = ProcessRunner.run(xclip, ["-selection", "primary", "-i"], input: "", environment: environment)
             if a.status == 0 && b.status == 0 { return .cleared("CLIPBOARD and PRIMARY") }
-            return .failed("xclip could not reach display \(display)")
+            return .failed(ProcessRunner.Output.why("xclip", a.status != 0 ? a : b, display: display))
         }
         return .failed("DISPLAY is set but neither xsel nor xclip is installed")
     }

@@ -21,6 +21,16 @@ public enum ProcessRunner {
         public var status: Int32
         public var output: String
         public var timedOut: Bool
+        /// Whether the helper ran at all: false when it could not be started.
+        public var started = true
+
+        /// Why a display helper did not clear: it could not reach the display (it ran and
+        /// failed), it did not answer in time, or it could not be started.
+        static func why(_ tool: String, _ r: Output, display: String) -> String {
+            if r.timedOut { return "\(tool) did not answer within its deadline (display \(display))" }
+            if !r.started { return "\(tool) could not be started: \(r.output)" }
+            return "\(tool) could not reach display \(display)"
+        }
     }
 
     /// Finds `name` on PATH; nil when the program is not installed.
@@ -70,16 +80,17 @@ public enum ProcessRunner {
     }
 
     /// Runs `executable` to completion (or the deadline, when it is killed); synchronous,
-    /// for the session's begin and end steps, which run on the main thread. Never call it
-    /// from a Swift concurrency task: it blocks its thread until the helper's async work,
-    /// which runs on the shared pool, is done.
+    /// for the session's begin and end steps, which run on the main thread. The helper's
+    /// async work runs on a thread of its own (`HelperThread`), never on Swift's shared pool,
+    /// so a deadline holds however busy that pool is; still, never call it from a Swift
+    /// concurrency task, whose thread it would block.
     public static func run(
         _ executable: String, _ arguments: [String], input: String? = nil,
         environment: [String: String], timeout: Double = 10
     ) -> Output {
         let scratch = FileManager.default.temporaryDirectory.path + "/carrel-run-\(getpid())-\(UInt32.random(in: 0 ... .max))"
         let outFD = open(scratch, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard outFD >= 0 else { return Output(status: -1, output: "cannot create a temporary file", timedOut: false) }
+        guard outFD >= 0 else { return Output(status: -1, output: "cannot create a temporary file", timedOut: false, started: false) }
         unlink(scratch)
         defer { close(outFD) }
         var inFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
@@ -99,7 +110,7 @@ public enum ProcessRunner {
         let box = Box()
         let done = DispatchSemaphore(value: 0)
         let (stdinFD, stdoutFD) = (inFD, outFD)
-        Task.detached {
+        Task.detached(executorPreference: HelperThread.shared) {
             box.value = await runAsync(executable, arguments, environment: environment, stdin: stdinFD, stdout: stdoutFD, box: box)
             done.signal()
         }
@@ -124,7 +135,7 @@ public enum ProcessRunner {
         switch box.value {
         case let .exited(code): return Output(status: code, output: text, timedOut: false)
         case .signalled: return Output(status: -1, output: text, timedOut: false)
-        case let .failed(why): return Output(status: -1, output: why, timedOut: false)
+        case let .failed(why): return Output(status: -1, output: why, timedOut: false, started: false)
         }
     }
 
@@ -156,5 +167,39 @@ public enum ProcessRunner {
             }
         }
         return .failed("\(executable) stayed busy")
+    }
+}
+
+/// The one thread that runs helpers' async work. A deadline measured while the shared pool is
+/// busy (other work blocking its few threads) would otherwise expire before the helper even
+/// started; with a thread of its own, a helper's run depends on nothing else in the process.
+final class HelperThread: TaskExecutor, @unchecked Sendable {
+    static let shared = HelperThread()
+
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+
+    private init() {
+        let thread = Thread { [self] in loop() }
+        thread.name = "carrel-helpers"
+        thread.start()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func loop() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty { condition.wait() }
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
     }
 }

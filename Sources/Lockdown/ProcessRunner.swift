@@ -69,6 +69,29 @@ public enum ProcessRunner {
             if late { kill(pid, SIGKILL) }
         }
 
+        private var ownedDescriptors: [Int32] = []
+        private var finished = false
+
+        /// The run is over: descriptors the caller left to it are closed now.
+        func finish() {
+            let fds = lock.withLock {
+                finished = true
+                defer { ownedDescriptors = [] }
+                return ownedDescriptors
+            }
+            for fd in fds { close(fd) }
+        }
+
+        /// The caller stops waiting: the run closes `fds` when it ends (the helper, or a late
+        /// start, may still use them); false when it has already ended and the caller must.
+        func leave(_ fds: [Int32]) -> Bool {
+            lock.withLock {
+                guard !finished else { return false }
+                ownedDescriptors = fds
+                return true
+            }
+        }
+
         /// Past the deadline: kills the helper if it runs, or as soon as it starts.
         func giveUp() {
             let pid = lock.withLock {
@@ -92,7 +115,6 @@ public enum ProcessRunner {
         let outFD = open(scratch, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard outFD >= 0 else { return Output(status: -1, output: "cannot create a temporary file", timedOut: false, started: false) }
         unlink(scratch)
-        defer { close(outFD) }
         var inFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
         if let input {
             let inputPath = scratch + ".in"
@@ -105,21 +127,28 @@ public enum ProcessRunner {
                 inFD = fd
             }
         }
-        defer { if inFD >= 0 { close(inFD) } }
 
         let box = Box()
         let done = DispatchSemaphore(value: 0)
         let (stdinFD, stdoutFD) = (inFD, outFD)
         Task.detached(executorPreference: HelperThread.shared) {
             box.value = await runAsync(executable, arguments, environment: environment, stdin: stdinFD, stdout: stdoutFD, box: box)
+            box.finish()
             done.signal()
         }
         var timedOut = false
         if done.wait(timeout: .now() + max(0, timeout)) == .timedOut {
-            // Past the deadline the helper is killed; its run then ends by itself.
+            // Past the deadline the helper is killed; its run then ends by itself, normally at
+            // once. If even that is late, the caller goes on and the run closes the files.
             timedOut = true
             box.giveUp()
-            done.wait()
+            if done.wait(timeout: .now() + 2) == .timedOut, box.leave([outFD, inFD].filter { $0 >= 0 }) {
+                return Output(status: -1, output: "", timedOut: true)
+            }
+        }
+        defer {
+            close(outFD)
+            if inFD >= 0 { close(inFD) }
         }
 
         lseek(outFD, 0, SEEK_SET)

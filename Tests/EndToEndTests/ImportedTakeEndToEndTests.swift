@@ -1,5 +1,6 @@
 import AssessmentKit
 import Foundation
+import SessionTestSupport
 import Lockdown
 import SessionKit
 import Testing
@@ -13,7 +14,7 @@ struct ImportedTakeEndToEndTests {
     func aGIFTBankImportedThenTaken() throws {
         let t = try #require(TmuxHarness())
         let imported = t.root + "/imported.yaml"
-        let run = ProcessRunner.run(TmuxHarness.carrel, ["import", Self.gift, "--out", imported], environment: t.environment, timeout: 30)
+        let run = ChildSpawn.run(TmuxHarness.carrel, ["import", Self.gift, "--out", imported], environment: t.environment, timeout: 60)
         #expect(run.status == 0, "\(run.output)")
         // The harness's own settings: inside tmux, with a proctor passphrase.
         let hash = try PassphraseHash.make(passphrase: "proctor phrase", logRounds: 10)
@@ -28,7 +29,7 @@ struct ImportedTakeEndToEndTests {
         t.keys("w", "Tab")
         #expect(t.waitFor("w", "Which of these are planets?") != nil)
         t.keys("w", try #require(t.shownLetter("Mars", in: "w")))
-        #expect(t.waitFor("w", "1 picked") != nil)
+        #expect(t.waitFor("w", "1 checked") != nil)
         #expect(t.submit("w"))
 
         let result = try #require(try t.result())

@@ -69,6 +69,28 @@ let failAt = option("--fail-at")
 let extra = option("--extra-time").flatMap(ExtraTime.init(parsing:)) ?? ExtraTime.none
 guard let mode = args.first else { fail(64, "usage: begin FILE | resume [SESSION] | unlock [SESSION]") }
 
+// The pasteboard backends and the helper runner, run in a process of their own: there, a
+// helper's deadline is measured as carrel measures it, not on a test process whose shared
+// pool other tests keep busy.
+if mode == "pasteboard" {
+    let backend: (any PasteboardBackend)?
+    switch args.dropFirst().first {
+    case "x11"?: backend = X11Pasteboard(environment: environment)
+    case "wayland"?: backend = WaylandPasteboard(environment: environment)
+    case "screen"?: backend = ScreenPasteboard(environment: environment)
+    default: backend = nil
+    }
+    guard let backend else { fail(64, "usage: pasteboard x11|wayland|screen") }
+    say("\(backend.clear())")
+    exit(0)
+}
+if mode == "run-helper", args.count >= 3, let timeout = Double(args[2]) {
+    let started = Date()
+    let r = ProcessRunner.run(args[1], Array(args.dropFirst(3)), environment: environment, timeout: timeout)
+    say("timedOut=\(r.timedOut) status=\(r.status) seconds=\(Int(Date().timeIntervalSince(started).rounded(.up)))")
+    exit(0)
+}
+
 let location = StateLocation.resolve(explicit: stateDir, environment: environment)
 var context = SessionContext.system(location: location, environment: environment, needsTerminal: false)
 var enterUI: () throws -> Void = {}

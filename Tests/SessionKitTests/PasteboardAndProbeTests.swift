@@ -60,18 +60,23 @@ final class RecordingTerminal: TerminalSink, @unchecked Sendable {
 // Swift's shared pool: called on the main actor, as carrel calls it, never from a pool thread.
 @MainActor
 struct PasteboardAndProbeTests {
+    /// Clears one backend in the test driver, a process of its own, with only `tools` on PATH.
+    func clear(_ backend: String, _ tools: FakeTools, _ extra: [String: String]) -> String {
+        let r = ChildSpawn.run(ChildProcess.driver, ["pasteboard", backend], environment: tools.environment(extra), timeout: 60)
+        return r.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     @Test func x11ClearsBothSelectionsWithXsel() throws {
         let box = try Sandbox()
         let tools = try FakeTools(box, ["xsel"])
-        let outcome = X11Pasteboard(environment: tools.environment(["DISPLAY": ":9"])).clear()
-        #expect(outcome == .cleared("CLIPBOARD and PRIMARY"))
+        #expect(clear("x11", tools, ["DISPLAY": ":9"]) == "\(PasteboardOutcome.cleared("CLIPBOARD and PRIMARY"))")
         #expect(tools.calls == ["xsel --clipboard --clear", "xsel --primary --clear"])
     }
 
     @Test func x11FallsBackToXclip() throws {
         let box = try Sandbox()
         let tools = try FakeTools(box, ["xclip"])
-        #expect(X11Pasteboard(environment: tools.environment(["DISPLAY": ":9"])).clear() == .cleared("CLIPBOARD and PRIMARY"))
+        #expect(clear("x11", tools, ["DISPLAY": ":9"]) == "\(PasteboardOutcome.cleared("CLIPBOARD and PRIMARY"))")
         #expect(tools.calls == ["xclip -selection clipboard -i", "xclip -selection primary -i"])
     }
 
@@ -86,14 +91,13 @@ struct PasteboardAndProbeTests {
     @Test func x11ReportsAToolThatFails() throws {
         let box = try Sandbox()
         let tools = try FakeTools(box, ["xsel"], exitCode: 1)
-        #expect(X11Pasteboard(environment: tools.environment(["DISPLAY": ":9"])).clear() == .failed("xsel could not reach display :9"))
+        #expect(clear("x11", tools, ["DISPLAY": ":9"]) == "\(PasteboardOutcome.failed("xsel could not reach display :9"))")
     }
 
     @Test func waylandClearsClipboardAndPrimary() throws {
         let box = try Sandbox()
         let tools = try FakeTools(box, ["wl-copy"])
-        let outcome = WaylandPasteboard(environment: tools.environment(["WAYLAND_DISPLAY": "wayland-0"])).clear()
-        #expect(outcome == .cleared("clipboard and primary"))
+        #expect(clear("wayland", tools, ["WAYLAND_DISPLAY": "wayland-0"]) == "\(PasteboardOutcome.cleared("clipboard and primary"))")
         #expect(tools.calls == ["wl-copy --clear", "wl-copy --primary --clear"])
         #expect(WaylandPasteboard(environment: tools.environment([:])).clear() == .notPresent)
     }
@@ -101,8 +105,7 @@ struct PasteboardAndProbeTests {
     @Test func screenEmptiesItsRegister() throws {
         let box = try Sandbox()
         let tools = try FakeTools(box, ["screen"])
-        let outcome = ScreenPasteboard(environment: tools.environment(["STY": "1234.pts-0.lab"])).clear()
-        #expect(outcome == .cleared("the paste register"))
+        #expect(clear("screen", tools, ["STY": "1234.pts-0.lab"]) == "\(PasteboardOutcome.cleared("the paste register"))")
         #expect(tools.calls == ["screen -S 1234.pts-0.lab -X register . "])
     }
 
@@ -120,10 +123,11 @@ struct PasteboardAndProbeTests {
         let dir = box.root + "/slow"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         try writeExecutable("#!/bin/sh\nsleep 30\n", to: dir + "/xsel")
-        let started = Date()
-        let r = ProcessRunner.run(dir + "/xsel", [], environment: ["PATH": "/bin:/usr/bin"], timeout: 0.5)
-        #expect(r.timedOut)
-        #expect(Date().timeIntervalSince(started) < 20)
+        let r = ChildSpawn.run(ChildProcess.driver, ["run-helper", dir + "/xsel", "0.5"], environment: ["PATH": "/bin:/usr/bin"], timeout: 60)
+        let line = r.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(line.hasPrefix("timedOut=true "), "\(line)")
+        let seconds = line.components(separatedBy: "seconds=").last.flatMap { Int($0) } ?? 99
+        #expect(seconds < 20, "stopped at its deadline, not after the helper's 30 s: \(line)")
     }
 
     @Test func everyBackendIsAskedAndReportedInOrder() {

@@ -100,7 +100,7 @@ public struct ResultDocument: Sendable, Equatable, Codable {
             session: record.id, candidate: record.candidate, status: reason,
             assessment: AssessmentRef(id: assessment.id, title: assessment.title, fingerprint: record.fingerprint),
             startedAt: Timestamp.iso(record.startedAt), endedAt: Timestamp.iso(endedAt),
-            timeUsedSeconds: Int(elapsed.rounded()), interruptions: record.interruptions,
+            timeUsedSeconds: TimeUsed.seconds(elapsed), interruptions: record.interruptions,
             score: Scoring.summary(assessment, responses: responses), items: items,
             events: events.map { Event(at: Timestamp.iso($0.at), kind: $0.kind, detail: $0.detail) })
     }
@@ -116,5 +116,14 @@ public struct ResultDocument: Sendable, Equatable, Codable {
 public enum Timestamp {
     public static func iso(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC") ?? .current))
+    }
+}
+
+/// The one rounding of time used, so the receipt, `results list`, `status`, JSON and CSV never
+/// differ by a second: to the nearest whole second.
+public enum TimeUsed {
+    public static func seconds(_ elapsed: Double) -> Int {
+        guard elapsed.isFinite, elapsed > 0 else { return 0 }
+        return Int(min(elapsed, Double(Int32.max)).rounded())
     }
 }

@@ -105,7 +105,7 @@ struct ListResults: ParsableCommand {
                 return SessionRow(session: r.id, candidate: r.candidate, assessment: r.assessmentID,
                                   status: ResultFilters.status(r, waiting: data.waiting), points: result?.score.points,
                                   max: result?.score.max, pending: result?.score.pending, started: Timestamp.iso(r.startedAt),
-                                  ended: r.endedAt.map(Timestamp.iso), timeUsedSeconds: Int(r.elapsed))
+                                  ended: r.endedAt.map(Timestamp.iso), timeUsedSeconds: TimeUsed.seconds(r.elapsed))
             }
             if json {
                 FileOutput.standardOutput.write(try JSONText.pretty(rows))
@@ -171,7 +171,7 @@ struct ShowResult: ParsableCommand {
             out += "Status      \(ResultFilters.status(record, waiting: data.waiting))\n"
             out += "Started     \(Timestamp.iso(record.startedAt))\n"
             if let ended = record.endedAt { out += "Ended       \(Timestamp.iso(ended))\n" }
-            out += "Time used   \(DurationText.format(Int(record.elapsed)))\n"
+            out += "Time used   \(DurationText.format(TimeUsed.seconds(record.elapsed)))\n"
             if let result {
                 out += "Score       \(PointsText.format(result.score.points)) of \(PointsText.format(result.score.max))"
                 out += result.score.pending > 0 ? " (\(PointsText.format(result.score.pending)) to mark by hand)\n" : "\n"

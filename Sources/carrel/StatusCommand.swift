@@ -115,7 +115,7 @@ struct StatusCommand: ParsableCommand {
             status: record.status == .active ? "active" : record.status.rawValue, started: Timestamp.iso(record.startedAt),
             pid: record.pid, host: record.host, interruptions: record.interruptions,
             progress: Progress(answered: answered, items: assessment?.items.count ?? 0,
-                               elapsedSeconds: Int(record.elapsed), timeAllowedSeconds: allowed))
+                               elapsedSeconds: TimeUsed.seconds(record.elapsed), timeAllowedSeconds: allowed))
     }
 
     func text(_ o: Output) -> String {

@@ -70,11 +70,26 @@ public final class Canvas: Terminal {
         return a
     }
 
+    private var wholeNext = false
+
+    public func repaintWhole() { wholeNext = true }
+
+    public func repaintLine(_ row: Int) {
+        guard active, row >= 0, row < Int(carrel_lines()) else { return }
+        let win = carrel_stdscr()
+        wredrawln(win, Int32(row), 1)
+        wrefresh(win)
+    }
+
     /// Paints only when something changed, so screen readers hear no churn.
     public func paint(_ screen: Screen) {
         guard active else { return }
-        if let previous, previous == screen { return }
+        if let previous, previous == screen, !wholeNext { return }
         let win = carrel_stdscr()
+        if wholeNext {
+            wholeNext = false
+            clearok(win, true)
+        }
         werase(win)
         for (r, row) in screen.cells.enumerated() {
             var c = 0

@@ -10,7 +10,19 @@ public struct DemoModel: Sendable {
     public var log: [String] = []
     public var policy: RestrictionPolicy
     public var workshopAvailable: Bool
+    /// Why F5 cannot open the workshop test, in words.
+    public var workshopMissing: String?
     public var theme: Theme
+    /// Quitting while a session runs asks first.
+    public var confirmQuit = false
+    /// How many lines the event log is scrolled back from its newest line.
+    public var logScroll = 0
+
+    /// The demo's own keys: none of them means anything in a test, so a trainer who opens the
+    /// workshop test from the demo never ends it by habit.
+    public static let keys: [(key: String, also: String, label: String)] = [
+        ("F7", "Ctrl-B", "begin"), ("F8", "Ctrl-E", "end"), ("F5", "Ctrl-W", "workshop test"), ("F9", "Ctrl-X", "quit"),
+    ]
 
     /// How the demo's own End action is recorded, so the log can tell it from a blocked exit.
     public static let endRequest = "End session (demo)"
@@ -75,17 +87,22 @@ public enum DemoView {
         Views.rule(&s, row: 1)
         s.put("Status: " + TextWidth.clip(m.lockStatus, to: width - 12), row: 2, column: 2)
         var col = 2
-        let actions: [(String, String, Bool)] = [
-            ("F2", "Begin", !m.sessionActive), ("F3", "End", m.sessionActive),
-            ("F5", "Workshop test", m.workshopAvailable && !m.sessionActive), ("F10", "Quit", true),
+        let why: (String?, String?, String?) = (
+            m.sessionActive ? "a session is running" : nil, m.sessionActive ? nil : "no session",
+            m.workshopMissing ?? (!m.workshopAvailable ? "no workshop file" : (m.sessionActive ? "end the session first" : nil)))
+        let actions: [(String, String, String?)] = [
+            ("F7", "Begin", why.0), ("F8", "End", why.1), ("F5", "Workshop test", why.2), ("F9", "Quit", nil),
         ]
         s.put("Actions:", row: 3, column: 2)
         col = 11
-        for (key, label, enabled) in actions {
-            // Unavailable actions are dimmed and say so in words, not by colour alone.
-            col = s.put(key, row: 3, column: col, role: enabled ? .key : .dim)
-            col = s.put(" " + label + (enabled ? "" : " (n/a)") + "  ", row: 3, column: col, role: enabled ? .plain : .dim)
+        var notes: [String] = []
+        for (key, label, unavailable) in actions {
+            // Unavailable actions are dimmed and say why in words, not by colour alone.
+            col = s.put(key, row: 3, column: col, role: unavailable == nil ? .key : .dim)
+            col = s.put(" " + label + (unavailable == nil ? "" : " (n/a)") + "  ", row: 3, column: col, role: unavailable == nil ? .plain : .dim)
+            if let unavailable, label == "Workshop test" { notes.append("Workshop test: \(unavailable)") }
         }
+        if let note = notes.first { s.put(TextWidth.clip(note, to: width - 6), row: 4, column: 4, role: .dim) }
         s.put("Try typing here — try pasting here:", row: 5, column: 2, role: .title)
         let (shown, cursor) = Widgets.window(m.field.text, cursorColumn: m.field.cursorColumn, width: width - 8)
         s.put("› " + shown, row: 6, column: 2)
@@ -100,16 +117,31 @@ public enum DemoView {
             row += 1
         }
         s.put("Event log", row: 14, column: 2, role: .title)
-        let room = height - 16
+        let room = height - 17
         let wrapped = m.log.flatMap { line in
             TextWidth.wrap(line, width: width - 8).enumerated().map { $0.offset == 0 ? $0.element : "  " + $0.element }
         }
-        for (i, line) in wrapped.suffix(room).enumerated() {
+        // Newest at the bottom; PgUp reaches the first line, however long the log grows.
+        let back = min(m.logScroll, max(0, wrapped.count - room))
+        let end = wrapped.count - back
+        let start = max(0, end - room)
+        for (i, line) in wrapped[start..<end].enumerated() {
             s.put(line, row: 15 + i, column: 4)
+        }
+        var position: [String] = []
+        if start > 0 { position.append("↑ \(start) earlier line\(start == 1 ? "" : "s"): PgUp") }
+        if back > 0 { position.append("↓ \(back) newer: PgDn") }
+        if !position.isEmpty {
+            let text = position.joined(separator: " · ")
+            s.put(text, row: 14, column: width - TextWidth.of(text) - 2, role: .dim)
         }
         if m.log.isEmpty { s.put("Nothing yet: begin a session.", row: 15, column: 4, role: .dim) }
         s.cursor = (6, 4 + cursor)
-        Views.footer(&s, [("F2", "begin"), ("F3", "end"), ("F5", "workshop test"), ("F10", "quit")])
+        Views.footer(&s, DemoModel.keys.map { ($0.key, $0.label) } + [("PgUp", "log")])
+        if m.confirmQuit {
+            Views.box(&s, ["A session is running.", "Quitting ends it: its answers are kept as a result.", "y: end it and quit · n: stay"],
+                      field: nil, secret: 0)
+        }
         return s
     }
 }

@@ -85,10 +85,63 @@ public final class TakeApp {
 
     func draw() {
         let (w, h) = terminal.size
+        model.viewSize = (w, h)
+        if model.repaintWhole {
+            // Screen-reader mode, a new screen: every line is written again, from the top,
+            // so the reader says it whole ("Question 2 of 8, section …") and not in pieces.
+            model.repaintWhole = false
+            terminal.repaintWhole()
+        }
         terminal.paint(Views.render(model, width: w, height: h))
+        if model.repeatNotice {
+            // The same status again (a second Ctrl-T): written again so it is said again.
+            model.repeatNotice = false
+            if model.notice != nil { terminal.repaintLine(h - 2) }
+        }
         if model.bell {
             model.bell = false
             terminal.bell()
+        }
+    }
+
+    /// What makes a new screen for a screen reader: another question, phase, box or help.
+    var screenContext: [Int] {
+        let phaseTag: Int
+        switch model.phase {
+        case .start: phaseTag = 0
+        case .confirmLock: phaseTag = 1
+        case .lockedBanner: phaseTag = 2
+        case .question: phaseTag = 3
+        case .review: phaseTag = 4
+        case .receipt: phaseTag = 5
+        }
+        let promptTag: Int
+        switch model.session?.prompt {
+        case nil: promptTag = 0
+        case .confirmSubmit?: promptTag = 1
+        case .proctor?: promptTag = 2
+        case .confirmEnd?: promptTag = 3
+        }
+        let small = terminal.size.width < Views.minimumWidth || terminal.size.height < Views.minimumHeight
+        return [phaseTag, model.session?.position ?? -1, promptTag, model.showHelp ? 1 : 0, model.confirmSkip ? 1 : 0, small ? 1 : 0]
+    }
+
+    /// While the screen is too small to show the test, keys change nothing: only the proctor
+    /// keys (and the proctor's passphrase) work, and leaving before anything was locked.
+    func allowedWhileTooSmall(_ key: Key) -> Bool {
+        switch model.phase {
+        case .question, .review, .lockedBanner:
+            switch model.session?.prompt {
+            case .proctor?: return true
+            case .confirmEnd?:
+                return [.character("y"), .character("Y"), .character("n"), .character("N"), .escape].contains(key)
+            case .confirmSubmit?: return key == .escape || key == .character("n") || key == .character("N")
+            case nil: return TakeModel.isExitKey(key) != nil
+            }
+        case .start, .confirmLock:
+            return key == .escape || key == .control("c") || key == .control("q")
+        case .receipt:
+            return key == .enter || key == .escape
         }
     }
 
@@ -106,6 +159,7 @@ public final class TakeApp {
         case let .focus(on):
             if running, let r = runtime { react(r.send(on ? .focusRegained : .focusLost)) }
         case .resize:
+            if model.screenReader { model.repaintWhole = true }
             let (w, h) = terminal.size
             if running, let r = runtime { react(r.send(.resized(columns: w, rows: h))) }
         case .lost:
@@ -129,7 +183,12 @@ public final class TakeApp {
     func dispatch(_ key: Key) {
         // During the wait after a wrong start-screen passphrase, typed keys are dropped.
         if model.phase == .start && monotonic() < launchBlockedUntil { return }
+        let (w, h) = terminal.size
+        model.viewSize = (w, h)
+        if w < Views.minimumWidth || h < Views.minimumHeight, !allowedWhileTooSmall(key) { return }
+        let before = screenContext
         perform(model.handle(key, now: monotonic()))
+        if model.screenReader && screenContext != before { model.repaintWhole = true }
     }
 
     func perform(_ commands: [Command]) {

@@ -53,7 +53,16 @@ public struct TakeModel: Sendable {
     public var theme: Theme
     public var screenReader: Bool
     public var phase: Phase = .start
-    public var session: SessionState?
+    public var session: SessionState? {
+        didSet {
+            if sectionStarts == nil, let plan = session?.plan { sectionStarts = Self.sectionStarts(plan.itemOrder, index) }
+        }
+    }
+    /// Where each item is, built once: nothing per key or per frame walks the whole test.
+    let index: [String: (section: Int, item: Int)]
+    /// The items that open their section in this session's order (their section's
+    /// instructions are shown above them).
+    var sectionStarts: Set<String>?
     public var showHelp = false
     /// The start screen's and the proctor prompt's masked field.
     public var secret = TextEditor()
@@ -61,11 +70,30 @@ public struct TakeModel: Sendable {
     public var editors: [String: TextEditor] = [:]
     public var highlight: [String: Int] = [:]
     public var reviewHighlight = 0
+    /// The first line of the question area that is shown.
     public var scroll = 0
+    /// True while the view follows the focused element; PgUp/PgDn let the student read away
+    /// from it, and the next answer key brings it back.
+    public var followFocus = false
+    /// The first line of the help list that is shown.
+    public var helpScroll = 0
+    /// The terminal's size, as last drawn: paging and line movement in an essay need it.
+    public var viewSize = (width: 80, height: 24)
     public var notice: String?
     public var noticeUntil = 0.0
+    /// The last time warning, repeated by Ctrl-T.
+    public var lastWarning: String?
+    /// The clock is hidden (Ctrl-K); warnings still come.
+    public var clockHidden = false
+    /// A linear test asks before leaving an unanswered question for good.
+    public var confirmSkip = false
     /// Ring the terminal bell at the next paint (a time warning).
     public var bell = false
+    /// Repaint the whole screen at the next paint, so a screen reader reads it from the top
+    /// (screen-reader mode: a new question, a closed box, the review).
+    public var repaintWhole = false
+    /// Write the notice line again even when it did not change (a repeated Ctrl-T).
+    public var repeatNotice = false
 
     public init(assessment: Assessment, candidate: String?, timeAllowed: Int?, theme: Theme, screenReader: Bool) {
         self.assessment = assessment
@@ -73,18 +101,47 @@ public struct TakeModel: Sendable {
         self.timeAllowed = timeAllowed
         self.theme = theme
         self.screenReader = screenReader
+        var index: [String: (section: Int, item: Int)] = [:]
+        for (s, section) in assessment.sections.enumerated() {
+            for (i, item) in section.items.enumerated() { index[item.id] = (s, i) }
+        }
+        self.index = index
     }
+
+    static func sectionStarts(_ order: [String], _ index: [String: (section: Int, item: Int)]) -> Set<String> {
+        var seen = Set<Int>(), starts = Set<String>()
+        for id in order {
+            guard let place = index[id], seen.insert(place.section).inserted else { continue }
+            starts.insert(id)
+        }
+        return starts
+    }
+
+    public func item(_ id: String) -> Item? {
+        guard let place = index[id] else { return nil }
+        return assessment.sections[place.section].items[place.item]
+    }
+
+    public func section(of id: String) -> Section? {
+        index[id].map { assessment.sections[$0.section] }
+    }
+
+    /// True when `id` is the first of its section in this session's order.
+    public func opensSection(_ id: String) -> Bool { sectionStarts?.contains(id) ?? false }
 
     public var needsLaunchPassphrase: Bool { assessment.proctor.passphrase != nil }
 
     public var currentItem: Item? {
         guard let id = session?.currentItemID else { return nil }
-        return assessment.items.first { $0.id == id }
+        return item(id)
     }
 
-    public mutating func show(_ text: String, now: Double, seconds: Double = 4) {
+    /// Shows a one-line status. In screen-reader mode, and for warnings, it stays until the
+    /// next key: a timed redraw would be read out as noise, and a warning must not be missed.
+    public mutating func show(_ text: String, now: Double, seconds: Double = 4, sticky: Bool = false) {
+        if notice == text { repeatNotice = true }
         notice = text
-        noticeUntil = now + seconds
+        noticeUntil = sticky || screenReader ? .infinity : now + seconds
     }
 
     /// Clears an expired notice; true when the screen changed.
@@ -97,9 +154,19 @@ public struct TakeModel: Sendable {
     // MARK: keys
 
     public mutating func handle(_ key: Key, now: Double) -> [Command] {
+        // A status stays until the next key; the key itself may bring a new one.
+        if noticeUntil == .infinity { notice = nil }
         if showHelp {
-            if key == .escape || key == .enter || key == .function(1) || key == .character("q") || key == .control("g") {
+            switch key {
+            case .escape, .enter, .function(1), .character("q"), .control("g"):
                 showHelp = false
+                helpScroll = 0
+                if screenReader { repaintWhole = true }
+            case .down: helpScroll += 1
+            case .up: helpScroll = max(0, helpScroll - 1)
+            case .pageDown, .character(" "): helpScroll += max(1, viewSize.height - 5)
+            case .pageUp: helpScroll = max(0, helpScroll - max(1, viewSize.height - 5))
+            default: break
             }
             return []
         }
@@ -157,58 +224,99 @@ public struct TakeModel: Sendable {
 
     /// Keys that try to leave the test, in every running screen.
     static func isExitKey(_ key: Key) -> String? {
+        guard KeyTable.action(for: key) == .proctor else { return nil }
         switch key {
         case .control("c"): return "Ctrl-C"
         case .control("z"): return "Ctrl-Z"
         case .control("\\"): return "Ctrl-\\"
-        case .control("q"): return "quit key"
-        default: return nil
+        default: return "quit key"
         }
     }
 
     mutating func sessionKey(_ key: Key, now: Double) -> [Command] {
         guard let session else { return [] }
-        // Typed text is session state: the session saves it after a pause, while typing
-        // goes on, and before every move or way out.
-        var out: [Command] = []
         if let prompt = session.prompt {
-            return out + promptKey(key, prompt: prompt)
+            return promptKey(key, prompt: prompt)
         }
+        if confirmSkip { return skipKey(key) }
         if let exit = Self.isExitKey(key) {
-            return out + [.session(.exitAttempt(exit))]
+            return [.session(.exitAttempt(exit))]
         }
-        switch key {
-        case .function(1), .control("g"):
+        switch KeyTable.action(for: key) {
+        case .help?:
             showHelp = true
-            return out
-        case .tab, .control("n"):
-            scroll = 0
-            return out + [.session(.next)]
-        case .backTab, .control("p"):
-            scroll = 0
-            return out + [.session(.previous)]
-        case .function(2), .control("f"):
-            if let id = session.currentItemID { out.append(.session(.toggleFlag(id))) }
-            return out
-        case .function(3), .control("r"):
+            return []
+        case .next?:
+            return next(session)
+        case .previous?:
+            return [.session(.previous)]
+        case .flag?:
+            guard let id = session.currentItemID else { return [] }
+            return [.session(.toggleFlag(id))]
+        case .review?:
             reviewHighlight = session.position
-            return out + [.session(phase == .review ? .closeReview : .openReview)]
-        case .function(10), .control("s"):
-            return out + [.session(.submitRequested)]
-        case .function(4), .control("t"):
-            show(timeText(session), now: now)
-            return out
-        case .pageDown:
-            scroll += 5
-            return out
-        case .pageUp:
-            scroll = max(0, scroll - 5)
-            return out
-        default:
+            return [.session(phase == .review ? .closeReview : .openReview)]
+        case .submit?:
+            return [.session(.submitRequested)]
+        case .time?:
+            let time = timeWords(session)
+            show(lastWarning.map { "Time warning: \($0). \(time)" } ?? time, now: now)
+            return []
+        case .clock?:
+            clockHidden.toggle()
+            show(clockHidden ? "Clock hidden; Ctrl-K shows it. Ctrl-T says the time left." : "Clock shown", now: now)
+            return []
+        case .scrollDown?, .scrollUp?:
+            if phase == .review { return reviewKey(key, session) }
+            page(key == .pageDown ? 1 : -1)
+            return []
+        case .proctor?, nil:
             break
         }
-        if phase == .review { return out + reviewKey(key, session) }
-        return out + widgetKey(key, session: session, now: now)
+        if phase == .review { return reviewKey(key, session) }
+        // An answer key brings the focused element back into view.
+        if !followFocus {
+            scroll = Views.questionOffset(self, width: viewSize.width, height: viewSize.height)
+            followFocus = true
+        }
+        return widgetKey(key, session: session, now: now)
+    }
+
+    /// Tab: in a linear test, leaving an unanswered question for good is asked first.
+    mutating func next(_ session: SessionState) -> [Command] {
+        if session.plan.navigation == .linear, phase == .question, let id = session.currentItemID,
+           session.unansweredIDs.contains(id), session.position + 1 < session.plan.itemOrder.count {
+            confirmSkip = true
+            return []
+        }
+        return [.session(.next)]
+    }
+
+    mutating func skipKey(_ key: Key) -> [Command] {
+        switch key {
+        case .character("y"), .character("Y"):
+            confirmSkip = false
+            return [.session(.next)]
+        case .character("n"), .character("N"), .escape:
+            confirmSkip = false
+            if screenReader { repaintWhole = true }
+            return []
+        default:
+            if let exit = Self.isExitKey(key) {
+                confirmSkip = false
+                return [.session(.exitAttempt(exit))]
+            }
+            return []
+        }
+    }
+
+    /// PgUp/PgDn: a page of the question area, leaving the focused element behind.
+    mutating func page(_ direction: Int) {
+        let viewport = Views.questionViewport(self, width: viewSize.width, height: viewSize.height)
+        let step = max(1, viewport.rows - 1)
+        let top = max(0, viewport.lines - viewport.rows)
+        scroll = min(top, max(0, viewport.offset + direction * step))
+        followFocus = false
     }
 
     mutating func promptKey(_ key: Key, prompt: SessionPrompt) -> [Command] {
@@ -246,6 +354,10 @@ public struct TakeModel: Sendable {
         switch key {
         case .up: reviewHighlight = max(0, reviewHighlight - 1)
         case .down: reviewHighlight = min(count - 1, reviewHighlight + 1)
+        case .pageUp: reviewHighlight = max(0, reviewHighlight - max(1, viewSize.height - 8))
+        case .pageDown: reviewHighlight = min(count - 1, reviewHighlight + max(1, viewSize.height - 8))
+        case .home: reviewHighlight = 0
+        case .end: reviewHighlight = count - 1
         case .enter: return [.session(.jump(reviewHighlight))]
         case .escape: return [.session(.closeReview)]
         case .character("s"), .character("S"): return [.session(.submitRequested)]
@@ -257,6 +369,12 @@ public struct TakeModel: Sendable {
     public func timeText(_ session: SessionState) -> String {
         guard let left = session.remaining else { return "No time limit" }
         return "\(Clock.text(Int(left.rounded(.up)))) left"
+    }
+
+    /// The time left in words, never as a time of day: "13 minutes 35 seconds left".
+    public func timeWords(_ session: SessionState) -> String {
+        guard let left = session.remaining else { return "No time limit" }
+        return Clock.words(Int(left.rounded(.up))) + " left"
     }
 
     // MARK: widgets
@@ -302,88 +420,110 @@ public struct TakeModel: Sendable {
             let i = Int(a.value) - 97
             return i >= 0 && i < opts.count ? i : nil
         }
+        func say(_ text: String) { show(text, now: now) }
         switch item.kind {
         case .choice:
+            func choose(_ i: Int) -> [Command] {
+                h = i
+                say("\(opts[i]) selected")
+                return [.session(.answer(id, .choice(opts[i])))]
+            }
             switch key {
             case .up: h = max(0, h - 1)
             case .down: h = min(opts.count - 1, h + 1)
-            case .enter, .character(" "): return [.session(.answer(id, .choice(opts[h])))]
+            case .home: h = 0
+            case .end: h = max(0, opts.count - 1)
+            case .enter, .character(" "): return opts.isEmpty ? [] : choose(h)
             case let .character(c):
-                if let i = letterIndex(c) {
-                    h = i
-                    return [.session(.answer(id, .choice(opts[i])))]
-                }
+                if let i = letterIndex(c) { return choose(i) }
             default: break
             }
         case .multiple:
             var picks: [String] = []
             if case let .multiple(p)? = session.answer(id) { picks = p }
-            func toggled(_ i: Int) -> Command {
+            func toggled(_ i: Int) -> [Command] {
+                h = i
                 let choice = opts[i]
-                let set = picks.contains(choice) ? picks.filter { $0 != choice } : picks + [choice]
-                return .session(.answer(id, .multiple(opts.filter { set.contains($0) })))
+                let on = !picks.contains(choice)
+                let set = on ? picks + [choice] : picks.filter { $0 != choice }
+                say("\(choice) \(on ? "checked" : "unchecked"); \(set.count) checked")
+                return [.session(.answer(id, .multiple(opts.filter { set.contains($0) })))]
             }
             switch key {
             case .up: h = max(0, h - 1)
             case .down: h = min(opts.count - 1, h + 1)
-            case .enter, .character(" "): return [toggled(h)]
+            case .home: h = 0
+            case .end: h = max(0, opts.count - 1)
+            case .enter, .character(" "): return opts.isEmpty ? [] : toggled(h)
             case let .character(c):
-                if let i = letterIndex(c) {
-                    h = i
-                    return [toggled(i)]
-                }
+                if let i = letterIndex(c) { return toggled(i) }
             default: break
             }
         case .trueFalse:
+            func choose(_ value: Bool) -> [Command] {
+                h = value ? 0 : 1
+                say("\(value ? "True" : "False") selected")
+                return [.session(.answer(id, .trueFalse(value)))]
+            }
             switch key {
             case .up, .down: h = 1 - h
-            case .enter, .character(" "): return [.session(.answer(id, .trueFalse(h == 0)))]
-            case .character("t"), .character("T"), .character("a"), .character("1"):
-                h = 0
-                return [.session(.answer(id, .trueFalse(true)))]
-            case .character("f"), .character("F"), .character("b"), .character("2"):
-                h = 1
-                return [.session(.answer(id, .trueFalse(false)))]
+            case .enter, .character(" "): return choose(h == 0)
+            case .character("t"), .character("T"), .character("a"), .character("1"): return choose(true)
+            case .character("f"), .character("F"), .character("b"), .character("2"): return choose(false)
             default: break
             }
         case .text, .numeric, .essay:
             var e = editor(for: item)
             let before = e.text
-            if e.apply(key) {
+            let wrap: Int? = {
+                if case .essay = item.kind { return Views.essayWidth(viewSize.width) }
+                return nil
+            }()
+            if e.apply(key, wrapWidth: wrap) {
                 editors[id] = e
                 if e.text != before { return [.session(.edit(id, Self.response(for: item, text: e.text)))] }
             } else if key == .enter {
-                return [.session(.next)]
+                return next(session)
             }
         case .order:
+            func move(_ from: Int, _ to: Int) -> [Command] {
+                var arranged = opts
+                arranged.swapAt(from, to)
+                h = to
+                say("\(arranged[to]) moved to position \(to + 1) of \(opts.count)")
+                return [.session(.answer(id, .order(arranged)))]
+            }
             switch key {
             case .up: h = max(0, h - 1)
             case .down: h = min(opts.count - 1, h + 1)
             case .shiftUp, .character("u"), .character("U"), .character("-"):
-                guard h > 0 else { return [] }
-                var arranged = opts
-                arranged.swapAt(h, h - 1)
-                h -= 1
-                return [.session(.answer(id, .order(arranged)))]
+                guard h > 0 else {
+                    say("\(opts.first ?? "") is already first")
+                    return []
+                }
+                return move(h, h - 1)
             case .shiftDown, .character("d"), .character("D"), .character("+"):
-                guard h + 1 < opts.count else { return [] }
-                var arranged = opts
-                arranged.swapAt(h, h + 1)
-                h += 1
-                return [.session(.answer(id, .order(arranged)))]
+                guard h + 1 < opts.count else {
+                    say("\(opts.last ?? "") is already last")
+                    return []
+                }
+                return move(h, h + 1)
             case .enter, .character(" "):
+                say("This order is your answer")
                 return [.session(.answer(id, .order(opts)))]
             default: break
             }
         case .match:
+            guard !opts.isEmpty else { return [] }
             let rights = displayOrder(item)
             var picks: [String: String] = [:]
             if case let .match(p)? = session.answer(id) { picks = p }
             let left = opts[h]
-            func pick(_ right: String?) -> Command {
+            func pick(_ right: String?) -> [Command] {
                 var next = picks
                 next[left] = right
-                return .session(.answer(id, .match(next)))
+                say(right.map { "\(left) → \($0)" } ?? "\(left): no match")
+                return [.session(.answer(id, .match(next)))]
             }
             switch key {
             case .up: h = max(0, h - 1)
@@ -394,13 +534,13 @@ public struct TakeModel: Sendable {
                 // Cycles through every right-hand entry and "no answer".
                 let slots = rights.count + 1
                 let next = ((current ?? rights.count) + step + slots) % slots
-                return [pick(next == rights.count ? nil : rights[next])]
+                return pick(next == rights.count ? nil : rights[next])
             case .backspace, .delete:
-                return [pick(nil)]
+                return pick(nil)
             case let .character(c):
                 guard let a = c.lowercased().unicodeScalars.first, c.isASCII, c.isLetter else { break }
                 let i = Int(a.value) - 97
-                if i >= 0 && i < rights.count { return [pick(rights[i])] }
+                if i >= 0 && i < rights.count { return pick(rights[i]) }
             default: break
             }
         }
@@ -419,17 +559,39 @@ public struct TakeModel: Sendable {
 
     /// After the runtime reacted: the new state, notices, the bell.
     public mutating func apply(_ reaction: Reaction, state: SessionState, now: Double) {
+        if session?.position != state.position {
+            // A new question opens at its first line.
+            scroll = 0
+            followFocus = false
+        }
         session = state
         if phase == .question || phase == .review {
             phase = state.status == .review ? .review : .question
         }
-        if let last = reaction.notices.last { show(last, now: now) }
+        if let last = reaction.notices.last {
+            // A notice that rings the bell is a time warning: it stays until a key is
+            // pressed, and Ctrl-T repeats it.
+            if reaction.bell { lastWarning = last }
+            show(last, now: now, sticky: reaction.bell)
+        }
         if reaction.bell { bell = true }
     }
 }
 
 /// `9:05`, `1:02:03`.
 public enum Clock {
+    /// "1 hour 2 minutes 3 seconds", "13 minutes 35 seconds", "1 minute", "45 seconds".
+    public static func words(_ seconds: Int) -> String {
+        let s = max(0, seconds)
+        let h = s / 3600, m = (s % 3600) / 60, sec = s % 60
+        func unit(_ n: Int, _ name: String) -> String { "\(n) \(name)\(n == 1 ? "" : "s")" }
+        var parts: [String] = []
+        if h > 0 { parts.append(unit(h, "hour")) }
+        if m > 0 { parts.append(unit(m, "minute")) }
+        if sec > 0 || parts.isEmpty { parts.append(unit(sec, "second")) }
+        return parts.joined(separator: " ")
+    }
+
     public static func text(_ seconds: Int) -> String {
         let s = max(0, seconds)
         let h = s / 3600, m = (s % 3600) / 60, sec = s % 60

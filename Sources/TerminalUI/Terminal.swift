@@ -10,6 +10,10 @@ public protocol Terminal: AnyObject {
     func paint(_ screen: Screen)
     /// Forgets what is shown, so the next paint redraws everything.
     func invalidate()
+    /// The next paint clears the terminal and writes every line again, even unchanged ones.
+    func repaintWhole()
+    /// Writes one row of what is shown again, now, even though it did not change.
+    func repaintLine(_ row: Int)
     /// Waits up to `seconds` for input bytes: [] when nothing arrived, nil once the
     /// terminal has gone.
     func readBytes(waiting seconds: Double) -> [UInt8]?
@@ -27,6 +31,9 @@ public final class MemoryTerminal: Terminal {
     public private(set) var frames: [Screen] = []
     public private(set) var reports = false
     public private(set) var bells = 0
+    /// How often the whole screen was written again, and which rows were written again.
+    public private(set) var wholeRepaints = 0
+    public private(set) var repaintedLines: [Int] = []
     public private(set) var started = false
     /// What each read returns, in order: bytes, or nil for "nothing arrived this time".
     /// When the queue is empty the terminal is gone.
@@ -67,6 +74,8 @@ public final class MemoryTerminal: Terminal {
     }
 
     public func invalidate() {}
+    public func repaintWhole() { wholeRepaints += 1 }
+    public func repaintLine(_ row: Int) { repaintedLines.append(row) }
 
     public func readBytes(waiting seconds: Double) -> [UInt8]? {
         beforeRead?()
@@ -104,7 +113,8 @@ public final class MemoryTerminal: Terminal {
         case .pageDown: return Array("\u{1B}[6~".utf8)
         case .delete: return Array("\u{1B}[3~".utf8)
         case let .function(n):
-            let codes = [1: "\u{1B}OP", 2: "\u{1B}OQ", 3: "\u{1B}OR", 4: "\u{1B}OS", 5: "\u{1B}[15~", 10: "\u{1B}[21~"]
+            let codes = [1: "\u{1B}OP", 2: "\u{1B}OQ", 3: "\u{1B}OR", 4: "\u{1B}OS", 5: "\u{1B}[15~", 6: "\u{1B}[17~", 7: "\u{1B}[18~",
+                         8: "\u{1B}[19~", 9: "\u{1B}[20~", 10: "\u{1B}[21~"]
             return Array((codes[n] ?? "").utf8)
         default: return []
         }

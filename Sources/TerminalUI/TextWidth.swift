@@ -50,35 +50,57 @@ public enum TextWidth {
     }
 
     /// Word-wraps each paragraph of `text` to `width` columns; words longer than a line are
-    /// broken. Blank lines between paragraphs are kept.
+    /// broken. Blank lines between paragraphs are kept, and so is what a teacher lined up with
+    /// spaces: a paragraph's indentation (continued on its wrapped lines, up to half the
+    /// width) and runs of spaces inside a line. Spaces at a wrap point are dropped.
     public static func wrap(_ text: String, width: Int) -> [String] {
         let w = max(1, width)
         var lines: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            var line = ""
-            var lineWidth = 0
-            for word in paragraph.split(separator: " ", omittingEmptySubsequences: true) {
-                var word = String(word)
-                var ww = of(word)
-                if lineWidth > 0 && lineWidth + 1 + ww <= w {
-                    line += " " + word
-                    lineWidth += 1 + ww
-                    continue
+            let leading = paragraph.prefix { $0 == " " }.count
+            let lead = String(repeating: " ", count: min(leading, w / 2))
+            var line = lead
+            var lineWidth = lead.count
+            var hasWord = false
+            var spaces = 0
+            var word = ""
+            func place() {
+                guard !word.isEmpty else { return }
+                var piece = word
+                var pieceWidth = of(piece)
+                if hasWord && lineWidth + spaces + pieceWidth <= w {
+                    line += String(repeating: " ", count: spaces) + piece
+                    lineWidth += spaces + pieceWidth
+                } else {
+                    if hasWord {
+                        lines.append(line)
+                        line = lead
+                        lineWidth = lead.count
+                    }
+                    while lineWidth + pieceWidth > w {
+                        let (head, rest) = split(piece, at: max(1, w - lineWidth))
+                        lines.append(line + head)
+                        line = lead
+                        lineWidth = lead.count
+                        piece = rest
+                        pieceWidth = of(piece)
+                    }
+                    line += piece
+                    lineWidth += pieceWidth
                 }
-                if lineWidth > 0 {
-                    lines.append(line)
-                    line = ""
-                    lineWidth = 0
-                }
-                while ww > w {
-                    let (head, rest) = split(word, at: w)
-                    lines.append(head)
-                    word = rest
-                    ww = of(word)
-                }
-                line = word
-                lineWidth = ww
+                hasWord = true
+                word = ""
+                spaces = 0
             }
+            for ch in paragraph.dropFirst(leading) {
+                if ch == " " {
+                    if !word.isEmpty { place() }
+                    spaces += 1
+                } else {
+                    word.append(ch)
+                }
+            }
+            place()
             lines.append(line)
         }
         while lines.count > 1 && lines.last == "" { lines.removeLast() }

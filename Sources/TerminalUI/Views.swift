@@ -47,15 +47,37 @@ public enum Views {
         }
     }
 
+    /// Question numbers in words: "question 3", "questions 2, 4 and 5"; a long list is
+    /// summarised ("298 questions not answered; first: 1, 2, 3 …") so it fits `room` columns.
+    public static func numbers(_ list: [Int], what: String, room: Int) -> String {
+        guard let last = list.last else { return "" }
+        if list.count == 1 { return "\(what): question \(last)" }
+        let full = "\(what): questions " + list.dropLast().map(String.init).joined(separator: ", ") + " and \(last)"
+        if TextWidth.of(full) <= room { return full }
+        var shown: [String] = []
+        var text = ""
+        for n in list {
+            let next = "\(list.count) questions \(what.lowercased()); first: " + (shown + ["\(n)"]).joined(separator: ", ") + " …"
+            if TextWidth.of(next) > room { break }
+            shown.append("\(n)")
+            text = next
+        }
+        return text.isEmpty ? "\(list.count) questions \(what.lowercased())" : text
+    }
+
     public static func rule(_ s: inout Screen, row: Int) {
         s.put(String(repeating: "─", count: s.width), row: row, column: 0, role: .dim)
     }
 
-    static func policyLines(_ p: RestrictionPolicy) -> [String] {
+    static func policyLines(_ p: RestrictionPolicy, practice: Bool = false) -> [String] {
         var parts: [String] = []
         parts.append(p.paste == .block ? "Pasting: blocked and logged" : "Pasting: allowed")
         parts.append(p.pasteboards == .clear ? "Clipboards: cleared at start and end" : "Clipboards: left alone")
-        parts.append(p.suspend == .block ? "Ctrl-C / Ctrl-Z: ask your proctor" : "Ctrl-C / Ctrl-Z: leave (saved, resumable)")
+        if practice {
+            parts.append("Ctrl-C: end this practice test (asks first; your answers are kept)")
+        } else {
+            parts.append(p.suspend == .block ? "Ctrl-C / Ctrl-Z: ask your proctor" : "Ctrl-C / Ctrl-Z: leave (saved, resumable)")
+        }
         parts.append(p.focus == .log ? "Leaving this window: logged" : "Leaving this window: not logged")
         parts.append(p.multiplexer == .refuse ? "tmux/screen: refused" : "tmux/screen: allowed")
         parts.append(p.extensions == .refuse ? "Injected code, debuggers: refused" : "Injected code: allowed")
@@ -83,7 +105,7 @@ public enum Views {
         }
         s.put("During this assessment", row: r, column: 2, role: .title)
         r += 1
-        let parts = policyLines(a.policy)
+        let parts = policyLines(a.policy, practice: !m.needsLaunchPassphrase)
         r = paragraph(&s, parts.joined(separator: " · "), row: r, limit: r + 4)
         r = paragraph(&s, "Never offered: autocorrect, spell check, predictive text, lookup, clipboard, extensions.",
                       row: r, limit: r + 2) + 1
@@ -131,83 +153,165 @@ public enum Views {
 
     static func tooSmall(_ m: TakeModel, width: Int, height: Int) -> Screen {
         var s = Screen(width: width, height: height)
-        let lines = TextWidth.wrap("Please enlarge the terminal to at least \(minimumWidth)×\(minimumHeight) (now \(width)×\(height)). Your time keeps counting.", width: max(1, width - 2))
+        var text = "Please enlarge the terminal to at least \(minimumWidth)×\(minimumHeight) (now \(width)×\(height))."
+        if m.session != nil { text += " Your time keeps counting; keys do nothing until the test fits." }
+        let lines = TextWidth.wrap(text, width: max(1, width - 2))
         for (i, line) in lines.enumerated() { s.put(line, row: i, column: 1, role: i == 0 ? .warning : .plain) }
-        if let session = m.session, session.plan.timeAllowed != nil {
-            s.put(m.timeText(session), row: min(height - 1, lines.count + 1), column: 1)
-        }
         s.cursor = (0, 1)
+        var row = lines.count + 1
+        // The clock ticks here only where it ticks on the test itself.
+        if let session = m.session, session.plan.timeAllowed != nil, !m.screenReader, !m.clockHidden {
+            s.put(m.timeText(session), row: min(height - 1, row), column: 1)
+            row += 2
+        }
+        if m.session?.prompt == .proctor {
+            // The proctor can still end the session from here.
+            let end = s.put("Proctor passphrase: ", row: min(height - 1, row), column: 1, role: .title)
+            s.put(String(repeating: "•", count: m.secret.characters.count), row: min(height - 1, row), column: end)
+            s.cursor = (min(height - 1, row), end + m.secret.characters.count)
+        }
         return s
     }
 
     static func header(_ s: inout Screen, _ m: TakeModel, _ session: SessionState) {
         let a = m.assessment
-        let time: String
-        if m.screenReader {
-            time = session.plan.timeAllowed == nil ? "" : "Ctrl-T: time left"
-        } else {
-            time = session.remaining.map { "⏱ \(Clock.text(Int($0.rounded(.up)))) left" } ?? "no time limit"
-        }
-        let timeRole: Role = (session.remaining ?? 999) <= 60 ? .warning : .plain
-        let right = TextWidth.of(time)
-        s.put(TextWidth.clip(a.title, to: s.width - right - 4), row: 0, column: 1, role: .title)
-        s.put(time, row: 0, column: s.width - right - 1, role: timeRole)
-        var info = "Question \(session.position + 1) of \(session.plan.itemOrder.count)"
-        if let id = session.currentItemID, let section = a.sections.first(where: { $0.items.contains { $0.id == id } }), let t = section.title {
-            info += " · " + t
-        }
-        var marks: [String] = []
-        if let id = session.currentItemID, session.flags.contains(id) { marks.append("⚑ flagged") }
-        var failed = false
+        let position = "Question \(session.position + 1) of \(session.plan.itemOrder.count)"
+        var sectionTitle: String?
+        if let id = session.currentItemID, let section = m.section(of: id) { sectionTitle = section.title }
+        let flagged = session.currentItemID.map { session.flags.contains($0) } ?? false
+        var failure: String?
+        var saveMark: String?
         if let id = session.currentItemID {
             switch session.save(id) {
             case .untouched: break
-            case .saved: marks.append("✓ saved")
-            case .pending: marks.append("… saving")
-            case let .failed(why):
-                marks.append("✗ not saved (\(why)), retrying")
-                failed = true
+            case .saved: saveMark = "✓ saved"
+            case .pending: saveMark = "… saving"
+            case let .failed(why): failure = "not saved (\(why)), retrying"
             }
         }
+        if m.screenReader {
+            // Read first after a whole repaint: where the student is, then its state in words.
+            var info = position + (sectionTitle.map { ", section \($0)" } ?? "")
+            if flagged { info += ", flagged" }
+            if let failure { info += ", " + failure }
+            s.put(TextWidth.clip(info, to: s.width - 2), row: 0, column: 1, role: failure == nil ? .title : .error)
+            let time = session.plan.timeAllowed == nil ? "no time limit" : "Ctrl-T: time left"
+            s.put(TextWidth.clip(a.title, to: s.width - TextWidth.of(time) - 4), row: 1, column: 1)
+            s.put(time, row: 1, column: s.width - TextWidth.of(time) - 1)
+            rule(&s, row: 2)
+            return
+        }
+        let time: String
+        if session.plan.timeAllowed == nil {
+            time = "no time limit"
+        } else if m.clockHidden {
+            time = "clock hidden (Ctrl-K)"
+        } else {
+            time = session.remaining.map { "⏱ \(Clock.text(Int($0.rounded(.up)))) left" } ?? ""
+        }
+        let timeRole: Role = !m.clockHidden && (session.remaining ?? 999) <= 60 ? .warning : .plain
+        let right = TextWidth.of(time)
+        s.put(TextWidth.clip(a.title, to: s.width - right - 4), row: 0, column: 1, role: .title)
+        s.put(time, row: 0, column: s.width - right - 1, role: timeRole)
+        var marks: [String] = []
+        if flagged { marks.append("⚑ flagged") }
+        if let failure { marks.append("✗ " + failure) } else if let saveMark { marks.append(saveMark) }
         let markText = TextWidth.clip(marks.joined(separator: "  "), to: max(10, s.width / 2))
+        let info = position + (sectionTitle.map { " · " + $0 } ?? "")
         s.put(TextWidth.clip(info, to: max(10, s.width - TextWidth.of(markText) - 4)), row: 1, column: 1)
-        s.put(markText, row: 1, column: s.width - TextWidth.of(markText) - 1, role: failed ? .error : .dim)
+        s.put(markText, row: 1, column: s.width - TextWidth.of(markText) - 1, role: failure != nil ? .error : .dim)
         rule(&s, row: 2)
     }
 
+    /// The question area's lines and focused element, before scrolling.
+    struct Body {
+        var lines: [BodyLine]
+        var focus: (line: Int, column: Int)
+    }
+
+    static func questionBody(_ m: TakeModel, width: Int) -> Body? {
+        guard m.session != nil, let session = m.session, let item = m.currentItem else { return nil }
+        var lines: [BodyLine] = []
+        let textWidth = width - 4
+        if let section = m.section(of: item.id), let instructions = section.instructions, m.opensSection(item.id) {
+            for line in TextWidth.wrap(instructions, width: textWidth) { lines.append(BodyLine(text: line, role: .dim, indent: 2)) }
+            lines.append(BodyLine(text: "", role: .plain, indent: 2))
+        }
+        for line in TextWidth.wrap(item.prompt, width: textWidth) { lines.append(BodyLine(text: line, role: .plain, indent: 2)) }
+        lines.append(BodyLine(text: "", role: .plain, indent: 2))
+        let widget = Widgets.lines(m, item: item, session: session, width: width)
+        let focus = (lines.count + widget.focus.line, widget.focus.column)
+        return Body(lines: lines + widget.lines, focus: focus)
+    }
+
+    /// The rows the question area has on a screen of this size.
+    static func questionRows(height: Int) -> (top: Int, rows: Int) { (3, max(1, height - 6)) }
+
+    /// Where the question area starts: the student's own scrolling, moved only as far as
+    /// needed to show the focused element while the view follows it.
+    static func offset(lines: Int, rows: Int, focus: Int, scroll: Int, follow: Bool) -> Int {
+        var offset = max(0, min(scroll, max(0, lines - rows)))
+        if follow {
+            if focus < offset { offset = focus }
+            if focus >= offset + rows { offset = focus - rows + 1 }
+        }
+        return offset
+    }
+
+    public struct Viewport: Sendable, Equatable {
+        public var offset: Int
+        public var rows: Int
+        public var lines: Int
+    }
+
+    public static func questionViewport(_ m: TakeModel, width: Int, height: Int) -> Viewport {
+        guard let body = questionBody(m, width: width) else { return Viewport(offset: 0, rows: 1, lines: 0) }
+        let rows = questionRows(height: height).rows
+        return Viewport(offset: offset(lines: body.lines.count, rows: rows, focus: body.focus.line, scroll: m.scroll, follow: m.followFocus),
+                        rows: rows, lines: body.lines.count)
+    }
+
+    public static func questionOffset(_ m: TakeModel, width: Int, height: Int) -> Int {
+        questionViewport(m, width: width, height: height).offset
+    }
+
+    /// The columns an essay's text has inside its box.
+    public static func essayWidth(_ width: Int) -> Int { max(10, width - 8) }
+
     static func question(_ m: TakeModel, width: Int, height: Int) -> Screen {
         var s = Screen(width: width, height: height)
-        guard let session = m.session, let item = m.currentItem else { return s }
+        guard let session = m.session, let body = questionBody(m, width: width) else { return s }
         header(&s, m, session)
-        var body: [(String, Role, Int)] = []   // text, role, indent
-        var focus: (line: Int, column: Int) = (0, 2)
-        let inner = width - 6
-        if let section = m.assessment.sections.first(where: { $0.items.contains { $0.id == item.id } }),
-           let instructions = section.instructions, session.plan.itemOrder.first(where: { id in section.items.contains { $0.id == id } }) == item.id {
-            for line in TextWidth.wrap(instructions, width: inner) { body.append((line, .dim, 2)) }
-            body.append(("", .plain, 2))
+        let (top, rows) = questionRows(height: height)
+        let offset = Self.offset(lines: body.lines.count, rows: rows, focus: body.focus.line, scroll: m.scroll, follow: m.followFocus)
+        for i in offset..<min(body.lines.count, offset + rows) {
+            let line = body.lines[i]
+            s.put(line.text, row: top + i - offset, column: line.indent, role: line.role)
         }
-        for line in TextWidth.wrap(item.prompt, width: inner) { body.append((line, .plain, 2)) }
-        body.append(("", .plain, 2))
-        let widget = Widgets.lines(m, item: item, session: session, width: inner)
-        focus = (body.count + widget.focus.line, widget.focus.column)
-        body += widget.lines
-        // Scroll so the focused line shows; PgUp/PgDn move the view by hand.
-        let top = 3, bottom = height - 3
-        let rows = bottom - top
-        var offset = max(0, min(m.scroll, max(0, body.count - rows)))
-        if focus.line < offset { offset = focus.line }
-        if focus.line >= offset + rows { offset = focus.line - rows + 1 }
-        for (i, entry) in body.enumerated() where i >= offset && i < offset + rows {
-            s.put(entry.0, row: top + i - offset, column: entry.2, role: entry.1)
+        // Scrolling is said in words, on lines of their own.
+        if offset > 0 {
+            let text = " ↑ \(offset) line\(offset == 1 ? "" : "s") above: PgUp "
+            s.put(text, row: 2, column: width - TextWidth.of(text) - 2, role: .dim)
         }
-        if offset > 0 { s.put("↑ more", row: top, column: width - 8, role: .dim) }
-        if body.count > offset + rows { s.put("↓ more", row: bottom - 1, column: width - 8, role: .dim) }
-        s.cursor = (top + focus.line - offset, focus.column)
-        var keys: [(String, String)] = [("Tab", "next"), ("S-Tab", "back"), ("^F", "flag"), ("^R", "review"), ("^S", "submit"), ("F1", "help")]
-        if session.plan.navigation == .linear { keys.remove(at: 1) }
-        footer(&s, keys, notice: m.notice)
-        if let prompt = session.prompt { overlay(&s, m, prompt, session) }
+        let below = body.lines.count - offset - rows
+        if below > 0 {
+            let text = "↓ \(below) more line\(below == 1 ? "" : "s") below: PgDn"
+            s.put(text, row: height - 3, column: width - TextWidth.of(text) - 2, role: .dim)
+        }
+        if body.focus.line >= offset && body.focus.line < offset + rows {
+            s.cursor = (top + body.focus.line - offset, body.focus.column)
+        } else {
+            // Reading away from the answer: the cursor is where the reading is.
+            s.cursor = (top, 2)
+        }
+        footer(&s, KeyTable.footer(linear: session.plan.navigation == .linear), notice: m.notice)
+        if let prompt = session.prompt {
+            overlay(&s, m, prompt, session)
+        } else if m.confirmSkip {
+            box(&s, ["Question \(session.position + 1) is not answered.",
+                     "In this test you cannot come back to it. Leave it unanswered?",
+                     "y: leave it unanswered · n: stay and answer"], field: nil, secret: 0)
+        }
         return s
     }
 
@@ -215,26 +319,33 @@ public enum Views {
         var s = Screen(width: width, height: height)
         guard let session = m.session else { return s }
         header(&s, m, session)
-        s.put("Review — ✓ answered · ○ not answered · ⚑ flagged", row: 3, column: 2, role: .title)
         let items = session.plan.itemOrder
-        let rows = height - 7
+        let unanswered = session.unansweredIDs.count, flagged = session.flaggedIDs.count
+        s.put(TextWidth.clip("Review: \(items.count - unanswered) of \(items.count) answered, \(flagged) flagged", to: width - 4),
+              row: 3, column: 2, role: .title)
+        let rows = max(1, height - 8)
         let offset = max(0, min(m.reviewHighlight - rows / 2, items.count - rows))
+        let sr = m.screenReader
         for (i, id) in items.enumerated() where i >= offset && i < offset + rows {
             let answered = session.answer(id).map { !$0.isEmpty } ?? false
-            let flagged = session.flags.contains(id)
-            let prompt = m.assessment.items.first { $0.id == id }?.prompt ?? id
-            let mark = (answered ? "✓ answered    " : "○ unanswered  ") + (flagged ? "⚑ " : "  ")
+            let isFlagged = session.flags.contains(id)
+            let prompt = m.item(id)?.prompt ?? id
+            // State in words; the symbols only repeat them.
+            let state = sr ? (answered ? "answered" : "not answered") + (isFlagged ? ", flagged" : "")
+                : (answered ? "✓ answered    " : "○ not answered") + (isFlagged ? "  ⚑ flagged" : "           ")
             let number = i + 1 < 10 ? " \(i + 1)" : "\(i + 1)"
-            let line = "\(number). \(mark)" + TextWidth.clip(prompt.replacingOccurrences(of: "\n", with: " "), to: width - 28)
+            let head = "\(number). \(state)" + (sr ? ": " : "  ")
+            let focused = i == m.reviewHighlight
+            let line = (focused ? "› " : "  ") + head + TextWidth.clip(prompt.replacingOccurrences(of: "\n", with: " "), to: max(8, width - 6 - TextWidth.of(head)))
             let row = 5 + i - offset
-            s.put(line, row: row, column: 2, role: answered ? .plain : .warning)
-            if i == m.reviewHighlight {
+            s.put(line, row: row, column: 1, role: focused ? .focus : (answered ? .plain : .warning))
+            if focused {
                 s.paint(row: row, from: 1, to: width - 1, role: .focus)
-                s.cursor = (row, 2)
+                s.cursor = (row, 3)
             }
         }
-        let unanswered = session.unansweredIDs.count, flagged = session.flaggedIDs.count
-        s.put("\(items.count - unanswered) of \(items.count) answered · \(flagged) flagged", row: height - 3, column: 2)
+        if offset > 0 { s.put("↑ \(offset) more above", row: 4, column: width - 18, role: .dim) }
+        if items.count > offset + rows { s.put("↓ \(items.count - offset - rows) more below", row: height - 3, column: width - 18, role: .dim) }
         var keys: [(String, String)] = [("↑↓", "choose"), ("Enter", "go to"), ("Esc", "back"), ("s", "submit"), ("F1", "help")]
         if session.plan.navigation == .linear { keys[1] = ("Enter", "go to (forward only)") }
         footer(&s, keys, notice: m.notice)
@@ -244,27 +355,34 @@ public enum Views {
 
     /// A boxed question in the middle of the screen: submit, proctor, or end confirmation.
     static func overlay(_ s: inout Screen, _ m: TakeModel, _ prompt: SessionPrompt, _ session: SessionState) {
-        var lines: [String] = []
-        var field: String? = nil
+        let inner = min(s.width - 8, 64)
         switch prompt {
         case .confirmSubmit:
-            lines.append("Submit your answers now?")
-            let unanswered = session.unansweredIDs.compactMap { id in session.plan.itemOrder.firstIndex(of: id).map { "\($0 + 1)" } }
-            let flagged = session.flaggedIDs.compactMap { id in session.plan.itemOrder.firstIndex(of: id).map { "\($0 + 1)" } }
-            lines.append(unanswered.isEmpty ? "Every question is answered." : "Not answered: " + unanswered.joined(separator: ", "))
-            if !flagged.isEmpty { lines.append("Flagged: " + flagged.joined(separator: ", ")) }
-            lines.append("y: submit    n: keep working")
+            let number = { (ids: [String]) in ids.compactMap { id in session.plan.itemOrder.firstIndex(of: id).map { $0 + 1 } } }
+            let unanswered = number(session.unansweredIDs), flagged = number(session.flaggedIDs)
+            var lines = ["Submit your answers now?"]
+            lines.append(unanswered.isEmpty ? "Every question is answered." : numbers(unanswered, what: "Not answered", room: inner * 2))
+            if !flagged.isEmpty { lines.append(numbers(flagged, what: "Flagged", room: inner * 2)) }
+            lines.append("y: submit · n: keep working")
+            box(&s, lines, field: nil, secret: 0)
         case .proctor:
-            lines.append("Ask your proctor to end this session.")
-            lines.append("Your answers are saved. Esc returns to the test.")
-            field = "Proctor passphrase: "
+            box(&s, ["Ask your proctor to end this session.", "Your answers are saved. Esc returns to the test."],
+                field: "Proctor passphrase: ", secret: m.secret.characters.count)
         case .confirmEnd:
-            lines.append("End the session now?")
-            lines.append("Your answers are submitted as they are.")
-            lines.append("y: end now    n: keep working")
+            box(&s, ["End this practice test now?", "Your answers are kept and submitted as they are.", "y: end now · n: keep working"],
+                field: nil, secret: 0)
         }
+    }
+
+    /// Draws a box; its last line (the keys) always stays on screen.
+    static func box(_ s: inout Screen, _ lines: [String], field: String?, secret: Int) {
         let inner = min(s.width - 8, 64)
-        let wrapped = lines.flatMap { TextWidth.wrap($0, width: inner) } + (field != nil ? [""] : [])
+        var wrapped = lines.dropLast().flatMap { TextWidth.wrap($0, width: inner) }
+        let last = lines.last.map { TextWidth.wrap($0, width: inner) } ?? []
+        let room = max(1, s.height - 8 - last.count - (field != nil ? 1 : 0))
+        if wrapped.count > room { wrapped = Array(wrapped.prefix(room - 1)) + ["…"] }
+        wrapped += last
+        if field != nil { wrapped.append("") }
         let height = wrapped.count + 2
         let top = max(3, (s.height - height) / 2)
         let left = (s.width - inner - 4) / 2
@@ -277,8 +395,8 @@ public enum Views {
         if let field {
             let row = top + wrapped.count
             let end = s.put(field, row: row, column: left + 2, role: .title)
-            s.put(String(repeating: "•", count: m.secret.characters.count), row: row, column: end)
-            s.cursor = (row, end + m.secret.characters.count)
+            s.put(String(repeating: "•", count: secret), row: row, column: end)
+            s.cursor = (row, end + secret)
         } else {
             s.cursor = (top + 1, left + 2)
         }
@@ -326,26 +444,30 @@ public enum Views {
         var s = Screen(width: width, height: height)
         s.put("Keys", row: 0, column: 1, role: .title)
         rule(&s, row: 1)
-        let entries: [(String, String)] = [
-            ("Tab / Ctrl-N", "next question"),
-            ("Shift-Tab / Ctrl-P", "previous question (not in linear tests)"),
-            ("Ctrl-F / F2", "flag or unflag this question"),
-            ("Ctrl-R / F3", "review: every question, answered, unanswered, flagged"),
-            ("Ctrl-S / F10", "submit (asks first)"),
-            ("Ctrl-T / F4", "say how much time is left"),
-            ("PgUp / PgDn", "scroll a long question"),
-            ("↑ ↓ Enter Space", "choose; letters a, b, c… or digits pick directly"),
-            ("Shift-↑↓ or u / d", "move an entry up or down (ordering questions)"),
-            ("← → / a, b, c…", "pick a match for the highlighted entry"),
-            ("Ctrl-C / Ctrl-Z / Ctrl-Q", "ask your proctor to end the session"),
-            ("F1 / Ctrl-G", "this help (Esc closes it)"),
-        ]
-        for (i, e) in entries.enumerated() where 2 + i < height - 2 {
-            s.put(e.0, row: 2 + i, column: 2, role: .key)
-            s.put(e.1, row: 2 + i, column: 28)
+        // Written from the key table: the same list as the README and the man page.
+        let keyColumn = 2, meaningColumn = 30
+        var lines: [(String, String)] = []
+        for e in KeyTable.entries {
+            let keys = TextWidth.wrap(e.keys, width: meaningColumn - keyColumn - 2)
+            let meaning = TextWidth.wrap(e.meaning, width: width - meaningColumn - 2)
+            for i in 0..<max(keys.count, meaning.count) {
+                lines.append((i < keys.count ? keys[i] : "", i < meaning.count ? meaning[i] : ""))
+            }
+        }
+        let rows = height - 4
+        let offset = max(0, min(m.helpScroll, lines.count - rows))
+        for (i, line) in lines.enumerated() where i >= offset && i < offset + rows {
+            s.put(line.0, row: 2 + i - offset, column: keyColumn, role: .key)
+            s.put(line.1, row: 2 + i - offset, column: meaningColumn)
+        }
+        var keys: [(String, String)] = [("Esc", "close help")]
+        if lines.count > rows {
+            let shown = "lines \(offset + 1)–\(min(lines.count, offset + rows)) of \(lines.count)"
+            s.put(shown, row: 0, column: width - TextWidth.of(shown) - 2, role: .dim)
+            keys.append(("PgDn ↓ PgUp ↑", "scroll"))
         }
         s.cursor = (0, 1)
-        footer(&s, [("Esc", "close help")])
+        footer(&s, keys)
         return s
     }
 }

@@ -28,7 +28,7 @@ struct Carrel: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             TakeCommand.self, DemoCommand.self, ValidateCommand.self, InspectCommand.self, ImportCommand.self, PassphraseCommand.self,
-            StatusCommand.self, ResumeCommand.self, UnlockCommand.self, ResultsCommand.self,
+            StatusCommand.self, ResumeCommand.self, UnlockCommand.self, ResultsCommand.self, KeysCommand.self,
         ]
     )
 

@@ -15,10 +15,13 @@ struct TakeCommand: ParsableCommand {
         discussion: """
             Shows the start screen (what the test is and what is restricted), asks the proctor \
             passphrase when the assessment has one, confirms the lock, then runs the test until \
-            it is submitted, the time runs out, or the proctor ends it. Keys: F1 in the test.
+            it is submitted, the time runs out, or the proctor ends it. \
             Refuses to start (exit 75) while another session holds the lock or an interrupted \
             session waits for the proctor, and (exit 69) when the policy refuses the environment.
-            """
+
+            Keys (F1 shows them in the test; `carrel keys` prints them):
+
+            """ + KeyTable.plainText
     )
 
     @Argument(help: "The assessment file (.yaml).") var file: String

@@ -16,7 +16,7 @@ struct DemoEndToEndTests {
         t.start("demo", ["demo"])
         #expect(t.waitFor("demo", "Carrel workshop demo") != nil)
         #expect(t.screen("demo").contains("No session"))
-        t.keys("demo", "F2")
+        t.keys("demo", "F7")
         #expect(t.waitFor("demo", "Begin session — succeeded") != nil)
         #expect(t.waitFor("demo", "lock held by pid") != nil)
         #expect(t.buffers.isEmpty, "buffers from before are cleared when the session begins")
@@ -38,15 +38,22 @@ struct DemoEndToEndTests {
         #expect(t.waitFor("demo", "Paste blocked: 41 characters") != nil)
         #expect(t.screen("demo").contains("› hi\n"))
 
+        // Quitting while the session runs asks first; "n" keeps it running.
+        t.keys("demo", "F9")
+        #expect(t.waitFor("demo", "Quitting ends it") != nil)
+        t.type("demo", "n")
+        #expect(t.waitFor("demo", "Quitting ends it", present: false) != nil)
+        #expect(t.location.lockState != .free)
+
         t.setBuffer("during", "copied during the demo")
-        t.keys("demo", "F3")
+        t.keys("demo", "F8")
         #expect(t.waitFor("demo", "Session ended") != nil)
         let ended = t.screen("demo")
         #expect(ended.contains("Pasteboards cleared on exit: tmux (cleared 2 buffers)"), "\(ended)")
         #expect(t.location.lockState == .free)
         #expect(t.buffers.isEmpty, "buffers made during the session are gone")
         #expect(t.screen("demo").components(separatedBy: "Session ended").count == 2, "logged once")
-        t.keys("demo", "F10")
+        t.keys("demo", "F9")
         #expect(t.exitStatus("demo") == 0)
     }
 }

@@ -81,7 +81,7 @@ struct TakeEndToEndTests {
         for country in ["Iceland", "Japan", "Madagascar"] {
             t.keys("w", try #require(t.shownLetter(country, in: "w")))
         }
-        #expect(t.waitFor("w", "3 picked") != nil)
+        #expect(t.waitFor("w", "3 checked") != nil)
         t.keys("w", "Tab")
         #expect(t.waitFor("w", "Question 6 of 8") != nil)
         t.type("w", "Russia")
@@ -103,13 +103,13 @@ struct TakeEndToEndTests {
             shown.remove(at: j)
             shown.insert(entry, at: i)
         }
-        #expect(t.waitFor("w", "Your order is saved.") != nil)
+        #expect(t.waitFor("w", "This order is your answer.") != nil)
         #expect(t.shownOrder("w") == target)
         // Review, jump back to the flagged question, then submit.
         t.keys("w", "C-r")
         #expect(t.waitFor("w", "Review") != nil)
         let review = t.screen("w")
-        #expect(review.contains(" 3. ✓ answered    ⚑ Ottawa is the capital of Canada."))
+        #expect(review.contains(" 3. ✓ answered      ⚑ flagged  Ottawa is the capital of Canada."))
         t.keys("w", "Up", "Up", "Up", "Up", "Up", "Enter")
         #expect(t.waitFor("w", "Question 3 of 8") != nil)
         #expect(t.submit("w"))

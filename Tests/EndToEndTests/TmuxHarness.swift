@@ -97,6 +97,46 @@ final class TmuxHarness {
         return nil
     }
 
+    /// Waits until the window shows `text` (present) or no longer shows it.
+    @discardableResult
+    func waitFor(_ window: String, _ text: String, present: Bool, timeout: Double = 20) -> String? {
+        if present { return waitFor(window, text, timeout: timeout) }
+        let deadline = Date().addingTimeInterval(timeout)
+        repeat {
+            let s = screen(window)
+            if !s.contains(text) { return s }
+            usleep(100_000)
+        } while Date() < deadline
+        return nil
+    }
+
+    /// Where the terminal's cursor is: row and column, from 0.
+    func cursor(_ window: String) -> (row: Int, column: Int)? {
+        let out = run(["display-message", "-p", "-t", "e2e:\(window)", "#{cursor_y},#{cursor_x}"]).output
+        let parts = out.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").compactMap { Int($0) }
+        return parts.count == 2 ? (parts[0], parts[1]) : nil
+    }
+
+    /// The line the cursor is on.
+    func cursorLine(_ window: String) -> String? {
+        guard let c = cursor(window) else { return nil }
+        let lines = screen(window).components(separatedBy: "\n")
+        return lines.indices.contains(c.row) ? lines[c.row] : nil
+    }
+
+    func resize(_ window: String, width: Int, height: Int) {
+        run(["resize-window", "-t", "e2e:\(window)", "-x", "\(width)", "-y", "\(height)"])
+        usleep(300_000)
+    }
+
+    /// Starts copying every byte the program in `window` writes to a file; returns its path.
+    func recordOutput(_ window: String) -> String {
+        let path = "\(root)/output-\(window)"
+        FileManager.default.createFile(atPath: path, contents: nil)
+        run(["pipe-pane", "-o", "-t", "e2e:\(window)", "cat >> '\(path)'"])
+        return path
+    }
+
     func keys(_ window: String, _ keys: String...) {
         for k in keys {
             run(["send-keys", "-t", "e2e:\(window)", k])

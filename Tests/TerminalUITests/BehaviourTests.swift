@@ -40,9 +40,10 @@ struct BehaviourTests {
         m.session?.elapsed = 100
         let b = Views.render(m, width: 80, height: 24)
         #expect(a == b, "nothing to redraw as time passes")
-        #expect(a.lines[0].contains("Ctrl-T: time left"))
+        #expect(a.lines[0].hasPrefix(" Question 1 of 2"), "a whole repaint is read from where the student is")
+        #expect(a.lines[1].contains("Ctrl-T: time left"))
         #expect(m.handle(.control("t"), now: 0).isEmpty)
-        #expect(m.notice == "8:20 left")
+        #expect(m.notice == "8 minutes 20 seconds left", "in words, never like a time of day")
     }
 
     @Test func theClockChangesAtMostOncePerSecond() {
@@ -67,7 +68,7 @@ struct BehaviourTests {
     }
 
     @Test func theSaveMarkFollowsTheAnswerNotTheLastWrite() {
-        var m = model(.text(accept: ["x"], caseSensitive: false))
+        var m = model(.text(accept: ["x"], caseSensitive: false), screenReader: false)
         #expect(!Views.render(m, width: 80, height: 24).lines[1].contains("saved"), "no mark before anything is typed")
         var s = m.session!
         _ = s.update(.edit("q", .text("abc")), now: 1)
@@ -167,8 +168,200 @@ struct DemoLogTests {
         var m = DemoModel(policy: RestrictionPolicy(), workshopAvailable: false, theme: .mono)
         m.log = (1...30).map { "line \($0)" }
         let s = DemoView.render(m, width: 80, height: 24)
-        #expect(s.lines[3] == "  Actions: F2 Begin  F3 End (n/a)  F5 Workshop test (n/a)  F10 Quit")
-        #expect(s.lines[22] == "    line 30", "the newest log line is shown")
+        #expect(s.lines[3] == "  Actions: F7 Begin  F8 End (n/a)  F5 Workshop test (n/a)  F9 Quit")
+        #expect(s.lines[4].contains("Workshop test: no workshop file"), "why F5 does nothing, in words")
+        #expect(s.lines[21] == "    line 30", "the newest log line is shown")
+        #expect(s.text.contains("23 earlier lines: PgUp"))
         #expect(s.cursor.row == 6)
+        m.logScroll = 100
+        let top = DemoView.render(m, width: 80, height: 24)
+        #expect(top.lines[15] == "    line 1", "PgUp reaches the first line of the log")
+        #expect(!DemoModel.keys.contains { ["F1", "F2", "F3", "F4", "F6", "F10"].contains($0.key) }, "no demo key is a test key")
+        m.confirmQuit = true
+        #expect(DemoView.render(m, width: 80, height: 24).text.contains("Quitting ends it"))
+    }
+}
+
+@Suite("Long content, words for state, the key table")
+struct LayoutAndWordsTests {
+    func model(_ items: [Item], screenReader: Bool = false, navigation: Navigation = .free) -> TakeModel {
+        let a = Assessment(id: "t", title: "T", timeLimit: 600, navigation: navigation, sections: [Section(title: "Reading", items: items)])
+        var m = TakeModel(assessment: a, candidate: nil, timeAllowed: 600, theme: .mono, screenReader: screenReader)
+        m.session = SessionState(plan: SessionPlan.make(assessment: a, sessionID: "s", seed: 1, extraTime: .none), status: .active)
+        m.phase = .question
+        return m
+    }
+
+    static let passage = (1...42).map { "Line \($0) of the reading passage." }.joined(separator: "\n")
+
+    @Test func aLongPromptOpensAtItsFirstLineAndPagesToItsEnd() {
+        var m = model([Item(id: "q", prompt: Self.passage, kind: .choice(choices: ["Yes", "No"], answer: "Yes"))])
+        var screen = Views.render(m, width: 80, height: 24)
+        #expect(screen.lines[3].contains("Line 1 of"), "the question opens at its first line")
+        #expect(screen.text.contains("below: PgDn"))
+        #expect(screen.cursor.row == 3, "reading: the cursor is where the reading is")
+        for _ in 0..<5 { _ = m.handle(.pageDown, now: 0) }
+        screen = Views.render(m, width: 80, height: 24)
+        #expect(screen.text.contains("Line 42 of"))
+        #expect(screen.text.contains("b) No"))
+        #expect(screen.text.contains("above: PgUp"))
+        for _ in 0..<5 { _ = m.handle(.pageUp, now: 0) }
+        #expect(Views.render(m, width: 80, height: 24).lines[3].contains("Line 1 of"), "PgUp reaches the first line")
+        // An answer key brings the focused choice back into view, with the cursor on it.
+        _ = m.handle(.down, now: 0)
+        screen = Views.render(m, width: 80, height: 24)
+        #expect(screen.lines[screen.cursor.row].contains("b) No"))
+    }
+
+    @Test(arguments: [80, 120])
+    func longChoicesWrapWithAHangingIndentAndNothingIsCut(width: Int) {
+        let long = String(repeating: "a considerably long choice label that must wrap ", count: 3) + "END"
+        let m = model([Item(id: "q", prompt: "Pick.", kind: .choice(choices: [long, "Short"], answer: "Short"))])
+        let screen = Views.render(m, width: width, height: 24)
+        #expect(screen.text.contains("END"), "the end of a long label is shown")
+        #expect(!screen.text.contains("…"))
+        let continuation = screen.lines.first { $0.hasPrefix("          ") && $0.contains("long choice") }
+        #expect(continuation != nil, "continuation lines hang under the label, not under the marker")
+        #expect(screen.lines.allSatisfy { TextWidth.of($0) <= width })
+    }
+
+    @Test func anEssayWrapsAndUpDownMoveByShownLine() {
+        var m = model([Item(id: "q", prompt: "Write.", kind: .essay(minWords: nil, maxWords: nil))])
+        let text = String(repeating: "word ", count: 40) + "last"
+        for c in text { _ = m.handle(.character(c), now: 0) }
+        var screen = Views.render(m, width: 80, height: 24)
+        let boxLines = screen.lines.filter { $0.hasPrefix("    │ ") }
+        #expect(boxLines.count == 3, "a 204-character paragraph wraps to three lines at 80 columns: \(boxLines)")
+        #expect(screen.lines[screen.cursor.row].hasSuffix("last"))
+        _ = m.handle(.up, now: 0)
+        screen = Views.render(m, width: 80, height: 24)
+        #expect(screen.cursor.row == 3 + 2 + 1, "↑ moves to the line above as shown")
+        _ = m.handle(.home, now: 0)
+        #expect(Views.render(m, width: 80, height: 24).cursor.column == 6)
+        _ = m.handle(.enter, now: 0)
+        #expect(m.editors["q"]?.text.contains("\n") == true, "Enter starts a new line in an essay")
+    }
+
+    @Test func stateIsSaidInWordsOnTheFocusedLine() {
+        var m = model([
+            Item(id: "c", prompt: "Capital?", kind: .choice(choices: ["Toronto", "Ottawa"], answer: "Ottawa")),
+            Item(id: "m", prompt: "Cities?", kind: .multiple(choices: ["Paris", "Rome"], answers: ["Paris"], scoring: .partial)),
+            Item(id: "p", prompt: "Match.", kind: .match(pairs: [MatchPair(left: "Italy", right: "Rome"), MatchPair(left: "France", right: "Paris")], distractors: [])),
+        ], screenReader: true)
+        var s = m.session!
+        for command in m.handle(.character("b"), now: 0) { if case let .session(e) = command { _ = s.update(e, now: 0) } }
+        m.session = s
+        var screen = Views.render(m, width: 80, height: 24)
+        #expect(screen.lines[screen.cursor.row].contains("selected: Ottawa"), "cursor line: \(screen.lines[screen.cursor.row])")
+        #expect(m.notice == "Ottawa selected")
+        _ = s.update(.next, now: 0)
+        m.session = s
+        for command in m.handle(.character("a"), now: 0) { if case let .session(e) = command { _ = s.update(e, now: 0) } }
+        m.session = s
+        screen = Views.render(m, width: 80, height: 24)
+        #expect(screen.lines[screen.cursor.row].contains("checked: "))
+        #expect(screen.text.contains("not checked: "))
+        _ = s.update(.next, now: 0)
+        m.session = s
+        for command in m.handle(.right, now: 0) { if case let .session(e) = command { _ = s.update(e, now: 0) } }
+        m.session = s
+        screen = Views.render(m, width: 80, height: 24)
+        let row = screen.lines[screen.cursor.row]
+        #expect(row.contains("→"), "the cursor sits on the match the key changed")
+        #expect(m.notice?.contains(" → ") == true)
+        let column = row.index(row.startIndex, offsetBy: screen.cursor.column)
+        #expect(row[column...].hasPrefix("a) ") || row[column...].hasPrefix("b) "))
+        #expect(screen.lines[0].hasPrefix(" Question 3 of 3, section Reading"))
+    }
+
+    @Test func theReviewSaysFlagsAndAnswersInWords() {
+        var m = model([Item(id: "a", prompt: "A", kind: .trueFalse(answer: true)), Item(id: "b", prompt: "B", kind: .trueFalse(answer: true))],
+                      screenReader: true)
+        _ = m.session?.update(.toggleFlag("b"), now: 0)
+        _ = m.session?.update(.openReview, now: 0)
+        m.phase = .review
+        let text = Views.render(m, width: 80, height: 24).text
+        #expect(text.contains("not answered, flagged: B"))
+        #expect(text.contains("not answered: A"))
+        #expect(!text.contains("⚑"), "no symbol a screen reader cannot say")
+    }
+
+    @Test func theSubmitBoxNamesQuestionsAndSummarisesLongListsWithItsKeysOnScreen() {
+        var m = model((1...300).map { Item(id: "q\($0)", prompt: "Q\($0)", kind: .trueFalse(answer: true)) })
+        _ = m.session?.update(.submitRequested, now: 0)
+        let text = Views.render(m, width: 80, height: 24).text
+        #expect(text.contains("300 questions not answered; first: 1, 2, 3"))
+        #expect(text.contains("y: submit"))
+        #expect(Views.numbers([2, 4, 5], what: "Not answered", room: 100) == "Not answered: questions 2, 4 and 5")
+        #expect(Views.numbers([3], what: "Flagged", room: 100) == "Flagged: question 3")
+    }
+
+    @Test func aLinearTestAsksBeforeLeavingAnUnansweredQuestion() {
+        var m = model([Item(id: "a", prompt: "A", kind: .trueFalse(answer: true)), Item(id: "b", prompt: "B", kind: .trueFalse(answer: true))],
+                      navigation: .linear)
+        #expect(m.handle(.tab, now: 0).isEmpty, "nothing moves before the student confirms")
+        #expect(Views.render(m, width: 80, height: 24).text.contains("cannot come back"))
+        #expect(m.handle(.character("n"), now: 0).isEmpty)
+        #expect(!m.confirmSkip)
+        _ = m.handle(.tab, now: 0)
+        #expect(m.handle(.character("y"), now: 0) == [.session(.next)])
+    }
+
+    @Test func timeWarningsStayUntilAKeyAndCtrlTRepeatsThem() {
+        var m = model([Item(id: "a", prompt: "A", kind: .trueFalse(answer: true))])
+        var r = Reaction()
+        r.notices = ["1 minute left"]
+        r.bell = true
+        m.apply(r, state: m.session!, now: 0)
+        #expect(m.bell)
+        let expired = m.expireNotice(now: 1_000)
+        #expect(!expired, "a warning does not time out")
+        _ = m.handle(.down, now: 1_000)
+        #expect(m.notice != "1 minute left", "a key dismisses it")
+        _ = m.handle(.control("t"), now: 1_000)
+        #expect(m.notice?.hasPrefix("Time warning: 1 minute left.") == true)
+        _ = m.handle(.control("t"), now: 1_001)
+        #expect(m.repeatNotice, "the same words again are written again, so they are said again")
+    }
+
+    @Test func theClockCanBeHidden() {
+        var m = model([Item(id: "a", prompt: "A", kind: .trueFalse(answer: true))])
+        _ = m.handle(.control("k"), now: 0)
+        let a = Views.render(m, width: 80, height: 24)
+        #expect(a.lines[0].contains("clock hidden"))
+        m.session?.elapsed = 30
+        #expect(Views.render(m, width: 80, height: 24).lines[0] == a.lines[0], "a hidden clock does not tick")
+    }
+
+    @Test func helpFitsAndScrollsAndSaysEveryKeyOfTheTable() {
+        var m = model([Item(id: "a", prompt: "A", kind: .trueFalse(answer: true))])
+        m.showHelp = true
+        var seen = ""
+        for _ in 0..<10 {
+            let screen = Views.render(m, width: 80, height: 24)
+            #expect(screen.lines.allSatisfy { TextWidth.of($0) <= 80 })
+            seen += screen.text
+            _ = m.handle(.pageDown, now: 0)
+        }
+        for entry in KeyTable.entries {
+            #expect(seen.contains(TextWidth.wrap(entry.keys, width: 26)[0]), "help shows \(entry.keys)")
+        }
+        #expect(KeyTable.action(for: .tab) == .next)
+        #expect(KeyTable.action(for: .pageDown) == .scrollDown)
+    }
+
+    @Test func theReadmeListsTheKeysOfTheTable() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains("<!-- keys:begin -->\n" + KeyTable.markdown + "\n<!-- keys:end -->"),
+                "README's key list is written by scripts/generate-docs from the key table")
+    }
+
+    @Test func practiceStartScreenSaysWhatCtrlCDoes() {
+        var m = model([Item(id: "a", prompt: "A", kind: .trueFalse(answer: true))])
+        m.phase = .start
+        let text = Views.render(m, width: 80, height: 24).text
+        #expect(text.contains("end this practice test"))
+        #expect(!text.contains("ask your proctor"))
     }
 }

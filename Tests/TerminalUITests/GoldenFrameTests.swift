@@ -120,4 +120,84 @@ struct GoldenFrameTests {
         m.notice = "Paste is disabled during this assessment"
         try check("notice-and-last-minute", Views.render(m, width: 80, height: 24), theme: .standard)
     }
+
+    // MARK: long content and screen-reader mode, at 80×24 and 120×40
+
+    static let sizes: [(Int, Int)] = [(80, 24), (120, 40)]
+
+    static func single(_ items: [Item], screenReader: Bool = false, responses: [String: Response] = [:], flags: Set<String> = []) -> TakeModel {
+        let a = Assessment(id: "long", title: "Reading and writing", timeLimit: 1800,
+                           sections: [Section(title: "Reading", instructions: "Read the passage, then answer.", items: items)])
+        let plan = SessionPlan.make(assessment: a, sessionID: "golden", seed: 3, extraTime: .none)
+        var m = TakeModel(assessment: a, candidate: "Ada Lovelace", timeAllowed: 1800, theme: .mono, screenReader: screenReader)
+        m.session = SessionState(plan: plan, status: .active, responses: responses, flags: flags, elapsed: 75)
+        m.phase = .question
+        return m
+    }
+
+    static let passage = (1...42).map { "Line \($0): the river rose through the night, and by morning the lower town was under water." }
+        .joined(separator: "\n")
+
+    @Test(arguments: [0, 1])
+    func aFortyTwoLinePromptAtItsTopAndItsBottom(size: Int) throws {
+        let (w, h) = Self.sizes[size]
+        var m = Self.single([Item(id: "flood", prompt: Self.passage, kind: .choice(choices: ["The river", "The town"], answer: "The river"))])
+        m.viewSize = (w, h)
+        try check("long-prompt-top-\(w)x\(h)", Views.render(m, width: w, height: h), theme: .mono)
+        for _ in 0..<10 { _ = m.handle(.pageDown, now: 0) }
+        try check("long-prompt-bottom-\(w)x\(h)", Views.render(m, width: w, height: h), theme: .mono)
+    }
+
+    @Test(arguments: [0, 1])
+    func aWrappedChoiceListAndAWrappedEssay(size: Int) throws {
+        let (w, h) = Self.sizes[size]
+        let choices = [
+            "Because the council had ignored three separate warnings from the engineers who inspected the levee in the spring",
+            "Because the rain that week was the heaviest recorded in the valley since measurements began in 1871",
+            "Both",
+        ]
+        var m = Self.single([Item(id: "why", prompt: "Why did the town flood?", kind: .choice(choices: choices, answer: "Both"))],
+                            responses: ["why": .choice(choices[1])])
+        m.viewSize = (w, h)
+        _ = m.handle(.down, now: 0)
+        try check("wrapped-choices-\(w)x\(h)", Views.render(m, width: w, height: h), theme: .mono)
+        let essay = "The flood came after a week of rain, but the rain alone does not explain it. " +
+            "The engineers had warned the council three times.\n\nIn my view the council is to blame, because " +
+            "a warning that is ignored is worse than no warning at all: it shows that the danger was known."
+        var e = Self.single([Item(id: "essay", prompt: "Who was to blame? Explain.", kind: .essay(minWords: 50, maxWords: 300))],
+                            responses: ["essay": .essay(essay)])
+        e.viewSize = (w, h)
+        if let item = e.currentItem { e.editors["essay"] = e.editor(for: item) }
+        _ = e.handle(.up, now: 0)
+        try check("wrapped-essay-\(w)x\(h)", Views.render(e, width: w, height: h), theme: .mono)
+    }
+
+    @Test func everyItemTypeInScreenReaderModeSaysItsStateInWords() throws {
+        let plan = SessionPlan.make(assessment: Self.workshop, sessionID: "golden", seed: 3, extraTime: .none)
+        var count = 0
+        for (w, h) in Self.sizes {
+            for (index, id) in plan.itemOrder.enumerated() {
+                var m = Self.model(theme: .mono, screenReader: true, at: index, responses: Self.answered, flags: ["primes"])
+                if let item = m.item(id), [ItemType.text, .numeric, .essay].contains(item.type) {
+                    m.editors[id] = m.editor(for: item)
+                }
+                try check("screen-reader-\(index + 1)-\(id)-\(w)x\(h)", Views.render(m, width: w, height: h), theme: .mono)
+                count += 1
+            }
+        }
+        #expect(count == 16, "every item type of the workshop test, at both sizes")
+    }
+
+    @Test(arguments: [0, 1])
+    func theReviewWithFlagsInWordsAndTheSubmitBoxWith300Unanswered(size: Int) throws {
+        let (w, h) = Self.sizes[size]
+        var m = Self.model(theme: .mono, screenReader: true, responses: ["canada": .choice("Ottawa")], flags: ["dog", "primes"])
+        m.phase = .review
+        m.reviewHighlight = 1
+        try check("review-words-\(w)x\(h)", Views.render(m, width: w, height: h), theme: .mono)
+        var big = Self.single((1...300).map { Item(id: "q\($0)", prompt: "Question \($0)", kind: .trueFalse(answer: true)) },
+                              flags: ["q7", "q12"])
+        big.session?.prompt = .confirmSubmit
+        try check("submit-300-unanswered-\(w)x\(h)", Views.render(big, width: w, height: h), theme: .mono)
+    }
 }

@@ -173,13 +173,13 @@ _carrel() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    take|demo|validate|inspect|import|passphrase|status|resume|unlock|results|help)
+    take|demo|validate|inspect|import|passphrase|status|resume|unlock|results|keys|help)
         # Offer subcommand argument completions
         "_carrel_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'take demo validate inspect import passphrase status resume unlock results help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'take demo validate inspect import passphrase status resume unlock results keys help' -- "${cur}"))
         ;;
     esac
 }
@@ -197,9 +197,11 @@ _carrel_take() {
         return
         ;;
     '--extra-time')
+        __carrel_add_completions -W '1.5'$'\n''+15m'$'\n''unlimited'
         return
         ;;
     '--theme')
+        __carrel_add_completions -W 'default'$'\n''mono'$'\n''contrast'
         return
         ;;
     '--state-dir')
@@ -307,6 +309,7 @@ _carrel_resume() {
     # Offer option value completions
     case "${prev}" in
     '--theme')
+        __carrel_add_completions -W 'default'$'\n''mono'$'\n''contrast'
         return
         ;;
     '--state-dir')
@@ -420,6 +423,14 @@ _carrel_results_export() {
         return
         ;;
     esac
+}
+
+_carrel_keys() {
+    repeating_flags=()
+    non_repeating_flags=(--markdown --version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __carrel_offer_flags_options 0
 }
 
 _carrel_help() {

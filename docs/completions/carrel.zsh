@@ -60,13 +60,14 @@ _carrel() {
             'resume:Continue an interrupted session where it stopped (proctor).'
             'unlock:End an interrupted session (or clear a stale lock) as the proctor.'
             'results:Collect results: list sessions, show one with its integrity report, export a gradebook.'
+            'keys:List the keys of the test screen, as F1 shows them during a test.'
             'help:Show subcommand help information.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        take|demo|validate|inspect|import|passphrase|status|resume|unlock|results|help)
+        take|demo|validate|inspect|import|passphrase|status|resume|unlock|results|keys|help)
             "_carrel_${words[1]}" && ret=0
             ;;
         esac
@@ -78,12 +79,14 @@ _carrel() {
 
 _carrel_take() {
     local -i ret=1
+    local -ar ___extra_time=('1.5' '+15m' 'unlimited')
+    local -ar ___theme=('default' 'mono' 'contrast')
     local -ar arg_specs=(
         ':file:'
         '--candidate[The candidate'\''s name, shown on screen and in the result.]:candidate:'
-        '--extra-time[Extra time\: a multiplier (1.5), fixed minutes (+15m), or unlimited.]:extra-time:'
+        '--extra-time[Extra time\: a multiplier from 1 to 10 (1.5), added time (+15m), or unlimited.]:time:{__carrel_complete "${___extra_time[@]}"}'
         '--screen-reader[Keep the cursor on the focused element and never redraw by itself.]'
-        '--theme[default, mono (also chosen by NO_COLOR) or contrast.]:theme:'
+        '--theme[default, mono (also chosen by a non-empty NO_COLOR) or contrast.]:theme:{__carrel_complete "${___theme[@]}"}'
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
@@ -177,10 +180,11 @@ _carrel_status() {
 
 _carrel_resume() {
     local -i ret=1
+    local -ar ___theme=('default' 'mono' 'contrast')
     local -ar arg_specs=(
         ':session:'
         '--screen-reader[Keep the cursor on the focused element and never redraw by itself.]'
-        '--theme[default, mono (also chosen by NO_COLOR) or contrast.]:theme:'
+        '--theme[default, mono (also chosen by a non-empty NO_COLOR) or contrast.]:theme:{__carrel_complete "${___theme[@]}"}'
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
@@ -272,6 +276,18 @@ _carrel_results_export() {
         '--since[Only sessions started on or after this date (2026-11-22, or a full ISO-8601 time).]:since:'
         '--status[Only this status\: submitted, timed_out, ended_by_proctor, interrupted, active.]:status:'
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_keys() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--markdown[Print the list as a Markdown table (the README'\''s).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

@@ -285,7 +285,7 @@ public struct TakeModel: Sendable {
     /// Tab: in a linear test, leaving an unanswered question for good is asked first.
     mutating func next(_ session: SessionState) -> [Command] {
         if session.plan.navigation == .linear, phase == .question, let id = session.currentItemID,
-           session.unansweredIDs.contains(id), session.position + 1 < session.plan.itemOrder.count {
+           !(session.answer(id).map { !$0.isEmpty } ?? false), session.position + 1 < session.plan.itemOrder.count {
             confirmSkip = true
             return []
         }

@@ -98,7 +98,7 @@ public enum Views {
         r += 1
         let time = m.timeAllowed.map { "time allowed \(DurationText.format($0))" } ?? "no time limit"
         let nav = a.navigation == .linear ? "no going back" : "move freely between questions"
-        s.put("\(a.items.count) questions · \(time) · \(nav)", row: r, column: 2)
+        s.put("\(a.sections.reduce(0) { $0 + $1.items.count }) questions · \(time) · \(nav)", row: r, column: 2)
         r += 2
         if let d = a.description {
             r = paragraph(&s, d, row: r, limit: r + 4) + 1
@@ -358,8 +358,12 @@ public enum Views {
         let inner = min(s.width - 8, 64)
         switch prompt {
         case .confirmSubmit:
-            let number = { (ids: [String]) in ids.compactMap { id in session.plan.itemOrder.firstIndex(of: id).map { $0 + 1 } } }
-            let unanswered = number(session.unansweredIDs), flagged = number(session.flaggedIDs)
+            // One pass over the test, in its order: the numbers as the student sees them.
+            var unanswered: [Int] = [], flagged: [Int] = []
+            for (i, id) in session.plan.itemOrder.enumerated() {
+                if !(session.answer(id).map { !$0.isEmpty } ?? false) { unanswered.append(i + 1) }
+                if session.flags.contains(id) { flagged.append(i + 1) }
+            }
             var lines = ["Submit your answers now?"]
             lines.append(unanswered.isEmpty ? "Every question is answered." : numbers(unanswered, what: "Not answered", room: inner * 2))
             if !flagged.isEmpty { lines.append(numbers(flagged, what: "Flagged", room: inner * 2)) }

@@ -164,6 +164,18 @@ public enum Views {
             s.put(m.timeText(session), row: min(height - 1, row), column: 1)
             row += 2
         }
+        switch m.session?.prompt {
+        case .confirmEnd?:
+            s.put(TextWidth.clip("End this practice test now? y: end now · n: keep working", to: width - 2),
+                  row: min(height - 1, row), column: 1, role: .title)
+            s.cursor = (min(height - 1, row), 1)
+        case .confirmSubmit?:
+            s.put(TextWidth.clip("Submit? Enlarge the terminal to see what is unanswered · n: keep working", to: width - 2),
+                  row: min(height - 1, row), column: 1, role: .title)
+            s.cursor = (min(height - 1, row), 1)
+        default:
+            break
+        }
         if m.session?.prompt == .proctor {
             // The proctor can still end the session from here.
             let end = s.put("Proctor passphrase: ", row: min(height - 1, row), column: 1, role: .title)

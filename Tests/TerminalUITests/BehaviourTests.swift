@@ -365,3 +365,21 @@ struct LayoutAndWordsTests {
         #expect(!text.contains("ask your proctor"))
     }
 }
+
+@Suite("The enlarge screen")
+struct TooSmallTests {
+    @Test func aQuestionAskedWhileTooSmallIsShownThereWithItsKeys() {
+        let item = Item(id: "a", prompt: "A", kind: .trueFalse(answer: true))
+        let a = Assessment(id: "t", title: "T", sections: [Section(items: [item])])
+        var m = TakeModel(assessment: a, candidate: nil, timeAllowed: nil, theme: .mono, screenReader: true)
+        m.session = SessionState(plan: SessionPlan.make(assessment: a, sessionID: "s", seed: 1, extraTime: .none), status: .active)
+        m.phase = .question
+        m.session?.prompt = .confirmEnd
+        var screen = Views.render(m, width: 70, height: 24)
+        #expect(screen.text.contains("End this practice test now? y: end now"))
+        #expect(screen.lines[screen.cursor.row].contains("End this practice test"))
+        m.session?.prompt = .proctor
+        screen = Views.render(m, width: 70, height: 24)
+        #expect(screen.lines[screen.cursor.row].contains("Proctor passphrase:"))
+    }
+}

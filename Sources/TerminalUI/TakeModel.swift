@@ -94,6 +94,8 @@ public struct TakeModel: Sendable {
     public var repaintWhole = false
     /// Write the notice line again even when it did not change (a repeated Ctrl-T).
     public var repeatNotice = false
+    /// The status shown when the last key arrived.
+    var noticeBeforeKey: String?
 
     public init(assessment: Assessment, candidate: String?, timeAllowed: Int?, theme: Theme, screenReader: Bool) {
         self.assessment = assessment
@@ -139,7 +141,7 @@ public struct TakeModel: Sendable {
     /// Shows a one-line status. In screen-reader mode, and for warnings, it stays until the
     /// next key: a timed redraw would be read out as noise, and a warning must not be missed.
     public mutating func show(_ text: String, now: Double, seconds: Double = 4, sticky: Bool = false) {
-        if notice == text { repeatNotice = true }
+        if notice == text || noticeBeforeKey == text { repeatNotice = true }
         notice = text
         noticeUntil = sticky || screenReader ? .infinity : now + seconds
     }
@@ -154,7 +156,9 @@ public struct TakeModel: Sendable {
     // MARK: keys
 
     public mutating func handle(_ key: Key, now: Double) -> [Command] {
-        // A status stays until the next key; the key itself may bring a new one.
+        // A status stays until the next key; the key itself may bring a new one (and the same
+        // words again must be written again, so they are said again).
+        noticeBeforeKey = notice
         if noticeUntil == .infinity { notice = nil }
         if showHelp {
             switch key {

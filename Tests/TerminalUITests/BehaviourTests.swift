@@ -324,6 +324,16 @@ struct LayoutAndWordsTests {
         #expect(m.repeatNotice, "the same words again are written again, so they are said again")
     }
 
+    @Test func aRepeatedCtrlTIsSaidAgainInScreenReaderMode() {
+        var m = model([Item(id: "a", prompt: "A", kind: .trueFalse(answer: true))], screenReader: true)
+        _ = m.handle(.control("t"), now: 0)
+        #expect(m.notice == "10 minutes left")
+        m.repeatNotice = false
+        _ = m.handle(.control("t"), now: 1)
+        #expect(m.notice == "10 minutes left")
+        #expect(m.repeatNotice, "the same status after a key is written again")
+    }
+
     @Test func theClockCanBeHidden() {
         var m = model([Item(id: "a", prompt: "A", kind: .trueFalse(answer: true))])
         _ = m.handle(.control("k"), now: 0)

@@ -54,6 +54,14 @@ struct StudentEndToEndTests {
         #expect(t.waitFor(window, "Question 1 of 2") != nil)
     }
 
+    /// Ends the practice test (Ctrl-C, then y), closes the receipt and expects exit 0.
+    func endPractice(_ t: TmuxHarness, _ window: String) {
+        t.keys(window, "C-c")
+        t.type(window, "y")
+        t.keys(window, "Enter")
+        #expect(t.exitStatus(window) == 0)
+    }
+
     @Test(.timeLimit(.minutes(3)))
     func pagingReachesBothEndsOfALongPromptAndKeysAtASmallSizeChangeNothing() throws {
         let t = try #require(TmuxHarness())
@@ -111,10 +119,7 @@ struct StudentEndToEndTests {
         let screen = t.screen("take")
         #expect(!screen.contains("saving"), "Home changes nothing, so nothing is being saved:\n\(screen)")
         #expect(t.cursor("take")?.column == 4 + 8, "the cursor is at the start of the answer")
-        t.keys("take", "C-c")
-        t.type("take", "y")
-        t.keys("take", "Enter")
-        #expect(t.exitStatus("take") == 0)
+        endPractice(t, "take")
     }
 
     @Test(.timeLimit(.minutes(3)))
@@ -140,9 +145,6 @@ struct StudentEndToEndTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: output)).count == before, "the enlarge screen does not count down aloud")
         t.resize("take", width: 80, height: 24)
         #expect(t.waitFor("take", "Question 1 of 2") != nil)
-        t.keys("take", "C-c")
-        t.type("take", "y")
-        t.keys("take", "Enter")
-        #expect(t.exitStatus("take") == 0)
+        endPractice(t, "take")
     }
 }

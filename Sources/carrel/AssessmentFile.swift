@@ -47,7 +47,11 @@ enum AssessmentFile {
 
     /// Loads and validates, printing every diagnostic as `FILE:LINE:COL: severity: message`.
     static func validated(_ path: String) throws(CarrelFailure) -> Assessment {
-        let loaded = try load(path)
+        try validated(load(path), path: path)
+    }
+
+    /// Validates bytes already read, so what runs is exactly what was read (and stored).
+    static func validated(_ loaded: Loaded, path: String) throws(CarrelFailure) -> Assessment {
         let outcome = AssessmentReader.read(bytes: loaded.bytes, file: path, fileSize: loaded.sizeOnDisk)
         for diagnostic in outcome.diagnostics {
             FileOutput.standardError.write("\(diagnostic)\n")

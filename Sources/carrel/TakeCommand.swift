@@ -40,24 +40,39 @@ struct TakeCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
+            // One read: the bytes validated are the bytes the journal keeps.
             let loaded = try AssessmentFile.load(file)
-            let assessment = try AssessmentFile.validated(file)
+            let assessment = try AssessmentFile.validated(loaded, path: file)
             let extra = extraTime ?? ExtraTime.none
-            let context = state.context(needsTerminal: true)
-            try Launcher.precheck(assessment: assessment, context: context)
+            try Launcher.requireTerminal()
             let theme = display.resolvedTheme()
             let model = TakeModel(
                 assessment: assessment, candidate: candidate,
                 timeAllowed: extra.apply(to: assessment.timeLimit).map { min($0, assessment.policy.maxDuration) },
                 theme: theme, screenReader: display.screenReader)
             let app = TakeApp(model: model, terminal: Canvas(theme: theme))
-            if let hash = assessment.proctor.passphrase, let make = context.passphrases {
-                app.launchChecker = make(hash, "launch \(assessment.id)")
-            }
             let options = SessionOptions(theme: display.theme?.rawValue, screenReader: display.screenReader)
             let source = StoredAssessment(bytes: Data(loaded.bytes), path: file)
-            try app.run { app throws(SessionError) in
-                try SessionRuntime.begin(
+            // The probes (loaded code, multiplexer, tracer), the lock and the journal run after
+            // the start screen is on screen and before the first key is read: nothing can begin
+            // until they pass, and a refusal leaves the screen with its one line.
+            var context: SessionContext?
+            let prepare = { () -> TakeApp.Exit? in
+                let ready = state.context(needsTerminal: true)
+                do throws(CarrelFailure) {
+                    try Launcher.precheck(assessment: assessment, context: ready)
+                } catch {
+                    return TakeApp.Exit(error.status.rawValue, error.message)
+                }
+                if let hash = assessment.proctor.passphrase, let make = ready.passphrases {
+                    app.launchChecker = make(hash, "launch \(assessment.id)")
+                }
+                context = ready
+                return nil
+            }
+            try app.run(prepare: prepare) { app throws(SessionError) in
+                guard let context else { return nil }
+                return try SessionRuntime.begin(
                     assessment: assessment, source: source, candidate: candidate, extraTime: extra, options: options,
                     context: context, enterUI: { app.terminal.setReports(true) }, leaveUI: { app.terminal.setReports(false) })
             }.conclude()
@@ -119,10 +134,14 @@ struct ResumeCommand: ParsableCommand {
 
 enum Launcher {
     /// Fails fast, before the screen changes, for what would refuse the session anyway.
-    static func precheck(assessment: Assessment, context: SessionContext) throws(CarrelFailure) {
+    static func requireTerminal() throws(CarrelFailure) {
         guard isatty(0) == 1, isatty(1) == 1 else {
             throw CarrelFailure(status: .refused, message: "`carrel take` needs a terminal on standard input and output")
         }
+    }
+
+    static func precheck(assessment: Assessment, context: SessionContext) throws(CarrelFailure) {
+        try requireTerminal()
         let refusals = context.gate.refusals(policy: assessment.policy, needsTerminal: true)
         if !refusals.isEmpty { throw SessionError.refused(refusals).failure }
         if case let .held(holder) = context.lock.inspect() {

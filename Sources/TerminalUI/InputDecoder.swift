@@ -170,6 +170,10 @@ public struct InputDecoder: Sendable {
         return times.min()
     }
 
+    /// Keys held while they are judged, in order, when no paste has begun: what the screen
+    /// may show as typed before it enters anything (empty once a paste takes them).
+    public var tentative: [Key] { paste == nil ? held.map(\.key) : [] }
+
     /// Whether keys or a paste are waiting for judgement (nothing is lost by waiting).
     public var isHolding: Bool { !held.isEmpty || paste != nil || !partial.isEmpty }
 
@@ -222,11 +226,31 @@ public struct InputDecoder: Sendable {
             } else if mode == .secret && held.isEmpty {
                 out.append(.keys([key]))
                 if key == .enter || key == .escape { mode = .answer }
+            } else if held.isEmpty && partial.isEmpty && !Self.types(key) {
+                // A key that edits no text (Tab, arrows, Page keys, F-keys, Ctrl) with nothing
+                // held ahead of it acts at once: it cannot put a character into an answer, and
+                // it still counts against the rate, so a burst of them is a paste as before.
+                consume()
+                if tokens < 0 {
+                    held.append((key, time))
+                    startPaste(at: time)
+                } else {
+                    out.append(.keys([key]))
+                }
             } else {
                 consume()
                 held.append((key, time))
                 if tokens < 0 { startPaste(at: time) }
             }
+        }
+    }
+
+    /// Whether a key changes the text of an answer (a character, a line break in an essay,
+    /// a deletion): such keys are always held and judged.
+    static func types(_ key: Key) -> Bool {
+        switch key {
+        case .character, .enter, .backspace, .delete: return true
+        default: return false
         }
     }
 

@@ -18,6 +18,9 @@ public final class InputReader {
         set { decoder.mode = newValue ? .secret : .answer }
     }
 
+    /// Typed keys still being judged (typing or a paste?), for the screen to show at once.
+    public var tentative: [Key] { decoder.tentative }
+
     /// The longest wait for input before `next()` returns (the screen's clock keeps going).
     public static let idleWait = 0.2
 

@@ -25,6 +25,13 @@ public final class TakeApp {
     var launchFailures = 0
     var quit = false
     var lastTracerCheck = -1.0
+    /// Something on screen may have changed since the last frame.
+    var frameDirty = true
+    /// The clock text of the last frame.
+    var drawnClock: String?
+    /// The input being read, and the held keys the last frame showed as typed.
+    var reader: InputReader?
+    var shownTentative: [Key] = []
     let monotonic: @Sendable () -> Double
     var beginAction: ((TakeApp) throws(SessionError) -> SessionRuntime?)?
     /// Checks the start screen's passphrase (tries and waits kept in the state directory);
@@ -41,11 +48,15 @@ public final class TakeApp {
 
     /// Runs until the student or proctor is done. `begin` starts (or resumes) the session
     /// when the student confirms, or at once when the model is already in the test.
-    public func run(begin: @escaping (TakeApp) throws(SessionError) -> SessionRuntime?) -> Exit {
+    /// `prepare` runs once, after the first frame is on screen and before the first key is
+    /// read: the slow checks (probes, lock, journal) that must pass before anything begins,
+    /// but need not delay the start screen; an exit it returns ends the run.
+    public func run(prepare: (() -> Exit?)? = nil, begin: @escaping (TakeApp) throws(SessionError) -> SessionRuntime?) -> Exit {
         guard terminal.start() else {
             return Exit(69, "cannot start the terminal interface (TERM=\(ProcessInfo.processInfo.environment["TERM"] ?? "unset")); use a real terminal")
         }
         defer { terminal.stop() }
+        var prepare = prepare
         beginAction = begin
         if model.phase == .question || model.phase == .review {
             // Resuming: the session is already running.
@@ -57,12 +68,19 @@ public final class TakeApp {
             syncState()
         }
         let input = InputReader(canvas: terminal, monotonic: monotonic)
+        reader = input
         while !quit {
-            // The first frame is drawn before the first read.
-            draw()
+            // The first frame is drawn before the first read; after it, a frame is built only
+            // when something on screen changed (an input, a reaction, a notice, the clock).
+            if frameDirty || shownClock() != drawnClock { draw() }
+            if let ready = prepare {
+                prepare = nil
+                if let exit = ready() { return exit }
+            }
             // A passphrase line is a secret, never judged as a paste.
             input.secretLine = (model.phase == .start && model.needsLaunchPassphrase) || model.session?.prompt == .proctor
             for event in input.next() { handle(event) }
+            if input.tentative != shownTentative { frameDirty = true }
             if let runtime {
                 react(runtime.pollSignals())
                 let now = monotonic()
@@ -72,7 +90,7 @@ public final class TakeApp {
                 }
                 react(runtime.tick())
             }
-            _ = model.expireNotice(now: monotonic())
+            if model.expireNotice(now: monotonic()) { frameDirty = true }
             if let exit = finalExit, !isShowingReceipt { return exit }
         }
         return finalExit ?? Exit(0, "")
@@ -83,7 +101,16 @@ public final class TakeApp {
         return false
     }
 
+    /// The clock as the screen shows it (nil where no clock is drawn: screen-reader mode, a
+    /// hidden clock, no session yet): it changes once a second at most.
+    func shownClock() -> String? {
+        guard !model.screenReader, !model.clockHidden, let session = model.session else { return nil }
+        return model.timeText(session)
+    }
+
     func draw() {
+        frameDirty = false
+        drawnClock = shownClock()
         let (w, h) = terminal.size
         model.viewSize = (w, h)
         if model.repaintWhole {
@@ -92,7 +119,11 @@ public final class TakeApp {
             model.repaintWhole = false
             terminal.repaintWhole()
         }
-        terminal.paint(Views.render(model, width: w, height: h))
+        // Typed keys still being judged are echoed at once; they enter the answer only once
+        // judged typing.
+        shownTentative = reader?.tentative ?? []
+        let shown = model.typingPreview(shownTentative, now: monotonic()) ?? model
+        terminal.paint(Views.render(shown, width: w, height: h))
         if model.repeatNotice {
             // The same status again (a second Ctrl-T): written again so it is said again.
             model.repeatNotice = false
@@ -150,6 +181,7 @@ public final class TakeApp {
     }
 
     func handle(_ input: InputReader.Input) {
+        frameDirty = true
         let running = runtime != nil && !isShowingReceipt
         switch input {
         case let .keys(keys):
@@ -253,6 +285,8 @@ public final class TakeApp {
 
     func react(_ reaction: Reaction) {
         guard let runtime else { return }
+        // A tick that only moved time on changes nothing on screen but the clock.
+        if reaction != Reaction() { frameDirty = true }
         model.apply(reaction, state: runtime.state, now: monotonic())
         guard let outcome = reaction.outcome else { return }
         finalExit = Self.exit(for: outcome, session: runtime.record.id, state: runtime.state)

@@ -286,6 +286,25 @@ public struct TakeModel: Sendable {
         return widgetKey(key, session: session, now: now)
     }
 
+    /// The screen as it will be once `keys` are let through: typed characters that the input
+    /// decoder still holds while it judges typing from a paste. They are shown at once, so
+    /// typing echoes without delay, and enter the answer only when judged typing (a paste
+    /// takes them away again). Nil where they would do more than edit the focused text.
+    public func typingPreview(_ keys: [Key], now: Double) -> TakeModel? {
+        guard !keys.isEmpty, phase == .question, !showHelp, !confirmSkip, let session, session.prompt == nil,
+              let id = session.currentItemID, let item = item(id) else { return nil }
+        switch item.kind {
+        case .text, .numeric, .essay: break
+        default: return nil
+        }
+        for key in keys {
+            guard case .character = key, KeyTable.action(for: key) == nil else { return nil }
+        }
+        var preview = self
+        for key in keys { _ = preview.handle(key, now: now) }
+        return preview
+    }
+
     /// Tab: in a linear test, leaving an unanswered question for good is asked first.
     mutating func next(_ session: SessionState) -> [Command] {
         if session.plan.navigation == .linear, phase == .question, let id = session.currentItemID,

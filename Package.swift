@@ -99,3 +99,20 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The micro-benchmark suite (ordo-one/package-benchmark) joins the package only when asked,
+// so the test suite and CI never build it: `scripts/bench-suite` sets CARREL_BENCHMARKS=1 and
+// builds it in a scratch folder of its own.
+if Context.environment["CARREL_BENCHMARKS"] != nil {
+    package.products.append(.library(name: "CarrelKit", targets: ["AssessmentKit", "SessionKit", "Lockdown", "TerminalUI"]))
+    package.dependencies.append(.package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]))
+    package.targets.append(.executableTarget(
+        name: "CarrelBenchmarks",
+        dependencies: [
+            "AssessmentKit", "SessionKit", "Lockdown", "TerminalUI",
+            .product(name: "Benchmark", package: "benchmark"),
+        ],
+        path: "Benchmarks/CarrelBenchmarks",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    ))
+}

@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+"""Times the real `carrel` binary in a pseudo-terminal against `dialog` in the same run.
+
+Called by scripts/bench (which builds the release binary and detaches from any terminal, so
+that Carrel's multiplexer check does not take this script for a multiplexer). Figures:
+
+- first frame: launch -> the whole start screen painted (its last line seen), 80x24;
+- typing: a key -> its echo painted (the last byte of the answer), p50/p99 over many keys 50 ms apart (dialog --inputbox beside it);
+- Tab: a key -> the next question painted (dialog: Tab -> focus moved), likewise;
+- idle: CPU time (from /proc/PID/schedstat, nanoseconds) and bytes written over a quiet spell;
+- seats: many sessions of one large test at once: all on the start screen, then typing in one.
+
+Every child runs with its own state directory under a temporary folder, removed afterwards.
+"""
+import argparse
+import os
+import pty
+import re
+import select
+import shutil
+import signal
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import fcntl
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CARREL = os.path.join(ROOT, ".build", "release", "carrel")
+ESCAPES = re.compile(rb"\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-Za-z]|[=>78cDEHMZ])")
+
+
+def plain(data):
+    """The text a terminal would show, roughly: escapes removed, for finding markers."""
+    return ESCAPES.sub(b"", data).decode("utf-8", "replace")
+
+
+class Pane:
+    """One program in a pseudo-terminal of a given size."""
+
+    def __init__(self, argv, cols=80, rows=24, env=None):
+        self.started = time.monotonic()
+        pid, fd = pty.fork()
+        if pid == 0:
+            try:
+                fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+                os.execvpe(argv[0], argv, env or os.environ)
+            finally:
+                os._exit(127)
+        self.pid, self.fd = pid, fd
+        self.buffer = b""
+
+    def read_until(self, marker, timeout=20.0):
+        """Seconds from now until `marker` shows in the output read since the last call."""
+        start = time.monotonic()
+        seen = b""
+        while True:
+            left = timeout - (time.monotonic() - start)
+            if left <= 0:
+                raise TimeoutError(f"no {marker!r} within {timeout} s; last output: {plain(seen[-400:])!r}")
+            ready, _, _ = select.select([self.fd], [], [], left)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(self.fd, 65536)
+            except OSError:
+                raise TimeoutError(f"the program ended before {marker!r}; output: {plain(seen[-400:])!r}")
+            seen += chunk
+            if marker in plain(seen[-8192:]):
+                return time.monotonic() - start
+
+    def respond(self, data, timeout=5.0, quiet=0.03):
+        """Writes `data`; the seconds until the last byte of the program's answer (its output
+        until `quiet` passes with nothing more): the whole frame, not only its first byte."""
+        self.drain()
+        start = time.monotonic()
+        os.write(self.fd, data)
+        ready, _, _ = select.select([self.fd], [], [], timeout)
+        if not ready:
+            raise TimeoutError(f"no answer to {data!r}")
+        last = time.monotonic()
+        os.read(self.fd, 65536)
+        while select.select([self.fd], [], [], quiet)[0]:
+            last = time.monotonic()
+            try:
+                os.read(self.fd, 65536)
+            except OSError:
+                break
+        return last - start
+
+    def send_until(self, data, marker, timeout=10.0):
+        self.drain()
+        start = time.monotonic()
+        os.write(self.fd, data)
+        self.read_until(marker, timeout)
+        return time.monotonic() - start
+
+    def drain(self, quiet=0.0):
+        """Reads whatever is pending (and, with `quiet`, until that long passes silently)."""
+        total = 0
+        while True:
+            ready, _, _ = select.select([self.fd], [], [], quiet)
+            if not ready:
+                return total
+            try:
+                total += len(os.read(self.fd, 65536))
+            except OSError:
+                return total
+
+    def cpu_ns(self):
+        with open(f"/proc/{self.pid}/schedstat") as f:
+            return int(f.read().split()[0])
+
+    def close(self):
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+        os.close(self.fd)
+
+
+def percentile(values, p):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def ms(seconds):
+    return f"{seconds * 1000:.1f} ms"
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.tmp = tempfile.mkdtemp(prefix="carrel-bench-")
+        self.runs = 0
+        self.env = dict(os.environ, TERM="xterm-256color", LANG="C.UTF-8", NO_COLOR="")
+        self.env.pop("NO_COLOR")
+        for name in ("TMUX", "STY", "LD_PRELOAD"):
+            self.env.pop(name, None)
+
+    def assessment(self, count):
+        if count == 0:
+            return os.path.join(ROOT, "Assessments", "geography.yaml")
+        path = os.path.join(self.tmp, f"bench-{count}.yaml")
+        if not os.path.exists(path):
+            subprocess.run([os.path.join(ROOT, "Benchmarks", "make-assessment"), str(count), path], check=True)
+        return path
+
+    def carrel(self, count, extra=()):
+        self.runs += 1
+        state = os.path.join(self.tmp, f"state-{self.runs}")
+        return Pane([CARREL, "take", self.assessment(count), "--state-dir", state, "--candidate", "Bench", *extra],
+                    env=self.env)
+
+    def carrel_in_question(self, count, extra=()):
+        pane = self.carrel(count, extra)
+        pane.read_until("F1 help")
+        pane.send_until(b"\r", "y/N")
+        pane.send_until(b"y", "locked")
+        pane.send_until(b" ", "Question 1 of")
+        pane.drain(0.3)
+        return pane
+
+    def first_frame(self, counts):
+        rows = []
+        for count in counts:
+            carrel, dialog = [], []
+            for _ in range(self.args.repeat):
+                pane = self.carrel(count)
+                carrel.append(pane.read_until("F1 help"))
+                pane.close()
+                if count == counts[0]:
+                    pane = Pane(["dialog", "--msgbox", "Carrel benchmark: first frame", "10", "40"], env=self.env)
+                    dialog.append(pane.read_until("OK"))
+                    pane.close()
+            label = "geography" if count == 0 else f"{count} items"
+            row = [f"launch -> start screen, {label}", ms(statistics.median(carrel)), ms(max(carrel))]
+            if dialog:
+                d = statistics.median(dialog)
+                row += [f"dialog --msgbox {ms(d)}", f"{statistics.median(carrel) / d:.1f}x"]
+            rows.append(row)
+        return rows
+
+    def typing(self, count):
+        pane = self.carrel_in_question(count)
+        keys = []
+        for i in range(self.args.keys):
+            keys.append(pane.respond(b"abcdefghij"[i % 10:i % 10 + 1]))
+            time.sleep(0.05)
+        tabs = []
+        for i in range(min(self.args.tabs, max(1, (count or 8) - 1))):
+            tabs.append(pane.respond(b"\t"))
+            time.sleep(0.05)
+        pane.close()
+        return keys, tabs
+
+    def dialog_typing(self):
+        pane = Pane(["dialog", "--inputbox", "Type here", "10", "50"], env=self.env)
+        pane.read_until("Cancel")
+        pane.drain(0.2)
+        keys = []
+        for i in range(self.args.keys):
+            keys.append(pane.respond(b"abcdefghij"[i % 10:i % 10 + 1]))
+            time.sleep(0.05)
+        tabs = []
+        for _ in range(self.args.tabs):
+            tabs.append(pane.respond(b"\t"))
+            time.sleep(0.05)
+        pane.close()
+        return keys, tabs
+
+    def idle(self, count, extra=()):
+        pane = self.carrel_in_question(count, extra)
+        pane.drain(1.0)
+        before = pane.cpu_ns()
+        start = time.monotonic()
+        written = pane.drain(self.args.idle)
+        while time.monotonic() - start < self.args.idle:
+            written += pane.drain(self.args.idle - (time.monotonic() - start))
+        used = (pane.cpu_ns() - before) / 1e9
+        elapsed = time.monotonic() - start
+        pane.close()
+        return used / elapsed * 100, written
+
+    def seats(self, count, n):
+        path = self.assessment(count)
+        start = time.monotonic()
+        panes = []
+        for _ in range(n):
+            panes.append(self.carrel(count))
+        for pane in panes:
+            pane.read_until("F1 help", timeout=120)
+        all_started = time.monotonic() - start
+        for pane in panes:
+            pane.send_until(b"\r", "y/N", timeout=60)
+            pane.send_until(b"y", "locked", timeout=60)
+            pane.send_until(b" ", "Question 1 of", timeout=60)
+        for pane in panes:
+            pane.drain(0.0)
+        first = panes[0]
+        first.drain(0.5)
+        keys = []
+        for i in range(self.args.keys):
+            for other in panes[1:]:
+                other.drain(0.0)
+            keys.append(first.respond(b"abcdefghij"[i % 10:i % 10 + 1]))
+            time.sleep(0.05)
+        tabs = []
+        for i in range(min(self.args.tabs, count - 1)):
+            tabs.append(first.respond(b"\t"))
+            time.sleep(0.05)
+        for pane in panes:
+            pane.close()
+        del path
+        return all_started, keys, tabs
+
+    def run(self):
+        a = self.args
+        print(f"carrel: {CARREL}; {os.cpu_count()} cores; repeat {a.repeat}, {a.keys} keys, {a.tabs} Tabs")
+        if "launch" in a.only:
+            for row in self.first_frame([0] + a.sizes):
+                print(" | ".join(row))
+        if "keys" in a.only:
+            dk, dt = self.dialog_typing()
+            print(f"dialog --inputbox: typing p50 {ms(percentile(dk, 50))} p99 {ms(percentile(dk, 99))}; "
+                  f"Tab p50 {ms(percentile(dt, 50))} p99 {ms(percentile(dt, 99))}")
+            for count in [16] + a.sizes:
+                k, t = self.typing(count)
+                print(f"carrel {count} items: typing p50 {ms(percentile(k, 50))} p99 {ms(percentile(k, 99))} "
+                      f"({percentile(k, 99) / percentile(dk, 99):.1f}x dialog); "
+                      f"Tab p50 {ms(percentile(t, 50))} p99 {ms(percentile(t, 99))}")
+        if "idle" in a.only:
+            for count in [16] + a.sizes:
+                for extra in ((), ("--screen-reader",)):
+                    cpu, written = self.idle(count, extra)
+                    mode = " --screen-reader" if extra else ""
+                    print(f"idle {count} items{mode}: {cpu:.3f} % of a core, {written} bytes written in {a.idle:.0f} s")
+        if "seats" in a.only:
+            started, k, t = self.seats(a.seat_items, a.seats)
+            print(f"{a.seats} seats of {a.seat_items} items: all on the start screen in {started:.1f} s; "
+                  f"typing in one p50 {ms(percentile(k, 50))} p99 {ms(percentile(k, 99))}; "
+                  f"Tab p50 {ms(percentile(t, 50))} p99 {ms(percentile(t, 99))}")
+
+    def cleanup(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Times carrel in a pty against dialog.")
+    parser.add_argument("--only", nargs="+", default=["launch", "keys", "idle"],
+                        choices=["launch", "keys", "idle", "seats"], help="which figures (seats is slow)")
+    parser.add_argument("--sizes", nargs="*", type=int, default=[5000, 15000], help="large test sizes")
+    parser.add_argument("--repeat", type=int, default=15, help="launches per figure")
+    parser.add_argument("--keys", type=int, default=200, help="keys typed per figure")
+    parser.add_argument("--tabs", type=int, default=100, help="Tabs per figure")
+    parser.add_argument("--idle", type=float, default=10.0, help="seconds of idle measurement")
+    parser.add_argument("--seats", type=int, default=100)
+    parser.add_argument("--seat-items", type=int, default=15000)
+    args = parser.parse_args()
+    if not os.access(CARREL, os.X_OK):
+        sys.exit(f"bench: {CARREL} is missing; run scripts/bench (it builds it)")
+    if shutil.which("dialog") is None:
+        sys.exit("bench: dialog is missing (apt-get install dialog)")
+    bench = Bench(args)
+    try:
+        bench.run()
+    finally:
+        bench.cleanup()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,6 +1,7 @@
-/// A linear scan that refuses, before the YAML parser runs, the constructs that could make
-/// parsing itself unbounded: the parser hashes mapping keys recursively (an alias used as a
-/// key expands there) and recurses once per nesting level. No assessment needs any of them.
+/// A linear scan that refuses, before the YAML parser runs, constructs no assessment needs and
+/// that make keys or nesting unbounded: an alias used as a mapping key (or inside one) would make
+/// a key as large as the structure it names, an explicit `? ` key may be any structure, and
+/// libyaml keeps state for every open nesting level.
 enum YAMLPrescan {
     struct Refusal: Equatable {
         var line: Int

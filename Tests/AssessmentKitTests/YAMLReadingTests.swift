@@ -116,3 +116,106 @@ struct YAMLReadingTests {
                 == ["t.yaml:6:55: error: duplicate key `1` (first at line 6); keep one"])
     }
 }
+
+/// Reading stays linear in the file: values written out are never refused, values repeated by
+/// aliases are counted as they are met and bounded by the file's size.
+@Suite("Reading YAML: size and aliases")
+struct YAMLSizeTests {
+    func read(_ yaml: String) -> AssessmentReader.Outcome {
+        AssessmentReader.read(text: yaml, file: "t.yaml")
+    }
+
+    @Test func theAliasAllowanceGrowsWithTheFile() {
+        #expect(YAMLTree.aliasAllowance(forBytes: 0) == YAMLTree.aliasAllowanceFloor)
+        #expect(YAMLTree.aliasAllowance(forBytes: 1_000) == YAMLTree.aliasAllowanceFloor + 1_000)
+        #expect(YAMLTree.aliasAllowance(forBytes: SourceText.maximumBytes) == YAMLTree.aliasAllowanceFloor + SourceText.maximumBytes)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func valuesWrittenOutAreNeverRefused() throws {
+        // 300 000 values, more than the 250 000 that were once the limit for any file.
+        let yaml = "carrel: 1\nx: [" + String(repeating: "a, ", count: 299_998) + "a]\n"
+        let parsed = try YAMLTree.parse(yaml, aliasAllowance: 0).get()
+        guard case let .mapping(pairs)? = parsed.root?.value, case let .sequence(values) = pairs[1].value.value else {
+            Issue.record("not read as a mapping with a list")
+            return
+        }
+        #expect(values.count == 299_999)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func moreItemsThanTheOldLimitAreValid() throws {
+        // 17 values an item: 16 000 items are 272 000 values, past the 250 000 once refused.
+        var yaml = "carrel: 1\nid: t\ntitle: T\nsections:\n  - items:\n"
+        for n in 0..<16_000 {
+            yaml += "      - {id: q\(n), type: choice, prompt: P, choices: [a, b, c], answer: b, points: 2}\n"
+        }
+        let outcome = read(yaml)
+        #expect(outcome.diagnostics.isEmpty)
+        #expect(try #require(outcome.assessment).items.count == 16_000)
+    }
+
+    /// `&c [a, b, c]` is four values (the list and its entries), so each `*c` repeats four.
+    static func fiveRepeats() -> String {
+        "carrel: 1\nc: &c [a, b, c]\n" + (1...5).map { "r\($0): *c\n" }.joined()
+    }
+
+    @Test func aliasesCountEveryValueTheyRepeat() throws {
+        let parsed = try YAMLTree.parse(Self.fiveRepeats(), aliasAllowance: 20).get()
+        guard case let .mapping(pairs)? = parsed.root?.value, case let .sequence(values) = pairs[6].value.value else {
+            Issue.record("not read as a mapping with a list")
+            return
+        }
+        #expect(values.count == 3)
+        guard case let .failure(.diagnostic(line, column, message)) = YAMLTree.parse(Self.fiveRepeats(), aliasAllowance: 19) else {
+            Issue.record("19 repeated values allowed, 20 repeated, yet not refused")
+            return
+        }
+        #expect((line, column) == (7, 5), "refused at the alias that passes the allowance")
+        #expect(message == "through aliases (`*name`) the document expands to more than 19 values beyond those written in it (aliases repeating aliases?); refused")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func anAliasBombIsRefusedAtAnAliasWhateverItsDepth() {
+        // Thirty levels of nine aliases would expand to 9^30 values, more than any integer holds.
+        var lines = ["carrel: 1", "a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+        for level in 1...30 {
+            lines.append("a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 9).joined(separator: ", ") + "]")
+        }
+        let yaml = lines.joined(separator: "\n") + "\n"
+        let outcome = read(yaml)
+        #expect(outcome.assessment == nil)
+        let allowance = YAMLTree.aliasAllowance(forBytes: yaml.utf8.count)
+        #expect(outcome.diagnostics.map(\.description) == [
+            "t.yaml:7:20: error: through aliases (`*name`) the document expands to more than \(allowance) values beyond those written in it (aliases repeating aliases?); refused",
+        ])
+    }
+
+    @Test func aSyntaxErrorIsReportedRatherThanARefusal() {
+        let bomb = ValidationTests.aliasBomb + "z: [unclosed\n"
+        let outcome = read(bomb)
+        #expect(outcome.diagnostics.count == 1)
+        #expect(outcome.diagnostics.first?.message.hasPrefix("YAML syntax") == true)
+    }
+
+    @Test func duplicateKeysInARepeatedMappingAreReportedOnce() {
+        let yaml = "carrel: 1\nx: &m {a: 1, a: 2}\ny: *m\nz: *m\n"
+        let duplicates = read(yaml).diagnostics.filter { $0.message.hasPrefix("duplicate key") }.map(\.description)
+        #expect(duplicates == ["t.yaml:2:14: error: duplicate key `a` (first at line 2); keep one"])
+    }
+
+    @Test func everyDuplicateKeyIsReportedHoweverMany() {
+        let yaml = "carrel: 1\n" + (0..<300).map { "k\($0 % 3): \($0)\n" }.joined()
+        let duplicates = read(yaml).diagnostics.filter { $0.message.hasPrefix("duplicate key") }
+        #expect(duplicates.count == 297)
+        #expect(duplicates.last?.description == "t.yaml:301:1: error: duplicate key `k2` (first at line 4); keep one")
+    }
+
+    @Test func keysThatAreNotWordsAreReportedAsSuch() {
+        let yaml = "carrel: 1\nid: t\ntitle: T\nsections:\n  - items:\n      - {id: q, type: match, prompt: P, pairs: {[a]: 1, [a]: 2, b: c, d: e}}\n"
+        #expect(read(yaml).diagnostics.map(\.description) == [
+            "t.yaml:6:49: error: keys in pairs must be plain words",
+            "t.yaml:6:57: error: keys in pairs must be plain words",
+        ])
+    }
+}

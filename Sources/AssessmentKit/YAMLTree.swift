@@ -279,29 +279,56 @@ enum YAMLTree {
             case let .mappingStart(anchor):
                 let before = expanded
                 expanded += 1
-                var pairs: [(key: YNode, value: YNode)] = []
-                var firstLine: [String: Int] = [:]
+                var keys = KeyIndex()
                 while true {
                     let next = try events.next()
                     if case .mappingEnd = next.event { break }
                     let key = try node(next, depth: depth + 1)
                     let value = try node(events.next(), depth: depth + 1)
-                    if case let .scalar(name, _) = key.value {
-                        if let first = firstLine[name] {
-                            duplicates.append(.diagnostic(
-                                line: key.line, column: key.column,
-                                message: "duplicate key `\(name.clippedForMessage)` (first at line \(first)); keep one"))
-                            continue
-                        }
-                        firstLine[name] = key.line
+                    if case let .scalar(name, _) = key.value, let first = keys.firstLine(of: name) {
+                        duplicates.append(.diagnostic(
+                            line: key.line, column: key.column,
+                            message: "duplicate key `\(name.clippedForMessage)` (first at line \(first)); keep one"))
+                        continue
                     }
-                    pairs.append((key, value))
+                    keys.append(key, value)
                 }
-                let node = YNode(value: .mapping(pairs), line: line, column: column)
+                let node = YNode(value: .mapping(keys.pairs), line: line, column: column)
                 if let anchor { anchors[anchor] = (node, expanded - before) }
                 return node
             case .streamStart, .streamEnd, .documentStart, .documentEnd, .sequenceEnd, .mappingEnd:
                 throw SyntaxError(stage: .parser, problem: "unexpected event", line: line, column: column)
+            }
+        }
+
+        /// A mapping's pairs as they are read, and where each scalar key was first written.
+        /// Most mappings are an item's handful of keys, where comparing with each key is
+        /// quicker than hashing; past `linearKeys`, a dictionary keeps large mappings linear.
+        struct KeyIndex {
+            static let linearKeys = 16
+            private(set) var pairs: [(key: YNode, value: YNode)] = []
+            private var lines: [String: Int]? = nil
+
+            func firstLine(of name: String) -> Int? {
+                if let lines { return lines[name] }
+                for pair in pairs {
+                    if case let .scalar(key, _) = pair.key.value, key == name { return pair.key.line }
+                }
+                return nil
+            }
+
+            /// Adds a pair whose key, if a scalar, is not among the keys so far.
+            mutating func append(_ key: YNode, _ value: YNode) {
+                pairs.append((key, value))
+                if lines != nil {
+                    if case let .scalar(name, _) = key.value { lines?[name] = key.line }
+                } else if pairs.count == Self.linearKeys {
+                    var index: [String: Int] = [:]
+                    for pair in pairs {
+                        if case let .scalar(name, _) = pair.key.value { index[name] = pair.key.line }
+                    }
+                    lines = index
+                }
             }
         }
 

@@ -198,6 +198,22 @@ struct YAMLSizeTests {
         #expect(outcome.diagnostics.first?.message.hasPrefix("YAML syntax") == true)
     }
 
+    @Test func refusalsBeforeParsingCountColumnsInCharacters() {
+        let anchor = "carrel: 1\na: &a x\n"
+        #expect(read(anchor + "b: {ü漢😀: 1, *a : 2}\n").diagnostics.map(\.description)
+                == ["t.yaml:3:13: error: an alias (`*name`) used as a mapping key is not allowed"])
+        #expect(read(anchor + "b: {[é, *a]: 2}\n").diagnostics.map(\.description)
+                == ["t.yaml:3:12: error: an alias (`*name`) inside a mapping key is not allowed"])
+        #expect(read(anchor + "b: \"ü\\ü\"\n? *a\n").diagnostics.map(\.description)
+                == ["t.yaml:4:1: error: explicit `? ` mapping keys are not part of the assessment format"])
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aLongLineOfAliasesIsScannedOnce() {
+        let yaml = "carrel: 1\na: &a x\nb: [" + String(repeating: "*a, ", count: 200_000) + "é]\n"
+        #expect(read(yaml).diagnostics.contains { $0.description == "t.yaml:3:1: error: unknown key `b` in the assessment" })
+    }
+
     @Test func duplicateKeysInARepeatedMappingAreReportedOnce() {
         let yaml = "carrel: 1\nx: &m {a: 1, a: 2}\ny: *m\nz: *m\n"
         let duplicates = read(yaml).diagnostics.filter { $0.message.hasPrefix("duplicate key") }.map(\.description)

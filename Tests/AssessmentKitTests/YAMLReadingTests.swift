@@ -235,3 +235,37 @@ struct YAMLSizeTests {
         ])
     }
 }
+
+/// `PlainText` answers for plain ASCII what the Unicode checks would; these hold it to them.
+@Suite("Plain ASCII text skips the Unicode checks with the same answers")
+struct PlainTextTests {
+    static let printable = (0x20..<0x7F).map { String(UnicodeScalar(UInt8($0))) }
+
+    @Test func printableASCIIHasNothingUnsafe() {
+        for multiLine in [false, true] {
+            let allowed: Set<Unicode.Scalar> = multiLine ? ["\n", "\t"] : []
+            for byte in UInt8(0)...UInt8(0x7F) {
+                let text = "a" + String(UnicodeScalar(byte)) + "b"
+                if PlainText.isPrintableASCII(text, allowingLineBreaks: multiLine) {
+                    #expect(TerminalSafety.firstUnsafe(in: text, allowing: allowed) == nil, "byte \(byte)")
+                }
+            }
+        }
+        #expect(!PlainText.isPrintableASCII("a\tb", allowingLineBreaks: false))
+        #expect(!PlainText.isPrintableASCII("a\u{7F}", allowingLineBreaks: true))
+        #expect(!PlainText.isPrintableASCII("é", allowingLineBreaks: true))
+    }
+
+    @Test func normalTextIsItsOwnKeyAndNormalForm() {
+        var texts = Self.printable.flatMap { a in Self.printable.map { b in a + b } }
+        texts += ["", "Ottawa", "New York", "a b c", "3.14", "x = y + 1", "It's \"quoted\""]
+        for text in texts where PlainText.isNormal(text) {
+            #expect(TerminalSafety.lookAlikeKey(text) == text, "\(text)")
+            #expect(AnswerText.normalise(text, caseSensitive: true) == text, "\(text)")
+        }
+        for text in [" a", "a ", "a  b", "a\tb", "a\nb", "Ｏｔｔａｗａ", "é", "a\u{200B}b"] {
+            #expect(!PlainText.isNormal(text), "\(text)")
+        }
+        #expect(PlainText.isNormal("New York"))
+    }
+}

@@ -86,6 +86,7 @@ final class FieldReader {
     /// characters that no script needs: they could drive the terminal or make text read
     /// differently from how it is scored.
     func safeText(_ value: String, _ node: YNode, _ what: String, _ kind: TextKind) -> Bool {
+        if PlainText.isPrintableASCII(value, allowingLineBreaks: kind == .multiLine) { return true }
         let allowed: Set<Unicode.Scalar> = kind == .multiLine ? ["\n", "\t"] : []
         guard let finding = TerminalSafety.firstUnsafe(in: value, allowing: allowed) else { return true }
         error(node, "\(what) contains \(finding); \(finding.hazard.rule) are not allowed in assessment text")
@@ -181,7 +182,7 @@ final class FieldReader {
         var ok = true
         for child in nodes {
             guard let value = text(child, entry) else { ok = false; continue }
-            let key = AnswerText.normalise(value, caseSensitive: true)
+            let key = PlainText.isNormal(value) ? value : AnswerText.normalise(value, caseSensitive: true)
             if let first = seen[key] {
                 error(child, "duplicate \(entry) \"\(value.clippedForMessage)\" (first at line \(first.line))")
                 ok = false
@@ -200,6 +201,8 @@ extension FieldReader {
     /// characters and bidirectional controls are set aside ("Ottawa" and "Ｏｔｔａｗａ"): a
     /// student could not tell them apart. True when there is no such pair.
     func rejectLookAlikes(_ entries: [(text: String, node: YNode)], entry: String) -> Bool {
+        // Each such text is its own look-alike key, so two of them look alike only when equal.
+        if entries.allSatisfy({ PlainText.isNormal($0.text) }) { return true }
         guard let (a, b) = TerminalSafety.firstLookAlike(entries.map(\.text)) else { return true }
         let first = entries[a], second = entries[b]
         error(second.node, "\(entry) \"\(second.text.clippedForMessage)\" looks identical to \"\(first.text.clippedForMessage)\" (line \(first.node.line)); make them differ visibly")
@@ -221,6 +224,34 @@ extension FieldReader {
     private func scalarText(_ node: YNode) -> String? {
         if case let .scalar(text, _) = node.value { return text }
         return nil
+    }
+}
+
+/// Most assessment text is plain ASCII, for which the Unicode checks have a known answer;
+/// telling so costs one pass over the bytes, where the checks cost a pass over the scalars'
+/// properties and a normalisation each. A 50 000-item file spent most of its validation there.
+/// `YAMLReadingTests` pins each answer against the full check.
+enum PlainText {
+    /// Printable ASCII (and line breaks and tabs, when allowed) has no character that
+    /// `TerminalSafety.firstUnsafe` refuses: no control, bidirectional control or invisible one.
+    static func isPrintableASCII(_ text: String, allowingLineBreaks: Bool) -> Bool {
+        text.utf8.allSatisfy { byte in
+            (0x20..<0x7F).contains(byte) || (allowingLineBreaks && (byte == 0x0A || byte == 0x09))
+        }
+    }
+
+    /// Printable ASCII with single spaces between words and none at either end is its own
+    /// look-alike key (`TerminalSafety.lookAlikeKey`: ASCII is unchanged by NFKC and holds nothing
+    /// invisible, and its spaces are already single) and its own normal form
+    /// (`AnswerText.normalise` keeping case, for the same reasons with NFC).
+    static func isNormal(_ text: String) -> Bool {
+        var afterSpace = true
+        for byte in text.utf8 {
+            guard (0x20..<0x7F).contains(byte) else { return false }
+            if byte == 0x20 && afterSpace { return false }
+            afterSpace = byte == 0x20
+        }
+        return !afterSpace || text.isEmpty
     }
 }
 

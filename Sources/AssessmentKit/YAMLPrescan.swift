@@ -1,6 +1,7 @@
-/// A linear scan that refuses, before the YAML parser runs, the constructs that could make
-/// parsing itself unbounded: the parser hashes mapping keys recursively (an alias used as a
-/// key expands there) and recurses once per nesting level. No assessment needs any of them.
+/// A linear scan that refuses, before the YAML parser runs, constructs no assessment needs and
+/// that make keys or nesting unbounded: an alias used as a mapping key (or inside one) would make
+/// a key as large as the structure it names, an explicit `? ` key may be any structure, and
+/// libyaml keeps state for every open nesting level.
 enum YAMLPrescan {
     struct Refusal: Equatable {
         var line: Int
@@ -12,12 +13,19 @@ enum YAMLPrescan {
     static let maximumContentColumn = 256
 
     static func refusal(in text: String, maximumDepth: Int) -> Refusal? {
-        var scanner = Scanner(scalars: Array(text.unicodeScalars), maximumDepth: maximumDepth)
-        return scanner.run()
+        var text = text
+        return text.withUTF8 { bytes in
+            var scanner = Scanner(bytes: bytes, maximumDepth: maximumDepth)
+            return scanner.run()
+        }
     }
 
+    /// Works on UTF-8 bytes, each seen as the scalar of the same number: every character it looks
+    /// for is ASCII, and a byte of a longer character (0x80 and above) is never one of them, so
+    /// each such byte does what the whole character would. Columns are counted in characters
+    /// only when one is reported.
     private struct Scanner {
-        let scalars: [Unicode.Scalar]
+        let scalars: UnsafeBufferPointer<UInt8>
         let maximumDepth: Int
         var i = 0
         var line = 1
@@ -28,25 +36,32 @@ enum YAMLPrescan {
         /// Indentation of the line that opened a block scalar still being skipped.
         var blockScalarParentIndent: Int? = nil
 
-        init(scalars: [Unicode.Scalar], maximumDepth: Int) {
-            self.scalars = scalars
+        init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
+            self.scalars = bytes
             self.maximumDepth = maximumDepth
         }
 
-        var column: Int { i - lineStart + 1 }
+        /// The column of byte `k` on the current line, in characters.
+        func column(at k: Int) -> Int {
+            var column = 1
+            for j in lineStart..<k where scalars[j] & 0xC0 != 0x80 { column += 1 }
+            return column
+        }
+
+        var column: Int { column(at: i) }
+
+        /// The column of the current byte when all before it on the line is ASCII, as it is
+        /// while the line's first token is still ahead: only ASCII keeps `firstToken` true.
+        var asciiColumn: Int { i - lineStart + 1 }
 
         func peek(_ offset: Int = 0) -> Unicode.Scalar? {
             let k = i + offset
-            return k < scalars.count ? scalars[k] : nil
+            return k < scalars.count ? Unicode.Scalar(scalars[k]) : nil
         }
 
         static func isBlank(_ s: Unicode.Scalar?) -> Bool {
             guard let s else { return true }
             return s == " " || s == "\t" || s == "\n" || s == "\r"
-        }
-
-        static func isFlowIndicator(_ s: Unicode.Scalar) -> Bool {
-            s == "," || s == "[" || s == "]" || s == "{" || s == "}"
         }
 
         func refusal(_ message: String) -> Refusal {
@@ -56,8 +71,8 @@ enum YAMLPrescan {
         /// Next character on this line after spaces.
         func nextSignificant(from k: Int) -> Unicode.Scalar? {
             var j = k
-            while j < scalars.count, scalars[j] == " " || scalars[j] == "\t" { j += 1 }
-            return j < scalars.count ? scalars[j] : nil
+            while j < scalars.count, scalars[j] == UInt8(ascii: " ") || scalars[j] == UInt8(ascii: "\t") { j += 1 }
+            return j < scalars.count ? Unicode.Scalar(scalars[j]) : nil
         }
 
         mutating func run() -> Refusal? {
@@ -90,7 +105,7 @@ enum YAMLPrescan {
                     i += 1
                     continue
                 }
-                if firstToken && column > YAMLPrescan.maximumContentColumn {
+                if firstToken && asciiColumn > YAMLPrescan.maximumContentColumn {
                     return refusal("content starts beyond column \(YAMLPrescan.maximumContentColumn); nesting this deep is not an assessment")
                 }
                 if s == " " || s == "\t" { tokenStart = true; i += 1; continue }
@@ -143,13 +158,14 @@ enum YAMLPrescan {
         }
 
         mutating func scanAlias() -> Refusal? {
-            let start = column
+            // Counted only when refused: a long line of aliases must not count its start each time.
+            let start = i
             i += 1
             // libyaml's anchor names are [A-Za-z0-9_-]; the name ends at anything else.
-            while let s = peek(), s.isASCII,
-                  s.properties.isAlphabetic || ("0"..."9").contains(s) || s == "-" || s == "_" { i += 1 }
+            while let s = peek(), ("a"..."z").contains(s) || ("A"..."Z").contains(s) || ("0"..."9").contains(s)
+                    || s == "-" || s == "_" { i += 1 }
             if nextSignificant(from: i) == ":" {
-                return Refusal(line: line, column: start,
+                return Refusal(line: line, column: column(at: start),
                                message: "an alias (`*name`) used as a mapping key is not allowed")
             }
             if !flowAliases.isEmpty { flowAliases[flowAliases.count - 1] = true }

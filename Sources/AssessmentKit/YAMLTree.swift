@@ -1,4 +1,9 @@
-import Yams
+// libyaml's event parser, which the Yams package builds and links as its `CYaml` module (the
+// `Yams` product brings it; SwiftPM makes a dependency's C modules importable). Carrel walks the
+// events itself rather than composing Yams' `Node` tree: that tree resolves every scalar's tag
+// through regular expressions to check for duplicate keys, allocates a tag object per value, and
+// must be converted again; reading the events directly is several times faster. See `YAMLTree`.
+import CYaml
 
 /// A YAML value with the line and column it came from.
 struct YNode: Sendable {
@@ -31,10 +36,24 @@ struct YNode: Sendable {
 }
 
 /// Turns YAML text into a located tree, with bounded work whatever the input.
+///
+/// The tree is built straight from libyaml's events, in one pass. Every scalar is kept as the
+/// text written (with whether it was plain): Carrel interprets numbers, booleans and nulls
+/// itself (`FieldReader`), so no tag is ever resolved. Duplicate keys are found by name as each
+/// mapping is built, and what aliases add is counted as they are met.
 enum YAMLTree {
-    /// More nodes than this means an alias bomb or a file no person wrote by hand.
-    static let nodeBudget = 250_000
     static let maximumDepth = 64
+
+    /// Values that aliases may repeat in any file, however small.
+    static let aliasAllowanceFloor = 250_000
+
+    /// How many values aliases (`*name`) may add to a file of `bytes` bytes: its size again, plus
+    /// the floor. Values written out in the file are never counted: reading them is linear in
+    /// the file, whose size is capped, so a 16 MiB file of plain items is read whole. Only an
+    /// alias makes the document larger than its text, and that growth is what is bounded.
+    static func aliasAllowance(forBytes bytes: Int) -> Int {
+        aliasAllowanceFloor + max(0, bytes)
+    }
 
     enum Failure: Error {
         case diagnostic(line: Int, column: Int, message: String)
@@ -47,160 +66,285 @@ enum YAMLTree {
     }
 
     static func parse(_ text: String) -> Result<Parsed, Failure> {
+        parse(text, aliasAllowance: aliasAllowance(forBytes: text.utf8.count))
+    }
+
+    static func parse(_ text: String, aliasAllowance: Int) -> Result<Parsed, Failure> {
         if let refusal = YAMLPrescan.refusal(in: text, maximumDepth: maximumDepth) {
             return .failure(.diagnostic(line: refusal.line, column: refusal.column, message: refusal.message))
         }
-        let root: Node?
-        var renames = KeyRenames()
-        do {
-            root = try composeRenamingDuplicates(text, &renames)
-        } catch let error as YamlError {
-            return .failure(failure(from: error, in: text))
-        } catch {
-            return .failure(.diagnostic(line: 1, column: 1, message: "YAML could not be read: \(error)"))
-        }
-        guard let root else { return .success(Parsed(root: nil)) }
-        var budget = nodeBudget
-        var duplicates: [Failure] = []
-        do {
-            let tree = try convert(root, depth: 0, budget: &budget, renames: renames, duplicates: &duplicates)
-            return .success(Parsed(root: tree, duplicates: duplicates))
-        } catch let failure as Failure {
-            return .failure(failure)
-        } catch {
-            return .failure(.diagnostic(line: 1, column: 1, message: "YAML could not be read: \(error)"))
-        }
-    }
-
-    /// Keys renamed so that the parser, which stops at the first duplicate key, can read the rest
-    /// of the file: key position → the character replaced.
-    struct KeyRenames {
-        var original: [Position: (replacement: Unicode.Scalar, original: Unicode.Scalar)] = [:]
-        struct Position: Hashable { var line: Int; var column: Int }
-    }
-
-    /// Re-parses at most this many bytes in all while working around duplicate keys.
-    static let duplicateRecoveryBytes = 64 * 1024 * 1024
-
-    /// Yams refuses a mapping with a duplicate key outright. To report every duplicate at its own
-    /// place and still check the rest of the file, the first key of a duplicated pair is renamed
-    /// (one character, so every position stays put) and the text parsed again; `convert` restores
-    /// the name and reports the later key.
-    private static func composeRenamingDuplicates(_ text: String, _ renames: inout KeyRenames) throws -> Node? {
         var source = text
-        let attempts = min(100, duplicateRecoveryBytes / max(1, text.utf8.count))
-        while true {
+        return source.withUTF8 { bytes in
+            let events = EventStream(bytes)
+            var builder = Builder(events: events, aliasAllowance: aliasAllowance)
             do {
-                return try Yams.compose(yaml: source)
-            } catch let YamlError.duplicatedKeysInMapping(duplicates, context) {
-                let position = KeyRenames.Position(line: context.mark.line, column: context.mark.column)
-                let replacement = Unicode.Scalar(0xE000 + UInt32(renames.original.count)) ?? "\u{E000}"
-                guard renames.original.count < attempts, renames.original[position] == nil, let key = duplicates.first,
-                      let (renamed, replaced) = rename(key, at: position, in: source, with: replacement)
-                else { throw YamlError.duplicatedKeysInMapping(duplicates: duplicates, context: context) }
-                renames.original[position] = (replacement, replaced)
-                source = renamed
+                let root = try builder.document()
+                // A refusal found on the way waits until the whole text has parsed, so that a
+                // syntax error, the likelier mistake, is the one reported.
+                if let refusal = builder.refusal { return .failure(refusal) }
+                return .success(Parsed(root: root, duplicates: builder.duplicates))
+            } catch let error as SyntaxError {
+                return .failure(failure(from: error, in: text))
+            } catch {
+                return .failure(.diagnostic(line: 1, column: 1, message: "YAML could not be read: \(error)"))
             }
         }
     }
 
-    /// Replaces the first character of `key` written at `position` (plain or quoted), or nil
-    /// when the text there is not that key.
-    static func rename(_ key: String, at position: KeyRenames.Position, in text: String,
-                       with replacement: Unicode.Scalar) -> (String, Unicode.Scalar)? {
-        var scalars = Array(text.unicodeScalars)
-        var line = 1, i = 0
-        while line < position.line, i < scalars.count {
-            if scalars[i] == "\n" { line += 1 }
-            i += 1
-        }
-        i += position.column - 1
-        guard line == position.line, i >= 0, i < scalars.count else { return nil }
-        if scalars[i] == "\"" || scalars[i] == "'" { i += 1 }
-        guard i < scalars.count, let first = key.unicodeScalars.first, scalars[i] == first, first != "\\" else { return nil }
-        let rest = key.unicodeScalars.dropFirst()
-        guard scalars[(i + 1)...].starts(with: rest) else { return nil }
-        scalars[i] = replacement
-        var out = String.UnicodeScalarView()
-        out.append(contentsOf: scalars)
-        return (String(out), first)
+    /// What libyaml reports when it cannot go on (and the two composing errors found here).
+    struct SyntaxError: Error {
+        enum Stage { case reader, scanner, parser, composer, memory }
+        var stage: Stage
+        var problem: String
+        var line: Int
+        var column: Int
+        var context: (text: String, line: Int, column: Int)?
     }
 
-    private static func convert(_ node: Node, depth: Int, budget: inout Int, renames: KeyRenames,
-                                duplicates: inout [Failure]) throws -> YNode {
-        let line = node.mark?.line ?? 1
-        let column = node.mark?.column ?? 1
-        budget -= 1
-        if budget < 0 {
-            throw Failure.diagnostic(
-                line: line, column: column,
-                message: "the document expands to more than \(nodeBudget) values (aliases referring to aliases?); refused")
-        }
-        if depth > maximumDepth {
-            throw Failure.diagnostic(
-                line: line, column: column,
-                message: "nesting is deeper than \(maximumDepth) levels; this is not an assessment")
-        }
-        switch node {
-        case let .scalar(scalar):
-            var text = scalar.string
-            if let renamed = renames.original[.init(line: line, column: column)] {
-                text = String(String.UnicodeScalarView(text.unicodeScalars.map { $0 == renamed.replacement ? renamed.original : $0 }))
+    private static func failure(from error: SyntaxError, in text: String) -> Failure {
+        switch error.stage {
+        case .scanner, .parser, .composer:
+            let context = error.context.map { ($0.line, $0.column) }
+            if let plain = PlainWords.explain(problem: error.problem, at: (error.line, error.column),
+                                              context: context, in: text) {
+                return .diagnostic(line: plain.line, column: plain.column, message: plain.message)
             }
-            return YNode(value: .scalar(text, plain: scalar.style == .plain), line: line, column: column)
-        case let .sequence(sequence):
-            var items: [YNode] = []
-            items.reserveCapacity(sequence.count)
-            for child in sequence {
-                items.append(try convert(child, depth: depth + 1, budget: &budget, renames: renames, duplicates: &duplicates))
+            var message = "YAML syntax: \(error.problem)"
+            if let context = error.context { message += " (\(context.text) at line \(context.line))" }
+            return .diagnostic(line: error.line, column: error.column, message: message)
+        case .reader, .memory:
+            return .diagnostic(line: 1, column: 1, message: "YAML could not be read: \(error.problem)")
+        }
+    }
+
+    /// One libyaml event, copied out of the C structure (which is freed at once).
+    enum Event {
+        case streamStart, streamEnd, documentStart, documentEnd
+        case alias(anchor: String)
+        case scalar(String, plain: Bool, anchor: String?)
+        case sequenceStart(anchor: String?)
+        case sequenceEnd
+        case mappingStart(anchor: String?)
+        case mappingEnd
+    }
+
+    /// libyaml's parser over UTF-8 bytes that stay valid while it lives.
+    final class EventStream {
+        private let parser = UnsafeMutablePointer<yaml_parser_t>.allocate(capacity: 1)
+        private let event = UnsafeMutablePointer<yaml_event_t>.allocate(capacity: 1)
+        private let initialised: Bool
+
+        init(_ bytes: UnsafeBufferPointer<UInt8>) {
+            initialised = yaml_parser_initialize(parser) == 1
+            guard initialised else { return }
+            yaml_parser_set_encoding(parser, YAML_UTF8_ENCODING)
+            yaml_parser_set_input_string(parser, bytes.baseAddress, bytes.count)
+        }
+
+        deinit {
+            if initialised { yaml_parser_delete(parser) }
+            parser.deallocate()
+            event.deallocate()
+        }
+
+        /// The next event and the line and column (1-based, in characters) where it starts.
+        func next() throws(SyntaxError) -> (event: Event, line: Int, column: Int) {
+            guard initialised else {
+                throw SyntaxError(stage: .memory, problem: "out of memory", line: 1, column: 1)
             }
-            return YNode(value: .sequence(items), line: line, column: column)
-        case let .mapping(mapping):
-            var pairs: [(key: YNode, value: YNode)] = []
-            pairs.reserveCapacity(mapping.count)
-            var firstLine: [String: Int] = [:]
-            for (key, value) in mapping {
-                let k = try convert(key, depth: depth + 1, budget: &budget, renames: renames, duplicates: &duplicates)
-                let v = try convert(value, depth: depth + 1, budget: &budget, renames: renames, duplicates: &duplicates)
-                if case let .scalar(name, _) = k.value {
-                    if let first = firstLine[name] {
+            guard yaml_parser_parse(parser, event) == 1 else { throw error() }
+            defer { yaml_event_delete(event) }
+            let e = event.pointee
+            let line = e.start_mark.line + 1, column = e.start_mark.column + 1
+            switch e.type {
+            case YAML_STREAM_START_EVENT: return (.streamStart, line, column)
+            case YAML_STREAM_END_EVENT: return (.streamEnd, line, column)
+            case YAML_DOCUMENT_START_EVENT: return (.documentStart, line, column)
+            case YAML_DOCUMENT_END_EVENT: return (.documentEnd, line, column)
+            case YAML_ALIAS_EVENT: return (.alias(anchor: Self.string(e.data.alias.anchor) ?? ""), line, column)
+            case YAML_SCALAR_EVENT:
+                let scalar = e.data.scalar
+                let text = String(decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self)
+                return (.scalar(text, plain: scalar.style == YAML_PLAIN_SCALAR_STYLE, anchor: Self.string(scalar.anchor)),
+                        line, column)
+            case YAML_SEQUENCE_START_EVENT: return (.sequenceStart(anchor: Self.string(e.data.sequence_start.anchor)), line, column)
+            case YAML_SEQUENCE_END_EVENT: return (.sequenceEnd, line, column)
+            case YAML_MAPPING_START_EVENT: return (.mappingStart(anchor: Self.string(e.data.mapping_start.anchor)), line, column)
+            case YAML_MAPPING_END_EVENT: return (.mappingEnd, line, column)
+            default:
+                throw SyntaxError(stage: .parser, problem: "unexpected event", line: line, column: column)
+            }
+        }
+
+        private static func string(_ pointer: UnsafeMutablePointer<yaml_char_t>?) -> String? {
+            pointer.map { String(cString: $0) }
+        }
+
+        private func error() -> SyntaxError {
+            let p = parser.pointee
+            let problem = p.problem.map { String(cString: $0) } ?? "unknown problem"
+            let line = p.problem_mark.line + 1, column = p.problem_mark.column + 1
+            switch p.error {
+            case YAML_READER_ERROR:
+                return SyntaxError(stage: .reader, problem: problem, line: 1, column: 1)
+            case YAML_SCANNER_ERROR, YAML_PARSER_ERROR:
+                let context = p.context.map {
+                    (text: String(cString: $0), line: p.context_mark.line + 1, column: p.context_mark.column + 1)
+                }
+                return SyntaxError(stage: p.error == YAML_SCANNER_ERROR ? .scanner : .parser, problem: problem,
+                                   line: line, column: column, context: context)
+            default:
+                return SyntaxError(stage: .memory, problem: "out of memory", line: 1, column: 1)
+            }
+        }
+    }
+
+    /// Builds the located tree from the events, counting what aliases repeat.
+    struct Builder {
+        let events: EventStream
+        let aliasAllowance: Int
+        var duplicates: [Failure] = []
+        /// The first refusal (nesting, or aliases past the allowance), reported after the parse.
+        var refusal: Failure?
+        /// Values aliases have repeated so far.
+        var repeated = 0
+        /// Values in the tree so far, each repeat counted in full.
+        var expanded = 0
+        /// Each anchored node, with the values it expands to. An alias stands for the latest
+        /// node anchored under its name; the node is shared, not rebuilt, but the validator walks
+        /// every repeat, so each counts against the allowance.
+        var anchors: [String: (node: YNode, size: Int)] = [:]
+
+        init(events: EventStream, aliasAllowance: Int) {
+            self.events = events
+            self.aliasAllowance = aliasAllowance
+        }
+
+        /// The single document's root, or nil when the text holds none.
+        mutating func document() throws(SyntaxError) -> YNode? {
+            _ = try events.next()  // the stream's start
+            guard case .documentStart = try events.next().event else { return nil }
+            let root = try node(events.next(), depth: 0)
+            _ = try events.next()  // the document's end
+            let after = try events.next()
+            if case .streamEnd = after.event { return root }
+            throw SyntaxError(stage: .composer, problem: "but found another document", line: after.line, column: after.column,
+                              context: (text: "expected a single document in the stream", line: 1, column: 1))
+        }
+
+        private mutating func refuse(_ line: Int, _ column: Int, _ message: String) {
+            if refusal == nil { refusal = .diagnostic(line: line, column: column, message: message) }
+        }
+
+        mutating func node(_ start: (event: Event, line: Int, column: Int), depth: Int) throws(SyntaxError) -> YNode {
+            let (event, line, column) = start
+            if depth > maximumDepth {
+                refuse(line, column, "nesting is deeper than \(maximumDepth) levels; this is not an assessment")
+                try skip(event)
+                return YNode(value: .scalar("", plain: true), line: line, column: column)
+            }
+            switch event {
+            case let .scalar(text, plain, anchor):
+                expanded += 1
+                let node = YNode(value: .scalar(text, plain: plain), line: line, column: column)
+                if let anchor { anchors[anchor] = (node, 1) }
+                return node
+            case let .alias(name):
+                guard let anchored = anchors[name] else {
+                    // Its anchor may be in a value not kept, past the nesting limit.
+                    if refusal != nil { return YNode(value: .scalar("", plain: true), line: line, column: column) }
+                    throw SyntaxError(stage: .composer, problem: "found undefined alias", line: line, column: column)
+                }
+                // Once refused, counting stops: sizes past the allowance only grow (nine
+                // aliases of nine aliases, thirty times over, overflow any integer).
+                guard refusal == nil else { return anchored.node }
+                repeated += anchored.size
+                expanded += anchored.size
+                if repeated > aliasAllowance {
+                    refuse(line, column, "through aliases (`*name`) the document expands to more than \(aliasAllowance) values beyond those written in it (aliases repeating aliases?); refused")
+                }
+                return anchored.node
+            case let .sequenceStart(anchor):
+                let before = expanded
+                expanded += 1
+                var items: [YNode] = []
+                while true {
+                    let next = try events.next()
+                    if case .sequenceEnd = next.event { break }
+                    items.append(try node(next, depth: depth + 1))
+                }
+                let node = YNode(value: .sequence(items), line: line, column: column)
+                if let anchor { anchors[anchor] = (node, expanded - before) }
+                return node
+            case let .mappingStart(anchor):
+                let before = expanded
+                expanded += 1
+                var keys = KeyIndex()
+                while true {
+                    let next = try events.next()
+                    if case .mappingEnd = next.event { break }
+                    let key = try node(next, depth: depth + 1)
+                    let value = try node(events.next(), depth: depth + 1)
+                    if case let .scalar(name, _) = key.value, let first = keys.firstLine(of: name) {
                         duplicates.append(.diagnostic(
-                            line: k.line, column: k.column,
+                            line: key.line, column: key.column,
                             message: "duplicate key `\(name.clippedForMessage)` (first at line \(first)); keep one"))
                         continue
                     }
-                    firstLine[name] = k.line
+                    keys.append(key, value)
                 }
-                pairs.append((k, v))
+                let node = YNode(value: .mapping(keys.pairs), line: line, column: column)
+                if let anchor { anchors[anchor] = (node, expanded - before) }
+                return node
+            case .streamStart, .streamEnd, .documentStart, .documentEnd, .sequenceEnd, .mappingEnd:
+                throw SyntaxError(stage: .parser, problem: "unexpected event", line: line, column: column)
             }
-            return YNode(value: .mapping(pairs), line: line, column: column)
-        case let .alias(alias):
-            throw Failure.diagnostic(
-                line: alias.mark?.line ?? line, column: alias.mark?.column ?? column,
-                message: "unresolved alias")
         }
-    }
 
-    private static func failure(from error: YamlError, in text: String) -> Failure {
-        switch error {
-        case let .scanner(context, problem, mark, _),
-             let .parser(context, problem, mark, _),
-             let .composer(context, problem, mark, _):
-            if let plain = PlainWords.explain(problem: problem, at: (mark.line, mark.column),
-                                              context: context.map { ($0.mark.line, $0.mark.column) }, in: text) {
-                return .diagnostic(line: plain.line, column: plain.column, message: plain.message)
+        /// A mapping's pairs as they are read, and where each scalar key was first written.
+        /// Most mappings are an item's handful of keys, where comparing with each key is
+        /// quicker than hashing; past `linearKeys`, a dictionary keeps large mappings linear.
+        struct KeyIndex {
+            static let linearKeys = 16
+            private(set) var pairs: [(key: YNode, value: YNode)] = []
+            private var lines: [String: Int]? = nil
+
+            func firstLine(of name: String) -> Int? {
+                if let lines { return lines[name] }
+                for pair in pairs {
+                    if case let .scalar(key, _) = pair.key.value, key == name { return pair.key.line }
+                }
+                return nil
             }
-            var message = "YAML syntax: \(problem)"
-            if let context { message += " (\(context.text) at line \(context.mark.line))" }
-            return .diagnostic(line: mark.line, column: mark.column, message: message)
-        case let .duplicatedKeysInMapping(duplicates, context):
-            let names = duplicates.map { "`\($0.clippedForMessage)`" }.joined(separator: ", ")
-            return .diagnostic(line: context.mark.line, column: context.mark.column,
-                               message: "duplicate key \(names) in the same mapping; keep one")
-        case let .reader(problem, _, _, _):
-            return .diagnostic(line: 1, column: 1, message: "YAML could not be read: \(problem)")
-        default:
-            return .diagnostic(line: 1, column: 1, message: "YAML could not be read: \(error)")
+
+            /// Adds a pair whose key, if a scalar, is not among the keys so far.
+            mutating func append(_ key: YNode, _ value: YNode) {
+                pairs.append((key, value))
+                if lines != nil {
+                    if case let .scalar(name, _) = key.value { lines?[name] = key.line }
+                } else if pairs.count == Self.linearKeys {
+                    var index: [String: Int] = [:]
+                    for pair in pairs {
+                        if case let .scalar(name, _) = pair.key.value { index[name] = pair.key.line }
+                    }
+                    lines = index
+                }
+            }
+        }
+
+        /// Consumes the rest of a value that is not kept.
+        private mutating func skip(_ event: Event) throws(SyntaxError) {
+            var open = 0
+            var current = event
+            while true {
+                switch current {
+                case .sequenceStart, .mappingStart: open += 1
+                case .sequenceEnd, .mappingEnd: open -= 1
+                default: break
+                }
+                if open <= 0 { return }
+                current = try events.next().event
+            }
         }
     }
 }

@@ -39,14 +39,28 @@ public enum Scoring {
         var clamped = Swift.min(1, Swift.max(0, fraction))
         // Credits such as 3 × 33.33333% are meant as the whole.
         if 1 - clamped < 1e-6 { clamped = 1 }
-        let outcome: Outcome = clamped >= 1 ? .correct : (clamped <= 0 ? .incorrect : .partial)
-        return ItemScore(points: rounded(clamped * max), max: max, outcome: outcome)
+        return ItemScore(points: rounded(clamped * max), max: max, outcome: outcome(fraction: clamped))
+    }
+
+    /// A person's mark of `points` out of `max` (already checked to lie between them): it
+    /// reads as right, wrong or part right exactly as an automatic score would.
+    public static func marked(_ points: Double, max: Double) -> ItemScore {
+        let fraction = max > 0 ? points / max : 0
+        return ItemScore(points: rounded(points), max: max, outcome: outcome(fraction: fraction))
+    }
+
+    static func outcome(fraction: Double) -> Outcome {
+        fraction >= 1 ? .correct : (fraction <= 0 ? .incorrect : .partial)
     }
 
     public static func summary(_ assessment: Assessment, responses: [String: Response]) -> ScoreSummary {
+        summary(assessment.items.map { score($0, responses[$0.id]) })
+    }
+
+    /// Totals of item scores; a pending item counts its points as still to be marked.
+    public static func summary(_ scores: [ItemScore]) -> ScoreSummary {
         var total = ScoreSummary(points: 0, max: 0, pending: 0)
-        for item in assessment.items {
-            let s = score(item, responses[item.id])
+        for s in scores {
             total.points += s.points
             total.max += s.max
             if s.outcome == .pending { total.pending += s.max }

@@ -229,12 +229,31 @@ public enum TerminalSafety {
     /// Why a `--candidate` name cannot be used (nil when it can): it is validated like
     /// assessment text, because it is shown on screen, in `status` and in results.
     public static func candidateNameProblem(_ name: String) -> String? {
-        if name.trimmingCharacters(in: .whitespaces).isEmpty { return "--candidate is empty" }
-        if name.count > candidateMaximumCharacters || name.unicodeScalars.count > candidateMaximumScalars {
-            return "--candidate is longer than \(candidateMaximumCharacters) characters"
+        commandLineTextProblem(name, option: "--candidate", in: "a name",
+                               maximumCharacters: candidateMaximumCharacters, maximumScalars: candidateMaximumScalars)
+    }
+
+    public static let commentMaximumCharacters = 500
+    public static let commentMaximumScalars = 2000
+
+    /// Why a marker's `--comment` cannot be kept (nil when it can): it is printed by
+    /// `results show` and exported with the result, so it follows the rules of a name.
+    public static func commentProblem(_ comment: String) -> String? {
+        commandLineTextProblem(comment, option: "--comment", in: "a comment",
+                               maximumCharacters: commentMaximumCharacters, maximumScalars: commentMaximumScalars)
+    }
+
+    /// Text typed on the command line that Carrel keeps and shows again: not blank, not
+    /// longer than the limit (counted in characters, and in scalars so that combining marks
+    /// cannot make it huge), and without a character that could act on a terminal.
+    static func commandLineTextProblem(_ text: String, option: String, in what: String,
+                                       maximumCharacters: Int, maximumScalars: Int) -> String? {
+        if text.trimmingCharacters(in: .whitespaces).isEmpty { return "\(option) is empty" }
+        if text.count > maximumCharacters || text.unicodeScalars.count > maximumScalars {
+            return "\(option) is longer than \(maximumCharacters) characters"
         }
-        if let finding = firstUnsafe(in: name) {
-            return "--candidate contains \(finding); \(finding.hazard.rule) are not allowed in a name"
+        if let finding = firstUnsafe(in: text) {
+            return "\(option) contains \(finding); \(finding.hazard.rule) are not allowed in \(what)"
         }
         return nil
     }

@@ -164,6 +164,18 @@ public final class Journal: Sendable {
             try db.rename(table: "session_v2", to: "session")
             try db.create(index: "answer_history_session", on: "answer_history", columns: ["session_id", "item_id"])
         }
+        // v3: marks people give after a session; every mark stays, the newest one counts.
+        m.registerMigration("v3") { db in
+            try db.create(table: "mark") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("session_id", .text).notNull().references("session", onDelete: .cascade)
+                t.column("item_id", .text).notNull()
+                t.column("points", .double).notNull()
+                t.column("comment", .text)
+                t.column("at", .datetime).notNull()
+            }
+            try db.create(index: "mark_session", on: "mark", columns: ["session_id", "item_id"])
+        }
         return m
     }
 

@@ -59,6 +59,17 @@ public struct ResultDocument: Sendable, Equatable, Codable {
         public var max: Double
         public var flagged: Bool
         public var outcome: Outcome
+        /// A person's mark, which `points` and `outcome` follow; absent until someone marks
+        /// the item, so results written before marking existed read the same.
+        public var mark: Mark?
+    }
+
+    /// What a person gave an item with `carrel results mark`.
+    public struct Mark: Sendable, Equatable, Codable {
+        public var points: Double
+        public var comment: String?
+        /// ISO-8601 UTC.
+        public var at: String
     }
 
     public struct Event: Sendable, Equatable, Codable {

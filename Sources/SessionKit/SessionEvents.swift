@@ -19,6 +19,8 @@ public enum EventKind: String, Sendable, Codable, CaseIterable {
     case unlocked
     case tracerAttached = "tracer_attached"
     case saveFailed = "save_failed"
+    /// A person marked an item (or overrode its score) after the session ended.
+    case marked
 }
 
 public enum SessionStatus: String, Sendable, Codable {

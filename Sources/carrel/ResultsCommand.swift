@@ -8,8 +8,8 @@ import TerminalUI
 struct ResultsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "results",
-        abstract: "Collect results: list sessions, show one with its integrity report, export a gradebook.",
-        subcommands: [ListResults.self, ShowResult.self, ExportResults.self]
+        abstract: "Collect results: list sessions, show one with its integrity report, export a gradebook, mark essays.",
+        subcommands: [ListResults.self, ShowResult.self, ExportResults.self, MarkResult.self]
     )
 }
 
@@ -67,6 +67,17 @@ struct ResultsData {
         } catch {
             throw CarrelFailure(status: .cannotCreate, message: "cannot read the journal \(state.location.journalPath): \(error)")
         }
+    }
+
+    /// The one session whose id is `id` or starts with it.
+    func session(_ id: String) throws(CarrelFailure) -> SessionRecord {
+        let matches = records.filter { $0.id == id || $0.id.hasPrefix(id.lowercased()) }
+        guard matches.count == 1, let record = matches.first else {
+            throw CarrelFailure(status: .usage, message: matches.isEmpty
+                ? "no session \(id); `carrel results list` shows them"
+                : "\(id) matches \(matches.count) sessions; give more characters")
+        }
+        return record
     }
 
     func result(_ id: String) throws(CarrelFailure) -> ResultDocument? {
@@ -146,12 +157,7 @@ struct ShowResult: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let data = try ResultsData(state)
-            let matches = data.records.filter { $0.id == session || $0.id.hasPrefix(session.lowercased()) }
-            guard matches.count == 1, let record = matches.first else {
-                throw CarrelFailure(status: .usage, message: matches.isEmpty
-                    ? "no session \(session); `carrel results list` shows them"
-                    : "\(session) matches \(matches.count) sessions; give more characters")
-            }
+            let record = try data.session(session)
             let integrity = try data.integrity(record)
             let result = try data.result(record.id)
             let events = try data.events(record)
@@ -180,6 +186,10 @@ struct ShowResult: ParsableCommand {
                     let flag = item.flagged ? " ⚑" : ""
                     out += "  \(item.id.padding(toLength: 20, withPad: " ", startingAt: 0)) \(item.outcome.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) "
                     out += "\(PointsText.format(item.points))/\(PointsText.format(item.max))\(flag)  \(TextWidth.sanitise(CSV.cell(item.response)).prefix(60))\n"
+                    if let mark = item.mark {
+                        out += "  \(String(repeating: " ", count: 20)) marked \(PointsText.format(mark.points)) at \(mark.at)"
+                        out += mark.comment.map { ": \(TextWidth.sanitise($0))\n" } ?? "\n"
+                    }
                 }
             } else {
                 out += "Result      none yet (the session has not ended)\n"

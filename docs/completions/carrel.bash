@@ -345,13 +345,13 @@ _carrel_results() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    list|show|export)
+    list|show|export|mark)
         # Offer subcommand argument completions
         "_carrel_results_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'list show export' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'list show export mark' -- "${cur}"))
         ;;
     esac
 }
@@ -417,6 +417,24 @@ _carrel_results_export() {
         return
         ;;
     '--status')
+        return
+        ;;
+    '--state-dir')
+        return
+        ;;
+    esac
+}
+
+_carrel_results_mark() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--comment --state-dir)
+    __carrel_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--comment')
         return
         ;;
     '--state-dir')

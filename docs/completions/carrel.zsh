@@ -59,7 +59,7 @@ _carrel() {
             'status:Show whether a session holds the lock, and any interrupted sessions.'
             'resume:Continue an interrupted session where it stopped (proctor).'
             'unlock:End an interrupted session (or clear a stale lock) as the proctor.'
-            'results:Collect results: list sessions, show one with its integrity report, export a gradebook.'
+            'results:Collect results: list sessions, show one with its integrity report, export a gradebook, mark essays.'
             'keys:List the keys of the test screen, as F1 shows them during a test.'
             'help:Show subcommand help information.'
         )
@@ -222,12 +222,13 @@ _carrel_results() {
             'list:List sessions: candidate, assessment, status, score, started, duration.'
             'show:Show one session'\''s result and its integrity report.'
             'export:Export results as JSON (the result documents) or CSV (one row per session, one column per item).'
+            'mark:Record a person'\''s mark for an essay (or override an item'\''s score).'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        list|show|export)
+        list|show|export|mark)
             "_carrel_results_${words[1]}" && ret=0
             ;;
         esac
@@ -275,6 +276,22 @@ _carrel_results_export() {
         '--assessment[Only this assessment id.]:assessment:'
         '--since[Only sessions started on or after this date (2026-11-22, or a full ISO-8601 time).]:since:'
         '--status[Only this status\: submitted, timed_out, ended_by_proctor, interrupted, active.]:status:'
+        '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_results_mark() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':session:'
+        ':item:'
+        ':points:'
+        '--comment[A note kept with the mark, up to 500 characters.]:text:'
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'

@@ -1,0 +1,101 @@
+import ArgumentParser
+import AssessmentKit
+import Foundation
+import Lockdown
+import SessionKit
+
+struct MarkResult: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mark",
+        abstract: "Record a person's mark for an essay (or override an item's score).",
+        usage: "carrel results mark <session> <item> <points> [--comment <text>] [--state-dir <dir>]",
+        discussion: """
+            POINTS is from 0 to what the item is worth; halves and other decimals are fine. The \
+            item's points and outcome (correct, partial, incorrect) follow the mark, the score and \
+            the points still to mark are added up again, and the result file is rewritten. Marking \
+            an item again replaces its mark; every mark stays in the journal and in the session's \
+            timeline. Only a session that has ended (submitted, timed out or ended) can be marked.
+
+            Example:
+              carrel results mark 3f2a essay-1 2.5 --comment "Clear argument, no sources"
+            """)
+
+    @Argument(help: "The session id (or its first characters).") var session: String
+    @Argument(help: "The item id, as `carrel results show SESSION` lists it.") var item: String
+    @Argument(help: "Points from 0 to the item's maximum, such as 2.5.") var points: String?
+    /// The parser takes a negative POINTS for an unknown option: given after POINTS it lands
+    /// here; in POINTS' place it is dropped (see `negative`). Either way the refusal names it.
+    @Argument(parsing: .allUnrecognized, help: .private) var unrecognized: [String] = []
+    @Option(help: ArgumentHelp("A note kept with the mark, up to \(TerminalSafety.commentMaximumCharacters) characters.",
+                               valueName: "text"))
+    var comment: String?
+    @OptionGroup var state: StateOptions
+
+    /// POINTS as typed, a negative one included.
+    var typed: String { points ?? negative ?? "" }
+
+    /// A negative number in POINTS' place, which the parser drops, read from the words as typed.
+    var negative: String? {
+        guard points == nil else { return nil }
+        return CommandLine.arguments.dropFirst().first { $0.hasPrefix("-") && NumericText.parse($0) != nil }
+    }
+
+    /// POINTS as a number; nil when it is not one (`abc`, `nan`, `inf`).
+    var value: Double? { NumericText.parse(typed) }
+
+    func validate() throws {
+        if let stray = unrecognized.first { throw ValidationError("unknown option or argument \"\(stray)\"") }
+        guard points != nil || negative != nil else { throw ValidationError("POINTS is missing: give the points after the item, such as 2.5") }
+        guard let value else { throw ValidationError("POINTS is a number such as 2.5, not \"\(typed)\"") }
+        guard value >= 0 else { throw ValidationError("POINTS cannot be negative (\(typed)); give 0 for no credit") }
+        if let comment, let problem = TerminalSafety.commentProblem(comment) { throw ValidationError(problem) }
+    }
+
+    func run() throws {
+        try reportingFailures {
+            let data = try ResultsData(state)
+            let record = try data.session(session)
+            let short = String(record.id.prefix(8))
+            guard record.status == .ended else { throw Self.notEnded(record, short: short, waiting: data.waiting) }
+            guard let journal = data.journal, let value else {
+                throw CarrelFailure(status: .internalError, message: "session \(short) was found without a journal or POINTS")
+            }
+            let marked: ResultDocument
+            do {
+                // `+ 0` turns a typed -0 into 0.
+                marked = try journal.recordMark(session: record.id, item: item, points: value + 0, comment: comment, at: Date(),
+                                                storage: SecureStateStorage(location: state.location))
+            } catch let refusal as MarkRefusal {
+                if case .pointsOutOfRange = refusal {
+                    throw CarrelFailure(status: .usage, message: "cannot give \(typed) points: \(refusal)")
+                }
+                if case .notFinished = refusal { throw CarrelFailure(status: .lockActive, message: "\(refusal)") }
+                throw CarrelFailure(status: .usage, message: "session \(short): \(refusal)")
+            } catch let error as FileSystemError {
+                throw CarrelFailure(status: .cannotCreate, message: "the mark was not recorded: the result file \(error.path) \(error.reason)")
+            } catch {
+                throw CarrelFailure(status: .cannotCreate, message: "the mark was not recorded: the journal \(state.location.journalPath) failed (\(error))")
+            }
+            let given = marked.items.first { $0.id == item }
+            var line = "Marked \(item) of session \(short)"
+            if let candidate = marked.candidate { line += " (\(candidate))" }
+            line += ": \(PointsText.format(given?.points ?? value)) of \(PointsText.format(given?.max ?? 0))."
+            line += " Score \(PointsText.format(marked.score.points)) of \(PointsText.format(marked.score.max))"
+            line += marked.score.pending > 0 ? ", \(PointsText.format(marked.score.pending)) still to mark.\n" : ", nothing left to mark.\n"
+            FileOutput.standardOutput.write(line)
+        }
+    }
+
+    /// Why a session that has not ended cannot be marked yet, and what to do.
+    static func notEnded(_ record: SessionRecord, short: String, waiting: Set<String>) -> CarrelFailure {
+        switch ResultFilters.status(record, waiting: waiting) {
+        case "interrupted":
+            return CarrelFailure(status: .lockActive, message: "session \(short) was interrupted and has no result yet; "
+                + "continue it with `carrel resume \(short)` or end it with `carrel unlock \(short)`, then mark it")
+        case "active":
+            return CarrelFailure(status: .lockActive, message: "session \(short) is still running; mark it once it is submitted or ended")
+        case let other:
+            return CarrelFailure(status: .usage, message: "session \(short) has no result to mark (it is \(other))")
+        }
+    }
+}

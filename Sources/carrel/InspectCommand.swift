@@ -11,8 +11,8 @@ struct InspectCommand: ParsableCommand {
             same when only comments, key order or formatting change, and it is recorded with \
             every result so a teacher can tell which version a student sat.
 
-            For a sealed package (.carrel) only its public header is shown — title, number of \
-            questions, time limit, policy, fingerprint; with --passphrase-stdin it is opened in \
+            For a sealed package (.carrel) only its public header is shown: title, number of \
+            questions, time limit, policy and fingerprint. With --passphrase-stdin it is opened in \
             memory and summarised like the YAML it came from, proctor notes included.
             """
     )

@@ -125,6 +125,9 @@ public enum SealedAssessment {
             }
             guard (1...SealedAssessment.maximumItems).contains(items) else { return "the item count \(items) is impossible" }
             if let timeLimit, !(1...(366 * 24 * 3600)).contains(timeLimit) { return "the time limit is impossible" }
+            // The hash is checked before anything else: its cost is bounded like the key's.
+            let hashCost = Cost(logRounds: passphrase.logRounds, blockSize: passphrase.blockSize, parallelism: passphrase.parallelism)
+            if let problem = hashCost.problem { return "the passphrase hash asks for \(problem)" }
             guard (60...RestrictionPolicy.longestMaxDuration).contains(policy.maxDuration) else {
                 return "the policy's max_duration is out of range"
             }

@@ -158,6 +158,31 @@ struct SealedAssessmentTests {
         }
     }
 
+    /// The passphrase hash in the header is checked first, so its cost is bounded too.
+    @Test func aHeaderWhosePassphraseHashAsksForGigabytesIsRefused() throws {
+        let (_, package) = try Self.sealed()
+        let header = try SealedAssessment.header(of: package)
+        var metadata = header.metadata
+        metadata.passphrase = try PassphraseHash(parsing: "scrypt$ln=20,r=16,p=1$\(Data(repeating: 1, count: 16).base64EncodedString())$\(Data(repeating: 2, count: 32).base64EncodedString())")
+        let forged = Self.replacingMetadata(package, header: header, with: metadata)
+        let start = Date()
+        #expect(throws: SealedAssessment.Failure.self) {
+            try SealedAssessment.open(forged, passphrase: Self.passphrase, file: "s.carrel")
+        }
+        #expect(Date().timeIntervalSince(start) < 0.5)
+    }
+
+    static func replacingMetadata(_ package: [UInt8], header: SealedAssessment.Header, with metadata: SealedAssessment.Metadata) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let json = Array((try? encoder.encode(metadata)) ?? Data())
+        var forged = Array(package[0..<47])
+        let m = UInt32(json.count)
+        forged += [UInt8(m >> 24), UInt8(m >> 16 & 0xFF), UInt8(m >> 8 & 0xFF), UInt8(m & 0xFF)] + json
+        forged += Array(SHA256.hash(data: forged))
+        return forged + package[header.length...]
+    }
+
     /// Someone who rewrites the header with a passphrase of their own (and a fresh checksum)
     /// gets through the passphrase check but not the authentication.
     @Test func aHeaderForgedWithAnotherPassphraseDoesNotOpen() throws {
@@ -165,14 +190,7 @@ struct SealedAssessmentTests {
         let header = try SealedAssessment.header(of: package)
         var metadata = header.metadata
         metadata.passphrase = try PassphraseHash.make(passphrase: "student phrase", logRounds: 10)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let json = Array(try encoder.encode(metadata))
-        var forged = Array(package[0..<47])
-        let m = UInt32(json.count)
-        forged += [UInt8(m >> 24), UInt8(m >> 16 & 0xFF), UInt8(m >> 8 & 0xFF), UInt8(m & 0xFF)] + json
-        forged += Array(SHA256.hash(data: forged))
-        forged += package[header.length...]
+        let forged = Self.replacingMetadata(package, header: header, with: metadata)
         #expect(try SealedAssessment.header(of: forged).metadata.passphrase == metadata.passphrase)
         #expect(throws: SealedAssessment.Failure.damaged("authentication failed")) {
             try SealedAssessment.open(forged, passphrase: "student phrase", file: "s.carrel")

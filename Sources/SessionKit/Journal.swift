@@ -182,12 +182,16 @@ public final class Journal: Sendable {
     // MARK: writing
 
     /// Records a new session, its assessment (once per fingerprint), its first progress row
-    /// and the events that led to it, in one transaction.
+    /// and the events that led to it, in one transaction. A sealed copy replaces a plain one
+    /// of the same fingerprint, so once an assessment is sealed the journal keeps it sealed.
     public func createSession(_ record: SessionRecord, source: StoredAssessment, events: [JournalWrite] = []) throws {
         try writer.write { db in
-            try AssessmentRow(fingerprint: record.fingerprint, assessmentID: record.assessmentID,
-                              title: record.assessmentTitle, path: source.path, format: source.format.rawValue,
-                              source: source.bytes).insert(db, onConflict: .ignore)
+            try db.execute(sql: """
+                INSERT INTO assessment (fingerprint, assessment_id, title, path, format, source) VALUES (?, ?, ?, ?, ?, ?)
+                  ON CONFLICT(fingerprint) DO UPDATE SET path = excluded.path, format = excluded.format, source = excluded.source
+                  WHERE assessment.format = 'yaml' AND excluded.format = 'sealed'
+                """, arguments: [record.fingerprint, record.assessmentID, record.assessmentTitle, source.path,
+                                 source.format.rawValue, source.bytes])
             try StoredSessionRow(record).insert(db)
             try ProgressRow(sessionID: record.id, position: record.position, elapsed: record.elapsed).insert(db)
             for write in events { try Self.apply(write, session: record.id, at: record.startedAt, db) }

@@ -1,3 +1,5 @@
+import AssessmentKit
+
 /// Why a session could not begin, resume, be saved or be unlocked, with the sysexits code.
 public enum SessionError: Error, Sendable, CustomStringConvertible {
     /// The environment refused by the policy; each entry says what and how to relax it.
@@ -10,6 +12,8 @@ public enum SessionError: Error, Sendable, CustomStringConvertible {
     /// The state directory or journal cannot be used (missing, read-only, full, a symlink).
     case state(String)
     case storedAssessment(String)
+    /// A sealed assessment that cannot be opened: a wrong passphrase (77) or a damaged package (65).
+    case sealed(file: String, SealedAssessment.Failure)
     case frontEnd(String)
 
     public var exitCode: Int32 {
@@ -19,6 +23,7 @@ public enum SessionError: Error, Sendable, CustomStringConvertible {
         case .noSuchSession, .nothingToResume, .ambiguous: return 64
         case .state: return 73
         case .storedAssessment: return 70
+        case let .sealed(_, failure): return failure.isWrongPassphrase ? 77 : 65
         }
     }
 
@@ -43,6 +48,8 @@ public enum SessionError: Error, Sendable, CustomStringConvertible {
             return "cannot use the state directory: \(why); free space there or choose another with --state-dir"
         case let .storedAssessment(why):
             return "the journal's copy of the assessment cannot be read: \(why)"
+        case let .sealed(file, failure):
+            return failure.isWrongPassphrase ? "\(file): \(failure)" : "\(file): error: \(failure)"
         case let .frontEnd(why):
             return why
         }

@@ -198,6 +198,30 @@ public final class SessionRuntime {
         return assessment
     }
 
+    /// Reads a stored assessment: YAML as it is; a sealed package in memory only, with the
+    /// proctor's passphrase (`checked` when the proctor gate has already verified it).
+    public static func open(_ stored: StoredAssessment, passphrase: String?, checked: Bool = false) throws(SessionError) -> Assessment {
+        guard stored.format == .sealed else { return try readYAML(stored) }
+        guard let passphrase else {
+            throw .storedAssessment("the assessment is sealed; open it with the proctor passphrase")
+        }
+        do {
+            return try SealedAssessment.open([UInt8](stored.bytes), passphrase: passphrase, file: stored.path,
+                                             passphraseChecked: checked)
+        } catch {
+            throw .sealed(file: "the journal's sealed copy of \(stored.path)", error)
+        }
+    }
+
+    /// What a stored sealed assessment says about itself without the passphrase.
+    public static func publicFacts(_ stored: StoredAssessment) throws(SessionError) -> SealedAssessment.Metadata {
+        do {
+            return try SealedAssessment.header(of: [UInt8](stored.bytes)).metadata
+        } catch {
+            throw .sealed(file: "the journal's sealed copy of \(stored.path)", error)
+        }
+    }
+
     // MARK: running
 
     /// Active seconds used, counted on the monotonic clock from where the journal left off.

@@ -37,6 +37,9 @@ public final class TakeApp {
     /// Checks the start screen's passphrase (tries and waits kept in the state directory);
     /// nil checks in this process only.
     public var launchChecker: (any PassphraseChecker)?
+    /// For a sealed assessment: opens it with the accepted start-screen passphrase and gives
+    /// the model of the real test (until then the start screen shows the public facts).
+    public var launchOpener: ((String, TakeModel) throws(SessionError) -> TakeModel)?
     /// Keys typed before this instant (a wait after a wrong passphrase) are dropped.
     var launchBlockedUntil = 0.0
 
@@ -247,6 +250,15 @@ public final class TakeApp {
         let verdict = launchChecker?.check(typed) ?? (hash.verify(typed) ? .accepted : .rejected(triesLeft: 3 - launchFailures - 1, wait: 0))
         switch verdict {
         case .accepted:
+            if let open = launchOpener {
+                do {
+                    model = try open(typed, model)
+                } catch {
+                    finalExit = Exit(error.exitCode, error.description)
+                    quit = true
+                    return
+                }
+            }
             model.launchAccepted()
         case let .rejected(triesLeft, wait):
             launchFailures += 1

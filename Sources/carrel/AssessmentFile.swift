@@ -11,7 +11,9 @@ enum AssessmentFile {
         var sizeOnDisk: Int?
     }
 
-    static func load(_ path: String, limit maximum: Int = SourceText.maximumBytes) throws(CarrelFailure) -> Loaded {
+    /// Reads up to the size of the largest sealed package (a YAML file over 16 MiB is still
+    /// refused by the reader, which is told its size on disk).
+    static func load(_ path: String, limit maximum: Int = SealedAssessment.maximumBytes) throws(CarrelFailure) -> Loaded {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             let reason = String(cString: strerror(errno))
@@ -47,11 +49,14 @@ enum AssessmentFile {
 
     /// Loads and validates, printing every diagnostic as `FILE:LINE:COL: severity: message`.
     static func validated(_ path: String) throws(CarrelFailure) -> Assessment {
-        try validated(load(path), path: path)
+        try validated(path, loaded: try load(path))
     }
 
-    /// Validates bytes already read, so what runs is exactly what was read (and stored).
-    static func validated(_ loaded: Loaded, path: String) throws(CarrelFailure) -> Assessment {
+    /// Validates a plain file already loaded; a sealed one is refused with what to do.
+    static func validated(_ path: String, loaded: Loaded) throws(CarrelFailure) -> Assessment {
+        if SealedAssessment.isSealed(loaded.bytes) {
+            throw CarrelFailure(status: .invalidAssessment, message: "\(path) is a sealed assessment; this command reads the YAML file it was sealed from")
+        }
         let outcome = AssessmentReader.read(bytes: loaded.bytes, file: path, fileSize: loaded.sizeOnDisk)
         for diagnostic in outcome.diagnostics {
             FileOutput.standardError.write("\(diagnostic)\n")
@@ -63,5 +68,33 @@ enum AssessmentFile {
                                 message: "\(path) has \(count) \(noun); fix the lines above and run `carrel validate \(path)` again")
         }
         return assessment
+    }
+}
+
+/// Sealed packages (`carrel seal`) as the commands read them: the public header without the
+/// passphrase, the whole assessment in memory with it. Every failure is one line naming the
+/// file: 77 for a wrong passphrase, 65 for anything wrong with the package.
+enum SealedFile {
+    static func failure(_ path: String, _ error: SealedAssessment.Failure) -> CarrelFailure {
+        if error.isWrongPassphrase {
+            return CarrelFailure(status: .wrongPassphrase, message: "\(path): \(error); nothing was opened — type the passphrase of `carrel passphrase` that this assessment was sealed with")
+        }
+        return CarrelFailure(status: .invalidAssessment, message: "\(path): error: \(error)")
+    }
+
+    static func header(_ loaded: AssessmentFile.Loaded, path: String) throws(CarrelFailure) -> SealedAssessment.Header {
+        do {
+            return try SealedAssessment.header(of: loaded.bytes)
+        } catch {
+            throw failure(path, error)
+        }
+    }
+
+    static func open(_ loaded: AssessmentFile.Loaded, path: String, passphrase: String) throws(CarrelFailure) -> Assessment {
+        do {
+            return try SealedAssessment.open(loaded.bytes, passphrase: passphrase, file: path)
+        } catch {
+            throw failure(path, error)
+        }
     }
 }

@@ -19,7 +19,8 @@ struct Carrel: ParsableCommand {
             Teachers write assessments in YAML (see Assessments/README.md) or bring question banks \
             with `carrel import` (Moodle GIFT and Aiken, QTI 2.1/3.0), and check them with \
             `carrel validate`; `carrel inspect` shows what a student will get and the policy that \
-            applies; `carrel passphrase` makes the hash line for a proctor passphrase.
+            applies; `carrel passphrase` makes the hash line for a proctor passphrase; \
+            `carrel seal` encrypts an assessment under it for labs and shared computers.
 
             Exit codes: 0 ok, 64 usage, 65 invalid assessment, 66 cannot open input, \
             69 refused by policy or environment, 70 internal error, 73 cannot create state, \
@@ -27,7 +28,7 @@ struct Carrel: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            TakeCommand.self, DemoCommand.self, ValidateCommand.self, InspectCommand.self, ImportCommand.self, PassphraseCommand.self,
+            TakeCommand.self, DemoCommand.self, ValidateCommand.self, InspectCommand.self, ImportCommand.self, PassphraseCommand.self, SealCommand.self,
             StatusCommand.self, ResumeCommand.self, UnlockCommand.self, ResultsCommand.self, KeysCommand.self,
         ]
     )

@@ -10,21 +10,84 @@ struct InspectCommand: ParsableCommand {
             The fingerprint is the SHA-256 of the assessment's canonical content: it stays the \
             same when only comments, key order or formatting change, and it is recorded with \
             every result so a teacher can tell which version a student sat.
+
+            For a sealed package (.carrel) only its public header is shown: title, number of \
+            questions, time limit, policy and fingerprint. With --passphrase-stdin it is opened in \
+            memory and summarised like the YAML it came from, proctor notes included.
             """
     )
 
-    @Argument(help: "An assessment file (.yaml).")
+    @Argument(help: "An assessment file (.yaml, or sealed .carrel).")
     var file: String
 
     @Flag(help: "Print the summary as JSON.")
     var json = false
 
+    @Flag(name: .customLong("passphrase-stdin"), help: "Open a sealed file with the proctor passphrase read from standard input.")
+    var passphraseStdin = false
+
     func run() throws {
         try reportingFailures {
-            let assessment = try AssessmentFile.validated(file)
-            let summary = AssessmentSummary(assessment)
+            let loaded = try AssessmentFile.load(file)
+            guard SealedAssessment.isSealed(loaded.bytes) else {
+                let summary = AssessmentSummary(try AssessmentFile.validated(file, loaded: loaded))
+                FileOutput.standardOutput.write(json ? try summary.json() : summary.text(file: file))
+                return
+            }
+            let header = try SealedFile.header(loaded, path: file)
+            guard passphraseStdin else {
+                let summary = SealedSummary(metadata: header.metadata)
+                FileOutput.standardOutput.write(json ? try summary.json() : summary.text(file: file))
+                return
+            }
+            let reader = SecretReader()
+            let passphrase = try reader.read(prompt: "Proctor passphrase of \(file): ")
+            reader.finish()
+            var summary = AssessmentSummary(try SealedFile.open(loaded, path: file, passphrase: passphrase))
+            summary.sealed = true
             FileOutput.standardOutput.write(json ? try summary.json() : summary.text(file: file))
         }
+    }
+}
+
+/// What `inspect` shows of a sealed package without its passphrase: the public header.
+struct SealedSummary {
+    let metadata: SealedAssessment.Metadata
+
+    func text(file: String) -> String {
+        let m = metadata
+        var out = "\(m.title) (\(m.id))\n"
+        out += "  file:        \(file)\n"
+        out += "  sealed:      yes — questions and answers are encrypted; add --passphrase-stdin to open it\n"
+        out += "  items:       \(m.items)\n"
+        out += "  time limit:  \(m.timeLimit.map(DurationText.format) ?? "none (untimed)")\n"
+        out += "  navigation:  \(m.navigation.rawValue)"
+        out += m.navigation == .linear ? " (no going back)\n" : " (move to any question)\n"
+        out += "  proctor:     passphrase required to open, launch, end early, resume, unlock\n"
+        out += AssessmentSummary.policyText(m.policy)
+        out += "\nFingerprint: \(m.fingerprint) (as the header says; proven when the package is opened)\n"
+        return out
+    }
+
+    func json() throws(CarrelFailure) -> String {
+        struct Output: Encodable {
+            var id: String
+            var title: String
+            var fingerprint: String
+            var items: Int
+            var timeLimitSeconds: Int?
+            var navigation: String
+            var passphraseRequired: Bool
+            var policy: [String: String]
+            var sealed: Bool
+            var opened: Bool
+        }
+        let m = metadata
+        var policy: [String: String] = [:]
+        for row in m.policy.summary { policy[row.key] = row.value }
+        return try JSONText.summary(Output(
+            id: m.id, title: m.title, fingerprint: m.fingerprint, items: m.items, timeLimitSeconds: m.timeLimit,
+            navigation: m.navigation.rawValue, passphraseRequired: true, policy: policy, sealed: true, opened: false))
     }
 }
 
@@ -32,6 +95,8 @@ struct InspectCommand: ParsableCommand {
 struct AssessmentSummary {
     let assessment: Assessment
     let fingerprint: String
+    /// Opened from a sealed package.
+    var sealed = false
 
     init(_ assessment: Assessment) {
         self.assessment = assessment
@@ -59,6 +124,7 @@ struct AssessmentSummary {
         out += "  shuffle:     items \(a.shuffle.items ? "yes" : "no"), choices \(a.shuffle.choices ? "yes" : "no")\n"
         out += "  score:       \(a.results.showScore ? "shown to the student at the end" : "not shown to the student")\n"
         out += "  proctor:     \(a.proctor.passphrase == nil ? "no passphrase (practice mode)" : "passphrase required to launch, end early, resume, unlock")\n"
+        if sealed { out += "  sealed:      yes (opened in memory with the passphrase)\n" }
         out += "\nSections\n"
         for (i, section) in a.sections.enumerated() {
             let points = section.items.reduce(0) { $0 + $1.points }
@@ -70,13 +136,19 @@ struct AssessmentSummary {
                 out += Self.note(item.proctorNote, indent: 9 + width)
             }
         }
-        out += "\nEffective policy\n"
-        for row in a.policy.summary {
+        out += Self.policyText(a.policy)
+        out += "\nFingerprint: \(fingerprint)\n"
+        return out
+    }
+
+    /// The effective policy, one row per key, and what is never offered.
+    static func policyText(_ policy: RestrictionPolicy) -> String {
+        var out = "\nEffective policy\n"
+        for row in policy.summary {
             out += "  \(row.key.padding(toLength: 13, withPad: " ", startingAt: 0))"
             out += "\(row.value.padding(toLength: 8, withPad: " ", startingAt: 0)) \(row.meaning)\n"
         }
         out += "  never offered: \(RestrictionPolicy.neverOffered.joined(separator: ", "))\n"
-        out += "\nFingerprint: \(fingerprint)\n"
         return out
     }
 
@@ -109,6 +181,7 @@ struct AssessmentSummary {
             var passphraseRequired: Bool
             var policy: [String: String]
             var sections: [SectionOut]
+            var sealed: Bool
         }
         let a = assessment
         var policy: [String: String] = [:]
@@ -123,12 +196,19 @@ struct AssessmentSummary {
                 return .init(title: s.title, items: s.items.map(\.id), points: s.items.reduce(0) { $0 + $1.points },
                              proctorNote: s.proctorNote,
                              proctorNotes: notes.isEmpty ? nil : Dictionary(uniqueKeysWithValues: notes))
-            })
+            }, sealed: sealed)
+        return try JSONText.summary(output)
+    }
+}
+
+extension JSONText {
+    /// `inspect --json`: pretty, sorted snake_case keys.
+    static func summary<T: Encodable>(_ value: T) throws(CarrelFailure) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.keyEncodingStrategy = .convertToSnakeCase
         do {
-            return String(decoding: try encoder.encode(output), as: UTF8.self) + "\n"
+            return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
         } catch {
             throw CarrelFailure(status: .internalError, message: "cannot write the summary as JSON: \(error)")
         }

@@ -105,16 +105,23 @@ struct StatusCommand: ParsableCommand {
     }
 
     func summary(_ record: SessionRecord, journal: Journal) throws -> SessionSummary {
-        // A journal whose assessment cannot be read still has a status to show.
-        let assessment = try? SessionRuntime.readYAML(try SessionRuntime.stored(record, journal: journal))
+        // A journal whose assessment cannot be read still has a status to show; a sealed one
+        // tells its size and time from its public header, without the passphrase.
+        let stored = try? SessionRuntime.stored(record, journal: journal)
+        let facts: (items: Int, timeLimit: Int?)? = stored.flatMap { stored in
+            if stored.format == .sealed {
+                return (try? SessionRuntime.publicFacts(stored)).map { ($0.items, $0.timeLimit) }
+            }
+            return (try? SessionRuntime.readYAML(stored)).map { ($0.items.count, $0.timeLimit) }
+        }
         let answers = try journal.answers(session: record.id)
         let answered = answers.values.filter { !$0.isEmpty }.count
-        let allowed = assessment.flatMap { record.extraTime.apply(to: $0.timeLimit) }
+        let allowed = facts.flatMap { record.extraTime.apply(to: $0.timeLimit) }
         return SessionSummary(
             session: record.id, candidate: record.candidate, assessment: record.assessmentID,
             status: record.status == .active ? "active" : record.status.rawValue, started: Timestamp.iso(record.startedAt),
             pid: record.pid, host: record.host, interruptions: record.interruptions,
-            progress: Progress(answered: answered, items: assessment?.items.count ?? 0,
+            progress: Progress(answered: answered, items: facts?.items ?? 0,
                                elapsedSeconds: TimeUsed.seconds(record.elapsed), timeAllowedSeconds: allowed))
     }
 

@@ -15,7 +15,9 @@ struct TakeCommand: ParsableCommand {
         discussion: """
             Shows the start screen (what the test is and what is restricted), asks the proctor \
             passphrase when the assessment has one, confirms the lock, then runs the test until \
-            it is submitted, the time runs out, or the proctor ends it. \
+            it is submitted, the time runs out, or the proctor ends it. A sealed package \
+            (`carrel seal`) is opened in memory by the passphrase typed on the start screen \
+            (three tries, exit 77; a damaged package exits 65). \
             Refuses to start (exit 75) while another session holds the lock or an interrupted \
             session waits for the proctor, and (exit 69) when the policy refuses the environment.
 
@@ -24,7 +26,7 @@ struct TakeCommand: ParsableCommand {
             """ + KeyTable.plainText
     )
 
-    @Argument(help: "The assessment file (.yaml).") var file: String
+    @Argument(help: "The assessment file (.yaml, or sealed .carrel).") var file: String
     @Option(help: "The candidate's name, shown on screen and in the result.") var candidate: String?
     @Option(name: .customLong("extra-time"), help: ArgumentHelp(
         "Extra time: a multiplier from 1 to 10 (1.5), added time (+15m), or unlimited.", valueName: "time"))
@@ -40,23 +42,39 @@ struct TakeCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            // One read: the bytes validated are the bytes the journal keeps.
             let loaded = try AssessmentFile.load(file)
-            let assessment = try AssessmentFile.validated(loaded, path: file)
+            // A sealed package shows its public facts until the start screen's passphrase opens it.
+            let header = SealedAssessment.isSealed(loaded.bytes) ? try SealedFile.header(loaded, path: file) : nil
+            let assessment = try header.map(\.metadata.preview) ?? AssessmentFile.validated(file, loaded: loaded)
             let extra = extraTime ?? ExtraTime.none
             try Launcher.requireTerminal()
             let theme = display.resolvedTheme()
-            let model = TakeModel(
-                assessment: assessment, candidate: candidate,
-                timeAllowed: extra.apply(to: assessment.timeLimit).map { min($0, assessment.policy.maxDuration) },
-                theme: theme, screenReader: display.screenReader)
-            let app = TakeApp(model: model, terminal: Canvas(theme: theme))
+            let (candidate, screenReader) = (self.candidate, display.screenReader)
+            let model = { (assessment: Assessment) in
+                TakeModel(
+                    assessment: assessment, candidate: candidate,
+                    timeAllowed: extra.apply(to: assessment.timeLimit).map { min($0, assessment.policy.maxDuration) },
+                    theme: theme, screenReader: screenReader)
+            }
+            let app = TakeApp(model: model(assessment), terminal: Canvas(theme: theme))
+            let file = self.file
+            if header != nil {
+                app.launchOpener = { typed, _ throws(SessionError) in
+                    do throws(SealedAssessment.Failure) {
+                        // The launch gate has just checked `typed` against the header's hash.
+                        return model(try SealedAssessment.open(loaded.bytes, passphrase: typed, file: file, passphraseChecked: true))
+                    } catch {
+                        throw .sealed(file: file, error)
+                    }
+                }
+            }
             let options = SessionOptions(theme: display.theme?.rawValue, screenReader: display.screenReader)
-            let source = StoredAssessment(bytes: Data(loaded.bytes), path: file)
+            let source = StoredAssessment(bytes: Data(loaded.bytes), path: file, format: header == nil ? .yaml : .sealed)
             // The probes (loaded code, multiplexer, tracer), the lock and the journal run after
             // the start screen is on screen and before the first key is read: nothing can begin
             // until they pass, and a refusal leaves the screen with its one line.
             var context: SessionContext?
+            let state = self.state
             let prepare = { () -> TakeApp.Exit? in
                 let ready = state.context(needsTerminal: true)
                 do throws(CarrelFailure) {
@@ -72,8 +90,12 @@ struct TakeCommand: ParsableCommand {
             }
             try app.run(prepare: prepare) { app throws(SessionError) in
                 guard let context else { return nil }
+                let chosen = app.model.assessment
+                if let header, Fingerprint.of(chosen) != header.metadata.fingerprint {
+                    throw .sealed(file: file, .damaged("it was not opened before the session began"))
+                }
                 return try SessionRuntime.begin(
-                    assessment: assessment, source: source, candidate: candidate, extraTime: extra, options: options,
+                    assessment: chosen, source: source, candidate: candidate, extraTime: extra, options: options,
                     context: context, enterUI: { app.terminal.setReports(true) }, leaveUI: { app.terminal.setReports(false) })
             }.conclude()
         }
@@ -88,7 +110,8 @@ struct ResumeCommand: ParsableCommand {
             After a crash, kill -9, SIGHUP or power loss, the session continues with the same \
             question order, every saved answer and flag, the same position, the time that was \
             left, and the theme and screen-reader mode it was launched with. Asks the proctor \
-            passphrase when the assessment has one. Refused (exit 75) while the session's \
+            passphrase when the assessment has one (it also opens a sealed assessment, which the \
+            journal keeps sealed). Refused (exit 75) while the session's \
             process is still running, from whatever shell it is asked.
             """
     )
@@ -106,15 +129,13 @@ struct ResumeCommand: ParsableCommand {
             }
             guard let journal = try state.existingJournal() else { throw SessionError.nothingToResume.failure }
             let record: SessionRecord
-            let assessment: Assessment
             do {
                 let waiting = try SessionRuntime.waiting(journal: journal, context: context)
                 record = try SessionRuntime.pick(session, from: waiting)
-                assessment = try SessionRuntime.readYAML(try SessionRuntime.stored(record, journal: journal))
             } catch let error as SessionError {
                 throw error.failure
             }
-            try ProctorCheck.require(for: record, assessment: assessment, journal: journal, location: context.location, action: "resume")
+            let assessment = try ProctorCheck.open(record, journal: journal, location: context.location, action: "resume")
             let theme = display.resolvedTheme(launched: record.options.theme)
             var model = TakeModel(
                 assessment: assessment, candidate: record.candidate,
@@ -125,7 +146,7 @@ struct ResumeCommand: ParsableCommand {
             let app = TakeApp(model: model, terminal: Canvas(theme: theme))
             try app.run { app throws(SessionError) in
                 try SessionRuntime.resume(
-                    sessionID: record.id, context: context,
+                    sessionID: record.id, context: context, open: { _ in assessment },
                     enterUI: { app.terminal.setReports(true) }, leaveUI: { app.terminal.setReports(false) })
             }.conclude()
         }

@@ -15,7 +15,7 @@ struct UnlockCommand: ParsableCommand {
             Use after a crash when the session should not be continued. The answers already \
             saved are kept: the session ends as `ended_by_proctor` and its result is written. \
             The proctor passphrase of the session's assessment is asked for (from a pipe: one \
-            line). Refused while the process holding the lock is still alive. To continue the \
+            line); it also opens an assessment that was sealed. Refused while the process holding the lock is still alive. To continue the \
             session instead, use `carrel resume`.
             """
     )
@@ -38,25 +38,22 @@ struct UnlockCommand: ParsableCommand {
                 FileOutput.standardOutput.write("Nothing to unlock: no session has run with this state directory.\n")
                 return
             }
-            let chosen: [(SessionRecord, Assessment)]
+            let chosen: [SessionRecord]
             do {
                 let waiting = try SessionRuntime.waiting(journal: journal, context: context)
                 if waiting.isEmpty {
                     FileOutput.standardOutput.write("Nothing to unlock: the lock is free and no session is interrupted.\n")
                     return
                 }
-                let records = try session.map { id throws(SessionError) in [try SessionRuntime.pick(id, from: waiting)] } ?? waiting
-                chosen = try records.map { record throws(SessionError) in
-                    (record, try SessionRuntime.readYAML(try SessionRuntime.stored(record, journal: journal)))
-                }
+                chosen = try session.map { id throws(SessionError) in [try SessionRuntime.pick(id, from: waiting)] } ?? waiting
             } catch let error as SessionError {
                 throw error.failure
             }
-            for (record, assessment) in chosen {
-                try ProctorCheck.require(for: record, assessment: assessment, journal: journal, location: context.location, action: "unlock")
+            for record in chosen {
+                let assessment = try ProctorCheck.open(record, journal: journal, location: context.location, action: "unlock")
                 let endings: [Ending]
                 do throws(SessionError) {
-                    endings = try SessionRuntime.unlock(sessionID: record.id, context: context)
+                    endings = try SessionRuntime.unlock(sessionID: record.id, context: context, open: { _ in assessment })
                 } catch {
                     throw error.failure
                 }
@@ -84,9 +81,34 @@ struct UnlockCommand: ParsableCommand {
 /// after every wrong passphrase that grows and holds across processes; each failure logged;
 /// echo off throughout. Nothing is asked in practice mode.
 enum ProctorCheck {
-    static func require(for record: SessionRecord, assessment: Assessment, journal: Journal, location: StateLocation,
-                        action: String) throws(CarrelFailure) {
-        guard let hash = assessment.proctor.passphrase else { return }
+    /// The session's assessment from the journal, after the proctor passphrase when it has
+    /// one: a sealed copy shows its passphrase hash in its header and is opened, in memory
+    /// only, by the passphrase the gate accepted.
+    static func open(_ record: SessionRecord, journal: Journal, location: StateLocation,
+                     action: String) throws(CarrelFailure) -> Assessment {
+        do {
+            let stored = try SessionRuntime.stored(record, journal: journal)
+            guard stored.format == .sealed else {
+                let assessment = try SessionRuntime.readYAML(stored)
+                _ = try require(for: record, hash: assessment.proctor.passphrase, journal: journal, location: location, action: action)
+                return assessment
+            }
+            let hash = try SessionRuntime.publicFacts(stored).passphrase
+            let typed = try require(for: record, hash: hash, journal: journal, location: location, action: action)
+            return try SessionRuntime.open(stored, passphrase: typed, checked: true)
+        } catch let error as SessionError {
+            throw error.failure
+        } catch let error as CarrelFailure {
+            throw error
+        } catch {
+            throw CarrelFailure(status: .internalError, message: "\(error)")
+        }
+    }
+
+    /// Asks until the gate accepts; returns the accepted passphrase (nil when none is needed).
+    static func require(for record: SessionRecord, hash: PassphraseHash?, journal: Journal, location: StateLocation,
+                        action: String) throws(CarrelFailure) -> String? {
+        guard let hash else { return nil }
         let reader = SecretReader()
         defer { reader.finish() }
         let attempts = PassphraseAttempts(stateDirectory: location.stateDirectory)
@@ -104,7 +126,7 @@ enum ProctorCheck {
             if !reader.interactive { waitOut(gate, reader) }
             switch gate.check(typed) {
             case .accepted:
-                return
+                return typed
             case .mustWait:
                 continue
             case let .unavailable(why):

@@ -78,12 +78,12 @@ struct CLITests {
         let lines = result.stdout.split(separator: "\n").map(String.init)
         let section = try #require(lines.firstIndex { $0.contains("1. Words") })
         #expect(lines[section + 1] == "       proctor: Read the word, the sentence that uses it, then the word again.")
-        let item = try #require(lines.firstIndex { $0.contains("syzygy") && $0.contains("text, 1 pt") })
+        let item = try #require(lines.firstIndex { $0.contains("word-2") && $0.contains("text, 1 pt") })
         #expect(lines[item + 1].trimmingCharacters(in: .whitespaces) == "proctor: “syzygy” — An eclipse happens at syzygy.")
         let json = try CarrelProcess.run(["inspect", "--json", "Assessments/spelling.yaml"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let sections = try #require(object["sections"] as? [[String: Any]])
-        #expect((sections[0]["proctor_notes"] as? [String: String])?["rhythm"] == "“rhythm” — Clap along to the rhythm.")
+        #expect((sections[0]["proctor_notes"] as? [String: String])?["word-3"] == "“rhythm” — Clap along to the rhythm.")
     }
 
     @Test func passphraseFromAPipeMakesAHashThatVerifies() throws {

@@ -66,6 +66,8 @@ let environment = ProcessInfo.processInfo.environment
 let stateDir = option("--state-dir")
 let candidate = option("--candidate")
 let failAt = option("--fail-at")
+/// Opens a sealed package given to `begin`.
+let passphrase = option("--passphrase")
 let extra = option("--extra-time").flatMap(ExtraTime.init(parsing:)) ?? ExtraTime.none
 guard let mode = args.first else { fail(64, "usage: begin FILE | resume [SESSION] | unlock [SESSION]") }
 
@@ -109,10 +111,17 @@ do {
     switch mode {
     case "begin":
         guard args.count > 1, let data = FileManager.default.contents(atPath: args[1]) else { fail(66, "cannot open the file") }
-        let outcome = AssessmentReader.read(bytes: [UInt8](data), file: args[1])
-        guard let assessment = outcome.assessment else { fail(65, "invalid assessment") }
+        let format: StoredAssessment.Format = SealedAssessment.isSealed(data) ? .sealed : .yaml
+        let source = StoredAssessment(bytes: data, path: args[1], format: format)
+        let assessment: Assessment
+        if format == .sealed {
+            assessment = try SessionRuntime.open(source, passphrase: passphrase)
+        } else {
+            guard let read = AssessmentReader.read(bytes: [UInt8](data), file: args[1]).assessment else { fail(65, "invalid assessment") }
+            assessment = read
+        }
         runtime = try SessionRuntime.begin(
-            assessment: assessment, source: StoredAssessment(bytes: data, path: args[1]),
+            assessment: assessment, source: source,
             candidate: candidate, extraTime: extra, context: context, enterUI: enterUI)
     case "resume":
         runtime = try SessionRuntime.resume(sessionID: args.count > 1 ? args[1] : nil, context: context)

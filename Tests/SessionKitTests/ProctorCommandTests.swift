@@ -98,6 +98,40 @@ struct ProctorCommandTests {
         #expect(next.0.expect("finished submitted") != nil)
     }
 
+    /// A session of a sealed assessment: the journal keeps the package, `status` counts its
+    /// questions from the public header, and `unlock` opens it with the passphrase it asks.
+    @Test func aSealedSessionStaysSealedInTheJournalAndUnlocksWithThePassphrase() throws {
+        let box = try Sandbox()
+        let hash = try PassphraseHash.make(passphrase: "proctor phrase", logRounds: 10)
+        let yaml = try box.assessment(items: 4, extra: "proctor: { passphrase: \"\(hash)\" }")
+        let assessment = try #require(AssessmentReader.read(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: yaml))), file: yaml).assessment)
+        let package = "\(box.root)/fixture.carrel"
+        try Data(try SealedAssessment.seal(assessment, passphrase: "proctor phrase",
+                                           cost: .init(logRounds: 10, blockSize: 8, parallelism: 1))).write(to: URL(fileURLWithPath: package))
+
+        let (child, session) = try #require(try box.begin(package, ["--passphrase", "proctor phrase"]))
+        child.send("answer q1 \(Response.text("a1").driverJSON)")
+        #expect(child.expect("ack q1") != nil)
+        child.signal(SIGKILL)
+        child.waitStatus()
+
+        let stored = try box.journal().storedAssessment(fingerprint: Fingerprint.of(assessment))
+        #expect(stored.format == .sealed)
+        #expect(stored.bytes.range(of: Data("accept".utf8)) == nil)
+        let waiting = try #require(try statusJSON(box)["interrupted"] as? [[String: Any]])
+        #expect((waiting.first?["progress"] as? [String: Any])?["items"] as? Int == 4)
+
+        let wrong = try box.carrel(["unlock"], input: "nope\nnope\nnope")
+        #expect(wrong.status == 77)
+        #expect(try box.journal().session(session)?.status == .active, "unchanged")
+        let ok = try box.carrel(["unlock"], input: "proctor phrase")
+        #expect(ok.status == 0, "\(ok.out)")
+        #expect(ok.out.first?.contains("1 of 4 answered") == true)
+        let result = try #require(try box.journal().result(session: session))
+        #expect(result.contains("\"outcome\" : \"correct\""))
+        for secret in ["\"a0\"", "\"a2\"", "\"a3\"", "accept"] { #expect(!result.contains(secret), "\(secret)") }
+    }
+
     @Test func unlockWithNothingToDoSaysSo() throws {
         let box = try Sandbox()
         let r = try box.carrel(["unlock"])

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import AssessmentKit
 import Foundation
+import GRDB
 import SessionTestSupport
 import Lockdown
 import Testing
@@ -107,6 +108,27 @@ struct SecurityAndJournalTests {
         #expect(history.map(\.item) == ["q", "q", "m"], "every saved version is kept, in order")
         #expect(history.map(\.response) == [.text("one"), .text("two"), .match(["Canada": "Ottawa"])])
         #expect(history.map(\.at) == [t0, t0.addingTimeInterval(1), t0.addingTimeInterval(2)])
+    }
+
+    /// Once an assessment is sealed, the journal keeps only the sealed copy: a sealed launch
+    /// replaces a plain copy of the same fingerprint, and a plain launch never replaces a sealed one.
+    @Test func aSealedCopyReplacesAPlainOneOfTheSameFingerprintAndNeverTheReverse() throws {
+        let journal = try Journal(writer: try DatabaseQueue())
+        func record(_ id: String) -> SessionRecord {
+            SessionRecord(
+                id: id, assessmentID: "a", assessmentTitle: "A", fingerprint: "sha256:x", assessmentPath: "a.yaml",
+                candidate: nil, status: .ended, seed: 1, extraTime: .none, options: SessionOptions(),
+                startedAt: Date(timeIntervalSince1970: 1_800_000_000), pid: 42, host: "lab-3", tty: nil)
+        }
+        let plain = StoredAssessment(bytes: Data("carrel: 1 # accept: [syzygy]".utf8), path: "a.yaml")
+        let sealed = StoredAssessment(bytes: Data("carrel-sealed\n…".utf8), path: "a.carrel", format: .sealed)
+        try journal.createSession(record("s1"), source: plain)
+        #expect(try journal.storedAssessment(fingerprint: "sha256:x") == plain)
+        try journal.createSession(record("s2"), source: sealed)
+        #expect(try journal.storedAssessment(fingerprint: "sha256:x") == sealed)
+        try journal.createSession(record("s3"), source: plain)
+        #expect(try journal.storedAssessment(fingerprint: "sha256:x") == sealed)
+        #expect(try journal.sessions(status: nil).map(\.id) == ["s1", "s2", "s3"])
     }
 
     @Test func wrongPassphrasesAreRejectedWithGrowingDelays() throws {

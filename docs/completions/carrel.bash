@@ -173,13 +173,13 @@ _carrel() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    take|demo|validate|inspect|import|passphrase|status|resume|unlock|results|keys|help)
+    take|demo|validate|inspect|import|passphrase|seal|status|resume|unlock|results|keys|help)
         # Offer subcommand argument completions
         "_carrel_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'take demo validate inspect import passphrase status resume unlock results keys help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'take demo validate inspect import passphrase seal status resume unlock results keys help' -- "${cur}"))
         ;;
     esac
 }
@@ -233,7 +233,7 @@ _carrel_demo() {
 
 _carrel_validate() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--passphrase-stdin --version -h --help)
     repeating_options=()
     non_repeating_options=()
     __carrel_offer_flags_options -1
@@ -241,7 +241,7 @@ _carrel_validate() {
 
 _carrel_inspect() {
     repeating_flags=()
-    non_repeating_flags=(--json --version -h --help)
+    non_repeating_flags=(--json --passphrase-stdin --version -h --help)
     repeating_options=()
     non_repeating_options=()
     __carrel_offer_flags_options 1
@@ -282,6 +282,21 @@ _carrel_passphrase() {
     repeating_options=()
     non_repeating_options=()
     __carrel_offer_flags_options 0
+}
+
+_carrel_seal() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--out)
+    __carrel_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--out')
+        return
+        ;;
+    esac
 }
 
 _carrel_status() {

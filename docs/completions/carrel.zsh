@@ -56,6 +56,7 @@ _carrel() {
             'inspect:Summarise an assessment: sections, items, points, time, policy, fingerprint.'
             'import:Convert Moodle GIFT or Aiken banks and QTI 2.1/3.0 items or packages into an assessment.'
             'passphrase:Read a proctor passphrase twice and print the hash line for an assessment.'
+            'seal:Encrypt an assessment under its proctor passphrase, for labs and shared computers.'
             'status:Show whether a session holds the lock, and any interrupted sessions.'
             'resume:Continue an interrupted session where it stopped (proctor).'
             'unlock:End an interrupted session (or clear a stale lock) as the proctor.'
@@ -67,7 +68,7 @@ _carrel() {
         ;;
     arg)
         case "${words[1]}" in
-        take|demo|validate|inspect|import|passphrase|status|resume|unlock|results|keys|help)
+        take|demo|validate|inspect|import|passphrase|seal|status|resume|unlock|results|keys|help)
             "_carrel_${words[1]}" && ret=0
             ;;
         esac
@@ -114,6 +115,7 @@ _carrel_validate() {
     local -i ret=1
     local -ar arg_specs=(
         '*:files:'
+        '--passphrase-stdin[Open sealed files with the proctor passphrase read from standard input.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -127,6 +129,7 @@ _carrel_inspect() {
     local -ar arg_specs=(
         ':file:'
         '--json[Print the summary as JSON.]'
+        '--passphrase-stdin[Open a sealed file with the proctor passphrase read from standard input.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -157,6 +160,19 @@ _carrel_import() {
 _carrel_passphrase() {
     local -i ret=1
     local -ar arg_specs=(
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_seal() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':file.yaml:'
+        '--out[The sealed package to write (mode 0600).]:file.carrel:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

@@ -1,0 +1,400 @@
+import Crypto
+import _CryptoExtras
+import Foundation
+
+/// A sealed assessment (`carrel seal`): the canonical YAML encrypted with ChaCha20-Poly1305
+/// under a key derived from the proctor passphrase with scrypt, behind a small public header.
+///
+/// Layout (integers big-endian):
+///
+///     0    14  magic "carrel-sealed\n"
+///     14    1  format version (1)
+///     15    1  key derivation (1: scrypt)
+///     16    3  scrypt log2 N, r, p
+///     19   16  salt of the package key
+///     35   12  nonce
+///     47    4  metadata length M
+///     51    M  public metadata (JSON): id, title, description, item count, time limit,
+///              navigation, policy, the proctor passphrase hash, fingerprint
+///     51+M 32  SHA-256 of bytes 0..<51+M: accidental damage to the header is told apart
+///              from a wrong passphrase before any is asked
+///     83+M  C  ciphertext
+///     end  16  Poly1305 tag
+///
+/// The whole header (bytes 0..<83+M) is the associated data, so a changed byte anywhere —
+/// header, salt, nonce, ciphertext or tag — fails authentication. The metadata can be read
+/// without the passphrase but is proven genuine only by opening.
+public enum SealedAssessment {
+    public static let magic: [UInt8] = Array("carrel-sealed\n".utf8)
+    public static let formatVersion: UInt8 = 1
+    static let scryptID: UInt8 = 1
+    static let saltLength = 16
+    static let nonceLength = 12
+    static let tagLength = 16
+    static let checksumLength = 32
+    static let fixedLength = 51
+    /// The metadata is a few hundred bytes; the bound keeps a hostile header small.
+    public static let maximumMetadataBytes = 64 * 1024
+    /// The biggest package Carrel reads: a 16 MiB assessment and its header.
+    public static let maximumBytes = SourceText.maximumBytes + fixedLength + maximumMetadataBytes + checksumLength + tagLength
+    /// More items than the reader's value budget allows cannot come from a valid assessment.
+    static let maximumItems = 250_000
+
+    /// The scrypt cost of the package key, as recorded in the header.
+    public struct Cost: Sendable, Equatable {
+        public var logRounds: Int
+        public var blockSize: Int
+        public var parallelism: Int
+
+        public init(logRounds: Int, blockSize: Int, parallelism: Int) {
+            self.logRounds = logRounds
+            self.blockSize = blockSize
+            self.parallelism = parallelism
+        }
+
+        /// 2^15 rounds, r 8, p 1: 32 MiB, like the passphrase hash beside it.
+        public static let standard = Cost(logRounds: PassphraseHash.defaultLogRounds, blockSize: 8, parallelism: 1)
+        /// What a header may ask for: a hostile file cannot make opening take minutes or
+        /// gigabytes (at most 256 MiB and four passes).
+        static let logRoundsRange = 10...18
+        static let blockSizeRange = 1...16
+        static let parallelismRange = 1...4
+        static let maximumMemory = 256 * 1024 * 1024
+
+        /// Bytes scrypt needs for these parameters.
+        public var memory: Int { 128 * blockSize * (1 << logRounds) }
+
+        /// Why these parameters are refused, or nil.
+        var problem: String? {
+            guard Self.logRoundsRange.contains(logRounds), Self.blockSizeRange.contains(blockSize),
+                  Self.parallelismRange.contains(parallelism) else {
+                return "scrypt parameters ln=\(logRounds), r=\(blockSize), p=\(parallelism) (allowed: ln \(Self.logRoundsRange), r \(Self.blockSizeRange), p \(Self.parallelismRange))"
+            }
+            guard memory <= Self.maximumMemory else {
+                return "\(memory / (1024 * 1024)) MiB of memory for scrypt (at most \(Self.maximumMemory / (1024 * 1024)) MiB)"
+            }
+            return nil
+        }
+
+        /// The package key costs at least as much as the passphrase hash it travels with.
+        public static func matching(_ hash: PassphraseHash) -> Cost {
+            var cost = standard
+            cost.logRounds = min(max(standard.logRounds, hash.logRounds), logRoundsRange.upperBound)
+            return cost
+        }
+    }
+
+    /// What anyone can read without the passphrase: enough for the start screen, `inspect`
+    /// and `validate`. Nothing in it reveals an answer.
+    public struct Metadata: Sendable, Equatable, Codable {
+        public var id: String
+        public var title: String
+        public var description: String?
+        public var items: Int
+        public var timeLimit: Int?
+        public var navigation: Navigation
+        public var policy: RestrictionPolicy
+        public var passphrase: PassphraseHash
+        public var fingerprint: String
+
+        enum CodingKeys: String, CodingKey {
+            case id, title, description, items, navigation, policy, passphrase, fingerprint
+            case timeLimit = "time_limit"
+        }
+
+        public init(_ assessment: Assessment, passphrase: PassphraseHash) {
+            id = assessment.id
+            title = assessment.title
+            description = assessment.description
+            items = assessment.sections.reduce(0) { $0 + $1.items.count }
+            timeLimit = assessment.timeLimit
+            navigation = assessment.navigation
+            policy = assessment.policy
+            self.passphrase = passphrase
+            fingerprint = Fingerprint.of(assessment)
+        }
+
+        /// Why the metadata cannot be what `carrel seal` wrote, or nil.
+        var problem: String? {
+            guard Identifier.isValid(id) else { return "the id is not a valid assessment id" }
+            guard !title.trimmingSpaces().isEmpty, TerminalSafety.firstUnsafe(in: title) == nil else {
+                return "the title is empty or holds characters assessment text may not have"
+            }
+            if let description, TerminalSafety.firstUnsafe(in: description, allowing: ["\n", "\t"]) != nil {
+                return "the description holds characters assessment text may not have"
+            }
+            guard (1...SealedAssessment.maximumItems).contains(items) else { return "the item count \(items) is impossible" }
+            if let timeLimit, !(1...(366 * 24 * 3600)).contains(timeLimit) { return "the time limit is impossible" }
+            // The hash is checked before anything else: its cost is bounded like the key's.
+            let hashCost = Cost(logRounds: passphrase.logRounds, blockSize: passphrase.blockSize, parallelism: passphrase.parallelism)
+            if let problem = hashCost.problem { return "the passphrase hash asks for \(problem)" }
+            guard (60...RestrictionPolicy.longestMaxDuration).contains(policy.maxDuration) else {
+                return "the policy's max_duration is out of range"
+            }
+            let hex = fingerprint.dropFirst(7)
+            guard fingerprint.hasPrefix("sha256:"), hex.count == 64,
+                  hex.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) || ("a"..."f").contains($0) }) else {
+                return "the fingerprint is not sha256: and 64 hex digits"
+            }
+            return nil
+        }
+
+        /// A stand-in with the public facts, for the start screen before the passphrase
+        /// opens the package: the right title, description, question count, time, navigation,
+        /// policy and passphrase, and placeholder questions with nothing in them.
+        public var preview: Assessment {
+            let placeholders = (0..<items).map { n in
+                Item(id: "sealed-\(n + 1)", prompt: "(sealed)", points: 0, kind: .essay(minWords: nil, maxWords: nil))
+            }
+            return Assessment(
+                id: id, title: title, description: description, timeLimit: timeLimit, navigation: navigation,
+                proctor: ProctorSettings(passphrase: passphrase), policy: policy, sections: [Section(items: placeholders)])
+        }
+    }
+
+    /// The public header of a package, read without the passphrase.
+    public struct Header: Sendable, Equatable {
+        public var version: UInt8
+        public var cost: Cost
+        public var salt: [UInt8]
+        public var nonce: [UInt8]
+        public var metadata: Metadata
+        /// Where the ciphertext starts: bytes before it are the associated data.
+        public var length: Int
+    }
+
+    /// Why a package cannot be sealed, read or opened. Descriptions follow the file name.
+    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        case notSealed
+        case unsupportedVersion(Int)
+        case damaged(String)
+        case unreasonableCost(String)
+        case wrongPassphrase
+        case noPassphrase
+        case cannotSeal(String)
+
+        public var description: String {
+            switch self {
+            case .notSealed:
+                return "is not a sealed Carrel assessment (no `carrel-sealed` header)"
+            case let .unsupportedVersion(v):
+                return "sealed package format \(v) is not one this Carrel reads (format \(SealedAssessment.formatVersion)); seal it again with this Carrel, or copy the original again if it was damaged"
+            case let .damaged(why):
+                return "sealed package is damaged or was changed (\(why)); copy the .carrel file again from the proctor's original"
+            case let .unreasonableCost(why):
+                return "sealed package asks for \(why); `carrel seal` never writes that, so it is damaged or forged — copy the original again"
+            case .wrongPassphrase:
+                return "wrong proctor passphrase for this sealed assessment"
+            case .noPassphrase:
+                return "has no proctor passphrase, and only the proctor passphrase opens a sealed assessment; run `carrel passphrase` and put the line it prints under `proctor: passphrase:`, then seal again"
+            case let .cannotSeal(why):
+                return "cannot be sealed: \(why)"
+            }
+        }
+
+        /// A wrong passphrase is the proctor's to retry; everything else is the file's fault.
+        public var isWrongPassphrase: Bool { self == .wrongPassphrase }
+    }
+
+    /// True when `bytes` start like a sealed package, whatever state the rest is in: a first
+    /// line one or two bytes off `carrel-sealed` is a damaged package, not a YAML file.
+    public static func isSealed(_ bytes: some Collection<UInt8>) -> Bool {
+        let start = Array(bytes.prefix(magic.count))
+        guard start.count == magic.count else { return false }
+        return zip(start, magic).filter { $0 != $1 }.count <= 2
+    }
+
+    // MARK: reading the header
+
+    /// Reads and checks the public header: bounded sizes and scrypt cost, the checksum, and
+    /// metadata that `carrel seal` could have written. Costs no key derivation.
+    public static func header(of bytes: [UInt8]) throws(Failure) -> Header {
+        guard isSealed(bytes) else { throw .notSealed }
+        guard bytes.starts(with: magic) else { throw .damaged("its first line is not `carrel-sealed`") }
+        guard bytes.count > magic.count else { throw .damaged("it ends after its first line") }
+        let version = bytes[magic.count]
+        guard version == formatVersion else { throw .unsupportedVersion(Int(version)) }
+        guard bytes.count >= fixedLength else { throw .damaged("it is cut short inside the header") }
+        guard bytes.count <= maximumBytes else { throw .damaged("it is larger than any sealed assessment (\(bytes.count) bytes)") }
+        let metadataLength = Int(bytes[47]) << 24 | Int(bytes[48]) << 16 | Int(bytes[49]) << 8 | Int(bytes[50])
+        guard (2...maximumMetadataBytes).contains(metadataLength) else { throw .damaged("the header's length is impossible") }
+        let length = fixedLength + metadataLength + checksumLength
+        guard bytes.count >= length + 1 + tagLength else { throw .damaged("it is cut short") }
+        let checksum = Array(SHA256.hash(data: bytes[0..<(fixedLength + metadataLength)]))
+        guard checksum == Array(bytes[(fixedLength + metadataLength)..<length]) else {
+            throw .damaged("the header's checksum does not match")
+        }
+        guard bytes[15] == scryptID else { throw .damaged("unknown key derivation \(bytes[15])") }
+        let cost = Cost(logRounds: Int(bytes[16]), blockSize: Int(bytes[17]), parallelism: Int(bytes[18]))
+        if let problem = cost.problem { throw .unreasonableCost(problem) }
+        let metadata: Metadata
+        do {
+            metadata = try JSONDecoder().decode(Metadata.self, from: Data(bytes[fixedLength..<(fixedLength + metadataLength)]))
+        } catch {
+            throw .damaged("the public metadata cannot be read")
+        }
+        if let problem = metadata.problem { throw .damaged(problem) }
+        return Header(version: version, cost: cost, salt: Array(bytes[19..<35]), nonce: Array(bytes[35..<47]),
+                      metadata: metadata, length: length)
+    }
+
+    // MARK: what stays in the clear
+
+    /// Item ids that give an answer away. Sealing hides the key, but item ids travel in the
+    /// clear in the journal, results and exports: an id that spells an accepted answer or the
+    /// correct choice (`syzygy` for `accept: [syzygy]`) would leak it. One line per item.
+    public static func revealingIDs(_ assessment: Assessment) -> [String] {
+        assessment.items.compactMap { item in
+            let idWords = item.id.split(separator: "-").map(String.init)
+            guard let answer = keyTexts(item).first(where: { appears(words(of: $0), in: idWords) }) else { return nil }
+            return "item id `\(item.id)` gives away the answer \"\(answer.clippedForMessage)\"; item ids are kept in the clear in results and exports, so rename it (for example `q\(positionNumber(item, in: assessment))`) before sealing"
+        }
+    }
+
+    static func positionNumber(_ item: Item, in assessment: Assessment) -> Int {
+        (assessment.items.firstIndex { $0.id == item.id } ?? 0) + 1
+    }
+
+    /// Accepted answers and correct choices (numbers, true/false, orders and pairs are too
+    /// short or too structured to be spelled by an id).
+    static func keyTexts(_ item: Item) -> [String] {
+        var out: [String] = []
+        switch item.kind {
+        case let .choice(_, answer): out = [answer]
+        case let .multiple(_, answers, _): out = answers
+        case let .text(accept, _): out = accept
+        default: break
+        }
+        if case let .texts(answers)? = item.marking { out += answers.filter { $0.credit > 0 }.map(\.text) }
+        if case let .choices(marks)? = item.marking { out += marks.filter { ($0.credit ?? 0) > 0 }.map(\.text) }
+        return out
+    }
+
+    /// Lower-case letters and digits without accents, in runs: "Naïve  Art!" → ["naive", "art"].
+    static func words(of text: String) -> [String] {
+        let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+        var runs: [String] = []
+        var current = ""
+        for scalar in folded.unicodeScalars {
+            if ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) {
+                current.unicodeScalars.append(scalar)
+            } else if !current.isEmpty {
+                runs.append(current)
+                current = ""
+            }
+        }
+        if !current.isEmpty { runs.append(current) }
+        return runs
+    }
+
+    /// True when `answer`'s words appear one after another among the id's words; answers
+    /// shorter than three letters (a, b, 42) are ignored, too common to mean anything.
+    static func appears(_ answer: [String], in id: [String]) -> Bool {
+        guard !answer.isEmpty, answer.joined().count >= 3, answer.count <= id.count else { return false }
+        for start in 0...(id.count - answer.count) where Array(id[start..<(start + answer.count)]) == answer {
+            return true
+        }
+        return false
+    }
+
+    // MARK: sealing and opening
+
+    /// Seals `assessment` under `passphrase`, which must be its proctor passphrase. The
+    /// plaintext is the canonical YAML, checked to read back to the same fingerprint.
+    public static func seal(_ assessment: Assessment, passphrase: String, cost: Cost? = nil) throws(Failure) -> [UInt8] {
+        guard let hash = assessment.proctor.passphrase else { throw .noPassphrase }
+        let cost = cost ?? .matching(hash)
+        if let problem = cost.problem { throw .cannotSeal(problem) }
+        if let first = revealingIDs(assessment).first { throw .cannotSeal(first) }
+        guard hash.verify(passphrase) else { throw .wrongPassphrase }
+        let fingerprint = Fingerprint.of(assessment)
+        let yaml = AssessmentWriter.yaml(assessment)
+        guard let back = AssessmentReader.read(text: yaml, file: "sealed").assessment, Fingerprint.of(back) == fingerprint else {
+            throw .cannotSeal("its canonical form does not read back to the same assessment")
+        }
+        var plaintext = Array(yaml.utf8)
+        defer { wipe(&plaintext) }
+        guard plaintext.count <= SourceText.maximumBytes else {
+            throw .cannotSeal("its canonical form is larger than 16 MiB")
+        }
+        let metadata: [UInt8]
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            metadata = Array(try encoder.encode(Metadata(assessment, passphrase: hash)))
+        } catch {
+            throw .cannotSeal("its public metadata cannot be encoded (\(error))")
+        }
+        guard metadata.count <= maximumMetadataBytes else {
+            throw .cannotSeal("its title and description take more than \(maximumMetadataBytes / 1024) KiB")
+        }
+        let salt = randomBytes(saltLength)
+        let nonce = randomBytes(nonceLength)
+        var header = magic + [formatVersion, scryptID, UInt8(cost.logRounds), UInt8(cost.blockSize), UInt8(cost.parallelism)]
+        header += salt + nonce
+        let m = UInt32(metadata.count)
+        header += [UInt8(m >> 24), UInt8(m >> 16 & 0xFF), UInt8(m >> 8 & 0xFF), UInt8(m & 0xFF)] + metadata
+        header += Array(SHA256.hash(data: header))
+        do {
+            let key = try deriveKey(passphrase, salt: salt, cost: cost)
+            let box = try ChaChaPoly.seal(plaintext, using: key, nonce: try ChaChaPoly.Nonce(data: nonce), authenticating: header)
+            return header + Array(box.ciphertext) + Array(box.tag)
+        } catch {
+            throw .cannotSeal("encryption failed (\(error))")
+        }
+    }
+
+    /// Opens a package in memory: the passphrase is checked against the header's hash (a
+    /// wrong one is `.wrongPassphrase`; `passphraseChecked` skips that when the proctor gate
+    /// already did it), the package key derived, the whole package authenticated, and the
+    /// YAML inside validated and matched to the header's fingerprint.
+    public static func open(_ bytes: [UInt8], passphrase: String, file: String,
+                            passphraseChecked: Bool = false) throws(Failure) -> Assessment {
+        let header = try header(of: bytes)
+        if !passphraseChecked {
+            guard header.metadata.passphrase.verify(passphrase) else { throw .wrongPassphrase }
+        }
+        var plaintext: [UInt8]
+        do {
+            let key = try deriveKey(passphrase, salt: header.salt, cost: header.cost)
+            let box = try ChaChaPoly.SealedBox(
+                nonce: try ChaChaPoly.Nonce(data: header.nonce),
+                ciphertext: bytes[header.length..<(bytes.count - tagLength)],
+                tag: bytes[(bytes.count - tagLength)...])
+            plaintext = Array(try ChaChaPoly.open(box, using: key, authenticating: bytes[0..<header.length]))
+        } catch {
+            throw .damaged("authentication failed")
+        }
+        defer { wipe(&plaintext) }
+        let outcome = AssessmentReader.read(bytes: plaintext, file: "\(file) (sealed)")
+        guard let assessment = outcome.assessment else {
+            throw .damaged("the assessment inside does not validate: \(outcome.diagnostics.errors.first?.message ?? "invalid")")
+        }
+        guard Fingerprint.of(assessment) == header.metadata.fingerprint else {
+            throw .damaged("the assessment inside does not match the header's fingerprint")
+        }
+        return assessment
+    }
+
+    static func deriveKey(_ passphrase: String, salt: [UInt8], cost: Cost) throws -> SymmetricKey {
+        guard passphrase.utf8.count <= PassphraseHash.maximumBytes else { throw PassphraseHash.InputProblem.tooLong }
+        var bytes = Array(PassphraseHash.normalise(passphrase).utf8)
+        defer { wipe(&bytes) }
+        return try KDF.Scrypt.deriveKey(
+            from: bytes, salt: salt, outputByteCount: 32,
+            rounds: 1 << cost.logRounds, blockSize: cost.blockSize, parallelism: cost.parallelism)
+    }
+
+    static func randomBytes(_ count: Int) -> [UInt8] {
+        var rng = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &rng) }
+    }
+
+    /// Overwrites a buffer that held plaintext or a passphrase before it is freed (best
+    /// effort: the model read from it lives on in memory while the test runs).
+    static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            for i in buffer.indices { buffer[i] = 0 }
+        }
+    }
+}

@@ -30,12 +30,16 @@ public final class InputReader {
     }
 
     /// What arrived within `idleWait` (often nothing), in order.
-    public func next() -> [Input] {
+    public func next() -> [Input] { next(waitingAtMost: Self.idleWait) }
+
+    /// What arrived within `limit` seconds (often nothing), in order; keys held for judgement
+    /// are let through on time whatever the limit.
+    public func next(waitingAtMost limit: Double) -> [Input] {
         if gone { return [.lost] }
         var out = decoder.advance(to: monotonic())
         if out.isEmpty {
             let now = monotonic()
-            let wait = decoder.nextDeadline.map { min(Self.idleWait, max(0, $0 - now)) } ?? Self.idleWait
+            let wait = decoder.nextDeadline.map { min(limit, max(0, $0 - now)) } ?? limit
             if let bytes = canvas.readBytes(waiting: wait) {
                 if !bytes.isEmpty { out += decoder.feed(bytes, at: monotonic()) }
             } else {

@@ -82,7 +82,7 @@ public final class TakeApp {
             }
             // A passphrase line is a secret, never judged as a paste.
             input.secretLine = (model.phase == .start && model.needsLaunchPassphrase) || model.session?.prompt == .proctor
-            for event in input.next() { handle(event) }
+            for event in input.next(waitingAtMost: readWait()) { handle(event) }
             if input.tentative != shownTentative { frameDirty = true }
             if let runtime {
                 react(runtime.pollSignals())
@@ -102,6 +102,18 @@ public final class TakeApp {
     var isShowingReceipt: Bool {
         if case .receipt = model.phase { return true }
         return false
+    }
+
+    /// How long the next read may wait when nothing arrives: until the time left next
+    /// crosses a whole second (the clock's next change, a warning, the time-out), a second at
+    /// most; a fifth of a second while typed text waits for its save or a notice for its
+    /// end. An idle session wakes about once a second.
+    func readWait() -> Double {
+        guard let runtime else { return InputReader.idleWait }
+        let state = runtime.state
+        if !state.drafts.isEmpty || (model.notice != nil && !model.screenReader) { return InputReader.idleWait }
+        guard let left = state.remaining, left > 0 else { return 1 }
+        return min(1, left - left.rounded(.down) + 0.005)
     }
 
     /// The clock as the screen shows it (nil where no clock is drawn: screen-reader mode, a

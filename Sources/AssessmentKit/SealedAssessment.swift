@@ -102,7 +102,7 @@ public enum SealedAssessment {
             case timeLimit = "time_limit"
         }
 
-        public init(_ assessment: Assessment, passphrase: PassphraseHash) {
+        public init(_ assessment: Assessment, passphrase: PassphraseHash, fingerprint: String) {
             id = assessment.id
             title = assessment.title
             description = assessment.description
@@ -111,7 +111,7 @@ public enum SealedAssessment {
             navigation = assessment.navigation
             policy = assessment.policy
             self.passphrase = passphrase
-            fingerprint = Fingerprint.of(assessment)
+            self.fingerprint = fingerprint
         }
 
         /// Why the metadata cannot be what `carrel seal` wrote, or nil.
@@ -132,9 +132,9 @@ public enum SealedAssessment {
                 return "the policy's max_duration is out of range"
             }
             let hex = fingerprint.dropFirst(7)
-            guard fingerprint.hasPrefix("sha256:"), hex.count == 64,
+            guard fingerprint.hasPrefix(SealedAssessment.fingerprintPrefix), hex.count == 64,
                   hex.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) || ("a"..."f").contains($0) }) else {
-                return "the fingerprint is not sha256: and 64 hex digits"
+                return "the fingerprint is not \(SealedAssessment.fingerprintPrefix) and 64 hex digits"
             }
             return nil
         }
@@ -307,9 +307,9 @@ public enum SealedAssessment {
         if let problem = cost.problem { throw .cannotSeal(problem) }
         if let first = revealingIDs(assessment).first { throw .cannotSeal(first) }
         guard hash.verify(passphrase) else { throw .wrongPassphrase }
-        let fingerprint = Fingerprint.of(assessment)
+        let plainFingerprint = Fingerprint.of(assessment)
         let yaml = AssessmentWriter.yaml(assessment)
-        guard let back = AssessmentReader.read(text: yaml, file: "sealed").assessment, Fingerprint.of(back) == fingerprint else {
+        guard let back = AssessmentReader.read(text: yaml, file: "sealed").assessment, Fingerprint.of(back) == plainFingerprint else {
             throw .cannotSeal("its canonical form does not read back to the same assessment")
         }
         var plaintext = Array(yaml.utf8)
@@ -317,26 +317,32 @@ public enum SealedAssessment {
         guard plaintext.count <= SourceText.maximumBytes else {
             throw .cannotSeal("its canonical form is larger than 16 MiB")
         }
+        let salt = randomBytes(saltLength)
+        let nonce = randomBytes(nonceLength)
+        let key: SymmetricKey
+        do {
+            key = try deriveKey(passphrase, salt: salt, cost: cost)
+        } catch {
+            throw .cannotSeal("the package key cannot be derived (\(error))")
+        }
         let metadata: [UInt8]
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            metadata = Array(try encoder.encode(Metadata(assessment, passphrase: hash)))
+            let fingerprint = keyedFingerprint(plainFingerprint, key: key)
+            metadata = Array(try encoder.encode(Metadata(assessment, passphrase: hash, fingerprint: fingerprint)))
         } catch {
             throw .cannotSeal("its public metadata cannot be encoded (\(error))")
         }
         guard metadata.count <= maximumMetadataBytes else {
             throw .cannotSeal("its title and description take more than \(maximumMetadataBytes / 1024) KiB")
         }
-        let salt = randomBytes(saltLength)
-        let nonce = randomBytes(nonceLength)
         var header = magic + [formatVersion, scryptID, UInt8(cost.logRounds), UInt8(cost.blockSize), UInt8(cost.parallelism)]
         header += salt + nonce
         let m = UInt32(metadata.count)
         header += [UInt8(m >> 24), UInt8(m >> 16 & 0xFF), UInt8(m >> 8 & 0xFF), UInt8(m & 0xFF)] + metadata
         header += Array(SHA256.hash(data: header))
         do {
-            let key = try deriveKey(passphrase, salt: salt, cost: cost)
             let box = try ChaChaPoly.seal(plaintext, using: key, nonce: try ChaChaPoly.Nonce(data: nonce), authenticating: header)
             return header + Array(box.ciphertext) + Array(box.tag)
         } catch {
@@ -355,8 +361,9 @@ public enum SealedAssessment {
             guard header.metadata.passphrase.verify(passphrase) else { throw .wrongPassphrase }
         }
         var plaintext: [UInt8]
+        let key: SymmetricKey
         do {
-            let key = try deriveKey(passphrase, salt: header.salt, cost: header.cost)
+            key = try deriveKey(passphrase, salt: header.salt, cost: header.cost)
             let box = try ChaChaPoly.SealedBox(
                 nonce: try ChaChaPoly.Nonce(data: header.nonce),
                 ciphertext: bytes[header.length..<(bytes.count - tagLength)],
@@ -370,10 +377,24 @@ public enum SealedAssessment {
         guard let assessment = outcome.assessment else {
             throw .damaged("the assessment inside does not validate: \(outcome.diagnostics.errors.first?.message ?? "invalid")")
         }
-        guard Fingerprint.of(assessment) == header.metadata.fingerprint else {
+        guard keyedFingerprint(Fingerprint.of(assessment), key: key) == header.metadata.fingerprint else {
             throw .damaged("the assessment inside does not match the header's fingerprint")
         }
         return assessment
+    }
+
+    /// What a sealed package's fingerprint starts with (a plain one starts with `sha256:`).
+    public static let fingerprintPrefix = "sealed:"
+
+    /// The fingerprint a sealed package shows — in its header, the journal, results and
+    /// exports: the content's fingerprint keyed by the package key. It names the package,
+    /// but without the passphrase nobody can confirm a guessed answer key against it (a plain
+    /// SHA-256 of content whose every other part the student has seen would let them try
+    /// every combination of choices offline). `inspect --passphrase-stdin` shows the plain one.
+    static func keyedFingerprint(_ plain: String, key: SymmetricKey) -> String {
+        let label = HMAC<SHA256>.authenticationCode(for: Array("carrel sealed fingerprint".utf8), using: key)
+        let mac = HMAC<SHA256>.authenticationCode(for: Array(plain.utf8), using: SymmetricKey(data: label))
+        return fingerprintPrefix + mac.map { String(format: "%02x", $0) }.joined()
     }
 
     static func deriveKey(_ passphrase: String, salt: [UInt8], cost: Cost) throws -> SymmetricKey {

@@ -75,9 +75,21 @@ public final class SessionRuntime {
     ) throws(SessionError) -> SessionRuntime {
         let id = context.ids.sessionID()
         let seed = context.ids.seed()
+        // A sealed assessment is known at rest by its package's keyed fingerprint only: the
+        // plain one would let a student confirm a guessed key offline.
+        let fingerprint: String
+        if source.format == .sealed {
+            do throws(SealedAssessment.Failure) {
+                fingerprint = try SealedAssessment.header(of: [UInt8](source.bytes)).metadata.fingerprint
+            } catch {
+                throw .sealed(file: source.path, error)
+            }
+        } else {
+            fingerprint = Fingerprint.of(assessment)
+        }
         let record = SessionRecord(
             id: id, assessmentID: assessment.id, assessmentTitle: assessment.title,
-            fingerprint: Fingerprint.of(assessment), assessmentPath: source.path, candidate: candidate, status: .active,
+            fingerprint: fingerprint, assessmentPath: source.path, candidate: candidate, status: .active,
             seed: seed, extraTime: extraTime, options: options, startedAt: context.clock.now(),
             pid: context.pid, host: context.host, tty: context.tty)
         let lifecycle = SessionLifecycle(context: context, assessment: assessment, record: record, source: source, mode: .begin)

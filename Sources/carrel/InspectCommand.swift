@@ -65,7 +65,7 @@ struct SealedSummary {
         out += m.navigation == .linear ? " (no going back)\n" : " (move to any question)\n"
         out += "  proctor:     passphrase required to open, launch, end early, resume, unlock\n"
         out += AssessmentSummary.policyText(m.policy)
-        out += "\nFingerprint: \(m.fingerprint) (as the header says; proven when the package is opened)\n"
+        out += "\nFingerprint: \(m.fingerprint) (this package's, keyed by its passphrase; --passphrase-stdin shows the content's sha256)\n"
         return out
     }
 

@@ -71,6 +71,10 @@ struct ResultsData {
 
     /// The one session whose id is `id` or starts with it.
     func session(_ id: String) throws(CarrelFailure) -> SessionRecord {
+        // An empty prefix would name whichever session happens to be alone in the journal.
+        guard !id.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw CarrelFailure(status: .usage, message: "name a session by its id or its first characters; `carrel results list` shows them")
+        }
         let matches = records.filter { $0.id == id || $0.id.hasPrefix(id.lowercased()) }
         guard matches.count == 1, let record = matches.first else {
             throw CarrelFailure(status: .usage, message: matches.isEmpty

@@ -58,11 +58,14 @@ struct TakeCommand: ParsableCommand {
             }
             let app = TakeApp(model: model(assessment), terminal: Canvas(theme: theme))
             let file = self.file
+            var opened = false
             if header != nil {
                 app.launchOpener = { typed, _ throws(SessionError) in
                     do throws(SealedAssessment.Failure) {
                         // The launch gate has just checked `typed` against the header's hash.
-                        return model(try SealedAssessment.open(loaded.bytes, passphrase: typed, file: file, passphraseChecked: true))
+                        let real = try SealedAssessment.open(loaded.bytes, passphrase: typed, file: file, passphraseChecked: true)
+                        opened = true
+                        return model(real)
                     } catch {
                         throw .sealed(file: file, error)
                     }
@@ -91,7 +94,7 @@ struct TakeCommand: ParsableCommand {
             try app.run(prepare: prepare) { app throws(SessionError) in
                 guard let context else { return nil }
                 let chosen = app.model.assessment
-                if let header, Fingerprint.of(chosen) != header.metadata.fingerprint {
+                if header != nil, !opened {
                     throw .sealed(file: file, .damaged("it was not opened before the session began"))
                 }
                 return try SessionRuntime.begin(

@@ -44,7 +44,8 @@ struct SealedAssessmentTests {
         #expect(opened == a)
         #expect(Fingerprint.of(opened) == Fingerprint.of(a))
         let header = try SealedAssessment.header(of: package)
-        #expect(header.metadata.fingerprint == Fingerprint.of(a))
+        #expect(header.metadata.fingerprint.hasPrefix("sealed:"))
+        #expect(header.metadata.fingerprint != Fingerprint.of(a), "the content's fingerprint is not public")
         #expect(header.metadata.items == 2)
         #expect(header.metadata.timeLimit == 900)
         #expect(header.metadata.navigation == .linear)
@@ -242,5 +243,20 @@ struct SealedAssessmentTests {
         #expect(SealedAssessment.Cost(logRounds: 19, blockSize: 8, parallelism: 1).problem != nil)
         #expect(SealedAssessment.Cost(logRounds: 18, blockSize: 16, parallelism: 1).problem != nil)
         #expect(SealedAssessment.Cost(logRounds: 18, blockSize: 8, parallelism: 1).problem == nil)
+    }
+
+    /// A plain SHA-256 of the content in the header would let a student who saw every prompt
+    /// and choice try each possible key offline until the hash matched.
+    @Test func theHeaderFingerprintCannotConfirmAGuessedKey() throws {
+        let (a, package) = try Self.sealed()
+        let shown = try SealedAssessment.header(of: package).metadata.fingerprint
+        let plain = Fingerprint.of(a)
+        let hex = String(plain.dropFirst("sha256:".count))
+        #expect(!String(decoding: package, as: UTF8.self).contains(hex), "the package holds no plain fingerprint")
+        #expect(shown != plain)
+        let again = try SealedAssessment.seal(a, passphrase: Self.passphrase, cost: Self.cheap)
+        #expect(try SealedAssessment.header(of: again).metadata.fingerprint != shown, "keyed by each package's own key")
+        #expect(Fingerprint.of(try SealedAssessment.open(again, passphrase: Self.passphrase, file: "s")) == plain,
+                "opened, it is the same content")
     }
 }

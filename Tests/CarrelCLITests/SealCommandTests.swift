@@ -51,7 +51,11 @@ struct SealCommandTests {
         let header = try CarrelProcess.run(["inspect", "--json", package.path])
         #expect(header.status == 0, "\(header.stderr)")
         let headerJSON = try Self.json(header.stdout)
-        #expect(headerJSON["fingerprint"] as? String == plain["fingerprint"] as? String)
+        // Unopened, only the package's keyed fingerprint shows: the content's would let a
+        // student confirm a guessed key offline.
+        let shownFingerprint = try #require(headerJSON["fingerprint"] as? String)
+        #expect(shownFingerprint.hasPrefix("sealed:"))
+        #expect(shownFingerprint != plain["fingerprint"] as? String)
         #expect(headerJSON["opened"] as? Bool == false)
         #expect(headerJSON["title"] as? String == "Spelling — week 12")
         #expect(!header.stdout.contains("syzygy"))

@@ -36,7 +36,8 @@ struct SealedTakeEndToEndTests {
     @Test(.timeLimit(.minutes(4)))
     func aSealedSpellingTestLeavesNoAnswerKeyAtRestAndIsScoredCorrectly() throws {
         let t = try #require(TmuxHarness())
-        let package = try #require(t.seal(try t.fixture("spelling.yaml")))
+        let plain = try t.fixture("spelling.yaml")
+        let package = try #require(t.seal(plain))
         #expect(t.filesContaining("syzygy", under: (package as NSString).deletingLastPathComponent) == ["spelling.yaml"])
 
         #expect(t.begin("w", package))
@@ -74,6 +75,7 @@ struct SealedTakeEndToEndTests {
         #expect(result.items.map(\.outcome) == [.correct, .incorrect] + Array(repeating: .unanswered, count: 6))
         #expect(result.score.points == 1 && result.score.max == 8)
         #expect(result.assessment.fingerprint == record.fingerprint)
+        #expect(result.assessment.fingerprint.hasPrefix("sealed:"), "the keyed fingerprint, never the content's")
 
         let exports = t.root + "/exports"
         try FileManager.default.createDirectory(atPath: exports, withIntermediateDirectories: true)
@@ -86,6 +88,11 @@ struct SealedTakeEndToEndTests {
                                    environment: t.environment, timeout: 30)
         #expect(shown.status == 0)
         for word in Self.untyped { #expect(!shown.output.contains(word), "results show has \(word)") }
+        // The content's own fingerprint would let a student confirm a guessed key offline.
+        let plainHex = String(Fingerprint.of(try #require(AssessmentReader.read(
+            bytes: Array(try Data(contentsOf: URL(fileURLWithPath: plain))), file: plain).assessment)).dropFirst("sha256:".count))
+        for place in [t.stateDir, exports] { #expect(t.filesContaining(plainHex, under: place).isEmpty, "plain fingerprint in \(place)") }
+        #expect(!shown.output.contains(plainHex))
         for word in Self.untyped {
             #expect(t.filesContaining(word, under: t.stateDir).isEmpty, "\(word) at rest after the test")
             #expect(t.filesContaining(word, under: exports).isEmpty, "\(word) in an export")

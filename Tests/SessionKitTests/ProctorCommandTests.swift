@@ -115,7 +115,10 @@ struct ProctorCommandTests {
         child.signal(SIGKILL)
         child.waitStatus()
 
-        let stored = try box.journal().storedAssessment(fingerprint: Fingerprint.of(assessment))
+        let record = try #require(try box.journal().sessions(status: nil).first)
+        #expect(record.fingerprint.hasPrefix("sealed:"), "known at rest by its keyed fingerprint only")
+        #expect(record.fingerprint != Fingerprint.of(assessment))
+        let stored = try box.journal().storedAssessment(fingerprint: record.fingerprint)
         #expect(stored.format == .sealed)
         #expect(stored.bytes.range(of: Data("accept".utf8)) == nil)
         let waiting = try #require(try statusJSON(box)["interrupted"] as? [[String: Any]])

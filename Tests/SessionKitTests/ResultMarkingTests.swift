@@ -147,6 +147,7 @@ struct ResultMarkingTests {
 
     @Test(arguments: [
         (["ffffffff", "essay", "1"], "no session ffffffff"),
+        (["", "essay", "1"], "name a session by its id or its first characters"),
         (["ID", "essay9", "1"], "no item essay9; its items are essay, capital, second"),
         (["ID", "essay", "4.5"], "cannot give 4.5 points: essay takes a mark from 0 to 4 points"),
         (["ID", "capital", "2"], "capital takes a mark from 0 to 1 point\n"),

@@ -325,6 +325,28 @@ public final class Journal: Sendable {
         try writer.read { db in try ResultRow.fetchOne(db, key: session)?.json }
     }
 
+    /// Every result's score, read by SQLite from the stored JSON without decoding the items:
+    /// `results list` of a thousand 5 000-item results reads a few numbers each, not the
+    /// whole documents. A result whose score cannot be read is left out (its session shows
+    /// no score, as one without a result).
+    public func scores() throws -> [String: ScoreSummary] {
+        try writer.read { db in
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT session_id, json_extract(json, '$.score.points') AS points,
+                       json_extract(json, '$.score.max') AS max, json_extract(json, '$.score.pending') AS pending
+                FROM result
+                """)
+            var out: [String: ScoreSummary] = [:]
+            while let row = try rows.next() {
+                guard let points: Double = row["points"], let max: Double = row["max"], let pending: Double = row["pending"] else {
+                    continue
+                }
+                out[row["session_id"]] = ScoreSummary(points: points, max: max, pending: pending)
+            }
+            return out
+        }
+    }
+
     /// SQLite's own view of the settings, for tests and `status`.
     public func pragmas() throws -> (journalMode: String, synchronous: Int) {
         try writer.read { db in

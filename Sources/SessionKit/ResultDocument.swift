@@ -11,10 +11,11 @@ public enum JSONValue: Sendable, Equatable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
-        // Each `try?` tries one JSON shape; the last one reports what matched none.
+        // Each `try?` tries one JSON shape; the last one reports what matched none. Text,
+        // the commonest response, is tried first: a shape that does not match costs an error.
         if c.decodeNil() { self = .null }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
         else if let s = try? c.decode(String.self) { self = .string(s) }
+        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
         else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
         else { self = .object(try c.decode([String: JSONValue].self)) }
     }

@@ -84,6 +84,15 @@ struct ResultsData {
         return record
     }
 
+    /// Every session's score, without reading whole results.
+    func scores() throws(CarrelFailure) -> [String: ScoreSummary] {
+        do {
+            return try journal?.scores() ?? [:]
+        } catch {
+            throw CarrelFailure(status: .cannotCreate, message: "the journal's results cannot be read: \(error)")
+        }
+    }
+
     func result(_ id: String) throws(CarrelFailure) -> ResultDocument? {
         do {
             guard let text = try journal?.result(session: id) else { return nil }
@@ -115,11 +124,12 @@ struct ListResults: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let data = try ResultsData(state)
-            let rows = try filters.apply(data.records, waiting: data.waiting).map { r throws(CarrelFailure) -> SessionRow in
-                let result = try data.result(r.id)
+            let scores = try data.scores()
+            let rows = filters.apply(data.records, waiting: data.waiting).map { r -> SessionRow in
+                let score = scores[r.id]
                 return SessionRow(session: r.id, candidate: r.candidate, assessment: r.assessmentID,
-                                  status: ResultFilters.status(r, waiting: data.waiting), points: result?.score.points,
-                                  max: result?.score.max, pending: result?.score.pending, started: Timestamp.iso(r.startedAt),
+                                  status: ResultFilters.status(r, waiting: data.waiting), points: score?.points,
+                                  max: score?.max, pending: score?.pending, started: Timestamp.iso(r.startedAt),
                                   ended: r.endedAt.map(Timestamp.iso), timeUsedSeconds: TimeUsed.seconds(r.elapsed))
             }
             if json {

@@ -65,6 +65,8 @@ public enum TerminalSafety {
     /// lists controls that the caller accepts (line breaks in multi-line text).
     static func hazard(_ scalars: [Unicode.Scalar], at index: Int, allowed: Set<Unicode.Scalar>) -> Hazard? {
         let s = scalars[index]
+        // Printable ASCII is never a control, a bidirectional control or invisible.
+        if s.value >= 0x20 && s.value < 0x7F { return nil }
         if allowed.contains(s) { return nil }
         if isControl(s) { return .control }
         if isBidiControl(s) { return .bidi }
@@ -160,6 +162,12 @@ public enum TerminalSafety {
     /// write), bidirectional controls and invisible characters. With `keepLineBreaks`, line
     /// breaks, tabs and CR LF pairs stay as they are.
     public static func visible(_ text: String, keepLineBreaks: Bool = true) -> String {
+        // Printable ASCII (with line breaks and tabs when kept) holds nothing to quote: such
+        // text, most of what students type, is returned as it is without a look at each
+        // character's Unicode properties. A lone CR is a control, so it takes the long way.
+        if text.utf8.allSatisfy({ (0x20...0x7E).contains($0) || (keepLineBreaks && ($0 == 0x0A || $0 == 0x09)) }) {
+            return text
+        }
         let scalars = Array(text.unicodeScalars)
         var out = String.UnicodeScalarView()
         let kept: Set<Unicode.Scalar> = keepLineBreaks ? ["\n", "\t"] : []

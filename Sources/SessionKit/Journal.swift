@@ -10,13 +10,15 @@ public enum JournalWrite: Sendable, Equatable {
     case event(EventKind, String, at: Date)
     case status(SessionStatus, EndReason?, endedAt: Date?)
     case resumed(pid: Int32)
-    case result(json: String)
+    /// The result document (JSON) and its digest for gradebooks.
+    case result(json: String, digest: ResultDigest)
 }
 
 /// A journal row that does not read back as what was written: never guessed around.
 public struct JournalCorruption: Error, Sendable, CustomStringConvertible {
     public var what: String
     public var description: String { "the journal is damaged: \(what)" }
+    public init(what: String) { self.what = what }
 }
 
 /// The SQLite journal, the only place answers live: WAL, `synchronous=FULL`, one
@@ -176,6 +178,20 @@ public final class Journal: Sendable {
             }
             try db.create(index: "mark_session", on: "mark", columns: ["session_id", "item_id"])
         }
+        // v4: each result's digest (`ResultDigest`), what a gradebook reads, in a table of its
+        // own: SQLite reaches a column by walking the pages of those before it, so a digest
+        // beside a megabyte of JSON would cost reading the JSON. The small heading comes first
+        // and the cells, read only when the columns differ, last. Results recorded before it
+        // have none and are read whole.
+        m.registerMigration("v4") { db in
+            try db.create(table: "result_digest") { t in
+                t.primaryKey("session_id", .text).references("session", onDelete: .cascade)
+                t.column("heading", .text).notNull()
+                t.column("items", .text).notNull()
+                t.column("csv", .text).notNull()
+                t.column("cells", .text).notNull()
+            }
+        }
         return m
     }
 
@@ -209,9 +225,15 @@ public final class Journal: Sendable {
     static func apply(_ write: JournalWrite, session: String, at: Date, _ db: Database) throws {
         switch write {
         case let .answer(item, response):
+            // The commonest write: two prepared statements kept by the connection, no SQL
+            // built and no row read back per answer.
             let json = try Self.encode(response)
-            try AnswerRow(sessionID: session, itemID: item, response: json, updatedAt: at).upsert(db)
-            try AnswerHistoryRow(sessionID: session, itemID: item, response: json, at: at).insert(db)
+            try db.cachedStatement(sql: """
+                INSERT INTO answer (session_id, item_id, response, updated_at) VALUES (?, ?, ?, ?)
+                  ON CONFLICT (session_id, item_id) DO UPDATE SET response = excluded.response, updated_at = excluded.updated_at
+                """).execute(arguments: [session, item, json, at])
+            try db.cachedStatement(sql: "INSERT INTO answer_history (session_id, item_id, response, at) VALUES (?, ?, ?, ?)")
+                .execute(arguments: [session, item, json, at])
         case let .flag(item, on):
             if on {
                 try FlagRow(sessionID: session, itemID: item).insert(db, onConflict: .ignore)
@@ -230,8 +252,9 @@ public final class Journal: Sendable {
             try db.execute(sql: "UPDATE session SET status = 'active', interruptions = interruptions + 1, pid = ? WHERE id = ?",
                            arguments: [Int(pid), session])
             guard db.changesCount == 1 else { throw JournalCorruption(what: "session \(session) is missing") }
-        case let .result(json):
+        case let .result(json, digest):
             try ResultRow(sessionID: session, json: json).upsert(db)
+            try ResultDigestRow(sessionID: session, digest: digest).upsert(db)
         }
     }
 
@@ -325,16 +348,42 @@ public final class Journal: Sendable {
         try writer.read { db in try ResultRow.fetchOne(db, key: session)?.json }
     }
 
-    /// Every result's score, read by SQLite from the stored JSON without decoding the items:
-    /// `results list` of a thousand 5 000-item results reads a few numbers each, not the
-    /// whole documents. A result whose score cannot be read is left out (its session shows
-    /// no score, as one without a result).
+    /// Every result of these sessions as a gradebook reads it, in the order given: the stored
+    /// heading, item ids and ready CSV fields, or the whole document of a result recorded
+    /// before digests were kept. Sessions without a result are left out.
+    public func gradebookRows(sessions: [String]) throws -> [StoredGradebookRow] {
+        try writer.read { db in
+            let statement = try db.cachedStatement(sql: """
+                SELECT d.heading, d.items, d.csv, CASE WHEN d.heading IS NULL THEN r.json END AS json
+                FROM result r LEFT JOIN result_digest d ON d.session_id = r.session_id WHERE r.session_id = ?
+                """)
+            var rows: [StoredGradebookRow] = []
+            for session in sessions {
+                guard let row = try Row.fetchOne(statement, arguments: [session]) else { continue }
+                rows.append(StoredGradebookRow(session: session, heading: row["heading"], items: row["items"],
+                                               csv: row["csv"], json: row["json"]))
+            }
+            return rows
+        }
+    }
+
+    /// The stored spreadsheet-safe cells of one result (a JSON list), for a gradebook whose
+    /// columns differ from the result's own items.
+    public func gradebookCells(session: String) throws -> String? {
+        try writer.read { db in try String.fetchOne(db, sql: "SELECT cells FROM result_digest WHERE session_id = ?", arguments: [session]) }
+    }
+
+    /// Every result's score, read by SQLite from the stored heading (or the whole JSON of an
+    /// older result) without decoding the items: `results list` of a thousand 5 000-item
+    /// results reads a few numbers each. A result whose score cannot be read is left out (its
+    /// session shows no score, as one without a result).
     public func scores() throws -> [String: ScoreSummary] {
         try writer.read { db in
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT session_id, json_extract(json, '$.score.points') AS points,
-                       json_extract(json, '$.score.max') AS max, json_extract(json, '$.score.pending') AS pending
-                FROM result
+                SELECT r.session_id, json_extract(COALESCE(d.heading, r.json), '$.score.points') AS points,
+                       json_extract(COALESCE(d.heading, r.json), '$.score.max') AS max,
+                       json_extract(COALESCE(d.heading, r.json), '$.score.pending') AS pending
+                FROM result r LEFT JOIN result_digest d ON d.session_id = r.session_id
                 """)
             var out: [String: ScoreSummary] = [:]
             while let row = try rows.next() {
@@ -535,6 +584,16 @@ struct EventRow: Codable, FetchableRecord, PersistableRecord {
     }
 }
 
+/// One result as the journal holds it for a gradebook (see `Journal.gradebookRows`).
+public struct StoredGradebookRow: Sendable {
+    public var session: String
+    public var heading: String?
+    public var items: String?
+    public var csv: String?
+    /// The whole document, only when there is no digest.
+    public var json: String?
+}
+
 struct ResultRow: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "result"
     var sessionID: String
@@ -542,5 +601,23 @@ struct ResultRow: Codable, FetchableRecord, PersistableRecord {
     enum CodingKeys: String, CodingKey {
         case json
         case sessionID = "session_id"
+    }
+}
+
+struct ResultDigestRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "result_digest"
+    var sessionID: String
+    var heading: String
+    var items: String
+    var csv: String
+    var cells: String
+    enum CodingKeys: String, CodingKey {
+        case heading, items, csv, cells
+        case sessionID = "session_id"
+    }
+
+    init(sessionID: String, digest: ResultDigest) throws {
+        self.sessionID = sessionID
+        (heading, items, cells, csv) = try digest.columns()
     }
 }

@@ -139,3 +139,61 @@ public enum TimeUsed {
         return Int(min(elapsed, Double(Int32.max)).rounded())
     }
 }
+
+/// What a gradebook needs of a result, stored beside it in four columns: the document's
+/// heading (no items, no events), its item ids, each item's response as one spreadsheet-safe
+/// cell, and those cells already written as CSV fields. `results export --format csv` of a
+/// thousand 5 000-item results copies the ready fields instead of decoding a gigabyte of
+/// full documents; `results list` reads the score from the small heading.
+public struct ResultDigest: Sendable, Equatable {
+    public var heading: ResultHeading
+    public var items: [String]
+    /// Each response as `CSV.cell` joins it, made safe for a spreadsheet (`CSV.safeCell`).
+    public var cells: [String]
+
+    public init(_ document: ResultDocument) {
+        heading = ResultHeading(document)
+        items = document.items.map(\.id)
+        cells = document.items.map { CSV.safeCell(CSV.cell($0.response)) }
+    }
+
+    /// The stored form: heading, items and cells as JSON, and the cells as CSV fields.
+    public func columns() throws -> (heading: String, items: String, cells: String, csv: String) {
+        let encoder = JSONEncoder()
+        func text<T: Encodable>(_ value: T) throws -> String { String(decoding: try encoder.encode(value), as: UTF8.self) }
+        return (try text(heading), try text(items), try text(cells), CSV.fields(cells))
+    }
+}
+
+/// A result without its items and events: who, what, when, and the score.
+public struct ResultHeading: Sendable, Equatable, Codable {
+    public var session: String
+    public var candidate: String?
+    public var status: EndReason
+    public var assessment: ResultDocument.AssessmentRef
+    public var startedAt: String
+    public var endedAt: String
+    public var timeUsedSeconds: Int
+    public var interruptions: Int
+    public var score: ScoreSummary
+
+    enum CodingKeys: String, CodingKey {
+        case session, candidate, status, assessment
+        case startedAt = "started_at"
+        case endedAt = "ended_at"
+        case timeUsedSeconds = "time_used_seconds"
+        case interruptions, score
+    }
+
+    public init(_ document: ResultDocument) {
+        session = document.session
+        candidate = document.candidate
+        status = document.status
+        assessment = document.assessment
+        startedAt = document.startedAt
+        endedAt = document.endedAt
+        timeUsedSeconds = document.timeUsedSeconds
+        interruptions = document.interruptions
+        score = document.score
+    }
+}

@@ -85,6 +85,7 @@ extension Journal {
                     let (new, detail) = try old.marking(item, points: points, comment: comment, at: at)
                     let data = try new.json()
                     try ResultRow(sessionID: session, json: String(decoding: data, as: UTF8.self)).upsert(db)
+                    try ResultDigestRow(sessionID: session, digest: ResultDigest(new)).upsert(db)
                     try MarkRow(sessionID: session, itemID: item, points: points, comment: comment, at: at).insert(db)
                     try EventRow(sessionID: session, at: at, kind: EventKind.marked.rawValue, detail: detail).insert(db)
                     _ = try storage.writeResult(data + Data("\n".utf8), session: session)

@@ -66,9 +66,24 @@ public struct SessionRow: Sendable, Equatable, Codable {
 public enum CSV {
     public static func field(_ text: String) -> String {
         let safe = neutralised(text)
-        let needsQuotes = safe.contains { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }
-            || safe.hasPrefix(" ") || safe.hasSuffix(" ")
-        return needsQuotes ? "\"" + safe.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : safe
+        // The bytes decide: a comma, quote or line break anywhere, or a space at either end.
+        let utf8 = safe.utf8
+        let needsQuotes = utf8.first == 0x20 || utf8.last == 0x20
+            || utf8.contains { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }
+        guard needsQuotes else { return safe }
+        return utf8.contains(0x22) ? "\"" + safe.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : "\"" + safe + "\""
+    }
+
+    /// Cells as the fields of one CSV row, without the line end.
+    public static func fields(_ cells: [String]) -> String {
+        cells.map(field).joined(separator: ",")
+    }
+
+    /// A cell as a spreadsheet shows it: text people typed or were given, with hostile
+    /// characters quoted visibly and formulas neutralised (OWASP: a cell starting with `=`,
+    /// `+`, `-`, `@`, tab or CR gets a leading `'`).
+    public static func safeCell(_ text: String) -> String {
+        TerminalSafety.spreadsheetCell(TerminalSafety.visible(text, keepLineBreaks: true))
     }
 
     /// `=SUM(…)`, `+1+1`, `-2+3`, `@cmd`: a leading `'` keeps them text (OWASP's advice); plain
@@ -94,19 +109,21 @@ public enum CSV {
         }
     }
 
-    /// One row per session, then one column per item. Results of one assessment get one column
-    /// per item id; results of several get `ASSESSMENT:ITEM` columns, so two assessments never
-    /// share a column even when their item ids are the same.
-    public static func export(_ results: [(ResultDocument, IntegrityReport)]) -> String {
-        // Linear in results × items: columns and cells are found through dictionaries, never by
-        // searching (a 5 000-item test has 5 000 columns and 5 000 cells a row).
+    /// The columns of a gradebook of these results (assessment id and item ids of each):
+    /// with results of one assessment one column per item id; with several, `ASSESSMENT:ITEM`
+    /// columns, so two assessments never share a column even when their item ids are the
+    /// same. Each list is looked at once however many results share it.
+    public static func layout(_ results: [(assessment: String, items: [String])]) -> GradebookLayout {
         var assessments: [String: Int] = [:]
         var columns: [(assessment: String, item: String)] = []
         var known = Set<ColumnKey>()
-        for (r, _) in results {
-            if assessments[r.assessment.id] == nil { assessments[r.assessment.id] = assessments.count }
-            for item in r.items where known.insert(ColumnKey(assessment: r.assessment.id, item: item.id)).inserted {
-                columns.append((r.assessment.id, item.id))
+        var lastList: [String: [String]] = [:]
+        for r in results {
+            if assessments[r.assessment] == nil { assessments[r.assessment] = assessments.count }
+            guard lastList[r.assessment] != r.items else { continue }
+            lastList[r.assessment] = r.items
+            for item in r.items where known.insert(ColumnKey(assessment: r.assessment, item: item)).inserted {
+                columns.append((r.assessment, item))
             }
         }
         let prefixed = assessments.count > 1
@@ -116,25 +133,63 @@ public enum CSV {
                 (assessments[$0.element.assessment] ?? 0, $0.offset) < (assessments[$1.element.assessment] ?? 0, $1.offset)
             }.map(\.element)
         }
-        let fixed = ["session", "candidate", "assessment", "status", "points", "max", "pending", "started", "ended",
-                     "time_used_seconds", "interruptions", "paste_attempts", "focus_losses"]
-        var out = row(fixed + columns.map { prefixed ? "\($0.assessment):\($0.item)" : $0.item })
-        for (r, integrity) in results {
-            var fields = [r.session, r.candidate ?? "", r.assessment.id, r.status.rawValue,
-                          PointsText.format(r.score.points), PointsText.format(r.score.max), PointsText.format(r.score.pending),
-                          r.startedAt, r.endedAt,
-                          "\(r.timeUsedSeconds)", "\(r.interruptions)", "\(integrity.pasteAttempts)", "\(integrity.focusLosses)"]
-            var responses: [String: JSONValue] = [:]
-            responses.reserveCapacity(r.items.count)
-            for item in r.items where responses[item.id] == nil { responses[item.id] = item.response }
-            fields.reserveCapacity(fields.count + columns.count)
-            for column in columns {
-                guard column.assessment == r.assessment.id else { fields.append(""); continue }
-                fields.append(responses[column.item].map(cell) ?? "")
-            }
-            out += row(fields)
+        return GradebookLayout(columns: columns, prefixed: prefixed)
+    }
+
+    static let fixedColumns = ["session", "candidate", "assessment", "status", "points", "max", "pending", "started", "ended",
+                               "time_used_seconds", "interruptions", "paste_attempts", "focus_losses"]
+
+    public static func header(_ layout: GradebookLayout) -> String {
+        row(fixedColumns + layout.columns.map { layout.prefixed ? "\($0.assessment):\($0.item)" : $0.item })
+    }
+
+    /// One session's row. `csv` is the result's cells as ready fields (`fields`), used when
+    /// the result's items are the gradebook's columns; otherwise `cells` places each cell in
+    /// its column, and without them there is no row (nil: read the cells and ask again).
+    public static func row(_ r: ResultHeading, integrity: IntegrityReport, items: [String], csv: String?, cells: [String]?,
+                           in layout: GradebookLayout) -> String? {
+        let fixed = fields([r.session, r.candidate.map(safeCell) ?? "", r.assessment.id, r.status.rawValue,
+                            PointsText.format(r.score.points), PointsText.format(r.score.max), PointsText.format(r.score.pending),
+                            r.startedAt, r.endedAt,
+                            "\(r.timeUsedSeconds)", "\(r.interruptions)", "\(integrity.pasteAttempts)", "\(integrity.focusLosses)"])
+        if let csv, !layout.prefixed, items == layout.items {
+            return fixed + (items.isEmpty ? "" : "," + csv) + "\r\n"
+        }
+        guard let cells else { return nil }
+        var byItem: [String: String] = [:]
+        byItem.reserveCapacity(items.count)
+        for (item, cell) in zip(items, cells) where byItem[item] == nil { byItem[item] = cell }
+        var out = fixed
+        for column in layout.columns {
+            out += ","
+            guard column.assessment == r.assessment.id else { continue }
+            out += field(byItem[column.item] ?? "")
+        }
+        return out + "\r\n"
+    }
+
+    /// A whole gradebook of results at hand (the digests made from full documents).
+    public static func export(_ results: [(ResultDigest, IntegrityReport)]) -> String {
+        let layout = layout(results.map { ($0.0.heading.assessment.id, $0.0.items) })
+        var out = header(layout)
+        for (digest, integrity) in results {
+            out += row(digest.heading, integrity: integrity, items: digest.items, csv: nil, cells: digest.cells, in: layout) ?? ""
         }
         return out
+    }
+}
+
+/// The columns of a gradebook.
+public struct GradebookLayout: Sendable {
+    public var columns: [(assessment: String, item: String)]
+    public var prefixed: Bool
+    /// The item ids of the columns, when they are one assessment's.
+    public var items: [String]?
+
+    init(columns: [(assessment: String, item: String)], prefixed: Bool) {
+        self.columns = columns
+        self.prefixed = prefixed
+        items = prefixed ? nil : columns.map(\.item)
     }
 }
 

@@ -264,7 +264,7 @@ final class SessionLifecycle {
             }
             do {
                 try journal.commit(session: record.id, [
-                    .result(json: String(decoding: data, as: UTF8.self)), .status(.ended, reason, endedAt: now),
+                    .result(json: String(decoding: data, as: UTF8.self), digest: ResultDigest(result)), .status(.ended, reason, endedAt: now),
                 ], at: now)
             } catch {
                 ending = Ending(result: result, resultPath: nil, problem: "the journal could not record the result (\(Self.describe(error)))")

@@ -102,6 +102,70 @@ struct ResultsData {
         }
     }
 
+    /// The CSV gradebook of these sessions' results: the stored heading, item ids and ready
+    /// fields of each, decoding each distinct item list once; a result whose items are not the
+    /// columns has its cells read, and one recorded before digests were kept is read whole.
+    func gradebook(_ sessions: [SessionRecord]) throws(CarrelFailure) -> (text: String, count: Int) {
+        guard let journal else { return (CSV.header(CSV.layout([])), 0) }
+        struct Entry {
+            var heading: ResultHeading
+            var integrity: IntegrityReport
+            var items: [String]
+            var csv: String?
+            var cells: [String]?
+        }
+        let decoder = JSONDecoder()
+        var entries: [Entry] = []
+        var lists: [String: [String]] = [:]
+        var session = ""
+        do {
+            let stored = try journal.gradebookRows(sessions: sessions.map(\.id))
+            let records = Dictionary(sessions.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            for row in stored {
+                session = row.session
+                guard let record = records[row.session] else { continue }
+                let integrity = try integrity(record)
+                if let json = row.json {
+                    let digest = ResultDigest(try decoder.decode(ResultDocument.self, from: Data(json.utf8)))
+                    entries.append(Entry(heading: digest.heading, integrity: integrity, items: digest.items, csv: nil, cells: digest.cells))
+                    continue
+                }
+                guard let headingText = row.heading, let itemsText = row.items else {
+                    throw JournalCorruption(what: "the result of session \(row.session) has no heading")
+                }
+                let heading = try decoder.decode(ResultHeading.self, from: Data(headingText.utf8))
+                let items: [String]
+                if let known = lists[itemsText] {
+                    items = known
+                } else {
+                    items = try decoder.decode([String].self, from: Data(itemsText.utf8))
+                    lists[itemsText] = items
+                }
+                entries.append(Entry(heading: heading, integrity: integrity, items: items, csv: row.csv, cells: nil))
+            }
+            let layout = CSV.layout(entries.map { ($0.heading.assessment.id, $0.items) })
+            var text = CSV.header(layout)
+            for entry in entries {
+                session = entry.heading.session
+                if let row = CSV.row(entry.heading, integrity: entry.integrity, items: entry.items, csv: entry.csv,
+                                     cells: entry.cells, in: layout) {
+                    text += row
+                    continue
+                }
+                guard let cellsText = try journal.gradebookCells(session: entry.heading.session) else {
+                    throw JournalCorruption(what: "the result of session \(entry.heading.session) has no cells")
+                }
+                let cells = try decoder.decode([String].self, from: Data(cellsText.utf8))
+                text += CSV.row(entry.heading, integrity: entry.integrity, items: entry.items, csv: nil, cells: cells, in: layout) ?? ""
+            }
+            return (text, entries.count)
+        } catch let failure as CarrelFailure {
+            throw failure
+        } catch {
+            throw CarrelFailure(status: .cannotCreate, message: "the journal's result of session \(session) cannot be read: \(error)")
+        }
+    }
+
     func integrity(_ r: SessionRecord) throws(CarrelFailure) -> IntegrityReport {
         IntegrityReport(events: try events(r), interruptions: r.interruptions)
     }
@@ -251,11 +315,17 @@ struct ExportResults: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let data = try ResultsData(state)
-            var chosen: [(ResultDocument, IntegrityReport)] = []
-            for r in filters.apply(data.records, waiting: data.waiting) {
-                if let result = try data.result(r.id) { chosen.append((result, try data.integrity(r))) }
+            let sessions = filters.apply(data.records, waiting: data.waiting)
+            let text: String, count: Int
+            if format == "csv" {
+                (text, count) = try data.gradebook(sessions)
+            } else {
+                var chosen: [ResultDocument] = []
+                for r in sessions {
+                    if let result = try data.result(r.id) { chosen.append(result) }
+                }
+                (text, count) = (try JSONText.pretty(chosen), chosen.count)
             }
-            let text = format == "csv" ? CSV.export(chosen.map { (SpreadsheetSafe.document($0.0), $0.1) }) : try JSONText.pretty(chosen.map(\.0))
             if let out {
                 do {
                     let path = out.hasPrefix("/") ? out : FileManager.default.currentDirectoryPath + "/" + out
@@ -263,7 +333,7 @@ struct ExportResults: ParsableCommand {
                 } catch let error as FileSystemError {
                     throw CarrelFailure(status: .cannotCreate, message: "cannot write \(out): \(error.reason)")
                 }
-                FileOutput.standardError.write("Exported \(chosen.count) result\(chosen.count == 1 ? "" : "s") to \(out)\n")
+                FileOutput.standardError.write("Exported \(count) result\(count == 1 ? "" : "s") to \(out)\n")
             } else {
                 FileOutput.standardOutput.write(text)
             }
@@ -286,24 +356,3 @@ enum JSONText {
         }
     }
 }
-
-/// The CSV copy of a result: the text people typed or were given (candidate names,
-/// responses) with hostile characters quoted visibly and formulas neutralised (OWASP: a
-/// cell starting with `=`, `+`, `-`, `@`, tab or CR gets a leading `'`). Numbers, ids and
-/// times are Carrel's own and stay as they are.
-enum SpreadsheetSafe {
-    static func cell(_ text: String) -> String {
-        TerminalSafety.spreadsheetCell(TerminalSafety.visible(text, keepLineBreaks: true))
-    }
-
-    static func document(_ result: ResultDocument) -> ResultDocument {
-        var copy = result
-        copy.candidate = result.candidate.map(cell)
-        for i in copy.items.indices {
-            // One cell per response, as CSV.cell joins it; a string cell is written unchanged.
-            copy.items[i].response = .string(cell(CSV.cell(result.items[i].response)))
-        }
-        return copy
-    }
-}
-

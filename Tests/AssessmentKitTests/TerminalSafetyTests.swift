@@ -16,6 +16,19 @@ struct TerminalSafetyTests {
         #expect(TerminalSafety.visible("a\u{7F}") == "a\\u{7F}")
     }
 
+    @Test func theShortWayForPlainASCIIQuotesWhatTheLongWayQuotes() {
+        // A trailing "é" sends the same text the long way; the ASCII part must read the same.
+        for keep in [true, false] {
+            for byte in UInt8(0)...UInt8(0x7F) {
+                let text = "a" + String(UnicodeScalar(byte)) + "b"
+                let long = TerminalSafety.visible(text + "é", keepLineBreaks: keep)
+                #expect(TerminalSafety.visible(text, keepLineBreaks: keep) + "é" == long, "byte \(byte), keep \(keep)")
+            }
+        }
+        #expect(TerminalSafety.visible("tab\there\nnext", keepLineBreaks: false) == "tab\\u{9}here\\u{A}next")
+        #expect(TerminalSafety.visible("cr\rlf\r\n") == "cr\\u{D}lf\r\n")
+    }
+
     @Test func lineBreaksStayWhereAllowedAndALoneCarriageReturnDoesNot() {
         #expect(TerminalSafety.visible("a\nb\tc\r\nd") == "a\nb\tc\r\nd")
         #expect(TerminalSafety.visible("visible\rhidden") == "visible\\u{D}hidden")

@@ -128,6 +128,34 @@ struct ResultsCommandTests {
         #expect(raw.contains("\r\n"), "RFC 4180 line ends")
     }
 
+    @Test func theStoredDigestIsTheResultsOwnAndOlderResultsWithoutOneExportTheSame() throws {
+        let (box, ids) = try Self.populated()
+        let journal = try box.journal()
+        let stored = try journal.gradebookRows(sessions: ids)
+        #expect(stored.map(\.session) == Array(ids.prefix(3)), "the interrupted session has no result yet")
+        for row in stored {
+            #expect(row.json == nil, "the whole document is not read when the digest is there")
+            let document = try JSONDecoder().decode(ResultDocument.self, from: Data(try #require(try journal.result(session: row.session)).utf8))
+            let digest = ResultDigest(document)
+            #expect(try JSONDecoder().decode(ResultHeading.self, from: Data(try #require(row.heading).utf8)) == digest.heading)
+            #expect(try JSONDecoder().decode([String].self, from: Data(try #require(row.items).utf8)) == document.items.map(\.id))
+            #expect(row.csv == CSV.fields(digest.cells))
+            let cells = try #require(try journal.gradebookCells(session: row.session))
+            #expect(try JSONDecoder().decode([String].self, from: Data(cells.utf8)) == digest.cells)
+        }
+        let csv = try box.carrel(["results", "export", "--format", "csv"])
+        let one = try box.carrel(["results", "export", "--format", "csv", "--assessment", "fixture"])
+        let list = try box.carrel(["results", "list", "--json"])
+        #expect(csv.status == 0 && one.status == 0 && list.status == 0)
+        #expect(ids.prefix(3).allSatisfy { id in csv.out.contains { $0.hasPrefix(id + ",") } }, "\(csv.out)")
+        // A journal from before digests: the same gradebooks and the same scores, read whole.
+        try journal.writer.write { try $0.execute(sql: "DELETE FROM result_digest") }
+        #expect(try journal.gradebookRows(sessions: ids).allSatisfy { $0.json != nil })
+        #expect(try box.carrel(["results", "export", "--format", "csv"]).out == csv.out)
+        #expect(try box.carrel(["results", "export", "--format", "csv", "--assessment", "fixture"]).out == one.out)
+        #expect(try box.carrel(["results", "list", "--json"]).out == list.out)
+    }
+
     @Test func oneAssessmentExportsPlainItemColumns() throws {
         let (box, _) = try Self.populated()
         let export = try box.carrel(["results", "export", "--format", "csv", "--assessment", "second"])

@@ -29,7 +29,7 @@ import fcntl
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CARREL = os.path.join(ROOT, ".build", "release", "carrel")
+CARREL = os.environ.get("CARREL_BIN") or os.path.join(ROOT, ".build", "release", "carrel")
 ESCAPES = re.compile(rb"\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-Za-z]|[=>78cDEHMZ])")
 
 

@@ -178,19 +178,23 @@ public final class Journal: Sendable {
             }
             try db.create(index: "mark_session", on: "mark", columns: ["session_id", "item_id"])
         }
-        // v4: each result's digest (`ResultDigest`), what a gradebook reads, in a table of its
-        // own: SQLite reaches a column by walking the pages of those before it, so a digest
-        // beside a megabyte of JSON would cost reading the JSON. The small heading comes first
-        // and the cells, read only when the columns differ, last. Results recorded before it
-        // have none and are read whole.
+        // v4: each result's digest (`ResultDigest`), what a gradebook reads, ahead of the
+        // document in the same row: SQLite reaches a column by walking the pages of those
+        // before it, so a digest after a megabyte of JSON would cost reading the JSON. One row
+        // and one key per result keep a small disk's journal as small as before. Results
+        // recorded before it have no digest and are read whole.
         m.registerMigration("v4") { db in
-            try db.create(table: "result_digest") { t in
+            try db.create(table: "result_v4") { t in
                 t.primaryKey("session_id", .text).references("session", onDelete: .cascade)
-                t.column("heading", .text).notNull()
-                t.column("items", .text).notNull()
-                t.column("csv", .text).notNull()
-                t.column("cells", .text).notNull()
+                t.column("heading", .text)
+                t.column("items", .text)
+                t.column("csv", .text)
+                t.column("cells", .text)
+                t.column("json", .text).notNull()
             }
+            try db.execute(sql: "INSERT INTO result_v4 (session_id, json) SELECT session_id, json FROM result")
+            try db.drop(table: "result")
+            try db.rename(table: "result_v4", to: "result")
         }
         return m
     }
@@ -217,8 +221,20 @@ public final class Journal: Sendable {
     /// Commits every write of one message in one durable transaction, or none of them.
     public func commit(session: String, _ writes: [JournalWrite], at: Date) throws {
         guard !writes.isEmpty else { return }
-        try writer.write { db in
-            for write in writes { try Self.apply(write, session: session, at: at, db) }
+        func write() throws {
+            try writer.write { db in
+                for write in writes { try Self.apply(write, session: session, at: at, db) }
+            }
+        }
+        do {
+            try write()
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
+            // On a full disk the write-ahead log can hold room the database does not need: it
+            // only grows while a checkpoint cannot finish. Fold it into the database, shrink
+            // it, and try once more. The checkpoint's own failure changes nothing (every
+            // commit is already durable in the log); the second write's failure is reported.
+            _ = try? writer.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+            try write()
         }
     }
 
@@ -253,8 +269,7 @@ public final class Journal: Sendable {
                            arguments: [Int(pid), session])
             guard db.changesCount == 1 else { throw JournalCorruption(what: "session \(session) is missing") }
         case let .result(json, digest):
-            try ResultRow(sessionID: session, json: json).upsert(db)
-            try ResultDigestRow(sessionID: session, digest: digest).upsert(db)
+            try ResultRow(sessionID: session, json: json, digest: digest).upsert(db)
         }
     }
 
@@ -354,8 +369,7 @@ public final class Journal: Sendable {
     public func gradebookRows(sessions: [String]) throws -> [StoredGradebookRow] {
         try writer.read { db in
             let statement = try db.cachedStatement(sql: """
-                SELECT d.heading, d.items, d.csv, CASE WHEN d.heading IS NULL THEN r.json END AS json
-                FROM result r LEFT JOIN result_digest d ON d.session_id = r.session_id WHERE r.session_id = ?
+                SELECT heading, items, csv, CASE WHEN heading IS NULL THEN json END AS json FROM result WHERE session_id = ?
                 """)
             var rows: [StoredGradebookRow] = []
             for session in sessions {
@@ -370,7 +384,7 @@ public final class Journal: Sendable {
     /// The stored spreadsheet-safe cells of one result (a JSON list), for a gradebook whose
     /// columns differ from the result's own items.
     public func gradebookCells(session: String) throws -> String? {
-        try writer.read { db in try String.fetchOne(db, sql: "SELECT cells FROM result_digest WHERE session_id = ?", arguments: [session]) }
+        try writer.read { db in try String.fetchOne(db, sql: "SELECT cells FROM result WHERE session_id = ?", arguments: [session]) }
     }
 
     /// Every result's score, read by SQLite from the stored heading (or the whole JSON of an
@@ -380,10 +394,10 @@ public final class Journal: Sendable {
     public func scores() throws -> [String: ScoreSummary] {
         try writer.read { db in
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT r.session_id, json_extract(COALESCE(d.heading, r.json), '$.score.points') AS points,
-                       json_extract(COALESCE(d.heading, r.json), '$.score.max') AS max,
-                       json_extract(COALESCE(d.heading, r.json), '$.score.pending') AS pending
-                FROM result r LEFT JOIN result_digest d ON d.session_id = r.session_id
+                SELECT session_id, json_extract(COALESCE(heading, json), '$.score.points') AS points,
+                       json_extract(COALESCE(heading, json), '$.score.max') AS max,
+                       json_extract(COALESCE(heading, json), '$.score.pending') AS pending
+                FROM result
                 """)
             var out: [String: ScoreSummary] = [:]
             while let row = try rows.next() {
@@ -597,27 +611,19 @@ public struct StoredGradebookRow: Sendable {
 struct ResultRow: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "result"
     var sessionID: String
+    var heading: String?
+    var items: String?
+    var csv: String?
+    var cells: String?
     var json: String
     enum CodingKeys: String, CodingKey {
-        case json
-        case sessionID = "session_id"
-    }
-}
-
-struct ResultDigestRow: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "result_digest"
-    var sessionID: String
-    var heading: String
-    var items: String
-    var csv: String
-    var cells: String
-    enum CodingKeys: String, CodingKey {
-        case heading, items, csv, cells
+        case heading, items, csv, cells, json
         case sessionID = "session_id"
     }
 
-    init(sessionID: String, digest: ResultDigest) throws {
+    init(sessionID: String, json: String, digest: ResultDigest) throws {
         self.sessionID = sessionID
+        self.json = json
         (heading, items, cells, csv) = try digest.columns()
     }
 }

@@ -49,7 +49,10 @@ public struct SessionPlan: Sendable, Equatable {
     public var sessionID: String
     public var seed: UInt64
     /// Item ids in the order they are shown.
-    public var itemOrder: [String]
+    public var itemOrder: [String] { didSet { positions = Self.positions(of: itemOrder) } }
+    /// Each item id's place in `itemOrder`: a message naming an item finds it without walking
+    /// the test.
+    public private(set) var positions: [String: Int]
     /// Per item, the order its choices (or order/match entries) are shown in.
     public var displayOrders: [String: [String]]
     /// Seconds; nil when untimed or unlimited.
@@ -59,6 +62,29 @@ public struct SessionPlan: Sendable, Equatable {
     public var policy: RestrictionPolicy
     /// True when no proctor passphrase is set: ending early needs only a confirmation.
     public var practiceMode: Bool
+
+    public init(sessionID: String, seed: UInt64, itemOrder: [String], displayOrders: [String: [String]],
+                timeAllowed: Int?, maxDuration: Int, navigation: Navigation, policy: RestrictionPolicy,
+                practiceMode: Bool) {
+        self.sessionID = sessionID
+        self.seed = seed
+        self.itemOrder = itemOrder
+        self.positions = Self.positions(of: itemOrder)
+        self.displayOrders = displayOrders
+        self.timeAllowed = timeAllowed
+        self.maxDuration = maxDuration
+        self.navigation = navigation
+        self.policy = policy
+        self.practiceMode = practiceMode
+    }
+
+    /// The place of each id (the first, should an id repeat).
+    static func positions(of order: [String]) -> [String: Int] {
+        var positions: [String: Int] = [:]
+        positions.reserveCapacity(order.count)
+        for (index, id) in order.enumerated() where positions[id] == nil { positions[id] = index }
+        return positions
+    }
 
     public static func make(assessment: Assessment, sessionID: String, seed: UInt64, extraTime: ExtraTime) -> SessionPlan {
         var rng = SplitMix64(seed: seed)

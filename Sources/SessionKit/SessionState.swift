@@ -107,7 +107,9 @@ public struct SessionState: Sendable, Equatable {
     public var flaggedIDs: [String] { plan.itemOrder.filter { flags.contains($0) } }
 
     /// Items whose answer the journal does not have, in test order.
-    public var unsavedIDs: [String] { plan.itemOrder.filter { drafts[$0] != nil } }
+    public var unsavedIDs: [String] {
+        drafts.keys.sorted { (plan.positions[$0] ?? Int.max, $0) < (plan.positions[$1] ?? Int.max, $1) }
+    }
 
     /// Applies one event and says what must happen as a result. `now` is the session
     /// clock (active seconds), used to time drafts.
@@ -161,7 +163,7 @@ public struct SessionState: Sendable, Equatable {
             guard plan.itemOrder.indices.contains(index) else { return [] }
             return move(to: index)
         case let .answer(id, response):
-            guard let index = plan.itemOrder.firstIndex(of: id) else { return [] }
+            guard let index = plan.positions[id] else { return [] }
             if plan.navigation == .linear && index != position {
                 return [.notice("In this assessment you answer the question in front of you only")]
             }
@@ -171,7 +173,7 @@ public struct SessionState: Sendable, Equatable {
             responses[id] = response
             return [.saveAnswer(id, response)]
         case let .edit(id, response):
-            guard let index = plan.itemOrder.firstIndex(of: id) else { return [] }
+            guard let index = plan.positions[id] else { return [] }
             if plan.navigation == .linear && index != position { return [] }
             touched.insert(id)
             if var draft = drafts[id] {
@@ -183,7 +185,7 @@ public struct SessionState: Sendable, Equatable {
             }
             return []
         case let .toggleFlag(id):
-            guard plan.itemOrder.contains(id) else { return [] }
+            guard plan.positions[id] != nil else { return [] }
             let on = !flags.contains(id)
             if on { flags.insert(id) } else { flags.remove(id) }
             return [.saveFlag(id, on), .notice(on ? "Question flagged" : "Flag removed")]
@@ -249,7 +251,10 @@ public struct SessionState: Sendable, Equatable {
 
     private mutating func flush(where due: (Draft) -> Bool) -> [SessionEffect] {
         var out: [SessionEffect] = []
-        for id in plan.itemOrder {
+        // Texts waiting for their save are few: walk them, not the test, in the order shown.
+        guard !drafts.isEmpty else { return [] }
+        let waiting = drafts.keys.sorted { (plan.positions[$0] ?? Int.max, $0) < (plan.positions[$1] ?? Int.max, $1) }
+        for id in waiting {
             guard let draft = drafts[id], due(draft) else { continue }
             drafts[id] = nil
             responses[id] = draft.response

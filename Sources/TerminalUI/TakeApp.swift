@@ -29,6 +29,12 @@ public final class TakeApp {
     var frameDirty = true
     /// The clock text of the last frame.
     var drawnClock: String?
+    /// When the last frame was drawn (monotonic seconds).
+    var lastFrameAt = -Double.infinity
+    /// A change of the clock alone waits until this long after the last frame: drawn straight
+    /// after the answer to a key it would read as part of that answer (a second frame within a
+    /// few milliseconds); while keys keep coming it goes out with the next key's frame.
+    static let clockSettle = 0.04
     /// The input being read, and the held keys the last frame showed as typed.
     var reader: InputReader?
     var shownTentative: [Key] = []
@@ -75,7 +81,7 @@ public final class TakeApp {
         while !quit {
             // The first frame is drawn before the first read; after it, a frame is built only
             // when something on screen changed (an input, a reaction, a notice, the clock).
-            if frameDirty || shownClock() != drawnClock { draw() }
+            if frameDirty || (shownClock() != drawnClock && monotonic() - lastFrameAt >= Self.clockSettle) { draw() }
             if let ready = prepare {
                 prepare = nil
                 if let exit = ready() { return exit }
@@ -110,6 +116,10 @@ public final class TakeApp {
     /// end. An idle session wakes about once a second.
     func readWait() -> Double {
         guard let runtime else { return InputReader.idleWait }
+        if shownClock() != drawnClock {
+            // The clock changed while a frame settles: wake when it may be drawn.
+            return min(InputReader.idleWait, max(0.001, lastFrameAt + Self.clockSettle - monotonic()))
+        }
         let state = runtime.state
         if !state.drafts.isEmpty || (model.notice != nil && !model.screenReader) { return InputReader.idleWait }
         guard let left = state.remaining, left > 0 else { return 1 }
@@ -126,6 +136,7 @@ public final class TakeApp {
     func draw() {
         frameDirty = false
         drawnClock = shownClock()
+        lastFrameAt = monotonic()
         let (w, h) = terminal.size
         model.viewSize = (w, h)
         if model.repaintWhole {

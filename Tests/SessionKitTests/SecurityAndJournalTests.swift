@@ -108,6 +108,16 @@ struct SecurityAndJournalTests {
         #expect(history.map(\.item) == ["q", "q", "m"], "every saved version is kept, in order")
         #expect(history.map(\.response) == [.text("one"), .text("two"), .match(["Canada": "Ottawa"])])
         #expect(history.map(\.at) == [t0, t0.addingTimeInterval(1), t0.addingTimeInterval(2)])
+
+        // A move alone commits without waiting for the disk, and the connection waits again
+        // for everything after it, after a failed move too.
+        try journal.commit(session: "s1", [.progress(position: 3, elapsed: 12.5)], at: t0.addingTimeInterval(3))
+        #expect(try journal.pragmas().synchronous == 2, "back to FULL after a move")
+        #expect(try reopened.session("s1")?.position == 3)
+        #expect(throws: (any Error).self) {
+            try journal.commit(session: "nobody", [.progress(position: 1, elapsed: 1)], at: t0)
+        }
+        #expect(try journal.pragmas().synchronous == 2, "back to FULL after a failed move")
     }
 
     /// Once an assessment is sealed, the journal keeps only the sealed copy: a sealed launch

@@ -67,6 +67,24 @@ struct SessionStateTests {
         #expect(s.update(.answer("nope", .choice("a"))) == [])
     }
 
+    @Test func textsWaitingForTheirSaveAreSavedInTestOrderWhateverOrderTheyWereTyped() {
+        var s = Self.running()
+        #expect(s.plan.positions == ["q0": 0, "q1": 1, "q2": 2, "q3": 3])
+        _ = s.update(.edit("q3", .text("late")))
+        _ = s.update(.edit("q1", .text("early")))
+        #expect(s.unsavedIDs == ["q1", "q3"])
+        _ = s.update(.edit("q9", .text("no such question")))
+        #expect(s.unsavedIDs == ["q1", "q3"])
+        // Leaving the question saves every waiting text, in the order the test shows them.
+        let effects = s.update(.jump(2))
+        #expect(effects == [.saveAnswer("q1", .text("early")), .saveAnswer("q3", .text("late")),
+                            .saveProgress(position: 2, elapsed: 0)])
+        #expect(s.unsavedIDs.isEmpty)
+        var moved = s.plan
+        moved.itemOrder = ["q3", "q2"]
+        #expect(moved.positions == ["q3": 0, "q2": 1])
+    }
+
     @Test func linearAnswersOnlyTheCurrentQuestion() {
         var s = Self.running(Self.assessment(navigation: .linear))
         #expect(s.update(.answer("q1", .choice("a"))) == [.notice("In this assessment you answer the question in front of you only")])

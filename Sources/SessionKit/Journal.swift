@@ -33,12 +33,28 @@ public final class Journal: Sendable {
         let migrator = Self.migrator
         let current = try writer.read { try migrator.hasCompletedMigrations($0) }
         guard !current else { return }
+        // Migrations rewrite many pages once: they fold the log into the database every few
+        // pages and cut it back, so on a small disk the log never holds more than the
+        // database needs (the schema and the folds are written to the disk either way).
+        try writer.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 8")
+            try db.execute(sql: "PRAGMA journal_size_limit = 0")
+        }
         try migrator.migrate(writer)
-        // A migration rewrites many pages; folding them into the database file at once keeps
-        // the write-ahead log small on a small disk. Only an optimisation: every change is
-        // already durable in the log, so a checkpoint that cannot run now changes nothing.
+        // Folding the last of them in at once keeps the log small too. Only an optimisation:
+        // every change is already durable in the log, so a fold that cannot run now changes
+        // nothing.
         try? writer.writeWithoutTransaction { _ = try $0.checkpoint(.truncate) }
+        try writer.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.foldEvery)")
+            try db.execute(sql: "PRAGMA journal_size_limit = \(Self.logSizeLimit)")
+        }
     }
+
+    /// Pages between automatic folds of the log into the database, and the size the log is
+    /// cut back to after one (see `configuration()`).
+    static let foldEvery = 16
+    static let logSizeLimit = 72 * 1024
 
     /// The configuration every journal file is opened with. GRDB's own WAL set-up lowers
     /// `synchronous` to NORMAL, which can lose the last commits on power loss; an
@@ -50,10 +66,14 @@ public final class Journal: Sendable {
             let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
             guard mode == "wal" else { throw DatabaseError(message: "could not switch the journal to WAL mode") }
             try db.execute(sql: "PRAGMA synchronous = FULL")
-            // Small, frequent checkpoints and a truncated log keep the journal within a
-            // few hundred KiB, so a seat with little disk keeps saving.
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = 32")
-            try db.execute(sql: "PRAGMA journal_size_limit = 65536")
+            // The log is folded into the database every 32 pages (128 KiB) and then
+            // written again from its start, keeping its size: a commit that only overwrites
+            // the log's existing bytes waits for one flush, while one that grows the file also
+            // waits for its size to be written (a quarter of the time of an answer when the
+            // log was cut back to 64 KiB after each fold). On a disk too full for that, a
+            // failed commit folds and truncates the log and tries once more (`commit`).
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(foldEvery)")
+            try db.execute(sql: "PRAGMA journal_size_limit = \(logSizeLimit)")
         }
         return config
     }
@@ -196,6 +216,33 @@ public final class Journal: Sendable {
             try db.drop(table: "result")
             try db.rename(table: "result_v4", to: "result")
         }
+        // v5: an answer touches as few pages as it can, since every page is written to the log
+        // and waited for: the latest answers live in their key's own b-tree (no separate
+        // index), and the history is a plain rowid table with no index and no AUTOINCREMENT
+        // counter (its rows are never deleted one by one, so ids still only grow; the history
+        // of one session, read for its integrity report, is found by a scan).
+        m.registerMigration("v5") { db in
+            try db.create(table: "answer_v5", options: .withoutRowID) { t in
+                t.column("session_id", .text).notNull().references("session", onDelete: .cascade)
+                t.column("item_id", .text).notNull()
+                t.column("response", .text)
+                t.column("updated_at", .datetime).notNull()
+                t.primaryKey(["session_id", "item_id"])
+            }
+            try db.execute(sql: "INSERT INTO answer_v5 (session_id, item_id, response, updated_at) SELECT session_id, item_id, response, updated_at FROM answer")
+            try db.drop(table: "answer")
+            try db.rename(table: "answer_v5", to: "answer")
+            try db.create(table: "answer_history_v5") { t in
+                t.primaryKey("id", .integer)
+                t.column("session_id", .text).notNull().references("session", onDelete: .cascade)
+                t.column("item_id", .text).notNull()
+                t.column("response", .text)
+                t.column("at", .datetime).notNull()
+            }
+            try db.execute(sql: "INSERT INTO answer_history_v5 (id, session_id, item_id, response, at) SELECT id, session_id, item_id, response, at FROM answer_history")
+            try db.drop(table: "answer_history")
+            try db.rename(table: "answer_history_v5", to: "answer_history")
+        }
         return m
     }
 
@@ -205,7 +252,7 @@ public final class Journal: Sendable {
     /// and the events that led to it, in one transaction. A sealed copy replaces a plain one
     /// of the same fingerprint, so once an assessment is sealed the journal keeps it sealed.
     public func createSession(_ record: SessionRecord, source: StoredAssessment, events: [JournalWrite] = []) throws {
-        try writer.write { db in
+        try foldingTheLogWhenFull { try writer.write { db in
             try db.execute(sql: """
                 INSERT INTO assessment (fingerprint, assessment_id, title, path, format, source) VALUES (?, ?, ?, ?, ?, ?)
                   ON CONFLICT(fingerprint) DO UPDATE SET path = excluded.path, format = excluded.format, source = excluded.source
@@ -215,6 +262,20 @@ public final class Journal: Sendable {
             try StoredSessionRow(record).insert(db)
             try ProgressRow(sessionID: record.id, position: record.position, elapsed: record.elapsed).insert(db)
             for write in events { try Self.apply(write, session: record.id, at: record.startedAt, db) }
+        } }
+    }
+
+    /// Runs `write`; when it fails on a full disk, folds the write-ahead log into the database,
+    /// shrinks it, and runs it once more. The log can hold room the database does not need (it
+    /// keeps its size between folds, and grows while a fold cannot finish). The fold's own
+    /// failure changes nothing (every commit is already durable in the log); the second
+    /// write's failure is reported.
+    func foldingTheLogWhenFull(_ write: () throws -> Void) throws {
+        do {
+            try write()
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
+            _ = try? writer.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+            try write()
         }
     }
 
@@ -249,16 +310,7 @@ public final class Journal: Sendable {
                 try outcome.get()
             }
         }
-        do {
-            try write()
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
-            // On a full disk the write-ahead log can hold room the database does not need: it
-            // only grows while a checkpoint cannot finish. Fold it into the database, shrink
-            // it, and try once more. The checkpoint's own failure changes nothing (every
-            // commit is already durable in the log); the second write's failure is reported.
-            _ = try? writer.writeWithoutTransaction { try $0.checkpoint(.truncate) }
-            try write()
-        }
+        try foldingTheLogWhenFull(write)
     }
 
     static func apply(_ write: JournalWrite, session: String, at: Date, _ db: Database) throws {

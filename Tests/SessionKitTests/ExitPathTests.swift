@@ -194,7 +194,7 @@ struct ExitPathTests {
         #expect(child.lines.contains { $0.hasPrefix("save-failed") && $0.contains("unsaved=q") }, "\(child.lines.suffix(5))")
         unlink(filler)
         let resumed = try ChildProcess(ChildProcess.driver, ["resume", session, "--state-dir", stateDir], environment: box.environment)
-        #expect(resumed.expect("began ") != nil, "\(resumed.lines)")
+        #expect(resumed.expect("began ") != nil, "\(resumed.lines) \(resumed.readToEnd(timeout: 5)) status \(resumed.waitStatus())")
         resumed.send("submit")
         #expect(resumed.expect("finished submitted") != nil, "\(resumed.lines)")
         #expect(try journal.answers(session: session).count == 8, "what was saved is all there")

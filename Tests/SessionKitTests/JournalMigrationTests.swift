@@ -5,7 +5,7 @@ import SessionTestSupport
 import Testing
 @testable import SessionKit
 
-@Suite("Journal schema v1 → v2")
+@Suite("Journal schema v1 → v5")
 struct JournalMigrationTests {
     static let yaml = """
         carrel: 1
@@ -64,6 +64,14 @@ struct JournalMigrationTests {
             let columns = try db.columns(in: "session").map(\.name)
             #expect(!columns.contains("assessment_source"))
             #expect(try db.foreignKeyViolations().map { _ in 1 }.isEmpty)
+            // v5: an answer writes as few pages as it can: no separate index for the latest
+            // answers, no index or AUTOINCREMENT counter for the history.
+            let answerSQL = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'answer'") ?? ""
+            #expect(answerSQL.contains("WITHOUT ROWID"))
+            let historySQL = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'answer_history'") ?? ""
+            #expect(!historySQL.uppercased().contains("AUTOINCREMENT"))
+            let indexes = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('answer', 'answer_history')")
+            #expect(indexes.isEmpty, "indexes an answer would also write: \(indexes)")
         }
     }
 

@@ -51,6 +51,9 @@ class Pane:
             finally:
                 os._exit(127)
         self.pid, self.fd = pid, fd
+        # Programs started later must not inherit this pane's master side: a seat holding
+        # another seat's terminal is, to carrel, a multiplexer.
+        os.set_inheritable(fd, False)
         self.buffer = b""
 
     def read_until(self, marker, timeout=20.0):

@@ -157,6 +157,7 @@ struct ResultMarkingTests {
         (["ID", "essay", "abc"], "POINTS is a number such as 2.5, not \"abc\""),
         (["ID", "essay", "nan"], "POINTS is a number such as 2.5, not \"nan\""),
         (["ID", "essay", "inf"], "POINTS is a number such as 2.5, not \"inf\""),
+        (["ID", "essay", "1,000"], "POINTS \"1,000\" could be read as a whole number with a thousands separator or as a decimal"),
         (["ID", "essay", "1", "--comment", "\u{1B}]52;c;aGk=\u{7}"], "--comment contains U+001B (escape)"),
         (["ID", "essay", "1", "--comment", "good \u{202E}dab"], "--comment contains U+202E (right-to-left override)"),
         (["ID", "essay", "1", "--comment", "a\u{200B}b"], "--comment contains U+200B (zero width space)"),

@@ -44,6 +44,18 @@ public enum DurationText {
 
 extension String {
     func trimmingSpaces() -> Substring {
+        // Text whose first and last bytes are printable ASCII other than a space has nothing
+        // to trim (the short way): its first Character starts with that byte, and its last
+        // is that byte alone or after a prepended mark, neither of them white space.
+        let bytes = utf8
+        if let first = bytes.first, let last = bytes.last, first > 0x20, first < 0x7F, last > 0x20, last < 0x7F {
+            return self[...]
+        }
+        return trimmingSpacesOfAnyText()
+    }
+
+    /// `trimmingSpaces` the long way, for any text.
+    func trimmingSpacesOfAnyText() -> Substring {
         var sub = self[...]
         while let f = sub.first, f.isWhitespace { sub = sub.dropFirst() }
         while let l = sub.last, l.isWhitespace { sub = sub.dropLast() }

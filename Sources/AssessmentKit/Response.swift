@@ -64,6 +64,17 @@ public enum NumericText {
 /// Text comparison for short answers: NFC, folded whitespace, optional case folding.
 public enum AnswerText {
     public static func normalise(_ text: String, caseSensitive: Bool) -> String {
+        // Printable ASCII is its own NFC and its only white space is the space (the short
+        // way; the long way gives the same text).
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            let joined = text.split(separator: " ").joined(separator: " ")
+            return caseSensitive ? joined : joined.lowercased()
+        }
+        return normaliseAnyText(text, caseSensitive: caseSensitive)
+    }
+
+    /// `normalise` the long way, for any text.
+    static func normaliseAnyText(_ text: String, caseSensitive: Bool) -> String {
         let nfc = text.precomposedStringWithCanonicalMapping
         let words = nfc.split(whereSeparator: { $0.isWhitespace })
         let joined = words.joined(separator: " ")

@@ -209,6 +209,16 @@ public enum TerminalSafety {
     /// characters, runs of white space as one space. Two choices with the same key look the
     /// same to a student even when their characters differ.
     public static func lookAlikeKey(_ text: String) -> String {
+        // Printable ASCII is its own NFKC and holds no invisible or bidirectional character:
+        // only runs of spaces change (the short way; the long way gives the same key).
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            return text.split(separator: " ").joined(separator: " ")
+        }
+        return lookAlikeKeyOfAnyText(text)
+    }
+
+    /// `lookAlikeKey` the long way, for any text.
+    static func lookAlikeKeyOfAnyText(_ text: String) -> String {
         let visibleScalars = text.unicodeScalars.filter { !isInvisible($0) && !isBidiControl($0) }
         let folded = String(String.UnicodeScalarView(visibleScalars)).precomposedStringWithCompatibilityMapping
         return folded.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")

@@ -29,6 +29,25 @@ struct TerminalSafetyTests {
         #expect(TerminalSafety.visible("cr\rlf\r\n") == "cr\\u{D}lf\r\n")
     }
 
+    @Test func theShortWaysForPlainASCIIGiveWhatTheLongWaysGive() {
+        // Every pair of ASCII bytes around a word, at both ends, through the look-alike key
+        // and the trimming of spaces.
+        var texts: [String] = ["", " ", "  a  b  ", "a", "\r\n", "x\r\n", "\u{600}1", " \u{301}x"]
+        for first in UInt8(0)...UInt8(0x7F) {
+            for last in [UInt8(0x09), 0x0A, 0x0D, 0x20, 0x21, 0x41, 0x7E, 0x7F] {
+                texts.append(String(UnicodeScalar(first)) + "mid  dle" + String(UnicodeScalar(last)))
+            }
+        }
+        for text in texts {
+            #expect(TerminalSafety.lookAlikeKey(text) == TerminalSafety.lookAlikeKeyOfAnyText(text), "\(Array(text.utf8))")
+            #expect(text.trimmingSpaces() == text.trimmingSpacesOfAnyText(), "\(Array(text.utf8))")
+            for caseSensitive in [true, false] {
+                #expect(AnswerText.normalise(text + "Ab", caseSensitive: caseSensitive)
+                        == AnswerText.normaliseAnyText(text + "Ab", caseSensitive: caseSensitive), "\(Array(text.utf8))")
+            }
+        }
+    }
+
     @Test func lineBreaksStayWhereAllowedAndALoneCarriageReturnDoesNot() {
         #expect(TerminalSafety.visible("a\nb\tc\r\nd") == "a\nb\tc\r\nd")
         #expect(TerminalSafety.visible("visible\rhidden") == "visible\\u{D}hidden")

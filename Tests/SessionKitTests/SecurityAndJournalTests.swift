@@ -87,6 +87,25 @@ struct SecurityAndJournalTests {
         #expect(pragmas.synchronous == 2, "2 is FULL")
     }
 
+    @Test func anAnswersTimeIsStoredAsGRDBStoresADate() {
+        // The journal writes an answer's time itself; it must be the very text GRDB writes
+        // for the same Date, to the millisecond, for every kind of moment.
+        var generator = SplitMix64(seed: 11)
+        var dates: [Date] = [Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 0.9999),
+                             Date(timeIntervalSince1970: 1_795_000_000.9995), Date(timeIntervalSinceReferenceDate: -0.0005),
+                             Date(timeIntervalSince1970: 951_782_400.001), Date(timeIntervalSince1970: -86_400.5)]
+        for _ in 0..<20_000 {
+            let seconds = Double(generator.next() % 4_000_000_000) + Double(generator.next() % 1_000_000) / 1_000_000
+            dates.append(Date(timeIntervalSince1970: seconds))
+        }
+        dates.append(Date())
+        var mismatches: [String] = []
+        for date in dates where JournalTime.text(date) != String.fromDatabaseValue(date.databaseValue) {
+            mismatches.append("\(date.timeIntervalSince1970): \(JournalTime.text(date)) vs \(String.fromDatabaseValue(date.databaseValue) ?? "-")")
+        }
+        #expect(mismatches.count == 0, "\(mismatches.count) of \(dates.count): \(mismatches.prefix(5))")
+    }
+
     @Test func theJournalKeepsTheLatestAnswerAndItsHistory() throws {
         let box = try Sandbox()
         try box.location.prepare()

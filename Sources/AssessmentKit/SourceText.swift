@@ -13,6 +13,11 @@ public enum SourceText {
                 message: "file is \(megabytes(size)) MiB; assessment files are limited to 16 MiB"))
         }
         var body = bytes[...]
+        if body.starts(with: [0xFF, 0xFE]) || body.starts(with: [0xFE, 0xFF]) {
+            return .failure(Diagnostic(
+                file: file, line: 1, column: 1,
+                message: "the file is UTF-16 (Windows calls it \"Unicode\"); save it as UTF-8"))
+        }
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
         if let bad = firstInvalidUTF8(body) {
             let (line, column) = position(ofByte: bad, in: body)

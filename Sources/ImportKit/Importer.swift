@@ -11,7 +11,7 @@ public enum ImportFormat: String, Sendable, Hashable, CaseIterable {
         if lower.hasSuffix(".zip") || lower.hasSuffix(".xml") || lower.hasSuffix(".qti") { return .qti }
         if lower.hasSuffix(".gift") { return .gift }
         if lower.hasSuffix(".aiken") { return .aiken }
-        let text = String(decoding: bytes.prefix(1 << 20), as: UTF8.self)
+        let text = Importer.utf16Text(bytes.prefix(1 << 20)) ?? String(decoding: bytes.prefix(1 << 20), as: UTF8.self)
         let start = text.drop { $0 == "\u{FEFF}" || $0.isWhitespace }
         if start.hasPrefix("<") { return .qti }
         var aiken = 0, gift = 0
@@ -39,7 +39,13 @@ public enum Importer {
         }
         var notes: [ImportDiagnostic] = []
         let text: String
-        if let utf8 = String(validating: bytes, as: UTF8.self) {
+        if format != .qti, bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
+            // Windows' "Unicode" (UTF-16, with its byte-order mark): read as such, or refused.
+            guard bytes.count % 2 == 0, let utf16 = utf16Text(bytes[...]) else {
+                throw ImportRefusal(file: file, reason: "the file starts like UTF-16 but is not valid UTF-16; save it as UTF-8")
+            }
+            text = utf16
+        } else if let utf8 = String(validating: bytes, as: UTF8.self) {
             text = utf8
         } else {
             text = String(String.UnicodeScalarView(bytes.map(windows1252)))
@@ -53,6 +59,38 @@ public enum Importer {
         }
         bank.diagnostics = notes + bank.diagnostics
         return bank
+    }
+
+    /// The text of bytes that start with a UTF-16 byte-order mark (little or big endian),
+    /// without the mark; nil when they do not, or are not valid UTF-16 (a prefix cut inside a
+    /// character is read up to it).
+    static func utf16Text(_ bytes: ArraySlice<UInt8>) -> String? {
+        guard bytes.count >= 2 else { return nil }
+        let little: Bool
+        switch (bytes[bytes.startIndex], bytes[bytes.startIndex + 1]) {
+        case (0xFF, 0xFE): little = true
+        case (0xFE, 0xFF): little = false
+        default: return nil
+        }
+        var units: [UInt16] = []
+        units.reserveCapacity(bytes.count / 2)
+        var i = bytes.startIndex + 2
+        while i + 1 < bytes.endIndex {
+            let a = UInt16(bytes[i]), b = UInt16(bytes[i + 1])
+            units.append(little ? a | b << 8 : a << 8 | b)
+            i += 2
+        }
+        var text = String.UnicodeScalarView()
+        var decoder = UTF16()
+        var iterator = units.makeIterator()
+        loop: while true {
+            switch decoder.decode(&iterator) {
+            case let .scalarValue(scalar): text.append(scalar)
+            case .emptyInput: break loop
+            case .error: return nil
+            }
+        }
+        return String(text)
     }
 
     static func windows1252(_ byte: UInt8) -> Unicode.Scalar {

@@ -76,7 +76,7 @@ enum XMLTree {
         if let found = declaration(in: text) {
             throw .refused("the XML declares \(found); QTI needs none, and document types can read other files or expand without end")
         }
-        let prepared = numericEntities(withoutXMLDeclaration(text))
+        let prepared = numericEntities(withoutProcessingInstructions(withoutXMLDeclaration(text)))
         let builder = TreeBuilder()
         let parser = XMLParser(data: Data(prepared.utf8))
         parser.shouldResolveExternalEntities = false
@@ -139,6 +139,46 @@ enum XMLTree {
         let removed = trimmed[..<end.upperBound]
         let lines = removed.filter { $0 == "\n" }.count + text.prefix(text.count - trimmed.count).filter { $0 == "\n" }.count
         return String(repeating: "\n", count: lines) + trimmed[end.upperBound...]
+    }
+
+    /// Processing instructions (`<?xml-model …?>`, `<?target?>`) removed, keeping their line
+    /// breaks: Carrel reads none of them, and FoundationXML crashes on one with no data
+    /// (`<?x?>`, found by fuzzing). Comments and CDATA sections are left alone; anywhere else
+    /// a `<?` can only start an instruction, since a literal `<` must be written `&lt;`.
+    static func withoutProcessingInstructions(_ text: String) -> String {
+        guard text.contains("<?") else { return text }
+        let s = Array(text.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(s.count)
+        func end(of marker: [UInt8], from start: Int) -> Int? {
+            guard marker.count <= s.count else { return nil }
+            var i = start
+            while i + marker.count <= s.count {
+                if s[i] == marker[0], Array(s[i..<(i + marker.count)]) == marker { return i + marker.count }
+                i += 1
+            }
+            return nil
+        }
+        var i = 0
+        while i < s.count {
+            guard s[i] == UInt8(ascii: "<"), i + 1 < s.count else { out.append(s[i]); i += 1; continue }
+            let rest = s[i...]
+            if rest.starts(with: Array("<!--".utf8)) || rest.starts(with: Array("<![CDATA[".utf8)) {
+                let close = rest.starts(with: Array("<!--".utf8)) ? Array("-->".utf8) : Array("]]>".utf8)
+                let stop = end(of: close, from: i + 2) ?? s.count
+                out.append(contentsOf: s[i..<stop])
+                i = stop
+            } else if s[i + 1] == UInt8(ascii: "?") {
+                // An unclosed instruction is left for the parser to report.
+                guard let stop = end(of: Array("?>".utf8), from: i + 2) else { out.append(contentsOf: s[i...]); break }
+                out.append(contentsOf: s[i..<stop].filter { $0 == UInt8(ascii: "\n") })
+                i = stop
+            } else {
+                out.append(s[i])
+                i += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// HTML's named references (`&nbsp;`, `&eacute;`) as numeric ones: without a DTD an XML

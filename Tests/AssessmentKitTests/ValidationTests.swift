@@ -204,6 +204,10 @@ struct ValidationTests {
         bytes.append(0xE9)
         let outcome = AssessmentReader.read(bytes: bytes, file: "t.yaml")
         #expect(outcome.diagnostics.map(\.description) == ["t.yaml:2:11: error: byte 0xE9 is not valid UTF-8; save the file as UTF-8"])
+        for mark: [UInt8] in [[0xFF, 0xFE], [0xFE, 0xFF]] {
+            let utf16 = AssessmentReader.read(bytes: mark + Array("c\0a\0".utf8), file: "u.yaml")
+            #expect(utf16.diagnostics.map(\.description) == ["u.yaml:1:1: error: the file is UTF-16 (Windows calls it \"Unicode\"); save it as UTF-8"])
+        }
     }
 
     @Test func controlCharactersAndEscapeSequencesInText() {

@@ -155,6 +155,25 @@ struct GIFTTests {
         _ = try expectValidAssessment([bank])
     }
 
+    @Test func windowsUnicodeFilesAreReadAsUTF16InEitherByteOrder() throws {
+        let gift = "$CATEGORY: $course$/top/Тест\n\n::Q1::Небо синее?{T}\n\n::Q2::Столица Франции?{=Париж ~Лион}\n"
+        let aiken = "Небо синее?\nA) да\nB) нет\nANSWER: A\n"
+        for little in [true, false] {
+            func utf16(_ text: String) -> [UInt8] {
+                (little ? [0xFF, 0xFE] : [0xFE, 0xFF]) + text.utf16.flatMap { little ? [UInt8($0 & 0xFF), UInt8($0 >> 8)] : [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+            }
+            let bank = try Importer.readText(utf16(gift), file: "u.gift", format: .gift)
+            #expect(bank.diagnostics.isEmpty, "\(bank.diagnostics)")
+            #expect(bank.items.map(\.prompt) == ["Небо синее?", "Столица Франции?"])
+            #expect(ImportFormat.guess(name: "bank.txt", bytes: utf16(aiken)) == .aiken)
+            let quiz = try Importer.readText(utf16(aiken), file: "a.txt", format: .aiken)
+            #expect(quiz.items.count == 1 && quiz.errors.isEmpty, "\(quiz.diagnostics)")
+        }
+        // A lone surrogate or an odd byte count is not UTF-16: refused, never guessed at.
+        #expect(throws: ImportRefusal.self) { try Importer.readText([0xFF, 0xFE, 0x00, 0xD8, 0x41, 0x00], file: "bad.gift", format: .gift) }
+        #expect(throws: ImportRefusal.self) { try Importer.readText([0xFF, 0xFE, 0x41, 0x00, 0x42], file: "odd.gift", format: .gift) }
+    }
+
     @Test func malformedQuestionsAreReportedWithTheirLineAndTheRestImported() throws {
         let bank = GIFTReader.read(try Fixtures.text("gift/malformed.gift"), file: "malformed.gift")
         #expect(bank.questions.map(\.name) == ["Good one", "Good two"])

@@ -222,6 +222,30 @@ struct QTITests {
         #expect(throws: XMLTree.Problem.refused("the XML nests deeper than 256 levels")) { try XMLTree.parse(Array(deep.utf8)) }
     }
 
+    @Test func processingInstructionsAreSkippedWhereverTheyAreAndCommentsAndCDATAKeepTheirText() throws {
+        // FoundationXML crashed on an instruction with no data (`<?x?>`, found by fuzzing).
+        let xml = """
+            <?xml version="1.0"?>
+            <?x?><?xml-model href="https://purl.imsglobal.org/spec/qti/v3p0/schema/xsd/imsqti_asiv3p0_v1p0.xsd"?>
+            <assessmentItem identifier="pi" title="PI"><?y?>
+            <!-- a comment with <?z?> in it -->
+            <responseDeclaration identifier="R" cardinality="single" baseType="identifier">
+            <correctResponse><value>A</value></correctResponse></responseDeclaration>
+            <itemBody><?
+            spread over lines
+            ?><choiceInteraction responseIdentifier="R" maxChoices="1"><prompt><![CDATA[Is <?this?> kept?]]></prompt>
+            <simpleChoice identifier="A">Yes</simpleChoice><simpleChoice identifier="B">No</simpleChoice>
+            </choiceInteraction></itemBody></assessmentItem>
+            """
+        let bank = try QTIReader.read(bytes: Array(xml.utf8), file: "pi.xml", folder: nil, path: nil)
+        #expect(bank.errors.isEmpty, "\(bank.diagnostics)")
+        let item = try #require(bank.items.first)
+        #expect(item.prompt == "Is <?this?> kept?")
+        #expect(XMLTree.withoutProcessingInstructions("a<?b\nc?>d<!-- <?e?> -->") == "a\nd<!-- <?e?> -->")
+        #expect(XMLTree.withoutProcessingInstructions("<a><?unclosed") == "<a><?unclosed")
+        #expect(throws: XMLTree.Problem.self) { try XMLTree.parse(Array("<?x?>".utf8)) }
+    }
+
     @Test func aSurveyItemWithoutAKeyIsSkipped() throws {
         let xml = """
             <assessmentItem identifier="likert"><responseDeclaration identifier="R" cardinality="single" baseType="identifier"/>

@@ -30,6 +30,15 @@ public enum Response: Sendable, Hashable, Codable {
 
 /// Numbers as students type them: `3.14`, `3,14`, `-2e3`, `+0.5`.
 public enum NumericText {
+    /// `1,000` or `-12,500`: one comma followed by exactly three digits may group thousands
+    /// or mark a decimal, so where the meaning matters (a key, a mark) it is asked, not guessed.
+    public static func isAmbiguousGrouping(_ text: String) -> Bool {
+        let parts = text.trimmingSpaces().split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2, let whole = parts.first, let fraction = parts.last else { return false }
+        let digits = { (part: Substring) in !part.isEmpty && part.allSatisfy { $0.isASCII && $0.isNumber } }
+        return fraction.count == 3 && digits(fraction) && digits(whole.drop { $0 == "+" || $0 == "-" })
+    }
+
     public static func parse(_ text: String) -> Double? {
         var s = String(text.trimmingSpaces())
         guard !s.isEmpty, s.count <= 64 else { return nil }

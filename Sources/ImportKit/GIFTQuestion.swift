@@ -201,6 +201,9 @@ struct GIFTQuestion {
     /// `3.14`, `3.14:0.01` (answer and margin), `1..5` (a range).
     static func number(_ written: String) throws(BuildFailure) -> NumericAnswer {
         func parse(_ s: Substring) throws(BuildFailure) -> Double {
+            if NumericText.isAmbiguousGrouping(String(s)) {
+                throw .malformed("“\(String(s).clippedForMessage)” could be a whole number with a thousands separator or a decimal; write it without the comma, or with a point for a decimal")
+            }
             guard let v = NumericText.parse(String(s)) else {
                 throw .malformed("“\(String(s).clippedForMessage)” is not a number")
             }

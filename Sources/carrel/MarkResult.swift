@@ -40,15 +40,6 @@ struct MarkResult: ParsableCommand {
         return CommandLine.arguments.dropFirst().first { $0.hasPrefix("-") && NumericText.parse($0) != nil }
     }
 
-    /// `1,000` or `12,500`: a comma followed by exactly three digits may group thousands or
-    /// mark a decimal, so such POINTS are refused rather than guessed.
-    static func groupedThousands(_ text: String) -> Bool {
-        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: ",", omittingEmptySubsequences: false)
-        guard parts.count == 2, let whole = parts.first, let fraction = parts.last else { return false }
-        let digits = { (part: Substring) in !part.isEmpty && part.allSatisfy { $0.isASCII && $0.isNumber } }
-        return fraction.count == 3 && digits(fraction) && digits(whole.drop { $0 == "+" || $0 == "-" })
-    }
-
     /// POINTS as a number; nil when it is not one (`abc`, `nan`, `inf`).
     var value: Double? { NumericText.parse(typed) }
 
@@ -56,7 +47,7 @@ struct MarkResult: ParsableCommand {
         if let stray = unrecognized.first { throw ValidationError("unknown option or argument \"\(stray)\"") }
         guard points != nil || negative != nil else { throw ValidationError("POINTS is missing: give the points after the item, such as 2.5") }
         guard let value else { throw ValidationError("POINTS is a number such as 2.5, not \"\(typed)\"") }
-        if Self.groupedThousands(typed) {
+        if NumericText.isAmbiguousGrouping(typed) {
             throw ValidationError("POINTS \"\(typed)\" could be read as a whole number with a thousands separator or as a decimal; write it without the comma, or with a point for a decimal (such as 1.5)")
         }
         guard value >= 0 else { throw ValidationError("POINTS cannot be negative (\(typed)); give 0 for no credit") }

@@ -101,6 +101,22 @@ struct GIFTTests {
         #expect(Scoring.score(several, .numeric("1821")).points == 0.5)
     }
 
+    @Test func aDecimalCommaIsReadButACommaThatMayGroupThousandsIsAsked() throws {
+        let text = """
+            ::Pi::Pi to two places? {#3,14:0,01}
+
+            ::Km::How many metres in a kilometre? {#1,000}
+
+            ::Town::Population of the town? {#1,500:100}
+            """
+        let bank = GIFTReader.read(text, file: "c.gift")
+        #expect(try bank.question("Pi").kind == .numeric(.value(3.14, tolerance: 0.01)))
+        #expect(bank.diagnostics.map(\.description) == [
+            "c.gift:3: error: “1,000” could be a whole number with a thousands separator or a decimal; write it without the comma, or with a point for a decimal",
+            "c.gift:5: error: “1,500” could be a whole number with a thousands separator or a decimal; write it without the comma, or with a point for a decimal",
+        ])
+    }
+
     @Test func matchingWithAnExtraAnswer() throws {
         let bank = GIFTReader.read(try Fixtures.text("gift/every-construct.gift"), file: "f.gift")
         #expect(try bank.question("Match").kind == .match(pairs: [

@@ -90,6 +90,9 @@ enum QTIItemReader {
             let note = renderer.proctorNote.map { ImportText.clean($0, multiLine: true) }.flatMap(\.nonEmpty)
             let item = Item(id: "q", prompt: prompt, points: points, kind: built.kind, proctorNote: note, marking: built.marking)
             built.warnings.forEach { out.diagnostics.append(.warning(file, line, $0)) }
+            if let id = response?.identifier, let why = QTIResponse.customScoring(root, id) {
+                out.diagnostics.append(.warning(file, line, why))
+            }
             let name = root.attributes["identifier"].flatMap(\.nonEmpty) ?? fallbackName
             out.question = ImportedQuestion(item: item, file: file, line: line, name: name)
         } catch {

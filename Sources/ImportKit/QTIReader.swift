@@ -136,7 +136,16 @@ public enum QTIReader {
         var seen: Set<String> = []
         var out: [ImportDiagnostic] = []
         for asset in assets {
-            guard let path = PackagePath.resolve(asset, from: itemPath), seen.insert(path).inserted else { continue }
+            guard let path = PackagePath.resolve(asset, from: itemPath) else {
+                // A web address or an empty reference is not the package's; a path that climbs
+                // out of the package cannot be shown from it.
+                let decoded = PackagePath.percentDecoded(asset)
+                if !decoded.isEmpty, !PackagePath.hasScheme(decoded), seen.insert(asset).inserted {
+                    out.append(.warning(label, nil, "asset \(asset.clippedForMessage(limit: 200)) points outside the package (shown by the item)"))
+                }
+                continue
+            }
+            guard seen.insert(path).inserted else { continue }
             if !files.paths.contains(path) {
                 out.append(.warning(label, nil, "missing asset \(path.clippedForMessage(limit: 200)) (shown by the item)"))
             }

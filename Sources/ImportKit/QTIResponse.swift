@@ -85,12 +85,32 @@ struct QTIResponse {
         var options = correct.map { BankOption(ImportText.clean($0, multiLine: false), credit: 100) }
         var caseSensitive = !Self.matchesIgnoringCase(root, identifier)
         if let mapping, let scale = scale(addingUp: false) {
+            let correctTexts = Set(options.map { AnswerText.normalise($0.text, caseSensitive: true) })
             for entry in mapping.entries {
-                options.append(BankOption(ImportText.clean(entry.key, multiLine: false), credit: credit(entry.value, scale: scale)))
+                let option = BankOption(ImportText.clean(entry.key, multiLine: false), credit: credit(entry.value, scale: scale))
+                // The correct response mapped again at full credit is the usual way to write
+                // it, not a repeat.
+                if option.credit >= 100, correctTexts.contains(AnswerText.normalise(option.text, caseSensitive: true)) { continue }
+                options.append(option)
             }
             if mapping.entries.contains(where: { !$0.caseSensitive }) { caseSensitive = false }
         }
         return try ItemBuilder.text(options, caseSensitive: caseSensitive)
+    }
+
+    /// A warning when the item's own response processing compares this response with values
+    /// it writes out (`<match><variable/><baseValue>…`), not with the declared correct
+    /// response or mapping: Carrel scores by those, so the key may differ from the item's.
+    static func customScoring(_ root: XElement, _ identifier: String) -> String? {
+        guard let processing = root.first("responseProcessing"), processing.attributes["template"] == nil else { return nil }
+        let tests: Set<String> = ["match", "member", "stringMatch", "equal", "equalRounded", "substring", "contains", "lt", "gt", "lte", "gte"]
+        let custom = processing.descendants.contains { e in
+            tests.contains(e.name)
+                && e.elements.contains { $0.name == "variable" && $0.attributes["identifier"] == identifier }
+                && e.elements.contains { $0.name == "baseValue" }
+        }
+        guard custom else { return nil }
+        return "the item's response processing scores the answer against values of its own; Carrel scores by the declared correct response and mapping, so check the key"
     }
 
     /// `<stringMatch caseSensitive="false">` on this response in the response processing.

@@ -71,6 +71,8 @@ struct QTITests {
     @Test(arguments: versions)
     func textEntryHonoursCaseAndMappedCredit(version: String) throws {
         let q = try only(version, "text_entry")
+        // The correct response mapped again at full credit is not reported as a repeat.
+        #expect(try item(version, "text_entry").diagnostics.isEmpty)
         #expect(q.kind == .text(accept: ["York"], caseSensitive: true))
         #expect(q.marking == .texts([TextAnswer(text: "York"), TextAnswer(text: "york", credit: 50)]))
         #expect(q.prompt.contains("Made glorious summer by this sun of _____;\nAnd all the clouds"))
@@ -155,6 +157,16 @@ struct QTITests {
             "package21/items/hotspot.xml:12: warning: skipped: hotspotInteraction needs a picture to point at, which a terminal cannot show",
         ])
         _ = try expectValidAssessment([bank])
+    }
+
+    @Test func assetsOutsideThePackageAreNamedAndWebAddressesAreNot() {
+        let files = MemoryPackage(name: "p", files: ["img/ok.png": [1], "items/q.xml": [1]])
+        let notes = QTIReader.missing(["../img/ok.png", "../../up.png", "https://example.org/a.png", "data:image/png;base64,AA==",
+                                       "../img/gone.png", "../../up.png", ""], from: "items/q.xml", in: files, label: "p:items/q.xml")
+        #expect(notes.map(\.description) == [
+            "p:items/q.xml: warning: asset ../../up.png points outside the package (shown by the item)",
+            "p:items/q.xml: warning: missing asset img/gone.png (shown by the item)",
+        ])
     }
 
     @Test func aManifestFileNamedDirectlyReadsItsFolder() throws {
@@ -244,6 +256,35 @@ struct QTITests {
         #expect(XMLTree.withoutProcessingInstructions("a<?b\nc?>d<!-- <?e?> -->") == "a\nd<!-- <?e?> -->")
         #expect(XMLTree.withoutProcessingInstructions("<a><?unclosed") == "<a><?unclosed")
         #expect(throws: XMLTree.Problem.self) { try XMLTree.parse(Array("<?x?>".utf8)) }
+    }
+
+    @Test func responseProcessingThatScoresAgainstItsOwnValuesIsPointedOut() throws {
+        func item(processing: String) throws -> ImportedBank {
+            let xml = """
+                <assessmentItem identifier="rp"><responseDeclaration identifier="RESPONSE" cardinality="single" baseType="identifier">
+                <correctResponse><value>A</value></correctResponse></responseDeclaration>
+                <itemBody><choiceInteraction responseIdentifier="RESPONSE" maxChoices="1"><prompt>Pick.</prompt>
+                <simpleChoice identifier="A">One</simpleChoice><simpleChoice identifier="B">Two</simpleChoice>
+                </choiceInteraction></itemBody>\(processing)</assessmentItem>
+                """
+            return try QTIReader.read(bytes: Array(xml.utf8), file: "rp.xml", folder: nil, path: nil)
+        }
+        let custom = try item(processing: """
+            <responseProcessing><responseCondition><responseIf><match><variable identifier="RESPONSE"/>
+            <baseValue baseType="identifier">B</baseValue></match>
+            <setOutcomeValue identifier="SCORE"><baseValue baseType="float">1</baseValue></setOutcomeValue>
+            </responseIf></responseCondition></responseProcessing>
+            """)
+        #expect(custom.diagnostics.map(\.description) == [
+            "rp.xml:1: warning: the item's response processing scores the answer against values of its own; Carrel scores by the declared correct response and mapping, so check the key",
+        ])
+        let standard = try item(processing: """
+            <responseProcessing><responseCondition><responseIf><match><variable identifier="RESPONSE"/>
+            <correct identifier="RESPONSE"/></match></responseIf></responseCondition></responseProcessing>
+            """)
+        #expect(standard.diagnostics.isEmpty)
+        let template = try item(processing: #"<responseProcessing template="https://purl.imsglobal.org/spec/qti/v2p1/rptemplates/match_correct"/>"#)
+        #expect(template.diagnostics.isEmpty)
     }
 
     @Test func aSurveyItemWithoutAKeyIsSkipped() throws {

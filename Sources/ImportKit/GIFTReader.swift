@@ -167,6 +167,10 @@ public enum GIFTReader {
 
         mutating func question(_ text: GIFTText, open: Int, close: Int, name: String?, _ block: Block) {
             var answers = text[(open + 1)..<close].trimmed()
+            if text[(close + 1)..<text.count].firstIndex(of: "{") != nil {
+                // Moodle reads such a block as one question too, its later braces as text.
+                diagnostics.append(.warning(file, block.line, "the text after the answers holds another `{…}`; if these are two questions, put a blank line between them"))
+            }
             // Text after the braces: the answers fill a gap in the sentence ("missing word").
             let stem: GIFTText
             if text.isSyntax("}", at: text.count - 1) {

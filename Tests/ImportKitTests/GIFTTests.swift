@@ -117,6 +117,23 @@ struct GIFTTests {
         ])
     }
 
+    @Test func questionsWithoutABlankLineBetweenThemAreOneQuestionWithAWarning() throws {
+        let text = """
+            ::Question 1::Quelle est la couleur du ciel ? {
+            =Bleu#Bonne réponse
+            ~Vert
+            }
+            ::Question 2::La Terre est-elle ronde ? {
+            TRUE#Bonne réponse
+            }
+            """
+        let bank = GIFTReader.read(text, file: "j.gift")
+        #expect(bank.items.count == 1)
+        #expect(bank.diagnostics.map(\.description) == [
+            "j.gift:1: warning: the text after the answers holds another `{…}`; if these are two questions, put a blank line between them",
+        ])
+    }
+
     @Test func matchingWithAnExtraAnswer() throws {
         let bank = GIFTReader.read(try Fixtures.text("gift/every-construct.gift"), file: "f.gift")
         #expect(try bank.question("Match").kind == .match(pairs: [

@@ -97,11 +97,14 @@ struct ImportCommand: ParsableCommand {
         }
     }
 
-    /// `21 questions (choice 5, multiple 2, true_false 5)`.
+    /// `21 questions (choice 5, multiple 2, true_false 5)`, and the descriptions kept as
+    /// section instructions (Moodle counts each as a question of its own).
     static func summary(_ a: Assessment) -> String {
         let counts = AssessmentSummary(a).countsByType.map { "\($0.0.rawValue) \($0.1)" }
         let n = a.items.count
-        return "wrote \(n) question\(n == 1 ? "" : "s") (\(counts.joined(separator: ", ")))"
+        let kept = a.sections.filter { $0.instructions != nil }.count
+        let descriptions = kept == 0 ? "" : " and \(kept) description\(kept == 1 ? "" : "s") (as section instructions)"
+        return "wrote \(n) question\(n == 1 ? "" : "s") (\(counts.joined(separator: ", ")))\(descriptions)"
     }
 
     func options() -> Importer.Options {

@@ -31,7 +31,7 @@ struct ImportCommandTests {
         ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.isEmpty)
-        #expect(result.stdout == "\(out.path): wrote 21 questions (choice 5, multiple 2, true_false 5, text 3, numeric 3, essay 2, match 1); 0 skipped, 0 errors\n")
+        #expect(result.stdout == "\(out.path): wrote 21 questions (choice 5, multiple 2, true_false 5, text 3, numeric 3, essay 2, match 1) and 1 description (as section instructions); 0 skipped, 0 errors\n")
         var info = stat()
         #expect(stat(out.path, &info) == 0)
         #expect(info.st_mode & 0o777 == 0o600)

@@ -175,7 +175,13 @@ enum QTIItemReader {
         }
         let used = Set(matchOf.values.flatMap { $0 })
         for id in rights.ids where !used.contains(id) { pairs.append(("", try rights.text(of: id))) }
-        return try ItemBuilder.match(pairs)
+        var built = try ItemBuilder.match(pairs)
+        // Each pair of a Carrel match is worth the same share of the item.
+        let weights = Set((response.mapping?.entries ?? []).filter { $0.value > 0 }.map(\.value))
+        if weights.count > 1 {
+            built.warnings.append("the pairs are worth different points in the item's mapping; in Carrel every pair is worth the same share of the item's points")
+        }
+        return built
     }
 }
 

@@ -30,13 +30,16 @@ public enum Response: Sendable, Hashable, Codable {
 
 /// Numbers as students type them: `3.14`, `3,14`, `-2e3`, `+0.5`.
 public enum NumericText {
-    /// `1,000` or `-12,500`: one comma followed by exactly three digits may group thousands
-    /// or mark a decimal, so where the meaning matters (a key, a mark) it is asked, not guessed.
+    /// `1,000` or `-12,500`: one comma after one to three digits (not starting with 0) and
+    /// before exactly three may group thousands or mark a decimal, so where the meaning
+    /// matters (a key, a mark) it is asked, not guessed. `0,500` and `1234,567` can only be
+    /// decimals.
     public static func isAmbiguousGrouping(_ text: String) -> Bool {
         let parts = text.trimmingSpaces().split(separator: ",", omittingEmptySubsequences: false)
-        guard parts.count == 2, let whole = parts.first, let fraction = parts.last else { return false }
+        guard parts.count == 2, let first = parts.first, let fraction = parts.last else { return false }
+        let whole = first.drop { $0 == "+" || $0 == "-" }
         let digits = { (part: Substring) in !part.isEmpty && part.allSatisfy { $0.isASCII && $0.isNumber } }
-        return fraction.count == 3 && digits(fraction) && digits(whole.drop { $0 == "+" || $0 == "-" })
+        return fraction.count == 3 && digits(fraction) && digits(whole) && whole.count <= 3 && whole.first != "0"
     }
 
     public static func parse(_ text: String) -> Double? {

@@ -11,7 +11,7 @@ public enum ImportFormat: String, Sendable, Hashable, CaseIterable {
         if lower.hasSuffix(".zip") || lower.hasSuffix(".xml") || lower.hasSuffix(".qti") { return .qti }
         if lower.hasSuffix(".gift") { return .gift }
         if lower.hasSuffix(".aiken") { return .aiken }
-        let text = Importer.utf16Text(bytes.prefix(1 << 20)) ?? String(decoding: bytes.prefix(1 << 20), as: UTF8.self)
+        let text = Importer.utf16Text(bytes.prefix(1 << 20), prefix: bytes.count > 1 << 20) ?? String(decoding: bytes.prefix(1 << 20), as: UTF8.self)
         let start = text.drop { $0 == "\u{FEFF}" || $0.isWhitespace }
         if start.hasPrefix("<") { return .qti }
         var aiken = 0, gift = 0
@@ -62,9 +62,9 @@ public enum Importer {
     }
 
     /// The text of bytes that start with a UTF-16 byte-order mark (little or big endian),
-    /// without the mark; nil when they do not, or are not valid UTF-16 (a prefix cut inside a
-    /// character is read up to it).
-    static func utf16Text(_ bytes: ArraySlice<UInt8>) -> String? {
+    /// without the mark; nil when they do not, or are not valid UTF-16. With `prefix`, the
+    /// bytes are the start of a longer file: a character cut at their end is left out.
+    static func utf16Text(_ bytes: ArraySlice<UInt8>, prefix: Bool = false) -> String? {
         guard bytes.count >= 2 else { return nil }
         let little: Bool
         switch (bytes[bytes.startIndex], bytes[bytes.startIndex + 1]) {
@@ -80,6 +80,7 @@ public enum Importer {
             units.append(little ? a | b << 8 : a << 8 | b)
             i += 2
         }
+        if prefix, let last = units.last, (0xD800...0xDBFF).contains(last) { units.removeLast() }
         var text = String.UnicodeScalarView()
         var decoder = UTF16()
         var iterator = units.makeIterator()

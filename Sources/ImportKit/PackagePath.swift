@@ -20,8 +20,10 @@ public enum PackagePath {
     /// `href` written in a file at `base` (a path inside the package), as a package path; nil
     /// for a link to elsewhere (a URL), an absolute path or one that leaves the package.
     public static func resolve(_ href: String, from base: String) -> String? {
-        let decoded = percentDecoded(href.split(separator: "#", maxSplits: 1).first.map(String.init) ?? "")
-        guard !decoded.isEmpty, !hasScheme(decoded) else { return nil }
+        // `#top` is a place in the item itself, `//host/x.png` a web address without its scheme.
+        let target = href.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        let decoded = percentDecoded(target)
+        guard !decoded.isEmpty, !hasScheme(decoded), !decoded.hasPrefix("//") else { return nil }
         let folder = base.split(separator: "/").dropLast().joined(separator: "/")
         return normalised(folder.isEmpty ? decoded : folder + "/" + decoded)
     }

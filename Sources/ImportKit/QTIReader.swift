@@ -139,8 +139,9 @@ public enum QTIReader {
             guard let path = PackagePath.resolve(asset, from: itemPath) else {
                 // A web address or an empty reference is not the package's; a path that climbs
                 // out of the package cannot be shown from it.
-                let decoded = PackagePath.percentDecoded(asset)
-                if !decoded.isEmpty, !PackagePath.hasScheme(decoded), seen.insert(asset).inserted {
+                let target = asset.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+                let decoded = PackagePath.percentDecoded(target)
+                if !decoded.isEmpty, !PackagePath.hasScheme(decoded), !decoded.hasPrefix("//"), seen.insert(asset).inserted {
                     out.append(.warning(label, nil, "asset \(asset.clippedForMessage(limit: 200)) points outside the package (shown by the item)"))
                 }
                 continue

@@ -141,42 +141,52 @@ enum XMLTree {
         return String(repeating: "\n", count: lines) + trimmed[end.upperBound...]
     }
 
-    /// Processing instructions (`<?xml-model …?>`, `<?target?>`) removed, keeping their line
-    /// breaks: Carrel reads none of them, and FoundationXML crashes on one with no data
-    /// (`<?x?>`, found by fuzzing). Comments and CDATA sections are left alone; anywhere else
-    /// a `<?` can only start an instruction, since a literal `<` must be written `&lt;`.
+    /// Processing instructions with no data (`<?target?>`) given one (`<?target _?>`):
+    /// FoundationXML crashes on one with none (it reads a null pointer; found by fuzzing).
+    /// Nothing is removed, so no two pieces of text can join into new markup. Comments and
+    /// CDATA sections are passed over as XML ends them (a comment at the first `-->` after
+    /// its `<!--`, CDATA at the first `]]>` after its `<![CDATA[`), and so is an instruction
+    /// with data; anywhere else a `<?` can only start an instruction, since a literal `<`
+    /// must be written `&lt;`. Carrel reads no instruction.
     static func withoutProcessingInstructions(_ text: String) -> String {
         guard text.contains("<?") else { return text }
         let s = Array(text.utf8)
         var out: [UInt8] = []
-        out.reserveCapacity(s.count)
-        func end(of marker: [UInt8], from start: Int) -> Int? {
-            guard marker.count <= s.count else { return nil }
+        out.reserveCapacity(s.count + 16)
+        func end(of marker: String, from start: Int) -> Int? {
+            let m = Array(marker.utf8)
             var i = start
-            while i + marker.count <= s.count {
-                if s[i] == marker[0], Array(s[i..<(i + marker.count)]) == marker { return i + marker.count }
+            while i + m.count <= s.count {
+                if s[i] == m[0], s[i..<(i + m.count)].elementsEqual(m) { return i + m.count }
                 i += 1
             }
             return nil
         }
+        func starts(_ marker: String, at i: Int) -> Bool { s[i...].starts(with: marker.utf8) }
         var i = 0
         while i < s.count {
-            guard s[i] == UInt8(ascii: "<"), i + 1 < s.count else { out.append(s[i]); i += 1; continue }
-            let rest = s[i...]
-            if rest.starts(with: Array("<!--".utf8)) || rest.starts(with: Array("<![CDATA[".utf8)) {
-                let close = rest.starts(with: Array("<!--".utf8)) ? Array("-->".utf8) : Array("]]>".utf8)
-                let stop = end(of: close, from: i + 2) ?? s.count
-                out.append(contentsOf: s[i..<stop])
-                i = stop
-            } else if s[i + 1] == UInt8(ascii: "?") {
-                // An unclosed instruction is left for the parser to report.
-                guard let stop = end(of: Array("?>".utf8), from: i + 2) else { out.append(contentsOf: s[i...]); break }
-                out.append(contentsOf: s[i..<stop].filter { $0 == UInt8(ascii: "\n") })
-                i = stop
+            guard s[i] == UInt8(ascii: "<") else { out.append(s[i]); i += 1; continue }
+            let stop: Int
+            if starts("<!--", at: i) {
+                stop = end(of: "-->", from: i + 4) ?? s.count
+            } else if starts("<![CDATA[", at: i) {
+                stop = end(of: "]]>", from: i + 9) ?? s.count
+            } else if starts("<?", at: i) {
+                guard let close = end(of: "?>", from: i + 2) else { out.append(contentsOf: s[i...]); break }
+                // The target runs to the first white space; none after it means no data.
+                let inner = s[(i + 2)..<(close - 2)]
+                if !inner.contains(where: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
+                    out.append(contentsOf: s[i..<(close - 2)])
+                    out.append(contentsOf: Array(" _?>".utf8))
+                    i = close
+                    continue
+                }
+                stop = close
             } else {
-                out.append(s[i])
-                i += 1
+                stop = i + 1
             }
+            out.append(contentsOf: s[i..<stop])
+            i = stop
         }
         return String(decoding: out, as: UTF8.self)
     }

@@ -66,12 +66,12 @@ public final class Journal: Sendable {
             let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
             guard mode == "wal" else { throw DatabaseError(message: "could not switch the journal to WAL mode") }
             try db.execute(sql: "PRAGMA synchronous = FULL")
-            // The log is folded into the database every 32 pages (128 KiB) and then
-            // written again from its start, keeping its size: a commit that only overwrites
-            // the log's existing bytes waits for one flush, while one that grows the file also
-            // waits for its size to be written (a quarter of the time of an answer when the
-            // log was cut back to 64 KiB after each fold). On a disk too full for that, a
-            // failed commit folds and truncates the log and tries once more (`commit`).
+            // The log is folded into the database every 16 pages (64 KiB) and then written
+            // again from its start, keeping its size (the limit is a little above it): a
+            // commit that only overwrites the log's existing bytes waits for one flush, while
+            // one that grows the file also waits for its size to be written. A larger log
+            // was faster still but kept the room a small disk needs for a result. On a disk
+            // too full, a failed commit folds and truncates the log and tries once more.
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(foldEvery)")
             try db.execute(sql: "PRAGMA journal_size_limit = \(logSizeLimit)")
         }

@@ -105,15 +105,19 @@ struct GIFTTests {
         let text = """
             ::Pi::Pi to two places? {#3,14:0,01}
 
+            ::Pi4::Pi to four places? {#3,1416:0,005}
+
             ::Km::How many metres in a kilometre? {#1,000}
 
             ::Town::Population of the town? {#1,500:100}
             """
         let bank = GIFTReader.read(text, file: "c.gift")
         #expect(try bank.question("Pi").kind == .numeric(.value(3.14, tolerance: 0.01)))
+        #expect(try bank.question("Pi4").kind == .numeric(.value(3.1416, tolerance: 0.005)), "0,005 can only be a decimal")
+        #expect(!NumericText.isAmbiguousGrouping("0,500") && !NumericText.isAmbiguousGrouping("1234,567") && NumericText.isAmbiguousGrouping("-12,500"))
         #expect(bank.diagnostics.map(\.description) == [
-            "c.gift:3: error: “1,000” could be a whole number with a thousands separator or a decimal; write it without the comma, or with a point for a decimal",
-            "c.gift:5: error: “1,500” could be a whole number with a thousands separator or a decimal; write it without the comma, or with a point for a decimal",
+            "c.gift:5: error: “1,000” could be a whole number with a thousands separator or a decimal; write it without the comma, or with a point for a decimal",
+            "c.gift:7: error: “1,500” could be a whole number with a thousands separator or a decimal; write it without the comma, or with a point for a decimal",
         ])
     }
 
@@ -202,6 +206,10 @@ struct GIFTTests {
             let quiz = try Importer.readText(utf16(aiken), file: "a.txt", format: .aiken)
             #expect(quiz.items.count == 1 && quiz.errors.isEmpty, "\(quiz.diagnostics)")
         }
+        // The first MiB of a longer file may end inside a character: the guess reads up to it.
+        let long = [0xFF, 0xFE] + Array(repeating: [UInt8(0x41), 0], count: 10).joined() + [0x3D, 0xD8]
+        #expect(Importer.utf16Text(long[...], prefix: true) == String(repeating: "A", count: 10))
+        #expect(Importer.utf16Text(long[...]) == nil)
         // A lone surrogate or an odd byte count is not UTF-16: refused, never guessed at.
         #expect(throws: ImportRefusal.self) { try Importer.readText([0xFF, 0xFE, 0x00, 0xD8, 0x41, 0x00], file: "bad.gift", format: .gift) }
         #expect(throws: ImportRefusal.self) { try Importer.readText([0xFF, 0xFE, 0x41, 0x00, 0x42], file: "odd.gift", format: .gift) }

@@ -166,7 +166,8 @@ struct QTITests {
     @Test func assetsOutsideThePackageAreNamedAndWebAddressesAreNot() {
         let files = MemoryPackage(name: "p", files: ["img/ok.png": [1], "items/q.xml": [1]])
         let notes = QTIReader.missing(["../img/ok.png", "../../up.png", "https://example.org/a.png", "data:image/png;base64,AA==",
-                                       "../img/gone.png", "../../up.png", ""], from: "items/q.xml", in: files, label: "p:items/q.xml")
+                                       "../img/gone.png", "../../up.png", "", "#", "#top", "//cdn.example.org/x.png"],
+                                      from: "items/q.xml", in: files, label: "p:items/q.xml")
         #expect(notes.map(\.description) == [
             "p:items/q.xml: warning: asset ../../up.png points outside the package (shown by the item)",
             "p:items/q.xml: warning: missing asset img/gone.png (shown by the item)",
@@ -238,7 +239,7 @@ struct QTITests {
         #expect(throws: XMLTree.Problem.refused("the XML nests deeper than 256 levels")) { try XMLTree.parse(Array(deep.utf8)) }
     }
 
-    @Test func processingInstructionsAreSkippedWhereverTheyAreAndCommentsAndCDATAKeepTheirText() throws {
+    @Test func processingInstructionsAreReadSafelyWhereverTheyAreAndCommentsAndCDATAKeepTheirText() throws {
         // FoundationXML crashed on an instruction with no data (`<?x?>`, found by fuzzing).
         let xml = """
             <?xml version="1.0"?>
@@ -247,7 +248,7 @@ struct QTITests {
             <!-- a comment with <?z?> in it -->
             <responseDeclaration identifier="R" cardinality="single" baseType="identifier">
             <correctResponse><value>A</value></correctResponse></responseDeclaration>
-            <itemBody><?
+            <itemBody><?note
             spread over lines
             ?><choiceInteraction responseIdentifier="R" maxChoices="1"><prompt><![CDATA[Is <?this?> kept?]]></prompt>
             <simpleChoice identifier="A">Yes</simpleChoice><simpleChoice identifier="B">No</simpleChoice>
@@ -257,9 +258,17 @@ struct QTITests {
         #expect(bank.errors.isEmpty, "\(bank.diagnostics)")
         let item = try #require(bank.items.first)
         #expect(item.prompt == "Is <?this?> kept?")
-        #expect(XMLTree.withoutProcessingInstructions("a<?b\nc?>d<!-- <?e?> -->") == "a\nd<!-- <?e?> -->")
+        #expect(XMLTree.withoutProcessingInstructions("a<?b\nc?>d<?e?><!-- <?f?> -->") == "a<?b\nc?>d<?e _?><!-- <?f?> -->")
         #expect(XMLTree.withoutProcessingInstructions("<a><?unclosed") == "<a><?unclosed")
         #expect(throws: XMLTree.Problem.self) { try XMLTree.parse(Array("<?x?>".utf8)) }
+        // Nothing removed means nothing joins; a comment or CDATA ends where XML ends it.
+        #expect(XMLTree.withoutProcessingInstructions("<a><<?x?>?y?><?z?></a>") == "<a><<?x _?>?y?><?z _?></a>")
+        for hostile in ["<a><<?x?>?y?></a>", "<a><!-<?x?>- <![CDATA[ --> <?y?> ]]></a>", "<a><!--> <![CDATA[ --> <?y?> ]]></a>",
+                        "<a><!---> <![CDATA[ --> <?y?> ]]></a>", "<a><![CDATA[]]><?y?></a>", "<a><?y?><?z?></a>"] {
+            // Reading them must not crash the process (the parser stops at the first error, so
+            // an instruction after one is never handed over).
+            _ = try? XMLTree.parse(Array(hostile.utf8))
+        }
     }
 
     @Test func responseProcessingThatScoresAgainstItsOwnValuesIsPointedOut() throws {

@@ -142,51 +142,35 @@ enum XMLTree {
     }
 
     /// Processing instructions with no data (`<?target?>`) given one (`<?target _?>`):
-    /// FoundationXML crashes on one with none (it reads a null pointer; found by fuzzing).
-    /// Nothing is removed, so no two pieces of text can join into new markup. Comments and
-    /// CDATA sections are passed over as XML ends them (a comment at the first `-->` after
-    /// its `<!--`, CDATA at the first `]]>` after its `<![CDATA[`), and so is an instruction
-    /// with data; anywhere else a `<?` can only start an instruction, since a literal `<`
-    /// must be written `&lt;`. Carrel reads no instruction.
+    /// FoundationXML crashes on an instruction whose target is followed at once by `?>` (it
+    /// reads a null pointer; found by fuzzing). Every `<?` is treated alike, wherever it is
+    /// (in a comment, CDATA, or text the parser recovers from): trying to tell where the
+    /// parser would see an instruction was fooled by fuzzing twice. Nothing is removed, so no
+    /// two pieces of text can join into new markup. Carrel reads no instruction; a CDATA
+    /// section that spells one out gains the two characters too.
     static func withoutProcessingInstructions(_ text: String) -> String {
         guard text.contains("<?") else { return text }
         let s = Array(text.utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(s.count + 16)
-        func end(of marker: String, from start: Int) -> Int? {
-            let m = Array(marker.utf8)
-            var i = start
-            while i + m.count <= s.count {
-                if s[i] == m[0], s[i..<(i + m.count)].elementsEqual(m) { return i + m.count }
-                i += 1
-            }
-            return nil
-        }
-        func starts(_ marker: String, at i: Int) -> Bool { s[i...].starts(with: marker.utf8) }
+        let lt = UInt8(ascii: "<"), question = UInt8(ascii: "?"), gt = UInt8(ascii: ">")
+        // Where `?>` closes a `<?` with no white space before it: a space and a `_` go there.
+        var insertAt = Set<Int>()
         var i = 0
-        while i < s.count {
-            guard s[i] == UInt8(ascii: "<") else { out.append(s[i]); i += 1; continue }
-            let stop: Int
-            if starts("<!--", at: i) {
-                stop = end(of: "-->", from: i + 4) ?? s.count
-            } else if starts("<![CDATA[", at: i) {
-                stop = end(of: "]]>", from: i + 9) ?? s.count
-            } else if starts("<?", at: i) {
-                guard let close = end(of: "?>", from: i + 2) else { out.append(contentsOf: s[i...]); break }
-                // The target runs to the first white space; none after it means no data.
-                let inner = s[(i + 2)..<(close - 2)]
-                if !inner.contains(where: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
-                    out.append(contentsOf: s[i..<(close - 2)])
-                    out.append(contentsOf: Array(" _?>".utf8))
-                    i = close
-                    continue
-                }
-                stop = close
-            } else {
-                stop = i + 1
+        while i + 1 < s.count {
+            guard s[i] == lt, s[i + 1] == question else { i += 1; continue }
+            var j = i + 2, spaced = false
+            while j + 1 < s.count, !(s[j] == question && s[j + 1] == gt) {
+                if s[j] == 0x20 || s[j] == 0x09 || s[j] == 0x0A || s[j] == 0x0D { spaced = true }
+                j += 1
             }
-            out.append(contentsOf: s[i..<stop])
-            i = stop
+            if j + 1 < s.count, !spaced { insertAt.insert(j) }
+            i += 2
+        }
+        guard !insertAt.isEmpty else { return text }
+        var out: [UInt8] = []
+        out.reserveCapacity(s.count + 2 * insertAt.count)
+        for (k, byte) in s.enumerated() {
+            if insertAt.contains(k) { out.append(0x20); out.append(UInt8(ascii: "_")) }
+            out.append(byte)
         }
         return String(decoding: out, as: UTF8.self)
     }

@@ -162,6 +162,7 @@ public enum GIFTReader {
             }
             let i = sections.count - 1
             sections[i].instructions = sections[i].instructions.map { $0 + "\n\n" + rendered } ?? rendered
+            sections[i].descriptions += 1
             if descriptionLines[i] == nil { descriptionLines[i] = block.line }
         }
 

@@ -21,11 +21,14 @@ public struct ImportedSection: Sendable, Hashable {
     public var title: String?
     public var instructions: String?
     public var questions: [ImportedQuestion]
+    /// How many GIFT descriptions the instructions hold (Moodle counts each as a question).
+    public var descriptions: Int
 
-    public init(title: String? = nil, instructions: String? = nil, questions: [ImportedQuestion] = []) {
+    public init(title: String? = nil, instructions: String? = nil, questions: [ImportedQuestion] = [], descriptions: Int = 0) {
         self.title = title
         self.instructions = instructions
         self.questions = questions
+        self.descriptions = descriptions
     }
 }
 
@@ -42,4 +45,7 @@ public struct ImportedBank: Sendable, Hashable {
     }
 
     public var questions: [ImportedQuestion] { sections.flatMap(\.questions) }
+
+    /// The descriptions kept as section instructions.
+    public var descriptions: Int { sections.map(\.descriptions).reduce(0, +) }
 }

@@ -93,16 +93,16 @@ struct ImportCommand: ParsableCommand {
             try write(yaml)
             let skipped = diagnostics.filter(\.skipped).count
             let errors = diagnostics.filter { $0.severity == .error }.count
-            FileOutput.standardOutput.write("\(out): \(Self.summary(assessment)); \(skipped) skipped, \(errors) error\(errors == 1 ? "" : "s")\n")
+            let descriptions = banks.map(\.descriptions).reduce(0, +)
+            FileOutput.standardOutput.write("\(out): \(Self.summary(assessment, descriptions: descriptions)); \(skipped) skipped, \(errors) error\(errors == 1 ? "" : "s")\n")
         }
     }
 
     /// `21 questions (choice 5, multiple 2, true_false 5)`, and the descriptions kept as
     /// section instructions (Moodle counts each as a question of its own).
-    static func summary(_ a: Assessment) -> String {
+    static func summary(_ a: Assessment, descriptions kept: Int) -> String {
         let counts = AssessmentSummary(a).countsByType.map { "\($0.0.rawValue) \($0.1)" }
         let n = a.items.count
-        let kept = a.sections.filter { $0.instructions != nil }.count
         let descriptions = kept == 0 ? "" : " and \(kept) description\(kept == 1 ? "" : "s") (as section instructions)"
         return "wrote \(n) question\(n == 1 ? "" : "s") (\(counts.joined(separator: ", ")))\(descriptions)"
     }

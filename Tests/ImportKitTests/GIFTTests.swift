@@ -138,6 +138,13 @@ struct GIFTTests {
         ])
     }
 
+    @Test func everyDescriptionIsCountedThoughTheyShareTheInstructions() {
+        let bank = GIFTReader.read("Read the text.\n\nThen answer.\n\n::Q::Ready? {T}\n\nA closing note.\n", file: "d.gift")
+        #expect(bank.questions.count == 1)
+        #expect(bank.descriptions == 2, "two descriptions before the question; the last one has none after it and is left out")
+        #expect(bank.sections.first?.instructions == "Read the text.\n\nThen answer.")
+    }
+
     @Test func matchingWithAnExtraAnswer() throws {
         let bank = GIFTReader.read(try Fixtures.text("gift/every-construct.gift"), file: "f.gift")
         #expect(try bank.question("Match").kind == .match(pairs: [

@@ -85,9 +85,9 @@ enum XMLTree {
         parser.delegate = builder
         let ok = parser.parse()
         if let refusal = builder.refusal { throw .refused(refusal) }
-        guard ok, let root = builder.root else {
-            let line = max(1, parser.lineNumber)
-            let why = parser.parserError.map { describe($0) } ?? "it is not well-formed XML"
+        guard ok, builder.firstError == nil, let root = builder.root else {
+            let line = max(1, builder.firstError?.line ?? parser.lineNumber)
+            let why = (builder.firstError?.error ?? parser.parserError).map { describe($0) } ?? "it is not well-formed XML"
             throw .malformed(line: line, "the XML cannot be read: \(why.clippedForMessage(limit: 200))")
         }
         return root
@@ -153,16 +153,22 @@ enum XMLTree {
         let s = Array(text.utf8)
         let lt = UInt8(ascii: "<"), question = UInt8(ascii: "?"), gt = UInt8(ascii: ">")
         // Where `?>` closes a `<?` with no white space before it: a space and a `_` go there.
+        // One pass: the next `?>` only moves forward as the `<?` do, and white space between
+        // two places is told by counts kept from the start (a file of `<?<?<?…` stays linear).
+        var spaces = [Int](repeating: 0, count: s.count + 1)
+        for (k, byte) in s.enumerated() {
+            let space = byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+            spaces[k + 1] = spaces[k] + (space ? 1 : 0)
+        }
         var insertAt = Set<Int>()
+        var close = 0
         var i = 0
         while i + 1 < s.count {
             guard s[i] == lt, s[i + 1] == question else { i += 1; continue }
-            var j = i + 2, spaced = false
-            while j + 1 < s.count, !(s[j] == question && s[j + 1] == gt) {
-                if s[j] == 0x20 || s[j] == 0x09 || s[j] == 0x0A || s[j] == 0x0D { spaced = true }
-                j += 1
-            }
-            if j + 1 < s.count, !spaced { insertAt.insert(j) }
+            if close < i + 2 { close = i + 2 }
+            while close + 1 < s.count, !(s[close] == question && s[close + 1] == gt) { close += 1 }
+            guard close + 1 < s.count else { break }
+            if spaces[close] == spaces[i + 2] { insertAt.insert(close) }
             i += 2
         }
         guard !insertAt.isEmpty else { return text }
@@ -232,6 +238,16 @@ enum XMLTree {
         var stack: [XElement] = []
         var count = 0
         var refusal: String?
+        /// The first error, and the line it was on: the parse stops there. Left to recover,
+        /// the parser reports error after error (a file of `<?<?<?…` gave millions, each an
+        /// object FoundationXML never frees).
+        var firstError: (error: Error, line: Int)?
+
+        func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
+            guard firstError == nil else { return }
+            firstError = (parseError, parser.lineNumber)
+            parser.abortParsing()
+        }
 
         func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
                     qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {

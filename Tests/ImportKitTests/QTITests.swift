@@ -263,6 +263,11 @@ struct QTITests {
         #expect(throws: XMLTree.Problem.self) { try XMLTree.parse(Array("<?x?>".utf8)) }
         // Nothing removed means nothing joins; a comment or CDATA ends where XML ends it.
         #expect(XMLTree.withoutProcessingInstructions("<a><<?x?>?y?><?z?></a>") == "<a><<?x _?>?y?><?z _?></a>")
+        #expect(XMLTree.withoutProcessingInstructions("<?a<?b?> <?c d?><?e?>") == "<?a<?b _?> <?c d?><?e _?>")
+        // Millions of openings and one close (or none) are read in one pass, not one per opening.
+        let many = String(repeating: "<?", count: 500_000)
+        #expect(XMLTree.withoutProcessingInstructions(many + "x?>").hasSuffix("x _?>"))
+        #expect(XMLTree.withoutProcessingInstructions(many) == many)
         for hostile in ["<a><<?x?>?y?></a>", "<a><!-<?x?>- <![CDATA[ --> <?y?> ]]></a>", "<a><!--> <![CDATA[ --> <?y?> ]]></a>",
                         "<a><!---> <![CDATA[ --> <?y?> ]]></a>", "<a><![CDATA[]]><?y?></a>", "<a><?y?><?z?></a>",
                         "<a><!-->  <A[ --> <?&nbsp;C<A[ --> <?y?> ![CDATA[ --> <?y?> ]]></a> <?y?>", "<a><?a<?b?></a>"] {
@@ -301,6 +306,15 @@ struct QTITests {
         #expect(standard.diagnostics.isEmpty)
         let template = try item(processing: #"<responseProcessing template="https://purl.imsglobal.org/spec/qti/v2p1/rptemplates/match_correct"/>"#)
         #expect(template.diagnostics.isEmpty)
+    }
+
+    @Test func theParseStopsAtTheFirstErrorAndNamesItsLine() {
+        // Left to recover, the parser reported every later error too (millions for a file of
+        // `<?<?<?…`, each an object never freed); the first one is the one to fix.
+        let text = "<a>\n<b>ok</b>\n<?\n" + String(repeating: "<?\n", count: 50_000) + "</a>"
+        #expect(throws: XMLTree.Problem.malformed(line: 3, "the XML cannot be read: not well-formed (XML error 46)")) {
+            try XMLTree.parse(Array(text.utf8))
+        }
     }
 
     @Test func aSurveyItemWithoutAKeyIsSkipped() throws {

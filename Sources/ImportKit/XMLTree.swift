@@ -238,15 +238,14 @@ enum XMLTree {
         var stack: [XElement] = []
         var count = 0
         var refusal: String?
-        /// The first error, and the line it was on: the parse stops there. Left to recover,
-        /// the parser reports error after error (a file of `<?<?<?…` gave millions, each an
-        /// object FoundationXML never frees).
+        /// The first error, and the line it was on: the one to fix. The parse is not stopped
+        /// there: FoundationXML crashes when a parse is aborted from inside its error report
+        /// (a file starting with NUL bytes, found by fuzzing), so it recovers and reports on.
         var firstError: (error: Error, line: Int)?
 
         func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
             guard firstError == nil else { return }
             firstError = (parseError, parser.lineNumber)
-            parser.abortParsing()
         }
 
         func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,

@@ -308,13 +308,13 @@ struct QTITests {
         #expect(template.diagnostics.isEmpty)
     }
 
-    @Test func theParseStopsAtTheFirstErrorAndNamesItsLine() {
-        // Left to recover, the parser reported every later error too (millions for a file of
-        // `<?<?<?…`, each an object never freed); the first one is the one to fix.
-        let text = "<a>\n<b>ok</b>\n<?\n" + String(repeating: "<?\n", count: 50_000) + "</a>"
+    @Test func theFirstErrorIsNamedWithItsLine() {
+        let text = "<a>\n<b>ok</b>\n<?\n" + String(repeating: "<?\n", count: 5_000) + "</a>"
         #expect(throws: XMLTree.Problem.malformed(line: 3, "the XML cannot be read: not well-formed (XML error 46)")) {
             try XMLTree.parse(Array(text.utf8))
         }
+        // A parse aborted from inside FoundationXML's error report crashed on this (fuzzing).
+        #expect(throws: XMLTree.Problem.self) { try XMLTree.parse([0, 0, 0] + Array("<assessmentItem>".utf8)) }
     }
 
     @Test func aSurveyItemWithoutAKeyIsSkipped() throws {

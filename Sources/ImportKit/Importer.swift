@@ -81,17 +81,7 @@ public enum Importer {
             i += 2
         }
         if prefix, let last = units.last, (0xD800...0xDBFF).contains(last) { units.removeLast() }
-        var text = String.UnicodeScalarView()
-        var decoder = UTF16()
-        var iterator = units.makeIterator()
-        loop: while true {
-            switch decoder.decode(&iterator) {
-            case let .scalarValue(scalar): text.append(scalar)
-            case .emptyInput: break loop
-            case .error: return nil
-            }
-        }
-        return String(text)
+        return String(validating: units, as: UTF16.self)
     }
 
     static func windows1252(_ byte: UInt8) -> Unicode.Scalar {

@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(name: "CNcursesw", path: "Sources/CNcursesw"),
@@ -50,11 +51,21 @@ let package = Package(
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ]
         ),
+        // A lab's shared store (PostgreSQL): seats publish their journal through an outbox,
+        // the proctor console and `results --shared` read it.
+        .target(
+            name: "SharedStore",
+            dependencies: [
+                "AssessmentKit", "SessionKit",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
         .target(name: "TerminalUI", dependencies: ["CNcursesw", "AssessmentKit", "SessionKit"]),
         .executableTarget(
             name: "carrel",
             dependencies: [
-                "AssessmentKit", "ImportKit", "SessionKit", "Lockdown", "TerminalUI",
+                "AssessmentKit", "ImportKit", "SessionKit", "Lockdown", "TerminalUI", "SharedStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // The release binary carries the Swift runtime and Foundation inside it: loading
@@ -66,7 +77,7 @@ let package = Package(
         // A headless front end that drives the real session controller for the tests.
         .executableTarget(
             name: "carrel-session-driver",
-            dependencies: ["AssessmentKit", "SessionKit", "Lockdown", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["AssessmentKit", "SessionKit", "Lockdown", "SharedStore", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Tests/SessionDriver"
         ),
         // Journal figures on the real runtime (scripts/bench-journal, release build).

@@ -158,6 +158,9 @@ struct AssessmentDecoder {
         if let n = map["suspend"], let v = fields.word(n, "policy.suspend", as: RestrictionPolicy.Suspend.self) { p.suspend = v }
         if let n = map["focus"], let v = fields.word(n, "policy.focus", as: RestrictionPolicy.Focus.self) { p.focus = v }
         if let n = map["remote"], let v = fields.word(n, "policy.remote", as: RestrictionPolicy.Remote.self) { p.remote = v }
+        if let n = map["shared"], let v = fields.word(n, "policy.shared", as: RestrictionPolicy.Shared.self) {
+            p.shared = v == .optional ? nil : v
+        }
         if let n = map["max_duration"], let seconds = fields.duration(n, "policy.max_duration") {
             if seconds < 60 || seconds > RestrictionPolicy.longestMaxDuration {
                 fields.error(n, "policy.max_duration must be between 1m and 24h")

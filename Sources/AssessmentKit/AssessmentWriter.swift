@@ -44,6 +44,7 @@ public enum AssessmentWriter {
         if p.focus != d.focus { out.append("focus: \(p.focus.rawValue)") }
         if p.remote != d.remote { out.append("remote: \(p.remote.rawValue)") }
         if p.maxDuration != d.maxDuration { out.append("max_duration: \(DurationText.format(p.maxDuration))") }
+        if p.sharedStore != d.sharedStore { out.append("shared: \(p.sharedStore.rawValue)") }
         return out
     }
 

@@ -7,6 +7,7 @@ public struct RestrictionPolicy: Sendable, Hashable, Codable {
     public enum Suspend: String, Sendable, Hashable, Codable, CaseIterable { case block, allow }
     public enum Focus: String, Sendable, Hashable, Codable, CaseIterable { case log, ignore }
     public enum Remote: String, Sendable, Hashable, Codable, CaseIterable { case allow, refuse }
+    public enum Shared: String, Sendable, Hashable, Codable, CaseIterable { case optional, required }
 
     /// Like AAC's eight hours: no session outlives this.
     public static let defaultMaxDuration = 8 * 3600
@@ -22,12 +23,19 @@ public struct RestrictionPolicy: Sendable, Hashable, Codable {
     public var remote: Remote = .allow
     /// Seconds.
     public var maxDuration: Int = defaultMaxDuration
+    /// With `--shared`: whether a session may begin while the lab's store cannot be reached.
+    /// Kept as nil for the default (`optional`), so it is left out of the canonical form and
+    /// the fingerprints of assessments written before it existed do not change.
+    public var shared: Shared?
+
+    /// `shared`, with its default.
+    public var sharedStore: Shared { shared ?? .optional }
 
     public init() {}
 
     /// The keys of the file format, in the order they are shown.
     public static let keys = [
-        "paste", "pasteboards", "multiplexer", "extensions", "suspend", "focus", "remote", "max_duration",
+        "paste", "pasteboards", "multiplexer", "extensions", "suspend", "focus", "remote", "max_duration", "shared",
     ]
 
     /// What Carrel never offers, whatever the policy says.
@@ -55,6 +63,9 @@ public struct RestrictionPolicy: Sendable, Hashable, Codable {
              remote == .allow ? "SSH sessions are allowed" : "only a local console may be used"),
             ("max_duration", DurationText.format(maxDuration),
              "the session saves and ends itself after this long"),
+            ("shared", sharedStore.rawValue,
+             sharedStore == .required ? "with --shared, will not begin while the lab's shared store cannot be reached"
+                                      : "with --shared, begins even when the lab's shared store cannot be reached, and catches up later"),
         ]
     }
 }

@@ -43,7 +43,17 @@ public final class SignalGuard: SignalSource, @unchecked Sendable {
         sigprocmask(SIG_UNBLOCK, &set, nil)
     }
 
-    public init() throws(FileSystemError) {
+    /// Whether SIGPIPE is ignored instead of guarded: a session that publishes to a shared
+    /// store writes to network sockets, where a server that goes away must be an error on the
+    /// write, never a signal that ends the test.
+    let brokenPipesIgnored: Bool
+
+    public convenience init() throws(FileSystemError) {
+        try self.init(brokenPipesIgnored: false)
+    }
+
+    public init(brokenPipesIgnored: Bool) throws(FileSystemError) {
+        self.brokenPipesIgnored = brokenPipesIgnored
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { throw FileSystemError(path: "pipe", reason: String(cString: strerror(errno))) }
         readEnd = fds[0]
@@ -58,7 +68,15 @@ public final class SignalGuard: SignalSource, @unchecked Sendable {
     public func install() throws {
         Self.unblockRelied()
         Self.writeEnd = writeFD
-        for sig in Self.guarded {
+        if brokenPipesIgnored {
+            var ignore = sigaction()
+            ignore.__sigaction_handler.sa_handler = SIG_IGN
+            sigemptyset(&ignore.sa_mask)
+            var old = sigaction()
+            sigaction(SIGPIPE, &ignore, &old)
+            saved[SIGPIPE] = old
+        }
+        for sig in Self.guarded where !(brokenPipesIgnored && sig == SIGPIPE) {
             var action = sigaction()
             #if canImport(Glibc)
             action.__sigaction_handler.sa_handler = { number in

@@ -243,6 +243,25 @@ public final class Journal: Sendable {
             try db.drop(table: "answer_history")
             try db.rename(table: "answer_history_v5", to: "answer_history")
         }
+        // v6: sessions that publish to a lab's shared store, and the outbox their records wait
+        // in until the store has them. The outbox's rowid is each record's sequence number:
+        // rows are deleted once published, except the newest, so numbers only ever grow.
+        m.registerMigration("v6") { db in
+            try db.create(table: "publication") { t in
+                t.primaryKey("session_id", .text).references("session", onDelete: .cascade)
+                t.column("room", .text).notNull()
+                t.column("seat", .text).notNull()
+                t.column("store_state", .text)
+                t.column("store_since", .datetime)
+            }
+            try db.create(table: "outbox") { t in
+                t.primaryKey("seq", .integer)
+                t.column("session_id", .text).notNull()
+                t.column("kind", .text).notNull()
+                t.column("at", .datetime).notNull()
+                t.column("body", .text).notNull()
+            }
+        }
         return m
     }
 
@@ -261,9 +280,19 @@ public final class Journal: Sendable {
                                  source.format.rawValue, source.bytes])
             try StoredSessionRow(record).insert(db)
             try ProgressRow(sessionID: record.id, position: record.position, elapsed: record.elapsed).insert(db)
-            for write in events { try Self.apply(write, session: record.id, at: record.startedAt, db) }
+            let published = record.options.shared != nil
+            if let label = record.options.shared {
+                try db.execute(sql: "INSERT INTO publication (session_id, room, seat) VALUES (?, ?, ?)",
+                               arguments: [record.id, label.room, label.seat])
+                try Outbox.add(Outbox.sessionBody(record, label: label), kind: "session", session: record.id, at: record.startedAt, db)
+            }
+            for write in events { try Self.apply(write, session: record.id, at: record.startedAt, published: published, db) }
         } }
+        if record.options.shared != nil { outboxBell.ring() }
     }
+
+    /// Rung after every commit that added to the outbox (the publisher waits on it).
+    public let outboxBell = Doorbell()
 
     /// Runs `write`; when it fails on a full disk, folds the write-ahead log into the database,
     /// shrinks it, and runs it once more. The log can hold room the database does not need (it
@@ -288,10 +317,12 @@ public final class Journal: Sendable {
         // power cut, and the next durable commit carries it to the disk with everything else.
         // Answers, flags, events, status and results always wait for the disk.
         let relaxed = writes.allSatisfy { if case .progress = $0 { return true } else { return false } }
+        var published = false
         func write() throws {
             guard relaxed else {
                 try writer.write { db in
-                    for write in writes { try Self.apply(write, session: session, at: at, db) }
+                    published = try Outbox.isPublished(session, db)
+                    for write in writes { try Self.apply(write, session: session, at: at, published: published, db) }
                 }
                 return
             }
@@ -299,7 +330,7 @@ public final class Journal: Sendable {
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
                 let outcome = Result {
                     try db.inTransaction {
-                        for write in writes { try Self.apply(write, session: session, at: at, db) }
+                        for write in writes { try Self.apply(write, session: session, at: at, published: false, db) }
                         return .commit
                     }
                 }
@@ -311,6 +342,16 @@ public final class Journal: Sendable {
             }
         }
         try foldingTheLogWhenFull(write)
+        if published { outboxBell.ring() }
+    }
+
+    /// Applies one write; a session that publishes also gets the write in its outbox, in the
+    /// same transaction (the time used is published by the running session, not from here).
+    static func apply(_ write: JournalWrite, session: String, at: Date, published: Bool, _ db: Database) throws {
+        try apply(write, session: session, at: at, db)
+        if published, let (kind, body) = try Outbox.body(of: write) {
+            try Outbox.add(body, kind: kind, session: session, at: Outbox.time(of: write) ?? at, db)
+        }
     }
 
     static func apply(_ write: JournalWrite, session: String, at: Date, _ db: Database) throws {

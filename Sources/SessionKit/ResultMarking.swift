@@ -87,6 +87,14 @@ extension Journal {
                     try ResultRow(sessionID: session, json: String(decoding: data, as: UTF8.self), digest: ResultDigest(new)).upsert(db)
                     try MarkRow(sessionID: session, itemID: item, points: points, comment: comment, at: at).insert(db)
                     try EventRow(sessionID: session, at: at, kind: EventKind.marked.rawValue, detail: detail).insert(db)
+                    // A session that publishes sends the new result to the shared store too,
+                    // the next time a publisher runs on this journal.
+                    if try Outbox.isPublished(session, db) {
+                        for write: JournalWrite in [.event(.marked, detail, at: at),
+                                                    .result(json: String(decoding: data, as: UTF8.self), digest: ResultDigest(new))] {
+                            if let (kind, body) = try Outbox.body(of: write) { try Outbox.add(body, kind: kind, session: session, at: at, db) }
+                        }
+                    }
                     _ = try storage.writeResult(data + Data("\n".utf8), session: session)
                     replaced = Data(oldJSON.utf8) + Data("\n".utf8)
                     marked = new

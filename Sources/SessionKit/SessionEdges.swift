@@ -149,6 +149,13 @@ public struct SessionIDs: Sendable {
     public static let random = SessionIDs(sessionID: { UUID().uuidString.lowercased() }, seed: { UInt64.random(in: 0 ... .max) })
 }
 
+/// Where a session's journal is copied for a lab's proctor (the shared store). It works on
+/// its own thread from the journal's outbox; the session only tells it the time used.
+public protocol SessionPublishing: AnyObject, Sendable {
+    /// The session's time used, on every tick of its loop (cheap: no waiting, no I/O).
+    func progress(session: String, elapsed: Double)
+}
+
 /// Everything a session needs from outside, injected by the command that runs it.
 public struct SessionContext: Sendable {
     public var storage: any StateStorage
@@ -167,6 +174,8 @@ public struct SessionContext: Sendable {
     public var pid: Int32
     public var host: String
     public var tty: String?
+    /// Copies the session to a lab's shared store (nil: not shared).
+    public var publisher: (any SessionPublishing)?
 
     public init(storage: any StateStorage, lock: any SessionLocking, pasteboards: any PasteboardClearer,
                 gate: any EnvironmentGate, signals: @escaping @Sendable () throws -> (any SignalSource)?, needsTerminal: Bool,
@@ -181,6 +190,7 @@ public struct SessionContext: Sendable {
         self.clock = clock
         self.ids = ids
         self.passphrases = nil
+        self.publisher = nil
         self.pid = pid
         self.host = host
         self.tty = tty

@@ -5,10 +5,30 @@ import Foundation
 public struct SessionOptions: Sendable, Equatable, Codable {
     public var theme: String?
     public var screenReader: Bool?
+    /// Set when the session publishes to a lab's shared store.
+    public var shared: SharedLabel?
 
-    public init(theme: String? = nil, screenReader: Bool? = nil) {
+    public init(theme: String? = nil, screenReader: Bool? = nil, shared: SharedLabel? = nil) {
         self.theme = theme
         self.screenReader = screenReader
+        self.shared = shared
+    }
+}
+
+/// A session that publishes its journal to a lab's shared store: the room and seat it is
+/// shown under, and what the proctor's console shows of its test (filled in when it begins).
+public struct SharedLabel: Sendable, Equatable, Codable {
+    public var room: String
+    public var seat: String
+    public var total: Int
+    /// Seconds the candidate has (their extra time included); nil without a time limit.
+    public var timeAllowed: Int?
+
+    public init(room: String, seat: String, total: Int = 0, timeAllowed: Int? = nil) {
+        self.room = room
+        self.seat = seat
+        self.total = total
+        self.timeAllowed = timeAllowed
     }
 }
 

@@ -87,6 +87,10 @@ public final class SessionRuntime {
         } else {
             fingerprint = Fingerprint.of(assessment)
         }
+        let plan = SessionPlan.make(assessment: assessment, sessionID: id, seed: seed, extraTime: extraTime)
+        var options = options
+        options.shared?.total = plan.itemOrder.count
+        options.shared?.timeAllowed = plan.timeAllowed
         let record = SessionRecord(
             id: id, assessmentID: assessment.id, assessmentTitle: assessment.title,
             fingerprint: fingerprint, assessmentPath: source.path, candidate: candidate, status: .active,
@@ -95,7 +99,6 @@ public final class SessionRuntime {
         let lifecycle = SessionLifecycle(context: context, assessment: assessment, record: record, source: source, mode: .begin)
         lifecycle.log(.beginRequested, "\(assessment.id)" + (candidate.map { ", candidate \($0)" } ?? ""))
         try lifecycle.run(enterUI: enterUI, leaveUI: leaveUI)
-        let plan = SessionPlan.make(assessment: assessment, sessionID: id, seed: seed, extraTime: extraTime)
         return try started(lifecycle, state: SessionState(plan: plan))
     }
 
@@ -241,7 +244,11 @@ public final class SessionRuntime {
         elapsedAtStart + max(0, context.clock.monotonic() - monotonicStart)
     }
 
-    public func tick() -> Reaction { send(.tick(elapsed: elapsedNow())) }
+    public func tick() -> Reaction {
+        let elapsed = elapsedNow()
+        context.publisher?.progress(session: record.id, elapsed: elapsed)
+        return send(.tick(elapsed: elapsed))
+    }
 
     /// Signals received since the last call, as session messages.
     public func pollSignals() -> Reaction {

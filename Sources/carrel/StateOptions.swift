@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Lockdown
 import SessionKit
+import SharedStore
 import TerminalUI
 
 /// `--state-dir`, shared by every command that touches sessions.
@@ -27,9 +28,18 @@ struct StateOptions: ParsableArguments {
         }
     }
 
-    func context(needsTerminal: Bool) -> SessionContext {
-        SessionContext.system(location: location, environment: ProcessInfo.processInfo.environment,
-                              needsTerminal: needsTerminal, terminal: ControllingTerminal())
+    func context(needsTerminal: Bool, publisher: SeatPublisher? = nil) -> SessionContext {
+        var context = SessionContext.system(location: location, environment: ProcessInfo.processInfo.environment,
+                                            needsTerminal: needsTerminal, terminal: ControllingTerminal())
+        if let publisher {
+            // Network sockets: a store that goes away is an error on a write, never a signal
+            // that ends the test (SIGPIPE stays ignored until the process ends, after the
+            // publisher's last write).
+            signal(SIGPIPE, SIG_IGN)
+            context.signals = { try SignalGuard(brokenPipesIgnored: true) }
+            context.publisher = publisher
+        }
+        return context
     }
 }
 

@@ -6,6 +6,7 @@ import AssessmentKit
 import Foundation
 import Lockdown
 import SessionKit
+import SharedStore
 import TerminalUI
 
 struct TakeCommand: ParsableCommand {
@@ -33,6 +34,7 @@ struct TakeCommand: ParsableCommand {
     var extraTime: ExtraTime?
     @OptionGroup var display: DisplayOptions
     @OptionGroup var state: StateOptions
+    @OptionGroup var lab: SharedOptions
 
     func validate() throws {
         if let candidate, let problem = TerminalSafety.candidateNameProblem(candidate) {
@@ -71,7 +73,9 @@ struct TakeCommand: ParsableCommand {
                     }
                 }
             }
-            let options = SessionOptions(theme: display.theme?.rawValue, screenReader: display.screenReader)
+            let publisher = try lab.publisher()
+            let options = SessionOptions(theme: display.theme?.rawValue, screenReader: display.screenReader,
+                                         shared: publisher == nil ? nil : lab.label())
             let source = StoredAssessment(bytes: Data(loaded.bytes), path: file, format: header == nil ? .yaml : .sealed)
             // The probes (loaded code, multiplexer, tracer), the lock and the journal run after
             // the start screen is on screen and before the first key is read: nothing can begin
@@ -79,9 +83,10 @@ struct TakeCommand: ParsableCommand {
             var context: SessionContext?
             let state = self.state
             let prepare = { () -> TakeApp.Exit? in
-                let ready = state.context(needsTerminal: true)
+                let ready = state.context(needsTerminal: true, publisher: publisher)
                 do throws(CarrelFailure) {
                     try Launcher.precheck(assessment: assessment, context: ready)
+                    try Launcher.requireStore(publisher, policy: assessment.policy)
                 } catch {
                     return TakeApp.Exit(error.status.rawValue, error.message)
                 }
@@ -91,16 +96,20 @@ struct TakeCommand: ParsableCommand {
                 context = ready
                 return nil
             }
-            try app.run(prepare: prepare) { app throws(SessionError) in
+            let exit = try app.run(prepare: prepare) { app throws(SessionError) in
                 guard let context else { return nil }
                 let chosen = app.model.assessment
                 if header != nil, !opened {
                     throw .sealed(file: file, .damaged("it was not opened before the session began"))
                 }
-                return try SessionRuntime.begin(
+                let runtime = try SessionRuntime.begin(
                     assessment: chosen, source: source, candidate: candidate, extraTime: extra, options: options,
                     context: context, enterUI: { app.terminal.setReports(true) }, leaveUI: { app.terminal.setReports(false) })
-            }.conclude()
+                publisher?.start(journal: runtime.journal)
+                return runtime
+            }
+            Launcher.finishPublishing(publisher)
+            try exit.conclude()
         }
     }
 }
@@ -123,10 +132,12 @@ struct ResumeCommand: ParsableCommand {
     var session: String?
     @OptionGroup var display: DisplayOptions
     @OptionGroup var state: StateOptions
+    @OptionGroup var lab: SharedOptions
 
     func run() throws {
         try reportingFailures {
-            let context = state.context(needsTerminal: true)
+            let publisher = try lab.publisher()
+            let context = state.context(needsTerminal: true, publisher: publisher)
             if case let .held(holder) = context.lock.inspect() {
                 throw SessionError.lockHeld(holder).failure
             }
@@ -146,17 +157,44 @@ struct ResumeCommand: ParsableCommand {
                 theme: theme, screenReader: display.screenReader || record.options.screenReader == true)
             model.phase = .question
             model.show("Session resumed: your answers, flags and time are restored", now: SessionClock.system.monotonic())
+            if record.options.shared != nil {
+                try Launcher.requireStore(publisher, policy: assessment.policy)
+            }
             let app = TakeApp(model: model, terminal: Canvas(theme: theme))
-            try app.run { app throws(SessionError) in
-                try SessionRuntime.resume(
+            let exit = try app.run { app throws(SessionError) in
+                let runtime = try SessionRuntime.resume(
                     sessionID: record.id, context: context, open: { _ in assessment },
                     enterUI: { app.terminal.setReports(true) }, leaveUI: { app.terminal.setReports(false) })
-            }.conclude()
+                // A session that published before publishes again, this one's records and
+                // any the last run left waiting.
+                if record.options.shared != nil { publisher?.start(journal: runtime.journal) }
+                return runtime
+            }
+            Launcher.finishPublishing(publisher)
+            try exit.conclude()
         }
     }
 }
 
 enum Launcher {
+    /// With a policy of `shared: required`, the store must answer before the session begins.
+    static func requireStore(_ publisher: SeatPublisher?, policy: RestrictionPolicy) throws(CarrelFailure) {
+        guard let publisher, policy.sharedStore == .required else { return }
+        if let why = SeatPublisher.probe(publisher.url) {
+            throw CarrelFailure(status: .refused, message: "this assessment requires the lab's shared store, which cannot be reached (\(why)); check the network and PostgreSQL, then launch again")
+        }
+    }
+
+    /// After the session: up to 3 s for the last records to reach the store (the result
+    /// screen usually gave it all the time it needed); what is left waits in the journal for
+    /// the next session on this seat.
+    static func finishPublishing(_ publisher: SeatPublisher?) {
+        guard let publisher else { return }
+        if !publisher.finish(within: 3) {
+            Console.error("some records have not reached the shared store yet; they stay in this seat's journal and are sent by its next session (`carrel status` counts them)")
+        }
+    }
+
     /// Fails fast, before the screen changes, for what would refuse the session anyway.
     static func requireTerminal() throws(CarrelFailure) {
         guard isatty(0) == 1, isatty(1) == 1 else {

@@ -9,6 +9,7 @@ import Foundation
 import GRDB
 import Lockdown
 import SessionKit
+import SharedStore
 
 func say(_ line: String) {
     let text = line + "\n"
@@ -69,6 +70,10 @@ let failAt = option("--fail-at")
 /// Opens a sealed package given to `begin`.
 let passphrase = option("--passphrase")
 let extra = option("--extra-time").flatMap(ExtraTime.init(parsing:)) ?? ExtraTime.none
+/// A lab's shared store: the seat publishes as `carrel take --shared` does.
+let sharedURL = option("--shared")
+let room = option("--room") ?? "default"
+let seat = option("--seat") ?? "driver"
 guard let mode = args.first else { fail(64, "usage: begin FILE | resume [SESSION] | unlock [SESSION]") }
 
 // The pasteboard backends and the helper runner, run in a process of their own: there, a
@@ -105,6 +110,17 @@ case "enter_ui"?: enterUI = { throw BrokenSignals() }
 case nil: break
 case let other?: fail(64, "unknown step \(other)")
 }
+var publisher: SeatPublisher?
+if let sharedURL {
+    do {
+        publisher = SeatPublisher(url: try SharedURL.parse(sharedURL))
+    } catch {
+        fail(64, "\(error)")
+    }
+    signal(SIGPIPE, SIG_IGN)
+    context.signals = { try SignalGuard(brokenPipesIgnored: true) }
+    context.publisher = publisher
+}
 
 let runtime: SessionRuntime
 do {
@@ -122,7 +138,9 @@ do {
         }
         runtime = try SessionRuntime.begin(
             assessment: assessment, source: source,
-            candidate: candidate, extraTime: extra, context: context, enterUI: enterUI)
+            candidate: candidate, extraTime: extra,
+            options: SessionOptions(shared: publisher == nil ? nil : SharedLabel(room: room, seat: seat)),
+            context: context, enterUI: enterUI)
     case "resume":
         runtime = try SessionRuntime.resume(sessionID: args.count > 1 ? args[1] : nil, context: context)
     case "unlock":
@@ -136,7 +154,14 @@ do {
     fail(error.exitCode, error.description)
 }
 
+if runtime.record.options.shared != nil { publisher?.start(journal: runtime.journal) }
 say("began \(runtime.record.id) \(runtime.state.plan.itemOrder.joined(separator: ","))")
+
+/// Leaves as `carrel take` does: the last records get up to 3 s to reach the store.
+@MainActor func leave(_ code: Int32) -> Never {
+    if let publisher, !publisher.finish(within: 3) { say("notice records left waiting for the shared store") }
+    exit(code)
+}
 
 @MainActor func report(_ r: Reaction) {
     for item in r.saved { say("ack \(item)") }
@@ -145,13 +170,13 @@ say("began \(runtime.record.id) \(runtime.state.plan.itemOrder.joined(separator:
     switch r.outcome {
     case let .finished(result, path, problem)?:
         say("finished \(result.status.rawValue) \(path ?? "-") \(problem ?? "")")
-        exit(problem == nil ? 0 : 73)
+        leave(problem == nil ? 0 : 73)
     case let .interrupted(reason, unsaved)?:
         say("interrupted \(reason) unsaved=\(unsaved.joined(separator: ","))")
-        exit(75)
+        leave(75)
     case let .saveFailed(reason, unsaved)?:
         say("save-failed \(reason) unsaved=\(unsaved.joined(separator: ","))")
-        exit(73)
+        leave(73)
     case nil:
         break
     }
@@ -190,6 +215,8 @@ say("began \(runtime.record.id) \(runtime.state.plan.itemOrder.joined(separator:
         encoder.outputFormatting = [.sortedKeys]
         let answers = (try? encoder.encode(runtime.state.responses)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         say("dump flags=\(runtime.state.flags.sorted().joined(separator: ",")) position=\(runtime.state.position) answers=\(answers)")
+    case "store":
+        say("store \(publisher?.storeState.words ?? "none")")
     case "state":
         say("state position=\(runtime.state.position) status=\(runtime.state.status.rawValue) unsaved=\(runtime.state.unsavedIDs.joined(separator: ",")) elapsed=\(Int(runtime.elapsedNow()))")
     default: say("notice unknown command \(verb)")

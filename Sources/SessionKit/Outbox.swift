@@ -1,0 +1,199 @@
+import AssessmentKit
+import Foundation
+import GRDB
+
+/// A journal record waiting for the lab's shared store. `seq` orders a session's records and
+/// keys them in the store (with the session), so sending one twice changes nothing there.
+public struct OutboxRecord: Sendable, Equatable {
+    public var seq: Int64
+    public var session: String
+    public var kind: String
+    public var at: Date
+    /// JSON.
+    public var body: String
+
+    public init(seq: Int64, session: String, kind: String, at: Date, body: String) {
+        self.seq = seq
+        self.session = session
+        self.kind = kind
+        self.at = at
+        self.body = body
+    }
+}
+
+/// What a publishing session writes to its outbox, in the transaction of the write itself:
+/// the session's start, answers, flags, events, status changes, resumptions and result.
+/// (Position and time used are not records: the running session reports its time itself.)
+enum Outbox {
+    static func isPublished(_ session: String, _ db: Database) throws -> Bool {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM publication WHERE session_id = ?"), arguments: [session]) != nil
+    }
+
+    static func add(_ body: String, kind: String, session: String, at: Date, _ db: Database) throws {
+        try db.cachedStatement(sql: "INSERT INTO outbox (session_id, kind, at, body) VALUES (?, ?, ?, ?)")
+            .execute(arguments: [session, kind, JournalTime.text(at), body])
+    }
+
+    /// A JSON string literal.
+    static func string(_ text: String) -> String {
+        // Encoding a String cannot fail.
+        (try? JSONEncoder().encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
+    }
+
+    static func optional(_ text: String?) -> String { text.map(string) ?? "null" }
+
+    static func stamp(_ date: Date?) -> String {
+        guard let date else { return "null" }
+        return "\"" + Timestamp.iso(date) + "\""
+    }
+
+    static func sessionBody(_ record: SessionRecord, label: SharedLabel) -> String {
+        let allowed = label.timeAllowed.map(String.init) ?? "null"
+        return """
+            {"room":\(string(label.room)),"seat":\(string(label.seat)),"candidate":\(optional(record.candidate)),\
+            "assessment_id":\(string(record.assessmentID)),"assessment_title":\(string(record.assessmentTitle)),\
+            "fingerprint":\(string(record.fingerprint)),"total":\(label.total),"time_allowed_seconds":\(allowed),\
+            "host":\(string(record.host)),"pid":\(record.pid),"started_at":\(stamp(record.startedAt))}
+            """
+    }
+
+    /// The record of one journal write; nil for what is not published.
+    static func body(of write: JournalWrite) throws -> (String, String)? {
+        switch write {
+        case let .answer(item, response):
+            let json = try Journal.encode(response) ?? "null"
+            let answered = response.map { !$0.isEmpty } ?? false
+            return ("answer", "{\"item\":\(string(item)),\"response\":\(json),\"answered\":\(answered)}")
+        case let .flag(item, on):
+            return ("flag", "{\"item\":\(string(item)),\"on\":\(on)}")
+        case .progress:
+            return nil
+        case let .event(kind, detail, _):
+            return ("event", "{\"kind\":\(string(kind.rawValue)),\"detail\":\(string(detail))}")
+        case let .status(status, reason, endedAt):
+            return ("status", "{\"status\":\(string(status.rawValue)),\"end_reason\":\(optional(reason?.rawValue)),\"ended_at\":\(stamp(endedAt))}")
+        case let .resumed(pid):
+            return ("resumed", "{\"pid\":\(pid)}")
+        case let .result(json, digest):
+            let c = try digest.columns()
+            return ("result", """
+                {"heading":\(string(c.heading)),"items":\(string(c.items)),"csv":\(string(c.csv)),\
+                "cells":\(string(c.cells)),"json":\(string(json))}
+                """)
+        }
+    }
+
+    static func time(of write: JournalWrite) -> Date? {
+        if case let .event(_, _, at) = write { return at }
+        return nil
+    }
+}
+
+extension Journal {
+    /// Records waiting for the shared store, oldest first, after `seq`.
+    public func outbox(after seq: Int64, limit: Int) throws -> [OutboxRecord] {
+        try writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT seq, session_id, kind, at, body FROM outbox WHERE seq > ? AND kind <> '.published' ORDER BY seq LIMIT ?",
+                             arguments: [seq, limit]).map {
+                OutboxRecord(seq: $0["seq"], session: $0["session_id"], kind: $0["kind"], at: $0["at"], body: $0["body"])
+            }
+        }
+    }
+
+    /// How many records wait, and for how many sessions.
+    public func outboxWaiting() throws -> (records: Int, sessions: Int) {
+        try writer.read { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT count(*) AS n, count(DISTINCT session_id) AS s FROM outbox WHERE kind <> '.published'
+                """) else { return (0, 0) }
+            return (row["n"], row["s"])
+        }
+    }
+
+    /// Forgets records the store has confirmed, up to `seq`. A marker row keeps the highest
+    /// sequence number in the table, so numbers are never reused; it is never sent.
+    /// Commits without waiting for the disk: after a crash, a record the store already has
+    /// is sent again and changes nothing there.
+    public func removePublished(through seq: Int64) throws {
+        try writer.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            let outcome = Result {
+                try db.inTransaction {
+                    try db.execute(sql: "DELETE FROM outbox WHERE seq <= ?", arguments: [seq])
+                    try db.execute(sql: """
+                        INSERT INTO outbox (seq, session_id, kind, at, body)
+                          SELECT ?, '', '.published', ?, '{}' WHERE NOT EXISTS (SELECT 1 FROM outbox WHERE seq >= ?)
+                        """, arguments: [seq, JournalTime.text(Date()), seq])
+                    return .commit
+                }
+            }
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            try outcome.get()
+        }
+    }
+
+    /// Says how the shared store was last reached, for `carrel status` (a few bytes, only
+    /// when the state changes).
+    public func noteStore(session: String, state: String, since: Date) throws {
+        try writer.write { db in
+            try db.execute(sql: "UPDATE publication SET store_state = ?, store_since = ? WHERE session_id = ?",
+                           arguments: [state, JournalTime.text(since), session])
+        }
+    }
+
+    /// The shared-store label and last known state of a publishing session.
+    public func publication(session: String) throws -> (room: String, seat: String, state: String?, since: Date?)? {
+        try writer.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT room, seat, store_state, store_since FROM publication WHERE session_id = ?",
+                                             arguments: [session]) else { return nil }
+            return (row["room"], row["seat"], row["store_state"], row["store_since"])
+        }
+    }
+}
+
+/// Wakes one waiter (the publisher) when something was added; a ring with nobody waiting is
+/// kept for the next wait.
+public final class Doorbell: @unchecked Sendable {
+    private let lock = NSLock()
+    private var rung = false
+    private var waiter: CheckedContinuation<Void, Never>?
+    private var generation = 0
+
+    public init() {}
+
+    public func ring() {
+        lock.lock()
+        let waiting = waiter
+        waiter = nil
+        if waiting == nil { rung = true }
+        lock.unlock()
+        waiting?.resume()
+    }
+
+    /// Returns when rung (or at once if rung since the last wait), or after `seconds`.
+    public func wait(seconds: Double) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            lock.lock()
+            if rung {
+                rung = false
+                lock.unlock()
+                continuation.resume()
+                return
+            }
+            // A waiter left by an earlier wait would never be resumed: there is only one.
+            let earlier = waiter
+            waiter = continuation
+            generation += 1
+            let mine = generation
+            lock.unlock()
+            earlier?.resume()
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
+                lock.lock()
+                let due = generation == mine ? waiter : nil
+                if due != nil { waiter = nil }
+                lock.unlock()
+                due?.resume()
+            }
+        }
+    }
+}

@@ -1,0 +1,302 @@
+import AssessmentKit
+import Foundation
+import Logging
+import PostgresNIO
+import SessionKit
+
+/// Copies a seat's journal records to the lab's shared store, on threads of its own: the
+/// session never waits for it. It reads the journal's outbox (filled in the same transaction
+/// as each write), inserts records keyed by session and sequence (a record sent twice is kept
+/// once), and forgets them locally once the store has them. While PostgreSQL is down, slow or
+/// restarting, records wait in the outbox and the publisher tries again (0.2 s, doubling to
+/// 2 s). Its connection holds an advisory lock named after the running session, so the
+/// proctor's console sees at once when the seat's process is gone.
+public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
+    public enum StoreState: Sendable, Equatable {
+        case connecting
+        case connected
+        case unreachable(String)
+
+        public var words: String {
+            switch self {
+            case .connecting: return "connecting"
+            case .connected: return "connected"
+            case let .unreachable(why): return "not reachable (\(why))"
+            }
+        }
+    }
+
+    public let url: SharedURL
+    let logger: Logger
+    /// The longest a query may take before the connection is dropped and made again.
+    let queryTimeout: Double
+    let batchSize = 500
+
+    private let lock = NSLock()
+    private var session: String?
+    private var elapsed: Double?
+    private var stopping = false
+    private var state: StoreState = .connecting
+    private var drainWaiters: [DispatchSemaphore] = []
+    private var stoppedSignal = DispatchSemaphore(value: 0)
+    private var started = false
+    private var journalRef: Journal?
+
+    public init(url: SharedURL, queryTimeout: Double = 5) {
+        self.url = url
+        var logger = Logger(label: "carrel.shared")
+        logger.logLevel = .critical
+        self.logger = logger
+        self.queryTimeout = queryTimeout
+    }
+
+    /// What the publisher knows of the store now.
+    public var storeState: StoreState {
+        lock.lock()
+        defer { lock.unlock() }
+        return state
+    }
+
+    /// Starts publishing `journal`'s outbox in the background (once; later calls are ignored).
+    public func start(journal: Journal) {
+        lock.lock()
+        let first = !started
+        started = true
+        journalRef = journal
+        lock.unlock()
+        guard first else { return }
+        Task.detached { [self] in
+            await run(journal)
+            stoppedSignal.signal()
+        }
+    }
+
+    var journal: Journal? {
+        lock.lock()
+        defer { lock.unlock() }
+        return journalRef
+    }
+
+    /// Whether the store can be reached now (connect, schema, close), for a policy that
+    /// requires it before a session begins; nil when it can, else why not.
+    public static func probe(_ url: SharedURL) -> String? {
+        var quiet = Logger(label: "carrel.shared")
+        quiet.logLevel = .critical
+        let logger = quiet
+        do {
+            try Blocking.run {
+                let c = try await connect(url, logger: logger, timeout: url.connectTimeout)
+                do {
+                    try await SharedSchema.prepare(c, logger: logger)
+                } catch {
+                    try? await c.close()
+                    throw error
+                }
+                try? await c.close()
+            }
+            return nil
+        } catch {
+            return describe(error)
+        }
+    }
+
+    /// From the session's loop: which session runs and its time used (no I/O here).
+    public func progress(session: String, elapsed: Double) {
+        lock.lock()
+        let changed = self.session != session
+        self.session = session
+        self.elapsed = elapsed
+        lock.unlock()
+        if changed { journal?.outboxBell.ring() }
+    }
+
+    /// Waits up to `seconds` for every waiting record to reach the store, then stops and
+    /// closes the connection (which lets the console know the seat has left). Records still
+    /// waiting stay in the journal's outbox for the next session on this seat (or `resume`).
+    /// Returns true when nothing was left waiting.
+    @discardableResult
+    public func finish(within seconds: Double) -> Bool {
+        lock.lock()
+        let running = started
+        let waiter = DispatchSemaphore(value: 0)
+        if running { drainWaiters.append(waiter) }
+        lock.unlock()
+        var drained = false
+        if running {
+            journal?.outboxBell.ring()
+            drained = waiter.wait(timeout: .now() + seconds) == .success
+        }
+        lock.lock()
+        stopping = true
+        lock.unlock()
+        journal?.outboxBell.ring()
+        if running { _ = stoppedSignal.wait(timeout: .now() + 1) }
+        return drained
+    }
+
+    var isStopping: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopping
+    }
+
+    func current() -> (session: String?, elapsed: Double?) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (session, elapsed)
+    }
+
+    func note(_ new: StoreState, session: String?) {
+        lock.lock()
+        let changed = state != new
+        state = new
+        lock.unlock()
+        // Recorded for `carrel status` only when it changes: a few bytes, and losing one
+        // note costs nothing but a stale line in `status` (the outbox itself is untouched).
+        if changed, let session { try? journal?.noteStore(session: session, state: new.words, since: Date()) }
+    }
+
+    func drainedNow() {
+        lock.lock()
+        let waiters = drainWaiters
+        drainWaiters.removeAll()
+        lock.unlock()
+        for w in waiters { w.signal() }
+    }
+
+    // MARK: the loop
+
+    func run(_ journal: Journal) async {
+        var backoff = 0.2
+        var confirmed: Int64 = 0
+        var connection: PostgresConnection?
+        var lockedSession: String?
+        var notedSession: String?
+        var lastPulse = 0.0
+        while !isStopping {
+            let (session, elapsed) = current()
+            if let session, notedSession != session {
+                notedSession = session
+                // The state said before the session existed goes into its row now (a note for
+                // `carrel status` only; the outbox does not depend on it).
+                let state = storeState
+                try? journal.noteStore(session: session, state: state.words, since: Date())
+            }
+            if connection == nil {
+                do {
+                    let c = try await Self.connect(url, logger: logger, timeout: url.connectTimeout)
+                    do {
+                        try await guarded(c) { try await SharedSchema.prepare(c, logger: self.logger) }
+                    } catch {
+                        try? await c.close()
+                        throw error
+                    }
+                    connection = c
+                    lockedSession = nil
+                    backoff = 0.2
+                    note(.connected, session: session)
+                } catch {
+                    note(.unreachable(Self.describe(error)), session: session)
+                    try? await Task.sleep(nanoseconds: UInt64(backoff * 1e9))
+                    backoff = min(backoff * 2, 2)
+                    continue
+                }
+            }
+            guard let c = connection else { continue }
+            do {
+                if let session, lockedSession != session {
+                    let granted = try await guarded(c) {
+                        var granted = false
+                        for try await value in try await c.query("SELECT pg_try_advisory_lock(hashtextextended(\(session), 0))", logger: self.logger).decode(Bool.self) {
+                            granted = value
+                        }
+                        return granted
+                    }
+                    if granted { lockedSession = session }
+                }
+                let batch = try journal.outbox(after: confirmed, limit: batchSize)
+                if !batch.isEmpty {
+                    try await guarded(c) { try await self.insert(batch, on: c) }
+                    confirmed = batch[batch.count - 1].seq
+                    // Forgetting is housekeeping: a record kept by mistake is sent again and
+                    // changes nothing in the store.
+                    try? journal.removePublished(through: confirmed)
+                    continue
+                }
+                drainedNow()
+                let now = ProcessInfo.processInfo.systemUptime
+                if let session, let elapsed, now - lastPulse >= 1 {
+                    lastPulse = now
+                    try await guarded(c) {
+                        _ = try await c.query("SELECT carrel_pulse(\(session), \(elapsed))", logger: self.logger)
+                    }
+                }
+                await journal.outboxBell.wait(seconds: max(0.05, 1 - (ProcessInfo.processInfo.systemUptime - lastPulse)))
+            } catch {
+                note(.unreachable(Self.describe(error)), session: session)
+                try? await c.close()
+                connection = nil
+                try? await Task.sleep(nanoseconds: UInt64(backoff * 1e9))
+                backoff = min(backoff * 2, 2)
+            }
+        }
+        if let connection { try? await connection.close() }
+        drainedNow()
+    }
+
+    /// Runs `work` on `c`; a store that does not answer within the timeout has its connection
+    /// closed, which ends the work with an error (a stopped or overloaded server never holds
+    /// the publisher forever).
+    func guarded<T: Sendable>(_ c: PostgresConnection, _ work: @Sendable () async throws -> T) async throws -> T {
+        let timeout = queryTimeout
+        let watchdog = Task.detached {
+            try await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
+            c.close().whenComplete { _ in }
+        }
+        defer { watchdog.cancel() }
+        return try await work()
+    }
+
+    func insert(_ batch: [OutboxRecord], on c: PostgresConnection) async throws {
+        let sessions = batch.map(\.session)
+        let seqs = batch.map(\.seq)
+        let kinds = batch.map(\.kind)
+        let times = batch.map(\.at)
+        let bodies = batch.map(\.body)
+        try await c.query("""
+            INSERT INTO carrel_records (session, seq, kind, at, body)
+              SELECT s, q, k, a, b::jsonb
+              FROM unnest(\(sessions)::text[], \(seqs)::int8[], \(kinds)::text[], \(times)::timestamptz[], \(bodies)::text[])
+                WITH ORDINALITY AS r(s, q, k, a, b, n)
+              ORDER BY n
+            ON CONFLICT (session, seq) DO NOTHING
+            """, logger: logger)
+    }
+
+    static func connect(_ url: SharedURL, logger: Logger, timeout: Double) async throws -> PostgresConnection {
+        let configuration = try url.configuration(applicationName: "carrel seat")
+        return try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+    }
+
+    /// One line about a store error, without the URL's password (PostgresNIO's errors do not
+    /// carry it) and without anything a terminal would act on.
+    public static func describe(_ error: any Error) -> String {
+        TerminalSafety.visible(String(rawDescription(error).prefix(300)), keepLineBreaks: false)
+    }
+
+    static func rawDescription(_ error: any Error) -> String {
+        if let psql = error as? PSQLError {
+            if let message = psql.serverInfo?[.message] { return "the server said: \(message)" }
+            switch psql.code {
+            case .connectionError: return "cannot connect: \(psql.underlying.map { "\($0)" } ?? "no answer")"
+            case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown: return "the connection was closed"
+            default: return "\(psql.code)"
+            }
+        }
+        if let problem = error as? SharedSchema.Problem { return problem.description }
+        if let transaction = error as? PostgresTransactionError {
+            return rawDescription(transaction.closureError ?? transaction.commitError ?? transaction.beginError ?? error)
+        }
+        return "\(error)"
+    }
+}

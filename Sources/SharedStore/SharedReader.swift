@@ -1,0 +1,296 @@
+import AssessmentKit
+import Foundation
+import GRDB
+import Logging
+import PostgresNIO
+import SessionKit
+
+/// One seat as the proctor's console shows it.
+public struct SeatView: Sendable, Equatable, Codable {
+    public var session: String
+    public var candidate: String?
+    public var seat: String
+    public var room: String
+    public var assessment: String
+    public var assessmentTitle: String
+    /// not_started, active, interrupted, submitted, timed_out or ended.
+    public var status: String
+    public var answered: Int
+    public var total: Int
+    public var timeLeftSeconds: Int?
+    public var pasteAttempts: Int
+    public var focusLosses: Int
+    public var exitAttempts: Int
+    public var interruptions: Int
+    /// ISO-8601 UTC: the last time the seat was heard from.
+    public var lastSeen: String
+    /// Seconds since then; 0 while the seat's connection is open.
+    public var lastHeardSeconds: Int
+    public var connected: Bool
+
+    /// Paste attempts, focus losses and exit attempts together.
+    public var incidents: Int { pasteAttempts + focusLosses + exitAttempts }
+
+    /// Status words for people: "timed out", "not started".
+    public var statusWords: String { status.replacingOccurrences(of: "_", with: " ") }
+
+    /// Trouble first: interrupted seats, then running seats with incidents, running seats,
+    /// seats not started, and finished ones last.
+    public var rank: Int {
+        switch status {
+        case "interrupted": return 0
+        case "active": return incidents > 0 ? 1 : 2
+        case "not_started": return 3
+        default: return 4
+        }
+    }
+
+    public static func troubleFirst(_ a: SeatView, _ b: SeatView) -> Bool {
+        if a.rank != b.rank { return a.rank < b.rank }
+        if a.incidents != b.incidents { return a.incidents > b.incidents }
+        if a.lastHeardSeconds != b.lastHeardSeconds { return a.lastHeardSeconds > b.lastHeardSeconds }
+        if a.seat != b.seat { return a.seat < b.seat }
+        return a.session < b.session
+    }
+}
+
+/// Reads the shared store for the proctor: the seats of a room, and a copy of its sessions
+/// in the journal's own form, so `results` prints exactly what it prints from a local journal.
+public final class SharedReader: Sendable {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    init(connection: PostgresConnection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// Connects (bringing the schema up to date when this role may) within the URL's timeout.
+    public static func open(_ url: SharedURL) async throws -> SharedReader {
+        var logger = Logger(label: "carrel.proctor")
+        logger.logLevel = .critical
+        let configuration = try url.configuration(applicationName: "carrel proctor")
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 2, logger: logger)
+        do {
+            try await SharedSchema.prepare(connection, logger: logger)
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        return SharedReader(connection: connection, logger: logger)
+    }
+
+    public func close() async {
+        // Closing a connection that is already gone has nothing left to do.
+        try? await connection.close()
+    }
+
+    /// Runs `body` with a notification stream of the store's changes.
+    public func listen<T>(_ body: (PostgresNotificationSequence) async throws -> T) async throws -> T {
+        try await connection.listen(on: SharedSchema.channel, consume: body)
+    }
+
+    struct RawSeat: Decodable {
+        var session: String
+        var candidate: String?
+        var seat: String
+        var room: String
+        var assessment: String
+        var assessment_title: String
+        var status: String
+        var end_reason: String?
+        var answered: Int
+        var total: Int
+        var time_allowed: Double?
+        var elapsed: Double
+        var paste_attempts: Int
+        var focus_losses: Int
+        var exit_attempts: Int
+        var interruptions: Int
+        var last_seen: String
+        var quiet: Double
+        var connected: Bool
+    }
+
+    /// Every seat of `room` (every room when nil), trouble first.
+    public func seats(room: String?) async throws -> [SeatView] {
+        let rows = try await connection.query("""
+            WITH held AS (
+              SELECT (l.classid::bigint << 32) | l.objid::bigint AS key FROM pg_locks l
+              WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+                AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))
+            SELECT json_build_object(
+              'session', s.session, 'candidate', s.candidate, 'seat', s.seat, 'room', s.room,
+              'assessment', s.assessment_id, 'assessment_title', s.assessment_title, 'status', s.status,
+              'end_reason', s.end_reason, 'answered', s.answered, 'total', s.total,
+              'time_allowed', s.time_allowed_seconds, 'elapsed', s.elapsed_seconds,
+              'paste_attempts', s.paste_attempts, 'focus_losses', s.focus_losses, 'exit_attempts', s.exit_attempts,
+              'interruptions', s.interruptions,
+              'last_seen', to_char(s.last_seen AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+              'quiet', extract(epoch FROM clock_timestamp() - s.last_seen)::float8,
+              'connected', h.key IS NOT NULL)::text
+            FROM carrel_sessions s LEFT JOIN (SELECT DISTINCT key FROM held) h ON h.key = s.lock_key
+            WHERE \(room)::text IS NULL OR s.room = \(room)::text
+            """, logger: logger)
+        let decoder = JSONDecoder()
+        var seats: [SeatView] = []
+        for try await text in rows.decode(String.self) {
+            let raw = try decoder.decode(RawSeat.self, from: Data(text.utf8))
+            seats.append(Self.view(raw))
+        }
+        return seats.sorted(by: SeatView.troubleFirst)
+    }
+
+    static func view(_ raw: RawSeat) -> SeatView {
+        let status: String
+        switch raw.status {
+        case "active", "review", "beginning", "ending":
+            status = raw.connected ? "active" : "interrupted"
+        case "interrupted": status = "interrupted"
+        case "not_started": status = "not_started"
+        case "ended", "abandoned", "failed_to_begin":
+            switch raw.end_reason {
+            case "submitted": status = "submitted"
+            case "timed_out": status = "timed_out"
+            default: status = "ended"
+            }
+        default: status = raw.status
+        }
+        let left = raw.time_allowed.map { max(0, Int(($0 - raw.elapsed).rounded(.down))) }
+        return SeatView(
+            session: raw.session, candidate: raw.candidate, seat: raw.seat, room: raw.room, assessment: raw.assessment,
+            assessmentTitle: raw.assessment_title, status: status, answered: raw.answered, total: raw.total,
+            timeLeftSeconds: left, pasteAttempts: raw.paste_attempts, focusLosses: raw.focus_losses,
+            exitAttempts: raw.exit_attempts, interruptions: raw.interruptions, lastSeen: raw.last_seen,
+            lastHeardSeconds: raw.connected ? 0 : max(0, Int(raw.quiet.rounded(.down))), connected: raw.connected)
+    }
+
+    struct RawSession: Decodable {
+        var session: String
+        var candidate: String?
+        var room: String
+        var seat: String
+        var assessment_id: String
+        var assessment_title: String
+        var fingerprint: String
+        var status: String
+        var end_reason: String?
+        var started_at: String
+        var ended_at: String?
+        var elapsed: Double
+        var interruptions: Int
+        var pid: Int?
+        var host: String?
+        var connected: Bool
+    }
+
+    /// The sessions of `room` (every room when nil) copied into an in-memory journal: their
+    /// rows, events and results, as `results` reads them from a seat's own journal. Also the
+    /// sessions that are interrupted (their seat's process is gone before they ended).
+    public func journalCopy(room: String?) async throws -> (journal: Journal, waiting: Set<String>) {
+        let journal = try Journal(writer: try DatabaseQueue())
+        var waiting: Set<String> = []
+        let sessions = try await connection.query("""
+            WITH held AS (
+              SELECT (l.classid::bigint << 32) | l.objid::bigint AS key FROM pg_locks l
+              WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+                AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))
+            SELECT json_build_object(
+              'session', s.session, 'candidate', s.candidate, 'room', s.room, 'seat', s.seat,
+              'assessment_id', s.assessment_id, 'assessment_title', s.assessment_title, 'fingerprint', s.fingerprint,
+              'status', s.status, 'end_reason', s.end_reason,
+              'started_at', to_char(s.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS'),
+              'ended_at', to_char(s.ended_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS'),
+              'elapsed', s.elapsed_seconds, 'interruptions', s.interruptions, 'pid', s.pid, 'host', s.host,
+              'connected', h.key IS NOT NULL)::text
+            FROM carrel_sessions s LEFT JOIN (SELECT DISTINCT key FROM held) h ON h.key = s.lock_key
+            WHERE \(room)::text IS NULL OR s.room = \(room)::text
+            ORDER BY s.started_at, s.session
+            """, logger: logger)
+        let decoder = JSONDecoder()
+        var raws: [RawSession] = []
+        for try await text in sessions.decode(String.self) {
+            raws.append(try decoder.decode(RawSession.self, from: Data(text.utf8)))
+        }
+        let ids = raws.map(\.session)
+        // Each session's time used as its result says (the store's own figure is the last
+        // the running seat reported), events and results.
+        var events: [(String, String, String, String)] = []
+        for try await (session, at, kind, detail) in try await connection.query("""
+            SELECT session, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS'), body->>'kind', body->>'detail'
+            FROM carrel_records WHERE kind = 'event' AND session = ANY(\(ids)::text[]) ORDER BY session, seq
+            """, logger: logger).decode((String, String, String, String).self) {
+            events.append((session, at, kind, detail))
+        }
+        var results: [(String, String?, String?, String?, String?, String)] = []
+        for try await row in try await connection.query("""
+            SELECT session, heading, items, csv, cells, json FROM carrel_results WHERE session = ANY(\(ids)::text[])
+            """, logger: logger).decode((String, String?, String?, String?, String?, String).self) {
+            results.append(row)
+        }
+        for raw in raws {
+            let running = ["active", "review", "beginning", "ending"].contains(raw.status)
+            if raw.status == "interrupted" || (running && !raw.connected) { waiting.insert(raw.session) }
+        }
+        let noExtraTime = String(decoding: try JSONEncoder().encode(ExtraTime.none), as: UTF8.self)
+        try await journal.writer.write { [raws, events, results] db in
+            for raw in raws {
+                try db.execute(sql: """
+                    INSERT OR IGNORE INTO assessment (fingerprint, assessment_id, title, path, format, source)
+                      VALUES (?, ?, ?, '(shared store)', 'yaml', x'')
+                    """, arguments: [raw.fingerprint, raw.assessment_id, raw.assessment_title])
+                let options = "{\"shared\":{\"room\":\(Self.json(raw.room)),\"seat\":\(Self.json(raw.seat)),\"total\":0}}"
+                try db.execute(sql: """
+                    INSERT INTO session (id, fingerprint, assessment_id, assessment_title, candidate, status, end_reason, seed,
+                      extra_time, options, started_at, ended_at, interruptions, pid, host, tty)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, NULL)
+                    """, arguments: [raw.session, raw.fingerprint, raw.assessment_id, raw.assessment_title, raw.candidate,
+                                     raw.status, raw.end_reason, noExtraTime, options, raw.started_at, raw.ended_at, raw.interruptions,
+                                     raw.pid ?? 0, raw.host ?? ""])
+                try db.execute(sql: "INSERT INTO progress (session_id, position, elapsed) VALUES (?, 0, ?)",
+                               arguments: [raw.session, raw.elapsed])
+            }
+            for (session, at, kind, detail) in events {
+                try db.execute(sql: "INSERT INTO event (session_id, at, kind, detail) VALUES (?, ?, ?, ?)",
+                               arguments: [session, at, kind, detail])
+            }
+            for (session, heading, items, csv, cells, json) in results {
+                try db.execute(sql: "INSERT INTO result (session_id, heading, items, csv, cells, json) VALUES (?, ?, ?, ?, ?, ?)",
+                               arguments: [session, heading, items, csv, cells, json])
+                // A finished session's time used is its result's.
+                try db.execute(sql: """
+                    UPDATE progress SET elapsed = coalesce(json_extract(?, '$.time_used_seconds'), elapsed) WHERE session_id = ?
+                    """, arguments: [json, session])
+            }
+        }
+        return (journal, waiting)
+    }
+
+    static func json(_ text: String) -> String {
+        // Encoding a String cannot fail.
+        (try? JSONEncoder().encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
+    }
+}
+
+/// Runs async work to its end from synchronous code (a command's `run`).
+public enum Blocking {
+    final class Box<T>: @unchecked Sendable {
+        var result: Result<T, any Error>?
+    }
+
+    public static func run<T>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
+        let box = Box<T>()
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            do {
+                box.result = .success(try await work())
+            } catch {
+                box.result = .failure(error)
+            }
+            done.signal()
+        }
+        done.wait()
+        guard let result = box.result else { throw CancellationError() }
+        return try result.get()
+    }
+}

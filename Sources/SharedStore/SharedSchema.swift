@@ -1,0 +1,246 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The shared store's tables, in versioned migrations of their own (`carrel_schema`).
+///
+/// Seats only insert records (`carrel_records`, keyed by session and sequence, so a record
+/// sent twice is kept once) and report their time (`carrel_pulse`); a trigger owned by the
+/// schema's owner keeps one row per session (`carrel_sessions`) and the latest answers,
+/// flags and results, and notifies `carrel_seats` so the proctor's console refreshes.
+/// docs/deployment.md shows the roles: a seat's role inserts but cannot read, a proctor's
+/// reads everything.
+public enum SharedSchema {
+    /// The version this build writes and reads.
+    public static let version = 1
+
+    /// The notification channel the console listens on.
+    public static let channel = "carrel_seats"
+
+    /// Every migration, in order: (version, SQL). `@SCHEMA@` is the schema Carrel's tables
+    /// live in (quoted), used to pin the search path of the functions that run as the owner.
+    static let migrations: [(Int, String)] = [
+        (1, """
+        CREATE TABLE carrel_sessions (
+          session text PRIMARY KEY,
+          room text NOT NULL,
+          seat text NOT NULL,
+          candidate text,
+          assessment_id text NOT NULL,
+          assessment_title text NOT NULL,
+          fingerprint text NOT NULL,
+          total integer NOT NULL DEFAULT 0,
+          time_allowed_seconds double precision,
+          elapsed_seconds double precision NOT NULL DEFAULT 0,
+          host text,
+          pid integer,
+          status text NOT NULL,
+          end_reason text,
+          started_at timestamptz NOT NULL,
+          ended_at timestamptz,
+          answered integer NOT NULL DEFAULT 0,
+          flagged integer NOT NULL DEFAULT 0,
+          paste_attempts integer NOT NULL DEFAULT 0,
+          focus_losses integer NOT NULL DEFAULT 0,
+          exit_attempts integer NOT NULL DEFAULT 0,
+          interruptions integer NOT NULL DEFAULT 0,
+          last_seen timestamptz NOT NULL DEFAULT now(),
+          last_seq bigint NOT NULL DEFAULT 0,
+          lock_key bigint NOT NULL
+        );
+        CREATE INDEX carrel_sessions_room ON carrel_sessions (room, started_at);
+        CREATE TABLE carrel_records (
+          session text NOT NULL,
+          seq bigint NOT NULL,
+          kind text NOT NULL,
+          at timestamptz NOT NULL,
+          body jsonb NOT NULL,
+          received_at timestamptz NOT NULL DEFAULT now(),
+          PRIMARY KEY (session, seq)
+        );
+        CREATE TABLE carrel_answers (
+          session text NOT NULL,
+          item text NOT NULL,
+          response jsonb,
+          answered boolean NOT NULL,
+          at timestamptz NOT NULL,
+          PRIMARY KEY (session, item)
+        );
+        CREATE TABLE carrel_flags (
+          session text NOT NULL,
+          item text NOT NULL,
+          PRIMARY KEY (session, item)
+        );
+        CREATE TABLE carrel_results (
+          session text PRIMARY KEY,
+          heading text,
+          items text,
+          csv text,
+          cells text,
+          json text NOT NULL
+        );
+
+        CREATE FUNCTION carrel_apply_record() RETURNS trigger
+          LANGUAGE plpgsql SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
+        DECLARE
+          b jsonb := NEW.body;
+          was boolean;
+          now_answered boolean;
+        BEGIN
+          IF NEW.kind = 'session' THEN
+            INSERT INTO carrel_sessions (session, room, seat, candidate, assessment_id, assessment_title, fingerprint,
+                total, time_allowed_seconds, host, pid, status, started_at, lock_key, last_seq)
+              VALUES (NEW.session, coalesce(b->>'room', ''), coalesce(b->>'seat', ''), b->>'candidate',
+                coalesce(b->>'assessment_id', ''), coalesce(b->>'assessment_title', ''), coalesce(b->>'fingerprint', ''),
+                coalesce((b->>'total')::integer, 0), (b->>'time_allowed_seconds')::double precision,
+                b->>'host', (b->>'pid')::integer, 'active', NEW.at, hashtextextended(NEW.session, 0), NEW.seq)
+              ON CONFLICT (session) DO NOTHING;
+          ELSIF NEW.kind = 'answer' THEN
+            now_answered := coalesce((b->>'answered')::boolean, false);
+            SELECT answered INTO was FROM carrel_answers WHERE session = NEW.session AND item = b->>'item';
+            INSERT INTO carrel_answers (session, item, response, answered, at)
+              VALUES (NEW.session, b->>'item', b->'response', now_answered, NEW.at)
+              ON CONFLICT (session, item) DO UPDATE
+                SET response = excluded.response, answered = excluded.answered, at = excluded.at;
+            UPDATE carrel_sessions
+              SET answered = answered + (CASE WHEN now_answered THEN 1 ELSE 0 END) - (CASE WHEN coalesce(was, false) THEN 1 ELSE 0 END)
+              WHERE session = NEW.session;
+          ELSIF NEW.kind = 'flag' THEN
+            IF coalesce((b->>'on')::boolean, false) THEN
+              INSERT INTO carrel_flags (session, item) VALUES (NEW.session, b->>'item') ON CONFLICT DO NOTHING;
+              IF FOUND THEN UPDATE carrel_sessions SET flagged = flagged + 1 WHERE session = NEW.session; END IF;
+            ELSE
+              DELETE FROM carrel_flags WHERE session = NEW.session AND item = b->>'item';
+              IF FOUND THEN UPDATE carrel_sessions SET flagged = flagged - 1 WHERE session = NEW.session; END IF;
+            END IF;
+          ELSIF NEW.kind = 'event' THEN
+            UPDATE carrel_sessions SET
+                paste_attempts = paste_attempts + (CASE WHEN b->>'kind' = 'paste_blocked' THEN 1 ELSE 0 END),
+                focus_losses = focus_losses + (CASE WHEN b->>'kind' = 'focus_lost' THEN 1 ELSE 0 END),
+                exit_attempts = exit_attempts + (CASE WHEN b->>'kind' = 'exit_attempt' THEN 1 ELSE 0 END)
+              WHERE session = NEW.session;
+          ELSIF NEW.kind = 'status' THEN
+            UPDATE carrel_sessions SET status = b->>'status', end_reason = b->>'end_reason',
+                ended_at = (b->>'ended_at')::timestamptz
+              WHERE session = NEW.session;
+          ELSIF NEW.kind = 'resumed' THEN
+            UPDATE carrel_sessions SET status = 'active', interruptions = interruptions + 1, pid = (b->>'pid')::integer
+              WHERE session = NEW.session;
+          ELSIF NEW.kind = 'result' THEN
+            INSERT INTO carrel_results (session, heading, items, csv, cells, json)
+              VALUES (NEW.session, b->>'heading', b->>'items', b->>'csv', b->>'cells', b->>'json')
+              ON CONFLICT (session) DO UPDATE SET heading = excluded.heading, items = excluded.items,
+                csv = excluded.csv, cells = excluded.cells, json = excluded.json;
+          END IF;
+          UPDATE carrel_sessions SET last_seen = now(), last_seq = greatest(last_seq, NEW.seq) WHERE session = NEW.session;
+          RETURN NULL;
+        END $$;
+        CREATE TRIGGER carrel_records_apply AFTER INSERT ON carrel_records
+          FOR EACH ROW EXECUTE FUNCTION carrel_apply_record();
+
+        CREATE FUNCTION carrel_records_notify() RETURNS trigger
+          LANGUAGE plpgsql SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
+        BEGIN
+          PERFORM pg_notify('carrel_seats', '');
+          RETURN NULL;
+        END $$;
+        CREATE TRIGGER carrel_records_notify AFTER INSERT ON carrel_records
+          FOR EACH STATEMENT EXECUTE FUNCTION carrel_records_notify();
+
+        CREATE FUNCTION carrel_pulse(p_session text, p_elapsed double precision) RETURNS void
+          LANGUAGE sql SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
+          UPDATE carrel_sessions SET last_seen = now(), elapsed_seconds = p_elapsed WHERE session = p_session;
+        $$;
+
+        CREATE FUNCTION carrel_schema_version() RETURNS integer
+          LANGUAGE sql STABLE SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
+          SELECT max(version) FROM carrel_schema;
+        $$;
+        REVOKE ALL ON FUNCTION carrel_pulse(text, double precision) FROM PUBLIC;
+        """),
+    ]
+
+    public struct Problem: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Brings the store's schema to this build's version when it is behind and this role may
+    /// change it; concurrent callers (many seats starting at once) wait for one another.
+    /// Throws when the store is newer than this build, or older and this role cannot update it.
+    public static func prepare(_ connection: PostgresConnection, logger: Logger) async throws {
+        if let current = try await installedVersion(connection, logger: logger), current >= version {
+            if current > version {
+                throw Problem(description: "the shared store's schema is version \(current), newer than this Carrel (\(version)); update Carrel on this machine")
+            }
+            return
+        }
+        do {
+            try await connection.withTransaction(logger: logger) { c in
+                // One migrating role at a time (a constant key of Carrel's own).
+                try await c.query("SELECT pg_advisory_xact_lock(746163617272)", logger: logger)
+                try await c.query("CREATE TABLE IF NOT EXISTS carrel_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())", logger: logger)
+                var current = 0
+                for try await value in try await c.query("SELECT coalesce(max(version), 0) FROM carrel_schema", logger: logger).decode(Int.self) {
+                    current = value
+                }
+                var schema = "public"
+                for try await value in try await c.query("SELECT quote_ident(current_schema())", logger: logger).decode(String.self) {
+                    schema = value
+                }
+                for (number, sql) in migrations where number > current {
+                    // One statement at a time: PostgresNIO speaks the extended protocol only.
+                    for statement in statements(sql.replacingOccurrences(of: "@SCHEMA@", with: schema)) {
+                        try await c.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
+                    try await c.query("INSERT INTO carrel_schema (version) VALUES (\(number))", logger: logger)
+                }
+            }
+        } catch let error as PostgresTransactionError {
+            let cause = error.closureError ?? error.commitError ?? error.beginError ?? error
+            if let psql = cause as? PSQLError, let state = psql.serverInfo?[.sqlState], state == "42501" {
+                throw Problem(description: "the shared store has no Carrel schema (version \(version)) and this role may not create it; run `carrel proctor --json` once as the store's owner (docs/deployment.md)")
+            }
+            throw cause
+        }
+    }
+
+    /// The statements of a migration: split at each `;` outside quotes and `$$` bodies.
+    static func statements(_ sql: String) -> [String] {
+        var out: [String] = []
+        var current = ""
+        var inDollar = false
+        var inQuote = false
+        var previous: Character = " "
+        for ch in sql {
+            if ch == "$" && previous == "$" && !inQuote {
+                inDollar.toggle()
+            } else if ch == "'" && !inDollar {
+                inQuote.toggle()
+            }
+            if ch == ";" && !inDollar && !inQuote {
+                let trimmed = current.trimmingCharacters(in: .whitespacesAndNewlines)
+                if !trimmed.isEmpty { out.append(trimmed) }
+                current = ""
+            } else {
+                current.append(ch)
+            }
+            previous = ch == "$" && previous == "$" ? " " : ch
+        }
+        let trimmed = current.trimmingCharacters(in: .whitespacesAndNewlines)
+        if !trimmed.isEmpty { out.append(trimmed) }
+        return out
+    }
+
+    /// The installed version, or nil when the store has no Carrel schema.
+    static func installedVersion(_ connection: PostgresConnection, logger: Logger) async throws -> Int? {
+        let exists = try await connection.query("SELECT to_regprocedure('carrel_schema_version()') IS NOT NULL", logger: logger)
+        var present = false
+        for try await value in exists.decode(Bool.self) { present = value }
+        guard present else { return nil }
+        var version: Int?
+        for try await value in try await connection.query("SELECT carrel_schema_version()", logger: logger).decode(Int?.self) {
+            version = value
+        }
+        return version
+    }
+}

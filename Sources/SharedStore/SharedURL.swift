@@ -1,0 +1,238 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AssessmentKit
+import Foundation
+import PostgresNIO
+
+/// Where a lab's shared store is: a PostgreSQL URL as libpq reads it
+/// (`postgresql://[user[:password]@][host][:port][/dbname][?param=value&…]`). The password
+/// comes from the URL, `PGPASSWORD`, or the password file (`PGPASSFILE`, else `~/.pgpass`),
+/// as libpq finds it; it is never printed (`description` leaves it out).
+public struct SharedURL: Sendable, Equatable, CustomStringConvertible {
+    public enum TLSMode: String, Sendable {
+        case disable, allow, prefer, require
+        case verifyCA = "verify-ca"
+        case verifyFull = "verify-full"
+    }
+
+    public var host: String
+    /// A Unix socket folder when the host is a path (`host=/var/run/postgresql`).
+    public var socketFolder: String?
+    public var port: Int
+    public var user: String
+    public var password: String?
+    public var database: String
+    public var tls: TLSMode
+    public var connectTimeout: Double
+
+    /// "postgresql://carrel@db.lab:5432/exams" — never with the password.
+    public var description: String {
+        let place = socketFolder.map { "?host=\($0)" } ?? ""
+        let name = socketFolder == nil ? host : ""
+        return "postgresql://\(Self.escaped(user))@\(name):\(port)/\(Self.escaped(database))\(place)"
+    }
+
+    public struct Problem: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Reads `text` with the environment's defaults (`PGUSER`, `PGHOST`, `PGPORT`,
+    /// `PGDATABASE`, `PGPASSWORD`, `PGPASSFILE`, `PGSSLMODE`, `PGCONNECT_TIMEOUT`).
+    public static func parse(_ text: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+                             home: String? = nil) throws(Problem) -> SharedURL {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let schemes = ["postgresql://", "postgres://"]
+        guard let scheme = schemes.first(where: { trimmed.lowercased().hasPrefix($0) }) else {
+            throw Problem(description: "the shared store must be a PostgreSQL URL (postgresql://user@host:port/database), not \(TerminalText.quoted(redacting: trimmed))")
+        }
+        var rest = Substring(trimmed.dropFirst(scheme.count))
+        var query = Substring("")
+        if let q = rest.firstIndex(of: "?") {
+            query = rest[rest.index(after: q)...]
+            rest = rest[..<q]
+        }
+        var pathPart = Substring("")
+        if let slash = rest.firstIndex(of: "/") {
+            pathPart = rest[rest.index(after: slash)...]
+            rest = rest[..<slash]
+        }
+        var userInfo: Substring?
+        if let at = rest.lastIndex(of: "@") {
+            userInfo = rest[..<at]
+            rest = rest[rest.index(after: at)...]
+        }
+        var user: String?
+        var password: String?
+        if let userInfo {
+            if let colon = userInfo.firstIndex(of: ":") {
+                user = try decode(userInfo[..<colon], "user name")
+                password = try decode(userInfo[userInfo.index(after: colon)...], "password")
+            } else {
+                user = try decode(userInfo, "user name")
+            }
+        }
+        var hostText: String?
+        var portText: String?
+        if rest.hasPrefix("[") {
+            // [::1]:5432
+            guard let close = rest.firstIndex(of: "]") else { throw Problem(description: "the shared store's host has an unclosed [") }
+            hostText = String(rest[rest.index(after: rest.startIndex)..<close])
+            let after = rest[rest.index(after: close)...]
+            if after.hasPrefix(":") { portText = String(after.dropFirst()) } else if !after.isEmpty {
+                throw Problem(description: "the shared store's address has text after its host: \(after)")
+            }
+        } else if let colon = rest.lastIndex(of: ":") {
+            hostText = try decode(rest[..<colon], "host")
+            portText = String(rest[rest.index(after: colon)...])
+        } else if !rest.isEmpty {
+            hostText = try decode(rest, "host")
+        }
+        if hostText?.contains(",") == true {
+            throw Problem(description: "the shared store takes one host; several hosts in one URL are not supported")
+        }
+        var database = pathPart.isEmpty ? nil : try decode(pathPart, "database name")
+        var params: [String: String] = [:]
+        for pair in query.split(separator: "&") where !pair.isEmpty {
+            guard let eq = pair.firstIndex(of: "=") else { throw Problem(description: "the shared store's URL has a parameter without a value: \(pair)") }
+            params[try decode(pair[..<eq], "parameter")] = try decode(pair[pair.index(after: eq)...], "parameter value")
+        }
+        for (key, value) in params {
+            switch key {
+            case "host": hostText = value
+            case "port": portText = value
+            case "user": user = value
+            case "password": password = value
+            case "dbname": database = value
+            case "sslmode", "connect_timeout", "application_name", "passfile": break
+            default:
+                throw Problem(description: "the shared store's URL has a parameter Carrel does not use: \(key) (known: host, port, user, password, dbname, sslmode, connect_timeout, passfile)")
+            }
+        }
+        let env = { (name: String) -> String? in environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        let host = hostText.flatMap { $0.isEmpty ? nil : $0 } ?? env("PGHOST") ?? "localhost"
+        let portString = portText.flatMap { $0.isEmpty ? nil : $0 } ?? env("PGPORT") ?? "5432"
+        guard let port = Int(portString), (1...65535).contains(port) else {
+            throw Problem(description: "the shared store's port must be a number from 1 to 65535, not \(portString)")
+        }
+        let resolvedUser = user.flatMap { $0.isEmpty ? nil : $0 } ?? env("PGUSER") ?? Self.loginName()
+        let resolvedDatabase = database.flatMap { $0.isEmpty ? nil : $0 } ?? env("PGDATABASE") ?? resolvedUser
+        let modeText = params["sslmode"] ?? env("PGSSLMODE") ?? "prefer"
+        guard let mode = TLSMode(rawValue: modeText) else {
+            throw Problem(description: "sslmode must be disable, allow, prefer, require, verify-ca or verify-full, not \(modeText)")
+        }
+        let timeoutText = params["connect_timeout"] ?? env("PGCONNECT_TIMEOUT") ?? "5"
+        guard let timeout = Double(timeoutText), timeout > 0, timeout <= 600 else {
+            throw Problem(description: "connect_timeout must be a number of seconds from 1 to 600, not \(timeoutText)")
+        }
+        var url = SharedURL(host: host, socketFolder: nil, port: port, user: resolvedUser, password: password,
+                            database: resolvedDatabase, tls: mode, connectTimeout: timeout)
+        if host.hasPrefix("/") {
+            url.socketFolder = host
+            url.host = "localhost"
+        }
+        if url.password == nil {
+            url.password = env("PGPASSWORD")
+        }
+        if url.password == nil {
+            let file = params["passfile"] ?? env("PGPASSFILE") ?? (home ?? env("HOME")).map { $0 + "/.pgpass" }
+            if let file {
+                url.password = PasswordFile.lookup(path: file, host: url.socketFolder == nil ? url.host : "localhost",
+                                                   port: port, database: resolvedDatabase, user: resolvedUser)
+            }
+        }
+        return url
+    }
+
+    static func decode(_ part: Substring, _ what: String) throws(Problem) -> String {
+        guard let text = String(part).removingPercentEncoding else {
+            throw Problem(description: "the shared store's \(what) has a broken %-escape")
+        }
+        return text
+    }
+
+    static func escaped(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .urlUserAllowed.subtracting(CharacterSet(charactersIn: ":@/?#"))) ?? text
+    }
+
+    static func loginName() -> String {
+        if let pw = getpwuid(geteuid()), let name = pw.pointee.pw_name { return String(cString: name) }
+        return "carrel"
+    }
+
+    /// The connection settings PostgresNIO needs.
+    public func configuration(applicationName: String) throws -> PostgresConnection.Configuration {
+        let tlsSetting: PostgresConnection.Configuration.TLS
+        switch tls {
+        case .disable, .allow:
+            tlsSetting = .disable
+        case .prefer, .require, .verifyCA, .verifyFull:
+            var settings = TLSConfiguration.makeClientConfiguration()
+            // libpq checks the server's certificate only in the verify modes.
+            if tls != .verifyFull { settings.certificateVerification = tls == .verifyCA ? .noHostnameVerification : .none }
+            let context = try NIOSSLContext(configuration: settings)
+            tlsSetting = tls == .prefer ? .prefer(context) : .require(context)
+        }
+        var config: PostgresConnection.Configuration
+        if let socketFolder {
+            config = .init(unixSocketPath: "\(socketFolder)/.s.PGSQL.\(port)", username: user, password: password, database: database)
+        } else {
+            config = .init(host: host, port: port, username: user, password: password, database: database, tls: tlsSetting)
+        }
+        config.options.connectTimeout = .milliseconds(Int64(connectTimeout * 1000))
+        config.options.additionalStartupParameters = [("application_name", applicationName)]
+        return config
+    }
+}
+
+/// libpq's password file: `host:port:database:user:password` lines, `*` matching anything,
+/// `\:` and `\\` escaped; ignored (as libpq does) when others can read it.
+enum PasswordFile {
+    static func lookup(path: String, host: String, port: Int, database: String, user: String) -> String? {
+        var info = stat()
+        // A file that is missing, not a regular file, or open to the group or others is not used.
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_mode & 0o077 == 0,
+              let data = FileManager.default.contents(atPath: path) else { return nil }
+        let wanted = [host, String(port), database, user]
+        for line in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
+            if line.hasPrefix("#") { continue }
+            let fields = split(line)
+            guard fields.count == 5 else { continue }
+            if zip(fields.prefix(4), wanted).allSatisfy({ $0 == "*" || $0 == $1 }) { return fields[4] }
+        }
+        return nil
+    }
+
+    static func split(_ line: Substring) -> [String] {
+        var fields: [String] = []
+        var current = ""
+        var escaped = false
+        for ch in line {
+            if escaped {
+                current.append(ch)
+                escaped = false
+            } else if ch == "\\" {
+                escaped = true
+            } else if ch == ":" && fields.count < 4 {
+                fields.append(current)
+                current = ""
+            } else {
+                current.append(ch)
+            }
+        }
+        fields.append(current)
+        return fields
+    }
+}
+
+/// Quoting for messages about URLs: the password part is never shown.
+enum TerminalText {
+    static func quoted(redacting text: String) -> String {
+        var shown = text
+        if let at = shown.lastIndex(of: "@"), let scheme = shown.range(of: "://"), scheme.upperBound < at,
+           let colon = shown[scheme.upperBound..<at].firstIndex(of: ":") {
+            shown.replaceSubrange(shown.index(after: colon)..<at, with: "…")
+        }
+        return "\"\(TerminalSafety.visible(String(shown.prefix(200)), keepLineBreaks: false))\""
+    }
+}

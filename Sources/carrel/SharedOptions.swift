@@ -1,0 +1,100 @@
+import ArgumentParser
+import AssessmentKit
+import Foundation
+import Lockdown
+import SessionKit
+import SharedStore
+
+/// `--shared`, `--room` and `--seat`: a lab's shared store (PostgreSQL) and how this seat is
+/// labelled in it. Shared by take, resume, demo, results and proctor.
+struct SharedOptions: ParsableArguments {
+    @Option(name: .customLong("shared"), help: ArgumentHelp(
+        "Publish to (or read from) a lab's shared store: a PostgreSQL URL (also CARREL_SHARED).",
+        discussion: "postgresql://USER@HOST:PORT/DATABASE; the password comes from ~/.pgpass (or PGPASSFILE, PGPASSWORD) as for psql, and is never printed.",
+        valueName: "url"))
+    var shared: String?
+    @Option(help: ArgumentHelp("The room this seat belongs to (also CARREL_ROOM).", valueName: "name"))
+    var room: String?
+    @Option(help: ArgumentHelp("This seat's name in the room (default: host and terminal).", valueName: "name"))
+    var seat: String?
+
+    var environment: [String: String] { ProcessInfo.processInfo.environment }
+
+    /// The URL given here or in CARREL_SHARED; nil when neither is set.
+    var urlText: String? {
+        if let shared, !shared.isEmpty { return shared }
+        if let env = environment["CARREL_SHARED"], !env.isEmpty { return env }
+        return nil
+    }
+
+    var roomName: String? {
+        if let room { return room }
+        if let env = environment["CARREL_ROOM"], !env.isEmpty { return env }
+        return nil
+    }
+
+    func validate() throws {
+        if let urlText {
+            do throws(SharedURL.Problem) {
+                _ = try SharedURL.parse(urlText)
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
+        for (name, value) in [("--room", roomName), ("--seat", seat)] {
+            guard let value else { continue }
+            if let problem = Self.labelProblem(value) { throw ValidationError("\(name): \(problem)") }
+        }
+    }
+
+    /// Room and seat names: printable text of a sensible length.
+    static func labelProblem(_ text: String) -> String? {
+        if text.trimmingCharacters(in: .whitespaces).isEmpty { return "give a name" }
+        if text.count > 64 { return "use at most 64 characters" }
+        if let finding = TerminalSafety.firstUnsafe(in: text) { return "\(finding)" }
+        return nil
+    }
+
+    /// The parsed URL, or nil without one.
+    func url() throws(CarrelFailure) -> SharedURL? {
+        guard let urlText else { return nil }
+        do throws(SharedURL.Problem) {
+            return try SharedURL.parse(urlText)
+        } catch {
+            throw CarrelFailure(status: .usage, message: error.description)
+        }
+    }
+
+    /// This seat's label: the room (default "default") and seat (default: host and terminal).
+    func label() -> SharedLabel {
+        let host = SessionContext.hostName()
+        let terminal = SessionContext.terminalName().map { $0.hasPrefix("/dev/") ? String($0.dropFirst(5)) : $0 }
+        let defaultSeat = terminal.map { "\(host) \($0)" } ?? host
+        return SharedLabel(room: roomName ?? "default", seat: seat ?? TerminalSafety.visible(defaultSeat, keepLineBreaks: false))
+    }
+
+    /// For `take`, `resume` and `demo`: a publisher for this seat, when a store is named.
+    func publisher() throws(CarrelFailure) -> SeatPublisher? {
+        guard let url = try url() else { return nil }
+        return SeatPublisher(url: url)
+    }
+
+    /// For `results` and `proctor`: the store, required.
+    func requiredURL(for command: String) throws(CarrelFailure) -> SharedURL {
+        guard let url = try url() else {
+            throw CarrelFailure(status: .usage, message: "`carrel \(command)` reads a lab's shared store: give --shared URL (or set CARREL_SHARED)")
+        }
+        return url
+    }
+}
+
+extension SharedOptions {
+    /// Opens the store for reading, as one clear failure when it cannot.
+    static func reader(_ url: SharedURL) throws(CarrelFailure) -> SharedReader {
+        do {
+            return try Blocking.run { try await SharedReader.open(url) }
+        } catch {
+            throw CarrelFailure(status: .cannotOpenInput, message: "cannot reach the shared store \(url): \(SeatPublisher.describe(error)); check that PostgreSQL runs and the URL and ~/.pgpass are right")
+        }
+    }
+}

@@ -288,7 +288,12 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
         if let psql = error as? PSQLError {
             if let message = psql.serverInfo?[.message] { return "the server said: \(message)" }
             switch psql.code {
-            case .connectionError: return "cannot connect: \(psql.underlying.map { "\($0)" } ?? "no answer")"
+            case .connectionError:
+                let detail = psql.underlying.map { "\($0)" } ?? ""
+                if detail.contains("refused") { return "the connection was refused (is PostgreSQL running there?)" }
+                if detail.lowercased().contains("timed out") || detail.contains("timeout") { return "no answer in time" }
+                if detail.contains("resolve") || detail.contains("NXDOMAIN") || detail.contains("getaddrinfo") { return "the host name cannot be found" }
+                return "cannot connect"
             case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown: return "the connection was closed"
             default: return "\(psql.code)"
             }

@@ -5,55 +5,6 @@ import Logging
 import PostgresNIO
 import SessionKit
 
-/// One seat as the proctor's console shows it.
-public struct SeatView: Sendable, Equatable, Codable {
-    public var session: String
-    public var candidate: String?
-    public var seat: String
-    public var room: String
-    public var assessment: String
-    public var assessmentTitle: String
-    /// not_started, active, interrupted, submitted, timed_out or ended.
-    public var status: String
-    public var answered: Int
-    public var total: Int
-    public var timeLeftSeconds: Int?
-    public var pasteAttempts: Int
-    public var focusLosses: Int
-    public var exitAttempts: Int
-    public var interruptions: Int
-    /// ISO-8601 UTC: the last time the seat was heard from.
-    public var lastSeen: String
-    /// Seconds since then; 0 while the seat's connection is open.
-    public var lastHeardSeconds: Int
-    public var connected: Bool
-
-    /// Paste attempts, focus losses and exit attempts together.
-    public var incidents: Int { pasteAttempts + focusLosses + exitAttempts }
-
-    /// Status words for people: "timed out", "not started".
-    public var statusWords: String { status.replacingOccurrences(of: "_", with: " ") }
-
-    /// Trouble first: interrupted seats, then running seats with incidents, running seats,
-    /// seats not started, and finished ones last.
-    public var rank: Int {
-        switch status {
-        case "interrupted": return 0
-        case "active": return incidents > 0 ? 1 : 2
-        case "not_started": return 3
-        default: return 4
-        }
-    }
-
-    public static func troubleFirst(_ a: SeatView, _ b: SeatView) -> Bool {
-        if a.rank != b.rank { return a.rank < b.rank }
-        if a.incidents != b.incidents { return a.incidents > b.incidents }
-        if a.lastHeardSeconds != b.lastHeardSeconds { return a.lastHeardSeconds > b.lastHeardSeconds }
-        if a.seat != b.seat { return a.seat < b.seat }
-        return a.session < b.session
-    }
-}
-
 /// Reads the shared store for the proctor: the seats of a room, and a copy of its sessions
 /// in the journal's own form, so `results` prints exactly what it prints from a local journal.
 public final class SharedReader: Sendable {
@@ -156,13 +107,27 @@ public final class SharedReader: Sendable {
             }
         default: status = raw.status
         }
-        let left = raw.time_allowed.map { max(0, Int(($0 - raw.elapsed).rounded(.down))) }
+        // Time left means something only while the test can still go on.
+        let running = ["active", "interrupted", "not_started"].contains(status)
+        let left = running ? raw.time_allowed.map { max(0, Int(($0 - raw.elapsed).rounded(.down))) } : nil
         return SeatView(
             session: raw.session, candidate: raw.candidate, seat: raw.seat, room: raw.room, assessment: raw.assessment,
             assessmentTitle: raw.assessment_title, status: status, answered: raw.answered, total: raw.total,
             timeLeftSeconds: left, pasteAttempts: raw.paste_attempts, focusLosses: raw.focus_losses,
             exitAttempts: raw.exit_attempts, interruptions: raw.interruptions, lastSeen: raw.last_seen,
             lastHeardSeconds: raw.connected ? 0 : max(0, Int(raw.quiet.rounded(.down))), connected: raw.connected)
+    }
+
+    /// One session's events as its seat published them, oldest first.
+    public func events(session: String) async throws -> [JournalEvent] {
+        var out: [JournalEvent] = []
+        for try await (at, kind, detail) in try await connection.query("""
+            SELECT at, coalesce(body->>'kind', ''), coalesce(body->>'detail', '') FROM carrel_records
+            WHERE session = \(session) AND kind = 'event' ORDER BY seq
+            """, logger: logger).decode((Date, String, String).self) {
+            out.append(JournalEvent(at: at, kind: kind, detail: detail))
+        }
+        return out
     }
 
     struct RawSession: Decodable {

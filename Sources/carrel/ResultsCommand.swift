@@ -3,6 +3,7 @@ import AssessmentKit
 import Foundation
 import Lockdown
 import SessionKit
+import SharedStore
 import TerminalUI
 
 struct ResultsCommand: ParsableCommand {
@@ -53,6 +54,33 @@ struct ResultsData {
     let journal: Journal?
     let records: [SessionRecord]
     let waiting: Set<String>
+
+    /// The results of this seat's journal, or with `--shared` (or CARREL_SHARED) those of the
+    /// lab's shared store, one room or all, read into a journal of the same form.
+    init(_ state: StateOptions, lab: SharedOptions) throws(CarrelFailure) {
+        if let url = try lab.url() {
+            let reader = try SharedOptions.reader(url)
+            let room = lab.roomName
+            do {
+                let (copy, waiting) = try Blocking.run {
+                    let copy = try await reader.journalCopy(room: room)
+                    await reader.close()
+                    return copy
+                }
+                self.init(journal: copy, records: try copy.sessions(status: nil), waiting: waiting)
+            } catch {
+                throw CarrelFailure(status: .cannotOpenInput, message: "cannot read the shared store \(url): \(SeatPublisher.describe(error))")
+            }
+            return
+        }
+        try self.init(state)
+    }
+
+    init(journal: Journal?, records: [SessionRecord], waiting: Set<String>) {
+        self.journal = journal
+        self.records = records
+        self.waiting = waiting
+    }
 
     init(_ state: StateOptions) throws(CarrelFailure) {
         journal = try state.existingJournal()
@@ -184,10 +212,11 @@ struct ListResults: ParsableCommand {
     @OptionGroup var filters: ResultFilters
     @Flag(help: "Print JSON.") var json = false
     @OptionGroup var state: StateOptions
+    @OptionGroup var lab: SharedOptions
 
     func run() throws {
         try reportingFailures {
-            let data = try ResultsData(state)
+            let data = try ResultsData(state, lab: lab)
             let scores = try data.scores()
             let rows = filters.apply(data.records, waiting: data.waiting).map { r -> SessionRow in
                 let score = scores[r.id]
@@ -231,10 +260,11 @@ struct ShowResult: ParsableCommand {
     @Argument(help: "The session id (or its first characters).") var session: String
     @Flag(help: "Print JSON: the result and the integrity report.") var json = false
     @OptionGroup var state: StateOptions
+    @OptionGroup var lab: SharedOptions
 
     func run() throws {
         try reportingFailures {
-            let data = try ResultsData(state)
+            let data = try ResultsData(state, lab: lab)
             let record = try data.session(session)
             let integrity = try data.integrity(record)
             let result = try data.result(record.id)
@@ -307,6 +337,7 @@ struct ExportResults: ParsableCommand {
     @Option(help: "Write here (0600, atomically) instead of standard output.") var out: String?
     @OptionGroup var filters: ResultFilters
     @OptionGroup var state: StateOptions
+    @OptionGroup var lab: SharedOptions
 
     func validate() throws {
         guard ["json", "csv"].contains(format) else { throw ValidationError("--format is json or csv, not \"\(format)\"") }
@@ -314,7 +345,7 @@ struct ExportResults: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let data = try ResultsData(state)
+            let data = try ResultsData(state, lab: lab)
             let sessions = filters.apply(data.records, waiting: data.waiting)
             let text: String, count: Int
             if format == "csv" {

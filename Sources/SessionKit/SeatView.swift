@@ -1,0 +1,73 @@
+import Foundation
+
+/// One seat as the proctor's console shows it.
+public struct SeatView: Sendable, Equatable, Codable {
+    public var session: String
+    public var candidate: String?
+    public var seat: String
+    public var room: String
+    public var assessment: String
+    public var assessmentTitle: String
+    /// not_started, active, interrupted, submitted, timed_out or ended.
+    public var status: String
+    public var answered: Int
+    public var total: Int
+    public var timeLeftSeconds: Int?
+    public var pasteAttempts: Int
+    public var focusLosses: Int
+    public var exitAttempts: Int
+    public var interruptions: Int
+    /// ISO-8601 UTC: the last time the seat was heard from.
+    public var lastSeen: String
+    /// Seconds since then; 0 while the seat's connection is open.
+    public var lastHeardSeconds: Int
+    public var connected: Bool
+
+    /// Paste attempts, focus losses and exit attempts together.
+    public var incidents: Int { pasteAttempts + focusLosses + exitAttempts }
+
+    /// Status words for people: "timed out", "not started".
+    public var statusWords: String { status.replacingOccurrences(of: "_", with: " ") }
+
+    /// Trouble first: interrupted seats, then running seats with incidents, running seats,
+    /// seats not started, and finished ones last.
+    public var rank: Int {
+        switch status {
+        case "interrupted": return 0
+        case "active": return incidents > 0 ? 1 : 2
+        case "not_started": return 3
+        default: return 4
+        }
+    }
+
+    public init(session: String, candidate: String?, seat: String, room: String, assessment: String, assessmentTitle: String,
+                status: String, answered: Int, total: Int, timeLeftSeconds: Int?, pasteAttempts: Int, focusLosses: Int,
+                exitAttempts: Int, interruptions: Int, lastSeen: String, lastHeardSeconds: Int, connected: Bool) {
+        self.session = session
+        self.candidate = candidate
+        self.seat = seat
+        self.room = room
+        self.assessment = assessment
+        self.assessmentTitle = assessmentTitle
+        self.status = status
+        self.answered = answered
+        self.total = total
+        self.timeLeftSeconds = timeLeftSeconds
+        self.pasteAttempts = pasteAttempts
+        self.focusLosses = focusLosses
+        self.exitAttempts = exitAttempts
+        self.interruptions = interruptions
+        self.lastSeen = lastSeen
+        self.lastHeardSeconds = lastHeardSeconds
+        self.connected = connected
+    }
+
+    public static func troubleFirst(_ a: SeatView, _ b: SeatView) -> Bool {
+        if a.rank != b.rank { return a.rank < b.rank }
+        if a.incidents != b.incidents { return a.incidents > b.incidents }
+        if a.lastHeardSeconds != b.lastHeardSeconds { return a.lastHeardSeconds > b.lastHeardSeconds }
+        if a.seat != b.seat { return a.seat < b.seat }
+        return a.session < b.session
+    }
+}
+

@@ -1,0 +1,184 @@
+import AssessmentKit
+import Foundation
+import SessionKit
+
+/// The proctor's console: every seat of a room, trouble first, and one seat's integrity report.
+public struct ProctorModel: Sendable, Equatable {
+    public var room: String?
+    public var seats: [SeatView] = []
+    /// The selected seat, by session, so a refresh that reorders rows keeps it.
+    public var selected: String?
+    /// The integrity report open for the selected seat (Enter), as lines.
+    public var report: [String]?
+    public var reportScroll = 0
+    /// How the store was last read: "updated 10:02:03", or why it could not be.
+    public var storeLine = "connecting to the shared store…"
+    public var screenReader: Bool
+    public var quit = false
+
+    public init(room: String?, screenReader: Bool) {
+        self.room = room
+        self.screenReader = screenReader
+    }
+
+    public var selectedIndex: Int {
+        guard let selected, let i = seats.firstIndex(where: { $0.session == selected }) else { return 0 }
+        return i
+    }
+
+    public var selectedSeat: SeatView? { seats.isEmpty ? nil : seats[selectedIndex] }
+
+    /// New seats from the store; the selection stays on its seat.
+    public mutating func update(_ new: [SeatView]) {
+        seats = new
+        if selected == nil || !new.contains(where: { $0.session == selected }) { selected = new.first?.session }
+    }
+
+    /// Keys: arrows, Page Up/Down, Home/End move; Enter opens the report; Esc closes it; q quits.
+    public enum Action: Equatable { case none, openReport, refresh }
+
+    public mutating func handle(_ key: Key, pageSize: Int) -> Action {
+        if report != nil {
+            switch key {
+            case .escape, .backspace, .enter, .character("q"), .left: report = nil; reportScroll = 0
+            case .down: reportScroll += 1
+            case .up: reportScroll = max(0, reportScroll - 1)
+            case .pageDown, .character(" "): reportScroll += pageSize
+            case .pageUp: reportScroll = max(0, reportScroll - pageSize)
+            case .home: reportScroll = 0
+            default: break
+            }
+            return .none
+        }
+        guard !seats.isEmpty else {
+            if key == .character("q") || key == .control("c") { quit = true }
+            if key == .character("r") { return .refresh }
+            return .none
+        }
+        var i = selectedIndex
+        switch key {
+        case .down, .character("j"): i += 1
+        case .up, .character("k"): i -= 1
+        case .pageDown: i += pageSize
+        case .pageUp: i -= pageSize
+        case .home: i = 0
+        case .end: i = seats.count - 1
+        case .enter, .right: return .openReport
+        case .character("r"): return .refresh
+        case .character("q"), .control("c"): quit = true
+        default: return .none
+        }
+        selected = seats[min(max(0, i), seats.count - 1)].session
+        return .none
+    }
+}
+
+public enum ProctorView {
+    /// Whole minutes for a screen reader (the frame changes at most once a minute by itself),
+    /// minutes and seconds otherwise.
+    static func clock(_ seconds: Int, coarse: Bool) -> String {
+        if coarse { return seconds < 60 ? "under 1 min" : "\(seconds / 60) min" }
+        return seconds >= 3600 ? String(format: "%d:%02d:%02d", seconds / 3600, seconds / 60 % 60, seconds % 60)
+                               : String(format: "%d:%02d", seconds / 60, seconds % 60)
+    }
+
+    static func heard(_ s: SeatView, coarse: Bool) -> String {
+        if s.connected { return "now" }
+        if coarse { return s.lastHeardSeconds < 60 ? "under 1 min ago" : "\(s.lastHeardSeconds / 60) min ago" }
+        if s.lastHeardSeconds < 120 { return "\(s.lastHeardSeconds) s ago" }
+        if s.lastHeardSeconds < 7200 { return "\(s.lastHeardSeconds / 60) min ago" }
+        return "\(s.lastHeardSeconds / 3600) h ago"
+    }
+
+    /// One seat in words, as the focused line says it.
+    public static func sentence(_ s: SeatView, coarse: Bool) -> String {
+        var parts = ["Seat \(s.seat)" + (s.candidate.map { ", \($0)" } ?? "") + ": \(s.statusWords)"]
+        parts.append("\(s.answered) of \(s.total) answered")
+        if let left = s.timeLeftSeconds, ["active", "interrupted"].contains(s.status) {
+            parts.append("\(clock(left, coarse: coarse)) left")
+        }
+        parts.append("\(s.pasteAttempts) paste attempt\(s.pasteAttempts == 1 ? "" : "s")")
+        parts.append("\(s.focusLosses) focus loss\(s.focusLosses == 1 ? "" : "es")")
+        parts.append("\(s.exitAttempts) exit attempt\(s.exitAttempts == 1 ? "" : "s")")
+        parts.append("last heard \(heard(s, coarse: coarse))")
+        return parts.joined(separator: ", ")
+    }
+
+    static func summary(_ seats: [SeatView]) -> String {
+        var counts: [(String, Int)] = []
+        for status in ["interrupted", "active", "not_started", "submitted", "timed_out", "ended"] {
+            let n = seats.filter { $0.status == status }.count
+            if n > 0 { counts.append((status.replacingOccurrences(of: "_", with: " "), n)) }
+        }
+        let trouble = seats.filter { $0.status == "active" && $0.incidents > 0 }.count
+        var text = "\(seats.count) seat\(seats.count == 1 ? "" : "s")"
+        if !counts.isEmpty { text += ": " + counts.map { "\($1) \($0)" }.joined(separator: ", ") }
+        if trouble > 0 { text += "; \(trouble) active with incidents" }
+        return text
+    }
+
+    static func cell(_ text: String, _ width: Int) -> String {
+        let safe = TextWidth.sanitise(text)
+        if TextWidth.of(safe) <= width { return safe + String(repeating: " ", count: width - TextWidth.of(safe)) }
+        var out = ""
+        for ch in safe {
+            if TextWidth.of(out + String(ch)) > width - 1 { break }
+            out.append(ch)
+        }
+        return out + "…" + String(repeating: " ", count: max(0, width - 1 - TextWidth.of(out)))
+    }
+
+    public static func render(_ m: ProctorModel, width: Int, height: Int) -> Screen {
+        var screen = Screen(width: width, height: height)
+        let title = "Carrel proctor — " + (m.room.map { "room \($0)" } ?? "every room")
+        _ = screen.put(TextWidth.sanitise(title), row: 0, column: 0, role: .title)
+        _ = screen.put(summary(m.seats), row: 1, column: 0)
+        let coarse = m.screenReader
+        if let report = m.report {
+            let room = height - 4
+            let start = min(m.reportScroll, max(0, report.count - room))
+            for (i, line) in report.dropFirst(start).prefix(room).enumerated() {
+                _ = screen.put(cell(line, width), row: 3 + i, column: 0)
+            }
+            let keys = "Esc: back to the seats · ↑↓ PgUp PgDn: scroll"
+            _ = screen.put(cell(keys, width), row: height - 1, column: 0, role: .dim)
+            screen.cursor = (3, 0)
+            return screen
+        }
+        // seat 12 · candidate 16 · status 12 · answered 8 · left 8 · P/F/X 9 · heard rest
+        let heading = cell("seat", 12) + cell("candidate", 16) + cell("status", 12) + cell("answered", 9)
+            + cell("left", 8) + cell("pst foc ext", 12) + "heard"
+        _ = screen.put(cell(heading, width), row: 3, column: 0, role: .dim)
+        let rows = max(1, height - 7)
+        let selected = m.selectedIndex
+        let first = max(0, min(selected - rows / 2, m.seats.count - rows))
+        if m.seats.isEmpty {
+            _ = screen.put(cell("No seats yet. Seats appear here when they begin with --shared" + (m.room.map { " --room \($0)" } ?? "") + ".", width),
+                           row: 4, column: 0)
+            screen.cursor = (4, 0)
+        }
+        for (offset, s) in m.seats.dropFirst(first).prefix(rows).enumerated() {
+            let index = first + offset
+            let left = s.timeLeftSeconds.map { clock($0, coarse: coarse) } ?? "—"
+            let shownLeft = ["active", "interrupted"].contains(s.status) ? left : "—"
+            let counts = String(format: "%3d %3d %3d", s.pasteAttempts, s.focusLosses, s.exitAttempts)
+            var line = cell(s.seat, 12) + cell(s.candidate ?? "—", 16) + cell(s.statusWords, 12)
+            line += cell("\(s.answered)/\(s.total)", 9) + cell(shownLeft, 8) + cell(counts, 12) + heard(s, coarse: coarse)
+            let role: Role = index == selected ? .focus : (s.rank <= 1 ? .warning : .plain)
+            let row = 4 + offset
+            _ = screen.put(cell(line, width), row: row, column: 0, role: role)
+            if index == selected { screen.cursor = (row, 0) }
+        }
+        if let s = m.selectedSeat {
+            // The focused seat in words, wrapped over two lines.
+            let words = sentence(s, coarse: coarse)
+            let wrapped = TextWidth.wrap(TextWidth.sanitise(words), width: width)
+            for (i, line) in wrapped.prefix(2).enumerated() {
+                _ = screen.put(line, row: height - 3 + i, column: 0)
+            }
+        }
+        let keys = "↑↓: seat · Enter: integrity report · r: refresh · q: quit · " + m.storeLine
+        _ = screen.put(cell(keys, width), row: height - 1, column: 0, role: .dim)
+        return screen
+    }
+}

@@ -94,7 +94,7 @@ let package = Package(
         ),
         .testTarget(name: "AssessmentKitTests", dependencies: ["AssessmentKit"]),
         .testTarget(name: "SessionKitTests", dependencies: [
-            "AssessmentKit", "SessionKit", "Lockdown", "SessionTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            "AssessmentKit", "SessionKit", "Lockdown", "SessionTestSupport", "SharedStore", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TerminalUITests", dependencies: [
             "AssessmentKit", "SessionKit", "TerminalUI", "SessionTestSupport", .product(name: "GRDB", package: "GRDB.swift"),

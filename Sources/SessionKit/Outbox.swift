@@ -110,6 +110,13 @@ extension Journal {
         }
     }
 
+    /// How many of one session's records wait.
+    public func outboxWaiting(session: String) throws -> Int {
+        try writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox WHERE session_id = ? AND kind <> '.published'", arguments: [session]) ?? 0
+        }
+    }
+
     /// Forgets records the store has confirmed, up to `seq`. A marker row keeps the highest
     /// sequence number in the table, so numbers are never reused; it is never sent.
     /// Commits without waiting for the disk: after a crash, a record the store already has

@@ -205,6 +205,13 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
             guard let c = connection else { continue }
             do {
                 if let session, lockedSession != session {
+                    if let old = lockedSession {
+                        // The seat moved on to another session (a demo): its old one is not live.
+                        try await guarded(c) {
+                            _ = try await c.query("SELECT pg_advisory_unlock(hashtextextended(\(old), 0))", logger: self.logger)
+                        }
+                        lockedSession = nil
+                    }
                     let granted = try await guarded(c) {
                         var granted = false
                         for try await value in try await c.query("SELECT pg_try_advisory_lock(hashtextextended(\(session), 0))", logger: self.logger).decode(Bool.self) {
@@ -244,17 +251,8 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
         drainedNow()
     }
 
-    /// Runs `work` on `c`; a store that does not answer within the timeout has its connection
-    /// closed, which ends the work with an error (a stopped or overloaded server never holds
-    /// the publisher forever).
-    func guarded<T: Sendable>(_ c: PostgresConnection, _ work: @Sendable () async throws -> T) async throws -> T {
-        let timeout = queryTimeout
-        let watchdog = Task.detached {
-            try await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
-            c.close().whenComplete { _ in }
-        }
-        defer { watchdog.cancel() }
-        return try await work()
+    func guarded<T: Sendable>(_ c: PostgresConnection, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await StoreCall.guarded(c, timeout: queryTimeout, work)
     }
 
     func insert(_ batch: [OutboxRecord], on c: PostgresConnection) async throws {

@@ -65,7 +65,9 @@ public final class SharedReader: Sendable {
 
     /// Every seat of `room` (every room when nil), trouble first.
     public func seats(room: String?) async throws -> [SeatView] {
-        let rows = try await connection.query("""
+        let connection = self.connection
+        let logger = self.logger
+        let rows = try await StoreCall.guarded(connection, timeout: 10) { try await connection.query("""
             WITH held AS (
               SELECT (l.classid::bigint << 32) | l.objid::bigint AS key FROM pg_locks l
               WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
@@ -82,10 +84,11 @@ public final class SharedReader: Sendable {
               'connected', h.key IS NOT NULL)::text
             FROM carrel_sessions s LEFT JOIN (SELECT DISTINCT key FROM held) h ON h.key = s.lock_key
             WHERE \(room)::text IS NULL OR s.room = \(room)::text
-            """, logger: logger)
+            """, logger: logger).collect() }
         let decoder = JSONDecoder()
         var seats: [SeatView] = []
-        for try await text in rows.decode(String.self) {
+        for row in rows {
+            let text = try row.decode(String.self)
             let raw = try decoder.decode(RawSeat.self, from: Data(text.utf8))
             seats.append(Self.view(raw))
         }
@@ -120,14 +123,16 @@ public final class SharedReader: Sendable {
 
     /// One session's events as its seat published them, oldest first.
     public func events(session: String) async throws -> [JournalEvent] {
-        var out: [JournalEvent] = []
-        for try await (at, kind, detail) in try await connection.query("""
+        let connection = self.connection
+        let logger = self.logger
+        let rows = try await StoreCall.guarded(connection, timeout: 10) { try await connection.query("""
             SELECT at, coalesce(body->>'kind', ''), coalesce(body->>'detail', '') FROM carrel_records
             WHERE session = \(session) AND kind = 'event' ORDER BY seq
-            """, logger: logger).decode((Date, String, String).self) {
-            out.append(JournalEvent(at: at, kind: kind, detail: detail))
+            """, logger: logger).collect() }
+        return try rows.map { row in
+            let (at, kind, detail) = try row.decode((Date, String, String).self)
+            return JournalEvent(at: at, kind: kind, detail: detail)
         }
-        return out
     }
 
     struct RawSession: Decodable {

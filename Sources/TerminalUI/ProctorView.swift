@@ -112,8 +112,8 @@ public enum ProctorView {
         }
         let trouble = seats.filter { $0.status == "active" && $0.incidents > 0 }.count
         var text = "\(seats.count) seat\(seats.count == 1 ? "" : "s")"
+        if trouble > 0 { text += " (\(trouble) active with incidents)" }
         if !counts.isEmpty { text += ": " + counts.map { "\($1) \($0)" }.joined(separator: ", ") }
-        if trouble > 0 { text += "; \(trouble) active with incidents" }
         return text
     }
 
@@ -132,7 +132,9 @@ public enum ProctorView {
         var screen = Screen(width: width, height: height)
         let title = "Carrel proctor — " + (m.room.map { "room \($0)" } ?? "every room")
         _ = screen.put(TextWidth.sanitise(title), row: 0, column: 0, role: .title)
-        _ = screen.put(summary(m.seats), row: 1, column: 0)
+        for (i, line) in TextWidth.wrap(summary(m.seats), width: width).prefix(2).enumerated() {
+            _ = screen.put(line, row: 1 + i, column: 0)
+        }
         let coarse = m.screenReader
         if let report = m.report {
             let room = height - 4

@@ -6,6 +6,7 @@ import AssessmentKit
 import Foundation
 import Lockdown
 import SessionKit
+import SharedStore
 import TerminalUI
 
 struct DemoCommand: ParsableCommand {
@@ -23,6 +24,7 @@ struct DemoCommand: ParsableCommand {
     @Option(help: "The assessment F5 opens (default: Assessments/workshop.yaml when present).") var workshop: String?
     @Option(help: "default, mono (also chosen by NO_COLOR) or contrast.") var theme: String?
     @OptionGroup var state: StateOptions
+    @OptionGroup var lab: SharedOptions
 
     static let sessionYAML = """
         carrel: 1
@@ -54,10 +56,15 @@ struct DemoCommand: ParsableCommand {
                 ? "no Assessments/workshop.yaml here; start the demo with --workshop FILE"
                 : "\(workshopPath) not found")
             let chosen = Theme.named(theme, environment: ProcessInfo.processInfo.environment) ?? .standard
-            let app = DemoApp(assessment: assessment, context: state.context(needsTerminal: true), theme: chosen,
+            let publisher = try lab.publisher()
+            let app = DemoApp(assessment: assessment, context: state.context(needsTerminal: true, publisher: publisher), theme: chosen,
                               workshop: available ? workshopPath : nil, state: state)
             app.model.workshopMissing = missing
+            app.publisher = publisher
+            app.label = publisher == nil ? nil : lab.label()
+            app.lab = lab
             app.run()
+            Launcher.finishPublishing(publisher)
         }
     }
 }
@@ -76,6 +83,10 @@ final class DemoApp {
     var quit = false
     var lastStatusCheck = 0.0
     let monotonic = SessionClock.system.monotonic
+    /// With --shared: demo sessions publish like any other, under this seat's label.
+    var publisher: SeatPublisher?
+    var label: SharedLabel?
+    var lab: SharedOptions?
 
     init(assessment: Assessment, context: SessionContext, theme: Theme, workshop: String?, state: StateOptions) {
         self.assessment = assessment
@@ -195,8 +206,9 @@ final class DemoApp {
         do {
             controller = try SessionRuntime.begin(
                 assessment: assessment, source: StoredAssessment(bytes: Data(DemoCommand.sessionYAML.utf8), path: "(demo)"),
-                candidate: "Demo", extraTime: .none, context: context,
+                candidate: "Demo", extraTime: .none, options: SessionOptions(shared: label), context: context,
                 enterUI: { [canvas] in canvas.setReports(true) }, leaveUI: { [canvas] in canvas.setReports(false) })
+            if let controller { publisher?.start(journal: controller.journal) }
             model.field = TextEditor()
         } catch {
             note("Begin session — failed: \(error.description)")
@@ -254,6 +266,7 @@ final class DemoApp {
         guard let workshop else { return }
         do {
             var take = try TakeCommand.parse([workshop, "--candidate", "Workshop"] + (state.stateDir.map { ["--state-dir", $0] } ?? []))
+            if let lab { take.lab = lab }
             take.display.theme = ThemeName(rawValue: theme.name)
             try take.run()
             note("Workshop test finished")

@@ -3,6 +3,7 @@ import AssessmentKit
 import Foundation
 import Lockdown
 import SessionKit
+import TerminalUI
 
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -34,6 +35,19 @@ struct StatusCommand: ParsableCommand {
         var host: String
         var interruptions: Int
         var progress: Progress
+        /// Set for a session that publishes to a lab's shared store.
+        var shared: SharedInfo?
+    }
+
+    /// How a publishing session stands with the lab's shared store, for the proctor.
+    struct SharedInfo: Codable {
+        var room: String
+        var seat: String
+        /// "connected", "not reachable (why)", "connecting", or nil before the first try.
+        var store: String?
+        var since: String?
+        /// This session's records not yet in the store.
+        var waitingRecords: Int
     }
 
     struct LockInfo: Codable {
@@ -54,6 +68,8 @@ struct StatusCommand: ParsableCommand {
         var lock: LockInfo
         var interrupted: [SessionSummary]
         var passphraseAttempts: PassphraseInfo?
+        /// Records of any session in this journal not yet in a lab's shared store.
+        var sharedRecordsWaiting: Int
     }
 
     func run() throws {
@@ -94,7 +110,7 @@ struct StatusCommand: ParsableCommand {
                 passphrases = PassphraseInfo(failuresInARow: record.failures, nextTryAllowed: next, recent: Array(record.recent.suffix(5)))
             }
             return Output(stateDirectory: context.location.stateDirectory, lock: lock, interrupted: interrupted,
-                          passphraseAttempts: passphrases)
+                          passphraseAttempts: passphrases, sharedRecordsWaiting: try journal?.outboxWaiting().records ?? 0)
         } catch let error as SessionError {
             throw error.failure
         } catch let error as CarrelFailure {
@@ -117,12 +133,18 @@ struct StatusCommand: ParsableCommand {
         let answers = try journal.answers(session: record.id)
         let answered = answers.values.filter { !$0.isEmpty }.count
         let allowed = facts.flatMap { record.extraTime.apply(to: $0.timeLimit) }
+        var shared: SharedInfo?
+        if let p = try journal.publication(session: record.id) {
+            shared = SharedInfo(room: p.room, seat: p.seat, store: p.state, since: p.since.map(Timestamp.iso),
+                                waitingRecords: try journal.outboxWaiting(session: record.id))
+        }
         return SessionSummary(
             session: record.id, candidate: record.candidate, assessment: record.assessmentID,
             status: record.status == .active ? "active" : record.status.rawValue, started: Timestamp.iso(record.startedAt),
             pid: record.pid, host: record.host, interruptions: record.interruptions,
             progress: Progress(answered: answered, items: facts?.items ?? 0,
-                               elapsedSeconds: TimeUsed.seconds(record.elapsed), timeAllowedSeconds: allowed))
+                               elapsedSeconds: TimeUsed.seconds(record.elapsed), timeAllowedSeconds: allowed),
+            shared: shared)
     }
 
     func text(_ o: Output) -> String {
@@ -130,7 +152,10 @@ struct StatusCommand: ParsableCommand {
         if o.lock.held {
             let who = o.lock.holder.map { "\($0.summary), session \($0.session)" } ?? "a session that is starting"
             out += "Lock: held by \(who)\n"
-            if let s = o.lock.session { out += "  progress: \(progressText(s.progress))\n" }
+            if let s = o.lock.session {
+                out += "  progress: \(progressText(s.progress))\n"
+                if let shared = s.shared { out += "  \(sharedText(shared))\n" }
+            }
         } else {
             out += "Lock: free\n"
         }
@@ -141,6 +166,7 @@ struct StatusCommand: ParsableCommand {
             for s in o.interrupted {
                 out += "  \(s.session)  \(s.candidate ?? "(no candidate)")  \(s.assessment)  started \(s.started)\n"
                 out += "    \(progressText(s.progress)); continue: carrel resume \(s.session.prefix(8)) · end: carrel unlock \(s.session.prefix(8))\n"
+                if let shared = s.shared { out += "    \(sharedText(shared))\n" }
             }
         }
         if let p = o.passphraseAttempts, p.failuresInARow > 0 {
@@ -148,8 +174,21 @@ struct StatusCommand: ParsableCommand {
             out += "Wrong proctor passphrases: \(p.failuresInARow) in a row\(last)"
             out += p.nextTryAllowed.map { "; next try from \($0)\n" } ?? "\n"
         }
+        if o.sharedRecordsWaiting > 0 {
+            out += "Shared store: \(o.sharedRecordsWaiting) record\(o.sharedRecordsWaiting == 1 ? "" : "s") not yet published; the next session on this seat with --shared sends them\n"
+        }
         out += "State: \(o.stateDirectory)\n"
         return out
+    }
+
+    /// "shared store (room lab-1, seat A3): not reachable (…) since …; 12 records waiting".
+    func sharedText(_ s: SharedInfo) -> String {
+        var text = "shared store (room \(TextWidth.sanitise(s.room)), seat \(TextWidth.sanitise(s.seat))): "
+        text += s.store.map { TextWidth.sanitise($0) } ?? "not tried yet"
+        if let since = s.since { text += " since \(since)" }
+        text += s.waitingRecords == 0 ? "; every record published"
+            : "; \(s.waitingRecords) record\(s.waitingRecords == 1 ? "" : "s") waiting to be published"
+        return text
     }
 
     func progressText(_ p: Progress) -> String {

@@ -1,0 +1,71 @@
+import Foundation
+import PostgresNIO
+
+/// One call to the store that cannot hang its caller.
+enum StoreCall {
+    struct StoreTimeout: Error, CustomStringConvertible {
+        var description: String { "no answer in time" }
+    }
+
+    struct ConnectionClosed: Error, CustomStringConvertible {
+        var description: String { "the connection was closed" }
+    }
+
+    /// Runs `work` on `c`, for at most the query timeout. PostgresNIO never completes a query
+    /// written to a connection the server has already closed (a restart, a stopped server),
+    /// and a stopped or overloaded server may never answer: the work runs in a task of its own
+    /// and is abandoned after the timeout (the connection is closed, so the publisher makes a
+    /// new one). A closed connection fails at once.
+    static func guarded<T: Sendable>(_ c: PostgresConnection, timeout: Double, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        if c.isClosed { throw ConnectionClosed() }
+        let once = Once<T>()
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            once.set(continuation)
+            Task.detached {
+                do {
+                    once.resume(.success(try await work()))
+                } catch {
+                    once.resume(.failure(error))
+                }
+            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+                if once.resume(.failure(StoreTimeout())) { c.close().whenComplete { _ in } }
+            }
+        }
+    }
+
+    /// A continuation resumed by whichever comes first.
+    final class Once<T: Sendable>: @unchecked Sendable {
+        private let lock = NSLock()
+        private var continuation: CheckedContinuation<T, any Error>?
+        private var early: Result<T, any Error>?
+
+        func set(_ c: CheckedContinuation<T, any Error>) {
+            lock.lock()
+            if let early {
+                lock.unlock()
+                c.resume(with: early)
+                return
+            }
+            continuation = c
+            lock.unlock()
+        }
+
+        /// True when this call was the one that resumed.
+        @discardableResult
+        func resume(_ result: Result<T, any Error>) -> Bool {
+            lock.lock()
+            guard let c = continuation else {
+                let first = early == nil
+                if first { early = result }
+                lock.unlock()
+                return first
+            }
+            continuation = nil
+            early = result
+            lock.unlock()
+            c.resume(with: result)
+            return true
+        }
+    }
+}

@@ -1,0 +1,383 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AssessmentKit
+import Foundation
+import GRDB
+import SessionTestSupport
+import Testing
+@testable import SessionKit
+@testable import SharedStore
+
+/// Seats that publish to a real PostgreSQL (a private cluster), the proctor's view of them and
+/// results read back from the store.
+@Suite("A lab's shared store on a real PostgreSQL", .enabled(if: PrivatePostgres.unavailable == nil, "needs PostgreSQL (scripts/install-deps)"))
+struct SharedStoreTests {
+    /// A seat: the real runtime through the driver, publishing to `url`.
+    final class Seat {
+        let sandbox: Sandbox
+        let child: ChildProcess
+        let session: String
+        let items: [String]
+
+        init?(url: String, passwordFile: String, room: String, seat: String, items: Int = 6) throws {
+            sandbox = try Sandbox()
+            let file = try sandbox.assessment(items: items)
+            let child = try sandbox.driver(["begin", file, "--candidate", "Cand \(seat)", "--shared", url, "--room", room, "--seat", seat],
+                                           environment: ["PGPASSFILE": passwordFile])
+            guard let line = child.expect("began ") else { return nil }
+            let parts = line.split(separator: " ")
+            self.child = child
+            session = String(parts[1])
+            self.items = parts.count > 2 ? parts[2].split(separator: ",").map(String.init) : []
+        }
+
+        /// Answers and waits for the acknowledgement (committed to the local journal).
+        @discardableResult
+        func answer(_ item: String, _ text: String) -> Bool {
+            child.send("answer \(item) \(Response.text(text).driverJSON)")
+            return child.expect("ack \(item)", timeout: 10) != nil
+        }
+
+        func command(_ line: String) {
+            child.send(line)
+            _ = child.expect("ok ", timeout: 10)
+        }
+
+        func submit() -> String? {
+            child.send("submit")
+            return child.expect("finished ", timeout: 20)
+        }
+
+        func journal() throws -> Journal { try sandbox.journal() }
+    }
+
+    /// Polls `condition` every 50 ms for up to `seconds`.
+    static func eventually(_ seconds: Double, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition() { return true }
+            usleep(50_000)
+        }
+        return condition()
+    }
+
+    /// Every record kind the store holds for a session, counted.
+    static func storeCounts(_ pg: PrivatePostgres, url: String, session: String) -> [String: Int] {
+        var out: [String: Int] = [:]
+        for row in pg.rows("SELECT kind, count(*) FROM carrel_records WHERE session = '\(session)' GROUP BY kind", url: url) where row.count == 2 {
+            out[row[0]] = Int(row[1])
+        }
+        return out
+    }
+
+    /// The same counts from the seat's own journal.
+    static func journalCounts(_ journal: Journal, session: String) throws -> [String: Int] {
+        try journal.writer.read { db in
+            var out: [String: Int] = [:]
+            out["answer"] = try Int.fetchOne(db, sql: "SELECT count(*) FROM answer_history WHERE session_id = ?", arguments: [session])
+            out["event"] = try Int.fetchOne(db, sql: "SELECT count(*) FROM event WHERE session_id = ?", arguments: [session])
+            out["result"] = try Int.fetchOne(db, sql: "SELECT count(*) FROM result WHERE session_id = ?", arguments: [session])
+            return out.filter { $0.value > 0 }
+        }
+    }
+
+    /// The store's answers of a session in order, against the journal's history.
+    static func answersMatch(_ pg: PrivatePostgres, url: String, session: String, journal: Journal) throws -> Bool {
+        let stored = pg.rows("SELECT body->>'item', body->'response'->'text'->>'_0' FROM carrel_records WHERE session = '\(session)' AND kind = 'answer' ORDER BY seq", url: url)
+            .map { $0.joined(separator: "=") }
+        let local = try journal.history(session: session).map { entry -> String in
+            if case let .text(t)? = entry.response { return "\(entry.item)=\(t)" }
+            return "\(entry.item)="
+        }
+        return stored == local
+    }
+
+    func carrel(_ sandbox: Sandbox, _ arguments: [String], passwordFile: String) throws -> (status: Int32, out: String) {
+        var environment = sandbox.environment
+        environment["PGPASSFILE"] = passwordFile
+        let out = ChildSpawn.run(ChildProcess.carrel, arguments, environment: environment, timeout: 30)
+        return (out.status, out.output)
+    }
+
+    struct Snapshot: Decodable {
+        struct Seat: Decodable {
+            var session: String
+            var candidate: String?
+            var seat: String
+            var room: String
+            var assessment: String
+            var status: String
+            var answered: Int
+            var total: Int
+            var time_left_seconds: Int?
+            var paste_attempts: Int
+            var focus_losses: Int
+            var exit_attempts: Int
+            var last_seen: String
+        }
+        var seats: [Seat]
+    }
+
+    func snapshot(_ sandbox: Sandbox, url: String, room: String?, passwordFile: String) throws -> Snapshot? {
+        let r = try carrel(sandbox, ["proctor", "--shared", url, "--json"] + (room.map { ["--room", $0] } ?? []), passwordFile: passwordFile)
+        guard r.status == 0 else { return nil }
+        return try? JSONDecoder().decode(Snapshot.self, from: Data(r.out.utf8))
+    }
+
+    @Test func tenHeadlessSeatsPublishEverythingAndTheConsoleSnapshotMatchesTheirJournals() throws {
+        let pg = try PrivatePostgres.shared()
+        let url = try pg.database()
+        var seats: [Seat] = []
+        for n in 0..<10 {
+            seats.append(try #require(try Seat(url: url, passwordFile: pg.passwordFile, room: "lab-1", seat: "S\(n)")))
+        }
+        // Different work on each seat: n answers, a paste attempt on odd seats, a flag.
+        for (n, seat) in seats.enumerated() {
+            for i in 0..<(n % 6) { #expect(seat.answer(seat.items[i], "answer \(n)-\(i)")) }
+            if n % 2 == 1 { seat.command("paste 42") }
+            seat.command("flag \(seat.items[5])")
+        }
+        // Half submit; the others stay active.
+        for seat in seats.prefix(5) { #expect(seat.submit() != nil) }
+        let checker = try Sandbox()
+        var last: Snapshot?
+        let settled = Self.eventually(15) {
+            guard let snap = try? snapshot(checker, url: url, room: "lab-1", passwordFile: pg.passwordFile) else { return false }
+            last = snap
+            return snap.seats.count == 10 && zip(seats.indices, seats).allSatisfy { n, seat in
+                guard let s = snap.seats.first(where: { $0.session == seat.session }) else { return false }
+                return s.answered == n % 6 && s.paste_attempts == n % 2 && s.status == (n < 5 ? "submitted" : "active")
+            }
+        }
+        #expect(settled, "the console never matched the seats: \(String(describing: last))")
+        let snap = try #require(last)
+        for (n, seat) in seats.enumerated() {
+            let s = try #require(snap.seats.first { $0.session == seat.session })
+            #expect(s.seat == "S\(n)" && s.room == "lab-1" && s.candidate == "Cand S\(n)" && s.assessment == "fixture")
+            #expect(s.total == 6)
+            #expect(n < 5 ? s.time_left_seconds == nil : (s.time_left_seconds ?? 0) > 500)
+            // Every record of the journal is in the store, once.
+            let journal = try seat.journal()
+            let local = try Self.journalCounts(journal, session: seat.session)
+            #expect(Self.eventually(10) { Self.storeCounts(pg, url: url, session: seat.session).filter { local[$0.key] != nil } == local },
+                    "seat \(n): store \(Self.storeCounts(pg, url: url, session: seat.session)) journal \(local)")
+            #expect(try Self.answersMatch(pg, url: url, session: seat.session, journal: journal))
+        }
+        // Trouble first: the active seats with a paste attempt lead.
+        let firstActive = try #require(snap.seats.first)
+        #expect(firstActive.status == "active" && firstActive.paste_attempts == 1)
+        // Another room shows none of them.
+        #expect(try snapshot(checker, url: url, room: "lab-2", passwordFile: pg.passwordFile)?.seats.isEmpty == true)
+        for seat in seats.suffix(5) { #expect(seat.submit() != nil) }
+        // Results from the store: one per seat, as from each seat's journal.
+        let listed = try carrel(checker, ["results", "list", "--shared", url, "--room", "lab-1", "--json"], passwordFile: pg.passwordFile)
+        #expect(listed.status == 0)
+        for seat in seats {
+            #expect(listed.out.contains(seat.session))
+            let fromStore = try carrel(checker, ["results", "show", seat.session, "--shared", url], passwordFile: pg.passwordFile)
+            let fromSeat = try carrel(seat.sandbox, ["results", "show", seat.session, "--state-dir", seat.sandbox.stateDir], passwordFile: pg.passwordFile)
+            #expect(fromStore.status == 0 && fromStore.out == fromSeat.out)
+        }
+    }
+
+    @Test func aStoreThatCannotBeReachedChangesNothingForTheSeatAndItsOutboxWaits() throws {
+        let sandbox = try Sandbox()
+        let file = try sandbox.assessment()
+        // Nothing listens on this port.
+        let url = "postgresql://carrel@127.0.0.1:\(PrivatePostgres.freePort())/carrel"
+        let child = try sandbox.driver(["begin", file, "--shared", url, "--room", "r", "--seat", "s"])
+        let began = try #require(child.expect("began "))
+        let session = String(began.split(separator: " ")[1])
+        for i in 0..<3 {
+            child.send("answer q\(i) \(Response.text("x").driverJSON)")
+            #expect(child.expect("ack q\(i)", timeout: 10) != nil)
+        }
+        child.send("store")
+        let store = try #require(child.expect("store ", timeout: 10))
+        #expect(store.contains("not reachable") || store.contains("connecting"))
+        child.send("submit")
+        #expect(child.expect("finished submitted", timeout: 20) != nil)
+        #expect(child.waitStatus() == 0)
+        let journal = try sandbox.journal()
+        #expect(try journal.outboxWaiting(session: session) > 3)
+        let status = try sandbox.carrel(["status"])
+        #expect(status.out.contains { $0.contains("not yet published") })
+    }
+
+    @Test func aSeatKilledShowsAsInterruptedWithinTwoSecondsAndItsOutboxDrainsAfterResume() throws {
+        let pg = try PrivatePostgres()
+        defer { pg.destroy() }
+        let url = try pg.database()
+        let seat = try #require(try Seat(url: url, passwordFile: pg.passwordFile, room: "lab", seat: "K1"))
+        #expect(seat.answer("q0", "first"))
+        let checker = try Sandbox()
+        #expect(Self.eventually(10) {
+            (try? snapshot(checker, url: url, room: "lab", passwordFile: pg.passwordFile))?.seats.first?.answered == 1
+        })
+        #expect(try snapshot(checker, url: url, room: "lab", passwordFile: pg.passwordFile)?.seats.first?.status == "active")
+        // Killed: the console says so within two seconds.
+        let killedAt = Date()
+        seat.child.signal(SIGKILL)
+        _ = seat.child.waitStatus()
+        var status = ""
+        let seen = Self.eventually(5) {
+            status = (try? snapshot(checker, url: url, room: "lab", passwordFile: pg.passwordFile))?.seats.first?.status ?? ""
+            return status == "interrupted"
+        }
+        let took = Date().timeIntervalSince(killedAt)
+        #expect(seen && took < 2, "status \(status) after \(took) s")
+
+        // Records written while the store does not answer wait in the outbox ...
+        let second = try #require(try Seat(url: url, passwordFile: pg.passwordFile, room: "lab", seat: "K2"))
+        #expect(Self.eventually(10) { (try? snapshot(checker, url: url, room: "lab", passwordFile: pg.passwordFile))?.seats.count == 2 })
+        pg.pause()
+        for i in 0..<4 { #expect(second.answer("q\(i)", "while paused \(i)")) }
+        second.child.signal(SIGKILL)
+        _ = second.child.waitStatus()
+        pg.resume()
+        let journal = try second.journal()
+        #expect(try journal.outboxWaiting(session: second.session) >= 4)
+        // ... and reach the store after `resume`.
+        let resumed = try second.sandbox.driver(["resume", "--shared", url], environment: ["PGPASSFILE": pg.passwordFile])
+        #expect(resumed.expect("began ", timeout: 20) != nil)
+        #expect(Self.eventually(15) { (try? journal.outboxWaiting(session: second.session)) == 0 })
+        resumed.send("submit")
+        #expect(resumed.expect("finished submitted", timeout: 20) != nil)
+        #expect(resumed.waitStatus() == 0)
+        #expect(try Self.answersMatch(pg, url: url, session: second.session, journal: journal))
+        let snap = try snapshot(checker, url: url, room: "lab", passwordFile: pg.passwordFile)
+        let row = try #require(snap?.seats.first { $0.session == second.session })
+        #expect(row.status == "submitted" && row.answered == 4)
+    }
+
+    @Test func storeStoppedMidTestAndRestartedLosesNothingAndDuplicatesNothing() throws {
+        let pg = try PrivatePostgres()
+        defer { pg.destroy() }
+        let url = try pg.database()
+        var seats: [Seat] = []
+        for n in 0..<3 { seats.append(try #require(try Seat(url: url, passwordFile: pg.passwordFile, room: "lab", seat: "R\(n)"))) }
+        for seat in seats { #expect(seat.answer("q0", "before")) }
+        pg.stop()
+        // The seats go on as before: every answer is acknowledged at once.
+        for round in 1...3 {
+            for seat in seats {
+                let started = Date()
+                #expect(seat.answer("q\(round)", "during \(round)"))
+                #expect(Date().timeIntervalSince(started) < 5)
+            }
+        }
+        try pg.start()
+        for seat in seats { #expect(seat.answer("q4", "after")) }
+        for seat in seats {
+            let journal = try seat.journal()
+            #expect(Self.eventually(20) { (try? journal.outboxWaiting(session: seat.session)) == 0 }, "outbox of \(seat.session) not drained")
+            #expect(try Self.answersMatch(pg, url: url, session: seat.session, journal: journal))
+            let local = try Self.journalCounts(journal, session: seat.session)
+            #expect(Self.storeCounts(pg, url: url, session: seat.session).filter { local[$0.key] != nil } == local)
+        }
+        // No record twice: the store's keys are unique and every sequence number appears once.
+        let duplicates = pg.rows("SELECT count(*) - count(DISTINCT (session, seq)) FROM carrel_records", url: url)
+        #expect(duplicates.first?.first == "0")
+        for seat in seats { #expect(seat.submit() != nil) }
+    }
+}
+
+@Suite("Shared store: URLs, password files and the outbox, without a server")
+struct SharedStorePartsTests {
+    @Test func urlsAreReadAsLibpqReadsThemAndThePasswordIsNeverShown() throws {
+        let u = try SharedURL.parse("postgresql://proctor:s%40cret@db.lab:6543/exams?sslmode=disable", environment: [:])
+        #expect(u.host == "db.lab" && u.port == 6543 && u.user == "proctor" && u.database == "exams" && u.tls == .disable)
+        #expect(u.password == "s@cret")
+        #expect(!u.description.contains("cret"))
+        let d = try SharedURL.parse("postgres://", environment: ["PGHOST": "h", "PGPORT": "7000", "PGUSER": "u", "PGDATABASE": "d"])
+        #expect(d.host == "h" && d.port == 7000 && d.user == "u" && d.database == "d")
+        let socket = try SharedURL.parse("postgresql:///exams?host=/var/run/postgresql", environment: ["PGUSER": "u"])
+        #expect(socket.socketFolder == "/var/run/postgresql")
+        let v6 = try SharedURL.parse("postgresql://u@[::1]:5433/x", environment: [:])
+        #expect(v6.host == "::1" && v6.port == 5433)
+    }
+
+    @Test func badURLsAreRefusedWithAClearMessageThatHidesThePassword() {
+        for (text, words) in [("http://db/x", "PostgreSQL URL"), ("postgresql://u@h:99999/x", "port"),
+                              ("postgresql://u@h/x?sslmode=maybe", "sslmode"), ("postgresql://u@h/x?frobnicate=1", "frobnicate"),
+                              ("postgresql://u@a,b/x", "one host")] {
+            do {
+                _ = try SharedURL.parse(text, environment: [:])
+                Issue.record("\(text) was accepted")
+            } catch {
+                #expect(error.description.contains(words), "\(error.description)")
+            }
+        }
+        do {
+            _ = try SharedURL.parse("mysql://root:hunter2@db/x", environment: [:])
+            Issue.record("accepted")
+        } catch {
+            #expect(!error.description.contains("hunter2"))
+        }
+    }
+
+    @Test func thePasswordFileIsReadAsLibpqReadsItAndIgnoredWhenOthersCanReadIt() throws {
+        let sandbox = try Sandbox()
+        let file = sandbox.root + "/pgpass"
+        try """
+            # comment
+            other:5432:*:u:wrong
+            db.lab:5432:exams:u:pa\\:ss\\\\word
+            *:*:*:u:fallback
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        chmod(file, 0o600)
+        let u = try SharedURL.parse("postgresql://u@db.lab/exams", environment: ["PGPASSFILE": file])
+        #expect(u.password == "pa:ss\\word")
+        let other = try SharedURL.parse("postgresql://u@else/exams", environment: ["PGPASSFILE": file])
+        #expect(other.password == "fallback")
+        chmod(file, 0o644)
+        let open = try SharedURL.parse("postgresql://u@db.lab/exams", environment: ["PGPASSFILE": file])
+        #expect(open.password == nil)
+        // A symlink is not followed.
+        chmod(file, 0o600)
+        let link = sandbox.root + "/link"
+        symlink(file, link)
+        #expect(try SharedURL.parse("postgresql://u@db.lab/exams", environment: ["PGPASSFILE": link]).password == nil)
+    }
+
+    @Test func migrationsSplitIntoStatementsOutsideQuotesAndFunctionBodies() {
+        let parts = SharedSchema.statements("CREATE TABLE a (x text DEFAULT ';'); CREATE FUNCTION f() RETURNS void LANGUAGE sql AS $$ SELECT 1; SELECT 2; $$;\nSELECT 3")
+        #expect(parts.count == 3)
+        #expect(parts[1].contains("SELECT 1; SELECT 2;"))
+        let real = SharedSchema.migrations.flatMap { SharedSchema.statements($0.1) }
+        #expect(real.count > 10)
+        #expect(real.allSatisfy { !$0.isEmpty })
+    }
+
+    @Test func aPublishingSessionWritesEachRecordToItsOutboxInTheSameTransactionAndOthersDoNot() throws {
+        let journal = try Journal(writer: try DatabaseQueue())
+        let stored = StoredAssessment(bytes: Data("x".utf8), path: "a.yaml", format: .yaml)
+        func record(_ id: String, shared: Bool) -> SessionRecord {
+            SessionRecord(id: id, assessmentID: "a", assessmentTitle: "A", fingerprint: "sha256:x", assessmentPath: "a.yaml",
+                          candidate: "Ada", status: .active, seed: 1, extraTime: .none,
+                          options: SessionOptions(shared: shared ? SharedLabel(room: "r", seat: "s", total: 3, timeAllowed: 600) : nil),
+                          startedAt: Date(), pid: 1, host: "h", tty: nil)
+        }
+        try journal.createSession(record("pub", shared: true), source: stored)
+        try journal.createSession(record("local", shared: false), source: stored)
+        for id in ["pub", "local"] {
+            try journal.commit(session: id, [.answer(item: "q1", response: .text("hi")), .event(.pasteBlocked, "3 characters", at: Date())], at: Date())
+            try journal.commit(session: id, [.progress(position: 1, elapsed: 2)], at: Date())
+            try journal.commit(session: id, [.flag(item: "q1", on: true)], at: Date())
+        }
+        let records = try journal.outbox(after: 0, limit: 100)
+        #expect(records.allSatisfy { $0.session == "pub" })
+        #expect(records.map(\.kind) == ["session", "answer", "event", "flag"])
+        #expect(records.map(\.seq) == records.map(\.seq).sorted())
+        #expect(records[1].body.contains("\"answered\":true"))
+        // Forgetting published records never lets a sequence number be used again.
+        let last = try #require(records.last?.seq)
+        try journal.removePublished(through: last)
+        #expect(try journal.outbox(after: 0, limit: 100).isEmpty)
+        #expect(try journal.outboxWaiting().records == 0)
+        try journal.commit(session: "pub", [.flag(item: "q1", on: false)], at: Date())
+        let next = try journal.outbox(after: 0, limit: 100)
+        #expect(next.count == 1 && next[0].seq > last)
+    }
+}

@@ -1,0 +1,103 @@
+import AssessmentKit
+import Foundation
+import SessionKit
+import Testing
+@testable import TerminalUI
+
+@Suite("The proctor's console")
+struct ProctorConsoleTests {
+    static func seat(_ name: String, status: String, answered: Int = 3, paste: Int = 0, focus: Int = 0, exit: Int = 0,
+                     heard: Int = 0, connected: Bool = true, candidate: String? = nil) -> SeatView {
+        SeatView(session: "s-\(name)", candidate: candidate ?? "Cand \(name)", seat: name, room: "lab", assessment: "geo",
+                 assessmentTitle: "Geography", status: status, answered: answered, total: 12,
+                 timeLeftSeconds: ["active", "interrupted"].contains(status) ? 754 : nil,
+                 pasteAttempts: paste, focusLosses: focus, exitAttempts: exit, interruptions: 0,
+                 lastSeen: "2026-11-24T10:00:00Z", lastHeardSeconds: heard, connected: connected)
+    }
+
+    static let room: [SeatView] = [
+        seat("A1", status: "submitted", answered: 12),
+        seat("A2", status: "active"),
+        seat("A3", status: "interrupted", heard: 14, connected: false),
+        seat("A4", status: "active", paste: 2, focus: 1),
+        seat("A5", status: "not_started", answered: 0),
+        seat("A6", status: "timed_out", answered: 7),
+    ].sorted(by: SeatView.troubleFirst)
+
+    @Test func troubleComesFirst() {
+        #expect(Self.room.map(\.seat) == ["A3", "A4", "A2", "A5", "A1", "A6"])
+    }
+
+    @Test func everySeatFitsAt80By24AndTheFocusedSeatIsSaidInWordsWithTheCursorOnIt() {
+        var model = ProctorModel(room: "lab", screenReader: false)
+        model.update(Self.room)
+        let screen = ProctorView.render(model, width: 80, height: 24)
+        let text = screen.lines
+        #expect(text.allSatisfy { TextWidth.of($0) <= 80 })
+        #expect(text[0].contains("room lab"))
+        let summary = text[1] + " " + text[2]
+        #expect(summary.contains("6 seats (1 active with incidents)") && summary.contains("1 interrupted") && summary.contains("1 timed out"))
+        // Status in words on every row (never only a colour or a symbol).
+        for s in Self.room { #expect(text.contains { $0.hasPrefix(s.seat) && $0.contains(s.statusWords) }) }
+        // The cursor sits on the focused row, which is the first (trouble) seat.
+        #expect(text[screen.cursor.row].hasPrefix("A3"))
+        #expect(screen.cells[screen.cursor.row][0].role == .focus)
+        let words = text[21] + " " + text[22]
+        #expect(words.contains("Seat A3, Cand A3: interrupted, 3 of 12 answered, 12:34 left"))
+        #expect(words.contains("last heard 14 s ago"))
+        // Moving down keeps the cursor and the words on the new seat.
+        _ = model.handle(.down, pageSize: 10)
+        let next = ProctorView.render(model, width: 80, height: 24)
+        #expect(next.lines[next.cursor.row].hasPrefix("A4"))
+        #expect((next.lines[21] + " " + next.lines[22]).contains("2 paste attempts, 1 focus loss"))
+    }
+
+    @Test func theSelectionFollowsItsSeatWhenARefreshReordersTheRoom() {
+        var model = ProctorModel(room: nil, screenReader: false)
+        model.update(Self.room)
+        _ = model.handle(.end, pageSize: 10)
+        #expect(model.selectedSeat?.seat == "A6")
+        var changed = Self.room
+        changed.insert(Self.seat("A7", status: "interrupted", connected: false), at: 0)
+        model.update(changed)
+        #expect(model.selectedSeat?.seat == "A6")
+    }
+
+    @Test func enterOpensTheReportAndEscapeCloses() {
+        var model = ProctorModel(room: "lab", screenReader: false)
+        model.update(Self.room)
+        #expect(model.handle(.enter, pageSize: 10) == .openReport)
+        model.report = ["Integrity report — seat A3", "paste attempts 0"]
+        let screen = ProctorView.render(model, width: 80, height: 24)
+        #expect(screen.lines.contains { $0.hasPrefix("Integrity report — seat A3") })
+        _ = model.handle(.escape, pageSize: 10)
+        #expect(model.report == nil)
+        _ = model.handle(.character("q"), pageSize: 10)
+        #expect(model.quit)
+    }
+
+    @Test func inScreenReaderModeTheFrameDoesNotChangeWithEverySecond() {
+        var model = ProctorModel(room: "lab", screenReader: true)
+        model.update([Self.seat("B1", status: "active")])
+        let before = ProctorView.render(model, width: 80, height: 24)
+        var later = Self.seat("B1", status: "active")
+        later.timeLeftSeconds = 740
+        model.update([later])
+        #expect(ProctorView.render(model, width: 80, height: 24) == before)
+        #expect(before.lines.joined().contains("12 min left"))
+    }
+
+    @Test func namesFromTheStoreCannotWriteEscapeSequences() {
+        var model = ProctorModel(room: "lab\u{1B}[2J", screenReader: false)
+        model.update([Self.seat("S\u{1B}]0;x\u{07}", status: "active", candidate: "Eve\u{1B}[31m\u{202E}")])
+        let screen = ProctorView.render(model, width: 80, height: 24)
+        for line in screen.lines {
+            #expect(!line.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x202E })
+        }
+    }
+
+    @Test func anEmptyRoomSaysHowSeatsJoin() {
+        let screen = ProctorView.render(ProctorModel(room: "lab", screenReader: false), width: 80, height: 24)
+        #expect(screen.lines[4].contains("No seats yet") && screen.lines[4].contains("--room lab"))
+    }
+}

@@ -62,6 +62,33 @@ public struct SeatView: Sendable, Equatable, Codable {
         self.connected = connected
     }
 
+    enum CodingKeys: String, CodingKey {
+        case session, candidate, seat, room, assessment, assessmentTitle, status, answered, total, timeLeftSeconds
+        case pasteAttempts, focusLosses, exitAttempts, interruptions, lastSeen, lastHeardSeconds, connected
+    }
+
+    /// Every key is written, `null` included (scripts read a fixed set of keys).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(session, forKey: .session)
+        try c.encode(candidate, forKey: .candidate)
+        try c.encode(seat, forKey: .seat)
+        try c.encode(room, forKey: .room)
+        try c.encode(assessment, forKey: .assessment)
+        try c.encode(assessmentTitle, forKey: .assessmentTitle)
+        try c.encode(status, forKey: .status)
+        try c.encode(answered, forKey: .answered)
+        try c.encode(total, forKey: .total)
+        try c.encode(timeLeftSeconds, forKey: .timeLeftSeconds)
+        try c.encode(pasteAttempts, forKey: .pasteAttempts)
+        try c.encode(focusLosses, forKey: .focusLosses)
+        try c.encode(exitAttempts, forKey: .exitAttempts)
+        try c.encode(interruptions, forKey: .interruptions)
+        try c.encode(lastSeen, forKey: .lastSeen)
+        try c.encode(lastHeardSeconds, forKey: .lastHeardSeconds)
+        try c.encode(connected, forKey: .connected)
+    }
+
     public static func troubleFirst(_ a: SeatView, _ b: SeatView) -> Bool {
         if a.rank != b.rank { return a.rank < b.rank }
         if a.incidents != b.incidents { return a.incidents > b.incidents }

@@ -255,6 +255,9 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
         try await StoreCall.guarded(c, timeout: queryTimeout, work)
     }
 
+    /// Inserts records in order; one already there (same session and sequence, the only key)
+    /// is skipped. `ON CONFLICT DO NOTHING` without naming the key needs nothing but INSERT
+    /// privilege: a seat's role can add records and read none (docs/deployment.md).
     func insert(_ batch: [OutboxRecord], on c: PostgresConnection) async throws {
         let sessions = batch.map(\.session)
         let seqs = batch.map(\.seq)
@@ -267,7 +270,7 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
               FROM unnest(\(sessions)::text[], \(seqs)::int8[], \(kinds)::text[], \(times)::timestamptz[], \(bodies)::text[])
                 WITH ORDINALITY AS r(s, q, k, a, b, n)
               ORDER BY n
-            ON CONFLICT (session, seq) DO NOTHING
+            ON CONFLICT DO NOTHING
             """, logger: logger)
     }
 

@@ -187,16 +187,25 @@ public final class SharedReader: Sendable {
         // the running seat reported), events and results.
         var events: [(String, String, String, String)] = []
         for try await (session, at, kind, detail) in try await connection.query("""
-            SELECT session, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS'), body->>'kind', body->>'detail'
+            SELECT session, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS'),
+                   coalesce(body->>'kind', ''), coalesce(body->>'detail', '')
             FROM carrel_records WHERE kind = 'event' AND session = ANY(\(ids)::text[]) ORDER BY session, seq
             """, logger: logger).decode((String, String, String, String).self) {
             events.append((session, at, kind, detail))
         }
-        var results: [(String, String?, String?, String?, String?, String)] = []
-        for try await row in try await connection.query("""
-            SELECT session, heading, items, csv, cells, json FROM carrel_results WHERE session = ANY(\(ids)::text[])
-            """, logger: logger).decode((String, String?, String?, String?, String?, String).self) {
-            results.append(row)
+        // Each result is read from its document, and its gradebook digest made here again: a
+        // seat's role can add records, so what it sent is data to check, not to trust (a
+        // document that does not read as a result, or names another session, is left out;
+        // spreadsheet cells are neutralised here, whatever the seat sent).
+        var results: [(String, String, String, String, String, String)] = []
+        let documentDecoder = JSONDecoder()
+        for try await (session, json) in try await connection.query("""
+            SELECT session, json FROM carrel_results WHERE session = ANY(\(ids)::text[])
+            """, logger: logger).decode((String, String).self) {
+            guard let document = try? documentDecoder.decode(ResultDocument.self, from: Data(json.utf8)),
+                  document.session == session,
+                  let columns = try? ResultDigest(document).columns() else { continue }
+            results.append((session, columns.heading, columns.items, columns.csv, columns.cells, json))
         }
         for raw in raws {
             let running = ["active", "review", "beginning", "ending"].contains(raw.status)

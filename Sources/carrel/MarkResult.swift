@@ -30,6 +30,7 @@ struct MarkResult: ParsableCommand {
                                valueName: "text"))
     var comment: String?
     @OptionGroup var state: StateOptions
+    @OptionGroup var lab: SharedOptions
 
     /// POINTS as typed, a negative one included.
     var typed: String { points ?? negative ?? "" }
@@ -86,6 +87,8 @@ struct MarkResult: ParsableCommand {
             line += " Score \(PointsText.format(marked.score.points)) of \(PointsText.format(marked.score.max))"
             line += marked.score.pending > 0 ? ", \(PointsText.format(marked.score.pending)) still to mark.\n" : ", nothing left to mark.\n"
             FileOutput.standardOutput.write(line)
+            // A session that publishes sends its marked result to the lab's store too.
+            try lab.publishWaiting(journal)
         }
     }
 

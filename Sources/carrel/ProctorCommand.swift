@@ -43,6 +43,9 @@ struct ProctorCommand: ParsableCommand {
                 do {
                     seats = try Blocking.run { try await reader.seats(room: room) }
                 } catch {
+                    // Closed on every path: PostgresNIO stops the process when a connection is
+                    // dropped without being closed.
+                    _ = try? Blocking.run { await reader.close() }
                     throw CarrelFailure(status: .cannotOpenInput, message: "cannot read the shared store \(url): \(SeatPublisher.describe(error))")
                 }
                 FileOutput.standardOutput.write(try JSONText.pretty(Snapshot(seats: seats)))

@@ -63,9 +63,14 @@ struct ResultsData {
             let room = lab.roomName
             do {
                 let (copy, waiting) = try Blocking.run {
-                    let copy = try await reader.journalCopy(room: room)
-                    await reader.close()
-                    return copy
+                    do {
+                        let copy = try await reader.journalCopy(room: room)
+                        await reader.close()
+                        return copy
+                    } catch {
+                        await reader.close()
+                        throw error
+                    }
                 }
                 self.init(journal: copy, records: try copy.sessions(status: nil), waiting: waiting)
             } catch {

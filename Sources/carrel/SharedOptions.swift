@@ -89,6 +89,20 @@ struct SharedOptions: ParsableArguments {
 }
 
 extension SharedOptions {
+    /// With a store named: sends what this seat's journal has waiting (a session `unlock`
+    /// ended, a mark), for up to 5 s; what is left waits for the next publishing session.
+    func publishWaiting(_ journal: Journal?) throws(CarrelFailure) {
+        guard let url = try url(), let journal else { return }
+        guard ((try? journal.outboxWaiting().records) ?? 1) > 0 else { return }
+        let publisher = SeatPublisher(url: url)
+        publisher.start(journal: journal)
+        if publisher.finish(within: 5) {
+            FileOutput.standardOutput.write("Sent to the shared store.\n")
+        } else {
+            Console.error("the shared store has not received everything yet (\(publisher.storeState.words)); the records wait in this seat's journal for its next session with --shared")
+        }
+    }
+
     /// Opens the store for reading, as one clear failure when it cannot.
     static func reader(_ url: SharedURL) throws(CarrelFailure) -> SharedReader {
         do {

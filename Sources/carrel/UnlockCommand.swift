@@ -21,6 +21,7 @@ struct UnlockCommand: ParsableCommand {
     )
 
     @OptionGroup var state: StateOptions
+    @OptionGroup var lab: SharedOptions
     @Argument(help: "The session id (or its first characters); all interrupted sessions when omitted.")
     var session: String?
 
@@ -72,6 +73,7 @@ struct UnlockCommand: ParsableCommand {
                 }
             }
             FileOutput.standardOutput.write("The lock is free.\n")
+            try lab.publishWaiting(journal)
         }
     }
 }

@@ -2,31 +2,25 @@
 import Glibc
 #endif
 import Foundation
-import SessionTestSupport
 
 /// A private PostgreSQL for the shared-store tests, started by `scripts/private-postgres`
 /// (initdb in a temporary folder, a loopback port, as the `postgres` user when the tests run
 /// as root). Tests that cannot have one are skipped with the reason.
-final class PrivatePostgres: @unchecked Sendable {
-    let folder: String
-    let port: Int
+public final class PrivatePostgres: @unchecked Sendable {
+    public let folder: String
+    public let port: Int
     /// postgresql://carrel@127.0.0.1:PORT/carrel
-    let url: String
-    var passwordFile: String { folder + "/pgpass" }
+    public let url: String
+    public var passwordFile: String { folder + "/pgpass" }
 
-    static let repository: String = {
-        var folder = ChildProcess.buildFolder
-        while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path),
-              folder.pathComponents.count > 1 {
-            folder.deleteLastPathComponent()
-        }
-        return folder.path
-    }()
+    /// The repository (this file is Tests/SessionTestSupport/PrivatePostgres.swift).
+    static let repository: String = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().path
 
     static var script: String { repository + "/scripts/private-postgres" }
 
     /// Why no cluster can be started here, or nil when one can.
-    static let unavailable: String? = {
+    public static let unavailable: String? = {
         let found = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
         if found.isEmpty { return "PostgreSQL is not installed (scripts/install-deps installs it)" }
         if ChildSpawn.which("psql", environment: ProcessInfo.processInfo.environment) == nil { return "psql is not installed" }
@@ -37,7 +31,7 @@ final class PrivatePostgres: @unchecked Sendable {
     nonisolated(unsafe) static var sharedCluster: PrivatePostgres?
     static let sharedLock = NSLock()
 
-    static func shared() throws -> PrivatePostgres {
+    public static func shared() throws -> PrivatePostgres {
         sharedLock.lock()
         defer { sharedLock.unlock() }
         if let sharedCluster { return sharedCluster }
@@ -51,7 +45,7 @@ final class PrivatePostgres: @unchecked Sendable {
         var description: String
     }
 
-    init() throws {
+    public init() throws {
         folder = FileManager.default.temporaryDirectory.path + "/carrel-pg-\(UUID().uuidString.prefix(8))"
         port = Self.freePort()
         let out = ChildSpawn.run(Self.script, ["start", folder, String(port)], environment: ProcessInfo.processInfo.environment, timeout: 90)
@@ -61,25 +55,25 @@ final class PrivatePostgres: @unchecked Sendable {
         url = String(line)
     }
 
-    func stop() {
+    public func stop() {
         _ = ChildSpawn.run(Self.script, ["stop", folder], environment: ProcessInfo.processInfo.environment, timeout: 60)
     }
 
-    func start() throws {
+    public func start() throws {
         let out = ChildSpawn.run(Self.script, ["start", folder, String(port)], environment: ProcessInfo.processInfo.environment, timeout: 90)
         guard out.status == 0 else { throw StartFailure(description: "private PostgreSQL did not start again: \(out.output)") }
     }
 
-    func pause() { _ = ChildSpawn.run(Self.script, ["pause", folder], environment: ProcessInfo.processInfo.environment) }
-    func resume() { _ = ChildSpawn.run(Self.script, ["resume", folder], environment: ProcessInfo.processInfo.environment) }
+    public func pause() { _ = ChildSpawn.run(Self.script, ["pause", folder], environment: ProcessInfo.processInfo.environment) }
+    public func resume() { _ = ChildSpawn.run(Self.script, ["resume", folder], environment: ProcessInfo.processInfo.environment) }
 
-    func destroy() {
+    public func destroy() {
         stop()
         try? FileManager.default.removeItem(atPath: folder)
     }
 
     /// A new database of its own for one test; its URL.
-    func database() throws -> String {
+    public func database() throws -> String {
         let name = "t_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: "")
         let out = psql("CREATE DATABASE \(name)", database: "carrel")
         guard out.status == 0 else { throw StartFailure(description: "cannot create a database: \(out.output)") }
@@ -87,7 +81,7 @@ final class PrivatePostgres: @unchecked Sendable {
     }
 
     /// Runs SQL with psql (unaligned, tuples only); rows as lines, fields split by `|`.
-    func psql(_ sql: String, database: String) -> ChildSpawn.Output {
+    public func psql(_ sql: String, database: String) -> ChildSpawn.Output {
         var environment = ProcessInfo.processInfo.environment
         environment["PGPASSFILE"] = passwordFile
         let psql = ChildSpawn.which("psql", environment: environment) ?? "/usr/bin/psql"
@@ -95,13 +89,13 @@ final class PrivatePostgres: @unchecked Sendable {
                                      "-U", "carrel", "-d", database, "-c", sql], environment: environment, timeout: 30)
     }
 
-    func rows(_ sql: String, url: String) -> [[String]] {
+    public func rows(_ sql: String, url: String) -> [[String]] {
         let database = String(url.split(separator: "/").last ?? "carrel")
         let out = psql(sql, database: database)
         return out.output.split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
     }
 
-    static func freePort() -> Int {
+    public static func freePort() -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()

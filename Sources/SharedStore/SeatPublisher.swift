@@ -57,18 +57,70 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
         return state
     }
 
-    /// Starts publishing `journal`'s outbox in the background (once; later calls are ignored).
-    public func start(journal: Journal) {
+    /// A seat waiting at its start screen: shown to the proctor as "not started" under the
+    /// session id it will begin with, until it begins.
+    public struct Announcement: Sendable {
+        public var session: String
+        public var label: SharedLabel
+        public var candidate: String?
+        public var assessmentID: String
+        public var assessmentTitle: String
+
+        public init(session: String, label: SharedLabel, candidate: String?, assessmentID: String, assessmentTitle: String) {
+            self.session = session
+            self.label = label
+            self.candidate = candidate
+            self.assessmentID = assessmentID
+            self.assessmentTitle = assessmentTitle
+        }
+
+        var body: String {
+            func string(_ t: String) -> String {
+                // Encoding a String cannot fail.
+                (try? JSONEncoder().encode(t)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
+            }
+            return """
+                {"room":\(string(label.room)),"seat":\(string(label.seat)),"candidate":\(candidate.map(string) ?? "null"),\
+                "assessment_id":\(string(assessmentID)),"assessment_title":\(string(assessmentTitle)),"total":\(label.total),\
+                "time_allowed_seconds":\(label.timeAllowed.map(String.init) ?? "null"),"pid":\(getpid())}
+                """
+        }
+    }
+
+    private var announcement: Announcement?
+    /// Wakes the loop before a journal is attached.
+    private let bell = Doorbell()
+
+    /// Publishes the seat before its session begins (`start` sends it).
+    public func announce(_ a: Announcement) {
+        lock.lock()
+        announcement = a
+        if session == nil { session = a.session }
+        lock.unlock()
+        bell.ring()
+    }
+
+    /// Starts the loop in the background (once; later calls are ignored). Without a journal it
+    /// announces the seat and keeps its connection; `start(journal:)` adds the outbox.
+    public func start() {
         lock.lock()
         let first = !started
         started = true
-        journalRef = journal
         lock.unlock()
         guard first else { return }
         Task.detached { [self] in
-            await run(journal)
+            await run()
             stoppedSignal.signal()
         }
+    }
+
+    /// Publishes `journal`'s outbox from now on, starting the loop when it is not running.
+    public func start(journal: Journal) {
+        lock.lock()
+        journalRef = journal
+        lock.unlock()
+        bell.ring()
+        start()
     }
 
     var journal: Journal? {
@@ -107,7 +159,12 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
         self.session = session
         self.elapsed = elapsed
         lock.unlock()
-        if changed { journal?.outboxBell.ring() }
+        if changed { ring() }
+    }
+
+    func ring() {
+        bell.ring()
+        journal?.outboxBell.ring()
     }
 
     /// Waits up to `seconds` for every waiting record to reach the store, then stops and
@@ -123,13 +180,13 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
         lock.unlock()
         var drained = false
         if running {
-            journal?.outboxBell.ring()
+            ring()
             drained = waiter.wait(timeout: .now() + seconds) == .success
         }
         lock.lock()
         stopping = true
         lock.unlock()
-        journal?.outboxBell.ring()
+        ring()
         if running { _ = stoppedSignal.wait(timeout: .now() + 1) }
         return drained
     }
@@ -140,10 +197,10 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
         return stopping
     }
 
-    func current() -> (session: String?, elapsed: Double?) {
+    func current() -> (session: String?, elapsed: Double?, announcement: Announcement?) {
         lock.lock()
         defer { lock.unlock() }
-        return (session, elapsed)
+        return (session, elapsed, announcement)
     }
 
     func note(_ new: StoreState, session: String?) {
@@ -166,16 +223,18 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
 
     // MARK: the loop
 
-    func run(_ journal: Journal) async {
+    func run() async {
         var backoff = 0.2
         var confirmed: Int64 = 0
         var connection: PostgresConnection?
         var lockedSession: String?
         var notedSession: String?
+        var announced = false
         var lastPulse = 0.0
         while !isStopping {
-            let (session, elapsed) = current()
-            if let session, notedSession != session {
+            let (session, elapsed, announcement) = current()
+            let journal = self.journal
+            if let session, let journal, notedSession != session {
                 notedSession = session
                 // The state said before the session existed goes into its row now (a note for
                 // `carrel status` only; the outbox does not depend on it).
@@ -193,6 +252,7 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
                     }
                     connection = c
                     lockedSession = nil
+                    announced = false
                     backoff = 0.2
                     note(.connected, session: session)
                 } catch {
@@ -204,6 +264,14 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
             }
             guard let c = connection else { continue }
             do {
+                if let announcement, !announced, journal == nil || session == announcement.session {
+                    // Once per connection: the row exists until the session's own record
+                    // makes it active (after a restart of the store, it is made again).
+                    try await guarded(c) {
+                        _ = try await c.query("SELECT carrel_hello(\(announcement.session), \(announcement.body)::jsonb)", logger: self.logger)
+                    }
+                    announced = true
+                }
                 if let session, lockedSession != session {
                     if let old = lockedSession {
                         // The seat moved on to another session (a demo): its old one is not live.
@@ -221,8 +289,8 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
                     }
                     if granted { lockedSession = session }
                 }
-                let batch = try journal.outbox(after: confirmed, limit: batchSize)
-                if !batch.isEmpty {
+                let batch = try journal?.outbox(after: confirmed, limit: batchSize) ?? []
+                if let journal, !batch.isEmpty {
                     try await guarded(c) { try await self.insert(batch, on: c) }
                     confirmed = batch[batch.count - 1].seq
                     // Forgetting is housekeeping: a record kept by mistake is sent again and
@@ -238,7 +306,8 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
                         _ = try await c.query("SELECT carrel_pulse(\(session), \(elapsed))", logger: self.logger)
                     }
                 }
-                await journal.outboxBell.wait(seconds: max(0.05, 1 - (ProcessInfo.processInfo.systemUptime - lastPulse)))
+                let pause = max(0.05, 1 - (ProcessInfo.processInfo.systemUptime - lastPulse))
+                if let journal { await journal.outboxBell.wait(seconds: pause) } else { await bell.wait(seconds: pause) }
             } catch {
                 note(.unreachable(Self.describe(error)), session: session)
                 try? await c.close()

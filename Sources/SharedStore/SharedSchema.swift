@@ -94,7 +94,11 @@ public enum SharedSchema {
                 coalesce(b->>'assessment_id', ''), coalesce(b->>'assessment_title', ''), coalesce(b->>'fingerprint', ''),
                 coalesce((b->>'total')::integer, 0), (b->>'time_allowed_seconds')::double precision,
                 b->>'host', (b->>'pid')::integer, 'active', NEW.at, hashtextextended(NEW.session, 0), NEW.seq)
-              ON CONFLICT (session) DO NOTHING;
+              ON CONFLICT (session) DO UPDATE SET room = excluded.room, seat = excluded.seat, candidate = excluded.candidate,
+                assessment_id = excluded.assessment_id, assessment_title = excluded.assessment_title,
+                fingerprint = excluded.fingerprint, total = excluded.total, time_allowed_seconds = excluded.time_allowed_seconds,
+                host = excluded.host, pid = excluded.pid, status = 'active', started_at = excluded.started_at
+              WHERE carrel_sessions.status = 'not_started';
           ELSIF NEW.kind = 'answer' THEN
             now_answered := coalesce((b->>'answered')::boolean, false);
             SELECT answered INTO was FROM carrel_answers WHERE session = NEW.session AND item = b->>'item';
@@ -152,11 +156,23 @@ public enum SharedSchema {
           UPDATE carrel_sessions SET last_seen = now(), elapsed_seconds = p_elapsed WHERE session = p_session;
         $$;
 
+        CREATE FUNCTION carrel_hello(p_session text, p_body jsonb) RETURNS void
+          LANGUAGE sql SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
+          INSERT INTO carrel_sessions (session, room, seat, candidate, assessment_id, assessment_title, fingerprint,
+              total, time_allowed_seconds, host, pid, status, started_at, lock_key)
+            VALUES (p_session, coalesce(p_body->>'room', ''), coalesce(p_body->>'seat', ''), p_body->>'candidate',
+              coalesce(p_body->>'assessment_id', ''), coalesce(p_body->>'assessment_title', ''), '',
+              coalesce((p_body->>'total')::integer, 0), (p_body->>'time_allowed_seconds')::double precision,
+              p_body->>'host', (p_body->>'pid')::integer, 'not_started', now(), hashtextextended(p_session, 0))
+            ON CONFLICT (session) DO UPDATE SET last_seen = now() WHERE carrel_sessions.status = 'not_started';
+        $$;
+
         CREATE FUNCTION carrel_schema_version() RETURNS integer
           LANGUAGE sql STABLE SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
           SELECT max(version) FROM carrel_schema;
         $$;
         REVOKE ALL ON FUNCTION carrel_pulse(text, double precision) FROM PUBLIC;
+        REVOKE ALL ON FUNCTION carrel_hello(text, jsonb) FROM PUBLIC;
         """),
     ]
 

@@ -82,13 +82,25 @@ struct TakeCommand: ParsableCommand {
             // until they pass, and a refusal leaves the screen with its one line.
             var context: SessionContext?
             let state = self.state
+            // The session's id is chosen now, so that a seat waiting at its start screen can be
+            // shown to the proctor under it ("not started") before it begins.
+            let sessionID = SessionIDs.random.sessionID()
+            let label = options.shared
             let prepare = { () -> TakeApp.Exit? in
-                let ready = state.context(needsTerminal: true, publisher: publisher)
+                var ready = state.context(needsTerminal: true, publisher: publisher)
+                ready.ids = SessionIDs(sessionID: { sessionID }, seed: SessionIDs.random.seed)
                 do throws(CarrelFailure) {
                     try Launcher.precheck(assessment: assessment, context: ready)
                     try Launcher.requireStore(publisher, policy: assessment.policy)
                 } catch {
                     return TakeApp.Exit(error.status.rawValue, error.message)
+                }
+                if let publisher, var label {
+                    label.total = assessment.sections.reduce(0) { $0 + $1.items.count }
+                    label.timeAllowed = extra.apply(to: assessment.timeLimit).map { min($0, assessment.policy.maxDuration) }
+                    publisher.announce(.init(session: sessionID, label: label, candidate: candidate,
+                                             assessmentID: assessment.id, assessmentTitle: assessment.title))
+                    publisher.start()
                 }
                 if let hash = assessment.proctor.passphrase, let make = ready.passphrases {
                     app.launchChecker = make(hash, "launch \(assessment.id)")

@@ -173,13 +173,13 @@ _carrel() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    take|demo|validate|inspect|import|passphrase|seal|status|resume|unlock|results|keys|help)
+    take|demo|validate|inspect|import|passphrase|seal|status|resume|unlock|results|proctor|keys|help)
         # Offer subcommand argument completions
         "_carrel_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'take demo validate inspect import passphrase seal status resume unlock results keys help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'take demo validate inspect import passphrase seal status resume unlock results proctor keys help' -- "${cur}"))
         ;;
     esac
 }
@@ -188,7 +188,7 @@ _carrel_take() {
     repeating_flags=()
     non_repeating_flags=(--screen-reader --version -h --help)
     repeating_options=()
-    non_repeating_options=(--candidate --extra-time --theme --state-dir)
+    non_repeating_options=(--candidate --extra-time --theme --state-dir --shared --room --seat)
     __carrel_offer_flags_options 1
 
     # Offer option value completions
@@ -207,6 +207,15 @@ _carrel_take() {
     '--state-dir')
         return
         ;;
+    '--shared')
+        return
+        ;;
+    '--room')
+        return
+        ;;
+    '--seat')
+        return
+        ;;
     esac
 }
 
@@ -214,7 +223,7 @@ _carrel_demo() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(--workshop --theme --state-dir)
+    non_repeating_options=(--workshop --theme --state-dir --shared --room --seat)
     __carrel_offer_flags_options 0
 
     # Offer option value completions
@@ -226,6 +235,15 @@ _carrel_demo() {
         return
         ;;
     '--state-dir')
+        return
+        ;;
+    '--shared')
+        return
+        ;;
+    '--room')
+        return
+        ;;
+    '--seat')
         return
         ;;
     esac
@@ -318,7 +336,7 @@ _carrel_resume() {
     repeating_flags=()
     non_repeating_flags=(--screen-reader --version -h --help)
     repeating_options=()
-    non_repeating_options=(--theme --state-dir)
+    non_repeating_options=(--theme --state-dir --shared --room --seat)
     __carrel_offer_flags_options 1
 
     # Offer option value completions
@@ -330,6 +348,15 @@ _carrel_resume() {
     '--state-dir')
         return
         ;;
+    '--shared')
+        return
+        ;;
+    '--room')
+        return
+        ;;
+    '--seat')
+        return
+        ;;
     esac
 }
 
@@ -337,12 +364,21 @@ _carrel_unlock() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(--state-dir)
+    non_repeating_options=(--state-dir --shared --room --seat)
     __carrel_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '--state-dir')
+        return
+        ;;
+    '--shared')
+        return
+        ;;
+    '--room')
+        return
+        ;;
+    '--seat')
         return
         ;;
     esac
@@ -375,7 +411,7 @@ _carrel_results_list() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--assessment --since --status --state-dir)
+    non_repeating_options=(--assessment --since --status --state-dir --shared --room --seat)
     __carrel_offer_flags_options 0
 
     # Offer option value completions
@@ -392,6 +428,15 @@ _carrel_results_list() {
     '--state-dir')
         return
         ;;
+    '--shared')
+        return
+        ;;
+    '--room')
+        return
+        ;;
+    '--seat')
+        return
+        ;;
     esac
 }
 
@@ -399,12 +444,21 @@ _carrel_results_show() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--state-dir)
+    non_repeating_options=(--state-dir --shared --room --seat)
     __carrel_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '--state-dir')
+        return
+        ;;
+    '--shared')
+        return
+        ;;
+    '--room')
+        return
+        ;;
+    '--seat')
         return
         ;;
     esac
@@ -414,7 +468,7 @@ _carrel_results_export() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(--format --out --assessment --since --status --state-dir)
+    non_repeating_options=(--format --out --assessment --since --status --state-dir --shared --room --seat)
     __carrel_offer_flags_options 0
 
     # Offer option value completions
@@ -437,6 +491,15 @@ _carrel_results_export() {
     '--state-dir')
         return
         ;;
+    '--shared')
+        return
+        ;;
+    '--room')
+        return
+        ;;
+    '--seat')
+        return
+        ;;
     esac
 }
 
@@ -444,7 +507,7 @@ _carrel_results_mark() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(--comment --state-dir)
+    non_repeating_options=(--comment --state-dir --shared --room --seat)
     __carrel_offer_flags_options -1
 
     # Offer option value completions
@@ -453,6 +516,40 @@ _carrel_results_mark() {
         return
         ;;
     '--state-dir')
+        return
+        ;;
+    '--shared')
+        return
+        ;;
+    '--room')
+        return
+        ;;
+    '--seat')
+        return
+        ;;
+    esac
+}
+
+_carrel_proctor() {
+    repeating_flags=()
+    non_repeating_flags=(--json --screen-reader --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--shared --room --seat --theme)
+    __carrel_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--shared')
+        return
+        ;;
+    '--room')
+        return
+        ;;
+    '--seat')
+        return
+        ;;
+    '--theme')
+        __carrel_add_completions -W 'default'$'\n''mono'$'\n''contrast'
         return
         ;;
     esac

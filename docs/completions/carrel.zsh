@@ -61,6 +61,7 @@ _carrel() {
             'resume:Continue an interrupted session where it stopped (proctor).'
             'unlock:End an interrupted session (or clear a stale lock) as the proctor.'
             'results:Collect results: list sessions, show one with its integrity report, export a gradebook, mark essays.'
+            'proctor:A live console of every seat in a room (reads the lab'\''s shared store).'
             'keys:List the keys of the test screen, as F1 shows them during a test.'
             'help:Show subcommand help information.'
         )
@@ -68,7 +69,7 @@ _carrel() {
         ;;
     arg)
         case "${words[1]}" in
-        take|demo|validate|inspect|import|passphrase|seal|status|resume|unlock|results|keys|help)
+        take|demo|validate|inspect|import|passphrase|seal|status|resume|unlock|results|proctor|keys|help)
             "_carrel_${words[1]}" && ret=0
             ;;
         esac
@@ -89,6 +90,9 @@ _carrel_take() {
         '--screen-reader[Keep the cursor on the focused element and never redraw by itself.]'
         '--theme[default, mono (also chosen by a non-empty NO_COLOR) or contrast.]:theme:{__carrel_complete "${___theme[@]}"}'
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
+        '--shared[Publish to (or read from) a lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
+        '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
+        '--seat[This seat'\''s name in the room (default\: host and terminal).]:name:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -103,6 +107,9 @@ _carrel_demo() {
         '--workshop[The assessment F5 opens (default\: Assessments/workshop.yaml when present).]:workshop:'
         '--theme[default, mono (also chosen by NO_COLOR) or contrast.]:theme:'
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
+        '--shared[Publish to (or read from) a lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
+        '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
+        '--seat[This seat'\''s name in the room (default\: host and terminal).]:name:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -202,6 +209,9 @@ _carrel_resume() {
         '--screen-reader[Keep the cursor on the focused element and never redraw by itself.]'
         '--theme[default, mono (also chosen by a non-empty NO_COLOR) or contrast.]:theme:{__carrel_complete "${___theme[@]}"}'
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
+        '--shared[Publish to (or read from) a lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
+        '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
+        '--seat[This seat'\''s name in the room (default\: host and terminal).]:name:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -214,6 +224,9 @@ _carrel_unlock() {
     local -i ret=1
     local -ar arg_specs=(
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
+        '--shared[Publish to (or read from) a lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
+        '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
+        '--seat[This seat'\''s name in the room (default\: host and terminal).]:name:'
         ':session:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
@@ -262,6 +275,9 @@ _carrel_results_list() {
         '--status[Only this status\: submitted, timed_out, ended_by_proctor, interrupted, active.]:status:'
         '--json[Print JSON.]'
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
+        '--shared[Publish to (or read from) a lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
+        '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
+        '--seat[This seat'\''s name in the room (default\: host and terminal).]:name:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -276,6 +292,9 @@ _carrel_results_show() {
         ':session:'
         '--json[Print JSON\: the result and the integrity report.]'
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
+        '--shared[Publish to (or read from) a lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
+        '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
+        '--seat[This seat'\''s name in the room (default\: host and terminal).]:name:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -293,6 +312,9 @@ _carrel_results_export() {
         '--since[Only sessions started on or after this date (2026-11-22, or a full ISO-8601 time).]:since:'
         '--status[Only this status\: submitted, timed_out, ended_by_proctor, interrupted, active.]:status:'
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
+        '--shared[Publish to (or read from) a lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
+        '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
+        '--seat[This seat'\''s name in the room (default\: host and terminal).]:name:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -309,6 +331,27 @@ _carrel_results_mark() {
         ':points:'
         '--comment[A note kept with the mark, up to 500 characters.]:text:'
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
+        '--shared[Publish to (or read from) a lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
+        '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
+        '--seat[This seat'\''s name in the room (default\: host and terminal).]:name:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_proctor() {
+    local -i ret=1
+    local -ar ___theme=('default' 'mono' 'contrast')
+    local -ar arg_specs=(
+        '--shared[Publish to (or read from) a lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
+        '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
+        '--seat[This seat'\''s name in the room (default\: host and terminal).]:name:'
+        '--json[Print one snapshot of the seats as JSON and exit.]'
+        '--screen-reader[Keep the cursor on the focused seat; times in whole minutes, so the screen changes only when something happens.]'
+        '--theme[default, mono (also chosen by a non-empty NO_COLOR) or contrast.]:theme:{__carrel_complete "${___theme[@]}"}'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

@@ -330,7 +330,8 @@ public final class Journal: Sendable {
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
                 let outcome = Result {
                     try db.inTransaction {
-                        for write in writes { try Self.apply(write, session: session, at: at, published: false, db) }
+                        published = try Outbox.isPublished(session, db)
+                        for write in writes { try Self.apply(write, session: session, at: at, published: published, db) }
                         return .commit
                     }
                 }
@@ -346,7 +347,7 @@ public final class Journal: Sendable {
     }
 
     /// Applies one write; a session that publishes also gets the write in its outbox, in the
-    /// same transaction (the time used is published by the running session, not from here).
+    /// same transaction.
     static func apply(_ write: JournalWrite, session: String, at: Date, published: Bool, _ db: Database) throws {
         try apply(write, session: session, at: at, db)
         if published, let (kind, body) = try Outbox.body(of: write) {

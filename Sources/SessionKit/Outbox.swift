@@ -22,8 +22,9 @@ public struct OutboxRecord: Sendable, Equatable {
 }
 
 /// What a publishing session writes to its outbox, in the transaction of the write itself:
-/// the session's start, answers, flags, events, status changes, resumptions and result.
-/// (Position and time used are not records: the running session reports its time itself.)
+/// the session's start, answers, flags, events, status changes, resumptions, saved progress
+/// and result. (The running session also reports its time used every second, outside the
+/// outbox, for the proctor's console.)
 enum Outbox {
     static func isPublished(_ session: String, _ db: Database) throws -> Bool {
         try Row.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM publication WHERE session_id = ?"), arguments: [session]) != nil
@@ -66,20 +67,20 @@ enum Outbox {
             return ("answer", "{\"item\":\(string(item)),\"response\":\(json),\"answered\":\(answered)}")
         case let .flag(item, on):
             return ("flag", "{\"item\":\(string(item)),\"on\":\(on)}")
-        case .progress:
-            return nil
+        case let .progress(position, elapsed):
+            // The time used as the journal has it saved, so results read from the store say
+            // what the seat's own journal says.
+            let seconds = elapsed.isFinite ? elapsed : 0
+            return ("progress", "{\"position\":\(position),\"elapsed\":\(seconds)}")
         case let .event(kind, detail, _):
             return ("event", "{\"kind\":\(string(kind.rawValue)),\"detail\":\(string(detail))}")
         case let .status(status, reason, endedAt):
             return ("status", "{\"status\":\(string(status.rawValue)),\"end_reason\":\(optional(reason?.rawValue)),\"ended_at\":\(stamp(endedAt))}")
         case let .resumed(pid):
             return ("resumed", "{\"pid\":\(pid)}")
-        case let .result(json, digest):
-            let c = try digest.columns()
-            return ("result", """
-                {"heading":\(string(c.heading)),"items":\(string(c.items)),"csv":\(string(c.csv)),\
-                "cells":\(string(c.cells)),"json":\(string(json))}
-                """)
+        case let .result(json, _):
+            // The document only: whoever reads the store makes the gradebook's digest again.
+            return ("result", "{\"json\":\(string(json))}")
         }
     }
 

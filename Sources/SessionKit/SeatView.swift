@@ -19,7 +19,7 @@ public struct SeatView: Sendable, Equatable, Codable {
     public var interruptions: Int
     /// ISO-8601 UTC: the last time the seat was heard from.
     public var lastSeen: String
-    /// Seconds since then; 0 while the seat's connection is open.
+    /// Seconds since then (a running seat reports every second).
     public var lastHeardSeconds: Int
     public var connected: Bool
 
@@ -34,7 +34,8 @@ public struct SeatView: Sendable, Equatable, Codable {
     public var rank: Int {
         switch status {
         case "interrupted": return 0
-        case "active": return incidents > 0 ? 1 : 2
+        // A running seat reports every second: one not heard from for 5 s needs a look too.
+        case "active": return incidents > 0 || lastHeardSeconds > 5 ? 1 : 2
         case "not_started": return 3
         default: return 4
         }

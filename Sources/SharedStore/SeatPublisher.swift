@@ -139,7 +139,7 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
             try Blocking.run {
                 let c = try await connect(url, logger: logger, timeout: url.connectTimeout)
                 do {
-                    try await SharedSchema.prepare(c, logger: logger)
+                    try await StoreCall.guarded(c, timeout: url.connectTimeout) { try await SharedSchema.prepare(c, logger: logger) }
                 } catch {
                     try? await c.close()
                     throw error
@@ -175,11 +175,17 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
     public func finish(within seconds: Double) -> Bool {
         lock.lock()
         let running = started
-        let waiter = DispatchSemaphore(value: 0)
-        if running { drainWaiters.append(waiter) }
+        let journal = journalRef
         lock.unlock()
-        var drained = false
-        if running {
+        // Nothing to send (no session began, or everything is in the store already): no wait.
+        // A count that cannot be read is taken as something to send.
+        let waiting = journal.map { (try? $0.outboxWaiting().records) ?? 1 } ?? 0
+        var drained = waiting == 0
+        if running && !drained {
+            let waiter = DispatchSemaphore(value: 0)
+            lock.lock()
+            drainWaiters.append(waiter)
+            lock.unlock()
             ring()
             drained = waiter.wait(timeout: .now() + seconds) == .success
         }
@@ -187,7 +193,9 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
         stopping = true
         lock.unlock()
         ring()
-        if running { _ = stoppedSignal.wait(timeout: .now() + 1) }
+        // The loop closes its connection when it sees `stopping`; the process may end sooner,
+        // which closes it as well.
+        if running { _ = stoppedSignal.wait(timeout: .now() + 0.3) }
         return drained
     }
 
@@ -327,12 +335,19 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
     /// Inserts records in order; one already there (same session and sequence, the only key)
     /// is skipped. `ON CONFLICT DO NOTHING` without naming the key needs nothing but INSERT
     /// privilege: a seat's role can add records and read none (docs/deployment.md).
+    ///
+    /// In an explicit transaction, and only COMMIT's own completion counts: PostgresNIO
+    /// reports a statement done when the server says the statement finished, which for a
+    /// statement outside a transaction comes before its commit; a connection lost between the
+    /// two would lose the batch after the outbox had forgotten it. COMMIT's completion is sent
+    /// once the commit is durable.
     func insert(_ batch: [OutboxRecord], on c: PostgresConnection) async throws {
         let sessions = batch.map(\.session)
         let seqs = batch.map(\.seq)
         let kinds = batch.map(\.kind)
         let times = batch.map(\.at)
-        let bodies = batch.map(\.body)
+        let bodies = batch.map { Self.storable($0.body) }
+        try await c.query("BEGIN", logger: logger)
         try await c.query("""
             INSERT INTO carrel_records (session, seq, kind, at, body)
               SELECT s, q, k, a, b::jsonb
@@ -341,6 +356,27 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
               ORDER BY n
             ON CONFLICT DO NOTHING
             """, logger: logger)
+        try await c.query("COMMIT", logger: logger)
+    }
+
+    /// A record's JSON as PostgreSQL's jsonb takes it: a NUL character (`\u0000`, which jsonb
+    /// refuses, and which would hold the seat's outbox back for good) becomes U+FFFD. Other
+    /// escapes, an escaped backslash before "u0000" included, are left as they are.
+    static func storable(_ json: String) -> String {
+        guard json.contains("\\u0000") else { return json }
+        var out = ""
+        var chars = Array(json)[...]
+        while let ch = chars.popFirst() {
+            out.append(ch)
+            guard ch == "\\", let next = chars.popFirst() else { continue }
+            if next == "u", chars.prefix(4).elementsEqual("0000") {
+                out += "uFFFD"
+                chars = chars.dropFirst(4)
+            } else {
+                out.append(next)
+            }
+        }
+        return out
     }
 
     static func connect(_ url: SharedURL, logger: Logger, timeout: Double) async throws -> PostgresConnection {
@@ -358,6 +394,14 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
         if let psql = error as? PSQLError {
             if let message = psql.serverInfo?[.message] { return "the server said: \(message)" }
             switch psql.code {
+            case .authMechanismRequiresPassword:
+                return "the server asks for a password and none was found (~/.pgpass, PGPASSFILE, PGPASSWORD or the URL)"
+            case .sslUnsupported:
+                return "the server does not offer TLS (add ?sslmode=disable for a server on this machine or a trusted network)"
+            case .unsupportedAuthMechanism:
+                return "the server asks for a way of logging in Carrel does not support (use scram-sha-256 or md5)"
+            case .saslError:
+                return "the password was refused"
             case .connectionError:
                 let detail = psql.underlying.map { "\($0)" } ?? ""
                 if detail.contains("refused") { return "the connection was refused (is PostgreSQL running there?)" }

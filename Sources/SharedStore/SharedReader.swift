@@ -18,12 +18,13 @@ public final class SharedReader: Sendable {
 
     /// Connects (bringing the schema up to date when this role may) within the URL's timeout.
     public static func open(_ url: SharedURL) async throws -> SharedReader {
-        var logger = Logger(label: "carrel.proctor")
-        logger.logLevel = .critical
+        var quiet = Logger(label: "carrel.proctor")
+        quiet.logLevel = .critical
+        let logger = quiet
         let configuration = try url.configuration(applicationName: "carrel proctor")
         let connection = try await PostgresConnection.connect(configuration: configuration, id: 2, logger: logger)
         do {
-            try await SharedSchema.prepare(connection, logger: logger)
+            try await StoreCall.guarded(connection, timeout: 10) { try await SharedSchema.prepare(connection, logger: logger) }
         } catch {
             try? await connection.close()
             throw error
@@ -88,8 +89,11 @@ public final class SharedReader: Sendable {
         let decoder = JSONDecoder()
         var seats: [SeatView] = []
         for row in rows {
-            let text = try row.decode(String.self)
-            let raw = try decoder.decode(RawSeat.self, from: Data(text.utf8))
+            // A row that cannot be read is one seat's problem, never the whole room's.
+            guard let text = try? row.decode(String.self),
+                  let raw = try? decoder.decode(RawSeat.self, from: Data(text.utf8)) else { continue }
+            // A seat that left its start screen without beginning is gone, not waiting.
+            if raw.status == "not_started" && !raw.connected { continue }
             seats.append(Self.view(raw))
         }
         return seats.sorted(by: SeatView.troubleFirst)
@@ -112,13 +116,22 @@ public final class SharedReader: Sendable {
         }
         // Time left means something only while the test can still go on.
         let running = ["active", "interrupted", "not_started"].contains(status)
-        let left = running ? raw.time_allowed.map { max(0, Int(($0 - raw.elapsed).rounded(.down))) } : nil
+        let left = running ? raw.time_allowed.map { whole($0 - raw.elapsed) } : nil
+        // A running seat reports every second; a seat heard from longer ago is hung or cut off
+        // even while its connection stays open.
+        let quiet = raw.status == "not_started" && raw.connected ? 0 : whole(raw.quiet)
         return SeatView(
             session: raw.session, candidate: raw.candidate, seat: raw.seat, room: raw.room, assessment: raw.assessment,
             assessmentTitle: raw.assessment_title, status: status, answered: raw.answered, total: raw.total,
             timeLeftSeconds: left, pasteAttempts: raw.paste_attempts, focusLosses: raw.focus_losses,
             exitAttempts: raw.exit_attempts, interruptions: raw.interruptions, lastSeen: raw.last_seen,
-            lastHeardSeconds: raw.connected ? 0 : max(0, Int(raw.quiet.rounded(.down))), connected: raw.connected)
+            lastHeardSeconds: quiet, connected: raw.connected)
+    }
+
+    /// Whole seconds from 0 to ten million, whatever number the store holds.
+    static func whole(_ value: Double) -> Int {
+        guard value.isFinite else { return value > 0 ? 10_000_000 : 0 }
+        return Int(min(max(value, 0), 10_000_000).rounded(.down))
     }
 
     /// One session's events as its seat published them, oldest first.
@@ -160,7 +173,9 @@ public final class SharedReader: Sendable {
     public func journalCopy(room: String?) async throws -> (journal: Journal, waiting: Set<String>) {
         let journal = try Journal(writer: try DatabaseQueue())
         var waiting: Set<String> = []
-        let sessions = try await connection.query("""
+        let connection = self.connection
+        let logger = self.logger
+        let sessions = try await StoreCall.guarded(connection, timeout: 30) { try await connection.query("""
             WITH held AS (
               SELECT (l.classid::bigint << 32) | l.objid::bigint AS key FROM pg_locks l
               WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
@@ -171,27 +186,37 @@ public final class SharedReader: Sendable {
               'status', s.status, 'end_reason', s.end_reason,
               'started_at', to_char(s.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS'),
               'ended_at', to_char(s.ended_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS'),
-              'elapsed', s.elapsed_seconds, 'interruptions', s.interruptions, 'pid', s.pid, 'host', s.host,
+              'elapsed', s.saved_elapsed_seconds, 'interruptions', s.interruptions, 'pid', s.pid, 'host', s.host,
               'connected', h.key IS NOT NULL)::text
             FROM carrel_sessions s LEFT JOIN (SELECT DISTINCT key FROM held) h ON h.key = s.lock_key
-            WHERE \(room)::text IS NULL OR s.room = \(room)::text
+            WHERE (\(room)::text IS NULL OR s.room = \(room)::text) AND s.status <> 'not_started'
             ORDER BY s.started_at, s.session
-            """, logger: logger)
+            """, logger: logger).collect() }
         let decoder = JSONDecoder()
         var raws: [RawSession] = []
-        for try await text in sessions.decode(String.self) {
-            raws.append(try decoder.decode(RawSession.self, from: Data(text.utf8)))
+        let statuses = Set(["active", "review", "ending", "ended", "interrupted", "abandoned"])
+        let reasons = Set(["submitted", "timed_out", "ended_by_proctor", "ended_by_candidate"])
+        for row in sessions {
+            // A session whose row cannot be read, or whose status is not one a journal has, is
+            // left out (one seat's data never stops the results of the others).
+            guard let text = try? row.decode(String.self),
+                  var raw = try? decoder.decode(RawSession.self, from: Data(text.utf8)),
+                  statuses.contains(raw.status) else { continue }
+            if let reason = raw.end_reason, !reasons.contains(reason) { raw.end_reason = nil }
+            raw.elapsed = Double(Self.whole(raw.elapsed))
+            raws.append(raw)
         }
         let ids = raws.map(\.session)
         // Each session's time used as its result says (the store's own figure is the last
         // the running seat reported), events and results.
         var events: [(String, String, String, String)] = []
-        for try await (session, at, kind, detail) in try await connection.query("""
+        for row in try await StoreCall.guarded(connection, timeout: 60, { try await connection.query("""
             SELECT session, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS'),
                    coalesce(body->>'kind', ''), coalesce(body->>'detail', '')
             FROM carrel_records WHERE kind = 'event' AND session = ANY(\(ids)::text[]) ORDER BY session, seq
-            """, logger: logger).decode((String, String, String, String).self) {
-            events.append((session, at, kind, detail))
+            """, logger: logger).collect() }) {
+            guard let event = try? row.decode((String, String, String, String).self) else { continue }
+            events.append(event)
         }
         // Each result is read from its document, and its gradebook digest made here again: a
         // seat's role can add records, so what it sent is data to check, not to trust (a
@@ -199,9 +224,10 @@ public final class SharedReader: Sendable {
         // spreadsheet cells are neutralised here, whatever the seat sent).
         var results: [(String, String, String, String, String, String)] = []
         let documentDecoder = JSONDecoder()
-        for try await (session, json) in try await connection.query("""
+        for row in try await StoreCall.guarded(connection, timeout: 120, { try await connection.query("""
             SELECT session, json FROM carrel_results WHERE session = ANY(\(ids)::text[])
-            """, logger: logger).decode((String, String).self) {
+            """, logger: logger).collect() }) {
+            guard let (session, json) = try? row.decode((String, String).self) else { continue }
             guard let document = try? documentDecoder.decode(ResultDocument.self, from: Data(json.utf8)),
                   document.session == session,
                   let columns = try? ResultDigest(document).columns() else { continue }

@@ -39,12 +39,14 @@ public struct SharedURL: Sendable, Equatable, CustomStringConvertible {
 
     /// Reads `text` with the environment's defaults (`PGUSER`, `PGHOST`, `PGPORT`,
     /// `PGDATABASE`, `PGPASSWORD`, `PGPASSFILE`, `PGSSLMODE`, `PGCONNECT_TIMEOUT`).
+    /// No message quotes any part of the URL: it may hold a password, wherever a typo put it.
     public static func parse(_ text: String, environment: [String: String] = ProcessInfo.processInfo.environment,
                              home: String? = nil) throws(Problem) -> SharedURL {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty { throw Problem(description: "the shared store's URL is empty: give postgresql://USER@HOST:PORT/DATABASE") }
         let schemes = ["postgresql://", "postgres://"]
         guard let scheme = schemes.first(where: { trimmed.lowercased().hasPrefix($0) }) else {
-            throw Problem(description: "the shared store must be a PostgreSQL URL (postgresql://user@host:port/database), not \(TerminalText.quoted(redacting: trimmed))")
+            throw Problem(description: "the shared store must be a PostgreSQL URL: postgresql://USER@HOST:PORT/DATABASE (with the password in ~/.pgpass)")
         }
         var rest = Substring(trimmed.dropFirst(scheme.count))
         var query = Substring("")
@@ -80,7 +82,7 @@ public struct SharedURL: Sendable, Equatable, CustomStringConvertible {
             hostText = String(rest[rest.index(after: rest.startIndex)..<close])
             let after = rest[rest.index(after: close)...]
             if after.hasPrefix(":") { portText = String(after.dropFirst()) } else if !after.isEmpty {
-                throw Problem(description: "the shared store's address has text after its host: \(after)")
+                throw Problem(description: "the shared store's address has text after its host's closing ]")
             }
         } else if let colon = rest.lastIndex(of: ":") {
             hostText = try decode(rest[..<colon], "host")
@@ -94,7 +96,7 @@ public struct SharedURL: Sendable, Equatable, CustomStringConvertible {
         var database = pathPart.isEmpty ? nil : try decode(pathPart, "database name")
         var params: [String: String] = [:]
         for pair in query.split(separator: "&") where !pair.isEmpty {
-            guard let eq = pair.firstIndex(of: "=") else { throw Problem(description: "the shared store's URL has a parameter without a value: \(pair)") }
+            guard let eq = pair.firstIndex(of: "=") else { throw Problem(description: "the shared store's URL has a parameter without a value (after ?, write name=value)") }
             params[try decode(pair[..<eq], "parameter")] = try decode(pair[pair.index(after: eq)...], "parameter value")
         }
         for (key, value) in params {
@@ -106,24 +108,24 @@ public struct SharedURL: Sendable, Equatable, CustomStringConvertible {
             case "dbname": database = value
             case "sslmode", "connect_timeout", "application_name", "passfile": break
             default:
-                throw Problem(description: "the shared store's URL has a parameter Carrel does not use: \(key) (known: host, port, user, password, dbname, sslmode, connect_timeout, passfile)")
+                throw Problem(description: "the shared store's URL has a parameter Carrel does not use (known: host, port, user, password, dbname, sslmode, connect_timeout, passfile)")
             }
         }
         let env = { (name: String) -> String? in environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         let host = hostText.flatMap { $0.isEmpty ? nil : $0 } ?? env("PGHOST") ?? "localhost"
         let portString = portText.flatMap { $0.isEmpty ? nil : $0 } ?? env("PGPORT") ?? "5432"
         guard let port = Int(portString), (1...65535).contains(port) else {
-            throw Problem(description: "the shared store's port must be a number from 1 to 65535, not \(portString)")
+            throw Problem(description: "the shared store's port must be a number from 1 to 65535 (a password in the URL goes after USER: and before @; better, in ~/.pgpass)")
         }
         let resolvedUser = user.flatMap { $0.isEmpty ? nil : $0 } ?? env("PGUSER") ?? Self.loginName()
         let resolvedDatabase = database.flatMap { $0.isEmpty ? nil : $0 } ?? env("PGDATABASE") ?? resolvedUser
         let modeText = params["sslmode"] ?? env("PGSSLMODE") ?? "prefer"
         guard let mode = TLSMode(rawValue: modeText) else {
-            throw Problem(description: "sslmode must be disable, allow, prefer, require, verify-ca or verify-full, not \(modeText)")
+            throw Problem(description: "sslmode must be disable, allow, prefer, require, verify-ca or verify-full")
         }
         let timeoutText = params["connect_timeout"] ?? env("PGCONNECT_TIMEOUT") ?? "5"
         guard let timeout = Double(timeoutText), timeout > 0, timeout <= 600 else {
-            throw Problem(description: "connect_timeout must be a number of seconds from 1 to 600, not \(timeoutText)")
+            throw Problem(description: "connect_timeout must be a number of seconds from 1 to 600")
         }
         var url = SharedURL(host: host, socketFolder: nil, port: port, user: resolvedUser, password: password,
                             database: resolvedDatabase, tls: mode, connectTimeout: timeout)
@@ -222,17 +224,5 @@ enum PasswordFile {
         }
         fields.append(current)
         return fields
-    }
-}
-
-/// Quoting for messages about URLs: the password part is never shown.
-enum TerminalText {
-    static func quoted(redacting text: String) -> String {
-        var shown = text
-        if let at = shown.lastIndex(of: "@"), let scheme = shown.range(of: "://"), scheme.upperBound < at,
-           let colon = shown[scheme.upperBound..<at].firstIndex(of: ":") {
-            shown.replaceSubrange(shown.index(after: colon)..<at, with: "…")
-        }
-        return "\"\(TerminalSafety.visible(String(shown.prefix(200)), keepLineBreaks: false))\""
     }
 }

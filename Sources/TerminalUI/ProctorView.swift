@@ -83,16 +83,20 @@ public enum ProctorView {
     }
 
     static func heard(_ s: SeatView, coarse: Bool) -> String {
-        if s.connected { return "now" }
+        if s.lastHeardSeconds < 2 { return "now" }
         if coarse { return s.lastHeardSeconds < 60 ? "under 1 min ago" : "\(s.lastHeardSeconds / 60) min ago" }
         if s.lastHeardSeconds < 120 { return "\(s.lastHeardSeconds) s ago" }
         if s.lastHeardSeconds < 7200 { return "\(s.lastHeardSeconds / 60) min ago" }
         return "\(s.lastHeardSeconds / 3600) h ago"
     }
 
+    /// A name that came from a seat, with invisible characters shown as `\u{200B}`, so that a
+    /// seat cannot pass for another ("A1" and "A\u{200B}1").
+    static func name(_ text: String) -> String { TerminalSafety.visible(text, keepLineBreaks: false) }
+
     /// One seat in words, as the focused line says it.
     public static func sentence(_ s: SeatView, coarse: Bool) -> String {
-        var parts = ["Seat \(s.seat)" + (s.candidate.map { ", \($0)" } ?? "") + ": \(s.statusWords)"]
+        var parts = ["Seat \(name(s.seat))" + (s.candidate.map { ", \(name($0))" } ?? "") + ": \(s.statusWords)"]
         parts.append("\(s.answered) of \(s.total) answered")
         if let left = s.timeLeftSeconds, ["active", "interrupted"].contains(s.status) {
             parts.append("\(clock(left, coarse: coarse)) left")
@@ -130,7 +134,11 @@ public enum ProctorView {
 
     public static func render(_ m: ProctorModel, width: Int, height: Int) -> Screen {
         var screen = Screen(width: width, height: height)
-        let title = "Carrel proctor — " + (m.room.map { "room \($0)" } ?? "every room")
+        if width < 40 || height < 10 {
+            _ = screen.put(cell("Make this window at least 40 × 10 to see the seats.", width), row: 0, column: 0)
+            return screen
+        }
+        let title = "Carrel proctor — " + (m.room.map { "room \(name($0))" } ?? "every room")
         _ = screen.put(TextWidth.sanitise(title), row: 0, column: 0, role: .title)
         for (i, line) in TextWidth.wrap(summary(m.seats), width: width).prefix(2).enumerated() {
             _ = screen.put(line, row: 1 + i, column: 0)
@@ -155,7 +163,7 @@ public enum ProctorView {
         let selected = m.selectedIndex
         let first = max(0, min(selected - rows / 2, m.seats.count - rows))
         if m.seats.isEmpty {
-            _ = screen.put(cell("No seats yet. Seats appear here when they begin with --shared" + (m.room.map { " --room \($0)" } ?? "") + ".", width),
+            _ = screen.put(cell("No seats yet. Seats appear here when they begin with --shared" + (m.room.map { " --room \(name($0))" } ?? "") + ".", width),
                            row: 4, column: 0)
             screen.cursor = (4, 0)
         }
@@ -164,7 +172,7 @@ public enum ProctorView {
             let left = s.timeLeftSeconds.map { clock($0, coarse: coarse) } ?? "—"
             let shownLeft = ["active", "interrupted"].contains(s.status) ? left : "—"
             let counts = String(format: "%3d %3d %3d", s.pasteAttempts, s.focusLosses, s.exitAttempts)
-            var line = cell(s.seat, 12) + cell(s.candidate ?? "—", 16) + cell(s.statusWords, 12)
+            var line = cell(name(s.seat), 12) + cell(s.candidate.map(name) ?? "—", 16) + cell(s.statusWords, 12)
             line += cell("\(s.answered)/\(s.total)", 9) + cell(shownLeft, 8) + cell(counts, 12) + heard(s, coarse: coarse)
             let role: Role = index == selected ? .focus : (s.rank <= 1 ? .warning : .plain)
             let row = 4 + offset
@@ -172,14 +180,17 @@ public enum ProctorView {
             if index == selected { screen.cursor = (row, 0) }
         }
         if let s = m.selectedSeat {
-            // The focused seat in words, wrapped over two lines.
+            // The focused seat in words, wrapped over two lines; with a screen reader the
+            // cursor is there, so the line it reads says everything about the seat.
             let words = sentence(s, coarse: coarse)
             let wrapped = TextWidth.wrap(TextWidth.sanitise(words), width: width)
             for (i, line) in wrapped.prefix(2).enumerated() {
                 _ = screen.put(line, row: height - 3 + i, column: 0)
             }
+            if m.screenReader { screen.cursor = (height - 3, 0) }
         }
-        let keys = "↑↓: seat · Enter: integrity report · r: refresh · q: quit · " + m.storeLine
+        // The store's state first: at any width, "not reachable" is what must show.
+        let keys = m.storeLine + " · ↑↓: seat · Enter: integrity report · r: refresh · q: quit"
         _ = screen.put(cell(keys, width), row: height - 1, column: 0, role: .dim)
         return screen
     }

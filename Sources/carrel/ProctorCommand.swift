@@ -36,6 +36,9 @@ struct ProctorCommand: ParsableCommand {
         try reportingFailures {
             let url = try lab.requiredURL(for: "proctor")
             let room = lab.roomName
+            if !json && (isatty(0) != 1 || isatty(1) != 1) {
+                throw CarrelFailure(status: .refused, message: "`carrel proctor` needs a terminal; use --json for one snapshot")
+            }
             let reader = try SharedOptions.reader(url)
             if json {
                 struct Snapshot: Encodable { var seats: [SeatView] }
@@ -52,75 +55,195 @@ struct ProctorCommand: ParsableCommand {
                 _ = try? Blocking.run { await reader.close() }
                 return
             }
-            guard isatty(0) == 1, isatty(1) == 1 else {
-                throw CarrelFailure(status: .refused, message: "`carrel proctor` needs a terminal; use --json for one snapshot")
-            }
             let chosen = Theme.named(theme?.rawValue, environment: ProcessInfo.processInfo.environment) ?? .standard
             ProctorApp(url: url, reader: reader, room: room, screenReader: screenReader, theme: chosen).run()
         }
     }
 }
 
-/// Set from the listener's task, taken by the console's loop.
-final class ChangeFlag: @unchecked Sendable {
+/// Reads the store for the console on a thread of its own, so that keys are answered at once
+/// even while the store is slow or gone: the loop takes the latest reading when there is one.
+final class ConsoleFeed: @unchecked Sendable {
+    struct Reading {
+        var seats: [SeatView]?
+        var problem: String?
+        var at: Date
+    }
+
+    let url: SharedURL
+    let room: String?
     private let lock = NSLock()
-    private var set = false
-    func raise() { lock.lock(); set = true; lock.unlock() }
-    func take() -> Bool {
+    private var latest: Reading?
+    private var stopping = false
+    private var urgent = false
+    private var report: (session: String, events: [JournalEvent]?, problem: String?)?
+    private var reportWanted: String?
+    private let bell = Doorbell()
+
+    init(url: SharedURL, room: String?) {
+        self.url = url
+        self.room = room
+    }
+
+    /// The reading since the last call, if any.
+    func take() -> Reading? {
         lock.lock()
         defer { lock.unlock() }
-        let was = set
-        set = false
-        return was
+        let r = latest
+        latest = nil
+        return r
+    }
+
+    func takeReport() -> (session: String, events: [JournalEvent]?, problem: String?)? {
+        lock.lock()
+        defer { lock.unlock() }
+        let r = report
+        report = nil
+        return r
+    }
+
+    func refreshNow() {
+        lock.lock()
+        urgent = true
+        lock.unlock()
+        bell.ring()
+    }
+
+    func wantReport(_ session: String) {
+        lock.lock()
+        reportWanted = session
+        lock.unlock()
+        bell.ring()
+    }
+
+    func stop() {
+        lock.lock()
+        stopping = true
+        lock.unlock()
+        bell.ring()
+    }
+
+    var isStopping: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopping
+    }
+
+    func takeRequests() -> (report: String?, hurry: Bool) {
+        lock.withLock {
+            defer { reportWanted = nil; urgent = false }
+            return (reportWanted, urgent)
+        }
+    }
+
+    func setReport(_ r: (session: String, events: [JournalEvent]?, problem: String?)) {
+        lock.withLock { report = r }
+    }
+
+    func publish(_ r: Reading) {
+        lock.lock()
+        latest = r
+        lock.unlock()
+    }
+
+    /// Reads once a second, and within 0.1 s of a change notice; reconnects every 2 s when
+    /// the store is gone.
+    func run(first: SharedReader) async {
+        var reader: SharedReader? = first
+        var listener: Task<Void, Never>?
+        var lastAttempt = Date.distantPast
+        var lastRead = Date.distantPast
+        while !isStopping {
+            if reader == nil, Date().timeIntervalSince(lastAttempt) >= 2 {
+                lastAttempt = Date()
+                do {
+                    reader = try await SharedReader.open(url)
+                } catch {
+                    publish(Reading(seats: nil, problem: SeatPublisher.describe(error), at: Date()))
+                }
+            }
+            if let current = reader, listener == nil {
+                let bell = self.bell
+                listener = Task.detached {
+                    // A listener that stops (the store went away) leaves the once-a-second reads.
+                    try? await current.listen { notices in
+                        for try await _ in notices { bell.ring() }
+                    }
+                }
+            }
+            let (wanted, hurry) = takeRequests()
+            if let current = reader, let wanted {
+                do {
+                    let events = try await current.events(session: wanted)
+                    setReport((wanted, events, nil))
+                } catch {
+                    setReport((wanted, nil, SeatPublisher.describe(error)))
+                }
+            }
+            if let current = reader, hurry || Date().timeIntervalSince(lastRead) >= 0.1 {
+                lastRead = Date()
+                do {
+                    publish(Reading(seats: try await current.seats(room: room), problem: nil, at: Date()))
+                } catch {
+                    publish(Reading(seats: nil, problem: SeatPublisher.describe(error), at: Date()))
+                    listener?.cancel()
+                    listener = nil
+                    await current.close()
+                    reader = nil
+                }
+            }
+            await bell.wait(seconds: 1)
+        }
+        listener?.cancel()
+        if let reader { await reader.close() }
     }
 }
 
-/// The console's loop: the store read on a change notice (at most every 0.1 s) and once a
-/// second, keys between reads, a frame painted only when it differs.
+/// The console's loop: keys, the latest reading of the store, a frame painted only when it
+/// differs. Never waits for the store.
 final class ProctorApp {
-    let url: SharedURL
-    var reader: SharedReader?
     let canvas: Canvas
     var model: ProctorModel
-    let changes = ChangeFlag()
-    var listener: Task<Void, Never>?
-    let monotonic = SessionClock.system.monotonic
+    let feed: ConsoleFeed
+    let reader: SharedReader
+    var lastGood: Date?
 
     init(url: SharedURL, reader: SharedReader, room: String?, screenReader: Bool, theme: Theme) {
-        self.url = url
-        self.reader = reader
         self.canvas = Canvas(theme: theme)
         self.model = ProctorModel(room: room, screenReader: screenReader)
-    }
-
-    func listen(_ reader: SharedReader) {
-        let changes = self.changes
-        listener?.cancel()
-        listener = Task.detached {
-            // A listener that stops (the store went away) leaves the once-a-second reads.
-            try? await reader.listen { notices in
-                for try await _ in notices { changes.raise() }
-            }
-        }
+        self.feed = ConsoleFeed(url: url, room: room)
+        self.reader = reader
     }
 
     func run() {
-        guard canvas.start() else { return }
-        defer {
-            listener?.cancel()
-            canvas.stop()
-            if let reader { _ = try? Blocking.run { await reader.close() } }
+        let done = DispatchSemaphore(value: 0)
+        let feed = self.feed
+        let reader = self.reader
+        Task.detached {
+            await feed.run(first: reader)
+            done.signal()
         }
-        if let reader { listen(reader) }
+        defer {
+            feed.stop()
+            // The feed closes its connection; the process may end first, which closes it too.
+            _ = done.wait(timeout: .now() + 1)
+        }
+        guard canvas.start() else { return }
+        defer { canvas.stop() }
         let input = InputReader(canvas: canvas)
-        var lastRead = -10.0
-        var lastAttempt = -10.0
         while !model.quit {
-            let now = monotonic()
-            let due = now - lastRead >= 1 || (changes.take() && now - lastRead >= 0.1)
-            if due {
-                lastRead = now
-                refresh(now: now, lastAttempt: &lastAttempt)
+            if let reading = feed.take() {
+                if let seats = reading.seats {
+                    model.update(seats)
+                    lastGood = reading.at
+                    model.storeLine = model.screenReader ? "store connected" : "updated \(Self.clock(reading.at))"
+                } else {
+                    let since = lastGood.map { "; seats as of \(Self.clock($0))" } ?? ""
+                    model.storeLine = "store not reachable: \(reading.problem ?? "no answer"); retrying\(since)"
+                }
+            }
+            if let (session, events, problem) = feed.takeReport(), model.report != nil, model.selectedSeat?.session == session {
+                model.report = reportLines(events: events, problem: problem)
             }
             let (w, h) = canvas.size
             canvas.paint(ProctorView.render(model, width: w, height: h))
@@ -130,7 +253,7 @@ final class ProctorApp {
                     for key in keys {
                         switch model.handle(key, pageSize: max(1, h - 7)) {
                         case .openReport: openReport()
-                        case .refresh: lastRead = -10
+                        case .refresh: feed.refreshNow()
                         case .none: break
                         }
                     }
@@ -145,68 +268,40 @@ final class ProctorApp {
         }
     }
 
-    func refresh(now: Double, lastAttempt: inout Double) {
-        if reader == nil {
-            guard now - lastAttempt >= 2 else { return }
-            lastAttempt = now
-            let url = self.url
-            do {
-                let opened = try Blocking.run { try await SharedReader.open(url) }
-                reader = opened
-                listen(opened)
-            } catch {
-                model.storeLine = "store not reachable: \(SeatPublisher.describe(error)); retrying"
-                return
-            }
-        }
-        guard let reader else { return }
-        let room = model.room
-        do {
-            let seats = try Blocking.run { try await reader.seats(room: room) }
-            model.update(seats)
-            model.storeLine = model.screenReader ? "store connected" : "updated \(Self.clock())"
-        } catch {
-            model.storeLine = "store not reachable: \(SeatPublisher.describe(error)); retrying"
-            listener?.cancel()
-            _ = try? Blocking.run { await reader.close() }
-            self.reader = nil
-        }
-    }
-
-    static func clock() -> String {
-        Date().formatted(Date.ISO8601FormatStyle(timeZone: TimeZone.current).time(includingFractionalSeconds: false).timeSeparator(.colon))
+    static func clock(_ date: Date = Date()) -> String {
+        date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone.current).time(includingFractionalSeconds: false).timeSeparator(.colon))
     }
 
     func openReport() {
         guard let seat = model.selectedSeat else { return }
+        model.report = reportLines(events: nil, problem: nil)
+        model.reportScroll = 0
+        feed.wantReport(seat.session)
+    }
+
+    func reportLines(events: [JournalEvent]?, problem: String?) -> [String] {
+        guard let seat = model.selectedSeat else { return [] }
         var lines = ["Integrity report — seat \(seat.seat)" + (seat.candidate.map { ", \($0)" } ?? ""),
                      "Session \(seat.session) · \(seat.assessment) — \(seat.assessmentTitle)",
                      ProctorView.sentence(seat, coarse: model.screenReader), ""]
-        guard let reader else {
-            model.report = lines + ["The store cannot be read now; try again in a moment."]
-            return
+        if let problem {
+            return lines + ["The events cannot be read now: \(problem). Esc, then Enter to try again."]
         }
-        let session = seat.session
-        do {
-            let events = try Blocking.run { try await reader.events(session: session) }
-            let integrity = IntegrityReport(events: events, interruptions: seat.interruptions)
-            lines += [
-                "paste attempts      \(integrity.pasteAttempts)",
-                "focus losses        \(integrity.focusLosses)",
-                "exit attempts       \(integrity.exitAttempts)",
-                "wrong passphrases   \(integrity.wrongPassphrases)",
-                "interruptions       \(integrity.interruptions)",
-                "pasteboards",
-            ]
-            for backend in integrity.pasteboards.keys.sorted() {
-                for line in integrity.pasteboards[backend] ?? [] { lines.append("  \(line)") }
-            }
-            lines += ["", "Timeline"]
-            for e in events { lines.append("\(Timestamp.iso(e.at))  \(e.kind)  \(e.detail)") }
-        } catch {
-            lines.append("The events cannot be read: \(SeatPublisher.describe(error))")
+        guard let events else { return lines + ["Reading the seat's events…"] }
+        let integrity = IntegrityReport(events: events, interruptions: seat.interruptions)
+        lines += [
+            "paste attempts      \(integrity.pasteAttempts)",
+            "focus losses        \(integrity.focusLosses)",
+            "exit attempts       \(integrity.exitAttempts)",
+            "wrong passphrases   \(integrity.wrongPassphrases)",
+            "interruptions       \(integrity.interruptions)",
+            "pasteboards",
+        ]
+        for backend in integrity.pasteboards.keys.sorted() {
+            for line in integrity.pasteboards[backend] ?? [] { lines.append("  \(line)") }
         }
-        model.report = lines
-        model.reportScroll = 0
+        lines += ["", "Timeline"]
+        for e in events { lines.append("\(Timestamp.iso(e.at))  \(e.kind)  \(e.detail)") }
+        return lines
     }
 }

@@ -22,7 +22,8 @@ struct SharedOptions: ParsableArguments {
 
     /// The URL given here or in CARREL_SHARED; nil when neither is set.
     var urlText: String? {
-        if let shared, !shared.isEmpty { return shared }
+        // An empty --shared is a mistake to report, not a way to read the local journal.
+        if let shared { return shared }
         if let env = environment["CARREL_SHARED"], !env.isEmpty { return env }
         return nil
     }

@@ -283,6 +283,99 @@ struct SharedStoreTests {
     }
 }
 
+extension SharedStoreTests {
+    @Test func connectionsCutAgainAndAgainLoseNoRecordTheSeatForgot() throws {
+        let pg = try PrivatePostgres.shared()
+        let url = try pg.database()
+        let database = String(url.split(separator: "/").last ?? "")
+        var seats: [Seat] = []
+        for n in 0..<3 { seats.append(try #require(try Seat(url: url, passwordFile: pg.passwordFile, room: "cut", seat: "C\(n)", items: 12))) }
+        #expect(Self.eventually(10) { pg.rows("SELECT count(*) FROM carrel_records", url: url).first?.first.flatMap { Int($0) } ?? 0 > 0 })
+        // Each commit of the store takes 0.3 s (a check deferred to the commit), so that a cut
+        // connection often falls between an insert's end and its commit: a seat that took the
+        // insert's end for the commit would forget records the store never kept.
+        let slow = pg.psql("""
+            CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.3); RETURN NULL; END $$;
+            CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON carrel_records DEFERRABLE INITIALLY DEFERRED
+              FOR EACH ROW EXECUTE FUNCTION slow_commit();
+            """, database: database)
+        #expect(slow.status == 0, "\(slow.output)")
+        // Every seat connection is cut four times a second while the seats answer.
+        let cutting = ManagedFlag()
+        let cutter = Thread {
+            while !cutting.isSet {
+                _ = pg.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'carrel seat'", database: database)
+                usleep(250_000)
+            }
+        }
+        cutter.start()
+        for round in 0..<2 {
+            for seat in seats {
+                for i in 0..<12 {
+                    #expect(seat.answer("q\(i)", "r\(round)-\(i)"))
+                    usleep(50_000)
+                }
+            }
+        }
+        usleep(1_000_000)
+        cutting.set()
+        for seat in seats {
+            let journal = try seat.journal()
+            #expect(Self.eventually(40) { (try? journal.outboxWaiting(session: seat.session)) == 0 })
+            #expect(try Self.answersMatch(pg, url: url, session: seat.session, journal: journal), "seat \(seat.session) lost answers")
+        }
+        for seat in seats { #expect(seat.submit() != nil) }
+    }
+
+    @Test func hostileRecordsFromASeatNeverBreakTheConsoleOrTheResultsOfOthers() throws {
+        let pg = try PrivatePostgres.shared()
+        let url = try pg.database()
+        let database = String(url.split(separator: "/").last ?? "")
+        let honest = try #require(try Seat(url: url, passwordFile: pg.passwordFile, room: "h", seat: "OK"))
+        #expect(honest.answer("q0", "fine"))
+        #expect(honest.submit() != nil)
+        #expect(honest.child.waitStatus() == 0)
+        #expect(try honest.journal().outboxWaiting(session: honest.session) == 0)
+        // What a student with the seat's password could send.
+        let attacks = [
+            "SELECT carrel_hello('evil-1', '{\"room\":\"h\",\"seat\":\"X\",\"time_allowed_seconds\":1e300,\"total\":\"lots\"}')",
+            "INSERT INTO carrel_records VALUES ('evil-2', 1, 'session', now(), '{\"room\":\"h\",\"seat\":\"E2\",\"total\":1e300,\"time_allowed_seconds\":-1e300}')",
+            "SELECT carrel_pulse('evil-2', 'Infinity')",
+            "SELECT carrel_pulse('evil-2', 'NaN')",
+            "INSERT INTO carrel_records VALUES ('evil-2', 2, 'status', now(), '{\"status\":\"weird\",\"end_reason\":\"because\"}')",
+            "INSERT INTO carrel_records VALUES ('evil-2', 3, 'status', now(), '{}')",
+            "INSERT INTO carrel_records VALUES ('evil-2', 4, 'event', now(), '{\"kind\":\"paste_blocked\"}')",
+            "INSERT INTO carrel_records VALUES ('evil-2', 5, 'event', now(), '[1,2]')",
+            "INSERT INTO carrel_records VALUES ('evil-2', 6, 'result', now(), '{\"json\":\"{not json\"}')",
+            "INSERT INTO carrel_records VALUES ('evil-2', 7, 'answer', now(), '{\"item\":5,\"answered\":\"yes\"}')",
+            "INSERT INTO carrel_records VALUES ('evil-2', 8, 'status', now(), '{\"status\":\"ended\",\"ended_at\":\"not a time\"}')",
+            "INSERT INTO carrel_records VALUES ('evil-3', 1, 'session', now(), '{\"room\":\"h\\u001b[2J\",\"seat\":\"\\u001b]52;c;eA==\\u0007\"}')",
+        ]
+        for sql in attacks {
+            let out = pg.psql(sql, database: database)
+            #expect(out.status == 0, "\(sql): \(out.output)")
+        }
+        let checker = try Sandbox()
+        let console = try carrel(checker, ["proctor", "--shared", url, "--json"], passwordFile: pg.passwordFile)
+        #expect(console.status == 0, "\(console.out)")
+        #expect(console.out.contains(honest.session))
+        #expect(!console.out.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
+        for command in [["results", "list"], ["results", "export", "--format", "csv"], ["results", "export"]] {
+            let out = try carrel(checker, command + ["--shared", url], passwordFile: pg.passwordFile)
+            #expect(out.status == 0, "\(command): \(out.out)")
+            #expect(out.out.contains(honest.session.prefix(8)))
+            #expect(!out.out.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
+        }
+    }
+}
+
+final class ManagedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
+}
+
 @Suite("Shared store: URLs, password files and the outbox, without a server")
 struct SharedStorePartsTests {
     @Test func urlsAreReadAsLibpqReadsThemAndThePasswordIsNeverShown() throws {
@@ -300,7 +393,8 @@ struct SharedStorePartsTests {
 
     @Test func badURLsAreRefusedWithAClearMessageThatHidesThePassword() {
         for (text, words) in [("http://db/x", "PostgreSQL URL"), ("postgresql://u@h:99999/x", "port"),
-                              ("postgresql://u@h/x?sslmode=maybe", "sslmode"), ("postgresql://u@h/x?frobnicate=1", "frobnicate"),
+                              ("postgresql://u@h/x?sslmode=maybe", "sslmode"), ("postgresql://u@h/x?frobnicate=1", "does not use"),
+                              ("", "empty"),
                               ("postgresql://u@a,b/x", "one host")] {
             do {
                 _ = try SharedURL.parse(text, environment: [:])
@@ -309,12 +403,35 @@ struct SharedStorePartsTests {
                 #expect(error.description.contains(words), "\(error.description)")
             }
         }
-        do {
-            _ = try SharedURL.parse("mysql://root:hunter2@db/x", environment: [:])
-            Issue.record("accepted")
-        } catch {
-            #expect(!error.description.contains("hunter2"))
+        // A password is never quoted back, wherever a typo put it.
+        for typo in ["mysql://root:Hunter2Secret@db/x", "postgresql://u:Hunter2/Secret@h:5432/db", "postgresql://u:Hunt?er2Secret@h/db",
+                     "mysql://u@h/db?password=Hunter2Secret", "postgresql:/u:Hunter2Secret@h/db", "postgresql://u@h/db?sslmode=Hunter2Secret",
+                     "postgresql://u@[::1Hunter2Secret/db", "postgresql://u@h/db?Hunter2Secret=1"] {
+            do {
+                _ = try SharedURL.parse(typo, environment: [:])
+                Issue.record("\(typo) was accepted")
+            } catch {
+                #expect(!error.description.contains("Hunter2") && !error.description.contains("Secret"), "\(error.description)")
+            }
         }
+    }
+
+    @Test func aNULCharacterInARecordIsStoredAsAReplacementCharacterAndNothingElseChanges() {
+        #expect(SeatPublisher.storable(#"{"a":"x\u0000y"}"#) == #"{"a":"x\uFFFDy"}"#)
+        // An escaped backslash followed by the text u0000 is not a NUL.
+        #expect(SeatPublisher.storable(#"{"a":"x\\u0000y"}"#) == #"{"a":"x\\u0000y"}"#)
+        #expect(SeatPublisher.storable(#"{"a":"\\\u0000"}"#) == #"{"a":"\\\uFFFD"}"#)
+        #expect(SeatPublisher.storable(#"{"a":"plain"}"#) == #"{"a":"plain"}"#)
+    }
+
+    @Test func aPublisherThatNeverSentAnythingFinishesAtOnceWithoutAnAlarm() {
+        let publisher = SeatPublisher(url: SharedURL(host: "127.0.0.1", socketFolder: nil, port: 1, user: "u", password: nil,
+                                                     database: "d", tls: .disable, connectTimeout: 1))
+        let started = Date()
+        #expect(publisher.finish(within: 3))
+        publisher.start()
+        #expect(publisher.finish(within: 3))
+        #expect(Date().timeIntervalSince(started) < 2.5)
     }
 
     @Test func thePasswordFileIsReadAsLibpqReadsItAndIgnoredWhenOthersCanReadIt() throws {
@@ -368,7 +485,7 @@ struct SharedStorePartsTests {
         }
         let records = try journal.outbox(after: 0, limit: 100)
         #expect(records.allSatisfy { $0.session == "pub" })
-        #expect(records.map(\.kind) == ["session", "answer", "event", "flag"])
+        #expect(records.map(\.kind) == ["session", "answer", "event", "progress", "flag"])
         #expect(records.map(\.seq) == records.map(\.seq).sorted())
         #expect(records[1].body.contains("\"answered\":true"))
         // Forgetting published records never lets a sequence number be used again.

@@ -85,6 +85,8 @@ struct ProctorConsoleTests {
         model.update([later])
         #expect(ProctorView.render(model, width: 80, height: 24) == before)
         #expect(before.lines.joined().contains("12 min left"))
+        // The cursor is on the line that says the seat in words.
+        #expect(before.lines[before.cursor.row].hasPrefix("Seat B1, Cand B1: active"))
     }
 
     @Test func namesFromTheStoreCannotWriteEscapeSequences() {
@@ -94,6 +96,29 @@ struct ProctorConsoleTests {
         for line in screen.lines {
             #expect(!line.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x202E })
         }
+    }
+
+    @Test func invisibleCharactersInNamesAreShownSoNoSeatPassesForAnother() {
+        var model = ProctorModel(room: "lab", screenReader: false)
+        model.update([Self.seat("A\u{200B}1", status: "active", candidate: "Ada\u{FEFF}")])
+        let text = ProctorView.render(model, width: 80, height: 24).lines.joined(separator: "\n")
+        #expect(text.contains("A\\u{200B}1") && text.contains("Ada\\u{FEFF}"))
+        #expect(!text.unicodeScalars.contains { $0.value == 0x200B || $0.value == 0xFEFF })
+    }
+
+    @Test func aTinyWindowAsksForRoomInsteadOfOverlapping() {
+        var model = ProctorModel(room: "lab", screenReader: false)
+        model.update(Self.room)
+        let screen = ProctorView.render(model, width: 20, height: 5)
+        #expect(screen.lines.joined().contains("Make this"))
+        #expect(screen.lines.allSatisfy { TextWidth.of($0) <= 20 })
+    }
+
+    @Test func aRunningSeatNotHeardFromForSecondsComesFirst() {
+        let hung = Self.seat("H1", status: "active", heard: 30)
+        let fine = Self.seat("F1", status: "active")
+        #expect([fine, hung].sorted(by: SeatView.troubleFirst).map(\.seat) == ["H1", "F1"])
+        #expect(ProctorView.sentence(hung, coarse: false).contains("last heard 30 s ago"))
     }
 
     @Test func anEmptyRoomSaysHowSeatsJoin() {

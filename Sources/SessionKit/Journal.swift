@@ -322,7 +322,23 @@ public final class Journal: Sendable {
             guard relaxed else {
                 try writer.write { db in
                     published = try Outbox.isPublished(session, db)
-                    for write in writes { try Self.apply(write, session: session, at: at, published: published, db) }
+                    guard published else {
+                        for write in writes { try Self.apply(write, session: session, at: at, published: false, db) }
+                        return
+                    }
+                    // The time saved with an answer or a flag rides in that record instead of a
+                    // record of its own (the journal keeps only the latest time anyway).
+                    let isProgress = { (w: JournalWrite) -> Bool in if case .progress = w { return true } else { return false } }
+                    var elapsed: Double?
+                    if let last = writes.last(where: isProgress), case let .progress(_, seconds) = last,
+                       writes.contains(where: { !isProgress($0) }) {
+                        elapsed = seconds
+                    }
+                    let carrier = elapsed == nil ? nil : writes.lastIndex { !isProgress($0) }
+                    for (i, write) in writes.enumerated() {
+                        try Self.apply(write, session: session, at: at, published: !(elapsed != nil && isProgress(write)),
+                                       elapsed: i == carrier ? elapsed : nil, db)
+                    }
                 }
                 return
             }
@@ -348,10 +364,11 @@ public final class Journal: Sendable {
 
     /// Applies one write; a session that publishes also gets the write in its outbox, in the
     /// same transaction.
-    static func apply(_ write: JournalWrite, session: String, at: Date, published: Bool, _ db: Database) throws {
+    static func apply(_ write: JournalWrite, session: String, at: Date, published: Bool, elapsed: Double? = nil,
+                      _ db: Database) throws {
         try apply(write, session: session, at: at, db)
         if published, let (kind, body) = try Outbox.body(of: write) {
-            try Outbox.add(body, kind: kind, session: session, at: Outbox.time(of: write) ?? at, db)
+            try Outbox.add(Outbox.carrying(elapsed, in: body), kind: kind, session: session, at: Outbox.time(of: write) ?? at, db)
         }
     }
 

@@ -84,6 +84,12 @@ enum Outbox {
         }
     }
 
+    /// `body` with the time used saved in the same commit (`"elapsed": seconds`).
+    static func carrying(_ elapsed: Double?, in body: String) -> String {
+        guard let elapsed, elapsed.isFinite, body.hasPrefix("{") else { return body }
+        return "{\"elapsed\":\(elapsed)," + body.dropFirst()
+    }
+
     static func time(of write: JournalWrite) -> Date? {
         if case let .event(_, _, at) = write { return at }
         return nil

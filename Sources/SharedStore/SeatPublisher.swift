@@ -299,7 +299,8 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
                 }
                 let batch = try journal?.outbox(after: confirmed, limit: batchSize) ?? []
                 if let journal, !batch.isEmpty {
-                    try await guarded(c) { try await self.insert(batch, on: c) }
+                    let sent = Self.latestProgressOnly(batch)
+                    try await guarded(c) { try await self.insert(sent, on: c) }
                     confirmed = batch[batch.count - 1].seq
                     // Forgetting is housekeeping: a record kept by mistake is sent again and
                     // changes nothing in the store.
@@ -330,6 +331,16 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
 
     func guarded<T: Sendable>(_ c: PostgresConnection, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
         try await StoreCall.guarded(c, timeout: queryTimeout, work)
+    }
+
+    /// The batch without the time saves that a later one of the same session replaces: the
+    /// journal itself keeps only a session's latest, so the store loses nothing by it, and a
+    /// backlog after an outage shrinks to what matters.
+    static func latestProgressOnly(_ batch: [OutboxRecord]) -> [OutboxRecord] {
+        var lastProgress: [String: Int64] = [:]
+        for r in batch where r.kind == "progress" { lastProgress[r.session] = r.seq }
+        guard batch.count > lastProgress.count else { return batch }
+        return batch.filter { $0.kind != "progress" || lastProgress[$0.session] == $0.seq }
     }
 
     /// Inserts records in order; one already there (same session and sequence, the only key)

@@ -144,14 +144,15 @@ public enum SharedSchema {
               UPDATE carrel_sessions SET status = 'active', interruptions = interruptions + 1,
                   pid = carrel_number(b->'pid', 0, 2147483647)::integer
                 WHERE session = NEW.session;
-            ELSIF NEW.kind = 'progress' THEN
-              UPDATE carrel_sessions SET saved_elapsed_seconds = coalesce(carrel_number(b->'elapsed', 0, 10000000), saved_elapsed_seconds)
-                WHERE session = NEW.session;
             ELSIF NEW.kind = 'result' AND jsonb_typeof(b->'json') = 'string' THEN
               INSERT INTO carrel_results (session, json) VALUES (NEW.session, b->>'json')
                 ON CONFLICT (session) DO UPDATE SET json = excluded.json;
             END IF;
-            UPDATE carrel_sessions SET last_seen = now(), last_seq = greatest(last_seq, NEW.seq) WHERE session = NEW.session;
+            -- The time used as the seat's journal saved it: its own record ('progress'), or
+            -- carried by an answer or a flag saved with it.
+            UPDATE carrel_sessions SET last_seen = now(), last_seq = greatest(last_seq, NEW.seq),
+                saved_elapsed_seconds = coalesce(carrel_number(b->'elapsed', 0, 10000000), saved_elapsed_seconds)
+              WHERE session = NEW.session;
           EXCEPTION WHEN others THEN
             -- Kept, not applied (see above).
             NULL;

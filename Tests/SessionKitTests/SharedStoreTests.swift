@@ -304,7 +304,7 @@ extension SharedStoreTests {
         let cutting = ManagedFlag()
         let cutter = Thread {
             while !cutting.isSet {
-                _ = pg.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'carrel seat'", database: database)
+                _ = pg.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'carrel seat' AND datname = current_database()", database: database)
                 usleep(250_000)
             }
         }
@@ -496,5 +496,16 @@ struct SharedStorePartsTests {
         try journal.commit(session: "pub", [.flag(item: "q1", on: false)], at: Date())
         let next = try journal.outbox(after: 0, limit: 100)
         #expect(next.count == 1 && next[0].seq > last)
+        // The time saved with an answer rides in the answer's record.
+        try journal.commit(session: "pub", [.answer(item: "q2", response: .text("x")), .progress(position: 2, elapsed: 42.5)], at: Date())
+        let carried = try journal.outbox(after: next[0].seq, limit: 100)
+        #expect(carried.map(\.kind) == ["answer"])
+        #expect(carried.first?.body.hasPrefix("{\"elapsed\":42.5,\"item\":\"q2\"") == true)
+        // A backlog of time saves is sent as the latest one per session.
+        let backlog = [OutboxRecord(seq: 1, session: "a", kind: "progress", at: Date(), body: "{}"),
+                       OutboxRecord(seq: 2, session: "b", kind: "progress", at: Date(), body: "{}"),
+                       OutboxRecord(seq: 3, session: "a", kind: "answer", at: Date(), body: "{}"),
+                       OutboxRecord(seq: 4, session: "a", kind: "progress", at: Date(), body: "{}")]
+        #expect(SeatPublisher.latestProgressOnly(backlog).map(\.seq) == [2, 3, 4])
     }
 }

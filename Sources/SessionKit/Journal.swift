@@ -281,6 +281,7 @@ public final class Journal: Sendable {
             try StoredSessionRow(record).insert(db)
             try ProgressRow(sessionID: record.id, position: record.position, elapsed: record.elapsed).insert(db)
             let published = record.options.shared != nil
+            publishing.set(record.id, published)
             if let label = record.options.shared {
                 try db.execute(sql: "INSERT INTO publication (session_id, room, seat) VALUES (?, ?, ?)",
                                arguments: [record.id, label.room, label.seat])
@@ -293,6 +294,18 @@ public final class Journal: Sendable {
 
     /// Rung after every commit that added to the outbox (the publisher waits on it).
     public let outboxBell = Doorbell()
+
+    /// Whether each session seen by this journal publishes. A session publishes or not from
+    /// its creation on, so the answer is looked up once per session: a lookup on every
+    /// commit cost a fifth of the durable answers per second.
+    let publishing = PublishingCache()
+
+    func isPublished(_ session: String, _ db: Database) throws -> Bool {
+        if let known = publishing.value(session) { return known }
+        let found = try Outbox.isPublished(session, db)
+        publishing.set(session, found)
+        return found
+    }
 
     /// Runs `write`; when it fails on a full disk, folds the write-ahead log into the database,
     /// shrinks it, and runs it once more. The log can hold room the database does not need (it
@@ -321,7 +334,7 @@ public final class Journal: Sendable {
         func write() throws {
             guard relaxed else {
                 try writer.write { db in
-                    published = try Outbox.isPublished(session, db)
+                    published = try isPublished(session, db)
                     guard published else {
                         for write in writes { try Self.apply(write, session: session, at: at, published: false, db) }
                         return
@@ -346,7 +359,7 @@ public final class Journal: Sendable {
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
                 let outcome = Result {
                     try db.inTransaction {
-                        published = try Outbox.isPublished(session, db)
+                        published = try isPublished(session, db)
                         for write in writes { try Self.apply(write, session: session, at: at, published: published, db) }
                         return .commit
                     }

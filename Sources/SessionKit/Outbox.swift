@@ -165,6 +165,14 @@ extension Journal {
     }
 }
 
+/// Sessions known to publish or not (see `Journal.isPublished`).
+final class PublishingCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var known: [String: Bool] = [:]
+    func value(_ session: String) -> Bool? { lock.withLock { known[session] } }
+    func set(_ session: String, _ published: Bool) { lock.withLock { known[session] = published } }
+}
+
 /// Wakes one waiter (the publisher) when something was added; a ring with nobody waiting is
 /// kept for the next wait.
 public final class Doorbell: @unchecked Sendable {

@@ -94,6 +94,8 @@ extension SharedOptions {
     /// ended, a mark), for up to 5 s; what is left waits for the next publishing session.
     func publishWaiting(_ journal: Journal?) throws(CarrelFailure) {
         guard let url = try url(), let journal else { return }
+        // A count that cannot be read is taken as something to send (the publisher reads the
+        // outbox itself and reports what it could not send).
         guard ((try? journal.outboxWaiting().records) ?? 1) > 0 else { return }
         let publisher = SeatPublisher(url: url)
         publisher.start(journal: journal)

@@ -35,13 +35,8 @@ enum Outbox {
             .execute(arguments: [session, kind, JournalTime.text(at), body])
     }
 
-    /// A JSON string literal.
-    static func string(_ text: String) -> String {
-        // Encoding a String cannot fail.
-        (try? JSONEncoder().encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
-    }
-
-    static func optional(_ text: String?) -> String { text.map(string) ?? "null" }
+    static func string(_ text: String) -> String { JSONLiteral.string(text) }
+    static func optional(_ text: String?) -> String { JSONLiteral.optional(text) }
 
     static func stamp(_ date: Date?) -> String {
         guard let date else { return "null" }
@@ -163,6 +158,18 @@ extension Journal {
             return (row["room"], row["seat"], row["store_state"], row["store_since"])
         }
     }
+}
+
+/// JSON literals for the small record bodies built by hand (the outbox, a seat's announcement).
+public enum JSONLiteral {
+    /// A JSON string literal.
+    public static func string(_ text: String) -> String {
+        // Encoding a String cannot fail.
+        (try? JSONEncoder().encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
+    }
+
+    /// A string literal, or `null`.
+    public static func optional(_ text: String?) -> String { text.map(string) ?? "null" }
 }
 
 /// Sessions known to publish or not (see `Journal.isPublished`).

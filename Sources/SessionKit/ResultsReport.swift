@@ -30,6 +30,23 @@ public struct IntegrityReport: Sendable, Equatable, Codable {
             }
         }
     }
+
+    /// The report as `results show` and the proctor's console print it: the counts, then each
+    /// pasteboard's lines indented under "pasteboards".
+    public var lines: [String] {
+        var out = [
+            "paste attempts      \(pasteAttempts)",
+            "focus losses        \(focusLosses)",
+            "exit attempts       \(exitAttempts)",
+            "wrong passphrases   \(wrongPassphrases)",
+            "interruptions       \(interruptions)",
+            "pasteboards",
+        ]
+        for backend in pasteboards.keys.sorted() {
+            for line in pasteboards[backend] ?? [] { out.append("  \(line)") }
+        }
+        return out
+    }
 }
 
 /// One row of `carrel results list`.

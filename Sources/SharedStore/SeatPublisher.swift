@@ -44,9 +44,7 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
 
     public init(url: SharedURL, queryTimeout: Double = 5) {
         self.url = url
-        var logger = Logger(label: "carrel.shared")
-        logger.logLevel = .critical
-        self.logger = logger
+        self.logger = StoreCall.quietLogger
         self.queryTimeout = queryTimeout
     }
 
@@ -75,12 +73,9 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
         }
 
         var body: String {
-            func string(_ t: String) -> String {
-                // Encoding a String cannot fail.
-                (try? JSONEncoder().encode(t)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
-            }
+            let string = JSONLiteral.string
             return """
-                {"room":\(string(label.room)),"seat":\(string(label.seat)),"candidate":\(candidate.map(string) ?? "null"),\
+                {"room":\(string(label.room)),"seat":\(string(label.seat)),"candidate":\(JSONLiteral.optional(candidate)),\
                 "assessment_id":\(string(assessmentID)),"assessment_title":\(string(assessmentTitle)),"total":\(label.total),\
                 "time_allowed_seconds":\(label.timeAllowed.map(String.init) ?? "null"),"pid":\(getpid())}
                 """
@@ -132,18 +127,10 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
     /// Whether the store can be reached now (connect, schema, close), for a policy that
     /// requires it before a session begins; nil when it can, else why not.
     public static func probe(_ url: SharedURL) -> String? {
-        var quiet = Logger(label: "carrel.shared")
-        quiet.logLevel = .critical
-        let logger = quiet
         do {
             try Blocking.run {
-                let c = try await connect(url, logger: logger, timeout: url.connectTimeout)
-                do {
-                    try await StoreCall.guarded(c, timeout: url.connectTimeout) { try await SharedSchema.prepare(c, logger: logger) }
-                } catch {
-                    try? await c.close()
-                    throw error
-                }
+                let c = try await StoreCall.open(url, as: "carrel seat", logger: StoreCall.quietLogger, timeout: url.connectTimeout)
+                // Only whether it opened matters here.
                 try? await c.close()
             }
             return nil
@@ -251,14 +238,7 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
             }
             if connection == nil {
                 do {
-                    let c = try await Self.connect(url, logger: logger, timeout: url.connectTimeout)
-                    do {
-                        try await guarded(c) { try await SharedSchema.prepare(c, logger: self.logger) }
-                    } catch {
-                        try? await c.close()
-                        throw error
-                    }
-                    connection = c
+                    connection = try await StoreCall.open(url, as: "carrel seat", logger: logger, timeout: queryTimeout)
                     lockedSession = nil
                     announced = false
                     backoff = 0.2
@@ -388,11 +368,6 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
             }
         }
         return out
-    }
-
-    static func connect(_ url: SharedURL, logger: Logger, timeout: Double) async throws -> PostgresConnection {
-        let configuration = try url.configuration(applicationName: "carrel seat")
-        return try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
     }
 
     /// One line about a store error, without the URL's password (PostgresNIO's errors do not

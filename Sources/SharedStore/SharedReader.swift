@@ -18,17 +18,8 @@ public final class SharedReader: Sendable {
 
     /// Connects (bringing the schema up to date when this role may) within the URL's timeout.
     public static func open(_ url: SharedURL) async throws -> SharedReader {
-        var quiet = Logger(label: "carrel.proctor")
-        quiet.logLevel = .critical
-        let logger = quiet
-        let configuration = try url.configuration(applicationName: "carrel proctor")
-        let connection = try await PostgresConnection.connect(configuration: configuration, id: 2, logger: logger)
-        do {
-            try await StoreCall.guarded(connection, timeout: 10) { try await SharedSchema.prepare(connection, logger: logger) }
-        } catch {
-            try? await connection.close()
-            throw error
-        }
+        let logger = StoreCall.quietLogger
+        let connection = try await StoreCall.open(url, as: "carrel proctor", logger: logger, timeout: 10)
         return SharedReader(connection: connection, logger: logger)
     }
 
@@ -64,15 +55,21 @@ public final class SharedReader: Sendable {
         var connected: Bool
     }
 
+    /// The advisory locks held now, each as the session key it was taken under
+    /// (`hashtextextended(session, 0)`): a session whose key is here has a live seat.
+    static let heldLocks = """
+        WITH held AS (
+          SELECT (l.classid::bigint << 32) | l.objid::bigint AS key FROM pg_locks l
+          WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+            AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))
+        """
+
     /// Every seat of `room` (every room when nil), trouble first.
     public func seats(room: String?) async throws -> [SeatView] {
         let connection = self.connection
         let logger = self.logger
         let rows = try await StoreCall.guarded(connection, timeout: 10) { try await connection.query("""
-            WITH held AS (
-              SELECT (l.classid::bigint << 32) | l.objid::bigint AS key FROM pg_locks l
-              WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
-                AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))
+            \(unescaped: Self.heldLocks)
             SELECT json_build_object(
               'session', s.session, 'candidate', s.candidate, 'seat', s.seat, 'room', s.room,
               'assessment', s.assessment_id, 'assessment_title', s.assessment_title, 'status', s.status,
@@ -176,10 +173,7 @@ public final class SharedReader: Sendable {
         let connection = self.connection
         let logger = self.logger
         let sessions = try await StoreCall.guarded(connection, timeout: 30) { try await connection.query("""
-            WITH held AS (
-              SELECT (l.classid::bigint << 32) | l.objid::bigint AS key FROM pg_locks l
-              WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
-                AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))
+            \(unescaped: Self.heldLocks)
             SELECT json_build_object(
               'session', s.session, 'candidate', s.candidate, 'room', s.room, 'seat', s.seat,
               'assessment_id', s.assessment_id, 'assessment_title', s.assessment_title, 'fingerprint', s.fingerprint,
@@ -244,7 +238,8 @@ public final class SharedReader: Sendable {
                     INSERT OR IGNORE INTO assessment (fingerprint, assessment_id, title, path, format, source)
                       VALUES (?, ?, ?, '(shared store)', 'yaml', x'')
                     """, arguments: [raw.fingerprint, raw.assessment_id, raw.assessment_title])
-                let options = "{\"shared\":{\"room\":\(Self.json(raw.room)),\"seat\":\(Self.json(raw.seat)),\"total\":0}}"
+                let options = String(decoding: try JSONEncoder().encode(SessionOptions(shared: SharedLabel(room: raw.room, seat: raw.seat))),
+                                     as: UTF8.self)
                 try db.execute(sql: """
                     INSERT INTO session (id, fingerprint, assessment_id, assessment_title, candidate, status, end_reason, seed,
                       extra_time, options, started_at, ended_at, interruptions, pid, host, tty)
@@ -269,11 +264,6 @@ public final class SharedReader: Sendable {
             }
         }
         return (journal, waiting)
-    }
-
-    static func json(_ text: String) -> String {
-        // Encoding a String cannot fail.
-        (try? JSONEncoder().encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
     }
 }
 

@@ -68,4 +68,26 @@ enum StoreCall {
             return true
         }
     }
+
+    /// A connection to the store with Carrel's schema in place (made or brought up to date
+    /// when this role may), within `timeout` for the schema; closed again on any failure.
+    static func open(_ url: SharedURL, as applicationName: String, logger: Logger, timeout: Double) async throws -> PostgresConnection {
+        let configuration = try url.configuration(applicationName: applicationName)
+        let c = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+        do {
+            try await guarded(c, timeout: timeout) { try await SharedSchema.prepare(c, logger: logger) }
+        } catch {
+            // Closing a connection that failed has nothing left to report.
+            try? await c.close()
+            throw error
+        }
+        return c
+    }
+
+    /// A logger that stays quiet (the store's errors are reported by Carrel, in its words).
+    static var quietLogger: Logger {
+        var logger = Logger(label: "carrel.shared")
+        logger.logLevel = .critical
+        return logger
+    }
 }

@@ -288,18 +288,7 @@ final class ProctorApp {
             return lines + ["The events cannot be read now: \(problem). Esc, then Enter to try again."]
         }
         guard let events else { return lines + ["Reading the seat's events…"] }
-        let integrity = IntegrityReport(events: events, interruptions: seat.interruptions)
-        lines += [
-            "paste attempts      \(integrity.pasteAttempts)",
-            "focus losses        \(integrity.focusLosses)",
-            "exit attempts       \(integrity.exitAttempts)",
-            "wrong passphrases   \(integrity.wrongPassphrases)",
-            "interruptions       \(integrity.interruptions)",
-            "pasteboards",
-        ]
-        for backend in integrity.pasteboards.keys.sorted() {
-            for line in integrity.pasteboards[backend] ?? [] { lines.append("  \(line)") }
-        }
+        lines += IntegrityReport(events: events, interruptions: seat.interruptions).lines
         lines += ["", "Timeline"]
         for e in events { lines.append("\(Timestamp.iso(e.at))  \(e.kind)  \(e.detail)") }
         return lines

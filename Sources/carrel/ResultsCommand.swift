@@ -308,15 +308,7 @@ struct ShowResult: ParsableCommand {
                 out += "Result      none yet (the session has not ended)\n"
             }
             out += "\nIntegrity report\n"
-            out += "  paste attempts      \(integrity.pasteAttempts)\n"
-            out += "  focus losses        \(integrity.focusLosses)\n"
-            out += "  exit attempts       \(integrity.exitAttempts)\n"
-            out += "  wrong passphrases   \(integrity.wrongPassphrases)\n"
-            out += "  interruptions       \(integrity.interruptions)\n"
-            out += "  pasteboards\n"
-            for backend in integrity.pasteboards.keys.sorted() {
-                for line in integrity.pasteboards[backend] ?? [] { out += "    \(line)\n" }
-            }
+            for line in integrity.lines { out += "  \(line)\n" }
             out += "\nTimeline\n"
             for e in events {
                 out += "  \(Timestamp.iso(e.at))  \(e.kind.padding(toLength: 19, withPad: " ", startingAt: 0)) \(TextWidth.sanitise(e.detail))\n"

@@ -853,9 +853,9 @@ class Run:
         helper.env.update(PGPASSFILE=self.pg.env["PGPASSFILE"])
         for name in ("DISPLAY", "WAYLAND_DISPLAY", "CARREL_SHARED", "CARREL_ROOM"):
             helper.env.pop(name, None)
-        alone = helper.carrel_in_question(16)
+        alone = helper.carrel_in_question(self.args.typing_items)
         self.panes.append(alone)
-        pane = helper.carrel_in_question(16, ("--shared", self.pg.url, "--room", ROOM, "--seat", "typing"))
+        pane = helper.carrel_in_question(self.args.typing_items, ("--shared", self.pg.url, "--room", ROOM, "--seat", "typing"))
         self.panes.append(pane)
         state = os.path.join(helper.tmp, f"state-{helper.runs}")
         labels = ["no --shared (beside it)", "store up", "store down (stopped)", "store slow (paused, SIGSTOP)"]
@@ -1023,6 +1023,7 @@ def main():
     p.add_argument("--query-runs", type=int, default=50, help="runs of the console's query per figure")
     p.add_argument("--keys", type=int, default=200, help="keys typed per store state in (c); 0 skips (c)")
     p.add_argument("--typing-rounds", type=int, default=4, help="rounds of the store states in (c)")
+    p.add_argument("--typing-items", type=int, default=16, help="items of the test typed into in (c) (15000: a large test)")
     p.add_argument("--no-live-console", action="store_true", help="no `carrel proctor` console during the load")
     p.add_argument("--port", type=int, default=0, help="PostgreSQL's port (default: a free one)")
     p.add_argument("--keep", action="store_true", help="keep the temporary folder (journals, PostgreSQL's log)")

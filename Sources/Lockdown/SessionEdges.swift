@@ -33,7 +33,8 @@ public struct SecureStateStorage: StateStorage {
         var attempt = 0
         while true {
             do {
-                let queue = try DatabaseQueue(path: path, configuration: Journal.configuration())
+                let log = Journal.LogShape.forDisk(freeBytes: Self.freeBytes(location.stateDirectory))
+                let queue = try DatabaseQueue(path: path, configuration: Journal.configuration(log: log))
                 // Migrating here too lets the retry cover seats that migrate at once.
                 _ = try Journal(writer: queue)
                 return queue
@@ -43,6 +44,14 @@ public struct SecureStateStorage: StateStorage {
                 usleep(UInt32(25_000 * attempt))
             }
         }
+    }
+
+    /// Bytes an unprivileged writer may still use on the disk holding `directory`; nil when
+    /// the system cannot tell (the journal then keeps its log tight).
+    static func freeBytes(_ directory: String) -> UInt64? {
+        var info = statvfs()
+        guard statvfs(directory, &info) == 0 else { return nil }
+        return UInt64(info.f_bavail) * UInt64(info.f_frsize)
     }
 
     public func writeResult(_ data: Data, session: String) throws -> String {

@@ -87,6 +87,26 @@ struct SecurityAndJournalTests {
         #expect(pragmas.synchronous == 2, "2 is FULL")
     }
 
+    @Test func theLogIsLargeWhereTheDiskHasRoomAndSmallWhereItHasLittle() throws {
+        #expect(Journal.LogShape.forDisk(freeBytes: nil) == .tight, "unknown room: tight")
+        #expect(Journal.LogShape.forDisk(freeBytes: Journal.LogShape.roomNeeded - 1) == .tight)
+        #expect(Journal.LogShape.forDisk(freeBytes: Journal.LogShape.roomNeeded) == .roomy)
+        #expect(Journal.LogShape.roomy.foldEvery > Journal.LogShape.tight.foldEvery)
+        // A journal opened on this machine's temporary folder, which has room, and the shape
+        // it keeps after its migrations (which fold every few pages while they run).
+        let box = try Sandbox()
+        try box.location.prepare()
+        let journal = try Journal(location: box.location)
+        let (fold, limit) = try journal.writer.read { db in
+            (try Int.fetchOne(db, sql: "PRAGMA wal_autocheckpoint"), try Int.fetchOne(db, sql: "PRAGMA journal_size_limit"))
+        }
+        var info = statvfs()
+        try #require(statvfs(box.root, &info) == 0)
+        let expected = Journal.LogShape.forDisk(freeBytes: UInt64(info.f_bavail) * UInt64(info.f_frsize))
+        #expect(fold == expected.foldEvery)
+        #expect(limit == expected.sizeLimit)
+    }
+
     @Test func anAnswersTimeIsStoredAsGRDBStoresADate() {
         // The journal writes an answer's time itself; it must be the very text GRDB writes
         // for the same Date, to the millisecond, for every kind of moment.

@@ -83,7 +83,7 @@ let package = Package(
         // Journal figures on the real runtime (scripts/bench-journal, release build).
         .executableTarget(
             name: "carrel-journal-bench",
-            dependencies: ["AssessmentKit", "SessionKit", "Lockdown"],
+            dependencies: ["AssessmentKit", "SessionKit", "Lockdown", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Benchmarks/JournalBench"
         ),
         // In-memory edges for the runtime, shared by the test targets.

@@ -6,6 +6,7 @@ import Glibc
 #endif
 import AssessmentKit
 import Foundation
+import GRDB
 import Lockdown
 import SessionKit
 
@@ -51,6 +52,26 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
     return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
 }
 
+/// Upserts per second into a bare SQLite file in WAL mode with `synchronous = FULL`, one
+/// transaction each: what the disk allows a journal of one row per answer.
+func floorRate(_ dir: String, _ count: Int) throws -> Double {
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    var config = Configuration()
+    config.prepareDatabase { db in
+        _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+        try db.execute(sql: "PRAGMA synchronous = FULL")
+    }
+    let queue = try DatabaseQueue(path: dir + "/floor.sqlite", configuration: config)
+    try queue.write { try $0.execute(sql: "CREATE TABLE t (k TEXT PRIMARY KEY, v TEXT NOT NULL)") }
+    let begin = clock()
+    for n in 0..<count {
+        try queue.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO t VALUES (?, ?)", arguments: ["q\(n % 16)", "answer \(n)"])
+        }
+    }
+    return Double(count) / (clock() - begin)
+}
+
 let base = FileManager.default.temporaryDirectory.path + "/carrel-bench-\(getpid())"
 defer { try? FileManager.default.removeItem(atPath: base) }
 let answers = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 3000
@@ -60,6 +81,9 @@ let clock = SessionClock.system.monotonic
 guard let (small, smallSource) = assessment(items: 16) else { fail("the benchmark assessment does not validate") }
 let runtime = try SessionRuntime.begin(assessment: small, source: smallSource, candidate: "Bench", extraTime: .none,
                                        context: context(base + "/answers"))
+// The floor on this disk in the same run: a bare SQLite file (WAL, synchronous=FULL, SQLite's
+// own fold interval) taking one small upsert per transaction, before and after Carrel's run.
+let floorBefore = try floorRate(base + "/floor-1", answers)
 var latencies: [Double] = []
 let start = clock()
 for n in 0..<answers {
@@ -71,6 +95,9 @@ for n in 0..<answers {
 let seconds = clock() - start
 latencies.sort()
 print(String(format: "durable answers/s (closed loop, one transaction each): %.0f over %d answers", Double(answers) / seconds, answers))
+let floors = [floorBefore, try floorRate(base + "/floor-2", answers)]
+print(String(format: "floor, bare SQLite WAL FULL upserts/s before and after: %.0f, %.0f (Carrel at %.0f%% of their mean)",
+             floors[0], floors[1], 100 * Double(answers) / seconds / (floors.reduce(0, +) / 2)))
 print(String(format: "answer → commit latency: p50 %.3f ms, p99 %.3f ms, max %.3f ms",
              percentile(latencies, 0.5) * 1000, percentile(latencies, 0.99) * 1000, (latencies.last ?? 0) * 1000))
 _ = runtime.send(.hangUp("benchmark over"))

@@ -108,7 +108,7 @@ struct TakeCommand: ParsableCommand {
                 context = ready
                 return nil
             }
-            let exit = try app.run(prepare: prepare) { app throws(SessionError) in
+            let exit = app.run(prepare: prepare) { app throws(SessionError) in
                 guard let context else { return nil }
                 let chosen = app.model.assessment
                 if header != nil, !opened {
@@ -173,7 +173,7 @@ struct ResumeCommand: ParsableCommand {
                 try Launcher.requireStore(publisher, policy: assessment.policy)
             }
             let app = TakeApp(model: model, terminal: Canvas(theme: theme))
-            let exit = try app.run { app throws(SessionError) in
+            let exit = app.run { app throws(SessionError) in
                 let runtime = try SessionRuntime.resume(
                     sessionID: record.id, context: context, open: { _ in assessment },
                     enterUI: { app.terminal.setReports(true) }, leaveUI: { app.terminal.setReports(false) })

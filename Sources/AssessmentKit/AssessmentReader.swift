@@ -210,6 +210,7 @@ struct AssessmentDecoder {
             return nil
         }
         var items: [Item] = []
+        items.reserveCapacity(nodes.count)
         var ok = true
         for itemNode in nodes {
             if let item = ItemDecoder(fields: fields).item(itemNode, ids: &ids) {

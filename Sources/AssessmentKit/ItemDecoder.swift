@@ -13,6 +13,9 @@ struct ItemDecoder {
         .order: ["items"],
         .match: ["pairs", "distractors"],
     ]
+    /// The keys an item of each type may have, made once rather than for every item.
+    static let allowedByType: [ItemType: [String]] = keysByType.mapValues { commonKeys + $0 }
+    static let typeNames = ItemType.allCases.map(\.rawValue)
 
     func item(_ node: YNode, ids: inout AssessmentDecoder.ItemIDs) -> Item? {
         guard let map = fields.mapping(node, "an item") else { return nil }
@@ -28,7 +31,7 @@ struct ItemDecoder {
         let what = id.map { "item \"\($0)\"" } ?? "an item"
         let type = itemType(map, what: what)
         if let type {
-            let allowed = Self.commonKeys + (Self.keysByType[type] ?? [])
+            let allowed = Self.allowedByType[type] ?? Self.commonKeys
             fields.rejectUnknownKeys(map, allowed: allowed) { key in
                 let owners = ItemType.allCases.filter { Self.keysByType[$0]?.contains(key) == true }
                 guard !owners.isEmpty else { return nil }
@@ -49,7 +52,7 @@ struct ItemDecoder {
     }
 
     func itemType(_ map: Mapping, what: String) -> ItemType? {
-        let names = ItemType.allCases.map(\.rawValue)
+        let names = Self.typeNames
         guard let node = map["type"] else {
             fields.error(map.node, "\(what) is missing `type`: one of \(names.joined(separator: ", "))")
             return nil
@@ -111,7 +114,8 @@ struct ItemDecoder {
         var ok = true
         for child in nodes {
             guard let option = option(child, entry: entry) else { ok = false; continue }
-            let normal = AnswerText.normalise(option.text, caseSensitive: true)
+            // Printable ASCII with single spaces is already its own normal form.
+            let normal = PlainText.isNormal(option.text) ? option.text : AnswerText.normalise(option.text, caseSensitive: true)
             if let first = seen[normal] {
                 fields.error(option.node, "duplicate \(entry) \"\(option.text.clippedForMessage)\" (first at line \(first.line))")
                 ok = false

@@ -59,6 +59,24 @@ enum YAMLPrescan {
             return k < scalars.count ? Unicode.Scalar(scalars[k]) : nil
         }
 
+        /// The bytes the line scanner acts on outside quotes: blanks, the line's end, and the
+        /// indicators `- # ' " ? * | > [ ] { } ,`. Any other byte (a letter, a digit, `:`, a
+        /// byte of a longer character) only ends a token's start, so a run of them is skipped.
+        static func mayMatter(_ byte: UInt8) -> Bool {
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "-"), UInt8(ascii: "#"), UInt8(ascii: "'"), UInt8(ascii: "\""),
+                 UInt8(ascii: "?"), UInt8(ascii: "*"), UInt8(ascii: "|"), UInt8(ascii: ">"), UInt8(ascii: "["),
+                 UInt8(ascii: "]"), UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: ","):
+                return true
+            default:
+                return false
+            }
+        }
+
+        static func mattersInQuotes(_ byte: UInt8) -> Bool {
+            byte == UInt8(ascii: "'") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x0A
+        }
+
         static func isBlank(_ s: Unicode.Scalar?) -> Bool {
             guard let s else { return true }
             return s == " " || s == "\t" || s == "\n" || s == "\r"
@@ -101,8 +119,15 @@ enum YAMLPrescan {
                 if let q = quote {
                     if q == "'" && s == "'" && peek(1) == "'" { i += 2; continue }
                     if q == "\"" && s == "\\" { i += 2; continue }
-                    if s == q { quote = nil; tokenStart = false }
                     i += 1
+                    if s == q {
+                        quote = nil
+                        tokenStart = false
+                        continue
+                    }
+                    // Still inside the quotes, where only the quote, a backslash and the line's
+                    // end matter.
+                    while i < scalars.count, !Self.mattersInQuotes(scalars[i]) { i += 1 }
                     continue
                 }
                 if firstToken && asciiColumn > YAMLPrescan.maximumContentColumn {
@@ -151,6 +176,18 @@ enum YAMLPrescan {
                 tokenStart = false
                 firstToken = false
                 i += 1
+                // The rest of the text: a byte that cannot matter changes nothing above, and
+                // neither does a blank followed by one (the blank starts a token, the byte ends
+                // it), so runs of words are passed in one tight loop (most of a file is words).
+                while i < scalars.count {
+                    let byte = scalars[i]
+                    if !Self.mayMatter(byte) { i += 1; continue }
+                    if byte == 0x20 || byte == 0x09, i + 1 < scalars.count, !Self.mayMatter(scalars[i + 1]) {
+                        i += 2
+                        continue
+                    }
+                    break
+                }
             }
             if peek() == "\n" { i += 1 }
             line += 1

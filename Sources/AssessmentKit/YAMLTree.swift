@@ -11,12 +11,22 @@ struct YNode: Sendable {
         /// `plain` is false for quoted and block scalars, which are always strings.
         case scalar(String, plain: Bool)
         case sequence([YNode])
-        case mapping([(key: YNode, value: YNode)])
+        case mapping([YPair])
     }
 
     var value: Value
-    var line: Int
-    var column: Int
+    // 32 bits each: a file is at most 16 MiB, and a smaller node makes the tree of a large
+    // test smaller (a node is 32 bytes, not 40), which is memory every seat faults in.
+    private var line32: Int32
+    private var column32: Int32
+    var line: Int { Int(line32) }
+    var column: Int { Int(column32) }
+
+    init(value: Value, line: Int, column: Int) {
+        self.value = value
+        self.line32 = Int32(clamping: line)
+        self.column32 = Int32(clamping: column)
+    }
 
     var kindName: String {
         switch value {
@@ -33,6 +43,13 @@ struct YNode: Sendable {
         }
         return false
     }
+}
+
+/// One key and its value in a mapping. A struct, not a tuple: the compiler copies a struct of
+/// known layout directly, where a tuple in a generic array goes through the runtime.
+struct YPair: Sendable {
+    var key: YNode
+    var value: YNode
 }
 
 /// Turns YAML text into a located tree, with bounded work whatever the input.
@@ -214,6 +231,11 @@ enum YAMLTree {
         /// node anchored under its name; the node is shared, not rebuilt, but the validator walks
         /// every repeat, so each counts against the allowance.
         var anchors: [String: (node: YNode, size: Int)] = [:]
+        /// The children of the lists and mappings being built, innermost last. Each collection
+        /// is copied out at its end into an array of exactly its size: one allocation each,
+        /// where appending to its own array would grow it several times.
+        var openItems: [YNode] = []
+        var openPairs: [YPair] = []
 
         init(events: EventStream, aliasAllowance: Int) {
             self.events = events
@@ -267,33 +289,41 @@ enum YAMLTree {
             case let .sequenceStart(anchor):
                 let before = expanded
                 expanded += 1
-                var items: [YNode] = []
+                let base = openItems.count
                 while true {
                     let next = try events.next()
                     if case .sequenceEnd = next.event { break }
-                    items.append(try node(next, depth: depth + 1))
+                    let item = try node(next, depth: depth + 1)
+                    openItems.append(item)
                 }
+                let items = Array(openItems[base...])
+                openItems.removeSubrange(base...)
                 let node = YNode(value: .sequence(items), line: line, column: column)
                 if let anchor { anchors[anchor] = (node, expanded - before) }
                 return node
             case let .mappingStart(anchor):
                 let before = expanded
                 expanded += 1
+                let base = openPairs.count
                 var keys = KeyIndex()
                 while true {
                     let next = try events.next()
                     if case .mappingEnd = next.event { break }
                     let key = try node(next, depth: depth + 1)
                     let value = try node(events.next(), depth: depth + 1)
-                    if case let .scalar(name, _) = key.value, let first = keys.firstLine(of: name) {
+                    if case let .scalar(name, _) = key.value,
+                       let first = keys.firstLine(of: name, among: openPairs[base...]) {
                         duplicates.append(.diagnostic(
                             line: key.line, column: key.column,
                             message: "duplicate key `\(name.clippedForMessage)` (first at line \(first)); keep one"))
                         continue
                     }
-                    keys.append(key, value)
+                    openPairs.append(YPair(key: key, value: value))
+                    keys.added(key, among: openPairs[base...])
                 }
-                let node = YNode(value: .mapping(keys.pairs), line: line, column: column)
+                let pairs = Array(openPairs[base...])
+                openPairs.removeSubrange(base...)
+                let node = YNode(value: .mapping(pairs), line: line, column: column)
                 if let anchor { anchors[anchor] = (node, expanded - before) }
                 return node
             case .streamStart, .streamEnd, .documentStart, .documentEnd, .sequenceEnd, .mappingEnd:
@@ -301,15 +331,14 @@ enum YAMLTree {
             }
         }
 
-        /// A mapping's pairs as they are read, and where each scalar key was first written.
-        /// Most mappings are an item's handful of keys, where comparing with each key is
-        /// quicker than hashing; past `linearKeys`, a dictionary keeps large mappings linear.
+        /// Where each scalar key of a mapping being read was first written. Most mappings are
+        /// an item's handful of keys, where comparing with each key is quicker than hashing;
+        /// past `linearKeys`, a dictionary keeps large mappings linear.
         struct KeyIndex {
             static let linearKeys = 16
-            private(set) var pairs: [(key: YNode, value: YNode)] = []
             private var lines: [String: Int]? = nil
 
-            func firstLine(of name: String) -> Int? {
+            func firstLine(of name: String, among pairs: ArraySlice<YPair>) -> Int? {
                 if let lines { return lines[name] }
                 for pair in pairs {
                     if case let .scalar(key, _) = pair.key.value, key == name { return pair.key.line }
@@ -317,9 +346,8 @@ enum YAMLTree {
                 return nil
             }
 
-            /// Adds a pair whose key, if a scalar, is not among the keys so far.
-            mutating func append(_ key: YNode, _ value: YNode) {
-                pairs.append((key, value))
+            /// Notes `key`, just added as the last of `pairs` and not among the keys before it.
+            mutating func added(_ key: YNode, among pairs: ArraySlice<YPair>) {
                 if lines != nil {
                     if case let .scalar(name, _) = key.value { lines?[name] = key.line }
                 } else if pairs.count == Self.linearKeys {

@@ -87,7 +87,7 @@ struct AssessmentDecoder {
         if let node = map[key] { return node }
         let entry = map.entries.first { $0.key == key }
         if let entry {
-            fields.error(entry.value, "`\(key)` in \(what) is empty")
+            fields.error(map.value(entry), "`\(key)` in \(what) is empty")
         } else {
             fields.error(map.node, "\(what) is missing the required key `\(key)`")
         }

@@ -25,35 +25,36 @@ final class FieldReader {
             return nil
         }
         var entries: [Mapping.Entry] = []
-        for pair in pairs {
-            guard case let .scalar(key, _) = pair.key.value else {
-                error(pair.key, "keys in \(what) must be plain words")
+        entries.reserveCapacity(pairs.count)
+        for index in pairs.indices {
+            guard case let .scalar(key, _) = pairs[index].key.value else {
+                error(pairs[index].key, "keys in \(what) must be plain words")
                 continue
             }
-            entries.append(Mapping.Entry(key: key, keyNode: pair.key, value: pair.value))
+            entries.append(Mapping.Entry(key: key, index: index))
         }
-        return Mapping(node: node, what: what, entries: entries)
+        return Mapping(node: node, what: what, pairs: pairs, entries: entries)
     }
 
     /// Reports keys outside `allowed`, suggesting the closest one.
     func rejectUnknownKeys(_ map: Mapping, allowed: [String], elsewhere: (String) -> String? = { _ in nil }) {
         for (index, entry) in map.entries.enumerated() where !allowed.contains(entry.key) {
-            if index > 0, let explanation = decimalComma(before: entry, map.entries[index - 1]) {
-                error(entry.keyNode, explanation)
+            if index > 0, let explanation = decimalComma(before: entry, map.entries[index - 1], in: map) {
+                error(map.keyNode(entry), explanation)
             } else if let explanation = elsewhere(entry.key) {
-                error(entry.keyNode, explanation)
+                error(map.keyNode(entry), explanation)
             } else {
                 let hint = DidYouMean.hint(for: entry.key, among: allowed)
-                error(entry.keyNode, "unknown key `\(entry.key.clippedForMessage)` in \(map.what)\(hint)")
+                error(map.keyNode(entry), "unknown key `\(entry.key.clippedForMessage)` in \(map.what)\(hint)")
             }
         }
     }
 
     /// `answer: 3,14` inside `{…}` reads as `answer: 3` and a key `14`: the comma separates entries.
-    func decimalComma(before entry: Mapping.Entry, _ previous: Mapping.Entry) -> String? {
-        guard entry.value.isNull, entry.keyNode.line == previous.value.line,
+    func decimalComma(before entry: Mapping.Entry, _ previous: Mapping.Entry, in map: Mapping) -> String? {
+        guard map.value(entry).isNull, map.keyNode(entry).line == map.value(previous).line,
               entry.key.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }),
-              case let .scalar(whole, true) = previous.value.value, Int(whole) != nil
+              case let .scalar(whole, true) = map.value(previous).value, Int(whole) != nil
         else { return nil }
         let written = "\(whole),\(entry.key)"
         let key = previous.key.clippedForMessage
@@ -178,21 +179,60 @@ final class FieldReader {
     func textList(_ node: YNode, _ what: String, entry: String) -> [(text: String, node: YNode)]? {
         guard let nodes = list(node, what) else { return nil }
         var out: [(text: String, node: YNode)] = []
-        var seen: [String: YNode] = [:]
+        out.reserveCapacity(nodes.count)
+        var seen = SeenTexts(capacity: nodes.count)
+        var allNormal = true
         var ok = true
         for child in nodes {
             guard let value = text(child, entry) else { ok = false; continue }
-            let key = PlainText.isNormal(value) ? value : AnswerText.normalise(value, caseSensitive: true)
-            if let first = seen[key] {
-                error(child, "duplicate \(entry) \"\(value.clippedForMessage)\" (first at line \(first.line))")
+            let isNormal = PlainText.isNormal(value)
+            allNormal = allNormal && isNormal
+            let key = isNormal ? value : AnswerText.normalise(value, caseSensitive: true)
+            if let first = seen.firstLine(of: key) {
+                error(child, "duplicate \(entry) \"\(value.clippedForMessage)\" (first at line \(first))")
                 ok = false
                 continue
             }
-            seen[key] = child
+            seen.add(key, line: child.line)
             out.append((value, child))
         }
-        if ok, !rejectLookAlikes(out, entry: entry) { ok = false }
+        // Texts all in normal form are each their own look-alike key: no two look alike.
+        if ok, !allNormal, !rejectLookAlikes(out, entry: entry) { ok = false }
         return ok ? out : nil
+    }
+}
+
+/// The texts of one list seen so far, and the line each was first written on. A short list,
+/// an item's few choices, is searched entry by entry, which is quicker than hashing each text;
+/// a long one is hashed, so that a list of thousands stays linear.
+struct SeenTexts {
+    static let linearTexts = 16
+    private var texts: [String] = []
+    private var lines: [Int] = []
+    private var index: [String: Int]? = nil
+
+    init(capacity: Int) {
+        if capacity > Self.linearTexts {
+            index = Dictionary(minimumCapacity: capacity)
+        } else {
+            texts.reserveCapacity(capacity)
+            lines.reserveCapacity(capacity)
+        }
+    }
+
+    func firstLine(of text: String) -> Int? {
+        if let index { return index[text] }
+        return texts.firstIndex(of: text).map { lines[$0] }
+    }
+
+    /// Adds a text not seen before.
+    mutating func add(_ text: String, line: Int) {
+        if index != nil {
+            index?[text] = line
+        } else {
+            texts.append(text)
+            lines.append(line)
+        }
     }
 }
 
@@ -212,8 +252,10 @@ extension FieldReader {
     /// The same for a `match`: left-hand entries among themselves, right-hand entries and
     /// distractors together (the same right-hand text may serve several left-hand entries).
     func rejectLookAlikeMatch(_ pairs: Mapping, distractors: YNode?) -> Bool {
-        let lefts = pairs.entries.map { (text: $0.key, node: $0.keyNode) }
-        var rights = pairs.entries.compactMap { entry in scalarText(entry.value).map { (text: $0, node: entry.value) } }
+        let lefts = pairs.entries.map { (text: $0.key, node: pairs.keyNode($0)) }
+        var rights = pairs.entries.compactMap { entry in
+            scalarText(pairs.value(entry)).map { (text: $0, node: pairs.value(entry)) }
+        }
         if let distractors, case let .sequence(nodes) = distractors.value {
             rights += nodes.compactMap { node in scalarText(node).map { (text: $0, node: node) } }
         }
@@ -235,9 +277,14 @@ enum PlainText {
     /// Printable ASCII (and line breaks and tabs, when allowed) has no character that
     /// `TerminalSafety.firstUnsafe` refuses: no control, bidirectional control or invisible one.
     static func isPrintableASCII(_ text: String, allowingLineBreaks: Bool) -> Bool {
-        text.utf8.allSatisfy { byte in
-            (0x20..<0x7F).contains(byte) || (allowingLineBreaks && (byte == 0x0A || byte == 0x09))
+        func check<S: Sequence<UInt8>>(_ bytes: S) -> Bool {
+            for byte in bytes where byte &- 0x20 >= 0x5F {
+                guard allowingLineBreaks && (byte == 0x0A || byte == 0x09) else { return false }
+            }
+            return true
         }
+        // The text's own bytes in one buffer, for a tight loop; any other string by its view.
+        return text.utf8.withContiguousStorageIfAvailable(check) ?? check(text.utf8)
     }
 
     /// Printable ASCII with single spaces between words and none at either end is its own
@@ -245,30 +292,42 @@ enum PlainText {
     /// invisible, and its spaces are already single) and its own normal form
     /// (`AnswerText.normalise` keeping case, for the same reasons with NFC).
     static func isNormal(_ text: String) -> Bool {
-        var afterSpace = true
-        for byte in text.utf8 {
-            guard (0x20..<0x7F).contains(byte) else { return false }
-            if byte == 0x20 && afterSpace { return false }
-            afterSpace = byte == 0x20
+        func check<S: Sequence<UInt8>>(_ bytes: S) -> Bool {
+            var afterSpace = true
+            for byte in bytes {
+                guard byte &- 0x20 < 0x5F else { return false }
+                if byte == 0x20 && afterSpace { return false }
+                afterSpace = byte == 0x20
+            }
+            return !afterSpace || text.isEmpty
         }
-        return !afterSpace || text.isEmpty
+        return text.utf8.withContiguousStorageIfAvailable(check) ?? check(text.utf8)
     }
 }
 
 /// A YAML mapping with string keys, in file order.
 struct Mapping {
+    /// A key, and where its pair is in `pairs`. The nodes stay in the tree's own array, which
+    /// the mapping shares: a key is looked up without copying any node but the one found.
     struct Entry {
         var key: String
-        var keyNode: YNode
-        var value: YNode
+        var index: Int
     }
 
     var node: YNode
     var what: String
+    var pairs: [YPair]
     var entries: [Entry]
 
+    func keyNode(_ entry: Entry) -> YNode { pairs[entry.index].key }
+    func value(_ entry: Entry) -> YNode { pairs[entry.index].value }
+
     subscript(key: String) -> YNode? {
-        entries.first { $0.key == key }.flatMap { $0.value.isNull ? nil : $0.value }
+        for entry in entries where entry.key == key {
+            let value = pairs[entry.index].value
+            return value.isNull ? nil : value
+        }
+        return nil
     }
 
     func has(_ key: String) -> Bool { entries.contains { $0.key == key } }

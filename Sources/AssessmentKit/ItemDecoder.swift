@@ -110,22 +110,29 @@ struct ItemDecoder {
     func options(_ node: YNode, _ key: String, entry: String) -> [Option]? {
         guard let nodes = fields.list(node, key) else { return nil }
         var out: [Option] = []
-        var seen: [String: YNode] = [:]
+        out.reserveCapacity(nodes.count)
+        var seen = SeenTexts(capacity: nodes.count)
+        var allNormal = true
         var ok = true
         for child in nodes {
             guard let option = option(child, entry: entry) else { ok = false; continue }
             // Printable ASCII with single spaces is already its own normal form.
-            let normal = PlainText.isNormal(option.text) ? option.text : AnswerText.normalise(option.text, caseSensitive: true)
-            if let first = seen[normal] {
-                fields.error(option.node, "duplicate \(entry) \"\(option.text.clippedForMessage)\" (first at line \(first.line))")
+            let isNormal = PlainText.isNormal(option.text)
+            allNormal = allNormal && isNormal
+            let normal = isNormal ? option.text : AnswerText.normalise(option.text, caseSensitive: true)
+            if let first = seen.firstLine(of: normal) {
+                fields.error(option.node, "duplicate \(entry) \"\(option.text.clippedForMessage)\" (first at line \(first))")
                 ok = false
                 continue
             }
-            seen[normal] = option.node
+            seen.add(normal, line: option.node.line)
             out.append(option)
         }
         // Entries a student could not tell apart ("Ottawa" and "Ｏｔｔａｗａ") are refused too.
-        if ok, !fields.rejectLookAlikes(out.map { (text: $0.text, node: $0.node) }, entry: entry) { ok = false }
+        // Texts all in normal form are each their own look-alike key: no two look alike.
+        if ok, !allNormal, !fields.rejectLookAlikes(out.map { (text: $0.text, node: $0.node) }, entry: entry) {
+            ok = false
+        }
         return ok ? out : nil
     }
 
@@ -171,6 +178,7 @@ struct ItemDecoder {
 
     /// Per-choice marks, or nil when no choice carries a credit or feedback.
     func choiceMarking(_ choices: [Option]) -> Marking? {
+        guard choices.contains(where: { $0.credit != nil || $0.feedback != nil }) else { return nil }
         let marks = choices.map { ChoiceMark(text: $0.text, credit: $0.credit, feedback: $0.feedback) }
         return marks.contains(where: { $0.credit != nil || $0.feedback != nil }) ? .choices(marks) : nil
     }
@@ -220,11 +228,11 @@ struct ItemDecoder {
     func multipleByCredit(_ map: Mapping, _ choices: [Option], creditNode: YNode) -> Keyed? {
         var ok = true
         if let answer = map.entries.first(where: { $0.key == "answer" }) {
-            fields.error(answer.keyNode, "the choices carry credits, which already say which are right; remove `answer`")
+            fields.error(map.keyNode(answer), "the choices carry credits, which already say which are right; remove `answer`")
             ok = false
         }
         if let scoring = map.entries.first(where: { $0.key == "scoring" }) {
-            fields.error(scoring.keyNode, "`scoring` does not apply when choices carry credits: the credits of the picked choices add up")
+            fields.error(map.keyNode(scoring), "`scoring` does not apply when choices carry credits: the credits of the picked choices add up")
             ok = false
         }
         let right = choices.filter { ($0.credit ?? 0) > 0 }
@@ -292,7 +300,7 @@ struct ItemDecoder {
         }
         for key in ["answer", "range", "tolerance"] {
             if let entry = map.entries.first(where: { $0.key == key }) {
-                fields.error(entry.keyNode, "\(what) has `answers`, so `\(key)` belongs inside one of its entries")
+                fields.error(map.keyNode(entry), "\(what) has `answers`, so `\(key)` belongs inside one of its entries")
                 return nil
             }
         }
@@ -399,11 +407,11 @@ struct ItemDecoder {
         var pairs: [MatchPair] = []
         var ok = true
         for entry in pairsMap.entries {
-            guard fields.safeText(entry.key, entry.keyNode, "a left-hand entry", .singleLine),
-                  let right = fields.text(entry.value, "the match for \"\(entry.key.clippedForMessage)\"")
+            guard fields.safeText(entry.key, pairsMap.keyNode(entry), "a left-hand entry", .singleLine),
+                  let right = fields.text(pairsMap.value(entry), "the match for \"\(entry.key.clippedForMessage)\"")
             else { ok = false; continue }
             if entry.key.trimmingSpaces().isEmpty {
-                fields.error(entry.keyNode, "a left-hand entry is empty")
+                fields.error(pairsMap.keyNode(entry), "a left-hand entry is empty")
                 ok = false
                 continue
             }

@@ -244,15 +244,11 @@ public enum SealedAssessment {
     /// clear in the journal, results and exports: an id that spells an accepted answer or the
     /// correct choice (`syzygy` for `accept: [syzygy]`) would leak it. One line per item.
     public static func revealingIDs(_ assessment: Assessment) -> [String] {
-        assessment.items.compactMap { item in
+        assessment.items.enumerated().compactMap { index, item in
             let idWords = item.id.split(separator: "-").map(String.init)
             guard let answer = keyTexts(item).first(where: { appears(words(of: $0), in: idWords) }) else { return nil }
-            return "item id `\(item.id)` gives away the answer \"\(answer.clippedForMessage)\"; item ids are kept in the clear in results and exports, so rename it (for example `q\(positionNumber(item, in: assessment))`) before sealing"
+            return "item id `\(item.id)` gives away the answer \"\(answer.clippedForMessage)\"; item ids are kept in the clear in results and exports, so rename it (for example `q\(index + 1)`) before sealing"
         }
-    }
-
-    static func positionNumber(_ item: Item, in assessment: Assessment) -> Int {
-        (assessment.items.firstIndex { $0.id == item.id } ?? 0) + 1
     }
 
     /// Accepted answers and correct choices (numbers, true/false, orders and pairs are too

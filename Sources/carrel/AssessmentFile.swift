@@ -33,6 +33,10 @@ enum AssessmentFile {
         }
         let limit = maximum + 1
         var bytes: [UInt8] = []
+        // Sized once from the file's size (which may change while it is read; the limit holds
+        // either way): growing by doubling copied a large test several times and touched
+        // twice its size in fresh memory.
+        bytes.reserveCapacity(min(limit, max(0, Int(info.st_size)) + 1))
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while bytes.count < limit {
             let want = min(chunk.count, limit - bytes.count)

@@ -102,7 +102,7 @@ struct ImportCommand: ParsableCommand {
     /// section instructions (Moodle counts each as a question of its own).
     static func summary(_ a: Assessment, descriptions kept: Int) -> String {
         let counts = AssessmentSummary(a).countsByType.map { "\($0.0.rawValue) \($0.1)" }
-        let n = a.items.count
+        let n = a.itemCount
         let descriptions = kept == 0 ? "" : " and \(kept) description\(kept == 1 ? "" : "s") (as section instructions)"
         return "wrote \(n) question\(n == 1 ? "" : "s") (\(counts.joined(separator: ", ")))\(descriptions)"
     }

@@ -116,7 +116,7 @@ struct AssessmentSummary {
         var out = "\(a.title) (\(a.id))\n"
         out += "  file:        \(file)\n"
         out += "  sections:    \(a.sections.count)\n"
-        out += "  items:       \(a.items.count) (\(counts))\n"
+        out += "  items:       \(a.itemCount) (\(counts))\n"
         out += "  points:      \(PointsText.format(a.maximumPoints))\n"
         out += "  time limit:  \(a.timeLimit.map(DurationText.format) ?? "none (untimed)")\n"
         out += "  navigation:  \(a.navigation.rawValue)"
@@ -187,7 +187,7 @@ struct AssessmentSummary {
         var policy: [String: String] = [:]
         for row in a.policy.summary { policy[row.key] = row.value }
         let output = Output(
-            id: a.id, title: a.title, fingerprint: fingerprint, items: a.items.count,
+            id: a.id, title: a.title, fingerprint: fingerprint, items: a.itemCount,
             itemsByType: Dictionary(uniqueKeysWithValues: countsByType.map { ($0.0.rawValue, $0.1) }),
             points: a.maximumPoints, timeLimitSeconds: a.timeLimit, navigation: a.navigation.rawValue,
             passphraseRequired: a.proctor.passphrase != nil, policy: policy,

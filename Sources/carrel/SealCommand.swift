@@ -59,7 +59,7 @@ struct SealCommand: ParsableCommand {
             } catch {
                 throw CarrelFailure(status: .cannotCreate, message: "cannot write \(error.description); choose another --out")
             }
-            let n = assessment.items.count
+            let n = assessment.itemCount
             let seconds = SessionClock.system.monotonic() - started
             FileOutput.standardOutput.write("""
                 \(out): sealed — \(assessment.title), \(n) item\(n == 1 ? "" : "s"), \(Fingerprint.of(assessment)) \

@@ -96,7 +96,7 @@ struct TakeCommand: ParsableCommand {
                     return TakeApp.Exit(error.status.rawValue, error.message)
                 }
                 if let publisher, var label {
-                    label.total = assessment.sections.reduce(0) { $0 + $1.items.count }
+                    label.total = assessment.itemCount
                     label.timeAllowed = extra.apply(to: assessment.timeLimit).map { min($0, assessment.policy.maxDuration) }
                     publisher.announce(.init(session: sessionID, label: label, candidate: candidate,
                                              assessmentID: assessment.id, assessmentTitle: assessment.title))

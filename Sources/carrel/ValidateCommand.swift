@@ -36,7 +36,7 @@ struct ValidateCommand: ParsableCommand {
                 let loaded = try AssessmentFile.load(path)
                 guard SealedAssessment.isSealed(loaded.bytes) else {
                     let assessment = try AssessmentFile.validated(path, loaded: loaded)
-                    let n = assessment.items.count
+                    let n = assessment.itemCount
                     FileOutput.standardOutput.write("\(path): ok — \(assessment.title), \(n) item\(n == 1 ? "" : "s")\n")
                     continue
                 }
@@ -48,7 +48,7 @@ struct ValidateCommand: ParsableCommand {
                 }
                 let passphrase = try reader.read(prompt: "Proctor passphrase of \(path): ")
                 let assessment = try SealedFile.open(loaded, path: path, passphrase: passphrase)
-                let count = assessment.items.count
+                let count = assessment.itemCount
                 FileOutput.standardOutput.write("\(path): ok (sealed, opened) — \(assessment.title), \(count) item\(count == 1 ? "" : "s")\n")
             } catch {
                 Console.error(error.message)

@@ -53,12 +53,22 @@ public enum LoadedCode {
             let device = fields[3].split(separator: ":")
             guard device.count == 2, let major = UInt32(device[0], radix: 16), let minor = UInt32(device[1], radix: 16),
                   let inode = UInt64(fields[4]) else { continue }
-            let path = fields.count > 5 ? fields[5].trimmingCharacters(in: .whitespaces) : ""
+            // The path is padded to a column with spaces (tabs are not written there). Trimmed by
+            // hand: this runs at every launch, where Foundation's character sets cost a
+            // millisecond or more of loading.
+            let path = fields.count > 5 ? String(Self.trimmingBlanks(fields[5])) : ""
             if path.hasPrefix("[") { continue }
             let mapping = Mapping(path: path, major: major, minor: minor, inode: inode)
             if seen.insert(mapping).inserted { out.append(mapping) }
         }
         return out
+    }
+
+    static func trimmingBlanks(_ text: Substring) -> Substring {
+        let isBlank = { (c: Character) in c == " " || c == "\t" }
+        guard let first = text.firstIndex(where: { !isBlank($0) }),
+              let last = text.lastIndex(where: { !isBlank($0) }) else { return "" }
+        return text[first...last]
     }
 
     /// What the loader maps for `executable` with no environment at all: the resolved

@@ -127,9 +127,10 @@ struct InjectedCodeAndTracerTests {
             7f10-7f11 r-xp 00026000 fe:00 333151 /tmp/evil lib.so (deleted)
             7f12-7f13 rwxp 00000000 00:00 0
             7f14-7f15 r-xp 00000000 00:00 0 [vdso]
+            7f16-7f17 r-xp 00000000 fe:00 12                         /usr/lib/padded.so
             """
         let parsed = LoadedCode.parseMaps(maps)
-        #expect(parsed.map(\.path) == ["/usr/bin/carrel", "/tmp/evil lib.so (deleted)", ""])
+        #expect(parsed.map(\.path) == ["/usr/bin/carrel", "/tmp/evil lib.so (deleted)", "", "/usr/lib/padded.so"])
         #expect(parsed.first?.inode == 254145 && parsed.first?.major == 0xFE)
         let found = LoadedCode.unexpected(parsed, expected: [])
         #expect(found.contains("/tmp/evil lib.so (deleted)"))

@@ -137,6 +137,15 @@ struct InjectedCodeAndTracerTests {
         #expect(found.contains("executable memory not backed by any file"))
     }
 
+    @Test func theTracerFieldIsReadFromAStatusFile() {
+        #expect(TracerWatch.parseTracerPid("Name:\tcarrel\nState:\tS\nTracerPid:\t4242\nUid:\t0\n") == 4242)
+        #expect(TracerWatch.parseTracerPid("Name:\tcarrel\nTracerPid:\t0\n") == nil)
+        #expect(TracerWatch.parseTracerPid("TracerPid:   77  \n") == 77)
+        #expect(TracerWatch.parseTracerPid("Name:\tTracerPid: 5\nPPid:\t1\n") == nil)
+        #expect(TracerWatch.parseTracerPid("TracerPid:\tabc\n") == nil)
+        #expect(TracerWatch.parseTracerPid("") == nil)
+    }
+
     @Test func thisTestRunnerShowsTheObjectsItWasStartedWith() throws {
         let mapped = try #require(LoadedCode.currentMappings())
         #expect(mapped.contains { $0.path.contains("libc.so") })

@@ -9,6 +9,9 @@ public enum TextWidth {
     }
 
     public static func of(_ character: Character) -> Int {
+        // ASCII (CR LF included) is one column, with no Unicode property to look up: most of
+        // a frame, drawn again each second for the clock.
+        if character.isASCII { return 1 }
         guard let first = character.unicodeScalars.first else { return 0 }
         if character.unicodeScalars.allSatisfy({ isZeroWidth($0) }) { return 0 }
         return isWide(first) || character.unicodeScalars.contains(where: { $0.value == 0xFE0F }) && isEmojiBase(first) ? 2 : 1
@@ -36,6 +39,8 @@ public enum TextWidth {
     /// U+FFFD, tabs become spaces. Nothing from content or answers reaches the terminal as a
     /// control or escape sequence.
     public static func sanitise(_ text: String) -> String {
+        // Printable ASCII has no tab, control or bidirectional control to replace.
+        if text.utf8.allSatisfy({ $0 &- 0x20 < 0x5F }) { return text }
         var out = String.UnicodeScalarView()
         for s in text.unicodeScalars {
             if s == "\t" {

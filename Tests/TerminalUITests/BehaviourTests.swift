@@ -118,6 +118,18 @@ struct BehaviourTests {
         #expect(TextWidth.of(text) == width)
     }
 
+    /// ASCII skips the Unicode lookups: one column each, and printable text passes the
+    /// sanitiser unchanged while a tab or control in the same text is still replaced.
+    @Test func asciiIsOneColumnAndPrintableASCIIIsAlreadySafe() {
+        for byte in UInt8(0)...UInt8(0x7F) {
+            #expect(TextWidth.of(Character(Unicode.Scalar(byte))) == 1, "byte \(byte)")
+        }
+        let printable = String((0x20..<0x7F).map { Character(Unicode.Scalar(UInt8($0))) })
+        #expect(TextWidth.sanitise(printable) == printable)
+        #expect(TextWidth.sanitise("a\tb\u{1B}c\u{7F}") == "a    b\u{FFFD}c\u{FFFD}")
+        #expect(TextWidth.of("e\u{301}\r\n") == 2)
+    }
+
     @Test func wrappingRespectsWideCharactersAndBreaksLongWords() {
         #expect(TextWidth.wrap("日本語の文章です", width: 6) == ["日本語", "の文章", "です"])
         #expect(TextWidth.wrap("a schnauzerschnauzer b", width: 8) == ["a", "schnauze", "rschnauz", "er b"])

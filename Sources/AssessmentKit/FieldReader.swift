@@ -38,7 +38,7 @@ final class FieldReader {
 
     /// Reports keys outside `allowed`, suggesting the closest one.
     func rejectUnknownKeys(_ map: Mapping, allowed: [String], elsewhere: (String) -> String? = { _ in nil }) {
-        for (index, entry) in map.entries.enumerated() where !allowed.contains(entry.key) {
+        for (index, entry) in map.entries.enumerated() where !allowed.contains(where: { $0.isSameKey(as: entry.key) }) {
             if index > 0, let explanation = decimalComma(before: entry, map.entries[index - 1], in: map) {
                 error(map.keyNode(entry), explanation)
             } else if let explanation = elsewhere(entry.key) {
@@ -323,7 +323,7 @@ struct Mapping {
     func value(_ entry: Entry) -> YNode { pairs[entry.index].value }
 
     subscript(key: String) -> YNode? {
-        for entry in entries where entry.key == key {
+        for entry in entries where entry.key.isSameKey(as: key) {
             let value = pairs[entry.index].value
             return value.isNull ? nil : value
         }
@@ -334,6 +334,13 @@ struct Mapping {
 }
 
 extension String {
+    /// Equality, with the lengths compared first: keys are short and mostly differ in length,
+    /// which the standard library's comparison of two unequal strings does not look at first.
+    @inline(__always)
+    func isSameKey(as other: String) -> Bool {
+        utf8.count == other.utf8.count && self == other
+    }
+
     func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
     }

@@ -103,8 +103,8 @@ enum YAMLPrescan {
         /// Scans from the start of a line to the start of the next one.
         mutating func scanLine() -> Refusal? {
             lineStart = i
-            var indent = 0
-            while let s = peek(), s == " " { indent += 1; i += 1 }
+            while i < scalars.count, scalars[i] == 0x20 { i += 1 }
+            let indent = i - lineStart
             if let parent = blockScalarParentIndent, quote == nil {
                 let blankLine = peek() == nil || peek() == "\n" || peek() == "\r"
                 if blankLine || indent > parent {

@@ -87,47 +87,35 @@ final class ConsoleFeed: @unchecked Sendable {
 
     /// The reading since the last call, if any.
     func take() -> Reading? {
-        lock.lock()
-        defer { lock.unlock() }
-        let r = latest
-        latest = nil
-        return r
+        lock.withLock {
+            defer { latest = nil }
+            return latest
+        }
     }
 
     func takeReport() -> (session: String, events: [JournalEvent]?, problem: String?)? {
-        lock.lock()
-        defer { lock.unlock() }
-        let r = report
-        report = nil
-        return r
+        lock.withLock {
+            defer { report = nil }
+            return report
+        }
     }
 
     func refreshNow() {
-        lock.lock()
-        urgent = true
-        lock.unlock()
+        lock.withLock { urgent = true }
         bell.ring()
     }
 
     func wantReport(_ session: String) {
-        lock.lock()
-        reportWanted = session
-        lock.unlock()
+        lock.withLock { reportWanted = session }
         bell.ring()
     }
 
     func stop() {
-        lock.lock()
-        stopping = true
-        lock.unlock()
+        lock.withLock { stopping = true }
         bell.ring()
     }
 
-    var isStopping: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return stopping
-    }
+    var isStopping: Bool { lock.withLock { stopping } }
 
     func takeRequests() -> (report: String?, hurry: Bool) {
         lock.withLock {
@@ -141,9 +129,7 @@ final class ConsoleFeed: @unchecked Sendable {
     }
 
     func publish(_ r: Reading) {
-        lock.lock()
-        latest = r
-        lock.unlock()
+        lock.withLock { latest = r }
     }
 
     /// Reads once a second, and within 0.1 s of a change notice; reconnects every 2 s when

@@ -23,12 +23,17 @@ public struct SharedLabel: Sendable, Equatable, Codable {
     public var total: Int
     /// Seconds the candidate has (their extra time included); nil without a time limit.
     public var timeAllowed: Int?
+    /// The store the session publishes to, as a URL without its password
+    /// (`postgresql://USER@HOST:PORT/DATABASE`), so that `resume` and `unlock` go on
+    /// publishing there; nil in journals written before it was kept.
+    public var store: String?
 
-    public init(room: String, seat: String, total: Int = 0, timeAllowed: Int? = nil) {
+    public init(room: String, seat: String, total: Int = 0, timeAllowed: Int? = nil, store: String? = nil) {
         self.room = room
         self.seat = seat
         self.total = total
         self.timeAllowed = timeAllowed
+        self.store = store
     }
 }
 

@@ -61,7 +61,7 @@ struct DemoCommand: ParsableCommand {
                               workshop: available ? workshopPath : nil, state: state)
             app.model.workshopMissing = missing
             app.publisher = publisher
-            app.label = publisher == nil ? nil : lab.label()
+            app.label = publisher.map { lab.label(publishingTo: $0) }
             app.lab = lab
             app.run()
             Launcher.finishPublishing(publisher)

@@ -75,7 +75,7 @@ struct TakeCommand: ParsableCommand {
             }
             let publisher = try lab.publisher()
             let options = SessionOptions(theme: display.theme?.rawValue, screenReader: display.screenReader,
-                                         shared: publisher == nil ? nil : lab.label())
+                                         shared: publisher.map { lab.label(publishingTo: $0) })
             let source = StoredAssessment(bytes: Data(loaded.bytes), path: file, format: header == nil ? .yaml : .sealed)
             // The probes (loaded code, multiplexer, tracer), the lock and the journal run after
             // the start screen is on screen and before the first key is read: nothing can begin
@@ -148,19 +148,21 @@ struct ResumeCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let publisher = try lab.publisher()
-            let context = state.context(needsTerminal: true, publisher: publisher)
-            if case let .held(holder) = context.lock.inspect() {
+            let probe = state.context(needsTerminal: true)
+            if case let .held(holder) = probe.lock.inspect() {
                 throw SessionError.lockHeld(holder).failure
             }
             guard let journal = try state.existingJournal() else { throw SessionError.nothingToResume.failure }
             let record: SessionRecord
             do {
-                let waiting = try SessionRuntime.waiting(journal: journal, context: context)
+                let waiting = try SessionRuntime.waiting(journal: journal, context: probe)
                 record = try SessionRuntime.pick(session, from: waiting)
             } catch let error as SessionError {
                 throw error.failure
             }
+            // A session that published goes on publishing to its store, never silently without it.
+            let publisher = try lab.publisher(continuing: record, command: "resume")
+            let context = state.context(needsTerminal: true, publisher: publisher)
             let assessment = try ProctorCheck.open(record, journal: journal, location: context.location, action: "resume")
             let theme = display.resolvedTheme(launched: record.options.theme)
             var model = TakeModel(
@@ -233,6 +235,41 @@ enum Launcher {
             if !waiting.isEmpty { throw SessionError.interruptedSessions(waiting) }
         } catch {
             throw error.failure
+        }
+    }
+}
+
+extension SharedOptions {
+    /// This seat's label for a session that publishes through `publisher`: the store is kept
+    /// with it (without its password) so that `resume` and `unlock` publish to it too.
+    func label(publishingTo publisher: SeatPublisher) -> SharedLabel {
+        var label = label()
+        label.store = SharedOptions.remembered(publisher.url)
+        return label
+    }
+
+    /// The store's URL as the journal keeps it: no password, and the TLS mode when it is not
+    /// the default.
+    static func remembered(_ url: SharedURL) -> String {
+        let base = url.description
+        guard url.tls != .prefer else { return base }
+        return base + (base.contains("?") ? "&" : "?") + "sslmode=\(url.tls.rawValue)"
+    }
+
+    /// For `resume` and `unlock` of `record`: the publisher of the store named here, else of
+    /// the store the session published to. A session that published and whose store is not
+    /// known (a journal from before the store was kept) is refused with the command to run,
+    /// rather than continued without its store.
+    func publisher(continuing record: SessionRecord, command: String) throws(CarrelFailure) -> SeatPublisher? {
+        if let given = try publisher() { return given }
+        guard let label = record.options.shared else { return nil }
+        guard let store = label.store else {
+            throw CarrelFailure(status: .usage, message: "session \(record.id) published to a lab's shared store (room \(label.room), seat \(label.seat)) that its journal does not name; run `carrel \(command) \(record.id) --shared URL` with that store's URL")
+        }
+        do throws(SharedURL.Problem) {
+            return SeatPublisher(url: try SharedURL.parse(store))
+        } catch {
+            throw CarrelFailure(status: .invalidAssessment, message: "session \(record.id): the store its journal names cannot be used (\(error.description)); run `carrel \(command) \(record.id) --shared URL` with that store's URL")
         }
     }
 }

@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import Foundation
+import AssessmentKit
+import SessionKit
 import SessionTestSupport
 import Testing
 
@@ -22,7 +24,7 @@ struct SharedEndToEndTests {
         return url.replacingOccurrences(of: "postgresql://carrel@", with: "postgresql://carrel:\(password)@")
     }
 
-    @Test(.timeLimit(.minutes(3)), .enabled(if: PrivatePostgres.unavailable == nil, "needs PostgreSQL (scripts/install-deps)"))
+    @Test(.timeLimit(.minutes(3)), .enabled(if: TestEnvironment.runs(whenInstalled: PrivatePostgres.unavailable == nil), "needs PostgreSQL (scripts/install-deps)"))
     func theConsoleFollowsARealSeatAndOpensItsIntegrityReport() throws {
         let pg = try PrivatePostgres.shared()
         let url = try urlWithPassword(pg, database: try pg.database())
@@ -68,5 +70,65 @@ struct SharedEndToEndTests {
         #expect(t.screen("w").replacingOccurrences(of: "\n", with: " ").contains("requires the lab's shared store"))
         // Nothing began: no session in the journal.
         #expect(((try? t.journal().sessions(status: nil)) ?? []).isEmpty)
+    }
+
+    /// Starts `carrel ARGS --state-dir …` with the store's password file in its environment.
+    func startWithPasswordFile(_ t: TmuxHarness, _ pg: PrivatePostgres, _ window: String, _ arguments: [String]) {
+        let quoted = (["/usr/bin/env", "PGPASSFILE=\(pg.passwordFile)", TmuxHarness.carrel] + arguments + ["--state-dir", t.stateDir])
+            .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        t.run(["new-window", "-d", "-n", window, "sh -c '\"$0\" \"$@\"; echo EXIT=$?; sleep 600' " + quoted.joined(separator: " ")])
+        t.run(["resize-window", "-t", "e2e:\(window)", "-x", "80", "-y", "24"])
+    }
+
+    @Test(.timeLimit(.minutes(3)), .enabled(if: TestEnvironment.runs(whenInstalled: PrivatePostgres.unavailable == nil), "needs PostgreSQL (scripts/install-deps)"))
+    func aSeatResumedAfterAKillGoesOnPublishingToTheStoreItsJournalNames() throws {
+        let pg = try PrivatePostgres.shared()
+        let url = try pg.database()
+        let t = try #require(TmuxHarness())
+        let file = try t.fixture("geography.yaml")
+        startWithPasswordFile(t, pg, "seat", ["take", file, "--candidate", "Ada", "--shared", url, "--room", "lab7", "--seat", "B2"])
+        #expect(t.enterTest("seat"))
+        let pid = try #require(t.holderPid)
+        kill(pid, SIGKILL)
+        #expect(t.exitStatus("seat") != nil)
+        let session = try #require(try t.journal().sessions(status: nil).first?.id)
+        // The journal keeps the store, never its password.
+        let options = try #require(try t.journal().sessions(status: nil).first?.options.shared)
+        #expect(options.store == url)
+
+        // Resumed without --shared: it publishes to the same store, as the same seat.
+        startWithPasswordFile(t, pg, "again", ["resume", session])
+        #expect(t.waitFor("again", "Proctor passphrase to resume") != nil, "\(t.screen("again"))")
+        t.type("again", "proctor phrase")
+        t.keys("again", "Enter")
+        #expect(t.waitFor("again", "Session resumed") != nil)
+        t.keys("again", try #require(t.shownLetter("Ottawa", in: "again")))
+        let stored = {
+            pg.rows("SELECT count(*) FROM carrel_records WHERE session = '\(session)' AND kind = 'answer'", url: url)
+                .first?.first.flatMap { Int($0) } ?? 0
+        }
+        let deadline = Date().addingTimeInterval(15)
+        while stored() == 0 && Date() < deadline { usleep(200_000) }
+        #expect(stored() > 0, "the answer given after resume reached the store")
+        #expect(t.submit("again"))
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aPublishingSessionWhoseStoreIsUnknownIsNotResumedWithoutIt() throws {
+        let t = try #require(TmuxHarness())
+        let file = try t.fixture("geography.yaml")
+        // A session that published, from a journal written before the store was kept.
+        let journal = try t.journal()
+        let assessment = try #require(AssessmentReader.read(text: try String(contentsOfFile: file, encoding: .utf8), file: file).assessment)
+        var record = SessionRecord(id: "0123456789abcdef", assessmentID: assessment.id, assessmentTitle: assessment.title,
+                                   fingerprint: Fingerprint.of(assessment), assessmentPath: file, candidate: "Ada", status: .active,
+                                   seed: 1, extraTime: .none, options: SessionOptions(shared: SharedLabel(room: "lab7", seat: "B2")),
+                                   startedAt: Date(), pid: 999_999, host: "h", tty: nil)
+        record.position = 0
+        try journal.createSession(record, source: StoredAssessment(bytes: Data(try String(contentsOfFile: file, encoding: .utf8).utf8), path: file))
+        let r = ChildSpawn.run(TmuxHarness.carrel, ["resume", record.id, "--state-dir", t.stateDir], environment: t.environment)
+        #expect(r.status == 64, "\(r.output)")
+        #expect(r.output.contains("--shared URL"), "\(r.output)")
+        #expect(r.output.contains("room lab7, seat B2"), "\(r.output)")
     }
 }

@@ -12,6 +12,11 @@ extension TmuxHarness {
     /// Start screen → proctor passphrase → lock confirmation → banner → first question.
     func begin(_ window: String, _ file: String, candidate: String = "Ada", extra: [String] = []) -> Bool {
         start(window, ["take", file, "--candidate", candidate] + extra)
+        return enterTest(window)
+    }
+
+    /// From a start screen that asks the proctor passphrase to the first question.
+    func enterTest(_ window: String) -> Bool {
         guard waitFor(window, "Proctor passphrase:") != nil else { return false }
         type(window, "proctor phrase")
         keys(window, "Enter")

@@ -69,18 +69,25 @@ extension Pasteboards: PasteboardClearer {
     }
 }
 
-/// The environment probes as the session's gate.
+/// The environment probes as the session's gate. Every check probes again: a tracer attached,
+/// or a multiplexer reached, while the start screen waited is seen when Begin is pressed, not
+/// only at launch.
 public struct ProbeGate: EnvironmentGate {
-    public let facts: EnvironmentFacts
+    public let probe: @Sendable () -> EnvironmentFacts
     public let pid: Int32
 
-    public init(facts: EnvironmentFacts, pid: Int32 = getpid()) {
-        self.facts = facts
+    public init(pid: Int32 = getpid(), probe: @escaping @Sendable () -> EnvironmentFacts) {
+        self.probe = probe
         self.pid = pid
     }
 
+    /// The gate of this process in `environment`.
+    public init(environment: [String: String], pid: Int32 = getpid()) {
+        self.init(pid: pid) { EnvironmentProbe.probe(environment: environment, pid: pid) }
+    }
+
     public func refusals(policy: RestrictionPolicy, needsTerminal: Bool) -> [String] {
-        Preflight.refusals(facts, policy: policy, needsTerminal: needsTerminal).map(\.description)
+        Preflight.refusals(probe(), policy: policy, needsTerminal: needsTerminal).map(\.description)
     }
 
     public func attachedTracer() -> Int? { TracerWatch.tracerPid(of: pid) }
@@ -108,7 +115,7 @@ extension SessionContext {
         var context = SessionContext(
             storage: SecureStateStorage(location: location), lock: FileSessionLock(location: location),
             pasteboards: Pasteboards.system(environment: environment, terminal: terminal),
-            gate: ProbeGate(facts: EnvironmentProbe.probe(environment: environment)),
+            gate: ProbeGate(environment: environment),
             signals: { try SignalGuard() }, needsTerminal: needsTerminal)
         context.passphrases = { hash, action in
             ProctorGateChecker(ProctorGate(hash: hash, attempts: PassphraseAttempts(stateDirectory: location.stateDirectory),

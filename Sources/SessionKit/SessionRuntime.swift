@@ -52,6 +52,8 @@ public final class SessionRuntime {
     var retained: [JournalWrite] = []
     var passphraseBlockedUntil = 0.0
     var passphraseChecker: (any PassphraseChecker)?
+    /// When `pump` last looked for a tracer (monotonic seconds).
+    var lastTracerCheck = -Double.infinity
 
     init(lifecycle: SessionLifecycle, state: SessionState, journal: Journal) {
         self.lifecycle = lifecycle
@@ -259,6 +261,20 @@ public final class SessionRuntime {
             case let .hangUp(name): reaction.merge(send(.hangUp(name)))
             }
         }
+        return reaction
+    }
+
+    /// Everything a running session does between inputs, in one place for every front end
+    /// (take, resume, demo, the test driver): the signals received, a tracer that attached
+    /// (looked for once a second), and the clock.
+    public func pump() -> Reaction {
+        var reaction = pollSignals()
+        let now = context.clock.monotonic()
+        if now - lastTracerCheck >= 1 {
+            lastTracerCheck = now
+            reaction.merge(checkTracer())
+        }
+        reaction.merge(tick())
         return reaction
     }
 

@@ -65,6 +65,7 @@ public struct DemoModel: Sendable {
             case .ended?: text = "Session ended"
             case .failedToBegin?: text = "Begin session — failed: \(e.detail)"
             case .interrupted?: text = "Session interrupted: \(e.detail)"
+            case .tracerAttached?: text = "A tracer attached to this session: \(e.detail)"
             default: text = nil
             }
             if let text { lines.append("\(time) \(text)") }

@@ -24,7 +24,6 @@ public final class TakeApp {
     var finalExit: Exit?
     var launchFailures = 0
     var quit = false
-    var lastTracerCheck = -1.0
     /// Something on screen may have changed since the last frame.
     var frameDirty = true
     /// The clock text of the last frame.
@@ -90,15 +89,7 @@ public final class TakeApp {
             input.secretLine = (model.phase == .start && model.needsLaunchPassphrase) || model.session?.prompt == .proctor
             for event in input.next(waitingAtMost: readWait()) { handle(event) }
             if input.tentative != shownTentative { frameDirty = true }
-            if let runtime {
-                react(runtime.pollSignals())
-                let now = monotonic()
-                if now - lastTracerCheck >= 1 {
-                    lastTracerCheck = now
-                    react(runtime.checkTracer())
-                }
-                react(runtime.tick())
-            }
+            if let runtime { react(runtime.pump()) }
             if model.expireNotice(now: monotonic()) { frameDirty = true }
             if let exit = finalExit, !isShowingReceipt { return exit }
         }

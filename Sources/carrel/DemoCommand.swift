@@ -113,9 +113,9 @@ final class DemoApp {
         while !quit {
             for event in input.next() { handle(event) }
             if let c = controller {
-                // The demo shows what happened through the event log, not the reactions.
-                _ = c.pollSignals()
-                _ = c.tick()
+                // The demo shows what happened through the event log (a tracer that attached
+                // included), not the reactions.
+                _ = c.pump()
                 if case .interrupted? = c.outcome { quit = true }
                 if c.outcome != nil { sessionFinished() }
             }

@@ -229,8 +229,7 @@ var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
            pollfd(fd: runtime.signalDescriptor, events: Int16(POLLIN), revents: 0)]
 while true {
     _ = poll(&fds, nfds_t(fds.count), 100)
-    report(runtime.pollSignals())
-    report(runtime.tick())
+    report(runtime.pump())
     if fds[0].revents != 0 {
         var chunk = [UInt8](repeating: 0, count: 4096)
         let n = read(0, &chunk, chunk.count)

@@ -107,7 +107,10 @@ struct InjectedCodeAndTracerTests {
 
     @Test func aCleanStartWithTheStrictPolicyBegins() throws {
         let box = try Sandbox()
-        let child = try box.driver(["begin", try box.strictAssessment()])
+        // Outside the runner's own terminal: run inside tmux, the runner's ancestors are tmux's.
+        let (shell, arguments) = ChildSpawn.outsideRunner(ChildProcess.driver,
+                                                          ["begin", try box.strictAssessment(), "--state-dir", box.stateDir])
+        let child = try ChildProcess(shell, arguments, environment: box.environment)
         #expect(child.expect("began ") != nil, "nothing injected, nothing refused")
         child.send("submit")
         #expect(child.expect("finished submitted") != nil)

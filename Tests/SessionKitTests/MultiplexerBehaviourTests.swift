@@ -84,7 +84,8 @@ struct MultiplexerBehaviourTests {
         }
         let output = box.root + "/driver.out"
         let command = "'\(ChildProcess.driver)' begin '\(try box.strictAssessment())' --state-dir '\(box.stateDir)' > '\(output)' 2>&1"
-        let r = ChildSpawn.run(script, ["-qfec", command, "/dev/null"], environment: box.environment, timeout: 30)
+        // Outside the runner's own terminal: run inside tmux, the runner's ancestors are tmux's.
+        let r = ChildSpawn.runOutsideRunner(script, ["-qfec", command, "/dev/null"], environment: box.environment, timeout: 30)
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         #expect(text.hasPrefix("began "), "\(text) \(r.output)")
     }

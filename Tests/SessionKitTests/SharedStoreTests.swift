@@ -11,7 +11,7 @@ import Testing
 
 /// Seats that publish to a real PostgreSQL (a private cluster), the proctor's view of them and
 /// results read back from the store.
-@Suite("A lab's shared store on a real PostgreSQL", .enabled(if: PrivatePostgres.unavailable == nil, "needs PostgreSQL (scripts/install-deps)"))
+@Suite("A lab's shared store on a real PostgreSQL", .enabled(if: TestEnvironment.runs(whenInstalled: PrivatePostgres.unavailable == nil), "needs PostgreSQL (scripts/install-deps)"))
 struct SharedStoreTests {
     /// A seat: the real runtime through the driver, publishing to `url`.
     final class Seat {

@@ -68,7 +68,7 @@ final class VirtualDisplay {
     var primary: String { ChildSpawn.run(xsel, ["--primary", "--output"], environment: environment).output }
 }
 
-@Suite("X11 clipboards cleared for real under Xvfb", .enabled(if: VirtualDisplay.toolsInstalled, "needs Xvfb and xsel (scripts/install-deps)"))
+@Suite("X11 clipboards cleared for real under Xvfb", .enabled(if: TestEnvironment.runs(whenInstalled: VirtualDisplay.toolsInstalled), "needs Xvfb and xsel (scripts/install-deps)"))
 struct X11PasteboardTests {
     @Test func clipboardAndPrimaryAreEmptyAfterBeginAndAfterEveryWayOut() throws {
         let box = try Sandbox()
@@ -76,8 +76,12 @@ struct X11PasteboardTests {
         switch VirtualDisplay.start(box) {
         case let .success(started): display = started
         case let .failure(unavailable):
-            // Skipped, not failed: some machines cannot run an X server.
-            TestLog.note("skipped clipboardAndPrimaryAreEmptyAfterBeginAndAfterEveryWayOut: \(unavailable.reason)")
+            // Skipped, not failed, on a machine that cannot run an X server; under CI it fails.
+            if TestEnvironment.underCI {
+                Issue.record("the X server could not start under CI: \(unavailable.reason)")
+            } else {
+                TestLog.note("skipped clipboardAndPrimaryAreEmptyAfterBeginAndAfterEveryWayOut: \(unavailable.reason)")
+            }
             return
         }
         display.fill("answers from a friend")

@@ -124,4 +124,43 @@ public enum ChildSpawn {
         let exitCode: Int32 = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : -1
         return Output(status: timedOut ? -1 : exitCode, output: String(decoding: bytes, as: UTF8.self), timedOut: timedOut)
     }
+
+    /// Runs a program outside the test runner's terminal and process tree: in a session of
+    /// its own (no controlling terminal) under a shell whose parent has exited, so that none
+    /// of its ancestors is the runner's — which may be a developer's tmux or screen, and the
+    /// strict policy would rightly refuse that. Tests that expect the strict policy to let a
+    /// clean start begin run their program this way, so the suite passes inside a multiplexer.
+    /// stdin is /dev/null; stdout and stderr are returned together.
+    public static func runOutsideRunner(
+        _ executable: String, _ arguments: [String], environment: [String: String], timeout: Double = 30
+    ) -> Output {
+        let base = FileManager.default.temporaryDirectory.path + "/carrel-outside-\(getpid())-\(UInt32.random(in: 0 ... .max))"
+        let out = base + ".out", done = base + ".status"
+        defer {
+            unlink(out)
+            unlink(done)
+        }
+        let script = #"out=$1; done=$2; shift 2; ( setsid "$@" > "$out" 2>&1 < /dev/null; echo $? > "$done.part"; mv "$done.part" "$done" ) &"#
+        let started = run("/bin/sh", ["-c", script, "sh", out, done, executable] + arguments, environment: environment, timeout: timeout)
+        guard started.status == 0 else { return started }
+        let deadline = Date().addingTimeInterval(timeout)
+        var status: Int32?
+        while Date() < deadline {
+            if let text = try? String(contentsOfFile: done, encoding: .utf8) {
+                status = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
+                break
+            }
+            usleep(20_000)
+        }
+        let output = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        return Output(status: status ?? -1, output: output, timedOut: status == nil)
+    }
+
+    /// The command line that starts `executable` outside the runner's terminal and process
+    /// tree (see `runOutsideRunner`), for a child whose pipes the test keeps: its exit status
+    /// is not the caller's to wait for, so the test reads what it says instead.
+    public static func outsideRunner(_ executable: String, _ arguments: [String]) -> (String, [String]) {
+        // A background job's stdin would be /dev/null: the caller's is handed over as fd 3.
+        ("/bin/sh", ["-c", #"exec 3<&0; ( setsid "$0" "$@" 0<&3 3<&- ) &"#, executable] + arguments)
+    }
 }

@@ -44,7 +44,8 @@ public enum JSONValue: Sendable, Equatable, Codable {
     }
 }
 
-/// The result of one session, exactly the SPEC.md shape.
+/// The result of one session, as `results/SESSION.json` and `carrel results export --format
+/// json` give it (its keys are a contract with outside tools: add, never rename).
 public struct ResultDocument: Sendable, Equatable, Codable {
     public struct AssessmentRef: Sendable, Equatable, Codable {
         public var id: String

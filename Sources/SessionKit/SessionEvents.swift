@@ -1,6 +1,6 @@
 import AssessmentKit
 
-/// Kinds of journal events (SPEC.md, "Session lifecycle").
+/// Kinds of journal events (docs/security-model.md, "The evidence it records").
 public enum EventKind: String, Sendable, Codable, CaseIterable {
     case beginRequested = "begin_requested"
     case began

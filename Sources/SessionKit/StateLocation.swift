@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where the journal, results and the session lock live (SPEC.md, "Global").
+/// Where the journal, results and the session lock live (README.md, "Where state lives").
 ///
 /// The lock always lives beside the journal it protects: two shells that reach the same
 /// journal — whatever their `XDG_RUNTIME_DIR` — reach the same lock, so they can never run

@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// sysexits codes, as SPEC.md promises them to scripts.
+/// sysexits codes, as the README and the man page promise them to scripts.
 enum ExitStatus: Int32 {
     case ok = 0
     case usage = 64

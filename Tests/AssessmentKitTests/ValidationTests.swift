@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import AssessmentKit
 
-/// One fixture per class of error that SPEC.md lists, each asserting the place and the message.
+/// One fixture per class of error that the format reference (Assessments/README.md) lists, each asserting the place and the message.
 @Suite("Validation")
 struct ValidationTests {
     func read(_ yaml: String) -> AssessmentReader.Outcome {

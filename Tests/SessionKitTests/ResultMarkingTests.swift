@@ -255,7 +255,7 @@ struct ResultMarkingTests {
         #expect(marked.score == ScoreSummary(points: 5, max: 5, pending: 0))
     }
 
-    /// A result written before marks existed, exactly as SPEC.md shows it.
+    /// A result written before marks existed, exactly as earlier versions wrote it.
     static let oldResult = """
         {"session": "s-old", "candidate": "Ada", "status": "submitted",
          "assessment": {"id": "geo", "title": "Geography", "fingerprint": "sha256:00"},

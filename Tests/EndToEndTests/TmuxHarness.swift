@@ -132,7 +132,7 @@ final class TmuxHarness {
     /// Starts copying every byte the program in `window` writes to a file; returns its path.
     func recordOutput(_ window: String) -> String {
         let path = "\(root)/output-\(window)"
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         run(["pipe-pane", "-o", "-t", "e2e:\(window)", "cat >> '\(path)'"])
         return path
     }

@@ -23,7 +23,7 @@ struct JournalMigrationTests {
     static func v1Journal() throws -> DatabaseQueue {
         let queue = try DatabaseQueue()
         try Journal.migrator.migrate(queue, upTo: "v1")
-        let fingerprint = try #require(AssessmentReader.read(text: yaml, file: "old.yaml").assessment).map(Fingerprint.of)
+        let fingerprint = Fingerprint.of(try #require(AssessmentReader.read(text: yaml, file: "old.yaml").assessment))
         try queue.write { db in
             for (id, status, result) in [("s-interrupted", "active", nil), ("s-ended", "ended", "{\"session\":\"s-ended\"}")] as [(String, String, String?)] {
                 try db.execute(sql: """

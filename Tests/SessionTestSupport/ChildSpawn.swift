@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import Foundation
-import SessionTestSupport
 
 /// How the tests start the programs they drive (the driver, the real binary, tmux, mount):
 /// default signal handling and an empty mask, whatever the test thread blocks, and a

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import SessionKit
 
 /// Proctor passphrase attempts, kept in the state directory (`passphrase-attempts.json`,
 /// 0600, never through a symlink) so that the wait after wrong passphrases holds across
@@ -13,7 +14,7 @@ import Foundation
 public struct PassphraseAttempts: Sendable {
     public static let fileName = "passphrase-attempts.json"
     /// The longest wait, whatever the count.
-    public static let maximumDelay = 900.0
+    public static let maximumDelay = PassphraseBackoff.maximumDelay
     /// How many attempts the file remembers.
     public static let historyLength = 50
 
@@ -44,10 +45,9 @@ public struct PassphraseAttempts: Sendable {
         public var accepted: Bool
     }
 
-    /// The wait after `failures` wrong passphrases in a row: 1 s, 2 s, 4 s… up to 15 minutes.
+    /// The wait after `failures` wrong passphrases in a row: the one rule (`PassphraseBackoff`).
     public static func delay(afterFailures failures: Int) -> Double {
-        guard failures > 0 else { return 0 }
-        return min(pow(2, Double(min(failures - 1, 30))), maximumDelay)
+        PassphraseBackoff.delay(afterFailures: failures)
     }
 
     /// Whether a passphrase may be checked now.

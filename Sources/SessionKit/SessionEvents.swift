@@ -72,6 +72,11 @@ public enum SessionEvent: Sendable, Equatable {
     case hangUp(String)
     /// A tracer (debugger, strace) attached to the running session.
     case tracerAttached(pid: Int)
+    /// The end steps recorded the session's result: it has ended.
+    case endRecorded
+    /// The end steps ran without a result (a signal, a lost terminal, a way out that could
+    /// not be recorded): the session waits for the proctor's `resume` or `unlock`.
+    case leftForProctor
 }
 
 /// What the runtime must do after an update: the journal writes of one message commit in
@@ -84,8 +89,8 @@ public enum SessionEffect: Sendable, Equatable {
     case log(EventKind, String)
     /// A short message for the student that does not block typing.
     case notice(String)
-    /// Ignore passphrase attempts for this long.
-    case passphraseBackoff(seconds: Int)
+    /// Ignore passphrase attempts for this long (`PassphraseBackoff`).
+    case passphraseBackoff(seconds: Double)
     /// Score, write the result, and run the end steps.
     case finish(EndReason)
     /// Ring the terminal bell (a time warning).

@@ -383,7 +383,7 @@ public final class SessionRuntime {
             case let .notice(text):
                 reaction.notices.append(text)
             case let .passphraseBackoff(seconds):
-                passphraseBlockedUntil = context.clock.monotonic() + Double(seconds)
+                passphraseBlockedUntil = max(passphraseBlockedUntil, context.clock.monotonic() + seconds)
             case .bell:
                 reaction.bell = true
             case let .finish(reason):
@@ -424,7 +424,7 @@ public final class SessionRuntime {
         let ending = lifecycle.end(.finished(reason, elapsed: state.elapsed))
         let done: SessionOutcome
         if let result = ending.result, ending.recorded {
-            state.status = .ended
+            adopt(.endRecorded)
             done = .finished(result, resultPath: ending.resultPath, problem: ending.problem)
         } else {
             done = .saveFailed(ending.problem ?? "the end could not be recorded", unsaved: state.unsavedIDs)
@@ -445,8 +445,16 @@ public final class SessionRuntime {
             if case let .interrupted(r) = how { reason = r } else { reason = "interrupted" }
             done = .interrupted(reason, unsaved: unsaved)
         }
-        state.status = .interrupted
+        adopt(.leftForProctor)
         outcome = done
         return done
+    }
+
+    /// Tells the state what the end steps did. These messages write nothing (the end steps
+    /// recorded it all), so the new state is adopted as it is.
+    func adopt(_ event: SessionEvent) {
+        var next = state
+        _ = next.update(event)
+        state = next
     }
 }

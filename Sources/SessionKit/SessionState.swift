@@ -138,6 +138,17 @@ public struct SessionState: Sendable, Equatable {
             status = .active
             return [.log(.began, "")]
         }
+        switch event {
+        case .endRecorded:
+            if status == .ending { status = .ended }
+            return []
+        case .leftForProctor:
+            status = .interrupted
+            prompt = nil
+            return []
+        default:
+            break
+        }
         if case let .hangUp(reason) = event {
             guard isRunning || status == .beginning else { return [] }
             let saves = flushAll()
@@ -147,7 +158,7 @@ public struct SessionState: Sendable, Equatable {
         }
         guard isRunning else { return [] }
         switch event {
-        case .began, .hangUp:
+        case .began, .hangUp, .endRecorded, .leftForProctor:
             return []
         case .next:
             if plan.navigation == .linear && position + 1 >= plan.itemOrder.count {
@@ -235,7 +246,7 @@ public struct SessionState: Sendable, Equatable {
                 return finish(.endedByProctor, log: .ended, detail: "ended by the proctor")
             }
             passphraseFailures += 1
-            let delay = min(1 << min(passphraseFailures - 1, 5), 30)
+            let delay = PassphraseBackoff.delay(afterFailures: passphraseFailures)
             return [.log(.passphraseFailed, "attempt \(passphraseFailures)"), .passphraseBackoff(seconds: delay),
                     .notice("That passphrase is not right")]
         case .endConfirmed:

@@ -186,19 +186,36 @@ struct SessionStateTests {
         #expect(t.update(.focusLost) == [])
     }
 
+    @Test func theStateSaysHowTheEndStepsLeftTheSession() {
+        var s = Self.running()
+        #expect(s.update(.endRecorded) == [] && s.status == .active, "nothing ended: a stray report changes nothing")
+        _ = s.update(.submitRequested)
+        _ = s.update(.submitConfirmed)
+        #expect(s.status == .ending)
+        #expect(s.update(.endRecorded) == [])
+        #expect(s.status == .ended)
+        var t = Self.running()
+        _ = t.update(.exitAttempt("Ctrl-C"))
+        #expect(t.update(.leftForProctor) == [])
+        #expect(t.status == .interrupted && t.prompt == nil)
+        #expect(t.update(.next) == [], "an interrupted session takes no more keys")
+    }
+
     @Test func exitAttemptsAskForTheProctorAndWrongPassphrasesBackOff() {
         var s = Self.running()
         #expect(s.update(.exitAttempt("Ctrl-C")) == [.log(.exitAttempt, "Ctrl-C")])
         #expect(s.prompt == .proctor)
         #expect(s.status == .active, "the test goes on")
-        let delays = (1...7).map { _ -> Int? in
-            s.update(.passphrase(correct: false)).compactMap { effect -> Int? in
+        let delays = (1...12).map { _ -> Double? in
+            s.update(.passphrase(correct: false)).compactMap { effect -> Double? in
                 if case let .passphraseBackoff(seconds) = effect { return seconds }
                 return nil
             }.first
         }
-        #expect(delays == [1, 2, 4, 8, 16, 30, 30])
-        #expect(s.passphraseFailures == 7)
+        // The one rule, the attempts file's: doubling from 1 s up to 15 minutes.
+        #expect(delays == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 900, 900])
+        #expect(delays.map { $0 ?? -1 } == (1...12).map { PassphraseBackoff.delay(afterFailures: $0) })
+        #expect(s.passphraseFailures == 12)
         let end = s.update(.passphrase(correct: true))
         #expect(end == [.saveProgress(position: 0, elapsed: 0), .log(.ended, "ended by the proctor"), .finish(.endedByProctor)])
     }

@@ -16,14 +16,16 @@ public enum SessionError: Error, Sendable, CustomStringConvertible {
     case sealed(file: String, SealedAssessment.Failure)
     case frontEnd(String)
 
-    public var exitCode: Int32 {
+    public var exitCode: Int32 { exitStatus.rawValue }
+
+    public var exitStatus: ExitStatus {
         switch self {
-        case .refused, .frontEnd: return 69
-        case .lockHeld, .interruptedSessions: return 75
-        case .noSuchSession, .nothingToResume, .ambiguous: return 64
-        case .state: return 73
-        case .storedAssessment: return 70
-        case let .sealed(_, failure): return failure.isWrongPassphrase ? 77 : 65
+        case .refused, .frontEnd: return .refused
+        case .lockHeld, .interruptedSessions: return .lockActive
+        case .noSuchSession, .nothingToResume, .ambiguous: return .usage
+        case .state: return .cannotCreate
+        case .storedAssessment: return .internalError
+        case let .sealed(_, failure): return failure.isWrongPassphrase ? .wrongPassphrase : .invalidAssessment
         }
     }
 

@@ -1,17 +1,8 @@
 import ArgumentParser
+import SessionKit
 
-/// sysexits codes, as the README and the man page promise them to scripts.
-enum ExitStatus: Int32 {
-    case ok = 0
-    case usage = 64
-    case invalidAssessment = 65
-    case cannotOpenInput = 66
-    case refused = 69
-    case internalError = 70
-    case cannotCreate = 73
-    case lockActive = 75
-    case wrongPassphrase = 77
-}
+/// The sysexits codes, defined once in SessionKit; every file of the tool sees them here.
+typealias ExitStatus = SessionKit.ExitStatus
 
 /// A failure that ends the command with one clear line and a sysexits code.
 struct CarrelFailure: Error {

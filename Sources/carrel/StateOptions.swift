@@ -66,7 +66,7 @@ extension ExtraTime: ExpressibleByArgument {
 
 extension SessionError {
     var failure: CarrelFailure {
-        CarrelFailure(status: ExitStatus(rawValue: exitCode) ?? .internalError, message: description)
+        CarrelFailure(status: exitStatus, message: description)
     }
 }
 

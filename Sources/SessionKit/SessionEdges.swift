@@ -154,6 +154,9 @@ public struct SessionIDs: Sendable {
 public protocol SessionPublishing: AnyObject, Sendable {
     /// The session's time used, on every tick of its loop (cheap: no waiting, no I/O).
     func progress(session: String, elapsed: Double)
+    /// Publishes `journal`'s outbox from now on: this session's records and any an earlier
+    /// session left waiting. The begin step `publish` calls it once the journal is open.
+    func start(journal: Journal)
 }
 
 /// Everything a session needs from outside, injected by the command that runs it.

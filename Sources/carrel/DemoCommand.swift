@@ -208,7 +208,6 @@ final class DemoApp {
                 assessment: assessment, source: StoredAssessment(bytes: Data(DemoCommand.sessionYAML.utf8), path: "(demo)"),
                 candidate: "Demo", extraTime: .none, options: SessionOptions(shared: label), context: context,
                 enterUI: { [canvas] in canvas.setReports(true) }, leaveUI: { [canvas] in canvas.setReports(false) })
-            if let controller { publisher?.start(journal: controller.journal) }
             model.field = TextEditor()
         } catch {
             note("Begin session — failed: \(error.description)")

@@ -114,11 +114,9 @@ struct TakeCommand: ParsableCommand {
                 if header != nil, !opened {
                     throw .sealed(file: file, .damaged("it was not opened before the session began"))
                 }
-                let runtime = try SessionRuntime.begin(
+                return try SessionRuntime.begin(
                     assessment: chosen, source: source, candidate: candidate, extraTime: extra, options: options,
                     context: context, enterUI: { app.terminal.setReports(true) }, leaveUI: { app.terminal.setReports(false) })
-                publisher?.start(journal: runtime.journal)
-                return runtime
             }
             Launcher.finishPublishing(publisher)
             try exit.conclude()
@@ -176,13 +174,11 @@ struct ResumeCommand: ParsableCommand {
             }
             let app = TakeApp(model: model, terminal: Canvas(theme: theme))
             let exit = app.run { app throws(SessionError) in
-                let runtime = try SessionRuntime.resume(
+                // A session that published before publishes again (the begin step `publish`),
+                // this run's records and any the last run left waiting.
+                try SessionRuntime.resume(
                     sessionID: record.id, context: context, open: { _ in assessment },
                     enterUI: { app.terminal.setReports(true) }, leaveUI: { app.terminal.setReports(false) })
-                // A session that published before publishes again, this one's records and
-                // any the last run left waiting.
-                if record.options.shared != nil { publisher?.start(journal: runtime.journal) }
-                return runtime
             }
             Launcher.finishPublishing(publisher)
             try exit.conclude()

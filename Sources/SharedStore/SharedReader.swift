@@ -19,7 +19,8 @@ public final class SharedReader: Sendable {
     /// Connects (bringing the schema up to date when this role may) within the URL's timeout.
     public static func open(_ url: SharedURL) async throws -> SharedReader {
         let logger = StoreCall.quietLogger
-        let connection = try await StoreCall.open(url, as: "carrel proctor", logger: logger, timeout: 10)
+        // Statements may run as long as the longest read below waits (an export, 120 s).
+        let connection = try await StoreCall.open(url, as: "carrel proctor", logger: logger, timeout: 10, statementLimit: 120)
         return SharedReader(connection: connection, logger: logger)
     }
 

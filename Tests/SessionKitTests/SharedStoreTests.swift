@@ -181,6 +181,35 @@ struct SharedStoreTests {
         }
     }
 
+    @Test func aStatementPastItsLimitIsEndedByTheServerAndAStalledCallByItsDeadline() async throws {
+        let pg = try PrivatePostgres.shared()
+        let url = try SharedURL.parse(try pg.database(), environment: ["PGPASSFILE": pg.passwordFile])
+        let logger = StoreCall.quietLogger
+        // The server's own limit: the statement ends at 0.5 s though the client would wait 10 s.
+        let limited = try await StoreCall.open(url, as: "carrel test", logger: logger, timeout: 10, statementLimit: 0.5)
+        var started = Date()
+        await #expect(throws: (any Error).self) {
+            try await StoreCall.guarded(limited, timeout: 10) {
+                for try await _ in try await limited.query("SELECT pg_sleep(5)", logger: logger) {}
+            }
+        }
+        #expect(Date().timeIntervalSince(started) < 4, "ended by statement_timeout, not by the sleep")
+        #expect(!limited.isClosed, "the server's limit leaves the connection usable")
+        try await limited.close()
+        // The client's deadline: the call ends at 0.5 s, with its connection closed and nothing left running.
+        let patient = try await StoreCall.open(url, as: "carrel test", logger: logger, timeout: 10, statementLimit: 60)
+        started = Date()
+        await #expect(throws: StoreCall.StoreTimeout.self) {
+            try await StoreCall.guarded(patient, timeout: 0.5) {
+                for try await _ in try await patient.query("SELECT pg_sleep(5)", logger: logger) {}
+            }
+        }
+        #expect(Date().timeIntervalSince(started) < 4, "the deadline ended the call")
+        let closing = Date()
+        while !patient.isClosed && Date().timeIntervalSince(closing) < 5 { try await Task.sleep(nanoseconds: 50_000_000) }
+        #expect(patient.isClosed, "the deadline closed the connection")
+    }
+
     @Test func aStoreThatCannotBeReachedChangesNothingForTheSeatAndItsOutboxWaits() throws {
         let sandbox = try Sandbox()
         let file = try sandbox.assessment()

@@ -92,13 +92,21 @@ let package = Package(
             dependencies: ["AssessmentKit", "SessionKit", "Lockdown", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Tests/SessionTestSupport"
         ),
+        // Unit tests: in-process, or the built binaries on files in a temporary folder. They
+        // need no tmux, screen, strace, PostgreSQL or X server (`scripts/test --quick`).
         .testTarget(name: "AssessmentKitTests", dependencies: ["AssessmentKit"]),
         .testTarget(name: "SessionKitTests", dependencies: [
+            "AssessmentKit", "SessionKit", "Lockdown", "SessionTestSupport", "SharedStore", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        // System tests: the real binaries against the real operating system and services —
+        // tmux and screen, strace and setpriv, a private PostgreSQL, a private X server.
+        .testTarget(name: "SystemTests", dependencies: [
             "AssessmentKit", "SessionKit", "Lockdown", "SessionTestSupport", "SharedStore", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TerminalUITests", dependencies: [
             "AssessmentKit", "SessionKit", "TerminalUI", "SessionTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ], exclude: ["Golden"]),
+        // End-to-end tests: the real `carrel` driven in tmux, as a student and a proctor would.
         .testTarget(name: "EndToEndTests", dependencies: ["AssessmentKit", "SessionKit", "Lockdown", "SessionTestSupport"]),
         .testTarget(name: "CarrelCLITests", dependencies: [
             "AssessmentKit",

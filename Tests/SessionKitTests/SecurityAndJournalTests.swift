@@ -9,12 +9,6 @@ import Lockdown
 import Testing
 @testable import SessionKit
 
-func mode(_ path: String) -> Int {
-    var info = stat()
-    guard lstat(path, &info) == 0 else { return -1 }
-    return Int(info.st_mode & 0o777)
-}
-
 @Suite("Files, modes, symlinks and the journal", .serialized)
 struct SecurityAndJournalTests {
     @Test func stateFilesArePrivate() throws {

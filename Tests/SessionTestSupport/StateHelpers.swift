@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import Lockdown
 import SessionKit
@@ -20,4 +23,11 @@ extension Journal {
         guard let writer = try SecureStateStorage(location: location).openJournal(create: true) else { throw NoJournal() }
         try self.init(writer: writer)
     }
+}
+
+/// The permission bits of `path` (not following a symlink); -1 when it cannot be read.
+public func mode(_ path: String) -> Int {
+    var info = stat()
+    guard lstat(path, &info) == 0 else { return -1 }
+    return Int(info.st_mode & 0o777)
 }

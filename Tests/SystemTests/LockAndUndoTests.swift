@@ -144,17 +144,3 @@ struct LockAndUndoTests {
         #expect(child.expect("finished") != nil)
     }
 }
-
-extension Sandbox {
-    /// Runs the driver to completion and returns its status and stderr (through a file).
-    func carrelDriverStderr(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
-        let errPath = root + "/stderr-\(UUID().uuidString.prefix(6))"
-        let script = "exec \"$0\" \"$@\" 2>\"\(errPath)\""
-        let child = try ChildProcess("/bin/sh", ["-c", script, ChildProcess.driver] + arguments + ["--state-dir", stateDir],
-                                     environment: environment)
-        child.closeInput()
-        _ = child.readToEnd()
-        let status = child.waitStatus()
-        return (status, (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
-    }
-}

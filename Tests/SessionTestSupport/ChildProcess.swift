@@ -2,21 +2,20 @@
 import Glibc
 #endif
 import Foundation
-import SessionTestSupport
 import Lockdown
 
 /// A real child process (the session driver or `carrel`) with a pipe to its stdin and one from
 /// its stdout. Spawned with an empty signal mask: the test runner's threads block signals and
 /// children would inherit that.
-final class ChildProcess {
-    let pid: pid_t
+public final class ChildProcess {
+    public let pid: pid_t
     private var stdinFD: Int32
     private let stdoutFD: Int32
     private var buffer = [UInt8]()
-    private(set) var lines: [String] = []
+    public private(set) var lines: [String] = []
     private var exitStatus: Int32?
 
-    static let buildFolder: URL = {
+    public static let buildFolder: URL = {
         let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var folder = runner.deletingLastPathComponent()
         while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("carrel").path),
@@ -26,10 +25,10 @@ final class ChildProcess {
         return folder
     }()
 
-    static var driver: String { buildFolder.appendingPathComponent("carrel-session-driver").path }
-    static var carrel: String { buildFolder.appendingPathComponent("carrel").path }
+    public static var driver: String { buildFolder.appendingPathComponent("carrel-session-driver").path }
+    public static var carrel: String { buildFolder.appendingPathComponent("carrel").path }
 
-    init(_ executable: String, _ arguments: [String], environment: [String: String]) throws {
+    public init(_ executable: String, _ arguments: [String], environment: [String: String]) throws {
         // A line sent to a child that has already exited must fail the test, not kill it.
         _ = Glibc.signal(SIGPIPE, SIG_IGN)
         var toChild: [Int32] = [-1, -1], fromChild: [Int32] = [-1, -1]
@@ -65,7 +64,7 @@ final class ChildProcess {
         close(stdoutFD)
     }
 
-    func send(_ line: String) {
+    public func send(_ line: String) {
         guard stdinFD >= 0 else { return }
         let bytes = Array((line + "\n").utf8)
         _ = bytes.withUnsafeBytes { write(stdinFD, $0.baseAddress, $0.count) }
@@ -73,14 +72,14 @@ final class ChildProcess {
 
     /// Closes the child's stdin once; a second close could hit a descriptor number another
     /// test has been given since.
-    func closeInput() {
+    public func closeInput() {
         guard stdinFD >= 0 else { return }
         close(stdinFD)
         stdinFD = -1
     }
 
     /// The next line of output, waiting at most `timeout` seconds.
-    func readLine(timeout: Double = 30) -> String? {
+    public func readLine(timeout: Double = 30) -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if let newline = buffer.firstIndex(of: 0x0A) {
@@ -102,7 +101,7 @@ final class ChildProcess {
     }
 
     /// Reads lines until one starts with `prefix`; nil if output ends or time runs out first.
-    func expect(_ prefix: String, timeout: Double = 30) -> String? {
+    public func expect(_ prefix: String, timeout: Double = 30) -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         while let line = readLine(timeout: max(0.01, deadline.timeIntervalSinceNow)) {
             if line.hasPrefix(prefix) { return line }
@@ -111,17 +110,17 @@ final class ChildProcess {
     }
 
     /// Every remaining line until the child closes its output.
-    func readToEnd(timeout: Double = 30) -> [String] {
+    public func readToEnd(timeout: Double = 30) -> [String] {
         var out: [String] = []
         while let line = readLine(timeout: timeout) { out.append(line) }
         return out
     }
 
-    func signal(_ sig: Int32) { kill(pid, sig) }
+    public func signal(_ sig: Int32) { kill(pid, sig) }
 
     /// Waits for the child and returns its exit code (128 + signal when killed).
     @discardableResult
-    func waitStatus() -> Int32 {
+    public func waitStatus() -> Int32 {
         if let exitStatus { return exitStatus }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
@@ -130,7 +129,7 @@ final class ChildProcess {
         return code
     }
 
-    var isAlive: Bool { exitStatus == nil && kill(pid, 0) == 0 && !hasExited() }
+    public var isAlive: Bool { exitStatus == nil && kill(pid, 0) == 0 && !hasExited() }
 
     private func hasExited() -> Bool {
         var status: Int32 = 0

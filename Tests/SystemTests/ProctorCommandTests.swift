@@ -4,6 +4,7 @@ import Glibc
 import AssessmentKit
 import Foundation
 import Lockdown
+import SessionTestSupport
 import Testing
 @testable import SessionKit
 

@@ -6,34 +6,6 @@ import SessionTestSupport
 @testable import Lockdown
 import Testing
 
-/// Helpers for tests that run the real binaries against real OS mechanisms.
-extension Sandbox {
-    /// An assessment with the default, restrictive policy (no multiplexer allowance).
-    func strictAssessment() throws -> String {
-        let path = root + "/strict.yaml"
-        let text = "carrel: 1\nid: strict\ntitle: Strict\nsections:\n  - items:\n      - {id: q0, type: text, prompt: Q, accept: [a]}\n"
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-
-    /// Runs `executable ARGS` itself (no shell in between: a preloaded library would unset
-    /// its variable in the shell and never reach the program), stdout and stderr together.
-    func run(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:]) -> (status: Int32, err: String) {
-        let r = ChildSpawn.run(executable, arguments, environment: environment.merging(extra) { $1 }, timeout: 60)
-        return (r.status, r.output)
-    }
-
-    /// Compiles a tiny shared library from C source; nil when no C compiler is installed.
-    func sharedLibrary(_ name: String, _ source: String) throws -> String? {
-        let env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
-        guard let cc = ["cc", "gcc", "clang"].lazy.compactMap({ ChildSpawn.which($0, environment: env) }).first else { return nil }
-        let src = "\(root)/\(name).c", lib = "\(root)/\(name).so"
-        try source.write(toFile: src, atomically: true, encoding: .utf8)
-        let built = ChildSpawn.run(cc, ["-shared", "-fPIC", "-o", lib, src], environment: env, timeout: 60)
-        return built.status == 0 ? lib : nil
-    }
-}
-
 @Suite("Injected code and tracers, against the real loader and ptrace")
 struct InjectedCodeAndTracerTests {
     static let hiddenPreload = """

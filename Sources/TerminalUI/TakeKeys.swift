@@ -91,7 +91,13 @@ public enum TakeKeys {
         // The test's keys work here too; the footer keeps to the review's own, and help.
         let shared = session(linear: linear).filter { b in
             b.keyClass != .answerKeys && b.action != .scrollUp && b.action != .scrollDown
-        }.map { $0.action == .help ? $0 : $0.unlisted }
+        }.map { b -> Binding in
+            switch b.action {
+            case .help: return b
+            case .review: return Binding(b.words, "back to the question (as Esc)", keys: b.keys, .review)
+            default: return b.unlisted
+            }
+        }
         return KeyMap("review", "The review screen", own + shared)
     }
 

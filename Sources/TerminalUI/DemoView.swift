@@ -18,12 +18,6 @@ public struct DemoModel: Sendable {
     /// How many lines the event log is scrolled back from its newest line.
     public var logScroll = 0
 
-    /// The demo's own keys: none of them means anything in a test, so a trainer who opens the
-    /// workshop test from the demo never ends it by habit.
-    public static let keys: [(key: String, also: String, label: String)] = [
-        ("F7", "Ctrl-B", "begin"), ("F8", "Ctrl-E", "end"), ("F5", "Ctrl-W", "workshop test"), ("F9", "Ctrl-X", "quit"),
-    ]
-
     /// How the demo's own End action is recorded, so the log can tell it from a blocked exit.
     public static let endRequest = "End session (demo)"
 
@@ -91,8 +85,9 @@ public enum DemoView {
         let why: (String?, String?, String?) = (
             m.sessionActive ? "a session is running" : nil, m.sessionActive ? nil : "no session",
             m.workshopMissing ?? (!m.workshopAvailable ? "no workshop file" : (m.sessionActive ? "end the session first" : nil)))
+        let key = { (action: DemoAction) in DemoModel.mainKeyMap.footerKey(action) ?? "" }
         let actions: [(String, String, String?)] = [
-            ("F7", "Begin", why.0), ("F8", "End", why.1), ("F5", "Workshop test", why.2), ("F9", "Quit", nil),
+            (key(.begin), "Begin", why.0), (key(.end), "End", why.1), (key(.workshop), "Workshop test", why.2), (key(.quit), "Quit", nil),
         ]
         s.put("Actions:", row: 3, column: 2)
         col = 11
@@ -138,9 +133,9 @@ public enum DemoView {
         }
         if m.log.isEmpty { s.put("Nothing yet: begin a session.", row: 15, column: 4, role: .dim) }
         s.cursor = (6, 4 + cursor)
-        Views.footer(&s, DemoModel.keys.map { ($0.key, $0.label) } + [("PgUp", "log")])
+        Views.footer(&s, DemoModel.mainKeyMap.footer())
         if m.confirmQuit {
-            Views.box(&s, ["A session is running.", "Quitting ends it: its answers are kept as a result.", "y: end it and quit · n: stay"],
+            Views.box(&s, ["A session is running.", "Quitting ends it: its answers are kept as a result.", DemoModel.confirmQuitKeyMap.footerLine],
                       field: nil, secret: 0)
         }
         return s

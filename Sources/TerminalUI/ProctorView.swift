@@ -34,43 +34,8 @@ public struct ProctorModel: Sendable, Equatable {
         if selected == nil || !new.contains(where: { $0.session == selected }) { selected = new.first?.session }
     }
 
-    /// Keys: arrows, Page Up/Down, Home/End move; Enter opens the report; Esc closes it; q quits.
+    /// What the console's loop must do after a key.
     public enum Action: Equatable { case none, openReport, refresh }
-
-    public mutating func handle(_ key: Key, pageSize: Int) -> Action {
-        if report != nil {
-            switch key {
-            case .escape, .backspace, .enter, .character("q"), .left: report = nil; reportScroll = 0
-            case .down: reportScroll += 1
-            case .up: reportScroll = max(0, reportScroll - 1)
-            case .pageDown, .character(" "): reportScroll += pageSize
-            case .pageUp: reportScroll = max(0, reportScroll - pageSize)
-            case .home: reportScroll = 0
-            default: break
-            }
-            return .none
-        }
-        guard !seats.isEmpty else {
-            if key == .character("q") || key == .control("c") { quit = true }
-            if key == .character("r") { return .refresh }
-            return .none
-        }
-        var i = selectedIndex
-        switch key {
-        case .down, .character("j"): i += 1
-        case .up, .character("k"): i -= 1
-        case .pageDown: i += pageSize
-        case .pageUp: i -= pageSize
-        case .home: i = 0
-        case .end: i = seats.count - 1
-        case .enter, .right: return .openReport
-        case .character("r"): return .refresh
-        case .character("q"), .control("c"): quit = true
-        default: return .none
-        }
-        selected = seats[min(max(0, i), seats.count - 1)].session
-        return .none
-    }
 }
 
 public enum ProctorView {
@@ -150,8 +115,7 @@ public enum ProctorView {
             for (i, line) in report.dropFirst(start).prefix(room).enumerated() {
                 _ = screen.put(cell(line, width), row: 3 + i, column: 0)
             }
-            let keys = "Esc: back to the seats · ↑↓ PgUp PgDn: scroll"
-            _ = screen.put(cell(keys, width), row: height - 1, column: 0, role: .dim)
+            _ = screen.put(cell(m.keyMap.footerLine, width), row: height - 1, column: 0, role: .dim)
             screen.cursor = (3, 0)
             return screen
         }
@@ -190,7 +154,7 @@ public enum ProctorView {
             if m.screenReader { screen.cursor = (height - 3, 0) }
         }
         // The store's state first: at any width, "not reachable" is what must show.
-        let keys = m.storeLine + " · ↑↓: seat · Enter: integrity report · r: refresh · q: quit"
+        let keys = m.storeLine + " · " + m.keyMap.footerLine
         _ = screen.put(cell(keys, width), row: height - 1, column: 0, role: .dim)
         return screen
     }

@@ -174,25 +174,6 @@ public final class TakeApp {
         return [phaseTag, model.session?.position ?? -1, promptTag, model.showHelp ? 1 : 0, model.confirmSkip ? 1 : 0, small ? 1 : 0]
     }
 
-    /// While the screen is too small to show the test, keys change nothing: only the proctor
-    /// keys (and the proctor's passphrase) work, and leaving before anything was locked.
-    func allowedWhileTooSmall(_ key: Key) -> Bool {
-        switch model.phase {
-        case .question, .review, .lockedBanner:
-            switch model.session?.prompt {
-            case .proctor?: return true
-            case .confirmEnd?:
-                return [.character("y"), .character("Y"), .character("n"), .character("N"), .escape].contains(key)
-            case .confirmSubmit?: return key == .escape || key == .character("n") || key == .character("N")
-            case nil: return TakeModel.isExitKey(key) != nil
-            }
-        case .start, .confirmLock:
-            return key == .escape || key == .control("c") || key == .control("q")
-        case .receipt:
-            return key == .enter || key == .escape
-        }
-    }
-
     func syncState() {
         if let runtime { model.session = runtime.state }
     }
@@ -234,7 +215,7 @@ public final class TakeApp {
         if model.phase == .start && monotonic() < launchBlockedUntil { return }
         let (w, h) = terminal.size
         model.viewSize = (w, h)
-        if w < Views.minimumWidth || h < Views.minimumHeight, !allowedWhileTooSmall(key) { return }
+        if w < Views.minimumWidth || h < Views.minimumHeight, !model.reactsWhileTooSmall(key) { return }
         let before = screenContext
         perform(model.handle(key, now: monotonic()))
         if model.screenReader && screenContext != before { model.repaintWhole = true }

@@ -109,7 +109,6 @@ public enum Views {
         r = paragraph(&s, parts.joined(separator: " · "), row: r, limit: r + 4)
         r = paragraph(&s, "Never offered: autocorrect, spell check, predictive text, lookup, clipboard, extensions.",
                       row: r, limit: r + 2) + 1
-        var keys: [(String, String)] = [("Enter", "continue"), ("Esc", "leave"), ("F1", "help")]
         if m.needsLaunchPassphrase {
             let label = "Proctor passphrase: "
             s.put("The proctor enters the passphrase to start.", row: r, column: 2)
@@ -117,14 +116,13 @@ public enum Views {
             let end = s.put(label, row: r, column: 2, role: .title)
             s.put(String(repeating: "•", count: m.secret.characters.count), row: r, column: end)
             s.cursor = (r, end + m.secret.characters.count)
-            keys[0] = ("Enter", "start")
         } else {
             s.cursor = (0, 1)
         }
         if let message = m.startMessage {
             s.put(TextWidth.clip(message, to: width - 4), row: min(r + 2, height - 3), column: 2, role: .error)
         }
-        footer(&s, keys)
+        footer(&s, TakeKeys.start(passphrase: m.needsLaunchPassphrase).footer())
         return s
     }
 
@@ -137,7 +135,7 @@ public enum Views {
         r = paragraph(&s, "Pasting, other programs and leaving with Ctrl-C or Ctrl-Z will not be possible until then.", row: r + 1)
         let end = s.put("Begin? y/N ", row: r + 1, column: 2, role: .title)
         s.cursor = (r + 1, end)
-        footer(&s, [("y", "begin"), ("n", "back")])
+        footer(&s, TakeKeys.confirmLock.footer())
         return s
     }
 
@@ -166,11 +164,13 @@ public enum Views {
         }
         switch m.session?.prompt {
         case .confirmEnd?:
-            s.put(TextWidth.clip("End this practice test now? y: end now · n: keep working", to: width - 2),
+            s.put(TextWidth.clip("End this practice test now? " + TakeKeys.confirmEnd.footerLine, to: width - 2),
                   row: min(height - 1, row), column: 1, role: .title)
             s.cursor = (min(height - 1, row), 1)
         case .confirmSubmit?:
-            s.put(TextWidth.clip("Submit? Enlarge the terminal to see what is unanswered · n: keep working", to: width - 2),
+            // Only "no" works here: what is unanswered cannot be shown.
+            let no = TakeKeys.confirmSubmit.footer { $0 == .no }.map { "\($0.0): \($0.1)" }
+            s.put(TextWidth.clip((["Submit? Enlarge the terminal to see what is unanswered"] + no).joined(separator: " · "), to: width - 2),
                   row: min(height - 1, row), column: 1, role: .title)
             s.cursor = (min(height - 1, row), 1)
         default:
@@ -242,7 +242,7 @@ public enum Views {
     }
 
     static func questionBody(_ m: TakeModel, width: Int) -> Body? {
-        guard m.session != nil, let session = m.session, let item = m.currentItem else { return nil }
+        guard m.session != nil, let item = m.currentItem else { return nil }
         var lines: [BodyLine] = []
         let textWidth = width - 4
         if let section = m.section(of: item.id), let instructions = section.instructions, m.opensSection(item.id) {
@@ -251,7 +251,7 @@ public enum Views {
         }
         for line in TextWidth.wrap(item.prompt, width: textWidth) { lines.append(BodyLine(text: line, role: .plain, indent: 2)) }
         lines.append(BodyLine(text: "", role: .plain, indent: 2))
-        let widget = Widgets.lines(m, item: item, session: session, width: width)
+        let widget = Widgets.lines(m, item: item, width: width)
         let focus = (lines.count + widget.focus.line, widget.focus.column)
         return Body(lines: lines + widget.lines, focus: focus)
     }
@@ -316,13 +316,13 @@ public enum Views {
             // Reading away from the answer: the cursor is where the reading is.
             s.cursor = (top, 2)
         }
-        footer(&s, KeyTable.footer(linear: session.plan.navigation == .linear), notice: m.notice)
+        footer(&s, TakeKeys.question(linear: session.plan.navigation == .linear).footer(), notice: m.notice)
         if let prompt = session.prompt {
             overlay(&s, m, prompt, session)
         } else if m.confirmSkip {
             box(&s, ["Question \(session.position + 1) is not answered.",
                      "In this test you cannot come back to it. Leave it unanswered?",
-                     "y: leave it unanswered · n: stay and answer"], field: nil, secret: 0)
+                     TakeKeys.confirmSkip.footerLine], field: nil, secret: 0)
         }
         return s
     }
@@ -358,9 +358,7 @@ public enum Views {
         }
         if offset > 0 { s.put("↑ \(offset) more above", row: 4, column: width - 18, role: .dim) }
         if items.count > offset + rows { s.put("↓ \(items.count - offset - rows) more below", row: height - 3, column: width - 18, role: .dim) }
-        var keys: [(String, String)] = [("↑↓", "choose"), ("Enter", "go to"), ("Esc", "back"), ("s", "submit"), ("F1", "help")]
-        if session.plan.navigation == .linear { keys[1] = ("Enter", "go to (forward only)") }
-        footer(&s, keys, notice: m.notice)
+        footer(&s, TakeKeys.review(linear: session.plan.navigation == .linear).footer(), notice: m.notice)
         if let prompt = session.prompt { overlay(&s, m, prompt, session) }
         return s
     }
@@ -379,13 +377,13 @@ public enum Views {
             var lines = ["Submit your answers now?"]
             lines.append(unanswered.isEmpty ? "Every question is answered." : numbers(unanswered, what: "Not answered", room: inner * 2))
             if !flagged.isEmpty { lines.append(numbers(flagged, what: "Flagged", room: inner * 2)) }
-            lines.append("y: submit · n: keep working")
+            lines.append(TakeKeys.confirmSubmit.footerLine)
             box(&s, lines, field: nil, secret: 0)
         case .proctor:
             box(&s, ["Ask your proctor to end this session.", "Your answers are saved. Esc returns to the test."],
                 field: "Proctor passphrase: ", secret: m.secret.characters.count)
         case .confirmEnd:
-            box(&s, ["End this practice test now?", "Your answers are kept and submitted as they are.", "y: end now · n: keep working"],
+            box(&s, ["End this practice test now?", "Your answers are kept and submitted as they are.", TakeKeys.confirmEnd.footerLine],
                 field: nil, secret: 0)
         }
     }
@@ -452,7 +450,7 @@ public enum Views {
         }
         s.put("This terminal is no longer locked.", row: row + 1, column: 2, role: .title)
         s.cursor = (3, 2)
-        footer(&s, [("Enter", "close")])
+        footer(&s, TakeKeys.receipt.footer())
         return s
     }
 
@@ -460,10 +458,10 @@ public enum Views {
         var s = Screen(width: width, height: height)
         s.put("Keys", row: 0, column: 1, role: .title)
         rule(&s, row: 1)
-        // Written from the key table: the same list as the README and the man page.
+        // Written from the screen's key map: the same list as the README and the man page.
         let keyColumn = 2, meaningColumn = 30
         var lines: [(String, String)] = []
-        for e in KeyTable.entries {
+        for e in m.helpListing.rows {
             let keys = TextWidth.wrap(e.keys, width: meaningColumn - keyColumn - 2)
             let meaning = TextWidth.wrap(e.meaning, width: width - meaningColumn - 2)
             for i in 0..<max(keys.count, meaning.count) {
@@ -476,14 +474,13 @@ public enum Views {
             s.put(line.0, row: 2 + i - offset, column: keyColumn, role: .key)
             s.put(line.1, row: 2 + i - offset, column: meaningColumn)
         }
-        var keys: [(String, String)] = [("Esc", "close help")]
-        if lines.count > rows {
+        let scrolls = lines.count > rows
+        if scrolls {
             let shown = "lines \(offset + 1)–\(min(lines.count, offset + rows)) of \(lines.count)"
             s.put(shown, row: 0, column: width - TextWidth.of(shown) - 2, role: .dim)
-            keys.append(("PgDn ↓ PgUp ↑", "scroll"))
         }
         s.cursor = (0, 1)
-        footer(&s, keys)
+        footer(&s, TakeKeys.help.footer { scrolls || $0 == .back })
         return s
     }
 }

@@ -156,48 +156,20 @@ final class DemoApp {
     }
 
     func key(_ k: Key) {
-        if model.confirmQuit {
-            switch k {
-            case .character("y"), .character("Y"):
-                model.confirmQuit = false
-                quit = true
-            case .character("n"), .character("N"), .escape:
-                model.confirmQuit = false
-            default:
-                break
-            }
-            return
-        }
-        switch k {
-        case .function(7), .control("b"): beginSession()
-        case .function(8), .control("e"): endSession()
-        case .function(5), .control("w"):
-            if controller != nil {
-                note("End the demo session before opening the workshop test")
-            } else if workshop != nil {
-                pendingWorkshop = true
-            } else if let why = model.workshopMissing {
-                note("Workshop test: \(why)")
-            }
-        case .pageUp: model.logScroll += 5
-        case .pageDown: model.logScroll = max(0, model.logScroll - 5)
-        case .function(9), .control("x"):
-            // Quitting with a session running asks first.
-            if controller != nil { model.confirmQuit = true } else { quit = true }
-        case .control("c"), .control("z"), .control("\\"):
+        switch model.handle(k, sessionRunning: controller != nil) {
+        case .begin?: beginSession()
+        case .end?: endSession()
+        case .openWorkshop?: pendingWorkshop = true
+        case .quit?: quit = true
+        case let .exitAttempt(name)?:
+            _ = controller?.send(.exitAttempt(name))
+            _ = controller?.send(.cancelPrompt)
+        case let .note(text)?: note(text)
+        case .fieldEdited?:
             if let c = controller {
-                _ = c.send(.exitAttempt(k == .control("c") ? "Ctrl-C" : (k == .control("z") ? "Ctrl-Z" : "Ctrl-\\")))
-                _ = c.send(.cancelPrompt)
-            } else if k == .control("c") {
-                quit = true
-            }
-        case .control("q"), .function(2), .function(3), .function(10):
-            // The test's keys mean nothing here: say which keys the demo uses.
-            note("In the demo: F7 begins, F8 ends, F5 opens the workshop test, F9 quits")
-        default:
-            if model.field.apply(k), let c = controller {
                 _ = c.send(.answer("try-field", model.field.text.isEmpty ? nil : .text(model.field.text)))
             }
+        case nil: break
         }
     }
 

@@ -557,10 +557,18 @@ _carrel_proctor() {
 
 _carrel_keys() {
     repeating_flags=()
-    non_repeating_flags=(--markdown --version -h --help)
+    non_repeating_flags=(--markdown --all --version -h --help)
     repeating_options=()
-    non_repeating_options=()
+    non_repeating_options=(--screen)
     __carrel_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--screen')
+        __carrel_add_completions -W 'start'$'\n''begin'$'\n''question'$'\n''help'$'\n''review'$'\n''skip'$'\n''submit'$'\n''end'$'\n''proctor'$'\n''receipt'$'\n''demo'$'\n''demo-quit'$'\n''console'$'\n''console-empty'$'\n''console-report'
+        return
+        ;;
+    esac
 }
 
 _carrel_help() {

@@ -62,7 +62,7 @@ _carrel() {
             'unlock:End an interrupted session (or clear a stale lock) as the proctor.'
             'results:Collect results: list sessions, show one with its integrity report, export a gradebook, mark essays.'
             'proctor:A live console of every seat in a room (reads the lab'\''s shared store).'
-            'keys:List the keys of the test screen, as F1 shows them during a test.'
+            'keys:List the keys of the test screen, as F1 shows them during a test (--all: of every screen).'
             'help:Show subcommand help information.'
         )
         _describe -V subcommand subcommands && ret=0
@@ -362,8 +362,11 @@ _carrel_proctor() {
 
 _carrel_keys() {
     local -i ret=1
+    local -ar ___screen=('start' 'begin' 'question' 'help' 'review' 'skip' 'submit' 'end' 'proctor' 'receipt' 'demo' 'demo-quit' 'console' 'console-empty' 'console-report')
     local -ar arg_specs=(
         '--markdown[Print the list as a Markdown table (the README'\''s).]'
+        '--all[List every screen'\''s keys, each under its title.]'
+        '--screen[List one screen'\''s keys.]:name:{__carrel_complete "${___screen[@]}"}'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

@@ -1,0 +1,162 @@
+/// Keys a binding answers to beyond the ones it names.
+public enum KeyClass: Sendable, Equatable {
+    /// Any character typed into a field: letters, digits, punctuation and space, in any script.
+    case printableText
+    /// Any key at all ("press any key").
+    case anyKey
+    /// The current question's own keys: the answer widget's map stands in for this binding.
+    case answerKeys
+
+    public func contains(_ key: Key) -> Bool {
+        switch self {
+        case .printableText:
+            guard case let .character(c) = key else { return false }
+            return !c.unicodeScalars.contains { $0.properties.generalCategory == .control }
+        case .anyKey: return true
+        case .answerKeys: return false
+        }
+    }
+}
+
+/// One line of a screen's keys: what a person presses, in words and as `Key` values, what it
+/// does, and the action a screen performs for it.
+public struct KeyBinding<Action: Sendable & Equatable>: Sendable {
+    /// The keys as a person says them: "Tab / Ctrl-N".
+    public let words: String
+    /// What the keys do, in words.
+    public let meaning: String
+    public let keys: [Key]
+    public let keyClass: KeyClass?
+    public let action: Action
+    /// The footer's short form, when the binding is shown there.
+    public let footer: (key: String, label: String)?
+
+    public init(_ words: String, _ meaning: String, keys: [Key], keyClass: KeyClass? = nil, _ action: Action,
+                footer: (String, String)? = nil) {
+        self.words = words
+        self.meaning = meaning
+        self.keys = keys
+        self.keyClass = keyClass
+        self.action = action
+        self.footer = footer.map { (key: $0.0, label: $0.1) }
+    }
+
+    public func matches(_ key: Key) -> Bool {
+        keys.contains(key) || (keyClass?.contains(key) ?? false)
+    }
+
+    /// The same keys for another screen's action.
+    public func map<Other>(_ transform: (Action) -> Other) -> KeyBinding<Other> {
+        KeyBinding<Other>(words, meaning, keys: keys, keyClass: keyClass, transform(action), footer: footer.map { ($0.key, $0.label) })
+    }
+
+    /// The same binding, not shown in the footer.
+    public var unlisted: KeyBinding {
+        KeyBinding(words, meaning, keys: keys, keyClass: keyClass, action)
+    }
+}
+
+/// Every key of one screen. A screen reacts to a key only through its binding here; its
+/// footer, its F1 help and `carrel keys` are written from the same bindings.
+public struct KeyMap<Action: Sendable & Equatable>: Sendable {
+    /// A short name: `carrel keys --screen NAME`.
+    public let name: String
+    /// What the screen is, in words: "The question screen".
+    public let title: String
+    public let bindings: [KeyBinding<Action>]
+
+    public init(_ name: String, _ title: String, _ bindings: [KeyBinding<Action>]) {
+        self.name = name
+        self.title = title
+        self.bindings = bindings
+    }
+
+    /// The binding a key belongs to: one that names the key, else one whose class holds it.
+    public func binding(for key: Key) -> KeyBinding<Action>? {
+        bindings.first { $0.keys.contains(key) } ?? bindings.first { $0.keyClass?.contains(key) ?? false }
+    }
+
+    public func action(for key: Key) -> Action? { binding(for: key)?.action }
+
+    /// The footer: the bindings that show themselves there, in order.
+    public func footer(where include: (Action) -> Bool = { _ in true }) -> [(String, String)] {
+        bindings.compactMap { b in b.footer.flatMap { include(b.action) ? ($0.key, $0.label) : nil } }
+    }
+
+    /// The footer as one line of words: "y: submit · n: keep working".
+    public var footerLine: String {
+        footer().map { "\($0.0): \($0.1)" }.joined(separator: " · ")
+    }
+
+    /// The footer key of the binding for `action`.
+    public func footerKey(_ action: Action) -> String? {
+        bindings.first { $0.action == action }?.footer?.key
+    }
+
+    /// The same keys for another screen's actions.
+    public func map<Other>(_ transform: (Action) -> Other) -> KeyMap<Other> {
+        KeyMap<Other>(name, title, bindings.map { $0.map(transform) })
+    }
+
+    /// The same keys under another name.
+    public func named(_ name: String, _ title: String) -> KeyMap {
+        KeyMap(name, title, bindings)
+    }
+
+    /// The map with `answerKeys` bindings replaced by `answer`'s bindings (where the first was).
+    public func resolvingAnswerKeys(_ answer: [KeyBinding<Action>]) -> KeyMap {
+        var out: [KeyBinding<Action>] = []
+        var placed = false
+        for b in bindings {
+            guard b.keyClass == .answerKeys else { out.append(b); continue }
+            if !placed { out += answer }
+            placed = true
+        }
+        return KeyMap(name, title, out)
+    }
+
+    /// One row a binding; a binding without words is said by the row above it ("PgUp / PgDn").
+    public var listing: KeyListing {
+        KeyListing(name: name, title: title,
+                   rows: bindings.filter { !$0.words.isEmpty }.map { KeyListing.Row(keys: $0.words, meaning: $0.meaning) })
+    }
+}
+
+/// A screen's keys as text, for F1, `carrel keys`, the README and the man page.
+public struct KeyListing: Sendable, Equatable {
+    public struct Row: Sendable, Equatable {
+        public let keys: String
+        public let meaning: String
+    }
+
+    public let name: String
+    public let title: String
+    public let rows: [Row]
+
+    /// A Markdown table (the README's, between its markers).
+    public var markdown: String {
+        var lines = ["| key | what it does |", "|---|---|"]
+        for row in rows {
+            let keys = row.keys.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "|", with: "\\|")
+            lines.append("| \(keys) | \(row.meaning.replacingOccurrences(of: "|", with: "\\|")) |")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// One line a row: "Tab / Ctrl-N: next question.".
+    public var plainText: String {
+        rows.map { "\($0.keys): \($0.meaning)." }.joined(separator: "\n")
+    }
+}
+
+/// Every screen's keys, in the order `carrel keys --all` lists them.
+public enum KeyMaps {
+    public static var every: [KeyListing] {
+        TakeKeys.all + [DemoModel.mainKeyMap.listing, DemoModel.confirmQuitKeyMap.listing,
+                        ProctorModel.seatsKeyMap.listing, ProctorModel.emptyKeyMap.listing, ProctorModel.reportKeyMap.listing]
+    }
+
+    public static func listing(_ name: String) -> KeyListing? {
+        every.first { $0.name == name }
+    }
+}

@@ -21,6 +21,13 @@ public struct JournalCorruption: Error, Sendable, CustomStringConvertible {
     public init(what: String) { self.what = what }
 }
 
+/// A journal that cannot be read here, and what to do.
+public struct JournalUnreadable: Error, Sendable, CustomStringConvertible {
+    public var reason: String
+    public var description: String { reason }
+    public init(reason: String) { self.reason = reason }
+}
+
 /// The SQLite journal, the only place answers live: WAL, `synchronous=FULL`, one
 /// transaction per session message. The database connection is injected (a file opened by
 /// the state storage, or an in-memory queue in tests).
@@ -46,6 +53,16 @@ public final class Journal: Sendable {
         // nothing.
         try? writer.writeWithoutTransaction { _ = try $0.checkpoint(.truncate) }
         try writer.writeWithoutTransaction { try shape.apply($0) }
+    }
+
+    /// Opens a journal to read only (`readOnlyConfiguration`): it is never migrated, so one
+    /// written by an older Carrel is refused with what to do.
+    public init(reading writer: any DatabaseWriter) throws {
+        self.writer = writer
+        let migrator = Self.migrator
+        guard try writer.read({ try migrator.hasCompletedMigrations($0) }) else {
+            throw JournalUnreadable(reason: "it was written by an older Carrel and cannot be updated here (the state directory cannot be written); copy the state directory somewhere writable and run the command there")
+        }
     }
 
     /// How often the write-ahead log is folded into the database, and the size it is cut
@@ -90,6 +107,14 @@ public final class Journal: Sendable {
         }
     }
 
+    /// A connection that reads only: SQLite opens the file read-only and sets nothing.
+    public static func readOnlyConfiguration() -> Configuration {
+        var config = Configuration()
+        config.readonly = true
+        config.busyMode = .timeout(10)
+        return config
+    }
+
     /// The configuration every journal file is opened with, its log shaped for the room on
     /// its disk. GRDB's own WAL set-up lowers `synchronous` to NORMAL, which can lose the last
     /// commits on power loss; an acknowledged answer must survive that, so both are set here.
@@ -106,6 +131,9 @@ public final class Journal: Sendable {
         }
         return config
     }
+
+    /// True for a journal opened to read only (`init(reading:)` over a read-only connection).
+    public var isReadOnly: Bool { writer.configuration.readonly }
 
     /// Rung after every commit that added to the outbox (the publisher waits on it).
     public let outboxBell = Doorbell()

@@ -86,7 +86,47 @@ struct StoredSessionRow: Codable, FetchableRecord, PersistableRecord {
         tty = r.tty
     }
 
-    func record(path: String, position: Int, elapsed: Double) throws -> SessionRecord {
+    /// The row as `Journal.records` selects it, every value checked (`JournalFields`).
+    init(checking fields: JournalFields) throws(JournalCorruption) {
+        id = try fields.text("id")
+        fingerprint = try fields.text("fingerprint")
+        assessmentID = try fields.text("assessment_id")
+        assessmentTitle = try fields.text("assessment_title")
+        candidate = try fields.optionalText("candidate")
+        status = try fields.text("status")
+        endReason = try fields.optionalText("end_reason")
+        seed = try fields.integer("seed", in: .min ... .max)
+        extraTime = try fields.text("extra_time")
+        options = try fields.text("options")
+        startedAt = try fields.date("started_at")
+        endedAt = try fields.optionalDate("ended_at")
+        interruptions = Int(try fields.integer("interruptions", in: 0...Int64(Int32.max)))
+        pid = try fields.integer("pid", in: 0...Int64(Int32.max))
+        host = try fields.text("host")
+        tty = try fields.optionalText("tty")
+    }
+
+    /// The furthest position and the most time used a journal can hold: more than any
+    /// assessment has items, and more seconds than ten years.
+    static let positions: ClosedRange<Int64> = 0...10_000_000
+    static let elapsedSeconds: ClosedRange<Double> = 0...315_360_000
+
+    /// The session of one row of `Journal.records`, or the damage that keeps it from being read.
+    static func record(_ row: Row) throws(JournalCorruption) -> SessionRecord {
+        let id = JournalFields(row: row, owner: "a session").value("id")
+        let owner = String.fromDatabaseValue(id).map { "session \($0)" } ?? "a session whose id is \(JournalFields.describe(id))"
+        let fields = JournalFields(row: row, owner: owner)
+        let session = try StoredSessionRow(checking: fields)
+        // A session has no progress row only before its first save: it is at the start.
+        let position = fields.isNull("position") ? 0 : try fields.integer("position", in: positions)
+        let elapsed = fields.isNull("elapsed") ? 0 : try fields.number("elapsed", in: elapsedSeconds)
+        guard !fields.isNull("assessment_path") else {
+            throw JournalCorruption(what: "\(owner): its assessment \(session.fingerprint) is missing from the journal")
+        }
+        return try session.record(path: try fields.text("assessment_path"), position: Int(position), elapsed: elapsed)
+    }
+
+    func record(path: String, position: Int, elapsed: Double) throws(JournalCorruption) -> SessionRecord {
         guard let status = SessionStatus(rawValue: status) else {
             throw JournalCorruption(what: "session \(id) has an unknown status \(self.status)")
         }

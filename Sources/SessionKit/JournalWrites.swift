@@ -158,12 +158,12 @@ extension Journal {
         return String(decoding: try JSONEncoder().encode(response), as: UTF8.self)
     }
 
-    static func decode(_ text: String?, item: String) throws -> Response? {
+    static func decode(_ text: String?, item: String, session: String) throws -> Response? {
         guard let text else { return nil }
         do {
             return try JSONDecoder().decode(Response.self, from: Data(text.utf8))
         } catch {
-            throw JournalCorruption(what: "the saved answer to \(item) cannot be read")
+            throw JournalCorruption(what: "session \(session): the saved answer to \(item) cannot be read")
         }
     }
 }

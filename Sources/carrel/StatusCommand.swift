@@ -11,7 +11,11 @@ struct StatusCommand: ParsableCommand {
         abstract: "Show whether a session holds the lock, and any interrupted sessions.",
         discussion: """
             An interrupted session (crash, kill -9, SIGHUP, power loss) blocks new sessions \
-            until the proctor continues it with `carrel resume` or ends it with `carrel unlock`.
+            until the proctor continues it with `carrel resume` or ends it with `carrel unlock`. \
+            A session the journal cannot give back as Carrel wrote it is listed as damaged (exit \
+            65) and every other one is still shown; a state directory this user cannot write is \
+            read without writing anything; a FIFO, socket, device or link where Carrel keeps a \
+            file is refused at once with its path (exit 73).
             """
     )
 

@@ -106,6 +106,16 @@ struct StoredSessionRow: Codable, FetchableRecord, PersistableRecord {
         tty = try fields.optionalText("tty")
     }
 
+    /// Extra time as `--extra-time` gives it: a multiplier from 1 to 10, or at most ten years
+    /// added (so applying it to any time limit stays a number of seconds).
+    static func isPlausible(_ extra: ExtraTime) -> Bool {
+        switch extra {
+        case let .multiplier(m): return m.isFinite && (1...10).contains(m)
+        case let .add(seconds): return (0...Int(elapsedSeconds.upperBound)).contains(seconds)
+        case .none, .unlimited: return true
+        }
+    }
+
     /// The furthest position and the most time used a journal can hold: more than any
     /// assessment has items, and more seconds than ten years.
     static let positions: ClosedRange<Int64> = 0...10_000_000
@@ -145,6 +155,9 @@ struct StoredSessionRow: Codable, FetchableRecord, PersistableRecord {
             extra = try JSONDecoder().decode(ExtraTime.self, from: Data(extraTime.utf8))
         } catch {
             throw JournalCorruption(what: "session \(id) has an unreadable extra time \(extraTime)")
+        }
+        guard Self.isPlausible(extra) else {
+            throw JournalCorruption(what: "session \(id) has an extra time out of range \(extraTime)")
         }
         do {
             launch = try JSONDecoder().decode(SessionOptions.self, from: Data(options.utf8))

@@ -139,6 +139,8 @@ struct LocalStateTests {
         "UPDATE session SET started_at = '20000-01-01 00:00:00.000'",
         "UPDATE session SET ended_at = 'never'",
         "UPDATE session SET extra_time = '{not json'",
+        "UPDATE session SET extra_time = '{\"multiplier\":{\"_0\":1e300}}'",
+        "UPDATE session SET extra_time = '{\"add\":{\"seconds\":9223372036854775807}}'",
         "UPDATE session SET options = '[1,'",
         "UPDATE session SET pid = 'abc'",
         "UPDATE session SET interruptions = 1e300",

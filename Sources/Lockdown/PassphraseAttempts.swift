@@ -37,6 +37,14 @@ public struct PassphraseAttempts: Sendable {
         public var recent: [Entry] = []
 
         public init() {}
+
+        /// As read from a file anyone with the account could edit: a clock set back (or an
+        /// edited time) never turns into a wait longer than the longest one, and the count
+        /// stays a count, never below zero nor near overflowing.
+        mutating func bound(now: Double) {
+            nextAllowed = min(nextAllowed, now + PassphraseAttempts.maximumDelay)
+            failures = min(max(failures, 0), PassphraseAttempts.maximumFailures)
+        }
     }
 
     /// One checked passphrase.
@@ -99,7 +107,9 @@ public struct PassphraseAttempts: Sendable {
         guard let data = try SecureFiles.readStateFile(path, limit: 1 << 20) else { return nil }
         guard !data.isEmpty else { return nil }
         do {
-            return try JSONDecoder().decode(Record.self, from: data)
+            var record = try JSONDecoder().decode(Record.self, from: data)
+            record.bound(now: now())
+            return record
         } catch {
             throw FileSystemError(path: path, reason: "is damaged (not the record Carrel writes); the next passphrase check counts it as one wrong passphrase and rewrites it")
         }
@@ -131,10 +141,7 @@ public struct PassphraseAttempts: Sendable {
             record.failures = 1
             record.nextAllowed = now + Self.delay(afterFailures: 1)
         }
-        // A clock set back must not turn into a wait longer than the longest one.
-        record.nextAllowed = min(record.nextAllowed, now + Self.maximumDelay)
-        // A count edited by hand stays a count: never below zero, never near overflowing.
-        record.failures = min(max(record.failures, 0), Self.maximumFailures)
+        record.bound(now: now)
         let result = change(&record, now)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -181,6 +181,11 @@ struct LocalStateTests {
         let attempts = PassphraseAttempts(stateDirectory: box.stateDir)
         try Data("{\"failures\": 9223372036854775807, \"nextAllowed\": 0, \"recent\": []}".utf8).write(to: URL(fileURLWithPath: attempts.path))
         #expect(throws: Never.self) { _ = try attempts.claim() }
+        let fixed = PassphraseAttempts(stateDirectory: box.stateDir, now: { 1_000_000 })
+        try Data("{\"failures\": -3, \"nextAllowed\": 1e300, \"recent\": []}".utf8).write(to: URL(fileURLWithPath: attempts.path))
+        let shown = try #require(try fixed.stored())
+        #expect(shown.nextAllowed <= 1_000_000 + PassphraseAttempts.maximumDelay, "status never shows a wait claim() would not keep")
+        #expect(shown.failures == 0)
         try Data("not json".utf8).write(to: URL(fileURLWithPath: attempts.path))
         let r = box.run(ChildProcess.carrel, ["status", "--state-dir", box.stateDir])
         #expect(r.status == 0, "\(r.err)")

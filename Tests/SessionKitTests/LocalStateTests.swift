@@ -6,6 +6,7 @@ import Foundation
 import GRDB
 import SessionTestSupport
 @testable import Lockdown
+@testable import SessionKit
 import Testing
 
 /// Local state no bad file can break, against real files, real SQLite and real `carrel`
@@ -250,6 +251,22 @@ struct LocalStateTests {
         }
         let after = Self.listing(box.stateDir) + Self.listing(box.location.resultsDirectory)
         #expect(before == after, "nothing created or changed")
+    }
+
+    @Test func aReadOnlyJournalOfAnOlderSchemaIsRefusedWithWhatToDo() throws {
+        let box = try Sandbox()
+        try box.location.prepare()
+        let queue = try DatabaseQueue(path: box.location.journalPath)
+        try Journal.migrator.migrate(queue, upTo: "v5")
+        try queue.close()
+        let runner = try Self.readOnlyRunner(box)
+        defer { _ = ChildSpawn.run("/bin/chmod", ["-R", "u+w", box.stateDir], environment: box.environment) }
+        let before = Self.listing(box.stateDir)
+        let all = runner + [ChildProcess.carrel, "status", "--state-dir", box.stateDir]
+        let r = ChildSpawn.run(all[0], Array(all.dropFirst()), environment: box.environment, timeout: 30)
+        #expect(r.status == 73, "\(r.output)")
+        #expect(r.output.contains("older Carrel") && r.output.contains("somewhere writable"), "\(r.output)")
+        #expect(Self.listing(box.stateDir) == before, "not migrated, nothing created")
     }
 
     // MARK: integrity events

@@ -15,10 +15,6 @@ public struct PassphraseHash: Sendable, Hashable, Codable, CustomStringConvertib
     public static let defaultLogRounds = 15
     static let keyLength = 32
     static let saltLength = 16
-    /// Bounds keep a hostile file from asking for gigabytes of memory during verification.
-    static let logRoundsRange = 10...20
-    static let blockSizeRange = 1...16
-    static let parallelismRange = 1...4
 
     public enum ParseError: Error, Equatable, CustomStringConvertible {
         case notAHash
@@ -48,8 +44,10 @@ public struct PassphraseHash: Sendable, Hashable, Codable, CustomStringConvertib
         guard Set(params.keys) == ["ln", "r", "p"], let ln = params["ln"], let r = params["r"], let p = params["p"] else {
             throw .badParameters("parameters other than ln, r and p")
         }
-        guard Self.logRoundsRange.contains(ln), Self.blockSizeRange.contains(r), Self.parallelismRange.contains(p) else {
-            throw .badParameters("parameters out of range (ln \(Self.logRoundsRange), r \(Self.blockSizeRange), p \(Self.parallelismRange))")
+        // Bounded exactly as a sealed header's key (at most 256 MiB and 4 passes): a hostile
+        // file cannot make each check take seconds and gigabytes, wherever the hash is read.
+        if let problem = SealedAssessment.Cost(logRounds: ln, blockSize: r, parallelism: p).problem {
+            throw .badParameters("a cost above the limit, \(problem)")
         }
         guard let salt = Data(base64Encoded: parts[2]), salt.count >= Self.saltLength else {
             throw .badParameters("a salt that is not base64 of at least \(Self.saltLength) bytes")

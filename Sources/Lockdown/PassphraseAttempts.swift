@@ -15,6 +15,8 @@ public struct PassphraseAttempts: Sendable {
     public static let fileName = "passphrase-attempts.json"
     /// The longest wait, whatever the count.
     public static let maximumDelay = PassphraseBackoff.maximumDelay
+    /// The largest count of wrong passphrases kept (the wait is the longest long before).
+    static let maximumFailures = 1_000_000
     /// How many attempts the file remembers.
     public static let historyLength = 50
 
@@ -36,6 +38,14 @@ public struct PassphraseAttempts: Sendable {
         public var recent: [Entry] = []
 
         public init() {}
+
+        /// As read from a file anyone with the account could edit: a clock set back (or an
+        /// edited time) never turns into a wait longer than the longest one, and the count
+        /// stays a count, never below zero nor near overflowing.
+        mutating func bound(now: Double) {
+            nextAllowed = min(nextAllowed, now + PassphraseAttempts.maximumDelay)
+            failures = min(max(failures, 0), PassphraseAttempts.maximumFailures)
+        }
     }
 
     /// One checked passphrase.
@@ -82,14 +92,27 @@ public struct PassphraseAttempts: Sendable {
         }
     }
 
-    /// The record as it stands, nil when no attempt was ever made (for `carrel status` and
-    /// to say how long to wait). Only advisory: `claim()` decides, and treats a damaged file
-    /// as a failure, so an unreadable record here cannot shorten any wait.
+    /// The record as it stands, nil when no attempt was ever made (to say how long to wait).
+    /// Only advisory: `claim()` decides, and treats a damaged file as a failure, so an
+    /// unreadable record here cannot shorten any wait.
     public func read() -> Record? {
-        var info = stat()
-        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
-              let data = SecureFiles.readSmallFile(path, limit: 1 << 20) else { return nil }
-        return try? JSONDecoder().decode(Record.self, from: data)
+        // Advisory (see above): a special or damaged file reads as no record here.
+        try? stored()
+    }
+
+    /// The record for `carrel status`: nil when no attempt was ever made; a special file
+    /// (FIFO, socket, device, directory, symlink) or a damaged record is refused with its
+    /// path and what to do.
+    public func stored() throws(FileSystemError) -> Record? {
+        guard let data = try SecureFiles.readStateFile(path, limit: 1 << 20) else { return nil }
+        guard !data.isEmpty else { return nil }
+        do {
+            var record = try JSONDecoder().decode(Record.self, from: data)
+            record.bound(now: now())
+            return record
+        } catch {
+            throw FileSystemError(path: path, reason: "is damaged (not the record Carrel writes); the next passphrase check counts it as one wrong passphrase and rewrites it")
+        }
     }
 
     static func iso(_ seconds: Double) -> String {
@@ -105,19 +128,12 @@ public struct PassphraseAttempts: Sendable {
         while flock(fd, LOCK_EX) != 0 {
             guard errno == EINTR else { throw FileSystemError(path: path, reason: "cannot lock: \(SecureFiles.errnoText())") }
         }
-        var bytes = [UInt8]()
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 1 << 20 {
-            let n = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(bytes.count)) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
-        }
+        let bytes = SecureFiles.readAll(fd, limit: 1 << 20)
         let now = self.now()
         var record: Record
         if bytes.isEmpty {
             record = Record()
-        } else if let stored = try? JSONDecoder().decode(Record.self, from: Data(bytes)) {
+        } else if let stored = try? JSONDecoder().decode(Record.self, from: bytes) {
             record = stored
         } else {
             // A damaged file is not a clean slate: count one failure.
@@ -125,8 +141,7 @@ public struct PassphraseAttempts: Sendable {
             record.failures = 1
             record.nextAllowed = now + Self.delay(afterFailures: 1)
         }
-        // A clock set back must not turn into a wait longer than the longest one.
-        record.nextAllowed = min(record.nextAllowed, now + Self.maximumDelay)
+        record.bound(now: now)
         let result = change(&record, now)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

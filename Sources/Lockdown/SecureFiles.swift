@@ -9,6 +9,8 @@ import Foundation
 public struct FileSystemError: Error, Sendable, CustomStringConvertible {
     public var path: String
     public var reason: String
+    /// Nothing was at `path` (ENOENT).
+    public var missing = false
     public var description: String { "\(path): \(reason)" }
     public init(path: String, reason: String) {
         self.path = path
@@ -59,26 +61,62 @@ public enum SecureFiles {
     }
 
     /// Opens (creating with 0600) a file for reading and writing without following a symlink.
+    /// Only a regular file is used: a FIFO, socket, device or directory already at `path` is
+    /// refused at once with its path (opened without blocking, so a FIFO cannot hang Carrel).
     public static func openPrivate(_ path: String, create: Bool = true, truncate: Bool = false) throws(FileSystemError) -> Int32 {
-        var flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW
+        var flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
         if create { flags |= O_CREAT }
         if truncate { flags |= O_TRUNC }
-        let fd = open(path, flags, 0o600)
+        let fd = try openRegular(path, flags: flags, mode: 0o600)
+        if fd.mode & 0o777 != 0o600 { fchmod(fd.descriptor, 0o600) }
+        return fd.descriptor
+    }
+
+    /// Opens an existing file Carrel reads under its state directory: never through a symlink,
+    /// never blocking on a FIFO, and only a regular file. nil when there is none.
+    public static func openExisting(_ path: String) throws(FileSystemError) -> Int32? {
+        do {
+            return try openRegular(path, flags: O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, mode: 0).descriptor
+        } catch let error where error.missing {
+            return nil
+        }
+    }
+
+    /// `open` with `flags` (which hold O_NONBLOCK and O_NOFOLLOW), then `fstat` of what was
+    /// opened: anything but a regular file is closed and refused. Blocking mode is restored
+    /// on the file kept (for a regular file it changes nothing).
+    static func openRegular(_ path: String, flags: Int32, mode: mode_t) throws(FileSystemError) -> (descriptor: Int32, mode: mode_t) {
+        let fd = open(path, flags, mode)
         guard fd >= 0 else {
-            if errno == ELOOP {
-                throw FileSystemError(path: path, reason: "is a symbolic link; refusing to follow it (remove it and try again)")
-            }
-            throw FileSystemError(path: path, reason: errnoText())
+            let code = errno
+            var info = stat()
+            if lstat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFREG { throw refusal(path, info.st_mode) }
+            var error = FileSystemError(path: path, reason: String(cString: strerror(code)))
+            error.missing = code == ENOENT
+            throw error
         }
         var info = stat()
-        if fstat(fd, &info) == 0 {
-            if info.st_mode & S_IFMT != S_IFREG {
-                close(fd)
-                throw FileSystemError(path: path, reason: "is not a regular file")
-            }
-            if info.st_mode & 0o777 != 0o600 { fchmod(fd, 0o600) }
+        guard fstat(fd, &info) == 0 else {
+            let reason = errnoText()
+            close(fd)
+            throw FileSystemError(path: path, reason: "cannot be examined: \(reason)")
         }
-        return fd
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw refusal(path, info.st_mode)
+        }
+        let status = fcntl(fd, F_GETFL)
+        if status >= 0 { _ = fcntl(fd, F_SETFL, status & ~O_NONBLOCK) }
+        return (fd, info.st_mode)
+    }
+
+    /// The refusal of a special file found where Carrel keeps a regular one: its path, what
+    /// it is, and what to do. It is never opened, read or written.
+    public static func refusal(_ path: String, _ mode: mode_t) -> FileSystemError {
+        if mode & S_IFMT == S_IFLNK {
+            return FileSystemError(path: path, reason: "is a symbolic link; refusing to follow it (remove it and try again)")
+        }
+        return FileSystemError(path: path, reason: "is \(kind(mode)) where Carrel keeps a regular file; it was not opened (remove it and try again)")
     }
 
     /// Makes sure `path` is a private regular file (0600, not a symlink), creating it empty.
@@ -153,20 +191,30 @@ public enum SecureFiles {
         }
         for path in [journalPath, journalPath + "-wal", journalPath + "-shm", journalPath + "-journal"] {
             guard lstat(path, &info) == 0 else { continue }
-            if info.st_mode & S_IFMT == S_IFLNK {
-                throw FileSystemError(path: path, reason: "is a symbolic link; Carrel never opens its journal through one (remove the link)")
-            }
-            if info.st_mode & S_IFMT != S_IFREG {
-                throw FileSystemError(path: path, reason: "is \(kind(info.st_mode)), not the journal Carrel wrote (remove it)")
-            }
+            if info.st_mode & S_IFMT != S_IFREG { throw refusal(path, info.st_mode) }
         }
     }
 
-    /// Reads a whole small file without following a symlink; nil when it is absent.
+    /// Reads a whole small regular file without following a symlink or waiting on a FIFO; nil
+    /// when it is absent or is not a regular file (for /proc files and advisory reads).
     public static func readSmallFile(_ path: String, limit: Int = 1 << 20) -> Data? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { return nil }
+        // Only an advisory read: a missing, special or unreadable file reads as nothing.
+        guard let fd = try? openExisting(path) else { return nil }
         defer { close(fd) }
+        return readAll(fd, limit: limit)
+    }
+
+    /// Reads a regular file Carrel keeps under its state directory: nil when it is absent; a
+    /// special file (FIFO, socket, device, directory, symlink) or one that cannot be opened is
+    /// refused with its path.
+    public static func readStateFile(_ path: String, limit: Int = 1 << 20) throws(FileSystemError) -> Data? {
+        guard let fd = try openExisting(path) else { return nil }
+        defer { close(fd) }
+        return readAll(fd, limit: limit)
+    }
+
+    /// Everything from the file's current offset up to `limit` bytes.
+    static func readAll(_ fd: Int32, limit: Int) -> Data {
         var out = [UInt8]()
         var chunk = [UInt8](repeating: 0, count: 4096)
         while out.count < limit {

@@ -44,9 +44,11 @@ public struct FileSessionLock: SessionLocking {
     }
 
     /// Whether the lock is held and by whom, without taking it for longer than an instant.
+    /// Opened without blocking: a FIFO, socket or device planted here is never waited on and
+    /// holds no lock (taking the lock refuses it with its path, as `refuseSpecialFiles` does).
     public func inspect() -> LockState {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { return .free }
+        // A lock file that is missing, or anything but a regular file, is not held by anyone.
+        guard let fd = try? SecureFiles.openExisting(path) else { return .free }
         defer { close(fd) }
         if flock(fd, LOCK_SH | LOCK_NB) == 0 {
             flock(fd, LOCK_UN)

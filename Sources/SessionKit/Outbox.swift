@@ -155,7 +155,9 @@ extension Journal {
         try writer.read { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT room, seat, store_state, store_since FROM publication WHERE session_id = ?",
                                              arguments: [session]) else { return nil }
-            return (row["room"], row["seat"], row["store_state"], row["store_since"])
+            let fields = JournalFields(row: row, owner: "the shared-store label of session \(session)")
+            return (try fields.text("room"), try fields.text("seat"), try fields.optionalText("store_state"),
+                    try fields.optionalDate("store_since"))
         }
     }
 }

@@ -282,7 +282,7 @@ final class SessionLifecycle {
                 let path = try context.storage.writeResult(data + Data("\n".utf8), session: record.id)
                 ending = Ending(result: result, resultPath: path, problem: nil, recorded: true)
             } catch {
-                ending = Ending(result: result, resultPath: nil, problem: "the result is in the journal, but its file could not be written: \(error)",
+                ending = Ending(result: result, resultPath: nil, problem: "the result file could not be written: \(error)",
                                 recorded: true)
             }
         }

@@ -18,14 +18,37 @@ struct StateOptions: ParsableArguments {
     }
 
     /// The journal when one exists; nil before the first session (nothing is created). A
-    /// journal, -wal or -shm reached through a symlink is refused before SQLite opens it.
+    /// special file (FIFO, socket, device, symlink) where Carrel keeps its state is refused at
+    /// once with its path, before anything is opened. A state directory this process cannot
+    /// write (a copy on a read-only medium) is read without writing: no lock file, no log,
+    /// nothing created; a command that must write refuses such a journal (`ProctorCheck`).
     func existingJournal() throws(CarrelFailure) -> Journal? {
+        let location = self.location
         do {
-            guard let writer = try SecureStateStorage(location: location).openJournal(create: false) else { return nil }
+            try location.refuseSpecialFiles()
+        } catch {
+            throw CarrelFailure(status: .cannotCreate, message: error.description)
+        }
+        do {
+            let storage = SecureStateStorage(location: location)
+            guard location.isWritable else { return try storage.openJournalForReading() }
+            guard let writer = try storage.openJournal(create: false) else { return nil }
             return try Journal(writer: writer)
         } catch {
-            throw CarrelFailure(status: .cannotCreate, message: "cannot open the journal \(location.journalPath): \(error)")
+            throw Self.failure(error, journal: location.journalPath)
         }
+    }
+
+    /// How a journal that cannot be read is reported: damage (a value Carrel did not write, a
+    /// file SQLite finds corrupt) exits 65 naming what is wrong; anything else 73.
+    static func failure(_ error: any Error, journal path: String) -> CarrelFailure {
+        let advice = "Carrel does not guess around it; keep a copy of the state directory for the record, then restore the journal from a backup or move it aside to start afresh"
+        if let damage = JournalCorruption.damage(in: error) {
+            // 65: the data is bad (sysexits EX_DATAERR), as for an assessment that is.
+            return CarrelFailure(status: .invalidAssessment, message: "the journal \(path) is damaged: \(damage); \(advice)")
+        }
+        if let error = error as? SessionError { return error.failure }
+        return CarrelFailure(status: .cannotCreate, message: "cannot open the journal \(path): \(error)")
     }
 
     func context(needsTerminal: Bool, publisher: SeatPublisher? = nil) -> SessionContext {

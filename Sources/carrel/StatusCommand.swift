@@ -11,7 +11,11 @@ struct StatusCommand: ParsableCommand {
         abstract: "Show whether a session holds the lock, and any interrupted sessions.",
         discussion: """
             An interrupted session (crash, kill -9, SIGHUP, power loss) blocks new sessions \
-            until the proctor continues it with `carrel resume` or ends it with `carrel unlock`.
+            until the proctor continues it with `carrel resume` or ends it with `carrel unlock`. \
+            A session the journal cannot give back as Carrel wrote it is listed as damaged (exit \
+            65) and every other one is still shown; a state directory this user cannot write is \
+            read without writing anything; a FIFO, socket, device or link where Carrel keeps a \
+            file is refused at once with its path (exit 73).
             """
     )
 
@@ -70,6 +74,10 @@ struct StatusCommand: ParsableCommand {
         var passphraseAttempts: PassphraseInfo?
         /// Records of any session in this journal not yet in a lab's shared store.
         var sharedRecordsWaiting: Int
+        /// What the journal cannot give back as Carrel wrote it, one line per session.
+        var damaged: [String] = []
+        /// Why the passphrase attempts record cannot be read, when it cannot.
+        var passphraseAttemptsProblem: String?
     }
 
     func run() throws {
@@ -80,43 +88,81 @@ struct StatusCommand: ParsableCommand {
             } else {
                 FileOutput.standardOutput.write(text(output))
             }
+            // Everything readable is shown above; damage still fails the command (65).
+            if !output.damaged.isEmpty {
+                throw StateOptions.failure(JournalCorruption(what: output.damaged.count == 1 ? output.damaged[0]
+                    : "\(output.damaged.count) sessions cannot be read (listed above)"), journal: state.location.journalPath)
+            }
         }
     }
 
     func collect() throws(CarrelFailure) -> Output {
         let context = state.context(needsTerminal: false)
         let journal = try state.existingJournal()
-        var lock = LockInfo(held: false, holder: nil, session: nil)
+        var output = Output(stateDirectory: context.location.stateDirectory, lock: LockInfo(held: false, holder: nil, session: nil),
+                            interrupted: [], passphraseAttempts: nil, sharedRecordsWaiting: 0)
         do {
-            if case let .held(holder) = context.lock.inspect() {
-                lock.held = true
-                lock.holder = holder
-                if let id = holder?.session, let journal, let record = try journal.session(id) {
-                    lock.session = try summary(record, journal: journal)
+            let lock = context.lock.inspect()
+            if case let .held(holder) = lock {
+                output.lock.held = true
+                output.lock.holder = holder
+                if let id = holder?.session, let journal {
+                    output.lock.session = try noting(&output.damaged) { try journal.session(id).map { try summary($0, journal: journal) } } ?? nil
                 }
             }
-            var interrupted: [SessionSummary] = []
             if let journal {
-                interrupted = try SessionRuntime.waiting(journal: journal, context: context).map { record in
-                    var s = try summary(record, journal: journal)
-                    // Still marked active with no live holder: its process is gone.
-                    s.status = "interrupted"
-                    return s
+                output.interrupted = try waiting(journal, lock: lock, damaged: &output.damaged)
+                output.sharedRecordsWaiting = try journal.outboxWaiting().records
+            }
+            do {
+                if let record = try PassphraseAttempts(stateDirectory: context.location.stateDirectory).stored(), !record.recent.isEmpty {
+                    let next = record.nextAllowed > Date().timeIntervalSince1970 ? Timestamp.iso(Date(timeIntervalSince1970: record.nextAllowed)) : nil
+                    output.passphraseAttempts = PassphraseInfo(failuresInARow: record.failures, nextTryAllowed: next,
+                                                               recent: Array(record.recent.suffix(5)))
                 }
+            } catch {
+                output.passphraseAttemptsProblem = error.description
             }
-            var passphrases: PassphraseInfo?
-            if let record = PassphraseAttempts(stateDirectory: context.location.stateDirectory).read(), !record.recent.isEmpty {
-                let next = record.nextAllowed > Date().timeIntervalSince1970 ? Timestamp.iso(Date(timeIntervalSince1970: record.nextAllowed)) : nil
-                passphrases = PassphraseInfo(failuresInARow: record.failures, nextTryAllowed: next, recent: Array(record.recent.suffix(5)))
-            }
-            return Output(stateDirectory: context.location.stateDirectory, lock: lock, interrupted: interrupted,
-                          passphraseAttempts: passphrases, sharedRecordsWaiting: try journal?.outboxWaiting().records ?? 0)
-        } catch let error as SessionError {
-            throw error.failure
+            return output
         } catch let error as CarrelFailure {
             throw error
         } catch {
-            throw CarrelFailure(status: .cannotCreate, message: "cannot read the journal \(context.location.journalPath): \(error)")
+            throw StateOptions.failure(error, journal: context.location.journalPath)
+        }
+    }
+
+    /// Sessions waiting for the proctor, as `SessionRuntime.waiting` finds them (marked
+    /// interrupted, or active with no live holder of the lock), each summarised; a session the
+    /// journal cannot give back is added to `damaged` and every other one is still shown.
+    func waiting(_ journal: Journal, lock: LockState, damaged: inout [String]) throws -> [SessionSummary] {
+        let report = try journal.sessionReport(status: [.active, .interrupted])
+        damaged += report.damaged.map(\.what)
+        let live: String?
+        switch lock {
+        case .free: live = nil
+        case let .held(holder):
+            guard let session = holder?.session else { return [] }
+            live = session
+        }
+        return try report.sessions.filter { $0.id != live }.compactMap { record in
+            try noting(&damaged) {
+                var s = try summary(record, journal: journal)
+                // Still marked active with no live holder: its process is gone.
+                s.status = "interrupted"
+                return s
+            }
+        }
+    }
+
+    /// `read()`, with damage to the journal noted in `damaged` (nil then) and any other
+    /// failure thrown.
+    func noting<T>(_ damaged: inout [String], _ read: () throws -> T) throws -> T? {
+        do {
+            return try read()
+        } catch {
+            guard let damage = JournalCorruption.damage(in: error) else { throw error }
+            damaged.append(damage)
+            return nil
         }
     }
 
@@ -173,6 +219,13 @@ struct StatusCommand: ParsableCommand {
             let last = p.recent.last.map { " (last: \($0.action) at \($0.at))" } ?? ""
             out += "Wrong proctor passphrases: \(p.failuresInARow) in a row\(last)"
             out += p.nextTryAllowed.map { "; next try from \($0)\n" } ?? "\n"
+        }
+        if let problem = o.passphraseAttemptsProblem {
+            out += "Wrong proctor passphrases: the record cannot be read: \(problem)\n"
+        }
+        if !o.damaged.isEmpty {
+            out += "Damaged in the journal (not as Carrel wrote it; nothing is guessed):\n"
+            for line in o.damaged { out += "  \(line)\n" }
         }
         if o.sharedRecordsWaiting > 0 {
             out += "Shared store: \(o.sharedRecordsWaiting) record\(o.sharedRecordsWaiting == 1 ? "" : "s") not yet published; the next session on this seat with --shared sends them\n"

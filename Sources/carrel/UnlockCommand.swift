@@ -31,24 +31,34 @@ struct UnlockCommand: ParsableCommand {
         SignalGuard.unblockRelied()
         try reportingFailures {
             let context = state.context(needsTerminal: false)
+            // First: a special file planted in the state directory is refused before any is opened.
+            let journal = try state.existingJournal()
             if case let .held(holder) = context.lock.inspect() {
                 let who = holder.map { "\($0.summary), session \($0.session)" } ?? "a session that is starting"
                 throw CarrelFailure(status: .lockActive, message: "refusing to unlock: the session holding the lock is still running (\(who)); end it at its terminal with the proctor passphrase — unlock is for sessions whose process has gone")
             }
-            guard let journal = try state.existingJournal() else {
+            guard let journal else {
                 FileOutput.standardOutput.write("Nothing to unlock: no session has run with this state directory.\n")
                 return
             }
             let chosen: [SessionRecord]
             do {
+                // A session the journal cannot give back as written is named, and nothing is changed.
+                if let damage = try journal.sessionReport(status: [.active, .interrupted]).damaged.first {
+                    var failure = StateOptions.failure(damage, journal: context.location.journalPath)
+                    failure.message += "; nothing was unlocked"
+                    throw failure
+                }
                 let waiting = try SessionRuntime.waiting(journal: journal, context: context)
                 if waiting.isEmpty {
                     FileOutput.standardOutput.write("Nothing to unlock: the lock is free and no session is interrupted.\n")
                     return
                 }
                 chosen = try session.map { id throws(SessionError) in [try SessionRuntime.pick(id, from: waiting)] } ?? waiting
-            } catch let error as SessionError {
-                throw error.failure
+            } catch let error as CarrelFailure {
+                throw error
+            } catch {
+                throw StateOptions.failure(error, journal: context.location.journalPath)
             }
             for record in chosen {
                 let assessment = try ProctorCheck.open(record, journal: journal, location: context.location, action: "unlock")
@@ -68,7 +78,7 @@ struct UnlockCommand: ParsableCommand {
                     if let path = ending.resultPath { line += " Result: \(path)" }
                     FileOutput.standardOutput.write(line + "\n")
                     if let problem = ending.problem {
-                        throw CarrelFailure(status: .cannotCreate, message: problem)
+                        throw CarrelFailure(status: .cannotCreate, message: "session \(result.session) ended and its result is in the journal, but \(problem)")
                     }
                 }
             }
@@ -88,6 +98,9 @@ enum ProctorCheck {
     /// only, by the passphrase the gate accepted.
     static func open(_ record: SessionRecord, journal: Journal, location: StateLocation,
                      action: String) throws(CarrelFailure) -> Assessment {
+        guard !journal.isReadOnly else {
+            throw CarrelFailure(status: .cannotCreate, message: "cannot \(action) session \(record.id.prefix(8)): the state directory \(location.stateDirectory) cannot be written here (a read-only medium or another user's copy); \(action) needs to record in its journal, so run it where the journal can be written (status and results only read it)")
+        }
         do {
             let stored = try SessionRuntime.stored(record, journal: journal)
             guard stored.format == .sealed else {
@@ -116,29 +129,32 @@ enum ProctorCheck {
         let attempts = PassphraseAttempts(stateDirectory: location.stateDirectory)
         let gate = ProctorGate(hash: hash, attempts: attempts, tries: UnlockCommand.attempts, action: "\(action) \(record.id.prefix(8))")
         let prompt = "Proctor passphrase to \(action) \(record.id.prefix(8)) (\(record.candidate ?? "no candidate")): "
+        let events = UnrecordedEvents(journal: journal, session: record.id, attemptsPath: attempts.path)
         var attempt = 0
         while true {
             // At a terminal the wait comes before the prompt (what is typed meanwhile is
             // dropped); from a pipe the line is read first, so input that ended ends at once.
             if reader.interactive { waitOut(gate, reader) }
             guard let typed = try reader.readIfAny(prompt: prompt) else {
-                if attempt > 0 { throw wrong(attempt) }
+                if attempt > 0 { throw wrong(attempt, events) }
                 throw CarrelFailure(status: .usage, message: "no passphrase was given on standard input; type it at a terminal or pipe it, one per line")
             }
             if !reader.interactive { waitOut(gate, reader) }
             switch gate.check(typed) {
             case .accepted:
+                // The proctor is in; wrong passphrases before still go to the journal, or are said.
+                if let missing = events.flush() { Console.error("warning: \(missing)") }
                 return typed
             case .mustWait:
                 continue
             case let .unavailable(why):
-                throw CarrelFailure(status: .cannotCreate, message: why)
+                throw CarrelFailure(status: .cannotCreate, message: why + (events.flush().map { "; \($0)" } ?? ""))
             case let .rejected(triesLeft, _):
                 attempt += 1
-                // The attempt is already in the attempts file; a journal that cannot take the
-                // event must not stop the refusal.
-                try? journal.commit(session: record.id, [.event(.passphraseFailed, "\(action), attempt \(attempt)", at: Date())], at: Date())
-                if triesLeft == 0 { throw wrong(attempt) }
+                // The attempt is already in the attempts file; the journal gets it too, or
+                // the refusal says it could not (the refusal never waits on the journal).
+                events.add(.event(.passphraseFailed, "\(action), attempt \(attempt)", at: Date()))
+                if triesLeft == 0 { throw wrong(attempt, events) }
                 reader.say("That passphrase is not right.\n")
             }
         }
@@ -152,7 +168,48 @@ enum ProctorCheck {
         reader.pause(wait)
     }
 
-    static func wrong(_ attempts: Int) -> CarrelFailure {
-        CarrelFailure(status: .wrongPassphrase, message: "wrong proctor passphrase; the session is unchanged (\(attempts) attempt\(attempts == 1 ? "" : "s") logged)")
+    static func wrong(_ attempts: Int, _ events: UnrecordedEvents) -> CarrelFailure {
+        var message = "wrong proctor passphrase; the session is unchanged (\(attempts) attempt\(attempts == 1 ? "" : "s") logged)"
+        if let missing = events.flush() { message += "; but \(missing)" }
+        return CarrelFailure(status: .wrongPassphrase, message: message)
+    }
+}
+
+/// Integrity events for one session's journal (wrong proctor passphrases): each is committed
+/// when it happens; one the journal cannot take stays here and is committed with the next, and
+/// again before the command ends. What still cannot be committed is reported, never dropped.
+final class UnrecordedEvents {
+    let journal: Journal
+    let session: String
+    let attemptsPath: String
+    private(set) var waiting: [JournalWrite] = []
+    private var lastError = ""
+
+    init(journal: Journal, session: String, attemptsPath: String) {
+        self.journal = journal
+        self.session = session
+        self.attemptsPath = attemptsPath
+    }
+
+    func add(_ event: JournalWrite) {
+        waiting.append(event)
+        _ = flush()
+    }
+
+    /// Commits every event still waiting (a few tries, a tenth of a second apart); nil when the
+    /// journal has them all, else the sentence that says what it lacks and where it is kept.
+    func flush(tries: Int = 3) -> String? {
+        for attempt in 1...tries where !waiting.isEmpty {
+            do {
+                try journal.commit(session: session, waiting, at: Date())
+                waiting = []
+            } catch {
+                lastError = "\(error)"
+                if attempt < tries { usleep(100_000) }
+            }
+        }
+        guard !waiting.isEmpty else { return nil }
+        let count = waiting.count == 1 ? "a wrong passphrase" : "\(waiting.count) wrong passphrases"
+        return "the journal could not record \(count) for session \(session.prefix(8)) (\(lastError)); \(attemptsPath) has every attempt"
     }
 }

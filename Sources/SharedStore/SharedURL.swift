@@ -49,6 +49,13 @@ public struct SharedURL: Sendable, Equatable, CustomStringConvertible {
             throw Problem(description: "the shared store must be a PostgreSQL URL: postgresql://USER@HOST:PORT/DATABASE (with the password in ~/.pgpass)")
         }
         var rest = Substring(trimmed.dropFirst(scheme.count))
+        // The user and password end at the last @ before the first / or ?. An @ after them
+        // means a password (or user name) holding / or ? unescaped: read as it stands, part of
+        // it would become the host or the database name, which messages print.
+        if let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" }), rest[end...].contains("@") {
+            throw Problem(description: "the shared store's URL has an @ after its host: a password or user name holding /, ? or @ "
+                + "must write them as %2F, %3F and %40 (better, keep the password in ~/.pgpass)")
+        }
         var query = Substring("")
         if let q = rest.firstIndex(of: "?") {
             query = rest[rest.index(after: q)...]
@@ -95,7 +102,13 @@ public struct SharedURL: Sendable, Equatable, CustomStringConvertible {
         }
         var database = pathPart.isEmpty ? nil : try decode(pathPart, "database name")
         var params: [String: String] = [:]
-        for pair in query.split(separator: "&") where !pair.isEmpty {
+        let pairs = query.split(separator: "&")
+        // A password holding & would be read as more parameters, which messages may print.
+        if let given = pairs.firstIndex(where: { $0.hasPrefix("password=") }), given != pairs.indices.last {
+            throw Problem(description: "a password in the shared store's URL must be its last parameter, with & written as %26 "
+                + "(better, keep it in ~/.pgpass)")
+        }
+        for pair in pairs where !pair.isEmpty {
             guard let eq = pair.firstIndex(of: "=") else { throw Problem(description: "the shared store's URL has a parameter without a value (after ?, write name=value)") }
             params[try decode(pair[..<eq], "parameter")] = try decode(pair[pair.index(after: eq)...], "parameter value")
         }
@@ -144,6 +157,20 @@ public struct SharedURL: Sendable, Equatable, CustomStringConvertible {
             }
         }
         return url
+    }
+
+    /// `text` (a message about this store) with every occurrence of the password, as typed
+    /// or %-escaped, replaced by "…": no message prints it, whatever a server or library put
+    /// in theirs. (A password under four characters is not looked for: it would blank out
+    /// ordinary words, and messages never quote the URL's text anyway.)
+    public func redacting(_ text: String) -> String {
+        guard let password, password.count >= 4 else { return text }
+        var out = text
+        let forms = [password, Self.escaped(password), password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? password]
+        for form in Set(forms) where out.contains(form) {
+            out = out.replacingOccurrences(of: form, with: "…")
+        }
+        return out
     }
 
     static func decode(_ part: Substring, _ what: String) throws(Problem) -> String {

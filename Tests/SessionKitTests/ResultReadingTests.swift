@@ -125,3 +125,45 @@ struct ResultReadingTests {
         }
     }
 }
+
+/// A seat's own journal changed by hand: the damaged result is named and left out, the
+/// others are exported, and `--strict` exits 65.
+@Suite("carrel results on a journal changed by hand", .serialized)
+struct DamagedJournalResultsTests {
+    @Test func aResultWithAKeyGivenTwiceIsNamedAndLeftOutAndStrictExits65() throws {
+        let box = try Sandbox()
+        let file = try box.assessment(items: 2)
+        var ids: [String] = []
+        for name in ["Ada", "Eve"] {
+            let (child, id) = try #require(try box.begin(file, candidate: name))
+            child.send("answer q0 \(Response.text("a0").driverJSON)")
+            child.send("submit")
+            _ = child.expect("finished submitted")
+            #expect(child.waitStatus() == 0)
+            ids.append(id)
+        }
+        // Eve's result, as someone with write access to the state directory could leave it.
+        let journal = try box.journal()
+        try journal.writer.write { db in
+            let json = try #require(try String.fetchOne(db, sql: "SELECT json FROM result WHERE session_id = ?", arguments: [ids[1]]))
+            let twice = json.replacingOccurrences(of: "{", with: #"{"time_used\u005fseconds": "abc","#, options: [], range: json.range(of: "{"))
+            try db.execute(sql: "UPDATE result SET json = ?, heading = NULL WHERE session_id = ?", arguments: [twice, ids[1]])
+        }
+        // Standard output and standard error together.
+        func carrel(_ arguments: [String]) -> (status: Int32, text: String) {
+            let out = ChildSpawn.run(ChildProcess.carrel, arguments + ["--state-dir", box.stateDir], environment: box.environment, timeout: 30)
+            return (out.status, out.output)
+        }
+        for command in [["results", "export"], ["results", "export", "--format", "csv"]] {
+            let out = carrel(command)
+            let text = out.text
+            #expect(out.status == 0, "\(command): \(text)")
+            #expect(text.contains(ids[0]) && text.contains("skipped session \(ids[1]): its result cannot be read"), "\(command): \(text)")
+            #expect(text.contains("appears twice") && text.contains("1 session skipped"), "\(command): \(text)")
+            let strict = carrel(command + ["--strict"])
+            #expect(strict.status == 65 && strict.text.contains(ids[0].prefix(8)) && strict.text.contains("--strict"), "\(command) --strict")
+        }
+        let show = carrel(["results", "show", ids[1]])
+        #expect(show.status == 65 && show.text.contains("appears twice"), "\(show.text)")
+    }
+}

@@ -123,15 +123,24 @@ public enum StrictJSON {
         mutating func object(depth: Int) throws(Problem) {
             index += 1
             var first = true
-            var keys = Set<String>()
+            // A short list of keys is searched, a long one hashed: a hostile document with
+            // many keys in one object costs no more than its length.
+            var keys: [String] = []
+            var many = Set<String>()
             while try more(until: UInt8(ascii: "}"), first: &first) {
                 guard current == UInt8(ascii: "\"") else { throw problem("a key expected") }
                 let key = try string(keeping: true)
                 // Swift compares strings by canonical equivalence, as `JSONDecoder` matches keys:
                 // "é" and "e\u0301" are one key to it, so they are one key here too.
-                guard keys.insert(key).inserted else {
-                    throw problem("the key \"\(Self.shown(key))\" appears twice")
+                let repeated: Bool
+                if keys.count < 16 {
+                    repeated = keys.contains(key)
+                    keys.append(key)
+                    if keys.count == 16 { many = Set(keys) }
+                } else {
+                    repeated = !many.insert(key).inserted
                 }
+                guard !repeated else { throw problem("the key \"\(Self.shown(key))\" appears twice") }
                 try whitespace()
                 try expect(UInt8(ascii: ":"), "a colon")
                 try whitespace()
@@ -148,29 +157,28 @@ public enum StrictJSON {
         /// Reads a string; returns its text (escapes resolved) when `keeping`, else "".
         mutating func string(keeping: Bool) throws(Problem) -> String {
             index += 1
-            var text = String.UnicodeScalarView()
+            let start = index
+            var escaped: String.UnicodeScalarView?
             var runStart = index
-            func flush(_ end: Int) {
-                guard keeping, end > runStart else { return }
-                text.append(contentsOf: String(decoding: bytes[runStart..<end], as: UTF8.self).unicodeScalars)
-            }
             while true {
-                guard let b = current else { throw problem("a string that does not end") }
-                if b == UInt8(ascii: "\"") {
-                    flush(index)
+                // A run of plain bytes first: most strings are nothing else.
+                while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 {
                     index += 1
-                    return String(text)
                 }
+                guard let b = current else { throw problem("a string that does not end") }
                 if b < 0x20 { throw problem("a raw control character inside a string") }
-                if b == UInt8(ascii: "\\") {
-                    flush(index)
-                    index += 1
-                    let scalar = try escape()
-                    if keeping { text.append(scalar) }
-                    runStart = index
-                    continue
+                if keeping, escaped != nil || b == UInt8(ascii: "\\") {
+                    escaped = escaped ?? String.UnicodeScalarView()
+                    escaped?.append(contentsOf: String(decoding: bytes[runStart..<index], as: UTF8.self).unicodeScalars)
                 }
                 index += 1
+                if b == UInt8(ascii: "\"") {
+                    guard keeping else { return "" }
+                    return escaped.map(String.init) ?? String(decoding: bytes[start..<index - 1], as: UTF8.self)
+                }
+                let scalar = try escape()
+                if keeping { escaped?.append(scalar) }
+                runStart = index
             }
         }
 

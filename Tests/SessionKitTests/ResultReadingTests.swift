@@ -46,6 +46,12 @@ struct ResultReadingTests {
         }
         // Nested objects too, and canonically equivalent keys (one key to JSONDecoder).
         #expect(throws: StrictJSON.Problem.self) { try StrictJSON.check(#"{"a":{"b":1,"b":2}}"#) }
+        // In an object of many keys as in a short one.
+        let many = (0..<40).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+        #expect(throws: Never.self) { try StrictJSON.check("{\(many)}") }
+        for repeated in ["k3", "k20", "k39", "k\\u0033"] {
+            #expect(throws: StrictJSON.Problem.self, "\(repeated)") { try StrictJSON.check("{\(many),\"\(repeated)\":1}") }
+        }
         #expect(throws: StrictJSON.Problem.self) { try StrictJSON.check("{\"caf\u{E9}\":1,\"cafe\\u0301\":2}") }
         do {
             try StrictJSON.check(#"{"x":1,"time_used\u005fseconds":1,"time_used_seconds":2}"#)

@@ -34,26 +34,68 @@ public final class SharedReader: Sendable {
         try await connection.listen(on: SharedSchema.channel, consume: body)
     }
 
-    struct RawSeat: Decodable {
+    struct RawSeat {
         var session: String
         var candidate: String?
-        var seat: String
-        var room: String
-        var assessment: String
-        var assessment_title: String
+        var seat = ""
+        var room = ""
+        var assessment = ""
+        var assessment_title = ""
         var status: String
         var end_reason: String?
-        var answered: Int
-        var total: Int
+        var answered = 0
+        var total = 0
         var time_allowed: Double?
-        var elapsed: Double
-        var paste_attempts: Int
-        var focus_losses: Int
-        var exit_attempts: Int
-        var interruptions: Int
-        var last_seen: String
-        var quiet: Double
-        var connected: Bool
+        var elapsed: Double = 0
+        var paste_attempts = 0
+        var focus_losses = 0
+        var exit_attempts = 0
+        var interruptions = 0
+        var last_seen = ""
+        var quiet: Double = 0
+        var connected = false
+
+        /// The columns `seats` selects, in order, each as text.
+        static let columns = """
+            s.session, s.candidate, s.seat, s.room, s.assessment_id, s.assessment_title, s.status, s.end_reason,
+            s.answered::text, s.total::text, s.time_allowed_seconds::text, s.elapsed_seconds::text,
+            s.paste_attempts::text, s.focus_losses::text, s.exit_attempts::text, s.interruptions::text,
+            extract(epoch FROM s.last_seen)::text, extract(epoch FROM clock_timestamp() - s.last_seen)::text,
+            (h.key IS NOT NULL)::text
+            """
+
+        init(cells c: [String?]) {
+            session = c.first.flatMap { $0 } ?? "?"
+            guard c.count == 19 else {
+                status = "unreadable"
+                return
+            }
+            candidate = c[1]
+            seat = c[2] ?? ""
+            room = c[3] ?? ""
+            assessment = c[4] ?? ""
+            assessment_title = c[5] ?? ""
+            status = c[6] ?? "unreadable"
+            end_reason = c[7]
+            let counts = c[8...15].map { StoreRows.int($0, 0...10_000_000) }
+            answered = counts[0] ?? 0
+            total = counts[1] ?? 0
+            time_allowed = StoreRows.number(c[10])
+            elapsed = StoreRows.number(c[11]) ?? 0
+            paste_attempts = counts[4] ?? 0
+            focus_losses = counts[5] ?? 0
+            exit_attempts = counts[6] ?? 0
+            interruptions = counts[7] ?? 0
+            last_seen = StoreRows.date(c[16]).map(Timestamp.iso) ?? ""
+            quiet = StoreRows.number(c[17]) ?? 0
+            connected = c[18] == "true"
+        }
+
+        /// A row none of whose values can be read: shown, so that no seat is missing.
+        init(unreadable session: String?) {
+            self.session = session ?? "?"
+            status = "unreadable"
+        }
     }
 
     /// The advisory locks held now, each as the session key it was taken under
@@ -65,31 +107,22 @@ public final class SharedReader: Sendable {
             AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))
         """
 
-    /// Every seat of `room` (every room when nil), trouble first.
+    /// Every seat of `room` (every room when nil), trouble first. Each value is read on its
+    /// own (`RawSeat(cells:)`): a value that cannot be read shows as nothing (0, or an empty
+    /// text), a row that cannot be read shows as a seat whose status is "unreadable"; no seat
+    /// is left out because of what it sent.
     public func seats(room: String?) async throws -> [SeatView] {
         let connection = self.connection
         let logger = self.logger
         let rows = try await StoreCall.guarded(connection, timeout: 10) { try await connection.query("""
             \(unescaped: Self.heldLocks)
-            SELECT json_build_object(
-              'session', s.session, 'candidate', s.candidate, 'seat', s.seat, 'room', s.room,
-              'assessment', s.assessment_id, 'assessment_title', s.assessment_title, 'status', s.status,
-              'end_reason', s.end_reason, 'answered', s.answered, 'total', s.total,
-              'time_allowed', s.time_allowed_seconds, 'elapsed', s.elapsed_seconds,
-              'paste_attempts', s.paste_attempts, 'focus_losses', s.focus_losses, 'exit_attempts', s.exit_attempts,
-              'interruptions', s.interruptions,
-              'last_seen', to_char(s.last_seen AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-              'quiet', extract(epoch FROM clock_timestamp() - s.last_seen)::float8,
-              'connected', h.key IS NOT NULL)::text
+            SELECT \(unescaped: RawSeat.columns)
             FROM carrel_sessions s LEFT JOIN (SELECT DISTINCT key FROM held) h ON h.key = s.lock_key
             WHERE \(room)::text IS NULL OR s.room = \(room)::text
             """, logger: logger).collect() }
-        let decoder = JSONDecoder()
         var seats: [SeatView] = []
         for row in rows {
-            // A row that cannot be read is one seat's problem, never the whole room's.
-            guard let text = try? row.decode(String.self),
-                  let raw = try? decoder.decode(RawSeat.self, from: Data(text.utf8)) else { continue }
+            let raw = StoreRows.texts(row).map(RawSeat.init(cells:)) ?? RawSeat(unreadable: CopyPlan.firstCell(row))
             // A seat that left its start screen without beginning is gone, not waiting.
             if raw.status == "not_started" && !raw.connected { continue }
             seats.append(Self.view(raw))
@@ -132,139 +165,20 @@ public final class SharedReader: Sendable {
         return Int(min(max(value, 0), 10_000_000).rounded(.down))
     }
 
-    /// One session's events as its seat published them, oldest first.
+    /// One session's events as its seat published them, oldest first. An event whose time
+    /// cannot be read ends the read with why (the console shows it for this seat alone).
     public func events(session: String) async throws -> [JournalEvent] {
         let connection = self.connection
         let logger = self.logger
         let rows = try await StoreCall.guarded(connection, timeout: 10) { try await connection.query("""
-            SELECT at, coalesce(body->>'kind', ''), coalesce(body->>'detail', '') FROM carrel_records
+            SELECT \(unescaped: StoreRows.Event.columns) FROM carrel_records
             WHERE session = \(session) AND kind = 'event' ORDER BY seq
             """, logger: logger).collect() }
         return try rows.map { row in
-            let (at, kind, detail) = try row.decode((Date, String, String).self)
-            return JournalEvent(at: at, kind: kind, detail: detail)
+            guard let cells = StoreRows.texts(row) else { throw StoreRows.Unreadable("an event row cannot be read") }
+            let event = try StoreRows.Event(cells)
+            return JournalEvent(at: event.at, kind: event.kind, detail: event.detail)
         }
-    }
-
-    struct RawSession: Decodable {
-        var session: String
-        var candidate: String?
-        var room: String
-        var seat: String
-        var assessment_id: String
-        var assessment_title: String
-        var fingerprint: String
-        var status: String
-        var end_reason: String?
-        var started_at: String
-        var ended_at: String?
-        var elapsed: Double
-        var interruptions: Int
-        var pid: Int?
-        var host: String?
-        var connected: Bool
-    }
-
-    /// The sessions of `room` (every room when nil) copied into an in-memory journal: their
-    /// rows, events and results, as `results` reads them from a seat's own journal. Also the
-    /// sessions that are interrupted (their seat's process is gone before they ended).
-    public func journalCopy(room: String?) async throws -> (journal: Journal, waiting: Set<String>) {
-        let journal = try Journal(writer: try DatabaseQueue())
-        var waiting: Set<String> = []
-        let connection = self.connection
-        let logger = self.logger
-        let sessions = try await StoreCall.guarded(connection, timeout: 30) { try await connection.query("""
-            \(unescaped: Self.heldLocks)
-            SELECT json_build_object(
-              'session', s.session, 'candidate', s.candidate, 'room', s.room, 'seat', s.seat,
-              'assessment_id', s.assessment_id, 'assessment_title', s.assessment_title, 'fingerprint', s.fingerprint,
-              'status', s.status, 'end_reason', s.end_reason,
-              'started_at', to_char(s.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS'),
-              'ended_at', to_char(s.ended_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS'),
-              'elapsed', s.saved_elapsed_seconds, 'interruptions', s.interruptions, 'pid', s.pid, 'host', s.host,
-              'connected', h.key IS NOT NULL)::text
-            FROM carrel_sessions s LEFT JOIN (SELECT DISTINCT key FROM held) h ON h.key = s.lock_key
-            WHERE (\(room)::text IS NULL OR s.room = \(room)::text) AND s.status <> 'not_started'
-            ORDER BY s.started_at, s.session
-            """, logger: logger).collect() }
-        let decoder = JSONDecoder()
-        var raws: [RawSession] = []
-        let statuses = Set(["active", "review", "ending", "ended", "interrupted", "abandoned"])
-        let reasons = Set(["submitted", "timed_out", "ended_by_proctor", "ended_by_candidate"])
-        for row in sessions {
-            // A session whose row cannot be read, or whose status is not one a journal has, is
-            // left out (one seat's data never stops the results of the others).
-            guard let text = try? row.decode(String.self),
-                  var raw = try? decoder.decode(RawSession.self, from: Data(text.utf8)),
-                  statuses.contains(raw.status) else { continue }
-            if let reason = raw.end_reason, !reasons.contains(reason) { raw.end_reason = nil }
-            raw.elapsed = Double(Self.whole(raw.elapsed))
-            raws.append(raw)
-        }
-        let ids = raws.map(\.session)
-        // Each session's time used as its result says (the store's own figure is the last
-        // the running seat reported), events and results.
-        var events: [(String, String, String, String)] = []
-        for row in try await StoreCall.guarded(connection, timeout: 60, { try await connection.query("""
-            SELECT session, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS'),
-                   coalesce(body->>'kind', ''), coalesce(body->>'detail', '')
-            FROM carrel_records WHERE kind = 'event' AND session = ANY(\(ids)::text[]) ORDER BY session, seq
-            """, logger: logger).collect() }) {
-            guard let event = try? row.decode((String, String, String, String).self) else { continue }
-            events.append(event)
-        }
-        // Each result is read from its document, and its gradebook digest made here again: a
-        // seat's role can add records, so what it sent is data to check, not to trust (a
-        // document that does not read as a result, or names another session, is left out;
-        // spreadsheet cells are neutralised here, whatever the seat sent).
-        var results: [(String, String, String, String, String, String)] = []
-        let documentDecoder = JSONDecoder()
-        for row in try await StoreCall.guarded(connection, timeout: 120, { try await connection.query("""
-            SELECT session, json FROM carrel_results WHERE session = ANY(\(ids)::text[])
-            """, logger: logger).collect() }) {
-            guard let (session, json) = try? row.decode((String, String).self) else { continue }
-            guard let document = try? documentDecoder.decode(ResultDocument.self, from: Data(json.utf8)),
-                  document.session == session,
-                  let columns = try? ResultDigest(document).columns() else { continue }
-            results.append((session, columns.heading, columns.items, columns.csv, columns.cells, json))
-        }
-        for raw in raws {
-            let running = ["active", "review", "beginning", "ending"].contains(raw.status)
-            if raw.status == "interrupted" || (running && !raw.connected) { waiting.insert(raw.session) }
-        }
-        let noExtraTime = String(decoding: try JSONEncoder().encode(ExtraTime.none), as: UTF8.self)
-        try await journal.writer.write { [raws, events, results] db in
-            for raw in raws {
-                try db.execute(sql: """
-                    INSERT OR IGNORE INTO assessment (fingerprint, assessment_id, title, path, format, source)
-                      VALUES (?, ?, ?, '(shared store)', 'yaml', x'')
-                    """, arguments: [raw.fingerprint, raw.assessment_id, raw.assessment_title])
-                let options = String(decoding: try JSONEncoder().encode(SessionOptions(shared: SharedLabel(room: raw.room, seat: raw.seat))),
-                                     as: UTF8.self)
-                try db.execute(sql: """
-                    INSERT INTO session (id, fingerprint, assessment_id, assessment_title, candidate, status, end_reason, seed,
-                      extra_time, options, started_at, ended_at, interruptions, pid, host, tty)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, NULL)
-                    """, arguments: [raw.session, raw.fingerprint, raw.assessment_id, raw.assessment_title, raw.candidate,
-                                     raw.status, raw.end_reason, noExtraTime, options, raw.started_at, raw.ended_at, raw.interruptions,
-                                     raw.pid ?? 0, raw.host ?? ""])
-                try db.execute(sql: "INSERT INTO progress (session_id, position, elapsed) VALUES (?, 0, ?)",
-                               arguments: [raw.session, raw.elapsed])
-            }
-            for (session, at, kind, detail) in events {
-                try db.execute(sql: "INSERT INTO event (session_id, at, kind, detail) VALUES (?, ?, ?, ?)",
-                               arguments: [session, at, kind, detail])
-            }
-            for (session, heading, items, csv, cells, json) in results {
-                try db.execute(sql: "INSERT INTO result (session_id, heading, items, csv, cells, json) VALUES (?, ?, ?, ?, ?, ?)",
-                               arguments: [session, heading, items, csv, cells, json])
-                // A finished session's time used is its result's.
-                try db.execute(sql: """
-                    UPDATE progress SET elapsed = coalesce(json_extract(?, '$.time_used_seconds'), elapsed) WHERE session_id = ?
-                    """, arguments: [json, session])
-            }
-        }
-        return (journal, waiting)
     }
 }
 

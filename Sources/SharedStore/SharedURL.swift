@@ -48,69 +48,9 @@ public struct SharedURL: Sendable, Equatable, CustomStringConvertible {
         guard let scheme = schemes.first(where: { trimmed.lowercased().hasPrefix($0) }) else {
             throw Problem(description: "the shared store must be a PostgreSQL URL: postgresql://USER@HOST:PORT/DATABASE (with the password in ~/.pgpass)")
         }
-        var rest = Substring(trimmed.dropFirst(scheme.count))
-        var query = Substring("")
-        if let q = rest.firstIndex(of: "?") {
-            query = rest[rest.index(after: q)...]
-            rest = rest[..<q]
-        }
-        var pathPart = Substring("")
-        if let slash = rest.firstIndex(of: "/") {
-            pathPart = rest[rest.index(after: slash)...]
-            rest = rest[..<slash]
-        }
-        var userInfo: Substring?
-        if let at = rest.lastIndex(of: "@") {
-            userInfo = rest[..<at]
-            rest = rest[rest.index(after: at)...]
-        }
-        var user: String?
-        var password: String?
-        if let userInfo {
-            if let colon = userInfo.firstIndex(of: ":") {
-                user = try decode(userInfo[..<colon], "user name")
-                password = try decode(userInfo[userInfo.index(after: colon)...], "password")
-            } else {
-                user = try decode(userInfo, "user name")
-            }
-        }
-        var hostText: String?
-        var portText: String?
-        if rest.hasPrefix("[") {
-            // [::1]:5432
-            guard let close = rest.firstIndex(of: "]") else { throw Problem(description: "the shared store's host has an unclosed [") }
-            hostText = String(rest[rest.index(after: rest.startIndex)..<close])
-            let after = rest[rest.index(after: close)...]
-            if after.hasPrefix(":") { portText = String(after.dropFirst()) } else if !after.isEmpty {
-                throw Problem(description: "the shared store's address has text after its host's closing ]")
-            }
-        } else if let colon = rest.lastIndex(of: ":") {
-            hostText = try decode(rest[..<colon], "host")
-            portText = String(rest[rest.index(after: colon)...])
-        } else if !rest.isEmpty {
-            hostText = try decode(rest, "host")
-        }
-        if hostText?.contains(",") == true {
-            throw Problem(description: "the shared store takes one host; several hosts in one URL are not supported")
-        }
-        var database = pathPart.isEmpty ? nil : try decode(pathPart, "database name")
-        var params: [String: String] = [:]
-        for pair in query.split(separator: "&") where !pair.isEmpty {
-            guard let eq = pair.firstIndex(of: "=") else { throw Problem(description: "the shared store's URL has a parameter without a value (after ?, write name=value)") }
-            params[try decode(pair[..<eq], "parameter")] = try decode(pair[pair.index(after: eq)...], "parameter value")
-        }
-        for (key, value) in params {
-            switch key {
-            case "host": hostText = value
-            case "port": portText = value
-            case "user": user = value
-            case "password": password = value
-            case "dbname": database = value
-            case "sslmode", "connect_timeout", "application_name", "passfile": break
-            default:
-                throw Problem(description: "the shared store's URL has a parameter Carrel does not use (known: host, port, user, password, dbname, sslmode, connect_timeout, passfile)")
-            }
-        }
+        let written = try Written(Substring(trimmed.dropFirst(scheme.count)))
+        let (params, user, password, database) = (written.params, written.user, written.password, written.database)
+        let (hostText, portText) = (written.host, written.port)
         let env = { (name: String) -> String? in environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         let host = hostText.flatMap { $0.isEmpty ? nil : $0 } ?? env("PGHOST") ?? "localhost"
         let portString = portText.flatMap { $0.isEmpty ? nil : $0 } ?? env("PGPORT") ?? "5432"
@@ -144,6 +84,115 @@ public struct SharedURL: Sendable, Equatable, CustomStringConvertible {
             }
         }
         return url
+    }
+
+    /// What a URL's text says, before the environment's defaults: user, password, host, port,
+    /// database and the other parameters, each %-decoded.
+    struct Written {
+        var user: String?
+        var password: String?
+        var host: String?
+        var port: String?
+        var database: String?
+        var params: [String: String] = [:]
+
+        /// `rest`: the URL after its scheme.
+        init(_ text: Substring) throws(Problem) {
+            var rest = text
+            // The user and password end at the last @ before the first / or ?. An @ after them
+            // means a password (or user name) holding / or ? unescaped: read as it stands, part
+            // of it would become the host or the database name, which messages print.
+            if let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" }), rest[end...].contains("@") {
+                throw Problem(description: "the shared store's URL has an @ after its host: in a password or user name, "
+                    + "write / ? and @ as %2F, %3F and %40 (better, keep the password in ~/.pgpass)")
+            }
+            var query = Substring("")
+            if let q = rest.firstIndex(of: "?") {
+                query = rest[rest.index(after: q)...]
+                rest = rest[..<q]
+            }
+            if let slash = rest.firstIndex(of: "/") {
+                let path = rest[rest.index(after: slash)...]
+                database = path.isEmpty ? nil : try decode(path, "database name")
+                rest = rest[..<slash]
+            }
+            if let at = rest.lastIndex(of: "@") {
+                let userInfo = rest[..<at]
+                rest = rest[rest.index(after: at)...]
+                if let colon = userInfo.firstIndex(of: ":") {
+                    user = try decode(userInfo[..<colon], "user name")
+                    password = try decode(userInfo[userInfo.index(after: colon)...], "password")
+                } else {
+                    user = try decode(userInfo, "user name")
+                }
+            }
+            (host, port) = try Self.address(rest)
+            try read(query)
+        }
+
+        /// `HOST:PORT`, `[::1]:PORT`, `HOST` or nothing.
+        static func address(_ rest: Substring) throws(Problem) -> (host: String?, port: String?) {
+            var host: String?
+            var port: String?
+            if rest.hasPrefix("[") {
+                // [::1]:5432
+                guard let close = rest.firstIndex(of: "]") else { throw Problem(description: "the shared store's host has an unclosed [") }
+                host = String(rest[rest.index(after: rest.startIndex)..<close])
+                let after = rest[rest.index(after: close)...]
+                if after.hasPrefix(":") { port = String(after.dropFirst()) } else if !after.isEmpty {
+                    throw Problem(description: "the shared store's address has text after its host's closing ]")
+                }
+            } else if let colon = rest.lastIndex(of: ":") {
+                host = try decode(rest[..<colon], "host")
+                port = String(rest[rest.index(after: colon)...])
+            } else if !rest.isEmpty {
+                host = try decode(rest, "host")
+            }
+            if host?.contains(",") == true {
+                throw Problem(description: "the shared store takes one host; several hosts in one URL are not supported")
+            }
+            return (host, port)
+        }
+
+        /// The parameters after `?`, which override what the URL said before them.
+        mutating func read(_ query: Substring) throws(Problem) {
+            let pairs = query.split(separator: "&")
+            // A password holding & would be read as more parameters, which messages may print.
+            if let given = pairs.firstIndex(where: { $0.hasPrefix("password=") }), given != pairs.indices.last {
+                throw Problem(description: "a password in the shared store's URL must be its last parameter, with & written as %26 "
+                    + "(better, keep it in ~/.pgpass)")
+            }
+            for pair in pairs where !pair.isEmpty {
+                guard let eq = pair.firstIndex(of: "=") else { throw Problem(description: "the shared store's URL has a parameter without a value (after ?, write name=value)") }
+                params[try decode(pair[..<eq], "parameter")] = try decode(pair[pair.index(after: eq)...], "parameter value")
+            }
+            for (key, value) in params {
+                switch key {
+                case "host": host = value
+                case "port": port = value
+                case "user": user = value
+                case "password": password = value
+                case "dbname": database = value
+                case "sslmode", "connect_timeout", "application_name", "passfile": break
+                default:
+                    throw Problem(description: "the shared store's URL has a parameter Carrel does not use (known: host, port, user, password, dbname, sslmode, connect_timeout, passfile)")
+                }
+            }
+        }
+    }
+
+    /// `text` (a message about this store) with every occurrence of the password, as typed
+    /// or %-escaped, replaced by "…": no message prints it, whatever a server or library put
+    /// in theirs. (A password under four characters is not looked for: it would blank out
+    /// ordinary words, and messages never quote the URL's text anyway.)
+    public func redacting(_ text: String) -> String {
+        guard let password, password.count >= 4 else { return text }
+        var out = text
+        let forms = [password, Self.escaped(password), password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? password]
+        for form in Set(forms) where out.contains(form) {
+            out = out.replacingOccurrences(of: form, with: "…")
+        }
+        return out
     }
 
     static func decode(_ part: Substring, _ what: String) throws(Problem) -> String {

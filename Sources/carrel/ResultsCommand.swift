@@ -50,207 +50,53 @@ struct ResultFilters: ParsableArguments {
     }
 }
 
-struct ResultsData {
-    let journal: Journal?
-    let records: [SessionRecord]
-    let waiting: Set<String>
-
-    /// The results of this seat's journal, or with `--shared` (or CARREL_SHARED) those of the
-    /// lab's shared store, one room or all, read into a journal of the same form.
-    init(_ state: StateOptions, lab: SharedOptions) throws(CarrelFailure) {
-        if let url = try lab.url() {
-            let reader = try SharedOptions.reader(url)
-            let room = lab.roomName
-            do {
-                let (copy, waiting) = try Blocking.run {
-                    do {
-                        let copy = try await reader.journalCopy(room: room)
-                        await reader.close()
-                        return copy
-                    } catch {
-                        await reader.close()
-                        throw error
-                    }
-                }
-                self.init(journal: copy, records: try copy.sessions(status: nil), waiting: waiting)
-            } catch {
-                throw CarrelFailure(status: .cannotOpenInput, message: "cannot read the shared store \(url): \(SeatPublisher.describe(error))")
-            }
-            return
-        }
-        try self.init(state)
-    }
-
-    init(journal: Journal?, records: [SessionRecord], waiting: Set<String>) {
-        self.journal = journal
-        self.records = records
-        self.waiting = waiting
-    }
-
-    init(_ state: StateOptions) throws(CarrelFailure) {
-        journal = try state.existingJournal()
-        guard let journal else {
-            records = []
-            waiting = []
-            return
-        }
-        do {
-            records = try journal.sessions(status: nil)
-            waiting = Set(try SessionRuntime.waiting(journal: journal, context: state.context(needsTerminal: false)).map(\.id))
-        } catch {
-            throw CarrelFailure(status: .cannotCreate, message: "cannot read the journal \(state.location.journalPath): \(error)")
-        }
-    }
-
-    /// The one session whose id is `id` or starts with it.
-    func session(_ id: String) throws(CarrelFailure) -> SessionRecord {
-        // An empty prefix would name whichever session happens to be alone in the journal.
-        guard !id.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw CarrelFailure(status: .usage, message: "name a session by its id or its first characters; `carrel results list` shows them")
-        }
-        let matches = records.filter { $0.id == id || $0.id.hasPrefix(id.lowercased()) }
-        guard matches.count == 1, let record = matches.first else {
-            throw CarrelFailure(status: .usage, message: matches.isEmpty
-                ? "no session \(id); `carrel results list` shows them"
-                : "\(id) matches \(matches.count) sessions; give more characters")
-        }
-        return record
-    }
-
-    /// Every session's score, without reading whole results.
-    func scores() throws(CarrelFailure) -> [String: ScoreSummary] {
-        do {
-            return try journal?.scores() ?? [:]
-        } catch {
-            throw CarrelFailure(status: .cannotCreate, message: "the journal's results cannot be read: \(error)")
-        }
-    }
-
-    func result(_ id: String) throws(CarrelFailure) -> ResultDocument? {
-        do {
-            guard let text = try journal?.result(session: id) else { return nil }
-            return try JSONDecoder().decode(ResultDocument.self, from: Data(text.utf8))
-        } catch {
-            throw CarrelFailure(status: .cannotCreate, message: "the journal's result of session \(id) cannot be read: \(error)")
-        }
-    }
-
-    /// The CSV gradebook of these sessions' results: the stored heading, item ids and ready
-    /// fields of each, decoding each distinct item list once; a result whose items are not the
-    /// columns has its cells read, and one recorded before digests were kept is read whole.
-    func gradebook(_ sessions: [SessionRecord]) throws(CarrelFailure) -> (text: String, count: Int) {
-        guard let journal else { return (CSV.header(CSV.layout([])), 0) }
-        struct Entry {
-            var heading: ResultHeading
-            var integrity: IntegrityReport
-            var items: [String]
-            var csv: String?
-            var cells: [String]?
-        }
-        let decoder = JSONDecoder()
-        var entries: [Entry] = []
-        var lists: [String: [String]] = [:]
-        var session = ""
-        do {
-            let stored = try journal.gradebookRows(sessions: sessions.map(\.id))
-            let records = Dictionary(sessions.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-            for row in stored {
-                session = row.session
-                guard let record = records[row.session] else { continue }
-                let integrity = try integrity(record)
-                if let json = row.json {
-                    let digest = ResultDigest(try decoder.decode(ResultDocument.self, from: Data(json.utf8)))
-                    entries.append(Entry(heading: digest.heading, integrity: integrity, items: digest.items, csv: nil, cells: digest.cells))
-                    continue
-                }
-                guard let headingText = row.heading, let itemsText = row.items else {
-                    throw JournalCorruption(what: "the result of session \(row.session) has no heading")
-                }
-                let heading = try decoder.decode(ResultHeading.self, from: Data(headingText.utf8))
-                let items: [String]
-                if let known = lists[itemsText] {
-                    items = known
-                } else {
-                    items = try decoder.decode([String].self, from: Data(itemsText.utf8))
-                    lists[itemsText] = items
-                }
-                entries.append(Entry(heading: heading, integrity: integrity, items: items, csv: row.csv, cells: nil))
-            }
-            let layout = CSV.layout(entries.map { ($0.heading.assessment.id, $0.items) })
-            var text = CSV.header(layout)
-            for entry in entries {
-                session = entry.heading.session
-                if let row = CSV.row(entry.heading, integrity: entry.integrity, items: entry.items, csv: entry.csv,
-                                     cells: entry.cells, in: layout) {
-                    text += row
-                    continue
-                }
-                guard let cellsText = try journal.gradebookCells(session: entry.heading.session) else {
-                    throw JournalCorruption(what: "the result of session \(entry.heading.session) has no cells")
-                }
-                let cells = try decoder.decode([String].self, from: Data(cellsText.utf8))
-                text += CSV.row(entry.heading, integrity: entry.integrity, items: entry.items, csv: nil, cells: cells, in: layout) ?? ""
-            }
-            return (text, entries.count)
-        } catch let failure as CarrelFailure {
-            throw failure
-        } catch {
-            throw CarrelFailure(status: .cannotCreate, message: "the journal's result of session \(session) cannot be read: \(error)")
-        }
-    }
-
-    func integrity(_ r: SessionRecord) throws(CarrelFailure) -> IntegrityReport {
-        IntegrityReport(events: try events(r), interruptions: r.interruptions)
-    }
-
-    func events(_ r: SessionRecord) throws(CarrelFailure) -> [JournalEvent] {
-        do {
-            return try journal?.events(session: r.id) ?? []
-        } catch {
-            throw CarrelFailure(status: .cannotCreate, message: "the journal's events of session \(r.id) cannot be read: \(error)")
-        }
-    }
-}
-
 struct ListResults: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List sessions: candidate, assessment, status, score, started, duration.")
     @OptionGroup var filters: ResultFilters
     @Flag(help: "Print JSON.") var json = false
+    @OptionGroup var skipping: SkipOptions
     @OptionGroup var state: StateOptions
     @OptionGroup var lab: SharedOptions
 
     func run() throws {
         try reportingFailures {
             let data = try ResultsData(state, lab: lab)
-            let scores = try data.scores()
-            let rows = filters.apply(data.records, waiting: data.waiting).map { r -> SessionRow in
-                let score = scores[r.id]
-                return SessionRow(session: r.id, candidate: r.candidate, assessment: r.assessmentID,
-                                  status: ResultFilters.status(r, waiting: data.waiting), points: score?.points,
-                                  max: score?.max, pending: score?.pending, started: Timestamp.iso(r.startedAt),
-                                  ended: r.endedAt.map(Timestamp.iso), timeUsedSeconds: TimeUsed.seconds(r.elapsed))
-            }
-            if json {
-                FileOutput.standardOutput.write(try JSONText.pretty(rows))
-                return
-            }
-            if rows.isEmpty {
-                FileOutput.standardOutput.write("No sessions match.\n")
-                return
-            }
-            var out = "session   candidate             assessment            status            score       started               time\n"
-            let pending = rows.compactMap(\.pending).filter { $0 > 0 }.count
-            for r in rows {
-                var score = r.points.map { "\(PointsText.format($0))/\(PointsText.format(r.max ?? 0))" } ?? "—"
-                if let pending = r.pending, pending > 0 { score += " +\(PointsText.format(pending))?" }
-                out += pad(String(r.session.prefix(8)), 10) + pad(r.candidate ?? "—", 22) + pad(r.assessment, 22)
-                out += pad(r.status, 18) + pad(score, 12) + pad(r.started, 22) + DurationText.format(r.timeUsedSeconds) + "\n"
-            }
-            if pending > 0 {
-                out += "\n+N? is points still to mark by hand (essays) in \(pending) session\(pending == 1 ? "" : "s").\n"
-            }
-            FileOutput.standardOutput.write(out)
+            let count = try write(data)
+            try data.finish(data.skipped.isEmpty ? nil : "Listed \(count) session\(count == 1 ? "" : "s")", strict: skipping.strict)
         }
+    }
+
+    /// The table (or JSON) of the sessions that could be read; how many rows it has.
+    func write(_ data: ResultsData) throws(CarrelFailure) -> Int {
+        let scores = try data.scores()
+        let rows = filters.apply(data.records, waiting: data.waiting).map { r -> SessionRow in
+            let score = scores[r.id]
+            return SessionRow(session: r.id, candidate: r.candidate, assessment: r.assessmentID,
+                              status: ResultFilters.status(r, waiting: data.waiting), points: score?.points,
+                              max: score?.max, pending: score?.pending, started: Timestamp.iso(r.startedAt),
+                              ended: r.endedAt.map(Timestamp.iso), timeUsedSeconds: TimeUsed.seconds(r.elapsed))
+        }
+        if json {
+            FileOutput.standardOutput.write(try JSONText.pretty(rows))
+            return rows.count
+        }
+        if rows.isEmpty {
+            FileOutput.standardOutput.write("No sessions match.\n")
+            return 0
+        }
+        var out = "session   candidate             assessment            status            score       started               time\n"
+        let pending = rows.compactMap(\.pending).filter { $0 > 0 }.count
+        for r in rows {
+            var score = r.points.map { "\(PointsText.format($0))/\(PointsText.format(r.max ?? 0))" } ?? "—"
+            if let pending = r.pending, pending > 0 { score += " +\(PointsText.format(pending))?" }
+            out += pad(String(r.session.prefix(8)), 10) + pad(r.candidate ?? "—", 22) + pad(r.assessment, 22)
+            out += pad(r.status, 18) + pad(score, 12) + pad(r.started, 22) + DurationText.format(r.timeUsedSeconds) + "\n"
+        }
+        if pending > 0 {
+            out += "\n+N? is points still to mark by hand (essays) in \(pending) session\(pending == 1 ? "" : "s").\n"
+        }
+        FileOutput.standardOutput.write(out)
+        return rows.count
     }
 
     func pad(_ s: String, _ n: Int) -> String {
@@ -264,6 +110,7 @@ struct ShowResult: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one session's result and its integrity report.")
     @Argument(help: "The session id (or its first characters).") var session: String
     @Flag(help: "Print JSON: the result and the integrity report.") var json = false
+    @OptionGroup var skipping: SkipOptions
     @OptionGroup var state: StateOptions
     @OptionGroup var lab: SharedOptions
 
@@ -282,6 +129,7 @@ struct ShowResult: ParsableCommand {
                 }
                 FileOutput.standardOutput.write(try JSONText.pretty(Output(result: result, integrity: integrity,
                                                                       status: ResultFilters.status(record, waiting: data.waiting))))
+                try data.finish(nil, strict: skipping.strict)
                 return
             }
             var out = "Session     \(record.id)\n"
@@ -314,6 +162,7 @@ struct ShowResult: ParsableCommand {
                 out += "  \(Timestamp.iso(e.at))  \(e.kind.padding(toLength: 19, withPad: " ", startingAt: 0)) \(TextWidth.sanitise(e.detail))\n"
             }
             FileOutput.standardOutput.write(out)
+            try data.finish(nil, strict: skipping.strict)
         }
     }
 }
@@ -333,6 +182,7 @@ struct ExportResults: ParsableCommand {
     @Option(help: "json or csv.") var format: String = "json"
     @Option(help: "Write here (0600, atomically) instead of standard output.") var out: String?
     @OptionGroup var filters: ResultFilters
+    @OptionGroup var skipping: SkipOptions
     @OptionGroup var state: StateOptions
     @OptionGroup var lab: SharedOptions
 
@@ -342,7 +192,7 @@ struct ExportResults: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let data = try ResultsData(state, lab: lab)
+            var data = try ResultsData(state, lab: lab)
             let sessions = filters.apply(data.records, waiting: data.waiting)
             let text: String, count: Int
             if format == "csv" {
@@ -350,20 +200,25 @@ struct ExportResults: ParsableCommand {
             } else {
                 var chosen: [ResultDocument] = []
                 for r in sessions {
-                    if let result = try data.result(r.id) { chosen.append(result) }
+                    let (result, damage) = try data.readResult(r.id)
+                    if let damage { data.skip(r.id, damage) }
+                    if let result { chosen.append(result) }
                 }
                 (text, count) = (try JSONText.pretty(chosen), chosen.count)
             }
+            let exported = "Exported \(count) result\(count == 1 ? "" : "s")"
             if let out {
                 do {
                     let path = out.hasPrefix("/") ? out : FileManager.default.currentDirectoryPath + "/" + out
-                    try SecureFiles.writeAtomically(Data(text.utf8), to: path)
+                    // The file holds exactly what standard output would show: the same sanitiser.
+                    try SecureFiles.writeAtomically(Data(FileOutput.safe(text).utf8), to: path)
                 } catch let error as FileSystemError {
                     throw CarrelFailure(status: .cannotCreate, message: "cannot write \(out): \(error.reason)")
                 }
-                FileOutput.standardError.write("Exported \(count) result\(count == 1 ? "" : "s") to \(out)\n")
+                try data.finish("\(exported) to \(out)", strict: skipping.strict)
             } else {
                 FileOutput.standardOutput.write(text)
+                try data.finish(data.skipped.isEmpty ? nil : exported, strict: skipping.strict)
             }
         }
     }

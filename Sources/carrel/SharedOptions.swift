@@ -111,7 +111,7 @@ extension SharedOptions {
         do {
             return try Blocking.run { try await SharedReader.open(url) }
         } catch {
-            throw CarrelFailure(status: .cannotOpenInput, message: "cannot reach the shared store \(url): \(SeatPublisher.describe(error)); check that PostgreSQL runs and the URL and ~/.pgpass are right")
+            throw CarrelFailure(status: .cannotOpenInput, message: "cannot reach the shared store \(url): \(url.redacting(SeatPublisher.describe(error))); check that PostgreSQL runs and the URL and ~/.pgpass are right")
         }
     }
 }

@@ -409,7 +409,7 @@ _carrel_results() {
 
 _carrel_results_list() {
     repeating_flags=()
-    non_repeating_flags=(--json --version -h --help)
+    non_repeating_flags=(--json --strict --version -h --help)
     repeating_options=()
     non_repeating_options=(--assessment --since --status --state-dir --shared --room --seat)
     __carrel_offer_flags_options 0
@@ -442,7 +442,7 @@ _carrel_results_list() {
 
 _carrel_results_show() {
     repeating_flags=()
-    non_repeating_flags=(--json --version -h --help)
+    non_repeating_flags=(--json --strict --version -h --help)
     repeating_options=()
     non_repeating_options=(--state-dir --shared --room --seat)
     __carrel_offer_flags_options 1
@@ -466,7 +466,7 @@ _carrel_results_show() {
 
 _carrel_results_export() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--strict --version -h --help)
     repeating_options=()
     non_repeating_options=(--format --out --assessment --since --status --state-dir --shared --room --seat)
     __carrel_offer_flags_options 0

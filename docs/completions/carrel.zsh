@@ -274,6 +274,7 @@ _carrel_results_list() {
         '--since[Only sessions started on or after this date (2026-11-22, or a full ISO-8601 time).]:since:'
         '--status[Only this status\: submitted, timed_out, ended_by_proctor, interrupted, active.]:status:'
         '--json[Print JSON.]'
+        '--strict[Exit 65 when a session could not be read.]'
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
         '--shared[Publish to (or read from) a lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
@@ -291,6 +292,7 @@ _carrel_results_show() {
     local -ar arg_specs=(
         ':session:'
         '--json[Print JSON\: the result and the integrity report.]'
+        '--strict[Exit 65 when a session could not be read.]'
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
         '--shared[Publish to (or read from) a lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
@@ -311,6 +313,7 @@ _carrel_results_export() {
         '--assessment[Only this assessment id.]:assessment:'
         '--since[Only sessions started on or after this date (2026-11-22, or a full ISO-8601 time).]:since:'
         '--status[Only this status\: submitted, timed_out, ended_by_proctor, interrupted, active.]:status:'
+        '--strict[Exit 65 when a session could not be read.]'
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
         '--shared[Publish to (or read from) a lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'

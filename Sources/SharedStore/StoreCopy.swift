@@ -1,0 +1,190 @@
+import AssessmentKit
+import Foundation
+import GRDB
+import Logging
+import PostgresNIO
+import SessionKit
+
+/// The sessions of a room copied from the shared store into an in-memory journal, for
+/// `results --shared`, and those left out because something of theirs cannot be read.
+public struct StoreCopy: Sendable {
+    public var journal: Journal
+    /// Sessions interrupted, or running while their seat holds no connection.
+    public var waiting: Set<String>
+    /// Each session left out, with why, ordered by id.
+    public var skipped: [SkippedSession]
+}
+
+extension SharedReader {
+    /// The sessions of `room` (every room when nil) copied into an in-memory journal: their
+    /// rows, events and results, as `results` reads them from a seat's own journal. A session
+    /// any of whose rows cannot be read is left out and named in `skipped`; the others are
+    /// copied whole.
+    public func journalCopy(room: String?) async throws -> StoreCopy {
+        let connection = self.connection
+        let logger = self.logger
+        let rows = try await StoreCall.guarded(connection, timeout: 30) { try await connection.query("""
+            \(unescaped: Self.heldLocks)
+            SELECT \(unescaped: StoreRows.Session.columns)
+            FROM carrel_sessions s LEFT JOIN (SELECT DISTINCT key FROM held) h ON h.key = s.lock_key
+            WHERE (\(room)::text IS NULL OR s.room = \(room)::text) AND s.status <> 'not_started'
+            ORDER BY s.started_at, s.session
+            """, logger: logger).collect() }
+        var copy = CopyPlan()
+        for row in rows { copy.add(session: row) }
+        let ids = copy.sessions.map(\.session)
+        for row in try await StoreCall.guarded(connection, timeout: 60, { try await connection.query("""
+            SELECT \(unescaped: StoreRows.Event.columns)
+            FROM carrel_records WHERE kind = 'event' AND session = ANY(\(ids)::text[]) ORDER BY session, seq
+            """, logger: logger).collect() }) {
+            copy.add(event: row)
+        }
+        for row in try await StoreCall.guarded(connection, timeout: 120, { try await connection.query("""
+            SELECT session, json FROM carrel_results WHERE session = ANY(\(ids)::text[])
+            """, logger: logger).collect() }) {
+            copy.add(result: row)
+        }
+        let journal = try Journal(writer: try DatabaseQueue())
+        try await copy.write(to: journal)
+        return StoreCopy(journal: journal, waiting: copy.waiting, skipped: copy.skipped.sorted { $0.session < $1.session })
+    }
+}
+
+/// What `journalCopy` read, session by session, before it writes the copy.
+struct CopyPlan: Sendable {
+    var sessions: [StoreRows.Session] = []
+    var events: [String: [StoreRows.Event]] = [:]
+    /// Each result re-encoded from its one reading, with its gradebook digest made here again:
+    /// a seat's role can add records, so what it sent is data to check, not to trust.
+    var results: [String: (document: ResultDocument, json: String, columns: (heading: String, items: String, cells: String, csv: String))] = [:]
+    /// Why each session left out was left out (the first reason found).
+    var damaged: [String: String] = [:]
+
+    mutating func add(session row: PostgresRow) {
+        guard let cells = StoreRows.texts(row) else {
+            damage(Self.firstCell(row) ?? "?", "its row cannot be read")
+            return
+        }
+        do {
+            sessions.append(try StoreRows.Session(cells))
+        } catch {
+            damage(cells.first.flatMap { $0 } ?? "?", error.description)
+        }
+    }
+
+    mutating func add(event row: PostgresRow) {
+        guard let cells = StoreRows.texts(row) else {
+            damage(Self.firstCell(row) ?? "?", "an event row cannot be read")
+            return
+        }
+        do {
+            let event = try StoreRows.Event(cells)
+            events[event.session, default: []].append(event)
+        } catch {
+            damage(cells.first.flatMap { $0 } ?? "?", error.description)
+        }
+    }
+
+    mutating func add(result row: PostgresRow) {
+        guard let cells = StoreRows.texts(row), cells.count == 2, let session = cells[0], let json = cells[1] else {
+            damage(Self.firstCell(row) ?? "?", "its result row cannot be read")
+            return
+        }
+        do throws(StrictJSON.Problem) {
+            let document = try ResultDocument.read(json)
+            guard document.session == session else {
+                damage(session, "its result names another session")
+                return
+            }
+            let canonical = String(decoding: try Self.encoded(document), as: UTF8.self)
+            results[session] = (document, canonical, try Self.columns(document))
+        } catch {
+            damage(session, "its result cannot be read: \(error.description)")
+        }
+    }
+
+    static func encoded(_ document: ResultDocument) throws(StrictJSON.Problem) -> Data {
+        do {
+            return try document.json()
+        } catch {
+            throw StrictJSON.Problem(description: "it cannot be written again as JSON")
+        }
+    }
+
+    static func columns(_ document: ResultDocument) throws(StrictJSON.Problem) -> (heading: String, items: String, cells: String, csv: String) {
+        do {
+            return try ResultDigest(document).columns()
+        } catch {
+            throw StrictJSON.Problem(description: "its gradebook row cannot be made")
+        }
+    }
+
+    /// The first cell of a row as text, to name the session of a row that cannot be read.
+    static func firstCell(_ row: PostgresRow) -> String? {
+        var cells = row.makeIterator()
+        // Only a name for a message: a first cell that is not text names no session.
+        return cells.next().flatMap { (try? $0.decode(String?.self)) ?? nil }
+    }
+
+    mutating func damage(_ session: String, _ reason: String) {
+        if damaged[session] == nil { damaged[session] = reason }
+    }
+
+    var kept: [StoreRows.Session] { sessions.filter { damaged[$0.session] == nil } }
+
+    var waiting: Set<String> { Set(kept.filter(\.waiting).map(\.session)) }
+
+    var skipped: [SkippedSession] { damaged.map { SkippedSession(session: $0.key, reason: $0.value) } }
+
+    /// Writes every session kept into `journal`, each in a savepoint of its own: one that
+    /// cannot be written is named and left out, and the others stay.
+    mutating func write(to journal: Journal) async throws {
+        let noExtraTime = String(decoding: try JSONEncoder().encode(ExtraTime.none), as: UTF8.self)
+        let plan = self
+        let failed = try await journal.writer.write { db -> [String] in
+            var failed: [String] = []
+            for raw in plan.kept {
+                do {
+                    try db.inSavepoint {
+                        try plan.insert(raw, into: db, noExtraTime: noExtraTime)
+                        return .commit
+                    }
+                } catch {
+                    failed.append(raw.session)
+                }
+            }
+            return failed
+        }
+        for session in failed { damage(session, "it cannot be copied into the report") }
+    }
+
+    func insert(_ raw: StoreRows.Session, into db: Database, noExtraTime: String) throws {
+        try db.execute(sql: """
+            INSERT OR IGNORE INTO assessment (fingerprint, assessment_id, title, path, format, source)
+              VALUES (?, ?, ?, '(shared store)', 'yaml', x'')
+            """, arguments: [raw.fingerprint, raw.assessmentID, raw.assessmentTitle])
+        let options = String(decoding: try JSONEncoder().encode(SessionOptions(shared: SharedLabel(room: raw.room, seat: raw.seat))),
+                             as: UTF8.self)
+        try db.execute(sql: """
+            INSERT INTO session (id, fingerprint, assessment_id, assessment_title, candidate, status, end_reason, seed,
+              extra_time, options, started_at, ended_at, interruptions, pid, host, tty)
+            VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, NULL)
+            """, arguments: [raw.session, raw.fingerprint, raw.assessmentID, raw.assessmentTitle, raw.candidate,
+                             raw.status, raw.endReason, noExtraTime, options, raw.startedAt, raw.endedAt, raw.interruptions,
+                             raw.pid, raw.host])
+        let result = results[raw.session]
+        // A finished session's time used is its result's; the store's own figure is the last
+        // the running seat reported.
+        let elapsed = result.map { Double($0.document.timeUsedSeconds) } ?? raw.elapsed
+        try db.execute(sql: "INSERT INTO progress (session_id, position, elapsed) VALUES (?, 0, ?)", arguments: [raw.session, elapsed])
+        for event in events[raw.session] ?? [] {
+            try db.execute(sql: "INSERT INTO event (session_id, at, kind, detail) VALUES (?, ?, ?, ?)",
+                           arguments: [raw.session, event.at, event.kind, event.detail])
+        }
+        if let result {
+            try db.execute(sql: "INSERT INTO result (session_id, heading, items, csv, cells, json) VALUES (?, ?, ?, ?, ?, ?)",
+                           arguments: [raw.session, result.columns.heading, result.columns.items, result.columns.csv,
+                                       result.columns.cells, result.json])
+        }
+    }
+}

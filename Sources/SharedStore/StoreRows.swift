@@ -1,0 +1,152 @@
+import AssessmentKit
+import Foundation
+import PostgresNIO
+import SessionKit
+
+/// Rows of the shared store read defensively. A seat's role can add any record, so every value
+/// the store holds is data to check: each is selected as text, parsed here (numbers, times),
+/// and a row whose value Carrel cannot use is named with its reason, never dropped in silence
+/// and never the end of the whole read.
+enum StoreRows {
+    /// A row's cells as text (NULL as nil); nil when a cell is not text (which every query
+    /// here asks for, so this is a damaged or unexpected reply).
+    static func texts(_ row: PostgresRow) -> [String?]? {
+        var out: [String?] = []
+        for cell in row {
+            do {
+                out.append(try cell.decode(String?.self))
+            } catch {
+                return nil
+            }
+        }
+        return out
+    }
+
+    /// The longest session id kept (a seat's are UUIDs; a made-up one may be anything).
+    static let longestSession = 200
+
+    /// A time as `extract(epoch FROM …)::text` gives it, within the years a journal keeps.
+    static func date(_ text: String?) -> Date? {
+        guard let text, let seconds = Double(text), seconds.isFinite else { return nil }
+        let date = Date(timeIntervalSince1970: seconds)
+        return Timestamp.readable.contains(date) ? date : nil
+    }
+
+    /// A whole number within `range`.
+    static func int(_ text: String?, _ range: ClosedRange<Int>) -> Int? {
+        guard let text, let value = Int(text), range.contains(value) else { return nil }
+        return value
+    }
+
+    /// A finite number.
+    static func number(_ text: String?) -> Double? {
+        guard let text, let value = Double(text), value.isFinite else { return nil }
+        return value
+    }
+
+    /// One session row, as `journalCopy` selects it.
+    struct Session: Sendable {
+        var session: String
+        var candidate: String?
+        var room: String
+        var seat: String
+        var assessmentID: String
+        var assessmentTitle: String
+        var fingerprint: String
+        var status: String
+        var endReason: String?
+        var startedAt: Date
+        var endedAt: Date?
+        var elapsed: Double
+        var interruptions: Int
+        var pid: Int
+        var host: String
+        var connected: Bool
+
+        static let statuses: Set = ["active", "review", "ending", "ended", "interrupted", "abandoned"]
+        static let reasons: Set = ["submitted", "timed_out", "ended_by_proctor", "ended_by_candidate"]
+
+        /// The columns `journalCopy` selects, in order.
+        static let columns = """
+            s.session, s.candidate, s.room, s.seat, s.assessment_id, s.assessment_title, s.fingerprint, s.status,
+            s.end_reason, extract(epoch FROM s.started_at)::text, extract(epoch FROM s.ended_at)::text,
+            s.saved_elapsed_seconds::text, s.interruptions::text, s.pid::text, s.host, (h.key IS NOT NULL)::text
+            """
+
+        /// Reads the cells, or throws why the session cannot be shown.
+        init(_ c: [String?]) throws(Unreadable) {
+            guard c.count == 16 else { throw Unreadable("its row has \(c.count) columns, not 16") }
+            guard let session = c[0], !session.isEmpty else { throw Unreadable("it has no session id") }
+            guard session.count <= StoreRows.longestSession else {
+                throw Unreadable("its id is longer than \(StoreRows.longestSession) characters")
+            }
+            guard let room = c[2], let seat = c[3], let assessmentID = c[4], let title = c[5], let fingerprint = c[6] else {
+                throw Unreadable("its room, seat or assessment is missing")
+            }
+            guard let status = c[7], Self.statuses.contains(status) else { throw Unreadable("its status is not one Carrel writes") }
+            guard let startedAt = StoreRows.date(c[9]) else { throw Unreadable("its start time is out of range") }
+            let endedAt = StoreRows.date(c[10])
+            if c[10] != nil && endedAt == nil { throw Unreadable("its end time is out of range") }
+            guard let elapsed = StoreRows.number(c[11]) else { throw Unreadable("its time used is not a number") }
+            guard let interruptions = StoreRows.int(c[12], 0...1_000_000) else { throw Unreadable("its count of interruptions is out of range") }
+            var pid = 0
+            if let text = c[13] {
+                guard let value = StoreRows.int(text, 0...Int(Int32.max)) else { throw Unreadable("its process id is out of range") }
+                pid = value
+            }
+            self.session = session
+            self.candidate = c[1]
+            self.room = room
+            self.seat = seat
+            self.assessmentID = assessmentID
+            self.assessmentTitle = title
+            self.fingerprint = fingerprint
+            self.status = status
+            // An end reason the journal does not know is no reason (the status still says it ended).
+            self.endReason = c[8].flatMap { Self.reasons.contains($0) ? $0 : nil }
+            self.startedAt = startedAt
+            self.endedAt = endedAt
+            self.elapsed = Double(SharedReader.whole(elapsed))
+            self.interruptions = interruptions
+            self.pid = pid
+            self.host = c[14] ?? ""
+            self.connected = c[15] == "true"
+        }
+
+        /// Interrupted, or running while its seat holds no connection.
+        var waiting: Bool {
+            let running = ["active", "review", "beginning", "ending"].contains(status)
+            return status == "interrupted" || (running && !connected)
+        }
+    }
+
+    /// One event row: session, seq, time, kind, detail.
+    struct Event: Sendable {
+        var session: String
+        var at: Date
+        var kind: String
+        var detail: String
+
+        /// The columns selected, in order (the body is the store's jsonb, read by PostgreSQL alone).
+        /// The sequence as text is named apart, so that `ORDER BY seq` orders by the number.
+        static let columns = """
+            session, seq::text AS seq_text, extract(epoch FROM at)::text, coalesce(body->>'kind', ''), coalesce(body->>'detail', '')
+            """
+
+        /// Reads the cells; throws why the event cannot be read (its session is named then).
+        init(_ c: [String?]) throws(Unreadable) {
+            guard c.count == 5, let session = c[0] else { throw Unreadable("an event row cannot be read") }
+            self.session = session
+            guard let at = StoreRows.date(c[2]) else { throw Unreadable("the time of its event \(c[1] ?? "?") is out of range") }
+            self.at = at
+            kind = c[3] ?? ""
+            detail = c[4] ?? ""
+        }
+    }
+
+    /// Why a row cannot be used, in Carrel's words (no value from the row quoted).
+    struct Unreadable: Error, Sendable, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+}

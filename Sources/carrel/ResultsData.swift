@@ -1,0 +1,270 @@
+import ArgumentParser
+import AssessmentKit
+import Foundation
+import Lockdown
+import SessionKit
+import SharedStore
+
+/// `--strict`: what a report does about a session it could not read.
+struct SkipOptions: ParsableArguments {
+    @Flag(help: ArgumentHelp(
+        "Exit 65 when a session could not be read.",
+        discussion: "Such a session is named on standard error with the reason and left out either way; everything readable is printed first."))
+    var strict = false
+}
+
+/// The sessions `results` reports on: this seat's journal, or a copy of a shared store's.
+struct ResultsData {
+    let journal: Journal?
+    let records: [SessionRecord]
+    let waiting: Set<String>
+    /// Sessions left out because something of theirs cannot be read (named at the end).
+    private(set) var skipped: [SkippedSession]
+
+    /// The results of this seat's journal, or with `--shared` (or CARREL_SHARED) those of the
+    /// lab's shared store, one room or all, read into a journal of the same form.
+    init(_ state: StateOptions, lab: SharedOptions) throws(CarrelFailure) {
+        if let url = try lab.url() {
+            let reader = try SharedOptions.reader(url)
+            let room = lab.roomName
+            do {
+                let copy = try Blocking.run {
+                    do {
+                        let copy = try await reader.journalCopy(room: room)
+                        await reader.close()
+                        return copy
+                    } catch {
+                        await reader.close()
+                        throw error
+                    }
+                }
+                self.init(journal: copy.journal, records: try copy.journal.sessions(status: nil), waiting: copy.waiting,
+                          skipped: copy.skipped)
+            } catch {
+                throw CarrelFailure(status: .cannotOpenInput, message: "cannot read the shared store \(url): \(url.redacting(SeatPublisher.describe(error)))")
+            }
+            return
+        }
+        try self.init(state)
+    }
+
+    init(journal: Journal?, records: [SessionRecord], waiting: Set<String>, skipped: [SkippedSession] = []) {
+        self.journal = journal
+        self.records = records
+        self.waiting = waiting
+        self.skipped = skipped
+    }
+
+    init(_ state: StateOptions) throws(CarrelFailure) {
+        skipped = []
+        journal = try state.existingJournal()
+        guard let journal else {
+            records = []
+            waiting = []
+            return
+        }
+        do {
+            records = try journal.sessions(status: nil)
+            waiting = Set(try SessionRuntime.waiting(journal: journal, context: state.context(needsTerminal: false)).map(\.id))
+        } catch {
+            throw CarrelFailure(status: .cannotCreate, message: "cannot read the journal \(state.location.journalPath): \(error)")
+        }
+    }
+
+    /// Leaves `session` out of this report, with why.
+    mutating func skip(_ session: String, _ reason: String) {
+        skipped.append(SkippedSession(session: session, reason: reason))
+    }
+
+    /// The one session whose id is `id` or starts with it.
+    func session(_ id: String) throws(CarrelFailure) -> SessionRecord {
+        // An empty prefix would name whichever session happens to be alone in the journal.
+        guard !id.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw CarrelFailure(status: .usage, message: "name a session by its id or its first characters; `carrel results list` shows them")
+        }
+        let matches = records.filter { $0.id == id || $0.id.hasPrefix(id.lowercased()) }
+        if matches.isEmpty, let unreadable = skipped.first(where: { $0.session == id || $0.session.hasPrefix(id.lowercased()) }) {
+            throw CarrelFailure(status: .invalidAssessment, message: "session \(unreadable.session) cannot be read: \(unreadable.reason); "
+                + "read it at its seat (`carrel results show` there)")
+        }
+        guard matches.count == 1, let record = matches.first else {
+            throw CarrelFailure(status: .usage, message: matches.isEmpty
+                ? "no session \(id); `carrel results list` shows them"
+                : "\(id) matches \(matches.count) sessions; give more characters")
+        }
+        return record
+    }
+
+    /// Every session's score, without reading whole results.
+    func scores() throws(CarrelFailure) -> [String: ScoreSummary] {
+        do {
+            return try journal?.scores() ?? [:]
+        } catch {
+            throw CarrelFailure(status: .cannotCreate, message: "the journal's results cannot be read: \(error)")
+        }
+    }
+
+    /// A session's result, read once by `ResultDocument.read`; exit 65 when it is damaged.
+    func result(_ id: String) throws(CarrelFailure) -> ResultDocument? {
+        let (document, damage) = try readResult(id)
+        if let damage {
+            throw CarrelFailure(status: .invalidAssessment, message: "the result of session \(id) cannot be read: \(damage); "
+                + "the journal or store holding it was changed by hand or damaged")
+        }
+        return document
+    }
+
+    /// A session's result, or why it cannot be read; exit 73 only when the journal itself
+    /// cannot be read.
+    func readResult(_ id: String) throws(CarrelFailure) -> (document: ResultDocument?, damage: String?) {
+        let text: String?
+        do {
+            text = try journal?.result(session: id)
+        } catch {
+            throw CarrelFailure(status: .cannotCreate, message: "the journal's result of session \(id) cannot be read: \(error)")
+        }
+        guard let text else { return (nil, nil) }
+        do throws(StrictJSON.Problem) {
+            return (try ResultDocument.read(text), nil)
+        } catch {
+            return (nil, "its result cannot be read: \(error.description)")
+        }
+    }
+
+    func integrity(_ r: SessionRecord) throws(CarrelFailure) -> IntegrityReport {
+        IntegrityReport(events: try events(r), interruptions: r.interruptions)
+    }
+
+    func events(_ r: SessionRecord) throws(CarrelFailure) -> [JournalEvent] {
+        do {
+            return try journal?.events(session: r.id) ?? []
+        } catch {
+            throw CarrelFailure(status: .cannotCreate, message: "the journal's events of session \(r.id) cannot be read: \(error)")
+        }
+    }
+
+    /// Names each session left out on standard error, then `summary` with their count; with
+    /// `strict`, exit 65 when any was left out. Called once everything readable is printed.
+    func finish(_ summary: String?, strict: Bool) throws(CarrelFailure) {
+        guard !skipped.isEmpty else {
+            if let summary { FileOutput.standardError.write(summary + "\n") }
+            return
+        }
+        for s in skipped { Console.error("skipped session \(s.session): \(s.reason)") }
+        let count = "\(skipped.count) session\(skipped.count == 1 ? "" : "s")"
+        FileOutput.standardError.write("\(summary ?? "Done"); \(count) skipped, named above (cannot be read)\n")
+        if strict {
+            throw CarrelFailure(status: .invalidAssessment, message: "\(count) could not be read (named above) and --strict was given; "
+                + "read \(skipped.count == 1 ? "it" : "them") at the seat (`carrel results export` there), or leave out --strict")
+        }
+    }
+}
+
+/// Why one session cannot be in a report (the others still are).
+struct SessionDamage: Error {
+    var reason: String
+}
+
+extension ResultsData {
+    /// One gradebook row before the columns are known.
+    struct GradebookEntry {
+        var heading: ResultHeading
+        var integrity: IntegrityReport
+        var items: [String]
+        var csv: String?
+        var cells: [String]?
+    }
+
+    /// The CSV gradebook of these sessions' results: the stored heading, item ids and ready
+    /// fields of each, decoding each distinct item list once; a result whose items are not the
+    /// columns has its cells read, and one recorded before digests were kept is read whole. A
+    /// session whose result or events cannot be read is left out and named (`skipped`).
+    mutating func gradebook(_ sessions: [SessionRecord]) throws(CarrelFailure) -> (text: String, count: Int) {
+        guard let journal else { return (CSV.header(CSV.layout([])), 0) }
+        let stored: [StoredGradebookRow]
+        do {
+            stored = try journal.gradebookRows(sessions: sessions.map(\.id))
+        } catch {
+            throw CarrelFailure(status: .cannotCreate, message: "the journal's results cannot be read: \(error)")
+        }
+        let records = Dictionary(sessions.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var entries: [GradebookEntry] = []
+        var lists: [String: [String]] = [:]
+        for row in stored {
+            guard let record = records[row.session] else { continue }
+            switch try entry(row, record, lists: &lists) {
+            case let .success(entry): entries.append(entry)
+            case let .failure(damage): skip(row.session, damage.reason)
+            }
+        }
+        let layout = CSV.layout(entries.map { ($0.heading.assessment.id, $0.items) })
+        var text = CSV.header(layout)
+        var count = 0
+        for entry in entries {
+            var row = CSV.row(entry.heading, integrity: entry.integrity, items: entry.items, csv: entry.csv,
+                              cells: entry.cells, in: layout)
+            if row == nil, let cells = try cells(entry.heading.session) {
+                row = CSV.row(entry.heading, integrity: entry.integrity, items: entry.items, csv: nil, cells: cells, in: layout)
+            }
+            guard let row else {
+                skip(entry.heading.session, "its result has no cells")
+                continue
+            }
+            text += row
+            count += 1
+        }
+        return (text, count)
+    }
+
+    /// A result's stored spreadsheet cells, read only when its own items are not the columns.
+    func cells(_ session: String) throws(CarrelFailure) -> [String]? {
+        do {
+            guard let text = try journal?.gradebookCells(session: session) else { return nil }
+            return try JSONDecoder().decode([String].self, from: Data(text.utf8))
+        } catch where !SkippedSession.isRowDamage(error) {
+            throw CarrelFailure(status: .cannotCreate, message: "the journal's result of session \(session) cannot be read: \(error)")
+        } catch {
+            // Cells that do not read are no cells: the row is then left out and named.
+            return nil
+        }
+    }
+
+    /// One session's gradebook entry, or why it cannot have one.
+    func entry(_ row: StoredGradebookRow, _ record: SessionRecord,
+               lists: inout [String: [String]]) throws(CarrelFailure) -> Result<GradebookEntry, SessionDamage> {
+        let events: [JournalEvent]
+        do {
+            events = try journal?.events(session: record.id) ?? []
+        } catch where !SkippedSession.isRowDamage(error) {
+            throw CarrelFailure(status: .cannotCreate, message: "the journal's events of session \(record.id) cannot be read: \(error)")
+        } catch {
+            return .failure(SessionDamage(reason: "its events cannot be read"))
+        }
+        let integrity = IntegrityReport(events: events, interruptions: record.interruptions)
+        if let json = row.json {
+            do throws(StrictJSON.Problem) {
+                let digest = ResultDigest(try ResultDocument.read(json))
+                return .success(GradebookEntry(heading: digest.heading, integrity: integrity, items: digest.items, csv: nil, cells: digest.cells))
+            } catch {
+                return .failure(SessionDamage(reason: "its result cannot be read: \(error.description)"))
+            }
+        }
+        guard let headingText = row.heading, let itemsText = row.items else {
+            return .failure(SessionDamage(reason: "its result has no heading"))
+        }
+        let decoder = JSONDecoder()
+        guard let heading = try? decoder.decode(ResultHeading.self, from: Data(headingText.utf8)) else {
+            // The heading is Carrel's own digest; one that does not read is this session's damage alone.
+            return .failure(SessionDamage(reason: "its result's heading cannot be read"))
+        }
+        if let known = lists[itemsText] {
+            return .success(GradebookEntry(heading: heading, integrity: integrity, items: known, csv: row.csv, cells: nil))
+        }
+        guard let items = try? decoder.decode([String].self, from: Data(itemsText.utf8)) else {
+            // As for the heading: this session's damage alone, named by the caller.
+            return .failure(SessionDamage(reason: "its result's item list cannot be read"))
+        }
+        lists[itemsText] = items
+        return .success(GradebookEntry(heading: heading, integrity: integrity, items: items, csv: row.csv, cells: nil))
+    }
+}

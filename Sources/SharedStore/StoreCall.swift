@@ -11,39 +11,62 @@ enum StoreCall {
         var description: String { "the connection was closed" }
     }
 
-    /// Runs `work` on `c`, for at most `timeout` seconds, as a task group with a deadline:
-    /// PostgresNIO never completes a query written to a connection the server has already
-    /// closed (a restart, a stopped server), and a stopped or overloaded server may never
-    /// answer. When the deadline comes first the connection is closed, which fails the query
-    /// still waiting on it, so the group ends with its children and nothing is left running
-    /// (the caller makes a new connection). A closed connection fails at once.
+    /// Runs `work` on `c`, for at most the query timeout. PostgresNIO never completes a query
+    /// written to a connection the server has already closed (a restart, a stopped server),
+    /// and a stopped or overloaded server may never answer: the work runs in a task of its own
+    /// and is abandoned after the timeout (the connection is closed, so the publisher makes a
+    /// new one). A closed connection fails at once.
     static func guarded<T: Sendable>(_ c: PostgresConnection, timeout: Double, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
         if c.isClosed { throw ConnectionClosed() }
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await work() }
-            group.addTask {
-                try await Task.sleep(nanoseconds: UInt64(max(0.001, timeout) * 1e9))
-                return nil
+        let once = Once<T>()
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            once.set(continuation)
+            Task.detached {
+                do {
+                    once.resume(.success(try await work()))
+                } catch {
+                    once.resume(.failure(error))
+                }
             }
-            defer { group.cancelAll() }
-            do {
-                // The first to finish decides: the work's value, or nil from the deadline.
-                if let first = try await group.next(), let value = first { return value }
-            } catch {
-                // The work's own failure (the server's answer, a closed connection) is the
-                // caller's to judge; the connection is left as it is.
-                if !(error is CancellationError) { throw error }
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+                if once.resume(.failure(StoreTimeout())) { c.close().whenComplete { _ in } }
             }
-            // The deadline came first (or the caller was cancelled): closing the connection
-            // fails the query that still waits on it, so the group can end.
-            close(c)
-            throw StoreTimeout()
         }
     }
 
-    /// Closes `c` without waiting for the server, which may be the one not answering.
-    static func close(_ c: PostgresConnection) {
-        c.close().whenComplete { _ in }
+    /// A continuation resumed by whichever comes first.
+    final class Once<T: Sendable>: @unchecked Sendable {
+        private let lock = NSLock()
+        private var continuation: CheckedContinuation<T, any Error>?
+        private var early: Result<T, any Error>?
+
+        func set(_ c: CheckedContinuation<T, any Error>) {
+            lock.lock()
+            if let early {
+                lock.unlock()
+                c.resume(with: early)
+                return
+            }
+            continuation = c
+            lock.unlock()
+        }
+
+        /// True when this call was the one that resumed.
+        @discardableResult
+        func resume(_ result: Result<T, any Error>) -> Bool {
+            lock.lock()
+            guard let c = continuation else {
+                let first = early == nil
+                if first { early = result }
+                lock.unlock()
+                return first
+            }
+            continuation = nil
+            early = result
+            lock.unlock()
+            c.resume(with: result)
+            return true
+        }
     }
 
     /// A connection to the store with Carrel's schema in place (made or brought up to date
@@ -56,11 +79,12 @@ enum StoreCall {
         let c = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
         do {
             try await guarded(c, timeout: timeout) {
-                // The server ends any statement of this connection that runs longer than the
-                // client waits for it, so a statement abandoned here never holds locks on.
+                try await SharedSchema.prepare(c, logger: logger)
+                // From now on the server ends any statement of this connection that runs
+                // longer than its caller waits, so a statement abandoned at the client's time
+                // limit does not go on holding locks in the store.
                 let limit = "\(Int(((statementLimit ?? timeout) * 1000).rounded(.up)))ms"
                 _ = try await c.query("SELECT set_config('statement_timeout', \(limit), false)", logger: logger)
-                try await SharedSchema.prepare(c, logger: logger)
             }
         } catch {
             // Closing a connection that failed has nothing left to report.

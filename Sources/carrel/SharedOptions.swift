@@ -92,8 +92,12 @@ struct SharedOptions: ParsableArguments {
 extension SharedOptions {
     /// With a store named: sends what this seat's journal has waiting (a session `unlock`
     /// ended, a mark), for up to 5 s; what is left waits for the next publishing session.
-    func publishWaiting(_ journal: Journal?) throws(CarrelFailure) {
-        guard let url = try url(), let journal else { return }
+    /// Without --shared, the store the journal names for the sessions just handled (`remembered`,
+    /// URLs without a password) is used, so `unlock` of a publishing seat reaches its store.
+    func publishWaiting(_ journal: Journal?, remembered: [String] = []) throws(CarrelFailure) {
+        let named = try url()
+        let fallback = Set(remembered).count == 1 ? remembered.first.flatMap { try? SharedURL.parse($0) } : nil
+        guard let url = named ?? fallback, let journal else { return }
         // A count that cannot be read is taken as something to send (the publisher reads the
         // outbox itself and reports what it could not send).
         guard ((try? journal.outboxWaiting().records) ?? 1) > 0 else { return }

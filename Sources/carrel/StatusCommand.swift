@@ -41,15 +41,26 @@ struct StatusCommand: ParsableCommand {
         var progress: Progress
         /// Set for a session that publishes to a lab's shared store.
         var shared: SharedInfo?
+        /// For an interrupted session: the whole commands that continue or end it.
+        var resumeCommand: String?
+        var unlockCommand: String?
     }
 
     /// How a publishing session stands with the lab's shared store, for the proctor.
     struct SharedInfo: Codable {
         var room: String
         var seat: String
-        /// "connected", "not reachable (why)", "connecting", or nil before the first try.
+        /// How the seat stands with the store now: "connected", "not reachable (why)",
+        /// "connecting" while its process runs, "not connected (its process has ended)" once
+        /// it is gone; nil before the first try.
         var store: String?
+        /// Since when `store` holds (nil once the process has ended).
         var since: String?
+        /// What the seat's process last reported, and when (it says nothing once it is gone).
+        var lastReported: String?
+        var lastReportedSince: String?
+        /// The store's URL, without its password, that `resume` publishes to again.
+        var url: String?
         /// This session's records not yet in the store.
         var waitingRecords: Int
     }
@@ -107,7 +118,9 @@ struct StatusCommand: ParsableCommand {
                 output.lock.held = true
                 output.lock.holder = holder
                 if let id = holder?.session, let journal {
-                    output.lock.session = try noting(&output.damaged) { try journal.session(id).map { try summary($0, journal: journal) } } ?? nil
+                    output.lock.session = try noting(&output.damaged) {
+                        try journal.session(id).map { try summary($0, journal: journal, live: true) }
+                    } ?? nil
                 }
             }
             if let journal {
@@ -146,9 +159,11 @@ struct StatusCommand: ParsableCommand {
         }
         return try report.sessions.filter { $0.id != live }.compactMap { record in
             try noting(&damaged) {
-                var s = try summary(record, journal: journal)
+                var s = try summary(record, journal: journal, live: false)
                 // Still marked active with no live holder: its process is gone.
                 s.status = "interrupted"
+                s.resumeCommand = command("resume", record)
+                s.unlockCommand = command("unlock", record)
                 return s
             }
         }
@@ -166,7 +181,29 @@ struct StatusCommand: ParsableCommand {
         }
     }
 
-    func summary(_ record: SessionRecord, journal: Journal) throws -> SessionSummary {
+    /// The whole command that continues (`resume`) or ends (`unlock`) `record`, to copy as it
+    /// is: the full session id, this state directory when one was chosen, and the store a
+    /// publishing session goes on publishing to (never a password; the journal keeps none).
+    func command(_ verb: String, _ record: SessionRecord) -> String {
+        var words = ["carrel", verb, record.id]
+        if state.stateDir != nil || !(ProcessInfo.processInfo.environment["CARREL_STATE_DIR"] ?? "").isEmpty {
+            words += ["--state-dir", state.location.stateDirectory]
+        }
+        if let label = record.options.shared {
+            words += ["--shared", label.store ?? "URL"]
+        }
+        return words.map(Self.shellWord).joined(separator: " ")
+    }
+
+    /// A word as a POSIX shell reads it back: quoted when it holds anything but plain
+    /// characters, and made safe to print.
+    static func shellWord(_ word: String) -> String {
+        let plain = word.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_./:@%+=,".unicodeScalars.contains($0)) }
+        let shown = TextWidth.sanitise(word)
+        return plain && !word.isEmpty ? shown : "'" + shown.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    func summary(_ record: SessionRecord, journal: Journal, live: Bool) throws -> SessionSummary {
         // A journal whose assessment cannot be read still has a status to show; a sealed one
         // tells its size and time from its public header, without the passphrase.
         let stored = try? SessionRuntime.stored(record, journal: journal)
@@ -181,7 +218,12 @@ struct StatusCommand: ParsableCommand {
         let allowed = facts.flatMap { record.extraTime.apply(to: $0.timeLimit) }
         var shared: SharedInfo?
         if let p = try journal.publication(session: record.id) {
-            shared = SharedInfo(room: p.room, seat: p.seat, store: p.state, since: p.since.map(Timestamp.iso),
+            let reported = p.since.map(Timestamp.iso)
+            // A seat whose process has ended is connected to nothing, whatever it last said.
+            shared = SharedInfo(room: p.room, seat: p.seat,
+                                store: live ? p.state : "not connected (its process has ended)",
+                                since: live ? reported : nil, lastReported: p.state, lastReportedSince: reported,
+                                url: record.options.shared?.store,
                                 waitingRecords: try journal.outboxWaiting(session: record.id))
         }
         return SessionSummary(
@@ -211,8 +253,13 @@ struct StatusCommand: ParsableCommand {
             out += "Interrupted sessions waiting for the proctor:\n"
             for s in o.interrupted {
                 out += "  \(s.session)  \(s.candidate ?? "(no candidate)")  \(s.assessment)  started \(s.started)\n"
-                out += "    \(progressText(s.progress)); continue: carrel resume \(s.session.prefix(8)) · end: carrel unlock \(s.session.prefix(8))\n"
+                out += "    \(progressText(s.progress))\n"
                 if let shared = s.shared { out += "    \(sharedText(shared))\n" }
+                if let resume = s.resumeCommand { out += "    continue: \(resume)\n" }
+                if let unlock = s.unlockCommand { out += "    end:      \(unlock)\n" }
+                if s.shared != nil && s.shared?.url == nil {
+                    out += "    (this journal does not name the seat's store: give its URL as --shared)\n"
+                }
             }
         }
         if let p = o.passphraseAttempts, p.failuresInARow > 0 {
@@ -239,6 +286,9 @@ struct StatusCommand: ParsableCommand {
         var text = "shared store (room \(TextWidth.sanitise(s.room)), seat \(TextWidth.sanitise(s.seat))): "
         text += s.store.map { TextWidth.sanitise($0) } ?? "not tried yet"
         if let since = s.since { text += " since \(since)" }
+        if s.since == nil, let last = s.lastReported {
+            text += " (it last reported \(TextWidth.sanitise(last))\(s.lastReportedSince.map { " at \($0)" } ?? ""))"
+        }
         text += s.waitingRecords == 0 ? "; every record published"
             : "; \(s.waitingRecords) record\(s.waitingRecords == 1 ? "" : "s") waiting to be published"
         return text

@@ -83,7 +83,9 @@ struct UnlockCommand: ParsableCommand {
                 }
             }
             FileOutput.standardOutput.write("The lock is free.\n")
-            try lab.publishWaiting(journal)
+            // A seat that published sends the result to its store (the one its journal names
+            // when no --shared is given), or it waits in the outbox for the next session.
+            try lab.publishWaiting(journal, remembered: chosen.compactMap { $0.options.shared?.store })
         }
     }
 }

@@ -95,6 +95,13 @@ struct SharedEndToEndTests {
         // The journal keeps the store, never its password.
         let options = try #require(try t.journal().sessions(status: nil).first?.options.shared)
         #expect(options.store == url)
+        // `status` says how the seat stands with the store now (its process is gone), and the
+        // whole command that continues it, store included.
+        let status = ChildSpawn.run(TmuxHarness.carrel, ["status", "--state-dir", t.stateDir], environment: t.environment)
+        #expect(status.output.contains("not connected (its process has ended)"), "\(status.output)")
+        #expect(!status.output.contains("connected since"), "\(status.output)")
+        #expect(status.output.contains("continue: carrel resume \(session) --state-dir \(t.stateDir) --shared \(url)"), "\(status.output)")
+        #expect(status.output.contains("end:      carrel unlock \(session) --state-dir \(t.stateDir) --shared \(url)"), "\(status.output)")
 
         // Resumed without --shared: it publishes to the same store, as the same seat.
         startWithPasswordFile(t, pg, "again", ["resume", session])

@@ -186,7 +186,8 @@ struct SharedStoreTests {
         let url = try SharedURL.parse(try pg.database(), environment: ["PGPASSFILE": pg.passwordFile])
         let logger = StoreCall.quietLogger
         // The server's own limit: the statement ends at 0.5 s though the client would wait 10 s.
-        let limited = try await StoreCall.open(url, as: "carrel test", logger: logger, timeout: 10, statementLimit: 0.5)
+        // (Opening may wait long for the schema while other tests prepare theirs on the cluster.)
+        let limited = try await StoreCall.open(url, as: "carrel test", logger: logger, timeout: 120, statementLimit: 0.5)
         var started = Date()
         await #expect(throws: (any Error).self) {
             try await StoreCall.guarded(limited, timeout: 10) {
@@ -197,7 +198,7 @@ struct SharedStoreTests {
         #expect(!limited.isClosed, "the server's limit leaves the connection usable")
         try await limited.close()
         // The client's deadline: the call ends at 0.5 s, with its connection closed and nothing left running.
-        let patient = try await StoreCall.open(url, as: "carrel test", logger: logger, timeout: 10, statementLimit: 60)
+        let patient = try await StoreCall.open(url, as: "carrel test", logger: logger, timeout: 120, statementLimit: 60)
         started = Date()
         await #expect(throws: StoreCall.StoreTimeout.self) {
             try await StoreCall.guarded(patient, timeout: 0.5) {

@@ -174,11 +174,21 @@ public final class SharedReader: Sendable {
             SELECT \(unescaped: StoreRows.Event.columns) FROM carrel_records
             WHERE session = \(session) AND kind = 'event' ORDER BY seq
             """, logger: logger).collect() }
-        return try rows.map { row in
+        return try Self.events(from: rows)
+    }
+
+    /// The events of `rows`, or why one cannot be read. Kept out of the async function above:
+    /// in a release build the optimiser crashed splitting that coroutine while it held this
+    /// throwing closure (Swift 6.3.1, signal 11 in coro-split).
+    static func events(from rows: [PostgresRow]) throws -> [JournalEvent] {
+        var events: [JournalEvent] = []
+        events.reserveCapacity(rows.count)
+        for row in rows {
             guard let cells = StoreRows.texts(row) else { throw StoreRows.Unreadable("an event row cannot be read") }
             let event = try StoreRows.Event(cells)
-            return JournalEvent(at: event.at, kind: event.kind, detail: event.detail)
+            events.append(JournalEvent(at: event.at, kind: event.kind, detail: event.detail))
         }
+        return events
     }
 }
 

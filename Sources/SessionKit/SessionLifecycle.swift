@@ -20,8 +20,8 @@ public struct Ending: Sendable, Equatable {
 }
 
 /// The begin steps of one session as a reversible sequence (like Safe Exam Browser's
-/// OperationSequence): preflight → acquire_lock → guard_signals → open_journal → publish
-/// (a session that publishes to a lab's store) → clear_pasteboards → enter_ui. Ending runs them back: leave the UI, clear the pasteboards
+/// OperationSequence): preflight → acquire_lock → guard_signals → open_journal →
+/// clear_pasteboards → enter_ui → publish (a session that publishes to a lab's store). Ending runs them back: leave the UI, clear the pasteboards
 /// again (logged while the journal is still open, so the result says so), record the
 /// result or the interruption, stop guarding signals, release the lock.
 final class SessionLifecycle {
@@ -112,14 +112,6 @@ final class SessionLifecycle {
             }))
         }
         steps.append(.init("open_journal", perform: { [self] in try openJournal() }, undo: { [self] in finalize() }))
-        if mode != .unlock, record.options.shared != nil, let publisher = context.publisher {
-            // A session that publishes does so from the moment its journal is open; what is
-            // left unsent at its end waits in the outbox, and the command's last step gives it
-            // a few seconds before the process leaves.
-            steps.append(.init("publish", perform: { [self] in
-                if let journal { publisher.start(journal: journal) }
-            }))
-        }
         steps.append(.init("clear_pasteboards", perform: { [self] in
             clearPasteboards(mode == .unlock ? "on unlock" : "on entry")
             pasteboardsCleared = true
@@ -131,6 +123,14 @@ final class SessionLifecycle {
         }))
         if mode != .unlock {
             steps.append(.init("enter_ui", perform: enterUI, undo: leaveUI))
+        }
+        if mode != .unlock, record.options.shared != nil, let publisher = context.publisher {
+            // The last step, so that no later step can fail and undo a begin while a publisher
+            // works on the journal. What is left unsent at the session's end waits in the
+            // outbox; the command's last step gives it a few seconds before the process leaves.
+            steps.append(.init("publish", perform: { [self] in
+                if let journal { publisher.start(journal: journal) }
+            }))
         }
         return steps
     }

@@ -96,8 +96,9 @@ extension SharedOptions {
     /// URLs without a password) is used, so `unlock` of a publishing seat reaches its store.
     func publishWaiting(_ journal: Journal?, remembered: [String] = []) throws(CarrelFailure) {
         let named = try url()
-        let fallback = Set(remembered).count == 1 ? remembered.first.flatMap { try? SharedURL.parse($0) } : nil
+        let fallback = Set(remembered).count == 1 ? remembered.first.flatMap(SharedOptions.rememberedStore) : nil
         guard let url = named ?? fallback, let journal else { return }
+        if named == nil { Console.error("sending to the store the journal names: \(SharedOptions.remembered(url)) (--shared URL chooses another)") }
         // A count that cannot be read is taken as something to send (the publisher reads the
         // outbox itself and reports what it could not send).
         guard ((try? journal.outboxWaiting().records) ?? 1) > 0 else { return }

@@ -50,15 +50,14 @@ struct StatusCommand: ParsableCommand {
     struct SharedInfo: Codable {
         var room: String
         var seat: String
-        /// How the seat stands with the store now: "connected", "not reachable (why)",
-        /// "connecting" while its process runs, "not connected (its process has ended)" once
-        /// it is gone; nil before the first try.
+        /// What the seat's process last reported: "connected", "not reachable (why)",
+        /// "connecting"; nil before the first try.
         var store: String?
-        /// Since when `store` holds (nil once the process has ended).
+        /// When it reported it.
         var since: String?
-        /// What the seat's process last reported, and when (it says nothing once it is gone).
-        var lastReported: String?
-        var lastReportedSince: String?
+        /// How the seat stands with the store now: `store` while its process runs, "not
+        /// connected (its process has ended)" once it is gone.
+        var storeNow: String?
         /// The store's URL, without its password, that `resume` publishes to again.
         var url: String?
         /// This session's records not yet in the store.
@@ -184,14 +183,19 @@ struct StatusCommand: ParsableCommand {
     /// The whole command that continues (`resume`) or ends (`unlock`) `record`, to copy as it
     /// is: the full session id, this state directory when one was chosen, and the store a
     /// publishing session goes on publishing to (never a password; the journal keeps none).
-    func command(_ verb: String, _ record: SessionRecord) -> String {
-        var words = ["carrel", verb, record.id]
+    /// Options come first and the id after `--`, so no id can be read as an option; nil when
+    /// a word holds anything a terminal could not show as it is (a hand-edited journal), as
+    /// a command changed to be shown would not be the one to run.
+    func command(_ verb: String, _ record: SessionRecord) -> String? {
+        var words = ["carrel", verb]
         if state.stateDir != nil || !(ProcessInfo.processInfo.environment["CARREL_STATE_DIR"] ?? "").isEmpty {
-            words += ["--state-dir", state.location.stateDirectory]
+            words.append("--state-dir=" + state.location.stateDirectory)
         }
-        if let label = record.options.shared {
-            words += ["--shared", label.store ?? "URL"]
+        if verb == "resume", let label = record.options.shared {
+            words.append("--shared=" + (label.store ?? "URL"))
         }
+        words += ["--", record.id]
+        guard words.allSatisfy({ TerminalSafety.firstUnsafe(in: $0) == nil }) else { return nil }
         return words.map(Self.shellWord).joined(separator: " ")
     }
 
@@ -220,9 +224,8 @@ struct StatusCommand: ParsableCommand {
         if let p = try journal.publication(session: record.id) {
             let reported = p.since.map(Timestamp.iso)
             // A seat whose process has ended is connected to nothing, whatever it last said.
-            shared = SharedInfo(room: p.room, seat: p.seat,
-                                store: live ? p.state : "not connected (its process has ended)",
-                                since: live ? reported : nil, lastReported: p.state, lastReportedSince: reported,
+            shared = SharedInfo(room: p.room, seat: p.seat, store: p.state, since: reported,
+                                storeNow: live ? p.state : "not connected (its process has ended)",
                                 url: record.options.shared?.store,
                                 waitingRecords: try journal.outboxWaiting(session: record.id))
         }
@@ -255,8 +258,12 @@ struct StatusCommand: ParsableCommand {
                 out += "  \(s.session)  \(s.candidate ?? "(no candidate)")  \(s.assessment)  started \(s.started)\n"
                 out += "    \(progressText(s.progress))\n"
                 if let shared = s.shared { out += "    \(sharedText(shared))\n" }
-                if let resume = s.resumeCommand { out += "    continue: \(resume)\n" }
-                if let unlock = s.unlockCommand { out += "    end:      \(unlock)\n" }
+                if let resume = s.resumeCommand, let unlock = s.unlockCommand {
+                    out += "    continue: \(resume)\n"
+                    out += "    end:      \(unlock)\n"
+                } else {
+                    out += "    continue with `carrel resume`, end with `carrel unlock` (this session's record holds characters that cannot be shown as they are; see `carrel status --json`)\n"
+                }
                 if s.shared != nil && s.shared?.url == nil {
                     out += "    (this journal does not name the seat's store: give its URL as --shared)\n"
                 }
@@ -284,10 +291,12 @@ struct StatusCommand: ParsableCommand {
     /// "shared store (room lab-1, seat A3): not reachable (…) since …; 12 records waiting".
     func sharedText(_ s: SharedInfo) -> String {
         var text = "shared store (room \(TextWidth.sanitise(s.room)), seat \(TextWidth.sanitise(s.seat))): "
-        text += s.store.map { TextWidth.sanitise($0) } ?? "not tried yet"
-        if let since = s.since { text += " since \(since)" }
-        if s.since == nil, let last = s.lastReported {
-            text += " (it last reported \(TextWidth.sanitise(last))\(s.lastReportedSince.map { " at \($0)" } ?? ""))"
+        let now = s.storeNow ?? s.store
+        text += now.map { TextWidth.sanitise($0) } ?? "not tried yet"
+        if now == s.store {
+            if let since = s.since { text += " since \(since)" }
+        } else if let last = s.store {
+            text += " (it last reported \(TextWidth.sanitise(last))\(s.since.map { " at \($0)" } ?? ""))"
         }
         text += s.waitingRecords == 0 ? "; every record published"
             : "; \(s.waitingRecords) record\(s.waitingRecords == 1 ? "" : "s") waiting to be published"

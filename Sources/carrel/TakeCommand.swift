@@ -262,10 +262,20 @@ extension SharedOptions {
         guard let store = label.store else {
             throw CarrelFailure(status: .usage, message: "session \(record.id) published to a lab's shared store (room \(label.room), seat \(label.seat)) that its journal does not name; run `carrel \(command) \(record.id) --shared URL` with that store's URL")
         }
-        do throws(SharedURL.Problem) {
-            return SeatPublisher(url: try SharedURL.parse(store))
-        } catch {
-            throw CarrelFailure(status: .invalidAssessment, message: "session \(record.id): the store its journal names cannot be used (\(error.description)); run `carrel \(command) \(record.id) --shared URL` with that store's URL")
+        guard let url = Self.rememberedStore(store) else {
+            throw CarrelFailure(status: .invalidAssessment, message: "session \(record.id): the store its journal names is not in the form Carrel writes (edited by hand?); run `carrel \(command) \(record.id) --shared URL` with that store's URL")
         }
+        Console.error("session \(record.id) publishes again to the store its journal names: \(Self.remembered(url)) (--shared URL chooses another)")
+        return SeatPublisher(url: url)
+    }
+
+    /// The store a journal names, read back only in the very form Carrel writes it: user, host,
+    /// port, database and TLS mode, no password and no password file (the password comes from
+    /// ~/.pgpass or PGPASSWORD as for any --shared URL). Anything else — a journal edited to
+    /// send a password file's contents elsewhere — gives nil.
+    static func rememberedStore(_ text: String) -> SharedURL? {
+        guard let url = try? SharedURL.parse(text, environment: ProcessInfo.processInfo.environment),
+              remembered(url) == text else { return nil }
+        return url
     }
 }

@@ -100,8 +100,12 @@ struct SharedEndToEndTests {
         let status = ChildSpawn.run(TmuxHarness.carrel, ["status", "--state-dir", t.stateDir], environment: t.environment)
         #expect(status.output.contains("not connected (its process has ended)"), "\(status.output)")
         #expect(!status.output.contains("connected since"), "\(status.output)")
-        #expect(status.output.contains("continue: carrel resume \(session) --state-dir \(t.stateDir) --shared \(url)"), "\(status.output)")
-        #expect(status.output.contains("end:      carrel unlock \(session) --state-dir \(t.stateDir) --shared \(url)"), "\(status.output)")
+        let resume = "carrel resume --state-dir=\(t.stateDir) --shared=\(url) -- \(session)"
+        #expect(status.output.contains("continue: \(resume)"), "\(status.output)")
+        #expect(status.output.contains("end:      carrel unlock --state-dir=\(t.stateDir) -- \(session)"), "\(status.output)")
+        // The printed command is the one that runs: the same arguments, read by the same parser.
+        let shown = resume.split(separator: " ").dropFirst().map(String.init)
+        #expect(shown == ["resume", "--state-dir=\(t.stateDir)", "--shared=\(url)", "--", session])
 
         // Resumed without --shared: it publishes to the same store, as the same seat.
         startWithPasswordFile(t, pg, "again", ["resume", session])

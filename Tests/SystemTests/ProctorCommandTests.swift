@@ -56,7 +56,10 @@ struct ProctorCommandTests {
 
         let text = try box.carrel(["status"]).out
         #expect(text.contains("Lock: free"))
-        #expect(text.contains { $0.contains("carrel resume \(session.prefix(8))") })
+        // The whole command, options first and the id after `--`, as it is to be run.
+        #expect(text.contains { $0.contains("continue: carrel resume --state-dir=\(box.stateDir) -- \(session)") }, "\(text)")
+        #expect(text.contains { $0.contains("end:      carrel unlock --state-dir=\(box.stateDir) -- \(session)") }, "\(text)")
+        #expect(waiting.first?["resume_command"] as? String == "carrel resume --state-dir=\(box.stateDir) -- \(session)")
     }
 
     @Test func unlockRefusesWhileTheHolderIsAliveAndWorksAfterItDied() throws {

@@ -95,6 +95,13 @@ def seats_sql(room_literal="NULL"):
     last = text.index('"""', first)
     sql = textwrap.dedent(text[first:last].strip("\n"))
     sql = sql.replace("\\(room)", room_literal)
+    # Fragments the query takes from constants of the same file (`\(unescaped: NAME)`).
+    for name, constant in (("Self.heldLocks", "static let heldLocks"), ("RawSeat.columns", "static let columns")):
+        marker = f"\\(unescaped: {name})"
+        if marker in sql:
+            at = text.index('"""', text.index(constant)) + 3
+            fragment = textwrap.dedent(text[at:text.index('"""', at)].strip("\n")).strip()
+            sql = sql.replace(marker, fragment)
     if "\\(" in sql:
         raise SystemExit(f"bench-shared: the seats query in {READER_SOURCE} has an interpolation this script does not know")
     return sql

@@ -120,3 +120,48 @@ extension SharedOptions {
         }
     }
 }
+
+extension SharedOptions {
+    /// This seat's label for a session that publishes through `publisher`: the store is kept
+    /// with it (without its password) so that `resume` and `unlock` publish to it too.
+    func label(publishingTo publisher: SeatPublisher) -> SharedLabel {
+        var label = label()
+        label.store = SharedOptions.remembered(publisher.url)
+        return label
+    }
+
+    /// The store's URL as the journal keeps it: no password, and the TLS mode when it is not
+    /// the default.
+    static func remembered(_ url: SharedURL) -> String {
+        let base = url.description
+        guard url.tls != .prefer else { return base }
+        return base + (base.contains("?") ? "&" : "?") + "sslmode=\(url.tls.rawValue)"
+    }
+
+    /// For `resume` and `unlock` of `record`: the publisher of the store named here, else of
+    /// the store the session published to. A session that published and whose store is not
+    /// known (a journal from before the store was kept) is refused with the command to run,
+    /// rather than continued without its store.
+    func publisher(continuing record: SessionRecord, command: String) throws(CarrelFailure) -> SeatPublisher? {
+        if let given = try publisher() { return given }
+        guard let label = record.options.shared else { return nil }
+        guard let store = label.store else {
+            throw CarrelFailure(status: .usage, message: "session \(record.id) published to a lab's shared store (room \(label.room), seat \(label.seat)) that its journal does not name; run `carrel \(command) \(record.id) --shared URL` with that store's URL")
+        }
+        guard let url = Self.rememberedStore(store) else {
+            throw CarrelFailure(status: .invalidAssessment, message: "session \(record.id): the store its journal names is not in the form Carrel writes (edited by hand?); run `carrel \(command) \(record.id) --shared URL` with that store's URL")
+        }
+        Console.error("session \(record.id) publishes again to the store its journal names: \(Self.remembered(url)) (--shared URL chooses another)")
+        return SeatPublisher(url: url)
+    }
+
+    /// The store a journal names, read back only in the very form Carrel writes it: user, host,
+    /// port, database and TLS mode, no password and no password file (the password comes from
+    /// ~/.pgpass or PGPASSWORD as for any --shared URL). Anything else — a journal edited to
+    /// send a password file's contents elsewhere — gives nil.
+    static func rememberedStore(_ text: String) -> SharedURL? {
+        guard let url = try? SharedURL.parse(text, environment: ProcessInfo.processInfo.environment),
+              remembered(url) == text else { return nil }
+        return url
+    }
+}

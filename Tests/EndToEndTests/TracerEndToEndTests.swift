@@ -53,17 +53,19 @@ extension TmuxHarness {
 /// A tracer attached (as root) after launch, where only the seat's own checks can see it.
 @Suite("Tracers attached after launch (tmux, strace, root)", .serialized)
 struct TracerEndToEndTests {
-    static var strace: String? {
-        ChildSpawn.which("strace", environment: ProcessInfo.processInfo.environment)
+    /// strace, when this runs as root (carrel is non-dumpable); otherwise the test fails saying why.
+    static func straceAsRoot() -> String? {
+        guard let strace = ChildSpawn.which("strace", environment: ProcessInfo.processInfo.environment), getuid() == 0 else {
+            Issue.record("needs root and strace (scripts/install-deps) to attach to a non-dumpable carrel")
+            return nil
+        }
+        return strace
     }
 
     @Test(.timeLimit(.minutes(2)))
     func aTracerAttachedWhileTheStartScreenWaitsMakesBeginRefuse() throws {
         let t = try #require(TmuxHarness())
-        guard let strace = Self.strace, getuid() == 0 else {
-            Issue.record("needs root and strace (scripts/install-deps) to attach to a non-dumpable carrel")
-            return
-        }
+        guard let strace = Self.straceAsRoot() else { return }
         let file = try t.fixture("geography.yaml", passphrase: nil)
         t.start("take", ["take", file, "--candidate", "Ada"])
         #expect(t.waitFor("take", "Enter continue") != nil)
@@ -84,10 +86,7 @@ struct TracerEndToEndTests {
     @Test(.timeLimit(.minutes(2)))
     func aTracerAttachedToADemoSessionIsInItsEventLog() throws {
         let t = try #require(TmuxHarness())
-        guard let strace = Self.strace, getuid() == 0 else {
-            Issue.record("needs root and strace (scripts/install-deps) to attach to a non-dumpable carrel")
-            return
-        }
+        guard let strace = Self.straceAsRoot() else { return }
         t.start("demo", ["demo"])
         #expect(t.waitFor("demo", "Carrel workshop demo") != nil)
         t.keys("demo", "F7")

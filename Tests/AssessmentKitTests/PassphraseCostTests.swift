@@ -44,6 +44,6 @@ struct PassphraseCostTests {
         #expect(outcome.assessment == nil)
         let messages = outcome.diagnostics.map(\.description)
         #expect(messages.contains { $0.hasPrefix("costly.yaml:5:") && $0.contains("proctor.passphrase") }, "\(messages)")
-        #expect(Date().timeIntervalSince(started) < 2, "refused without deriving a key")
+        #expect(Date().timeIntervalSince(started) < 10, "refused without deriving a key")
     }
 }

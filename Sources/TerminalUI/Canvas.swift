@@ -20,6 +20,8 @@ public final class Canvas: Terminal {
         setlocale(LC_ALL, "")
         guard initscr() != nil else { return false }
         active = true
+        // Started again (the demo after the workshop test): nothing of the old frame is shown.
+        previous = nil
         raw()
         noecho()
         nonl()

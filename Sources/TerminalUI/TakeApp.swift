@@ -7,7 +7,7 @@ import SessionKit
 
 /// The running `take` or `resume`: keys → model → session runtime → screen. It runs on any
 /// `Terminal`, so tests drive the whole flow in memory.
-public final class TakeApp {
+public final class TakeApp: LoopedScreen {
     /// How the run ended: a sysexits code and the one line to print.
     public struct Exit: Sendable, Equatable {
         public var code: Int32
@@ -39,6 +39,8 @@ public final class TakeApp {
     var shownTentative: [Key] = []
     let monotonic: @Sendable () -> Double
     var beginAction: ((TakeApp) throws(SessionError) -> SessionRuntime?)?
+    /// The slow checks still to run after the first frame (see `run`).
+    var prepare: (() -> Exit?)?
     /// Checks the start screen's passphrase (tries and waits kept in the state directory);
     /// nil checks in this process only.
     public var launchChecker: (any PassphraseChecker)?
@@ -64,7 +66,7 @@ public final class TakeApp {
             return Exit(69, "cannot start the terminal interface (TERM=\(ProcessInfo.processInfo.environment["TERM"] ?? "unset")); use a real terminal")
         }
         defer { terminal.stop() }
-        var prepare = prepare
+        self.prepare = prepare
         beginAction = begin
         if model.phase == .question || model.phase == .review {
             // Resuming: the session is already running.
@@ -75,26 +77,46 @@ public final class TakeApp {
             }
             syncState()
         }
-        let input = InputReader(canvas: terminal, monotonic: monotonic)
-        reader = input
-        while !quit {
-            // The first frame is drawn before the first read; after it, a frame is built only
-            // when something on screen changed (an input, a reaction, a notice, the clock).
-            if frameDirty || (shownClock() != drawnClock && monotonic() - lastFrameAt >= Self.clockSettle) { draw() }
-            if let ready = prepare {
-                prepare = nil
-                if let exit = ready() { return exit }
-            }
-            // A passphrase line is a secret, never judged as a paste.
-            input.secretLine = (model.phase == .start && model.needsLaunchPassphrase) || model.session?.prompt == .proctor
-            for event in input.next(waitingAtMost: readWait()) { handle(event) }
-            if input.tentative != shownTentative { frameDirty = true }
-            if let runtime { react(runtime.pump()) }
-            if model.expireNotice(now: monotonic()) { frameDirty = true }
-            if let exit = finalExit, !isShowingReceipt { return exit }
-        }
+        let loop = AppLoop(terminal: terminal, monotonic: monotonic)
+        reader = loop.input
+        loop.run(self)
         return finalExit ?? Exit(0, "")
     }
+
+    // MARK: the app loop
+
+    public func draw(on terminal: any Terminal) {
+        // The first frame is drawn before the first read; after it, a frame is built only
+        // when something on screen changed (an input, a reaction, a notice, the clock).
+        if frameDirty || (shownClock() != drawnClock && monotonic() - lastFrameAt >= Self.clockSettle) { draw() }
+        if let ready = prepare {
+            prepare = nil
+            if let exit = ready() {
+                finalExit = exit
+                quit = true
+            }
+        }
+    }
+
+    /// A passphrase line is a secret, never judged as a paste.
+    public var readsSecret: Bool {
+        (model.phase == .start && model.needsLaunchPassphrase) || model.session?.prompt == .proctor
+    }
+
+    public func handle(_ input: TerminalInput, on terminal: any Terminal) { handle(input) }
+
+    public func step(on terminal: any Terminal) {
+        if let reader, reader.tentative != shownTentative { frameDirty = true }
+        if let runtime { react(runtime.pump()) }
+        if model.expireNotice(now: monotonic()) { frameDirty = true }
+    }
+
+    public var finished: Bool {
+        if quit { return true }
+        return finalExit != nil && !isShowingReceipt
+    }
+
+    public var readWait: Double { nextWait() }
 
     var isShowingReceipt: Bool {
         if case .receipt = model.phase { return true }
@@ -105,7 +127,7 @@ public final class TakeApp {
     /// crosses a whole second (the clock's next change, a warning, the time-out), a second at
     /// most; a fifth of a second while typed text waits for its save or a notice for its
     /// end. An idle session wakes about once a second.
-    func readWait() -> Double {
+    func nextWait() -> Double {
         guard let runtime else { return InputReader.idleWait }
         if shownClock() != drawnClock {
             // The clock changed while a frame settles: wake when it may be drawn.

@@ -56,19 +56,15 @@ struct ProctorCommand: ParsableCommand {
                 return
             }
             let chosen = Theme.named(theme?.rawValue, environment: ProcessInfo.processInfo.environment) ?? .standard
-            ProctorApp(url: url, reader: reader, room: room, screenReader: screenReader, theme: chosen).run()
+            ProctorConsole.run(url: url, reader: reader, room: room, screenReader: screenReader, theme: chosen)
         }
     }
 }
 
 /// Reads the store for the console on a thread of its own, so that keys are answered at once
 /// even while the store is slow or gone: the loop takes the latest reading when there is one.
-final class ConsoleFeed: @unchecked Sendable {
-    struct Reading {
-        var seats: [SeatView]?
-        var problem: String?
-        var at: Date
-    }
+final class ConsoleFeed: ConsoleSource, @unchecked Sendable {
+    typealias Reading = ConsoleReading
 
     let url: SharedURL
     let room: String?
@@ -76,7 +72,7 @@ final class ConsoleFeed: @unchecked Sendable {
     private var latest: Reading?
     private var stopping = false
     private var urgent = false
-    private var report: (session: String, events: [JournalEvent]?, problem: String?)?
+    private var report: ConsoleSeatReport?
     private var reportWanted: String?
     private let bell = Doorbell()
 
@@ -85,15 +81,14 @@ final class ConsoleFeed: @unchecked Sendable {
         self.room = room
     }
 
-    /// The reading since the last call, if any.
-    func take() -> Reading? {
+    func takeReading() -> Reading? {
         lock.withLock {
             defer { latest = nil }
             return latest
         }
     }
 
-    func takeReport() -> (session: String, events: [JournalEvent]?, problem: String?)? {
+    func takeReport() -> ConsoleSeatReport? {
         lock.withLock {
             defer { report = nil }
             return report
@@ -124,7 +119,7 @@ final class ConsoleFeed: @unchecked Sendable {
         }
     }
 
-    func setReport(_ r: (session: String, events: [JournalEvent]?, problem: String?)) {
+    func setReport(_ r: ConsoleSeatReport) {
         lock.withLock { report = r }
     }
 
@@ -161,9 +156,9 @@ final class ConsoleFeed: @unchecked Sendable {
             if let current = reader, let wanted {
                 do {
                     let events = try await current.events(session: wanted)
-                    setReport((wanted, events, nil))
+                    setReport(ConsoleSeatReport(session: wanted, events: events, problem: nil))
                 } catch {
-                    setReport((wanted, nil, SeatPublisher.describe(error)))
+                    setReport(ConsoleSeatReport(session: wanted, events: nil, problem: SeatPublisher.describe(error)))
                 }
             }
             if let current = reader, hurry || Date().timeIntervalSince(lastRead) >= 0.1 {
@@ -185,26 +180,11 @@ final class ConsoleFeed: @unchecked Sendable {
     }
 }
 
-/// The console's loop: keys, the latest reading of the store, a frame painted only when it
-/// differs. Never waits for the store.
-final class ProctorApp {
-    let canvas: Canvas
-    var model: ProctorModel
-    let feed: ConsoleFeed
-    let reader: SharedReader
-    var lastGood: Date?
-
-    init(url: SharedURL, reader: SharedReader, room: String?, screenReader: Bool, theme: Theme) {
-        self.canvas = Canvas(theme: theme)
-        self.model = ProctorModel(room: room, screenReader: screenReader)
-        self.feed = ConsoleFeed(url: url, room: room)
-        self.reader = reader
-    }
-
-    func run() {
+/// The console on the real terminal, its readings from the store on a task of their own.
+enum ProctorConsole {
+    static func run(url: SharedURL, reader: SharedReader, room: String?, screenReader: Bool, theme: Theme) {
+        let feed = ConsoleFeed(url: url, room: room)
         let done = DispatchSemaphore(value: 0)
-        let feed = self.feed
-        let reader = self.reader
         Task.detached {
             await feed.run(first: reader)
             done.signal()
@@ -214,69 +194,6 @@ final class ProctorApp {
             // The feed closes its connection; the process may end first, which closes it too.
             _ = done.wait(timeout: .now() + 1)
         }
-        guard canvas.start() else { return }
-        defer { canvas.stop() }
-        let input = InputReader(canvas: canvas)
-        while !model.quit {
-            if let reading = feed.take() {
-                if let seats = reading.seats {
-                    model.update(seats)
-                    lastGood = reading.at
-                    model.storeLine = model.screenReader ? "store connected" : "updated \(Self.clock(reading.at))"
-                } else {
-                    let since = lastGood.map { "; seats as of \(Self.clock($0))" } ?? ""
-                    model.storeLine = "store not reachable: \(reading.problem ?? "no answer"); retrying\(since)"
-                }
-            }
-            if let (session, events, problem) = feed.takeReport(), model.report != nil, model.selectedSeat?.session == session {
-                model.report = reportLines(events: events, problem: problem)
-            }
-            let (w, h) = canvas.size
-            canvas.paint(ProctorView.render(model, width: w, height: h))
-            for event in input.next(waitingAtMost: 0.1) {
-                switch event {
-                case let .keys(keys):
-                    for key in keys {
-                        switch model.handle(key, pageSize: max(1, h - 7)) {
-                        case .openReport: openReport()
-                        case .refresh: feed.refreshNow()
-                        case .none: break
-                        }
-                    }
-                case .resize:
-                    _ = canvas.refreshSize()
-                case .lost:
-                    model.quit = true
-                case .paste, .focus:
-                    break
-                }
-            }
-        }
-    }
-
-    static func clock(_ date: Date = Date()) -> String {
-        date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone.current).time(includingFractionalSeconds: false).timeSeparator(.colon))
-    }
-
-    func openReport() {
-        guard let seat = model.selectedSeat else { return }
-        model.report = reportLines(events: nil, problem: nil)
-        model.reportScroll = 0
-        feed.wantReport(seat.session)
-    }
-
-    func reportLines(events: [JournalEvent]?, problem: String?) -> [String] {
-        guard let seat = model.selectedSeat else { return [] }
-        var lines = ["Integrity report — seat \(seat.seat)" + (seat.candidate.map { ", \($0)" } ?? ""),
-                     "Session \(seat.session) · \(seat.assessment) — \(seat.assessmentTitle)",
-                     ProctorView.sentence(seat, coarse: model.screenReader), ""]
-        if let problem {
-            return lines + ["The events cannot be read now: \(problem). Esc, then Enter to try again."]
-        }
-        guard let events else { return lines + ["Reading the seat's events…"] }
-        lines += IntegrityReport(events: events, interruptions: seat.interruptions).lines
-        lines += ["", "Timeline"]
-        for e in events { lines.append("\(Timestamp.iso(e.at))  \(e.kind)  \(e.detail)") }
-        return lines
+        ConsoleApp(source: feed, room: room, screenReader: screenReader).run(on: Canvas(theme: theme))
     }
 }

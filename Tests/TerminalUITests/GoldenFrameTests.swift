@@ -51,7 +51,7 @@ struct GoldenFrameTests {
         #expect(frame == expected, "frame \(name) changed; run with CARREL_UPDATE_GOLDEN=1 after checking it", sourceLocation: sourceLocation)
     }
 
-    static let themes: [Theme] = [.standard, .mono]
+    static let themes: [Theme] = [.standard, .mono, .contrast]
 
     @Test(arguments: themes)
     func startAndLockScreens(theme: Theme) throws {

@@ -1,6 +1,7 @@
 import AssessmentKit
 import Foundation
 import GRDB
+import Synchronization
 
 /// A journal record waiting for the lab's shared store. `seq` orders a session's records and
 /// keys them in the store (with the session), so sending one twice changes nothing there.
@@ -175,56 +176,80 @@ public enum JSONLiteral {
 }
 
 /// Sessions known to publish or not (see `Journal.isPublished`).
-final class PublishingCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var known: [String: Bool] = [:]
-    func value(_ session: String) -> Bool? { lock.withLock { known[session] } }
-    func set(_ session: String, _ published: Bool) { lock.withLock { known[session] = published } }
+final class PublishingCache: Sendable {
+    private let known = Mutex<[String: Bool]>([:])
+    func value(_ session: String) -> Bool? { known.withLock { $0[session] } }
+    func set(_ session: String, _ published: Bool) { known.withLock { $0[session] = published } }
 }
 
 /// Wakes one waiter (the publisher) when something was added; a ring with nobody waiting is
-/// kept for the next wait.
-public final class Doorbell: @unchecked Sendable {
-    private let lock = NSLock()
-    private var rung = false
-    private var waiter: CheckedContinuation<Void, Never>?
-    private var generation = 0
+/// kept for the next wait. `ring` is called from synchronous code (a journal write), `wait`
+/// from the publisher's task.
+public final class Doorbell: Sendable {
+    private struct State {
+        var rung = false
+        var waiter: CheckedContinuation<Bool, Never>?
+    }
+
+    private let state = Mutex(State())
 
     public init() {}
 
     public func ring() {
-        lock.lock()
-        let waiting = waiter
-        waiter = nil
-        if waiting == nil { rung = true }
-        lock.unlock()
-        waiting?.resume()
+        let waiting = state.withLock { s -> CheckedContinuation<Bool, Never>? in
+            guard let w = s.waiter else {
+                s.rung = true
+                return nil
+            }
+            s.waiter = nil
+            return w
+        }
+        waiting?.resume(returning: true)
     }
 
-    /// Returns when rung (or at once if rung since the last wait), or after `seconds`.
-    public func wait(seconds: Double) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            lock.lock()
-            if rung {
-                rung = false
-                lock.unlock()
-                continuation.resume()
-                return
+    /// Returns when rung (or at once if rung since the last wait), after `seconds`, or when
+    /// the task is cancelled: a deadline in a task group, never a timer left behind. True
+    /// when it was rung.
+    @discardableResult
+    public func wait(seconds: Double) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await self.rang() }
+            group.addTask {
+                try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9))
+                return false
             }
-            // A waiter left by an earlier wait would never be resumed: there is only one.
-            let earlier = waiter
-            waiter = continuation
-            generation += 1
-            let mine = generation
-            lock.unlock()
-            earlier?.resume()
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
-                lock.lock()
-                let due = generation == mine ? waiter : nil
-                if due != nil { waiter = nil }
-                lock.unlock()
-                due?.resume()
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// Waits for a ring (true); ends at once, false, when cancelled.
+    private func rang() async -> Bool {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let (now, earlier) = state.withLock { s -> (Bool?, CheckedContinuation<Bool, Never>?) in
+                    // Cancelled before waiting (the handler below ran first and found no waiter):
+                    // a ring is left for the next wait.
+                    if Task.isCancelled { return (false, nil) }
+                    if s.rung {
+                        s.rung = false
+                        return (true, nil)
+                    }
+                    // A waiter left by an earlier wait would never be resumed: there is only one.
+                    let earlier = s.waiter
+                    s.waiter = continuation
+                    return (nil, earlier)
+                }
+                earlier?.resume(returning: false)
+                if let now { continuation.resume(returning: now) }
             }
+        } onCancel: {
+            let waiting = state.withLock { s -> CheckedContinuation<Bool, Never>? in
+                defer { s.waiter = nil }
+                return s.waiter
+            }
+            waiting?.resume(returning: false)
         }
     }
 }

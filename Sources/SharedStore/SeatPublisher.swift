@@ -3,15 +3,16 @@ import Foundation
 import Logging
 import PostgresNIO
 import SessionKit
+import Synchronization
 
-/// Copies a seat's journal records to the lab's shared store, on threads of its own: the
-/// session never waits for it. It reads the journal's outbox (filled in the same transaction
+/// Copies a seat's journal records to the lab's shared store from a task of its own (`run`,
+/// a child task of the command, beside the session's thread): the session never waits for it. It reads the journal's outbox (filled in the same transaction
 /// as each write), inserts records keyed by session and sequence (a record sent twice is kept
 /// once), and forgets them locally once the store has them. While PostgreSQL is down, slow or
 /// restarting, records wait in the outbox and the publisher tries again (0.2 s, doubling to
 /// 2 s). Its connection holds an advisory lock named after the running session, so the
 /// proctor's console sees at once when the seat's process is gone.
-public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
+public final class SeatPublisher: SessionPublishing, Sendable {
     public enum StoreState: Sendable, Equatable {
         case connecting
         case connected
@@ -32,15 +33,28 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
     let queryTimeout: Double
     let batchSize = 500
 
-    private let lock = NSLock()
-    private var session: String?
-    private var elapsed: Double?
-    private var stopping = false
-    private var state: StoreState = .connecting
-    private var drainWaiters: [DispatchSemaphore] = []
-    private var stoppedSignal = DispatchSemaphore(value: 0)
-    private var started = false
-    private var journalRef: Journal?
+    /// What the session's thread and the loop share.
+    private struct Shared {
+        var session: String?
+        var elapsed: Double?
+        var state: StoreState = .connecting
+        var journal: Journal?
+        var announcement: Announcement?
+        /// Set by `start`: until then the loop waits, without a connection.
+        var started = false
+        var stopping = false
+        /// `finish` asks for the outbox to be empty (a number it raises); the loop answers with
+        /// the number it read before it found the outbox empty.
+        var drainAsked = 0
+        var drainAnswered = 0
+    }
+
+    private let shared = Mutex(Shared())
+    /// Wakes the loop (a journal attached, a session changed, finish); the journal's own bell
+    /// wakes it for new records.
+    private let bell = Doorbell()
+    /// Wakes `finish` when the loop found the outbox empty.
+    private let drained = Doorbell()
 
     public init(url: SharedURL, queryTimeout: Double = 5) {
         self.url = url
@@ -49,11 +63,7 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
     }
 
     /// What the publisher knows of the store now.
-    public var storeState: StoreState {
-        lock.lock()
-        defer { lock.unlock() }
-        return state
-    }
+    public var storeState: StoreState { shared.withLock { $0.state } }
 
     /// A seat waiting at its start screen: shown to the proctor as "not started" under the
     /// session id it will begin with, until it begins.
@@ -82,70 +92,58 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
         }
     }
 
-    private var announcement: Announcement?
-    /// Wakes the loop before a journal is attached.
-    private let bell = Doorbell()
-
     /// Publishes the seat before its session begins (`start` sends it).
     public func announce(_ a: Announcement) {
-        lock.lock()
-        announcement = a
-        if session == nil { session = a.session }
-        lock.unlock()
+        // A seat announces itself only while no session of its runs (the start screen of
+        // `take`, or the workshop test opened from the demo), so the session is this one.
+        shared.withLock {
+            $0.announcement = a
+            $0.session = a.session
+        }
         bell.ring()
     }
 
-    /// Starts the loop in the background (once; later calls are ignored). Without a journal it
-    /// announces the seat and keeps its connection; `start(journal:)` adds the outbox.
+    /// Lets the loop connect. Without a journal it announces the seat and keeps its
+    /// connection; `start(journal:)` adds the outbox.
     public func start() {
-        lock.lock()
-        let first = !started
-        started = true
-        lock.unlock()
-        guard first else { return }
-        Task.detached { [self] in
-            await run()
-            stoppedSignal.signal()
-        }
-    }
-
-    /// Publishes `journal`'s outbox from now on, starting the loop when it is not running.
-    public func start(journal: Journal) {
-        lock.lock()
-        journalRef = journal
-        lock.unlock()
+        shared.withLock { $0.started = true }
         bell.ring()
-        start()
     }
 
-    var journal: Journal? {
-        lock.lock()
-        defer { lock.unlock() }
-        return journalRef
-    }
-
-    /// Whether the store can be reached now (connect, schema, close), for a policy that
-    /// requires it before a session begins; nil when it can, else why not.
-    public static func probe(_ url: SharedURL) -> String? {
-        do {
-            try Blocking.run {
-                let c = try await StoreCall.open(url, as: "carrel seat", logger: StoreCall.quietLogger, timeout: url.connectTimeout)
-                // Only whether it opened matters here.
-                try? await c.close()
-            }
-            return nil
-        } catch {
-            return describe(error)
+    /// Publishes `journal`'s outbox from now on.
+    public func start(journal: Journal) {
+        shared.withLock {
+            $0.journal = journal
+            $0.started = true
         }
+        bell.ring()
+    }
+
+    var journal: Journal? { shared.withLock { $0.journal } }
+
+    /// For a policy that requires the store before a session begins, from the session's own
+    /// thread after `start`: waits, up to the URL's connect timeout and a little more, for
+    /// the loop's first answer. nil when the store answered, else why not.
+    public func firstAnswer(pollingEvery interval: Double = 0.02) -> String? {
+        let deadline = ProcessInfo.processInfo.systemUptime + url.connectTimeout + queryTimeout
+        while ProcessInfo.processInfo.systemUptime < deadline {
+            switch storeState {
+            case .connected: return nil
+            case let .unreachable(why): return why
+            case .connecting: usleep(UInt32(interval * 1e6))
+            }
+        }
+        return "no answer in time"
     }
 
     /// From the session's loop: which session runs and its time used (no I/O here).
     public func progress(session: String, elapsed: Double) {
-        lock.lock()
-        let changed = self.session != session
-        self.session = session
-        self.elapsed = elapsed
-        lock.unlock()
+        let changed = shared.withLock {
+            let changed = $0.session != session
+            $0.session = session
+            $0.elapsed = elapsed
+            return changed
+        }
         if changed { ring() }
     }
 
@@ -154,80 +152,75 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
         journal?.outboxBell.ring()
     }
 
-    /// Waits up to `seconds` for every waiting record to reach the store, then stops and
-    /// closes the connection (which lets the console know the seat has left). Records still
-    /// waiting stay in the journal's outbox for the next session on this seat (or `resume`).
-    /// Returns true when nothing was left waiting.
+    /// Waits up to `seconds` for every waiting record to reach the store, then asks the loop
+    /// to stop and close its connection (which lets the console know the seat has left).
+    /// Records still waiting stay in the journal's outbox for the next session on this seat
+    /// (or `resume`). Returns true when nothing was left waiting.
     @discardableResult
-    public func finish(within seconds: Double) -> Bool {
-        lock.lock()
-        let running = started
-        let journal = journalRef
-        lock.unlock()
+    public func finish(within seconds: Double) async -> Bool {
+        let (running, journal) = shared.withLock { ($0.started, $0.journal) }
         // Nothing to send (no session began, or everything is in the store already): no wait.
         // A count that cannot be read is taken as something to send.
         let waiting = journal.map { (try? $0.outboxWaiting().records) ?? 1 } ?? 0
-        var drained = waiting == 0
-        if running && !drained {
-            let waiter = DispatchSemaphore(value: 0)
-            lock.lock()
-            drainWaiters.append(waiter)
-            lock.unlock()
-            ring()
-            drained = waiter.wait(timeout: .now() + seconds) == .success
+        var empty = waiting == 0
+        if running && !empty {
+            let asked = shared.withLock {
+                $0.drainAsked += 1
+                return $0.drainAsked
+            }
+            let deadline = ProcessInfo.processInfo.systemUptime + seconds
+            while !empty {
+                ring()
+                let left = deadline - ProcessInfo.processInfo.systemUptime
+                if left <= 0 || Task.isCancelled { break }
+                await drained.wait(seconds: left)
+                empty = shared.withLock { $0.drainAnswered >= asked }
+            }
         }
-        lock.lock()
-        stopping = true
-        lock.unlock()
+        shared.withLock { $0.stopping = true }
         ring()
-        // The loop closes its connection when it sees `stopping`; the process may end sooner,
-        // which closes it as well.
-        if running { _ = stoppedSignal.wait(timeout: .now() + 0.3) }
-        return drained
+        return empty
     }
 
-    var isStopping: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return stopping
-    }
+    var isStopping: Bool { shared.withLock { $0.stopping } }
 
-    func current() -> (session: String?, elapsed: Double?, announcement: Announcement?) {
-        lock.lock()
-        defer { lock.unlock() }
-        return (session, elapsed, announcement)
+    func current() -> (session: String?, elapsed: Double?, announcement: Announcement?, started: Bool, drainAsked: Int) {
+        shared.withLock { ($0.session, $0.elapsed, $0.announcement, $0.started, $0.drainAsked) }
     }
 
     func note(_ new: StoreState, session: String?) {
-        lock.lock()
-        let changed = state != new
-        state = new
-        lock.unlock()
+        let (changed, journal) = shared.withLock {
+            let changed = $0.state != new
+            $0.state = new
+            return (changed, $0.journal)
+        }
         // Recorded for `carrel status` only when it changes: a few bytes, and losing one
         // note costs nothing but a stale line in `status` (the outbox itself is untouched).
         if changed, let session { try? journal?.noteStore(session: session, state: new.words, since: Date()) }
     }
 
-    func drainedNow() {
-        lock.lock()
-        let waiters = drainWaiters
-        drainWaiters.removeAll()
-        lock.unlock()
-        for w in waiters { w.signal() }
+    /// The loop found the outbox empty after reading `asked`: a `finish` waiting for it is done.
+    func drainedNow(_ asked: Int) {
+        shared.withLock { $0.drainAnswered = max($0.drainAnswered, asked) }
+        drained.ring()
     }
 
     // MARK: the loop
 
-    func run() async {
+    /// The loop: runs until `finish` (or the task's cancellation) stops it, then closes its
+    /// connection. The command runs it as a child task beside the session.
+    public func run() async {
+        // Nothing to do until a seat announces itself or a session starts publishing.
+        while !current().started && !isStopping && !Task.isCancelled { await bell.wait(seconds: 1) }
         var backoff = 0.2
         var confirmed: Int64 = 0
         var connection: PostgresConnection?
         var lockedSession: String?
         var notedSession: String?
-        var announced = false
+        var announced: String?
         var lastPulse = 0.0
-        while !isStopping {
-            let (session, elapsed, announcement) = current()
+        while !isStopping && !Task.isCancelled {
+            let (session, elapsed, announcement, _, asked) = current()
             let journal = self.journal
             if let session, let journal, notedSession != session {
                 notedSession = session
@@ -240,7 +233,7 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
                 do {
                     connection = try await StoreCall.open(url, as: "carrel seat", logger: logger, timeout: queryTimeout)
                     lockedSession = nil
-                    announced = false
+                    announced = nil
                     backoff = 0.2
                     note(.connected, session: session)
                 } catch {
@@ -252,28 +245,25 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
             }
             guard let c = connection else { continue }
             do {
-                if let announcement, !announced, journal == nil || session == announcement.session {
+                if let announcement, announced != announcement.session, journal == nil || session == announcement.session {
                     // Once per connection: the row exists until the session's own record
                     // makes it active (after a restart of the store, it is made again).
                     try await guarded(c) {
-                        _ = try await c.query("SELECT carrel_hello(\(announcement.session), \(announcement.body)::jsonb)", logger: self.logger)
+                        try await StoreCall.run(c, "SELECT carrel_hello(\(announcement.session), \(announcement.body)::jsonb)", logger: self.logger)
                     }
-                    announced = true
+                    announced = announcement.session
                 }
                 if let session, lockedSession != session {
                     if let old = lockedSession {
                         // The seat moved on to another session (a demo): its old one is not live.
                         try await guarded(c) {
-                            _ = try await c.query("SELECT pg_advisory_unlock(hashtextextended(\(old), 0))", logger: self.logger)
+                            try await StoreCall.run(c, "SELECT pg_advisory_unlock(hashtextextended(\(old), 0))", logger: self.logger)
                         }
                         lockedSession = nil
                     }
                     let granted = try await guarded(c) {
-                        var granted = false
-                        for try await value in try await c.query("SELECT pg_try_advisory_lock(hashtextextended(\(session), 0))", logger: self.logger).decode(Bool.self) {
-                            granted = value
-                        }
-                        return granted
+                        try await StoreCall.value(c, "SELECT pg_try_advisory_lock(hashtextextended(\(session), 0))", as: Bool.self,
+                                                  logger: self.logger) ?? false
                     }
                     if granted { lockedSession = session }
                 }
@@ -287,12 +277,12 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
                     try? journal.removePublished(through: confirmed)
                     continue
                 }
-                drainedNow()
+                drainedNow(asked)
                 let now = ProcessInfo.processInfo.systemUptime
                 if let session, let elapsed, now - lastPulse >= 1 {
                     lastPulse = now
                     try await guarded(c) {
-                        _ = try await c.query("SELECT carrel_pulse(\(session), \(elapsed))", logger: self.logger)
+                        try await StoreCall.run(c, "SELECT carrel_pulse(\(session), \(elapsed))", logger: self.logger)
                     }
                 }
                 let pause = max(0.05, 1 - (ProcessInfo.processInfo.systemUptime - lastPulse))
@@ -305,8 +295,8 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
                 backoff = min(backoff * 2, 2)
             }
         }
+        // Closing a connection that is already gone has nothing left to report.
         if let connection { try? await connection.close() }
-        drainedNow()
     }
 
     func guarded<T: Sendable>(_ c: PostgresConnection, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
@@ -338,8 +328,8 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
         let kinds = batch.map(\.kind)
         let times = batch.map(\.at)
         let bodies = batch.map { Self.storable($0.body) }
-        try await c.query("BEGIN", logger: logger)
-        try await c.query("""
+        try await StoreCall.run(c, "BEGIN", logger: logger)
+        try await StoreCall.run(c, """
             INSERT INTO carrel_records (session, seq, kind, at, body)
               SELECT s, q, k, a, b::jsonb
               FROM unnest(\(sessions)::text[], \(seqs)::int8[], \(kinds)::text[], \(times)::timestamptz[], \(bodies)::text[])
@@ -347,7 +337,7 @@ public final class SeatPublisher: SessionPublishing, @unchecked Sendable {
               ORDER BY n
             ON CONFLICT DO NOTHING
             """, logger: logger)
-        try await c.query("COMMIT", logger: logger)
+        try await StoreCall.run(c, "COMMIT", logger: logger)
     }
 
     /// A record's JSON as PostgreSQL's jsonb takes it: a NUL character (`\u0000`, which jsonb

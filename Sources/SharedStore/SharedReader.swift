@@ -114,12 +114,12 @@ public final class SharedReader: Sendable {
     public func seats(room: String?) async throws -> [SeatView] {
         let connection = self.connection
         let logger = self.logger
-        let rows = try await StoreCall.guarded(connection, timeout: 10) { try await connection.query("""
+        let rows = try await StoreCall.guarded(connection, timeout: 10) { try await StoreCall.rows(connection, """
             \(unescaped: Self.heldLocks)
             SELECT \(unescaped: RawSeat.columns)
             FROM carrel_sessions s LEFT JOIN (SELECT DISTINCT key FROM held) h ON h.key = s.lock_key
             WHERE \(room)::text IS NULL OR s.room = \(room)::text
-            """, logger: logger).collect() }
+            """, logger: logger) }
         var seats: [SeatView] = []
         for row in rows {
             let raw = StoreRows.texts(row).map(RawSeat.init(cells:)) ?? RawSeat(unreadable: CopyPlan.firstCell(row))
@@ -170,10 +170,10 @@ public final class SharedReader: Sendable {
     public func events(session: String) async throws -> [JournalEvent] {
         let connection = self.connection
         let logger = self.logger
-        let rows = try await StoreCall.guarded(connection, timeout: 10) { try await connection.query("""
+        let rows = try await StoreCall.guarded(connection, timeout: 10) { try await StoreCall.rows(connection, """
             SELECT \(unescaped: StoreRows.Event.columns) FROM carrel_records
             WHERE session = \(session) AND kind = 'event' ORDER BY seq
-            """, logger: logger).collect() }
+            """, logger: logger) }
         return try Self.events(from: rows)
     }
 
@@ -189,28 +189,5 @@ public final class SharedReader: Sendable {
             events.append(JournalEvent(at: event.at, kind: event.kind, detail: event.detail))
         }
         return events
-    }
-}
-
-/// Runs async work to its end from synchronous code (a command's `run`).
-public enum Blocking {
-    final class Box<T>: @unchecked Sendable {
-        var result: Result<T, any Error>?
-    }
-
-    public static func run<T>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
-        let box = Box<T>()
-        let done = DispatchSemaphore(value: 0)
-        Task.detached {
-            do {
-                box.result = .success(try await work())
-            } catch {
-                box.result = .failure(error)
-            }
-            done.signal()
-        }
-        done.wait()
-        guard let result = box.result else { throw CancellationError() }
-        return try result.get()
     }
 }

@@ -215,33 +215,33 @@ public enum SharedSchema {
             }
             return
         }
+        try await StoreCall.run(connection, "BEGIN", logger: logger)
         do {
-            try await connection.withTransaction(logger: logger) { c in
-                // One migrating role at a time (a constant key of Carrel's own).
-                try await c.query("SELECT pg_advisory_xact_lock(746163617272)", logger: logger)
-                try await c.query("CREATE TABLE IF NOT EXISTS carrel_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())", logger: logger)
-                var current = 0
-                for try await value in try await c.query("SELECT coalesce(max(version), 0) FROM carrel_schema", logger: logger).decode(Int.self) {
-                    current = value
-                }
-                var schema = "public"
-                for try await value in try await c.query("SELECT quote_ident(current_schema())", logger: logger).decode(String.self) {
-                    schema = value
-                }
-                for (number, sql) in migrations where number > current {
-                    // One statement at a time: PostgresNIO speaks the extended protocol only.
-                    for statement in statements(sql.replacingOccurrences(of: "@SCHEMA@", with: schema)) {
-                        try await c.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                    }
-                    try await c.query("INSERT INTO carrel_schema (version) VALUES (\(number))", logger: logger)
-                }
-            }
-        } catch let error as PostgresTransactionError {
-            let cause = error.closureError ?? error.commitError ?? error.beginError ?? error
-            if let psql = cause as? PSQLError, let state = psql.serverInfo?[.sqlState], state == "42501" {
+            try await migrate(connection, logger: logger)
+            try await StoreCall.run(connection, "COMMIT", logger: logger)
+        } catch {
+            // The first error is the one to report; a connection that closed has rolled back.
+            if !connection.isClosed { try? await StoreCall.run(connection, "ROLLBACK", logger: logger) }
+            if let psql = error as? PSQLError, let state = psql.serverInfo?[.sqlState], state == "42501" {
                 throw Problem(description: "the shared store has no Carrel schema (version \(version)) and this role may not create it; run `carrel proctor --json` once as the store's owner (docs/deployment.md)")
             }
-            throw cause
+            throw error
+        }
+    }
+
+    /// The migrations this store lacks, inside the transaction `prepare` opened.
+    static func migrate(_ c: PostgresConnection, logger: Logger) async throws {
+        // One migrating role at a time (a constant key of Carrel's own).
+        try await StoreCall.run(c, "SELECT pg_advisory_xact_lock(746163617272)", logger: logger)
+        try await StoreCall.run(c, "CREATE TABLE IF NOT EXISTS carrel_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())", logger: logger)
+        let current = try await StoreCall.value(c, "SELECT coalesce(max(version), 0) FROM carrel_schema", as: Int.self, logger: logger) ?? 0
+        let schema = try await StoreCall.value(c, "SELECT quote_ident(current_schema())", as: String.self, logger: logger) ?? "public"
+        for (number, sql) in migrations where number > current {
+            // One statement at a time: PostgresNIO speaks the extended protocol only.
+            for statement in statements(sql.replacingOccurrences(of: "@SCHEMA@", with: schema)) {
+                try await StoreCall.run(c, PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
+            try await StoreCall.run(c, "INSERT INTO carrel_schema (version) VALUES (\(number))", logger: logger)
         }
     }
 
@@ -274,14 +274,9 @@ public enum SharedSchema {
 
     /// The installed version, or nil when the store has no Carrel schema.
     static func installedVersion(_ connection: PostgresConnection, logger: Logger) async throws -> Int? {
-        let exists = try await connection.query("SELECT to_regprocedure('carrel_schema_version()') IS NOT NULL", logger: logger)
-        var present = false
-        for try await value in exists.decode(Bool.self) { present = value }
+        let present = try await StoreCall.value(connection, "SELECT to_regprocedure('carrel_schema_version()') IS NOT NULL",
+                                                as: Bool.self, logger: logger) ?? false
         guard present else { return nil }
-        var version: Int?
-        for try await value in try await connection.query("SELECT carrel_schema_version()", logger: logger).decode(Int?.self) {
-            version = value
-        }
-        return version
+        return try await StoreCall.value(connection, "SELECT carrel_schema_version()", as: Int?.self, logger: logger) ?? nil
     }
 }

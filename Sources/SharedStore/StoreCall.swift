@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PostgresNIO
 
 /// One call to the store that cannot hang its caller.
@@ -11,61 +12,66 @@ enum StoreCall {
         var description: String { "the connection was closed" }
     }
 
-    /// Runs `work` on `c`, for at most the query timeout. PostgresNIO never completes a query
-    /// written to a connection the server has already closed (a restart, a stopped server),
-    /// and a stopped or overloaded server may never answer: the work runs in a task of its own
-    /// and is abandoned after the timeout (the connection is closed, so the publisher makes a
-    /// new one). A closed connection fails at once.
-    static func guarded<T: Sendable>(_ c: PostgresConnection, timeout: Double, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+    /// One statement's rows. It ends, with an error, as soon as the connection closes or the
+    /// task is cancelled, whatever the server does: PostgresNIO never answers a statement
+    /// written to a connection that has already closed (a restart, a stopped server, a closed
+    /// deadline), so the wait races the connection's own end. Every statement Carrel sends
+    /// goes through here, which is what lets `guarded` be a plain task-group deadline.
+    static func rows(_ c: PostgresConnection, _ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
         if c.isClosed { throw ConnectionClosed() }
-        let once = Once<T>()
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            once.set(continuation)
-            Task.detached {
-                do {
-                    once.resume(.success(try await work()))
-                } catch {
-                    once.resume(.failure(error))
-                }
-            }
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
-                if once.resume(.failure(StoreTimeout())) { c.close().whenComplete { _ in } }
-            }
+        let answer = c.eventLoop.makePromise(of: [PostgresRow].self)
+        // Whichever comes first completes the answer; a later completion is ignored.
+        c.closeFuture.whenComplete { _ in answer.fail(ConnectionClosed()) }
+        let sent: EventLoopFuture<PostgresQueryResult> = c.query(query, logger: logger)
+        sent.map(\.rows).cascade(to: answer)
+        return try await withTaskCancellationHandler {
+            try await answer.futureResult.get()
+        } onCancel: {
+            answer.fail(CancellationError())
         }
     }
 
-    /// A continuation resumed by whichever comes first.
-    final class Once<T: Sendable>: @unchecked Sendable {
-        private let lock = NSLock()
-        private var continuation: CheckedContinuation<T, any Error>?
-        private var early: Result<T, any Error>?
+    /// One statement whose rows do not matter.
+    static func run(_ c: PostgresConnection, _ query: PostgresQuery, logger: Logger) async throws {
+        _ = try await rows(c, query, logger: logger)
+    }
 
-        func set(_ c: CheckedContinuation<T, any Error>) {
-            lock.lock()
-            if let early {
-                lock.unlock()
-                c.resume(with: early)
-                return
-            }
-            continuation = c
-            lock.unlock()
-        }
+    /// The first column of the first row, decoded (nil without a row).
+    static func value<T: PostgresDecodable>(_ c: PostgresConnection, _ query: PostgresQuery, as type: T.Type,
+                                            logger: Logger) async throws -> T? {
+        guard let row = try await rows(c, query, logger: logger).first else { return nil }
+        return try row.decode(T.self)
+    }
 
-        /// True when this call was the one that resumed.
-        @discardableResult
-        func resume(_ result: Result<T, any Error>) -> Bool {
-            lock.lock()
-            guard let c = continuation else {
-                let first = early == nil
-                if first { early = result }
-                lock.unlock()
-                return first
+    private enum Outcome<T: Sendable>: Sendable {
+        case done(T)
+        case deadline
+    }
+
+    /// Runs `work` on `c` for at most `timeout` seconds: a task-group deadline. When the
+    /// deadline comes first the connection is closed, which ends every statement of `work`
+    /// at once (see `rows`), and the call throws `StoreTimeout`; the caller makes a new
+    /// connection. A connection already closed fails at once.
+    static func guarded<T: Sendable>(_ c: PostgresConnection, timeout: Double, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        if c.isClosed { throw ConnectionClosed() }
+        return try await withThrowingTaskGroup(of: Outcome<T>.self) { group in
+            group.addTask { .done(try await work()) }
+            group.addTask {
+                // Cancelled when the work ends first: the outcome is then not read.
+                try? await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1e9))
+                return .deadline
             }
-            continuation = nil
-            early = result
-            lock.unlock()
-            c.resume(with: result)
-            return true
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw StoreTimeout() }
+            switch first {
+            case let .done(value):
+                return value
+            case .deadline:
+                // The work's statements end with the connection; the group then waits for
+                // nothing that could hang.
+                c.close().whenComplete { _ in }
+                throw StoreTimeout()
+            }
         }
     }
 
@@ -84,7 +90,7 @@ enum StoreCall {
                 // longer than its caller waits, so a statement abandoned at the client's time
                 // limit does not go on holding locks in the store.
                 let limit = "\(Int(((statementLimit ?? timeout) * 1000).rounded(.up)))ms"
-                _ = try await c.query("SELECT set_config('statement_timeout', \(limit), false)", logger: logger)
+                try await run(c, "SELECT set_config('statement_timeout', \(limit), false)", logger: logger)
             }
         } catch {
             // Closing a connection that failed has nothing left to report.

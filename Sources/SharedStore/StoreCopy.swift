@@ -23,25 +23,25 @@ extension SharedReader {
     public func journalCopy(room: String?) async throws -> StoreCopy {
         let connection = self.connection
         let logger = self.logger
-        let rows = try await StoreCall.guarded(connection, timeout: 30) { try await connection.query("""
+        let rows = try await StoreCall.guarded(connection, timeout: 30) { try await StoreCall.rows(connection, """
             \(unescaped: Self.heldLocks)
             SELECT \(unescaped: StoreRows.Session.columns)
             FROM carrel_sessions s LEFT JOIN (SELECT DISTINCT key FROM held) h ON h.key = s.lock_key
             WHERE (\(room)::text IS NULL OR s.room = \(room)::text) AND s.status <> 'not_started'
             ORDER BY s.started_at, s.session
-            """, logger: logger).collect() }
+            """, logger: logger) }
         var copy = CopyPlan()
         for row in rows { copy.add(session: row) }
         let ids = copy.sessions.map(\.session)
-        for row in try await StoreCall.guarded(connection, timeout: 60, { try await connection.query("""
+        for row in try await StoreCall.guarded(connection, timeout: 60, { try await StoreCall.rows(connection, """
             SELECT \(unescaped: StoreRows.Event.columns)
             FROM carrel_records WHERE kind = 'event' AND session = ANY(\(ids)::text[]) ORDER BY session, seq
-            """, logger: logger).collect() }) {
+            """, logger: logger) }) {
             copy.add(event: row)
         }
-        for row in try await StoreCall.guarded(connection, timeout: 120, { try await connection.query("""
+        for row in try await StoreCall.guarded(connection, timeout: 120, { try await StoreCall.rows(connection, """
             SELECT session, json FROM carrel_results WHERE session = ANY(\(ids)::text[])
-            """, logger: logger).collect() }) {
+            """, logger: logger) }) {
             copy.add(result: row)
         }
         let journal = try Journal(writer: try DatabaseQueue())

@@ -5,7 +5,7 @@ import ArgumentParser
 import Lockdown
 
 @main
-struct Carrel: ParsableCommand {
+struct Carrel: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "carrel",
         abstract: "A locked-down, timed assessment in the terminal.",
@@ -36,14 +36,19 @@ struct Carrel: ParsableCommand {
     /// Notes the code mapped at start (before anything loads a library of its own), keeps
     /// tracers out, delivers the signals Carrel relies on whatever mask the parent left, and
     /// writes every message — argument errors and help included — through the sanitiser.
-    static func main() {
+    static func main() async {
         LoadedCode.recordAtStart()
         ProcessHardening.makeNonDumpable()
         SignalGuard.unblockRelied()
         umask(0o077)
         do {
             var command = try parseAsRoot(nil)
-            try command.run()
+            // Commands that use the lab's store are async: their store work runs as child tasks.
+            if var async = command as? any AsyncParsableCommand {
+                try await async.run()
+            } else {
+                try command.run()
+            }
         } catch {
             let code = exitCode(for: error)
             let text = fullMessage(for: error)

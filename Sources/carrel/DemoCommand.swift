@@ -9,7 +9,7 @@ import SessionKit
 import SharedStore
 import TerminalUI
 
-struct DemoCommand: ParsableCommand {
+struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "The workshop playground: begin and end a real session, try typing and pasting, watch the log.",
@@ -27,43 +27,52 @@ struct DemoCommand: ParsableCommand {
     @OptionGroup var lab: SharedOptions
 
 
-    func run() throws {
-        try reportingFailures {
-            guard isatty(0) == 1, isatty(1) == 1 else {
-                throw CarrelFailure(status: .refused, message: "`carrel demo` needs a terminal on standard input and output")
-            }
-            guard let assessment = AssessmentReader.read(text: DemoApp.sessionYAML, file: "(demo)").assessment else {
-                throw CarrelFailure(status: .internalError, message: "the built-in demo session does not validate")
-            }
-            let workshopPath = workshop ?? "Assessments/workshop.yaml"
-            let available = FileManager.default.fileExists(atPath: workshopPath)
-            let missing = available ? nil : (workshop == nil
-                ? "no Assessments/workshop.yaml here; start the demo with --workshop FILE"
-                : "\(workshopPath) not found")
-            let chosen = Theme.named(theme, environment: ProcessInfo.processInfo.environment) ?? .standard
+    func run() async throws {
+        try await reportingFailures {
             let publisher = try lab.publisher()
-            let app = DemoApp(assessment: assessment, source: StoredAssessment(bytes: Data(DemoApp.sessionYAML.utf8), path: "(demo)"),
-                              context: state.context(needsTerminal: true, publisher: publisher), theme: chosen,
-                              terminal: Canvas(theme: chosen), workshopAvailable: available)
-            app.model.workshopMissing = missing
-            app.label = publisher.map { lab.label(publishingTo: $0) }
-            if available { app.workshop = { runWorkshop(workshopPath, theme: chosen) } }
-            app.run()
-            Launcher.finishPublishing(publisher)
+            _ = try await Publishing.session(publisher) {
+                try await TerminalThread.run { try self.demo(publisher: publisher) }
+            }
         }
+    }
+
+    /// The demo on this thread (and the workshop test it opens), publishing through
+    /// `publisher` (whose loop the caller runs).
+    func demo(publisher: SeatPublisher?) throws {
+        guard isatty(0) == 1, isatty(1) == 1 else {
+            throw CarrelFailure(status: .refused, message: "`carrel demo` needs a terminal on standard input and output")
+        }
+        guard let assessment = AssessmentReader.read(text: DemoApp.sessionYAML, file: "(demo)").assessment else {
+            throw CarrelFailure(status: .internalError, message: "the built-in demo session does not validate")
+        }
+        let workshopPath = workshop ?? "Assessments/workshop.yaml"
+        let available = FileManager.default.fileExists(atPath: workshopPath)
+        let missing = available ? nil : (workshop == nil
+            ? "no Assessments/workshop.yaml here; start the demo with --workshop FILE"
+            : "\(workshopPath) not found")
+        let chosen = Theme.named(theme, environment: ProcessInfo.processInfo.environment) ?? .standard
+        let app = DemoApp(assessment: assessment, source: StoredAssessment(bytes: Data(DemoApp.sessionYAML.utf8), path: "(demo)"),
+                          context: state.context(needsTerminal: true, publisher: publisher), theme: chosen,
+                          terminal: Canvas(theme: chosen), workshopAvailable: available)
+        app.model.workshopMissing = missing
+        app.label = publisher.map { lab.label(publishingTo: $0) }
+        if available { app.workshop = { runWorkshop(workshopPath, theme: chosen, publisher: publisher) } }
+        app.run()
     }
 }
 
 extension DemoCommand {
     /// The workshop test (F5), run as `carrel take` would run it, with this demo's state
-    /// directory and store; the line says how it ended.
-    func runWorkshop(_ path: String, theme: Theme) -> String {
+    /// directory and its publisher; the line says how it ended.
+    func runWorkshop(_ path: String, theme: Theme, publisher: SeatPublisher?) -> String {
         do {
             var take = try TakeCommand.parse([path, "--candidate", "Workshop"] + (state.stateDir.map { ["--state-dir", $0] } ?? []))
             take.lab = lab
             take.display.theme = ThemeName(rawValue: theme.name)
-            try take.run()
+            try take.session(publisher: publisher).conclude()
             return "Workshop test finished"
+        } catch let failure as CarrelFailure {
+            return "Workshop test ended: \(failure.message)"
         } catch {
             return "Workshop test ended: \(TakeCommand.message(for: error))"
         }

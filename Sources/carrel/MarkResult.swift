@@ -4,7 +4,7 @@ import Foundation
 import Lockdown
 import SessionKit
 
-struct MarkResult: ParsableCommand {
+struct MarkResult: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mark",
         abstract: "Record a person's mark for an essay (or override an item's score).",
@@ -55,8 +55,8 @@ struct MarkResult: ParsableCommand {
         if let comment, let problem = TerminalSafety.commentProblem(comment) { throw ValidationError(problem) }
     }
 
-    func run() throws {
-        try reportingFailures {
+    func run() async throws {
+        try await reportingFailures {
             let data = try ResultsData(state)
             let record = try data.session(session)
             let short = String(record.id.prefix(8))
@@ -88,7 +88,7 @@ struct MarkResult: ParsableCommand {
             line += marked.score.pending > 0 ? ", \(PointsText.format(marked.score.pending)) still to mark.\n" : ", nothing left to mark.\n"
             FileOutput.standardOutput.write(line)
             // A session that publishes sends its marked result to the lab's store too.
-            try lab.publishWaiting(journal)
+            try await lab.publishWaiting(journal)
         }
     }
 

@@ -6,9 +6,10 @@ import AssessmentKit
 import Foundation
 import SessionKit
 import SharedStore
+import Synchronization
 import TerminalUI
 
-struct ProctorCommand: ParsableCommand {
+struct ProctorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "proctor",
         abstract: "A live console of every seat in a room (reads the lab's shared store).",
@@ -32,48 +33,61 @@ struct ProctorCommand: ParsableCommand {
     var screenReader = false
     @Option(help: "default, mono (also chosen by a non-empty NO_COLOR) or contrast.") var theme: ThemeName?
 
-    func run() throws {
-        try reportingFailures {
+    func run() async throws {
+        try await reportingFailures {
             let url = try lab.requiredURL(for: "proctor")
             let room = lab.roomName
             if !json && (isatty(0) != 1 || isatty(1) != 1) {
                 throw CarrelFailure(status: .refused, message: "`carrel proctor` needs a terminal; use --json for one snapshot")
             }
-            let reader = try SharedOptions.reader(url)
+            let reader = try await SharedOptions.reader(url)
             if json {
                 struct Snapshot: Encodable { var seats: [SeatView] }
                 let seats: [SeatView]
                 do {
-                    seats = try Blocking.run { try await reader.seats(room: room) }
+                    seats = try await reader.seats(room: room)
                 } catch {
                     // Closed on every path: PostgresNIO stops the process when a connection is
                     // dropped without being closed.
-                    _ = try? Blocking.run { await reader.close() }
+                    await reader.close()
                     throw CarrelFailure(status: .cannotOpenInput, message: "cannot read the shared store \(url): \(SeatPublisher.describe(error))")
                 }
+                await reader.close()
                 FileOutput.standardOutput.write(try JSONText.pretty(Snapshot(seats: seats)))
-                _ = try? Blocking.run { await reader.close() }
                 return
             }
             let chosen = Theme.named(theme?.rawValue, environment: ProcessInfo.processInfo.environment) ?? .standard
-            ProctorConsole.run(url: url, reader: reader, room: room, screenReader: screenReader, theme: chosen)
+            let screenReader = self.screenReader
+            let feed = ConsoleFeed(url: url, room: room)
+            // The feed reads the store as a child task; the console's loop waits on the terminal
+            // on a thread of its own. When the proctor quits, the feed is cancelled and closes
+            // its connection before the command returns.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await feed.run(first: reader) }
+                defer { group.cancelAll() }
+                try await TerminalThread.run {
+                    ConsoleApp(source: feed, room: room, screenReader: screenReader).run(on: Canvas(theme: chosen))
+                }
+            }
         }
     }
 }
 
-/// Reads the store for the console on a thread of its own, so that keys are answered at once
+/// Reads the store for the console as a task of its own, so that keys are answered at once
 /// even while the store is slow or gone: the loop takes the latest reading when there is one.
-final class ConsoleFeed: ConsoleSource, @unchecked Sendable {
+final class ConsoleFeed: ConsoleSource, Sendable {
     typealias Reading = ConsoleReading
+
+    private struct Shared {
+        var latest: Reading?
+        var urgent = false
+        var report: ConsoleSeatReport?
+        var reportWanted: String?
+    }
 
     let url: SharedURL
     let room: String?
-    private let lock = NSLock()
-    private var latest: Reading?
-    private var stopping = false
-    private var urgent = false
-    private var report: ConsoleSeatReport?
-    private var reportWanted: String?
+    private let shared = Mutex(Shared())
     private let bell = Doorbell()
 
     init(url: SharedURL, room: String?) {
@@ -82,118 +96,100 @@ final class ConsoleFeed: ConsoleSource, @unchecked Sendable {
     }
 
     func takeReading() -> Reading? {
-        lock.withLock {
-            defer { latest = nil }
-            return latest
+        shared.withLock { state in
+            defer { state.latest = nil }
+            return state.latest
         }
     }
 
     func takeReport() -> ConsoleSeatReport? {
-        lock.withLock {
-            defer { report = nil }
-            return report
+        shared.withLock { state in
+            defer { state.report = nil }
+            return state.report
         }
     }
 
     func refreshNow() {
-        lock.withLock { urgent = true }
+        shared.withLock { $0.urgent = true }
         bell.ring()
     }
 
     func wantReport(_ session: String) {
-        lock.withLock { reportWanted = session }
+        shared.withLock { $0.reportWanted = session }
         bell.ring()
     }
-
-    func stop() {
-        lock.withLock { stopping = true }
-        bell.ring()
-    }
-
-    var isStopping: Bool { lock.withLock { stopping } }
 
     func takeRequests() -> (report: String?, hurry: Bool) {
-        lock.withLock {
-            defer { reportWanted = nil; urgent = false }
-            return (reportWanted, urgent)
+        shared.withLock { state in
+            defer {
+                state.reportWanted = nil
+                state.urgent = false
+            }
+            return (state.reportWanted, state.urgent)
         }
     }
 
-    func setReport(_ r: ConsoleSeatReport) {
-        lock.withLock { report = r }
-    }
+    func setReport(_ r: ConsoleSeatReport) { shared.withLock { $0.report = r } }
+    func publish(_ r: Reading) { shared.withLock { $0.latest = r } }
 
-    func publish(_ r: Reading) {
-        lock.withLock { latest = r }
-    }
-
-    /// Reads once a second, and within 0.1 s of a change notice; reconnects every 2 s when
-    /// the store is gone.
+    /// Reads once a second, and at once after a change notice (LISTEN, in a child task);
+    /// reconnects every 2 s when the store is gone. Runs until cancelled, then closes its
+    /// connection.
     func run(first: SharedReader) async {
         var reader: SharedReader? = first
-        var listener: Task<Void, Never>?
-        var lastAttempt = Date.distantPast
-        var lastRead = Date.distantPast
-        while !isStopping {
-            if reader == nil, Date().timeIntervalSince(lastAttempt) >= 2 {
-                lastAttempt = Date()
-                do {
-                    reader = try await SharedReader.open(url)
-                } catch {
-                    publish(Reading(seats: nil, problem: SeatPublisher.describe(error), at: Date()))
-                }
-            }
-            if let current = reader, listener == nil {
-                let bell = self.bell
-                listener = Task.detached {
-                    // A listener that stops (the store went away) leaves the once-a-second reads.
-                    try? await current.listen { notices in
-                        for try await _ in notices { bell.ring() }
+        await withTaskGroup(of: Void.self) { listeners in
+            var listening = false
+            var lastAttempt = Date.distantPast
+            while !Task.isCancelled {
+                if reader == nil, Date().timeIntervalSince(lastAttempt) >= 2 {
+                    lastAttempt = Date()
+                    do {
+                        reader = try await SharedReader.open(url)
+                    } catch {
+                        publish(Reading(seats: nil, problem: SeatPublisher.describe(error), at: Date()))
                     }
                 }
-            }
-            let (wanted, hurry) = takeRequests()
-            if let current = reader, let wanted {
-                do {
-                    let events = try await current.events(session: wanted)
-                    setReport(ConsoleSeatReport(session: wanted, events: events, problem: nil))
-                } catch {
-                    setReport(ConsoleSeatReport(session: wanted, events: nil, problem: SeatPublisher.describe(error)))
+                if let current = reader, !listening {
+                    listening = true
+                    let bell = self.bell
+                    listeners.addTask {
+                        // A listener that stops (the store went away) leaves the once-a-second reads.
+                        try? await current.listen { notices in
+                            for try await _ in notices { bell.ring() }
+                        }
+                    }
                 }
-            }
-            if let current = reader, hurry || Date().timeIntervalSince(lastRead) >= 0.1 {
-                lastRead = Date()
-                do {
-                    publish(Reading(seats: try await current.seats(room: room), problem: nil, at: Date()))
-                } catch {
-                    publish(Reading(seats: nil, problem: SeatPublisher.describe(error), at: Date()))
-                    listener?.cancel()
-                    listener = nil
-                    await current.close()
-                    reader = nil
+                if let current = reader {
+                    if !(await read(current, requests: takeRequests())) {
+                        listeners.cancelAll()
+                        listening = false
+                        await current.close()
+                        reader = nil
+                    }
                 }
+                await bell.wait(seconds: 1)
             }
-            await bell.wait(seconds: 1)
+            listeners.cancelAll()
         }
-        listener?.cancel()
         if let reader { await reader.close() }
     }
-}
 
-/// The console on the real terminal, its readings from the store on a task of their own.
-enum ProctorConsole {
-    static func run(url: SharedURL, reader: SharedReader, room: String?, screenReader: Bool, theme: Theme) {
-        let feed = ConsoleFeed(url: url, room: room)
-        let done = DispatchSemaphore(value: 0)
-        Task.detached {
-            await feed.run(first: reader)
-            done.signal()
+    /// One round: the report asked for, then the seats; false when the seats could not be read
+    /// (the connection is then made again).
+    func read(_ reader: SharedReader, requests: (report: String?, hurry: Bool)) async -> Bool {
+        if let wanted = requests.report {
+            do {
+                setReport(ConsoleSeatReport(session: wanted, events: try await reader.events(session: wanted), problem: nil))
+            } catch {
+                setReport(ConsoleSeatReport(session: wanted, events: nil, problem: SeatPublisher.describe(error)))
+            }
         }
-        defer {
-            feed.stop()
-            // The feed closes its connection; the process may end first, which closes it too.
-            _ = done.wait(timeout: .now() + 1)
+        do {
+            publish(Reading(seats: try await reader.seats(room: room), problem: nil, at: Date()))
+            return true
+        } catch {
+            publish(Reading(seats: nil, problem: SeatPublisher.describe(error), at: Date()))
+            return false
         }
-        ConsoleApp(source: feed, room: room, screenReader: screenReader).run(on: Canvas(theme: theme))
     }
 }

@@ -50,7 +50,7 @@ struct ResultFilters: ParsableArguments {
     }
 }
 
-struct ListResults: ParsableCommand {
+struct ListResults: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List sessions: candidate, assessment, status, score, started, duration.")
     @OptionGroup var filters: ResultFilters
     @Flag(help: "Print JSON.") var json = false
@@ -58,9 +58,9 @@ struct ListResults: ParsableCommand {
     @OptionGroup var state: StateOptions
     @OptionGroup var lab: SharedOptions
 
-    func run() throws {
-        try reportingFailures {
-            let data = try ResultsData(state, lab: lab)
+    func run() async throws {
+        try await reportingFailures {
+            let data = try await ResultsData.load(state, lab: lab)
             let count = try write(data)
             try data.finish(data.skipped.isEmpty ? nil : "Listed \(count) session\(count == 1 ? "" : "s")", strict: skipping.strict)
         }
@@ -106,7 +106,7 @@ struct ListResults: ParsableCommand {
     }
 }
 
-struct ShowResult: ParsableCommand {
+struct ShowResult: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one session's result and its integrity report.")
     @Argument(help: "The session id (or its first characters).") var session: String
     @Flag(help: "Print JSON: the result and the integrity report.") var json = false
@@ -114,9 +114,9 @@ struct ShowResult: ParsableCommand {
     @OptionGroup var state: StateOptions
     @OptionGroup var lab: SharedOptions
 
-    func run() throws {
-        try reportingFailures {
-            let data = try ResultsData(state, lab: lab)
+    func run() async throws {
+        try await reportingFailures {
+            let data = try await ResultsData.load(state, lab: lab)
             let record = try data.session(session)
             let integrity = try data.integrity(record)
             let result = try data.result(record.id)
@@ -167,7 +167,7 @@ struct ShowResult: ParsableCommand {
     }
 }
 
-struct ExportResults: ParsableCommand {
+struct ExportResults: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Export results as JSON (the result documents) or CSV (one row per session, one column per item).",
@@ -190,9 +190,9 @@ struct ExportResults: ParsableCommand {
         guard ["json", "csv"].contains(format) else { throw ValidationError("--format is json or csv, not \"\(format)\"") }
     }
 
-    func run() throws {
-        try reportingFailures {
-            var data = try ResultsData(state, lab: lab)
+    func run() async throws {
+        try await reportingFailures {
+            var data = try await ResultsData.load(state, lab: lab)
             let sessions = filters.apply(data.records, waiting: data.waiting)
             let text: String, count: Int
             if format == "csv" {

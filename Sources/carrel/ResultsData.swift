@@ -23,29 +23,18 @@ struct ResultsData {
 
     /// The results of this seat's journal, or with `--shared` (or CARREL_SHARED) those of the
     /// lab's shared store, one room or all, read into a journal of the same form.
-    init(_ state: StateOptions, lab: SharedOptions) throws(CarrelFailure) {
-        if let url = try lab.url() {
-            let reader = try SharedOptions.reader(url)
-            let room = lab.roomName
-            do {
-                let copy = try Blocking.run {
-                    do {
-                        let copy = try await reader.journalCopy(room: room)
-                        await reader.close()
-                        return copy
-                    } catch {
-                        await reader.close()
-                        throw error
-                    }
-                }
-                self.init(journal: copy.journal, records: try copy.journal.sessions(status: nil), waiting: copy.waiting,
-                          skipped: copy.skipped)
-            } catch {
-                throw CarrelFailure(status: .cannotOpenInput, message: "cannot read the shared store \(url): \(url.redacting(SeatPublisher.describe(error)))")
-            }
-            return
+    static func load(_ state: StateOptions, lab: SharedOptions) async throws(CarrelFailure) -> ResultsData {
+        guard let url = try lab.url() else { return try ResultsData(state) }
+        let reader = try await SharedOptions.reader(url)
+        do {
+            let copy = try await reader.journalCopy(room: lab.roomName)
+            await reader.close()
+            return ResultsData(journal: copy.journal, records: try copy.journal.sessions(status: nil), waiting: copy.waiting,
+                               skipped: copy.skipped)
+        } catch {
+            await reader.close()
+            throw CarrelFailure(status: .cannotOpenInput, message: "cannot read the shared store \(url): \(url.redacting(SeatPublisher.describe(error)))")
         }
-        try self.init(state)
     }
 
     init(journal: Journal?, records: [SessionRecord], waiting: Set<String>, skipped: [SkippedSession] = []) {

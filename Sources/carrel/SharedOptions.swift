@@ -94,7 +94,7 @@ extension SharedOptions {
     /// ended, a mark), for up to 5 s; what is left waits for the next publishing session.
     /// Without --shared, the store the journal names for the sessions just handled (`remembered`,
     /// URLs without a password) is used, so `unlock` of a publishing seat reaches its store.
-    func publishWaiting(_ journal: Journal?, remembered: [String] = []) throws(CarrelFailure) {
+    func publishWaiting(_ journal: Journal?, remembered: [String] = []) async throws(CarrelFailure) {
         let named = try url()
         let fallback = Set(remembered).count == 1 ? remembered.first.flatMap(SharedOptions.rememberedStore) : nil
         guard let url = named ?? fallback, let journal else { return }
@@ -104,7 +104,14 @@ extension SharedOptions {
         guard ((try? journal.outboxWaiting().records) ?? 1) > 0 else { return }
         let publisher = SeatPublisher(url: url)
         publisher.start(journal: journal)
-        if publisher.finish(within: 5) {
+        let sent: Bool
+        do {
+            sent = try await Publishing.beside(publisher, within: 5) {}.everythingSent
+        } catch {
+            // Nothing above throws: the body is empty and the publisher's loop reports in words.
+            sent = false
+        }
+        if sent {
             FileOutput.standardOutput.write("Sent to the shared store.\n")
         } else {
             Console.error("the shared store has not received everything yet (\(publisher.storeState.words)); the records wait in this seat's journal for its next session with --shared")
@@ -112,9 +119,9 @@ extension SharedOptions {
     }
 
     /// Opens the store for reading, as one clear failure when it cannot.
-    static func reader(_ url: SharedURL) throws(CarrelFailure) -> SharedReader {
+    static func reader(_ url: SharedURL) async throws(CarrelFailure) -> SharedReader {
         do {
-            return try Blocking.run { try await SharedReader.open(url) }
+            return try await SharedReader.open(url)
         } catch {
             throw CarrelFailure(status: .cannotOpenInput, message: "cannot reach the shared store \(url): \(url.redacting(SeatPublisher.describe(error))); check that PostgreSQL runs and the URL and ~/.pgpass are right")
         }

@@ -9,7 +9,7 @@ import SessionKit
 import SharedStore
 import TerminalUI
 
-struct TakeCommand: ParsableCommand {
+struct TakeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "take",
         abstract: "Launch a locked assessment session in this terminal.",
@@ -42,89 +42,97 @@ struct TakeCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
-        try reportingFailures {
-            let loaded = try AssessmentFile.load(file)
-            // A sealed package shows its public facts until the start screen's passphrase opens it.
-            let header = SealedAssessment.isSealed(loaded.bytes) ? try SealedFile.header(loaded, path: file) : nil
-            let assessment = try header.map(\.metadata.preview) ?? AssessmentFile.validated(file, loaded: loaded)
-            let extra = extraTime ?? ExtraTime.none
-            try Launcher.requireTerminal()
-            let theme = display.resolvedTheme()
-            let (candidate, screenReader) = (self.candidate, display.screenReader)
-            let model = { (assessment: Assessment) in
-                TakeModel(
-                    assessment: assessment, candidate: candidate,
-                    timeAllowed: extra.apply(to: assessment.timeLimit).map { min($0, assessment.policy.maxDuration) },
-                    theme: theme, screenReader: screenReader)
-            }
-            let app = TakeApp(model: model(assessment), terminal: Canvas(theme: theme))
-            let file = self.file
-            var opened = false
-            if header != nil {
-                app.launchOpener = { typed, _ throws(SessionError) in
-                    do throws(SealedAssessment.Failure) {
-                        // The launch gate has just checked `typed` against the header's hash.
-                        let real = try SealedAssessment.open(loaded.bytes, passphrase: typed, file: file, passphraseChecked: true)
-                        opened = true
-                        return model(real)
-                    } catch {
-                        throw .sealed(file: file, error)
-                    }
-                }
-            }
+    func run() async throws {
+        try await reportingFailures {
             let publisher = try lab.publisher()
-            let options = SessionOptions(theme: display.theme?.rawValue, screenReader: display.screenReader,
-                                         shared: publisher.map { lab.label(publishingTo: $0) })
-            let source = StoredAssessment(bytes: Data(loaded.bytes), path: file, format: header == nil ? .yaml : .sealed)
-            // The probes (loaded code, multiplexer, tracer), the lock and the journal run after
-            // the start screen is on screen and before the first key is read: nothing can begin
-            // until they pass, and a refusal leaves the screen with its one line.
-            var context: SessionContext?
-            let state = self.state
-            // The session's id is chosen now, so that a seat waiting at its start screen can be
-            // shown to the proctor under it ("not started") before it begins.
-            let sessionID = SessionIDs.random.sessionID()
-            let label = options.shared
-            let prepare = { () -> TakeApp.Exit? in
-                var ready = state.context(needsTerminal: true, publisher: publisher)
-                ready.ids = SessionIDs(sessionID: { sessionID }, seed: SessionIDs.random.seed)
-                do throws(CarrelFailure) {
-                    try Launcher.precheck(assessment: assessment, context: ready)
-                    try Launcher.requireStore(publisher, policy: assessment.policy)
-                } catch {
-                    return TakeApp.Exit(error.status.rawValue, error.message)
-                }
-                if let publisher, var label {
-                    label.total = assessment.itemCount
-                    label.timeAllowed = extra.apply(to: assessment.timeLimit).map { min($0, assessment.policy.maxDuration) }
-                    publisher.announce(.init(session: sessionID, label: label, candidate: candidate,
-                                             assessmentID: assessment.id, assessmentTitle: assessment.title))
-                    publisher.start()
-                }
-                if let hash = assessment.proctor.passphrase, let make = ready.passphrases {
-                    app.launchChecker = make(hash, "launch \(assessment.id)")
-                }
-                context = ready
-                return nil
+            let exit = try await Publishing.session(publisher) {
+                try await TerminalThread.run { try self.session(publisher: publisher) }
             }
-            let exit = app.run(prepare: prepare) { app throws(SessionError) in
-                guard let context else { return nil }
-                let chosen = app.model.assessment
-                if header != nil, !opened {
-                    throw .sealed(file: file, .damaged("it was not opened before the session began"))
-                }
-                return try SessionRuntime.begin(
-                    assessment: chosen, source: source, candidate: candidate, extraTime: extra, options: options,
-                    context: context, enterUI: { app.terminal.setReports(true) }, leaveUI: { app.terminal.setReports(false) })
-            }
-            Launcher.finishPublishing(publisher)
             try exit.conclude()
         }
     }
+
+    /// The session on this thread, publishing through `publisher` (whose loop the caller runs):
+    /// the start screen, the checks, the test, the receipt. Also the workshop test of the demo.
+    func session(publisher: SeatPublisher?) throws -> TakeApp.Exit {
+        let loaded = try AssessmentFile.load(file)
+        // A sealed package shows its public facts until the start screen's passphrase opens it.
+        let header = SealedAssessment.isSealed(loaded.bytes) ? try SealedFile.header(loaded, path: file) : nil
+        let assessment = try header.map(\.metadata.preview) ?? AssessmentFile.validated(file, loaded: loaded)
+        let extra = extraTime ?? ExtraTime.none
+        try Launcher.requireTerminal()
+        let theme = display.resolvedTheme()
+        let (candidate, screenReader) = (self.candidate, display.screenReader)
+        let model = { (assessment: Assessment) in
+            TakeModel(
+                assessment: assessment, candidate: candidate,
+                timeAllowed: extra.apply(to: assessment.timeLimit).map { min($0, assessment.policy.maxDuration) },
+                theme: theme, screenReader: screenReader)
+        }
+        let app = TakeApp(model: model(assessment), terminal: Canvas(theme: theme))
+        let file = self.file
+        var opened = false
+        if header != nil {
+            app.launchOpener = { typed, _ throws(SessionError) in
+                do throws(SealedAssessment.Failure) {
+                    // The launch gate has just checked `typed` against the header's hash.
+                    let real = try SealedAssessment.open(loaded.bytes, passphrase: typed, file: file, passphraseChecked: true)
+                    opened = true
+                    return model(real)
+                } catch {
+                    throw .sealed(file: file, error)
+                }
+            }
+        }
+        let options = SessionOptions(theme: display.theme?.rawValue, screenReader: display.screenReader,
+                                     shared: publisher.map { lab.label(publishingTo: $0) })
+        let source = StoredAssessment(bytes: Data(loaded.bytes), path: file, format: header == nil ? .yaml : .sealed)
+        // The probes (loaded code, multiplexer, tracer), the lock and the journal run after
+        // the start screen is on screen and before the first key is read: nothing can begin
+        // until they pass, and a refusal leaves the screen with its one line.
+        var context: SessionContext?
+        let state = self.state
+        // The session's id is chosen now, so that a seat waiting at its start screen can be
+        // shown to the proctor under it ("not started") before it begins.
+        let sessionID = SessionIDs.random.sessionID()
+        let label = options.shared
+        let prepare = { () -> TakeApp.Exit? in
+            var ready = state.context(needsTerminal: true, publisher: publisher)
+            ready.ids = SessionIDs(sessionID: { sessionID }, seed: SessionIDs.random.seed)
+            do throws(CarrelFailure) {
+                try Launcher.precheck(assessment: assessment, context: ready)
+                try Launcher.requireStore(publisher, policy: assessment.policy)
+            } catch {
+                return TakeApp.Exit(error.status.rawValue, error.message)
+            }
+            if let publisher, var label {
+                label.total = assessment.itemCount
+                label.timeAllowed = extra.apply(to: assessment.timeLimit).map { min($0, assessment.policy.maxDuration) }
+                publisher.announce(.init(session: sessionID, label: label, candidate: candidate,
+                                         assessmentID: assessment.id, assessmentTitle: assessment.title))
+                publisher.start()
+            }
+            if let hash = assessment.proctor.passphrase, let make = ready.passphrases {
+                app.launchChecker = make(hash, "launch \(assessment.id)")
+            }
+            context = ready
+            return nil
+        }
+        let exit = app.run(prepare: prepare) { app throws(SessionError) in
+            guard let context else { return nil }
+            let chosen = app.model.assessment
+            if header != nil, !opened {
+                throw .sealed(file: file, .damaged("it was not opened before the session began"))
+            }
+            return try SessionRuntime.begin(
+                assessment: chosen, source: source, candidate: candidate, extraTime: extra, options: options,
+                context: context, enterUI: { app.terminal.setReports(true) }, leaveUI: { app.terminal.setReports(false) })
+        }
+        return exit
+    }
 }
 
-struct ResumeCommand: ParsableCommand {
+struct ResumeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "resume",
         abstract: "Continue an interrupted session where it stopped (proctor).",
@@ -144,64 +152,71 @@ struct ResumeCommand: ParsableCommand {
     @OptionGroup var state: StateOptions
     @OptionGroup var lab: SharedOptions
 
-    func run() throws {
-        try reportingFailures {
-            let probe = state.context(needsTerminal: true)
-            if case let .held(holder) = probe.lock.inspect() {
-                throw SessionError.lockHeld(holder).failure
-            }
-            guard let journal = try state.existingJournal() else { throw SessionError.nothingToResume.failure }
-            let record: SessionRecord
-            do {
-                let waiting = try SessionRuntime.waiting(journal: journal, context: probe)
-                record = try SessionRuntime.pick(session, from: waiting)
-            } catch let error as SessionError {
-                throw error.failure
-            }
+    func run() async throws {
+        try await reportingFailures {
+            let (record, journal) = try waitingSession()
             // A session that published goes on publishing to its store, never silently without it.
             let publisher = try lab.publisher(continuing: record, command: "resume")
-            let context = state.context(needsTerminal: true, publisher: publisher)
-            let assessment = try ProctorCheck.open(record, journal: journal, location: context.location, action: "resume")
-            let theme = display.resolvedTheme(launched: record.options.theme)
-            var model = TakeModel(
-                assessment: assessment, candidate: record.candidate,
-                timeAllowed: record.extraTime.apply(to: assessment.timeLimit).map { min($0, assessment.policy.maxDuration) },
-                theme: theme, screenReader: display.screenReader || record.options.screenReader == true)
-            model.phase = .question
-            model.show("Session resumed: your answers, flags and time are restored", now: SessionClock.system.monotonic())
-            if record.options.shared != nil {
-                try Launcher.requireStore(publisher, policy: assessment.policy)
+            let exit = try await Publishing.session(publisher) {
+                try await TerminalThread.run { try self.session(record, journal: journal, publisher: publisher) }
             }
-            let app = TakeApp(model: model, terminal: Canvas(theme: theme))
-            let exit = app.run { app throws(SessionError) in
-                // A session that published before publishes again (the begin step `publish`),
-                // this run's records and any the last run left waiting.
-                try SessionRuntime.resume(
-                    sessionID: record.id, context: context, open: { _ in assessment },
-                    enterUI: { app.terminal.setReports(true) }, leaveUI: { app.terminal.setReports(false) })
-            }
-            Launcher.finishPublishing(publisher)
             try exit.conclude()
         }
+    }
+
+    /// The session to resume, after the lock and the journal are checked.
+    func waitingSession() throws -> (SessionRecord, Journal) {
+        let probe = state.context(needsTerminal: true)
+        if case let .held(holder) = probe.lock.inspect() {
+            throw SessionError.lockHeld(holder).failure
+        }
+        guard let journal = try state.existingJournal() else { throw SessionError.nothingToResume.failure }
+        let record: SessionRecord
+        do {
+            let waiting = try SessionRuntime.waiting(journal: journal, context: probe)
+            record = try SessionRuntime.pick(session, from: waiting)
+        } catch {
+            throw error.failure
+        }
+        return (record, journal)
+    }
+
+    /// The resumed session on this thread, publishing through `publisher` (whose loop the
+    /// caller runs).
+    func session(_ record: SessionRecord, journal: Journal, publisher: SeatPublisher?) throws -> TakeApp.Exit {
+        let context = state.context(needsTerminal: true, publisher: publisher)
+        let assessment = try ProctorCheck.open(record, journal: journal, location: context.location, action: "resume")
+        let theme = display.resolvedTheme(launched: record.options.theme)
+        var model = TakeModel(
+            assessment: assessment, candidate: record.candidate,
+            timeAllowed: record.extraTime.apply(to: assessment.timeLimit).map { min($0, assessment.policy.maxDuration) },
+            theme: theme, screenReader: display.screenReader || record.options.screenReader == true)
+        model.phase = .question
+        model.show("Session resumed: your answers, flags and time are restored", now: SessionClock.system.monotonic())
+        if record.options.shared != nil {
+            try Launcher.requireStore(publisher, policy: assessment.policy)
+        }
+        let app = TakeApp(model: model, terminal: Canvas(theme: theme))
+        let exit = app.run { app throws(SessionError) in
+            // A session that published before publishes again (the begin step `publish`),
+            // this run's records and any the last run left waiting.
+            try SessionRuntime.resume(
+                sessionID: record.id, context: context, open: { _ in assessment },
+                enterUI: { app.terminal.setReports(true) }, leaveUI: { app.terminal.setReports(false) })
+        }
+        return exit
     }
 }
 
 enum Launcher {
     /// With a policy of `shared: required`, the store must answer before the session begins.
+    /// The publisher's loop makes the connection (it is started here when it waits); this
+    /// waits for its first answer.
     static func requireStore(_ publisher: SeatPublisher?, policy: RestrictionPolicy) throws(CarrelFailure) {
         guard let publisher, policy.sharedStore == .required else { return }
-        if let why = SeatPublisher.probe(publisher.url) {
+        publisher.start()
+        if let why = publisher.firstAnswer() {
             throw CarrelFailure(status: .refused, message: "this assessment requires the lab's shared store, which cannot be reached (\(why)); check the network and PostgreSQL, then launch again")
-        }
-    }
-
-    /// After the session: up to 3 s for the last records to reach the store (the result
-    /// screen usually gave it all the time it needed); what is left waits in the journal for
-    /// the next session on this seat.
-    static func finishPublishing(_ publisher: SeatPublisher?) {
-        guard let publisher else { return }
-        if !publisher.finish(within: 3) {
-            Console.error("some records have not reached the shared store yet; they stay in this seat's journal and are sent by its next session (`carrel status` counts them)")
         }
     }
 

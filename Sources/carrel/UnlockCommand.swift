@@ -7,7 +7,7 @@ import Foundation
 import Lockdown
 import SessionKit
 
-struct UnlockCommand: ParsableCommand {
+struct UnlockCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unlock",
         abstract: "End an interrupted session (or clear a stale lock) as the proctor.",
@@ -27,66 +27,73 @@ struct UnlockCommand: ParsableCommand {
 
     static let attempts = 3
 
-    func run() throws {
+    func run() async throws {
         SignalGuard.unblockRelied()
-        try reportingFailures {
-            let context = state.context(needsTerminal: false)
-            // First: a special file planted in the state directory is refused before any is opened.
-            let journal = try state.existingJournal()
-            if case let .held(holder) = context.lock.inspect() {
-                let who = holder.map { "\($0.summary), session \($0.session)" } ?? "a session that is starting"
-                throw CarrelFailure(status: .lockActive, message: "refusing to unlock: the session holding the lock is still running (\(who)); end it at its terminal with the proctor passphrase — unlock is for sessions whose process has gone")
-            }
-            guard let journal else {
-                FileOutput.standardOutput.write("Nothing to unlock: no session has run with this state directory.\n")
-                return
-            }
-            let chosen: [SessionRecord]
-            do {
-                // A session the journal cannot give back as written is named, and nothing is changed.
-                if let damage = try journal.sessionReport(status: [.active, .interrupted]).damaged.first {
-                    var failure = StateOptions.failure(damage, journal: context.location.journalPath)
-                    failure.message += "; nothing was unlocked"
-                    throw failure
-                }
-                let waiting = try SessionRuntime.waiting(journal: journal, context: context)
-                if waiting.isEmpty {
-                    FileOutput.standardOutput.write("Nothing to unlock: the lock is free and no session is interrupted.\n")
-                    return
-                }
-                chosen = try session.map { id throws(SessionError) in [try SessionRuntime.pick(id, from: waiting)] } ?? waiting
-            } catch let error as CarrelFailure {
-                throw error
-            } catch {
-                throw StateOptions.failure(error, journal: context.location.journalPath)
-            }
-            for record in chosen {
-                let assessment = try ProctorCheck.open(record, journal: journal, location: context.location, action: "unlock")
-                let endings: [Ending]
-                do throws(SessionError) {
-                    endings = try SessionRuntime.unlock(sessionID: record.id, context: context, open: { _ in assessment })
-                } catch {
-                    throw error.failure
-                }
-                for ending in endings {
-                    guard let result = ending.result, ending.recorded else {
-                        throw CarrelFailure(status: .cannotCreate, message: "session \(record.id) could not be ended: \(ending.problem ?? "the journal refused the result"); it still waits for the proctor — free space in \(state.location.stateDirectory) and run `carrel unlock` again")
-                    }
-                    let answered = result.items.filter { $0.outcome != .unanswered }.count
-                    var line = "Session \(result.session) (\(result.candidate ?? "no candidate")) ended by the proctor; "
-                    line += "\(answered) of \(result.items.count) answered."
-                    if let path = ending.resultPath { line += " Result: \(path)" }
-                    FileOutput.standardOutput.write(line + "\n")
-                    if let problem = ending.problem {
-                        throw CarrelFailure(status: .cannotCreate, message: "session \(result.session) ended and its result is in the journal, but \(problem)")
-                    }
-                }
-            }
-            FileOutput.standardOutput.write("The lock is free.\n")
+        try await reportingFailures {
+            guard let (journal, chosen) = try unlockWaiting() else { return }
             // A seat that published sends the result to its store (the one its journal names
             // when no --shared is given), or it waits in the outbox for the next session.
-            try lab.publishWaiting(journal, remembered: chosen.compactMap { $0.options.shared?.store })
+            try await lab.publishWaiting(journal, remembered: chosen.compactMap { $0.options.shared?.store })
         }
+    }
+
+    /// Ends the sessions waiting for the proctor (after the passphrase); the journal and the
+    /// sessions ended, or nil when there was nothing to unlock.
+    func unlockWaiting() throws -> (Journal, [SessionRecord])? {
+        let context = state.context(needsTerminal: false)
+        // First: a special file planted in the state directory is refused before any is opened.
+        let journal = try state.existingJournal()
+        if case let .held(holder) = context.lock.inspect() {
+            let who = holder.map { "\($0.summary), session \($0.session)" } ?? "a session that is starting"
+            throw CarrelFailure(status: .lockActive, message: "refusing to unlock: the session holding the lock is still running (\(who)); end it at its terminal with the proctor passphrase — unlock is for sessions whose process has gone")
+        }
+        guard let journal else {
+            FileOutput.standardOutput.write("Nothing to unlock: no session has run with this state directory.\n")
+            return nil
+        }
+        let chosen: [SessionRecord]
+        do {
+            // A session the journal cannot give back as written is named, and nothing is changed.
+            if let damage = try journal.sessionReport(status: [.active, .interrupted]).damaged.first {
+                var failure = StateOptions.failure(damage, journal: context.location.journalPath)
+                failure.message += "; nothing was unlocked"
+                throw failure
+            }
+            let waiting = try SessionRuntime.waiting(journal: journal, context: context)
+            if waiting.isEmpty {
+                FileOutput.standardOutput.write("Nothing to unlock: the lock is free and no session is interrupted.\n")
+                return nil
+            }
+            chosen = try session.map { id throws(SessionError) in [try SessionRuntime.pick(id, from: waiting)] } ?? waiting
+        } catch let error as CarrelFailure {
+            throw error
+        } catch {
+            throw StateOptions.failure(error, journal: context.location.journalPath)
+        }
+        for record in chosen {
+            let assessment = try ProctorCheck.open(record, journal: journal, location: context.location, action: "unlock")
+            let endings: [Ending]
+            do throws(SessionError) {
+                endings = try SessionRuntime.unlock(sessionID: record.id, context: context, open: { _ in assessment })
+            } catch {
+                throw error.failure
+            }
+            for ending in endings {
+                guard let result = ending.result, ending.recorded else {
+                    throw CarrelFailure(status: .cannotCreate, message: "session \(record.id) could not be ended: \(ending.problem ?? "the journal refused the result"); it still waits for the proctor — free space in \(state.location.stateDirectory) and run `carrel unlock` again")
+                }
+                let answered = result.items.filter { $0.outcome != .unanswered }.count
+                var line = "Session \(result.session) (\(result.candidate ?? "no candidate")) ended by the proctor; "
+                line += "\(answered) of \(result.items.count) answered."
+                if let path = ending.resultPath { line += " Result: \(path)" }
+                FileOutput.standardOutput.write(line + "\n")
+                if let problem = ending.problem {
+                    throw CarrelFailure(status: .cannotCreate, message: "session \(result.session) ended and its result is in the journal, but \(problem)")
+                }
+            }
+        }
+        FileOutput.standardOutput.write("The lock is free.\n")
+        return (journal, chosen)
     }
 }
 

@@ -157,10 +157,12 @@ do {
 if runtime.record.options.shared != nil { publisher?.start(journal: runtime.journal) }
 say("began \(runtime.record.id) \(runtime.state.plan.itemOrder.joined(separator: ","))")
 
-/// Leaves as `carrel take` does: the last records get up to 3 s to reach the store.
-@MainActor func leave(_ code: Int32) -> Never {
-    if let publisher, !publisher.finish(within: 3) { say("notice records left waiting for the shared store") }
-    exit(code)
+/// The exit code once the session is over: the loop ends, and the driver leaves as `carrel
+/// take` does (the last records get up to 3 s to reach the store).
+var leaving: Int32?
+
+@MainActor func leave(_ code: Int32) {
+    if leaving == nil { leaving = code }
 }
 
 @MainActor func report(_ r: Reaction) {
@@ -227,7 +229,9 @@ say("began \(runtime.record.id) \(runtime.state.plan.itemOrder.joined(separator:
 var buffer = [UInt8]()
 var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
            pollfd(fd: runtime.signalDescriptor, events: Int16(POLLIN), revents: 0)]
-while true {
+/// Reads commands until the session is over; the exit code.
+@MainActor func mainLoop() -> Int32 {
+while leaving == nil {
     _ = poll(&fds, nfds_t(fds.count), 100)
     report(runtime.pump())
     if fds[0].revents != 0 {
@@ -243,7 +247,20 @@ while true {
                 let line = String(decoding: buffer[..<newline], as: UTF8.self)
                 buffer.removeSubrange(...newline)
                 command(line)
+                if leaving != nil { break }
             }
         }
     }
 }
+return leaving ?? 0
+}
+
+// The publisher's loop is a child task beside the session, as in `carrel take`.
+let code = await withTaskGroup(of: Void.self) { group in
+    if let publisher { group.addTask { await publisher.run() } }
+    let code = mainLoop()
+    if let publisher, !(await publisher.finish(within: 3)) { say("notice records left waiting for the shared store") }
+    group.cancelAll()
+    return code
+}
+exit(code)

@@ -65,7 +65,11 @@ public enum SessionEvent: Sendable, Equatable {
     case resized(columns: Int, rows: Int)
     /// Ctrl-C, Ctrl-Z, Ctrl-\, the quit key, or the matching signal.
     case exitAttempt(String)
+    /// A passphrase checked here (no attempts file): the verdict follows `PassphrasePrompt`'s rule.
     case passphrase(correct: Bool)
+    /// A passphrase checked by the attempts file that holds across processes, or refused
+    /// unchecked (`mustWait`, `unavailable`).
+    case passphraseChecked(PassphraseVerdict)
     /// Practice mode: the student confirmed ending early.
     case endConfirmed
     /// SIGHUP, SIGTERM, any other catchable terminating signal, or the terminal went away.
@@ -89,8 +93,6 @@ public enum SessionEffect: Sendable, Equatable {
     case log(EventKind, String)
     /// A short message for the student that does not block typing.
     case notice(String)
-    /// Ignore passphrase attempts for this long (`PassphraseBackoff`).
-    case passphraseBackoff(seconds: Double)
     /// Score, write the result, and run the end steps.
     case finish(EndReason)
     /// Ring the terminal bell (a time warning).

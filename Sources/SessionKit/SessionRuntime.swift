@@ -50,7 +50,6 @@ public final class SessionRuntime {
     let elapsedAtStart: Double
     /// Writes of failed commits other than answers (answers wait as drafts in the state).
     var retained: [JournalWrite] = []
-    var passphraseBlockedUntil = 0.0
     var passphraseChecker: (any PassphraseChecker)?
     /// When `pump` last looked for a tracer (monotonic seconds).
     var lastTracerCheck = -Double.infinity
@@ -286,42 +285,24 @@ public final class SessionRuntime {
         return send(.tracerAttached(pid: pid))
     }
 
-    /// Checks a proctor passphrase typed at the "ask your proctor" prompt, with backoff.
+    /// Checks a proctor passphrase typed at the "ask your proctor" prompt: the attempts file
+    /// (when the context has one) or the hash gives a verdict, and the state decides what it
+    /// means (`PassphrasePrompt`). Typed during a wait, it is not checked at all.
     public func enterPassphrase(_ text: String) -> Reaction {
         guard state.prompt == .proctor, let hash = assessment.proctor.passphrase else { return Reaction() }
-        let now = context.clock.monotonic()
-        if now < passphraseBlockedUntil {
-            var r = Reaction()
-            r.notices.append("Wait \(Int((passphraseBlockedUntil - now).rounded(.up))) s before trying again")
-            return r
-        }
+        if let left = state.passphrase.wait(now: elapsedNow()) { return send(.passphraseChecked(.mustWait(left))) }
         guard let make = context.passphrases else { return send(.passphrase(correct: hash.verify(text))) }
         let checker = passphraseChecker ?? make(hash, "end \(record.id.prefix(8))")
         passphraseChecker = checker
-        switch checker.check(text) {
-        case .accepted:
+        let verdict = checker.check(text)
+        switch verdict {
+        case .accepted, .rejected(triesLeft: 0, wait: _):
+            // The next opening of the prompt gets its tries again (the wait still holds).
             passphraseChecker = nil
-            return send(.passphrase(correct: true))
-        case let .rejected(triesLeft, wait):
-            var r = send(.passphrase(correct: false))
-            passphraseBlockedUntil = max(passphraseBlockedUntil, now + wait)
-            if triesLeft == 0 {
-                // Back to the test: the proctor can try again later, the wait still holds.
-                passphraseChecker = nil
-                r.merge(send(.cancelPrompt))
-                r.notices.append("Three wrong passphrases: back to the test; the proctor can try again later")
-            }
-            return r
-        case let .mustWait(seconds):
-            passphraseBlockedUntil = max(passphraseBlockedUntil, now + seconds)
-            var r = Reaction()
-            r.notices.append("Wait \(Int(seconds.rounded(.up))) s before trying again")
-            return r
-        case let .unavailable(why):
-            var r = Reaction()
-            r.notices.append("The passphrase cannot be checked: \(why)")
-            return r
+        default:
+            break
         }
+        return send(.passphraseChecked(verdict))
     }
 
     /// Applies one message: journal writes commit in one transaction before the new state
@@ -382,8 +363,6 @@ public final class SessionRuntime {
             switch effect {
             case let .notice(text):
                 reaction.notices.append(text)
-            case let .passphraseBackoff(seconds):
-                passphraseBlockedUntil = max(passphraseBlockedUntil, context.clock.monotonic() + seconds)
             case .bell:
                 reaction.bell = true
             case let .finish(reason):

@@ -46,7 +46,10 @@ public struct SessionState: Sendable, Equatable {
     /// Seconds-left marks already announced (300, 60).
     public var warned: Set<Int>
     public var prompt: SessionPrompt?
-    public var passphraseFailures: Int
+    /// The "ask your proctor" prompt: tries, and until when typing waits (session time).
+    public var passphrase = PassphrasePrompt()
+    /// Wrong passphrases at the prompt so far.
+    public var passphraseFailures: Int { passphrase.failures }
 
     /// Time used is saved at least this often.
     public static let timeSaveInterval = 5.0
@@ -70,7 +73,6 @@ public struct SessionState: Sendable, Equatable {
         self.clock = elapsed
         self.warned = Set(Self.warningMarks.filter { mark in plan.timeAllowed.map { Double($0) - elapsed <= Double(mark) } ?? false })
         self.prompt = nil
-        self.passphraseFailures = 0
     }
 
     public var currentItemID: String? {
@@ -242,13 +244,10 @@ public struct SessionState: Sendable, Equatable {
                             .notice("A debugger or tracer attached to this session; ask your proctor")]
         case let .passphrase(correct):
             guard prompt == .proctor else { return [] }
-            if correct {
-                return finish(.endedByProctor, log: .ended, detail: "ended by the proctor")
-            }
-            passphraseFailures += 1
-            let delay = PassphraseBackoff.delay(afterFailures: passphraseFailures)
-            return [.log(.passphraseFailed, "attempt \(passphraseFailures)"), .passphraseBackoff(seconds: delay),
-                    .notice("That passphrase is not right")]
+            return passphraseStep(passphrase.verdict(correct: correct), now: clock)
+        case let .passphraseChecked(verdict):
+            guard prompt == .proctor else { return [] }
+            return passphraseStep(verdict, now: clock)
         case .endConfirmed:
             guard prompt == .confirmEnd else { return [] }
             return finish(.endedByCandidate, log: .ended, detail: "ended early by the candidate (practice mode)")
@@ -286,6 +285,28 @@ public struct SessionState: Sendable, Equatable {
         status = .active
         lastSavedElapsed = elapsed
         return saves + [progress()]
+    }
+
+    /// What a passphrase verdict at the prompt does: the proctor ends the session; a wrong one
+    /// is logged and waits by the one rule; after the last try the test goes on and the
+    /// proctor can try again later (the wait still holds).
+    mutating func passphraseStep(_ verdict: PassphraseVerdict, now: Double) -> [SessionEffect] {
+        switch passphrase.apply(verdict, now: now) {
+        case .accepted:
+            return finish(.endedByProctor, log: .ended, detail: "ended by the proctor")
+        case let .wrong(_, triesLeft, _):
+            var effects: [SessionEffect] = [.log(.passphraseFailed, "attempt \(passphrase.failures)"), .notice("That passphrase is not right")]
+            if triesLeft == 0 {
+                prompt = nil
+                passphrase.reopen()
+                effects.append(.notice("Three wrong passphrases: back to the test; the proctor can try again later"))
+            }
+            return effects
+        case let .mustWait(seconds):
+            return [.notice("Wait \(Int(seconds.rounded(.up))) s before trying again")]
+        case let .unavailable(why):
+            return [.notice("The passphrase cannot be checked: \(why)")]
+        }
     }
 
     private mutating func tick(_ now: Double) -> [SessionEffect] {

@@ -22,7 +22,8 @@ public final class TakeApp: LoopedScreen {
     public let terminal: any Terminal
     public private(set) var runtime: SessionRuntime?
     var finalExit: Exit?
-    var launchFailures = 0
+    /// The start screen's passphrase: tries and waits, by the one rule (`PassphrasePrompt`).
+    var launchGate = PassphrasePrompt()
     var quit = false
     /// Something on screen may have changed since the last frame.
     var frameDirty = true
@@ -47,8 +48,6 @@ public final class TakeApp: LoopedScreen {
     /// For a sealed assessment: opens it with the accepted start-screen passphrase and gives
     /// the model of the real test (until then the start screen shows the public facts).
     public var launchOpener: ((String, TakeModel) throws(SessionError) -> TakeModel)?
-    /// Keys typed before this instant (a wait after a wrong passphrase) are dropped.
-    var launchBlockedUntil = 0.0
 
     public init(model: TakeModel, terminal: any Terminal, monotonic: @escaping @Sendable () -> Double = SessionClock.system.monotonic) {
         self.model = model
@@ -68,7 +67,7 @@ public final class TakeApp: LoopedScreen {
         defer { terminal.stop() }
         self.prepare = prepare
         beginAction = begin
-        if model.phase == .question || model.phase == .review {
+        if model.phase == .test {
             // Resuming: the session is already running.
             do {
                 runtime = try begin(self)
@@ -181,8 +180,7 @@ public final class TakeApp: LoopedScreen {
         case .start: phaseTag = 0
         case .confirmLock: phaseTag = 1
         case .lockedBanner: phaseTag = 2
-        case .question: phaseTag = 3
-        case .review: phaseTag = 4
+        case .test: phaseTag = model.reviewing ? 4 : 3
         case .receipt: phaseTag = 5
         }
         let promptTag: Int
@@ -197,7 +195,7 @@ public final class TakeApp: LoopedScreen {
     }
 
     func syncState() {
-        if let runtime { model.session = runtime.state }
+        if let runtime { model.show(runtime.state) }
     }
 
     func handle(_ input: InputReader.Input) {
@@ -234,7 +232,7 @@ public final class TakeApp: LoopedScreen {
 
     func dispatch(_ key: Key) {
         // During the wait after a wrong start-screen passphrase, typed keys are dropped.
-        if model.phase == .start && monotonic() < launchBlockedUntil { return }
+        if model.phase == .start && launchGate.wait(now: monotonic()) != nil { return }
         let (w, h) = terminal.size
         model.viewSize = (w, h)
         if w < Views.minimumWidth || h < Views.minimumHeight, !model.reactsWhileTooSmall(key) { return }
@@ -262,10 +260,13 @@ public final class TakeApp: LoopedScreen {
         }
     }
 
+    /// The start screen's passphrase: the attempts file (or the hash, by the same rule) gives
+    /// a verdict, `launchGate` says what it means, and this says it on screen.
     func checkLaunch(_ typed: String) {
         guard let hash = model.assessment.proctor.passphrase else { return }
-        let verdict = launchChecker?.check(typed) ?? (hash.verify(typed) ? .accepted : .rejected(triesLeft: 3 - launchFailures - 1, wait: 0))
-        switch verdict {
+        let now = monotonic()
+        let verdict = launchChecker?.check(typed) ?? launchGate.verdict(correct: hash.verify(typed))
+        switch launchGate.apply(verdict, now: now) {
         case .accepted:
             if let open = launchOpener {
                 do {
@@ -277,18 +278,15 @@ public final class TakeApp: LoopedScreen {
                 }
             }
             model.launchAccepted()
-        case let .rejected(triesLeft, wait):
-            launchFailures += 1
-            if triesLeft <= 0 {
-                finalExit = Exit(77, "wrong proctor passphrase \(launchFailures) times; nothing was started (every attempt is recorded)")
+        case let .wrong(attempt, triesLeft, wait):
+            if triesLeft == 0 {
+                finalExit = Exit(77, "wrong proctor passphrase \(attempt) times; nothing was started (every attempt is recorded)")
                 quit = true
                 return
             }
-            launchBlockedUntil = monotonic() + wait
             let waitText = wait >= 1 ? "; wait \(Int(wait.rounded(.up))) s" : ""
-            model.startMessage = "That passphrase is not right (attempt \(launchFailures), \(triesLeft) left\(waitText))."
+            model.startMessage = "That passphrase is not right (attempt \(attempt), \(triesLeft) left\(waitText))."
         case let .mustWait(seconds):
-            launchBlockedUntil = monotonic() + seconds
             model.startMessage = "Wait \(Int(seconds.rounded(.up))) s before trying the passphrase again."
         case let .unavailable(why):
             finalExit = Exit(73, "the proctor passphrase cannot be checked: \(why)")
@@ -301,7 +299,7 @@ public final class TakeApp: LoopedScreen {
         do {
             guard let started = try begin(self) else { return }
             runtime = started
-            for attempt in 0..<launchFailures {
+            for attempt in 0..<launchGate.failures {
                 react(started.log(.passphraseFailed, "launch, attempt \(attempt + 1)"))
             }
             syncState()

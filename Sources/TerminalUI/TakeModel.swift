@@ -20,8 +20,9 @@ public struct TakeModel: Sendable {
         case start
         case confirmLock
         case lockedBanner
-        case question
-        case review
+        /// The test itself: a question or the review, as the session's status says
+        /// (`reviewing`); the model keeps no status of its own.
+        case test
         case receipt(Receipt)
     }
 
@@ -53,7 +54,9 @@ public struct TakeModel: Sendable {
     public var theme: Theme
     public var screenReader: Bool
     public var phase: Phase = .start
-    public var session: SessionState? {
+    /// The session as the runtime last left it: a snapshot replaced whole after every call to
+    /// the runtime (`apply`), never changed here.
+    public internal(set) var session: SessionState? {
         didSet {
             if sectionStarts == nil, let plan = session?.plan { sectionStarts = Self.sectionStarts(plan.itemOrder, index) }
         }
@@ -109,6 +112,12 @@ public struct TakeModel: Sendable {
         }
         self.index = index
     }
+
+    /// The review is open: the session's own status, not a copy of it.
+    public var reviewing: Bool { phase == .test && session?.status == .review }
+
+    /// Shows `state` (a test's golden frames and behaviour tests build a model from a state).
+    public mutating func show(_ state: SessionState?) { session = state }
 
     static func sectionStarts(_ order: [String], _ index: [String: (section: Int, item: Int)]) -> Set<String> {
         var seen = Set<Int>(), starts = Set<String>()
@@ -213,9 +222,6 @@ public struct TakeModel: Sendable {
             followFocus = false
         }
         session = state
-        if phase == .question || phase == .review {
-            phase = state.status == .review ? .review : .question
-        }
         if let last = reaction.notices.last {
             // A notice that rings the bell is a time warning: it stays until a key is
             // pressed, and Ctrl-T repeats it.

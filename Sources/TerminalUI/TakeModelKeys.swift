@@ -18,10 +18,10 @@ extension TakeModel {
         case .confirmLock: return .confirmLock
         case .lockedBanner: return .banner
         case .receipt: return .receipt
-        case .question, .review:
+        case .test:
             if let prompt = session?.prompt { return .prompt(prompt) }
             if confirmSkip { return .skip }
-            return phase == .review ? .review : .question
+            return reviewing ? .review : .question
         }
     }
 
@@ -50,7 +50,7 @@ extension TakeModel {
 
     /// The key list F1 shows: the review's keys over the review, the test's keys elsewhere.
     public var helpListing: KeyListing {
-        phase == .review ? TakeKeys.review(linear: linear).listing : TakeKeys.question(linear: linear).listing
+        reviewing ? TakeKeys.review(linear: linear).listing : TakeKeys.question(linear: linear).listing
     }
 
     public mutating func handle(_ key: Key, now: Double) -> [Command] {
@@ -69,7 +69,7 @@ extension TakeModel {
             phase = .start
             return []
         case .banner:
-            phase = .question
+            phase = .test
             return []
         case .receipt: return [.quit]
         case .skip: return skipAction(action, key: key)
@@ -155,7 +155,7 @@ extension TakeModel {
             return [.session(.toggleFlag(id))]
         case .review:
             reviewHighlight = session.position
-            return [.session(phase == .review ? .closeReview : .openReview)]
+            return [.session(reviewing ? .closeReview : .openReview)]
         case .submit: return [.session(.submitRequested)]
         case .time:
             let time = timeWords(session)
@@ -236,7 +236,7 @@ extension TakeModel {
 
     /// Tab: in a linear test, leaving an unanswered question for good is asked first.
     mutating func next(_ session: SessionState) -> [Command] {
-        if session.plan.navigation == .linear, phase == .question, let id = session.currentItemID,
+        if session.plan.navigation == .linear, phase == .test, !reviewing, let id = session.currentItemID,
            !(session.answer(id).map { !$0.isEmpty } ?? false), session.position + 1 < session.plan.itemOrder.count {
             confirmSkip = true
             return []

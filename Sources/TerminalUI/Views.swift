@@ -13,8 +13,7 @@ public enum Views {
         case .start: return start(m, width: width, height: height)
         case .confirmLock: return confirmLock(m, width: width, height: height)
         case .lockedBanner: return banner(width: width, height: height)
-        case .question: return question(m, width: width, height: height)
-        case .review: return review(m, width: width, height: height)
+        case .test: return m.reviewing ? review(m, width: width, height: height) : question(m, width: width, height: height)
         case let .receipt(r): return receipt(m, r, width: width, height: height)
         }
     }

@@ -191,7 +191,7 @@ struct ResumeCommand: AsyncParsableCommand {
             assessment: assessment, candidate: record.candidate,
             timeAllowed: record.extraTime.apply(to: assessment.timeLimit).map { min($0, assessment.policy.maxDuration) },
             theme: theme, screenReader: display.screenReader || record.options.screenReader == true)
-        model.phase = .question
+        model.phase = .test
         model.show("Session resumed: your answers, flags and time are restored", now: SessionClock.system.monotonic())
         if record.options.shared != nil {
             try Launcher.requireStore(publisher, policy: assessment.policy)

@@ -206,18 +206,45 @@ struct SessionStateTests {
         #expect(s.update(.exitAttempt("Ctrl-C")) == [.log(.exitAttempt, "Ctrl-C")])
         #expect(s.prompt == .proctor)
         #expect(s.status == .active, "the test goes on")
-        let delays = (1...12).map { _ -> Double? in
-            s.update(.passphrase(correct: false)).compactMap { effect -> Double? in
-                if case let .passphraseBackoff(seconds) = effect { return seconds }
-                return nil
-            }.first
+        var waits: [Double?] = []
+        for n in 1...3 {
+            let now = Double(n) * 10
+            let effects = s.update(.passphrase(correct: false), now: now)
+            #expect(effects.first == .log(.passphraseFailed, "attempt \(n)"))
+            waits.append(s.passphrase.wait(now: now))
         }
-        // The one rule, the attempts file's: doubling from 1 s up to 15 minutes.
-        #expect(delays == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 900, 900])
-        #expect(delays.map { $0 ?? -1 } == (1...12).map { PassphraseBackoff.delay(afterFailures: $0) })
-        #expect(s.passphraseFailures == 12)
-        let end = s.update(.passphrase(correct: true))
-        #expect(end == [.saveProgress(position: 0, elapsed: 0), .log(.ended, "ended by the proctor"), .finish(.endedByProctor)])
+        // The one rule, the attempts file's: 1 s, then 2 s; the third wrong one closes the
+        // prompt and the test goes on.
+        #expect(waits == [1, 2, nil])
+        #expect(s.prompt == nil && s.status == .active)
+        // Asked again: three more tries, and the waits go on growing.
+        _ = s.update(.exitAttempt("Ctrl-C"), now: 50)
+        #expect(s.prompt == .proctor)
+        _ = s.update(.passphrase(correct: false), now: 50)
+        #expect(s.passphrase.wait(now: 50) == PassphraseBackoff.delay(afterFailures: 4))
+        // A passphrase typed during the wait is not checked.
+        #expect(s.update(.passphraseChecked(.mustWait(3)), now: 51) == [.notice("Wait 3 s before trying again")])
+        #expect(s.passphraseFailures == 4)
+        let end = s.update(.passphrase(correct: true), now: 100)
+        #expect(end.contains(.log(.ended, "ended by the proctor")) && end.last == .finish(.endedByProctor))
+    }
+
+    /// The start screen and the "ask your proctor" prompt share one rule: three tries each
+    /// time, waits doubling from 1 s with every wrong passphrase, up to 15 minutes.
+    @Test func thePassphrasePromptFollowsTheAttemptsFilesRule() {
+        var prompt = PassphrasePrompt()
+        var seen: [PassphrasePrompt.Step] = []
+        for n in 0..<3 { seen.append(prompt.apply(prompt.verdict(correct: false), now: Double(n) * 1000)) }
+        #expect(seen == [.wrong(attempt: 1, triesLeft: 2, wait: 1), .wrong(attempt: 2, triesLeft: 1, wait: 2),
+                         .wrong(attempt: 3, triesLeft: 0, wait: 0)])
+        prompt.reopen()
+        for n in 3..<12 { _ = prompt.apply(.rejected(triesLeft: 2, wait: PassphraseBackoff.delay(afterFailures: n + 1)), now: 5000) }
+        #expect(prompt.failures == 12)
+        #expect(prompt.wait(now: 5000) == 900, "never longer than 15 minutes")
+        #expect(prompt.apply(.mustWait(30), now: 5000) == .mustWait(30))
+        #expect(prompt.apply(.accepted, now: 6000) == .accepted)
+        #expect(prompt.apply(.unavailable("disk full"), now: 6000) == .unavailable("disk full"))
+        #expect((1...12).map { PassphraseBackoff.delay(afterFailures: $0) } == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 900, 900])
     }
 
     @Test func practiceModeAsksForConfirmationInstead() {

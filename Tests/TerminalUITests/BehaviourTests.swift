@@ -11,7 +11,7 @@ struct BehaviourTests {
         let a = Assessment(id: "t", title: "T", timeLimit: 600, sections: [Section(items: [item, Item(id: "r", prompt: "R", kind: .trueFalse(answer: true))])])
         var m = TakeModel(assessment: a, candidate: nil, timeAllowed: 600, theme: .mono, screenReader: screenReader)
         m.session = SessionState(plan: SessionPlan.make(assessment: a, sessionID: "s", seed: 1, extraTime: .none), status: .active)
-        m.phase = .question
+        m.phase = .test
         return m
     }
 
@@ -102,7 +102,7 @@ struct BehaviourTests {
         let a = Assessment(id: "t", title: "T", navigation: .linear, sections: [Section(items: [item])])
         var m = TakeModel(assessment: a, candidate: nil, timeAllowed: nil, theme: .mono, screenReader: false)
         m.session = SessionState(plan: SessionPlan.make(assessment: a, sessionID: "s", seed: 1, extraTime: .none), status: .active)
-        m.phase = .question
+        m.phase = .test
         #expect(!Views.render(m, width: 80, height: 24).text.contains("S-Tab"))
     }
 
@@ -202,7 +202,7 @@ struct LayoutAndWordsTests {
         let a = Assessment(id: "t", title: "T", timeLimit: 600, navigation: navigation, sections: [Section(title: "Reading", items: items)])
         var m = TakeModel(assessment: a, candidate: nil, timeAllowed: 600, theme: .mono, screenReader: screenReader)
         m.session = SessionState(plan: SessionPlan.make(assessment: a, sessionID: "s", seed: 1, extraTime: .none), status: .active)
-        m.phase = .question
+        m.phase = .test
         return m
     }
 
@@ -293,7 +293,8 @@ struct LayoutAndWordsTests {
                       screenReader: true)
         _ = m.session?.update(.toggleFlag("b"), now: 0)
         _ = m.session?.update(.openReview, now: 0)
-        m.phase = .review
+        m.phase = .test
+        m.session?.status = .review
         let text = Views.render(m, width: 80, height: 24).text
         #expect(text.contains("not answered, flagged: B"))
         #expect(text.contains("not answered: A"))
@@ -397,7 +398,7 @@ struct TooSmallTests {
         let a = Assessment(id: "t", title: "T", sections: [Section(items: [item])])
         var m = TakeModel(assessment: a, candidate: nil, timeAllowed: nil, theme: .mono, screenReader: true)
         m.session = SessionState(plan: SessionPlan.make(assessment: a, sessionID: "s", seed: 1, extraTime: .none), status: .active)
-        m.phase = .question
+        m.phase = .test
         m.session?.prompt = .confirmEnd
         var screen = Views.render(m, width: 70, height: 24)
         #expect(screen.text.contains("End this practice test now? y: end now"))

@@ -24,7 +24,7 @@ struct GoldenFrameTests {
         let plan = SessionPlan.make(assessment: workshop, sessionID: "golden", seed: 3, extraTime: .none)
         var m = TakeModel(assessment: workshop, candidate: "Ada Lovelace", timeAllowed: 900, theme: theme, screenReader: screenReader)
         m.session = SessionState(plan: plan, status: .active, position: index, responses: responses, flags: flags, elapsed: elapsed)
-        m.phase = .question
+        m.phase = .test
         return m
     }
 
@@ -107,12 +107,14 @@ struct GoldenFrameTests {
     @Test(arguments: themes)
     func reviewSubmitProctorReceiptHelpTooSmall(theme: Theme) throws {
         var m = Self.model(theme: theme, responses: ["canada": .choice("Ottawa"), "pi": .numeric("3.14")], flags: ["dog"])
-        m.phase = .review
+        m.phase = .test
+        m.session?.status = .review
         m.reviewHighlight = 2
         try check("review-\(theme.name)", Views.render(m, width: 80, height: 24), theme: theme)
         m.session?.prompt = .confirmSubmit
         try check("submit-confirm-\(theme.name)", Views.render(m, width: 80, height: 24), theme: theme)
-        m.phase = .question
+        m.phase = .test
+        m.session?.status = .active
         m.session?.prompt = .proctor
         m.secret = TextEditor(text: "abc")
         try check("proctor-\(theme.name)", Views.render(m, width: 80, height: 24), theme: theme)
@@ -121,7 +123,8 @@ struct GoldenFrameTests {
                                              answered: 2, total: 8, score: ScoreSummary(points: 2, max: 13, pending: 3),
                                              resultPath: "/state/results/x.json", problem: nil))
         try check("receipt-\(theme.name)", Views.render(m, width: 80, height: 24), theme: theme)
-        m.phase = .question
+        m.phase = .test
+        m.session?.status = .active
         m.showHelp = true
         try check("help-\(theme.name)", Views.render(m, width: 80, height: 24), theme: theme)
         m.showHelp = false
@@ -144,7 +147,8 @@ struct GoldenFrameTests {
         let plan = SessionPlan.make(assessment: a, sessionID: "golden", seed: 3, extraTime: .none)
         var m = TakeModel(assessment: a, candidate: "Ada Lovelace", timeAllowed: 1800, theme: .mono, screenReader: screenReader)
         m.session = SessionState(plan: plan, status: .active, responses: responses, flags: flags, elapsed: 75)
-        m.phase = .question
+        m.phase = .test
+        m.session?.status = .active
         return m
     }
 
@@ -205,7 +209,8 @@ struct GoldenFrameTests {
     func theReviewWithFlagsInWordsAndTheSubmitBoxWith300Unanswered(size: Int) throws {
         let (w, h) = Self.sizes[size]
         var m = Self.model(theme: .mono, screenReader: true, responses: ["canada": .choice("Ottawa")], flags: ["dog", "primes"])
-        m.phase = .review
+        m.phase = .test
+        m.session?.status = .review
         m.reviewHighlight = 1
         try check("review-words-\(w)x\(h)", Views.render(m, width: w, height: h), theme: .mono)
         var big = Self.single((1...300).map { Item(id: "q\($0)", prompt: "Question \($0)", kind: .trueFalse(answer: true)) },

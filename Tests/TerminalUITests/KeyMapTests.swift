@@ -30,7 +30,7 @@ struct KeyMapTests {
         let plan = SessionPlan.make(assessment: assessment, sessionID: "keys", seed: 3, extraTime: .none)
         var m = TakeModel(assessment: assessment, candidate: "Ada", timeAllowed: 900, theme: .mono, screenReader: false)
         m.session = SessionState(plan: plan, status: .active, position: index, responses: [:], flags: [], elapsed: 10)
-        m.phase = .question
+        m.phase = .test
         // Highlights in the middle of each list, so a move has somewhere to go.
         for id in plan.itemOrder { m.highlight[id] = 1 }
         return m
@@ -48,7 +48,8 @@ struct KeyMapTests {
         linear.confirmSkip = true
         screens.append(("skip", linear))
         var review = model(at: 2)
-        review.phase = .review
+        review.phase = .test
+        review.session?.status = .review
         review.reviewHighlight = 3
         screens.append(("review", review))
         var help = model()
@@ -222,7 +223,8 @@ struct KeyMapTests {
 
     @Test func theReviewsHelpListsTheReviewsKeys() {
         var m = Self.model()
-        m.phase = .review
+        m.phase = .test
+        m.session?.status = .review
         _ = m.handle(.function(1), now: 0)
         let text = Views.render(m, width: 80, height: 24).text
         #expect(text.contains("go to the chosen question") && text.contains("submit (asks first)"))

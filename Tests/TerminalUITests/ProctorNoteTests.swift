@@ -28,12 +28,14 @@ struct ProctorNoteTests {
     func noScreenShowsTheNote(screenReader: Bool) {
         var m = model(screenReader: screenReader)
         var screens: [Screen] = []
-        for phase: TakeModel.Phase in [.start, .confirmLock, .question, .review] {
+        for (phase, status) in [(TakeModel.Phase.start, SessionStatus.active), (.confirmLock, .active), (.test, .active), (.test, .review)] {
             m.phase = phase
+            m.session?.status = status
             screens.append(Views.render(m, width: 80, height: 24))
             screens.append(Views.render(m, width: 120, height: 40))
         }
-        m.phase = .question
+        m.session?.status = .active
+        m.phase = .test
         m.session?.position = 1
         screens.append(Views.render(m, width: 80, height: 24))
         m.showHelp = true

@@ -69,7 +69,7 @@ struct ResponsivenessTests {
         let a = Assessment(id: "t", title: "T", timeLimit: 600, sections: [Section(items: [item])])
         var m = TakeModel(assessment: a, candidate: nil, timeAllowed: 600, theme: .mono, screenReader: false)
         m.session = SessionState(plan: SessionPlan.make(assessment: a, sessionID: "s", seed: 1, extraTime: .none), status: .active)
-        m.phase = .question
+        m.phase = .test
         return m
     }
 

@@ -68,4 +68,34 @@ struct TakeFlowTests {
         #expect(session.status == .interrupted)
         #expect(try journal.answers(session: session.id)["word"] == .text("syz"), "typed text saved on the way out")
     }
+
+    /// The start screen's passphrase without an attempts file follows the same rule as with
+    /// one: a wait after each wrong passphrase (keys typed in it are dropped), three tries,
+    /// exit 77.
+    @Test func theStartScreensPassphraseWaitsDropsKeysAndGivesThreeTries() throws {
+        let world = try MemoryWorld()
+        let hash = try PassphraseHash.make(passphrase: "correct horse", logRounds: 10)
+        let yaml = Self.yaml.replacingOccurrences(of: "time_limit: 10m\n", with: "time_limit: 10m\nproctor: { passphrase: \"\(hash)\" }\n")
+        let (assessment, source) = try MemoryWorld.assessment(yaml)
+        let model = TakeModel(assessment: assessment, candidate: "Ada", timeAllowed: 600, theme: .mono, screenReader: true)
+        let terminal = MemoryTerminal()
+        let keys = { (text: String) in text.map { Key.character($0) } }
+        let pause = [[UInt8]?](repeating: [], count: 12)
+        terminal.type(keys("bad") + [.enter, .character("c")])
+        terminal.input += pause
+        terminal.type(keys("orrect horse") + [.enter])
+        terminal.input += pause + pause
+        terminal.type(keys("bad") + [.enter])
+        terminal.beforeRead = { world.clock.advance(0.15) }
+        let app = TakeApp(model: model, terminal: terminal, monotonic: world.clock.sessionClock.monotonic)
+        let context = world.context
+        let exit = app.run { app throws(SessionError) in
+            try SessionRuntime.begin(assessment: assessment, source: source, candidate: "Ada", extraTime: .none, context: context)
+        }
+        #expect(terminal.frames.contains { $0.text.contains("attempt 1, 2 left; wait 1 s") })
+        // The "c" typed during the first wait was dropped: "orrect horse" is the second wrong one.
+        #expect(terminal.frames.contains { $0.text.contains("attempt 2, 1 left; wait 2 s") })
+        #expect(exit.code == 77 && exit.line.contains("wrong proctor passphrase 3 times"), "\(exit.line)")
+        #expect(try world.journal().sessions(status: nil).isEmpty, "nothing began")
+    }
 }

@@ -215,9 +215,8 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         var backoff = 0.2
         var confirmed: Int64 = 0
         var connection: PostgresConnection?
-        var lockedSession: String?
+        var claimed = Claimed()
         var notedSession: String?
-        var announced: String?
         var lastPulse = 0.0
         while !isStopping && !Task.isCancelled {
             let (session, elapsed, announcement, _, asked) = current()
@@ -232,8 +231,7 @@ public final class SeatPublisher: SessionPublishing, Sendable {
             if connection == nil {
                 do {
                     connection = try await StoreCall.open(url, as: "carrel seat", logger: logger, timeout: queryTimeout)
-                    lockedSession = nil
-                    announced = nil
+                    claimed = Claimed()
                     backoff = 0.2
                     note(.connected, session: session)
                 } catch {
@@ -245,28 +243,7 @@ public final class SeatPublisher: SessionPublishing, Sendable {
             }
             guard let c = connection else { continue }
             do {
-                if let announcement, announced != announcement.session, journal == nil || session == announcement.session {
-                    // Once per connection: the row exists until the session's own record
-                    // makes it active (after a restart of the store, it is made again).
-                    try await guarded(c) {
-                        try await StoreCall.run(c, "SELECT carrel_hello(\(announcement.session), \(announcement.body)::jsonb)", logger: self.logger)
-                    }
-                    announced = announcement.session
-                }
-                if let session, lockedSession != session {
-                    if let old = lockedSession {
-                        // The seat moved on to another session (a demo): its old one is not live.
-                        try await guarded(c) {
-                            try await StoreCall.run(c, "SELECT pg_advisory_unlock(hashtextextended(\(old), 0))", logger: self.logger)
-                        }
-                        lockedSession = nil
-                    }
-                    let granted = try await guarded(c) {
-                        try await StoreCall.value(c, "SELECT pg_try_advisory_lock(hashtextextended(\(session), 0))", as: Bool.self,
-                                                  logger: self.logger) ?? false
-                    }
-                    if granted { lockedSession = session }
-                }
+                try await claim(c, &claimed, session: session, announcement: announcement, journalOpen: journal != nil)
                 let batch = try journal?.outbox(after: confirmed, limit: batchSize) ?? []
                 if let journal, !batch.isEmpty {
                     let sent = Self.latestProgressOnly(batch)
@@ -297,6 +274,41 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         }
         // Closing a connection that is already gone has nothing left to report.
         if let connection { try? await connection.close() }
+    }
+
+    /// What this connection has told the store about the seat.
+    struct Claimed {
+        /// The session announced as waiting at its start screen.
+        var announced: String?
+        /// The session whose advisory lock this connection holds (it is live while held).
+        var locked: String?
+    }
+
+    /// Announces a seat at its start screen, and holds the running session's advisory lock,
+    /// once per connection.
+    func claim(_ c: PostgresConnection, _ claimed: inout Claimed, session: String?, announcement: Announcement?,
+               journalOpen: Bool) async throws {
+        if let announcement, claimed.announced != announcement.session, !journalOpen || session == announcement.session {
+            // The row exists until the session's own record makes it active (after a restart
+            // of the store, it is made again).
+            try await guarded(c) {
+                try await StoreCall.run(c, "SELECT carrel_hello(\(announcement.session), \(announcement.body)::jsonb)", logger: self.logger)
+            }
+            claimed.announced = announcement.session
+        }
+        guard let session, claimed.locked != session else { return }
+        if let old = claimed.locked {
+            // The seat moved on to another session (a demo): its old one is not live.
+            try await guarded(c) {
+                try await StoreCall.run(c, "SELECT pg_advisory_unlock(hashtextextended(\(old), 0))", logger: self.logger)
+            }
+            claimed.locked = nil
+        }
+        let granted = try await guarded(c) {
+            try await StoreCall.value(c, "SELECT pg_try_advisory_lock(hashtextextended(\(session), 0))", as: Bool.self,
+                                      logger: self.logger) ?? false
+        }
+        if granted { claimed.locked = session }
     }
 
     func guarded<T: Sendable>(_ c: PostgresConnection, _ work: @escaping @Sendable () async throws -> T) async throws -> T {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import PostgresNIO
 
 /// One call to the store that cannot hang its caller.
@@ -20,8 +21,24 @@ enum StoreCall {
     static func rows(_ c: PostgresConnection, _ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
         if c.isClosed { throw ConnectionClosed() }
         let answer = c.eventLoop.makePromise(of: [PostgresRow].self)
+        let key = ObjectIdentifier(c)
+        let (id, first) = pending.withLock { p -> (Int, Bool) in
+            p.next += 1
+            let first = p.waiting[key] == nil
+            p.waiting[key, default: [:]][p.next] = answer
+            return (p.next, first)
+        }
+        if first {
+            // One watch per connection (not one per statement, which a connection open for
+            // hours would pile up): its end fails every answer still awaited on it. On a
+            // connection already closed it runs at once.
+            c.closeFuture.whenComplete { _ in
+                let left = pending.withLock { $0.waiting.removeValue(forKey: key) }
+                for promise in (left ?? [:]).values { promise.fail(ConnectionClosed()) }
+            }
+        }
+        answer.futureResult.whenComplete { _ in pending.withLock { _ = $0.waiting[key]?.removeValue(forKey: id) } }
         // Whichever comes first completes the answer; a later completion is ignored.
-        c.closeFuture.whenComplete { _ in answer.fail(ConnectionClosed()) }
         let sent: EventLoopFuture<PostgresQueryResult> = c.query(query, logger: logger)
         sent.map(\.rows).cascade(to: answer)
         return try await withTaskCancellationHandler {
@@ -30,6 +47,14 @@ enum StoreCall {
             answer.fail(CancellationError())
         }
     }
+
+    /// Answers awaited on each open connection, so that its end can fail them.
+    struct Pending {
+        var next = 0
+        var waiting: [ObjectIdentifier: [Int: EventLoopPromise<[PostgresRow]>]] = [:]
+    }
+
+    static let pending = Mutex(Pending())
 
     /// One statement whose rows do not matter.
     static func run(_ c: PostgresConnection, _ query: PostgresQuery, logger: Logger) async throws {

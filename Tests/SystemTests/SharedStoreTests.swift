@@ -197,7 +197,17 @@ struct SharedStoreTests {
         }
         #expect(Date().timeIntervalSince(started) < 30, "ended by statement_timeout, not by the sleep or the deadline")
         #expect(!limited.isClosed, "the server's limit leaves the connection usable")
+        // Statements answered leave nothing behind on a connection open for hours: one watch
+        // for the connection's end, no answer kept.
+        for _ in 0..<200 { try await StoreCall.run(limited, "SELECT 1", logger: logger) }
+        let key = ObjectIdentifier(limited)
+        #expect(StoreCall.pending.withLock { $0.waiting[key]?.count } == 0)
         try await limited.close()
+        let closed = Date()
+        while StoreCall.pending.withLock({ $0.waiting[key] }) != nil && Date().timeIntervalSince(closed) < 30 {
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        #expect(StoreCall.pending.withLock { $0.waiting[key] } == nil, "the connection's end forgot it")
         // The client's deadline: the call ends at 0.5 s, with its connection closed and nothing left running.
         let patient = try await StoreCall.open(url, as: "carrel test", logger: logger, timeout: 120, statementLimit: 60)
         started = Date()

@@ -7,7 +7,7 @@ that Carrel's multiplexer check does not take this script for a multiplexer). Fi
 - first frame: launch -> the whole start screen painted (its last line seen), 80x24;
 - typing: a key -> its echo painted (the last byte of the answer), p50/p99 over many keys 50 ms apart (dialog --inputbox beside it);
 - Tab: a key -> the next question painted (dialog: Tab -> focus moved), likewise;
-- idle: CPU time (from /proc/PID/schedstat, nanoseconds) and bytes written over a quiet spell;
+- idle: CPU time (from /proc/PID/task/*/schedstat, every thread, nanoseconds) and bytes written over a quiet spell;
 - seats: many sessions of one large test at once: all on the start screen, then typing in one.
 
 Every child runs with its own state directory under a temporary folder, removed afterwards.
@@ -119,8 +119,16 @@ class Pane:
                 return total
 
     def cpu_ns(self):
-        with open(f"/proc/{self.pid}/schedstat") as f:
-            return int(f.read().split()[0])
+        # Every thread of the process: the app loop runs on a thread of its own, and
+        # /proc/PID/schedstat counts the main thread alone.
+        total = 0
+        for task in os.listdir(f"/proc/{self.pid}/task"):
+            try:
+                with open(f"/proc/{self.pid}/task/{task}/schedstat") as f:
+                    total += int(f.read().split()[0])
+            except FileNotFoundError:
+                pass  # a thread that ended between the listing and the read
+        return total
 
     def close(self):
         try:

@@ -48,11 +48,13 @@ public struct PassphrasePrompt: Sendable, Equatable {
         now < blockedUntil ? blockedUntil - now : nil
     }
 
-    /// The verdict of a check made here (no attempts file): the rule the attempts file keeps.
+    /// The verdict of a check made here (no attempts file): the rule the attempts file keeps,
+    /// which makes every wrong passphrase wait, the last of a prompt's tries included (the
+    /// prompt opened again is not a free try).
     public func verdict(correct: Bool) -> PassphraseVerdict {
         if correct { return .accepted }
         let left = max(0, Self.tries - failuresThisTime - 1)
-        return .rejected(triesLeft: left, wait: left > 0 ? PassphraseBackoff.delay(afterFailures: failures + 1) : 0)
+        return .rejected(triesLeft: left, wait: PassphraseBackoff.delay(afterFailures: failures + 1))
     }
 
     /// Takes a verdict at `now`.

@@ -47,6 +47,9 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         /// the number it read before it found the outbox empty.
         var drainAsked = 0
         var drainAnswered = 0
+        /// Set by `leave`: the loop closes its connection (the store sees the seat leave) and
+        /// makes a new one for what is left to send.
+        var dropConnection = false
     }
 
     private let shared = Mutex(Shared())
@@ -120,6 +123,21 @@ public final class SeatPublisher: SessionPublishing, Sendable {
     }
 
     var journal: Journal? { shared.withLock { $0.journal } }
+
+    /// The session this publisher spoke for is over and no other follows yet (the workshop
+    /// test opened from the demo, ended or never begun): the seat stops being shown as live
+    /// or waiting. Records still waiting are sent on a new connection.
+    public func leave() {
+        shared.withLock {
+            $0.session = nil
+            $0.elapsed = nil
+            $0.announcement = nil
+            $0.dropConnection = true
+            // A store `required` by the next test is asked again, not taken from this connection.
+            $0.state = .connecting
+        }
+        ring()
+    }
 
     /// For a policy that requires the store before a session begins, from the session's own
     /// thread after `start`: waits, up to the URL's connect timeout and a little more, for
@@ -219,6 +237,11 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         var notedSession: String?
         var lastPulse = 0.0
         while !isStopping && !Task.isCancelled {
+            if shared.withLock({ s in defer { s.dropConnection = false }; return s.dropConnection }), let c = connection {
+                // Closing ends the session's advisory lock: the console sees the seat leave.
+                try? await c.close()
+                connection = nil
+            }
             let (session, elapsed, announcement, _, asked) = current()
             let journal = self.journal
             if let session, let journal, notedSession != session {
@@ -235,6 +258,8 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                     backoff = 0.2
                     note(.connected, session: session)
                 } catch {
+                    // Stopped while connecting: that says nothing about the store.
+                    if isStopping || Task.isCancelled { break }
                     note(.unreachable(Self.describe(error)), session: session)
                     try? await Task.sleep(nanoseconds: UInt64(backoff * 1e9))
                     backoff = min(backoff * 2, 2)
@@ -265,6 +290,9 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                 let pause = max(0.05, 1 - (ProcessInfo.processInfo.systemUptime - lastPulse))
                 if let journal { await journal.outboxBell.wait(seconds: pause) } else { await bell.wait(seconds: pause) }
             } catch {
+                // Stopped mid-call (the deadline's clock ends at once when cancelled): the store
+                // did nothing wrong, and `carrel status` must not say it did.
+                if isStopping || Task.isCancelled { break }
                 note(.unreachable(Self.describe(error)), session: session)
                 try? await c.close()
                 connection = nil

@@ -107,7 +107,7 @@ enum StoreCall {
     static func open(_ url: SharedURL, as applicationName: String, logger: Logger, timeout: Double,
                      statementLimit: Double? = nil) async throws -> PostgresConnection {
         let configuration = try url.configuration(applicationName: applicationName)
-        let c = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+        let c = try await connect(configuration, logger: logger)
         do {
             try await guarded(c, timeout: timeout) {
                 try await SharedSchema.prepare(c, logger: logger)
@@ -123,6 +123,27 @@ enum StoreCall {
             throw error
         }
         return c
+    }
+
+    /// Connects; a cancelled task stops waiting at once. PostgresNIO's own cancellation waits
+    /// for the TCP connect to end (up to the connect timeout, on a network that drops packets),
+    /// which would keep a command that is leaving; a connection that still arrives after the
+    /// cancellation is closed when it does.
+    static func connect(_ configuration: PostgresConnection.Configuration, logger: Logger) async throws -> PostgresConnection {
+        let loop = PostgresConnection.defaultEventLoopGroup.any()
+        let connecting: EventLoopFuture<PostgresConnection> = PostgresConnection.connect(on: loop, configuration: configuration, id: 1, logger: logger)
+        let answer = loop.makePromise(of: PostgresConnection.self)
+        connecting.cascade(to: answer)
+        return try await withTaskCancellationHandler {
+            try await answer.futureResult.get()
+        } onCancel: {
+            answer.fail(CancellationError())
+            // Whichever completed the answer first decides: a connection handed over is the
+            // caller's; one that arrives after the cancellation is nobody's and is closed.
+            answer.futureResult.whenFailure { _ in
+                connecting.whenSuccess { late in late.close().whenComplete { _ in } }
+            }
+        }
     }
 
     /// A logger that stays quiet (the store's errors are reported by Carrel, in its words).

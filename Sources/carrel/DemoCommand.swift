@@ -29,6 +29,9 @@ struct DemoCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
+            guard isatty(0) == 1, isatty(1) == 1 else {
+                throw CarrelFailure(status: .refused, message: "`carrel demo` needs a terminal on standard input and output")
+            }
             let publisher = try lab.publisher()
             _ = try await Publishing.session(publisher) {
                 try await TerminalThread.run { try self.demo(publisher: publisher) }
@@ -39,9 +42,6 @@ struct DemoCommand: AsyncParsableCommand {
     /// The demo on this thread (and the workshop test it opens), publishing through
     /// `publisher` (whose loop the caller runs).
     func demo(publisher: SeatPublisher?) throws {
-        guard isatty(0) == 1, isatty(1) == 1 else {
-            throw CarrelFailure(status: .refused, message: "`carrel demo` needs a terminal on standard input and output")
-        }
         guard let assessment = AssessmentReader.read(text: DemoApp.sessionYAML, file: "(demo)").assessment else {
             throw CarrelFailure(status: .internalError, message: "the built-in demo session does not validate")
         }
@@ -65,11 +65,13 @@ extension DemoCommand {
     /// The workshop test (F5), run as `carrel take` would run it, with this demo's state
     /// directory and its publisher; the line says how it ended.
     func runWorkshop(_ path: String, theme: Theme, publisher: SeatPublisher?) -> String {
+        // The workshop test's seat leaves the store's room with it, as `carrel take` does.
+        defer { publisher?.leave() }
         do {
             var take = try TakeCommand.parse([path, "--candidate", "Workshop"] + (state.stateDir.map { ["--state-dir", $0] } ?? []))
             take.lab = lab
             take.display.theme = ThemeName(rawValue: theme.name)
-            try take.session(publisher: publisher).conclude()
+            try take.session(try take.launch(), publisher: publisher).conclude()
             return "Workshop test finished"
         } catch let failure as CarrelFailure {
             return "Workshop test ended: \(failure.message)"

@@ -44,23 +44,37 @@ struct TakeCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
+            // The file and the terminal are checked first, the store's URL after them.
+            let launch = try self.launch()
             let publisher = try lab.publisher()
             let exit = try await Publishing.session(publisher) {
-                try await TerminalThread.run { try self.session(publisher: publisher) }
+                try await TerminalThread.run { try self.session(launch, publisher: publisher) }
             }
             try exit.conclude()
         }
     }
 
-    /// The session on this thread, publishing through `publisher` (whose loop the caller runs):
-    /// the start screen, the checks, the test, the receipt. Also the workshop test of the demo.
-    func session(publisher: SeatPublisher?) throws -> TakeApp.Exit {
+    /// The assessment as the start screen shows it: read and checked, with a terminal to show it.
+    struct Launch: Sendable {
+        let loaded: AssessmentFile.Loaded
+        /// A sealed package's header: the public facts shown until the passphrase opens it.
+        let header: SealedAssessment.Header?
+        let assessment: Assessment
+    }
+
+    func launch() throws -> Launch {
         let loaded = try AssessmentFile.load(file)
-        // A sealed package shows its public facts until the start screen's passphrase opens it.
         let header = SealedAssessment.isSealed(loaded.bytes) ? try SealedFile.header(loaded, path: file) : nil
         let assessment = try header.map(\.metadata.preview) ?? AssessmentFile.validated(file, loaded: loaded)
-        let extra = extraTime ?? ExtraTime.none
         try Launcher.requireTerminal()
+        return Launch(loaded: loaded, header: header, assessment: assessment)
+    }
+
+    /// The session on this thread, publishing through `publisher` (whose loop the caller runs):
+    /// the start screen, the checks, the test, the receipt. Also the workshop test of the demo.
+    func session(_ launch: Launch, publisher: SeatPublisher?) throws -> TakeApp.Exit {
+        let (loaded, header, assessment) = (launch.loaded, launch.header, launch.assessment)
+        let extra = extraTime ?? ExtraTime.none
         let theme = display.resolvedTheme()
         let (candidate, screenReader) = (self.candidate, display.screenReader)
         let model = { (assessment: Assessment) in

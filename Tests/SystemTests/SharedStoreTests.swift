@@ -227,6 +227,40 @@ struct SharedStoreTests {
         #expect(Date().timeIntervalSince(after) < 10)
     }
 
+    /// A seat announced at its start screen shows as waiting while its publisher holds the
+    /// seat; `leave` (the demo's workshop test ended) takes it out of the room at once.
+    @Test func aSeatThatLeavesItsStartScreenIsNoLongerShownWaiting() async throws {
+        let pg = try PrivatePostgres.shared()
+        let url = try SharedURL.parse(try pg.database(), environment: ["PGPASSFILE": pg.passwordFile])
+        let room = "leave-\(UUID().uuidString.prefix(8))"
+        let publisher = SeatPublisher(url: url)
+        publisher.announce(.init(session: "leaving-\(UUID().uuidString)", label: SharedLabel(room: room, seat: "L1"), candidate: "Lee",
+                                 assessmentID: "a", assessmentTitle: "A"))
+        publisher.start()
+        // The shared cluster is busy with the other suites: a read that times out is read again.
+        var opened: SharedReader?
+        for _ in 0..<10 where opened == nil { opened = try? await SharedReader.open(url) }
+        let reader = try #require(opened)
+        func seats() async -> [String]? { (try? await reader.seats(room: room))?.map(\.status) }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await publisher.run() }
+            var shown: [String]?
+            for _ in 0..<1200 where shown != ["not_started"] {
+                shown = await seats()
+                if shown != ["not_started"] { try? await Task.sleep(nanoseconds: 50_000_000) }
+            }
+            #expect(shown == ["not_started"], "announced and waiting")
+            publisher.leave()
+            for _ in 0..<1200 where shown != [] {
+                shown = await seats()
+                if shown != [] { try? await Task.sleep(nanoseconds: 50_000_000) }
+            }
+            #expect(shown == [], "gone from the room once it left")
+            _ = await publisher.finish(within: 5)
+        }
+        await reader.close()
+    }
+
     @Test func aStoreThatCannotBeReachedChangesNothingForTheSeatAndItsOutboxWaits() throws {
         let sandbox = try Sandbox()
         let file = try sandbox.assessment()

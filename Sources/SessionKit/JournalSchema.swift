@@ -152,9 +152,7 @@ extension Journal {
             t.column("cells", .text)
             t.column("json", .text).notNull()
         }
-        try db.execute(sql: "INSERT INTO result_v4 (session_id, json) SELECT session_id, json FROM result")
-        try db.drop(table: "result")
-        try db.rename(table: "result_v4", to: "result")
+        try replace("result", with: "result_v4", copying: "session_id, json", in: db)
     }
 
     /// v5: an answer touches as few pages as it can, since every page is written to the log
@@ -170,9 +168,7 @@ extension Journal {
             t.column("updated_at", .datetime).notNull()
             t.primaryKey(["session_id", "item_id"])
         }
-        try db.execute(sql: "INSERT INTO answer_v5 (session_id, item_id, response, updated_at) SELECT session_id, item_id, response, updated_at FROM answer")
-        try db.drop(table: "answer")
-        try db.rename(table: "answer_v5", to: "answer")
+        try replace("answer", with: "answer_v5", copying: "session_id, item_id, response, updated_at", in: db)
         try db.create(table: "answer_history_v5") { t in
             t.primaryKey("id", .integer)
             t.column("session_id", .text).notNull().references("session", onDelete: .cascade)
@@ -180,9 +176,15 @@ extension Journal {
             t.column("response", .text)
             t.column("at", .datetime).notNull()
         }
-        try db.execute(sql: "INSERT INTO answer_history_v5 (id, session_id, item_id, response, at) SELECT id, session_id, item_id, response, at FROM answer_history")
-        try db.drop(table: "answer_history")
-        try db.rename(table: "answer_history_v5", to: "answer_history")
+        try replace("answer_history", with: "answer_history_v5", copying: "id, session_id, item_id, response, at", in: db)
+    }
+
+    /// Puts `built` (a table the migration just made) in the place of `table`, with the rows
+    /// of `table` in `columns` (a fixed list of this file's own column names).
+    static func replace(_ table: String, with built: String, copying columns: String, in db: Database) throws {
+        try db.execute(sql: "INSERT INTO \(built) (\(columns)) SELECT \(columns) FROM \(table)")
+        try db.drop(table: table)
+        try db.rename(table: built, to: table)
     }
 
     /// v6: sessions that publish to a lab's shared store, and the outbox their records wait

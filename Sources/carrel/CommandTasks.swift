@@ -43,6 +43,17 @@ enum Publishing {
         }
     }
 
+    /// Only the publisher: what waits in the outbox gets up to `within` seconds to reach the
+    /// store (`unlock`, `results mark`); true when nothing was left waiting.
+    static func drain(_ publisher: SeatPublisher, within seconds: Double) async -> Bool {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await publisher.run() }
+            let sent = await publisher.finish(within: seconds)
+            group.cancelAll()
+            return sent
+        }
+    }
+
     /// `beside` for a session: says on stderr when records were left waiting.
     static func session<T: Sendable>(_ publisher: SeatPublisher?, _ body: () async throws -> T) async throws -> T {
         let (value, sent) = try await beside(publisher, body)

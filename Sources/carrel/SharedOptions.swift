@@ -104,14 +104,7 @@ extension SharedOptions {
         guard ((try? journal.outboxWaiting().records) ?? 1) > 0 else { return }
         let publisher = SeatPublisher(url: url)
         publisher.start(journal: journal)
-        let sent: Bool
-        do {
-            sent = try await Publishing.beside(publisher, within: 5) {}.everythingSent
-        } catch {
-            // Nothing above throws: the body is empty and the publisher's loop reports in words.
-            sent = false
-        }
-        if sent {
+        if await Publishing.drain(publisher, within: 5) {
             FileOutput.standardOutput.write("Sent to the shared store.\n")
         } else {
             Console.error("the shared store has not received everything yet (\(publisher.storeState.words)); the records wait in this seat's journal for its next session with --shared")

@@ -17,4 +17,19 @@ public enum Fingerprint {
         let digest = SHA256.hash(data: canonicalForm(assessment))
         return "sha256:" + digest.map { String(format: "%02x", $0) }.joined()
     }
+
+    /// `sha256:` and the hex digest of a file read through `descriptor` (the caller opened it
+    /// without following a symlink); nil when it cannot be read.
+    public static func ofFile(descriptor fd: Int32) -> String? {
+        var hasher = SHA256()
+        var chunk = [UInt8](repeating: 0, count: 256 * 1024)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { return nil }
+            if n == 0 { break }
+            hasher.update(data: chunk[0..<n])
+        }
+        return "sha256:" + hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
 }

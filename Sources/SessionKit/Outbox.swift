@@ -50,8 +50,16 @@ enum Outbox {
             {"room":\(string(label.room)),"seat":\(string(label.seat)),"candidate":\(optional(record.candidate)),\
             "assessment_id":\(string(record.assessmentID)),"assessment_title":\(string(record.assessmentTitle)),\
             "fingerprint":\(string(record.fingerprint)),"total":\(label.total),"time_allowed_seconds":\(allowed),\
-            "host":\(string(record.host)),"pid":\(record.pid),"started_at":\(stamp(record.startedAt))}
+            "host":\(string(record.host)),"pid":\(record.pid),"started_at":\(stamp(record.startedAt))\
+            \(attestation(label.attestation))}
             """
+    }
+
+    /// `,"attestation":{…}` (keys sorted), or nothing.
+    static func attestation(_ facts: [String: String]?) -> String {
+        guard let facts, !facts.isEmpty else { return "" }
+        let pairs = facts.keys.sorted().map { "\(string($0)):\(string(facts[$0] ?? ""))" }
+        return ",\"attestation\":{" + pairs.joined(separator: ",") + "}"
     }
 
     /// The record of one journal write; nil for what is not published.

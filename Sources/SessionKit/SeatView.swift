@@ -22,6 +22,24 @@ public struct SeatView: Sendable, Equatable, Codable {
     /// Seconds since then (a running seat reports every second).
     public var lastHeardSeconds: Int
     public var connected: Bool
+    /// Waiting at its start screen for the proctor's start (a room with `--start proctor`).
+    public var waiting = false
+    /// Paused by the proctor.
+    public var paused = false
+    /// down, raised (asks for help) or acknowledged.
+    public var hand = "down"
+    /// The proctor's commands issued to this seat since it began that it has not applied yet.
+    public var commandsPending = 0
+    /// What the seat says of itself (nil when it said nothing).
+    public var carrelVersion: String?
+    public var executableDigest: String?
+    public var fingerprint: String?
+    public var terminal: String?
+    public var policy: String?
+    public var passphraseFailures = 0
+    /// What the console flags, in words: "wrong test", "executable differs from the room's",
+    /// "candidate seated twice".
+    public var warnings: [String] = []
 
     /// Paste attempts, focus losses and exit attempts together.
     public var incidents: Int { pasteAttempts + focusLosses + exitAttempts }
@@ -32,8 +50,11 @@ public struct SeatView: Sendable, Equatable, Codable {
     /// Trouble first: interrupted seats, then running seats with incidents, running seats,
     /// seats not started, and finished ones last.
     public var rank: Int {
+        // A raised hand and anything flagged come first of all.
+        if hand == "raised" || !warnings.isEmpty { return -1 }
         switch status {
         case "interrupted": return 0
+        case "wrong_test": return 0
         // A running seat reports every second: one not heard from for 5 s needs a look too.
         case "active": return incidents > 0 || lastHeardSeconds > 5 ? 1 : 2
         case "not_started": return 3
@@ -88,6 +109,24 @@ public struct SeatView: Sendable, Equatable, Codable {
         try c.encode(lastSeen, forKey: .lastSeen)
         try c.encode(lastHeardSeconds, forKey: .lastHeardSeconds)
         try c.encode(connected, forKey: .connected)
+        var room = encoder.container(keyedBy: RoomKeys.self)
+        try room.encode(waiting, forKey: .waiting)
+        try room.encode(paused, forKey: .paused)
+        try room.encode(hand, forKey: .hand)
+        try room.encode(commandsPending, forKey: .commandsPending)
+        try room.encode(carrelVersion, forKey: .carrelVersion)
+        try room.encode(executableDigest, forKey: .executableDigest)
+        try room.encode(fingerprint, forKey: .fingerprint)
+        try room.encode(terminal, forKey: .terminal)
+        try room.encode(policy, forKey: .policy)
+        try room.encode(passphraseFailures, forKey: .passphraseFailures)
+        try room.encode(warnings, forKey: .warnings)
+    }
+
+    /// The room's keys of `--json` (written, not read back: a snapshot read back has none).
+    enum RoomKeys: String, CodingKey {
+        case waiting, paused, hand, commandsPending, carrelVersion, executableDigest, fingerprint, terminal, policy
+        case passphraseFailures, warnings
     }
 
     public static func troubleFirst(_ a: SeatView, _ b: SeatView) -> Bool {

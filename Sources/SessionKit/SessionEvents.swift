@@ -21,6 +21,10 @@ public enum EventKind: String, Sendable, Codable, CaseIterable {
     case saveFailed = "save_failed"
     /// A person marked an item (or overrode its score) after the session ended.
     case marked
+    /// A proctor's command applied (`#ID NAME[ ARGUMENT]`, see `ProctorCommand`).
+    case proctorCommand = "proctor_command"
+    /// The student called the proctor.
+    case handRaised = "hand_raised"
 }
 
 public enum SessionStatus: String, Sendable, Codable {
@@ -76,6 +80,15 @@ public enum SessionEvent: Sendable, Equatable {
     case hangUp(String)
     /// A tracer (debugger, strace) attached to the running session.
     case tracerAttached(pid: Int)
+    /// A proctor's command from the shared store (applied once: a command already applied is
+    /// ignored).
+    case proctor(ProctorCommand)
+    /// The room's commands up to this number came before the session began: none is applied.
+    case commandsBefore(Int64)
+    /// The student asked for the proctor (the raise-hand key).
+    case raiseHand
+    /// The student read the proctor's message (any key closes its box).
+    case dismissMessage
     /// The end steps recorded the session's result: it has ended.
     case endRecorded
     /// The end steps ran without a result (a signal, a lost terminal, a way out that could

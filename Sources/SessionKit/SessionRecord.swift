@@ -27,6 +27,10 @@ public struct SharedLabel: Sendable, Equatable, Codable {
     /// (`postgresql://USER@HOST:PORT/DATABASE`), so that `resume` and `unlock` go on
     /// publishing there; nil in journals written before it was kept.
     public var store: String?
+    /// What the seat says of itself to the proctor's console: its Carrel's version and the
+    /// SHA-256 of its executable, the test's fingerprint, the effective policy and the
+    /// terminal's size (`SeatAttestation`). nil in journals written before it was kept.
+    public var attestation: [String: String]?
 
     public init(room: String, seat: String, total: Int = 0, timeAllowed: Int? = nil, store: String? = nil) {
         self.room = room

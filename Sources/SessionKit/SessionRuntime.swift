@@ -53,6 +53,10 @@ public final class SessionRuntime {
     var passphraseChecker: (any PassphraseChecker)?
     /// When `pump` last looked for a tracer (monotonic seconds).
     var lastTracerCheck = -Double.infinity
+    /// Monotonic seconds spent paused by the proctor before the current pause, and when the
+    /// current pause began: time used never counts a pause.
+    var pausedTotal = 0.0
+    var pausedSince: Double?
 
     init(lifecycle: SessionLifecycle, state: SessionState, journal: Journal) {
         self.lifecycle = lifecycle
@@ -62,6 +66,8 @@ public final class SessionRuntime {
         self.journal = journal
         self.monotonicStart = context.clock.monotonic()
         self.elapsedAtStart = state.elapsed
+        // A session left while paused comes back paused: its clock waits for the proctor.
+        if state.room.paused { pausedSince = monotonicStart }
     }
 
     public var signalDescriptor: Int32 { lifecycle.signals?.readEnd ?? -1 }
@@ -71,7 +77,7 @@ public final class SessionRuntime {
     /// Runs the begin steps and starts a new session.
     public static func begin(
         assessment: Assessment, source: StoredAssessment, candidate: String?, extraTime: ExtraTime,
-        options: SessionOptions = SessionOptions(), context: SessionContext,
+        options: SessionOptions = SessionOptions(), context: SessionContext, start: RoomStart? = nil,
         enterUI: @escaping () throws -> Void = {}, leaveUI: @escaping () -> Void = {}
     ) throws(SessionError) -> SessionRuntime {
         let id = context.ids.sessionID()
@@ -100,7 +106,19 @@ public final class SessionRuntime {
         let lifecycle = SessionLifecycle(context: context, assessment: assessment, record: record, source: source, mode: .begin)
         lifecycle.log(.beginRequested, "\(assessment.id)" + (candidate.map { ", candidate \($0)" } ?? ""))
         try lifecycle.run(enterUI: enterUI, leaveUI: leaveUI)
-        return try started(lifecycle, state: SessionState(plan: plan))
+        var state = SessionState(plan: plan)
+        state.room = RoomControl(watched: options.shared != nil)
+        let runtime = try started(lifecycle, state: state)
+        if let start {
+            // Commands the room had before this session began are not its own; a proctor's
+            // start that began it is recorded as applied.
+            if let command = start.command {
+                _ = runtime.send(.proctor(command))
+            } else if start.seen > 0 {
+                _ = runtime.send(.commandsBefore(start.seen))
+            }
+        }
+        return runtime
     }
 
     /// Continues an interrupted session: same order, answers, flags, position and time used.
@@ -126,8 +144,11 @@ public final class SessionRuntime {
             _ = lifecycle.end(.interrupted("the journal could not be read"))
             throw .state("the journal cannot be read: \(error)")
         }
-        let state = SessionState(plan: plan, status: .active, position: record.position, responses: responses,
+        var state = SessionState(plan: plan, status: .active, position: record.position, responses: responses,
                                  flags: flags, elapsed: record.elapsed)
+        // The proctor's commands applied before the interruption (pause, time added, a hand).
+        let events = (try? journal.events(session: record.id)) ?? []
+        state.adopt(room: RoomControl.replay(events, watched: record.options.shared != nil))
         return try started(lifecycle, state: state)
     }
 
@@ -242,7 +263,9 @@ public final class SessionRuntime {
 
     /// Active seconds used, counted on the monotonic clock from where the journal left off.
     public func elapsedNow() -> Double {
-        elapsedAtStart + max(0, context.clock.monotonic() - monotonicStart)
+        let now = context.clock.monotonic()
+        let paused = pausedTotal + (pausedSince.map { max(0, now - $0) } ?? 0)
+        return elapsedAtStart + max(0, now - monotonicStart - paused)
     }
 
     public func tick() -> Reaction {
@@ -273,7 +296,20 @@ public final class SessionRuntime {
             lastTracerCheck = now
             reaction.merge(checkTracer())
         }
+        reaction.merge(applyCommands())
         reaction.merge(tick())
+        return reaction
+    }
+
+    /// The proctor's commands the publisher has received for this seat, in order; each is a
+    /// message to `update`, journalled like any other, and applied once.
+    public func applyCommands() -> Reaction {
+        var reaction = Reaction()
+        guard let publisher = context.publisher else { return reaction }
+        for command in publisher.commands(after: state.room.lastCommand) {
+            guard outcome == nil else { break }
+            reaction.merge(send(.proctor(command)))
+        }
         return reaction
     }
 
@@ -337,6 +373,7 @@ public final class SessionRuntime {
             if state.drafts.values.contains(where: { $0.error != nil }) && next.drafts.values.allSatisfy({ $0.error == nil }) {
                 reaction.notices.append("Saving works again: every answer is saved")
             }
+            notePause(from: state.room.paused, to: next.room.paused)
             state = next
             reaction.saved = answered
         } catch {
@@ -374,6 +411,18 @@ public final class SessionRuntime {
             }
         }
         return reaction
+    }
+
+    /// Stops or restarts the clock when the proctor paused or resumed the session.
+    func notePause(from was: Bool, to now: Bool) {
+        guard was != now else { return }
+        let clock = context.clock.monotonic()
+        if now {
+            pausedSince = clock
+        } else if let since = pausedSince {
+            pausedTotal += max(0, clock - since)
+            pausedSince = nil
+        }
     }
 
     /// Records an event that is not a state change (a launch passphrase failure).

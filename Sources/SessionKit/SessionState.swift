@@ -50,6 +50,8 @@ public struct SessionState: Sendable, Equatable {
     public var passphrase = PassphrasePrompt()
     /// Wrong passphrases at the prompt so far.
     public var passphraseFailures: Int { passphrase.failures }
+    /// What the proctor's commands made of the session (pause, time added, a message, a hand).
+    public var room = RoomControl()
 
     /// Time used is saved at least this often.
     public static let timeSaveInterval = 5.0
@@ -79,10 +81,25 @@ public struct SessionState: Sendable, Equatable {
         plan.itemOrder.indices.contains(position) ? plan.itemOrder[position] : nil
     }
 
+    /// Takes the proctor's commands a resumed session had applied; a time warning already
+    /// passed is not given again.
+    public mutating func adopt(room control: RoomControl) {
+        room = control
+        warned = Set(Self.warningMarks.filter { mark in remaining.map { $0 <= Double(mark) } ?? false })
+    }
+
+    /// Seconds allowed, with the time the proctor added; nil when untimed.
+    public var timeAllowed: Int? {
+        plan.timeAllowed.map { $0 + room.addedSeconds }
+    }
+
     /// Seconds left, or nil when untimed.
     public var remaining: Double? {
-        plan.timeAllowed.map { max(0, Double($0) - elapsed) }
+        timeAllowed.map { max(0, Double($0) - elapsed) }
     }
+
+    /// The words a paused seat shows and speaks.
+    public static let pausedWords = "Paused by the proctor — the clock is stopped"
 
     public var isRunning: Bool { status == .active || status == .review }
 
@@ -148,6 +165,30 @@ public struct SessionState: Sendable, Equatable {
             status = .interrupted
             prompt = nil
             return []
+        case let .proctor(command):
+            guard command.id > room.lastCommand else { return [] }
+            if !isRunning {
+                // A start that began this session is recorded with it; other commands wait
+                // for a running session (a seat at its start screen has none).
+                guard status == .active || command.action == .start else { return [] }
+            }
+            room.lastCommand = command.id
+            return [.log(.proctorCommand, command.journalDetail)] + proctor(command.action)
+        case let .commandsBefore(id):
+            guard id > room.lastCommand else { return [] }
+            room.lastCommand = id
+            return [.log(.proctorCommand, ProctorCommand.seenDetail(id))]
+        case .raiseHand:
+            guard isRunning else { return [] }
+            guard room.watched else {
+                return [.notice("No proctor console watches this room: raise your hand")]
+            }
+            guard room.hand != .raised else { return [.notice("The proctor has been called")] }
+            room.hand = .raised
+            return [.log(.handRaised, ""), .notice("The proctor has been called")]
+        case .dismissMessage:
+            room.message = nil
+            return []
         default:
             break
         }
@@ -159,8 +200,11 @@ public struct SessionState: Sendable, Equatable {
             return saves + [progress(), .log(.interrupted, reason), .interrupt(reason)]
         }
         guard isRunning else { return [] }
+        if room.paused && Self.waitsWhilePaused(event) {
+            return [.notice(Self.pausedWords)]
+        }
         switch event {
-        case .began, .hangUp, .endRecorded, .leftForProctor:
+        case .began, .hangUp, .endRecorded, .leftForProctor, .proctor, .raiseHand, .dismissMessage, .commandsBefore:
             return []
         case .next:
             if plan.navigation == .linear && position + 1 >= plan.itemOrder.count {
@@ -251,6 +295,58 @@ public struct SessionState: Sendable, Equatable {
         case .endConfirmed:
             guard prompt == .confirmEnd else { return [] }
             return finish(.endedByCandidate, log: .ended, detail: "ended early by the candidate (practice mode)")
+        }
+    }
+
+    /// Answer keys, moves and the submit wait while the proctor has paused the session;
+    /// the clock, the passphrase prompt, signals and evidence go on.
+    static func waitsWhilePaused(_ event: SessionEvent) -> Bool {
+        switch event {
+        case .next, .previous, .jump, .answer, .edit, .toggleFlag, .openReview, .closeReview,
+             .submitRequested, .submitConfirmed, .endConfirmed:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// What one of the proctor's commands does to a running session.
+    private mutating func proctor(_ action: ProctorAction) -> [SessionEffect] {
+        switch action {
+        case .start:
+            return []
+        case .pause:
+            guard !room.paused else { return [] }
+            room.paused = true
+            if prompt == .confirmSubmit || prompt == .confirmEnd { prompt = nil }
+            // What is being typed is saved now: the clock stops with it.
+            return flushAll() + [progress(), .notice(Self.pausedWords), .bell]
+        case .resume:
+            guard room.paused else { return [] }
+            room.paused = false
+            return [.notice("The proctor resumed the session: the clock runs again")]
+        case let .addTime(seconds):
+            guard let allowed = timeAllowed else {
+                return [.notice("The proctor added time; this assessment has no time limit")]
+            }
+            // Within the session cap: time used never reaches past it.
+            let added = max(0, min(seconds, plan.maxDuration - allowed))
+            room.addedSeconds += added
+            // A warning already given is given again if the new time left passes its mark.
+            let left = Double(allowed + added) - elapsed
+            warned = warned.filter { Double($0) >= left }
+            let words = added == 0 ? "The session cap is reached: no time could be added"
+                : "The proctor added \(DurationText.format(added)): \(DurationText.format(Int(left.rounded(.down)))) left"
+            return [.notice(words)]
+        case let .message(text):
+            room.message = text
+            return [.notice("Message from the proctor: \(text)"), .bell]
+        case .end:
+            return finish(.endedByProctor, log: .ended, detail: "ended by the proctor from the console")
+        case .acknowledge:
+            guard room.hand == .raised else { return [] }
+            room.hand = .acknowledged
+            return [.notice("The proctor is coming")]
         }
     }
 

@@ -50,6 +50,12 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         /// Set by `leave`: the loop closes its connection (the store sees the seat leave) and
         /// makes a new one for what is left to send.
         var dropConnection = false
+        /// The room and seat whose commands the loop reads (`follow`), the last command
+        /// received, what waits to be applied, and the proctor's latest start for the seat.
+        var follow: (room: String, seat: String)?
+        var received: Int64 = 0
+        var inbox: [ProctorCommand] = []
+        var startCommand: Int64?
     }
 
     private let shared = Mutex(Shared())
@@ -123,6 +129,34 @@ public final class SeatPublisher: SessionPublishing, Sendable {
     }
 
     var journal: Journal? { shared.withLock { $0.journal } }
+
+    /// How often a seat in a room asks the store for its commands.
+    public static let commandInterval = 0.25
+
+    /// Reads the proctor's commands for this room and seat from now on, after command
+    /// number `after` (the room's commands before this seat's session are not its own).
+    public func follow(room: String, seat: String, after: Int64) {
+        shared.withLock {
+            $0.follow = (room, seat)
+            $0.received = max($0.received, after)
+        }
+        ring()
+    }
+
+    /// Commands received for this seat numbered after `after`, in order; those up to `after`
+    /// (applied) are forgotten. No I/O.
+    public func commands(after: Int64) -> [ProctorCommand] {
+        shared.withLock { s in
+            s.inbox.removeAll { $0.id <= after }
+            return s.inbox
+        }
+    }
+
+    /// The last command number read for this seat (applied or waiting).
+    public var lastReceived: Int64 { shared.withLock { $0.received } }
+
+    /// The proctor's latest start for this seat, once the loop has read one.
+    public var startCommand: Int64? { shared.withLock { $0.startCommand } }
 
     /// The session this publisher spoke for is over and no other follows yet (the workshop
     /// test opened from the demo, ended or never begun): the seat stops being shown as live
@@ -236,6 +270,7 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         var claimed = Claimed()
         var notedSession: String?
         var lastPulse = 0.0
+        var lastCommandRead = -Double.infinity
         while !isStopping && !Task.isCancelled {
             if shared.withLock({ s in defer { s.dropConnection = false }; return s.dropConnection }), let c = connection {
                 // Closing ends the session's advisory lock: the console sees the seat leave.
@@ -280,6 +315,11 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                     continue
                 }
                 drainedNow(asked)
+                if ProcessInfo.processInfo.systemUptime - lastCommandRead >= Self.commandInterval,
+                   let follow = shared.withLock({ $0.follow }) {
+                    lastCommandRead = ProcessInfo.processInfo.systemUptime
+                    try await readCommands(c, room: follow.room, seat: follow.seat, waiting: journal == nil)
+                }
                 let now = ProcessInfo.processInfo.systemUptime
                 if let session, let elapsed, now - lastPulse >= 1 {
                     lastPulse = now
@@ -287,7 +327,10 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                         try await StoreCall.run(c, "SELECT carrel_pulse(\(session), \(elapsed))", logger: self.logger)
                     }
                 }
-                let pause = max(0.05, 1 - (ProcessInfo.processInfo.systemUptime - lastPulse))
+                var pause = max(0.05, 1 - (ProcessInfo.processInfo.systemUptime - lastPulse))
+                if shared.withLock({ $0.follow != nil }) {
+                    pause = min(pause, max(0.02, Self.commandInterval - (ProcessInfo.processInfo.systemUptime - lastCommandRead)))
+                }
                 if let journal { await journal.outboxBell.wait(seconds: pause) } else { await bell.wait(seconds: pause) }
             } catch {
                 // Stopped mid-call (the deadline's clock ends at once when cancelled): the store
@@ -302,6 +345,37 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         }
         // Closing a connection that is already gone has nothing left to report.
         if let connection { try? await connection.close() }
+    }
+
+    /// Reads the seat's new commands (and, while it waits to begin, the proctor's start).
+    func readCommands(_ c: PostgresConnection, room: String, seat: String, waiting: Bool) async throws {
+        let after = shared.withLock { $0.received }
+        let rows = try await guarded(c) {
+            try await StoreCall.rows(c, "SELECT id::text, action, argument FROM carrel_seat_commands(\(room), \(seat), \(after))",
+                                     logger: self.logger)
+        }
+        var fresh: [ProctorCommand] = []
+        var highest = after
+        for row in rows {
+            guard let t = StoreRows.texts(row), t.count == 3, let id = t[0].flatMap({ Int64($0) }), id > highest else { continue }
+            highest = id
+            // A command this Carrel cannot read is passed over (never applied half-read).
+            if let action = ProctorAction(name: t[1] ?? "", argument: t[2]) { fresh.append(ProctorCommand(id: id, action: action)) }
+        }
+        var start: Int64?
+        if waiting {
+            start = try await guarded(c) {
+                try await StoreCall.value(c, "SELECT start_command FROM carrel_room_plan(\(room), \(seat))", as: Int64?.self,
+                                          logger: self.logger) ?? nil
+            }
+        }
+        shared.withLock { s in
+            if highest > s.received {
+                s.received = highest
+                s.inbox += fresh
+            }
+            if let start { s.startCommand = max(s.startCommand ?? 0, start) }
+        }
     }
 
     /// What this connection has told the store about the seat.

@@ -54,6 +54,19 @@ public final class SharedReader: Sendable {
         var last_seen = ""
         var quiet: Double = 0
         var connected = false
+        var paused = false
+        var hand = "down"
+        var added: Double = 0
+        var pending = 0
+        var fingerprint: String?
+        var version: String?
+        var digest: String?
+        var terminal: String?
+        var policy: String?
+        var passphrase_failures = 0
+        var room_fingerprint: String?
+        var room_digest: String?
+        var room_start: String?
 
         /// The columns `seats` selects, in order, each as text.
         static let columns = """
@@ -61,12 +74,22 @@ public final class SharedReader: Sendable {
             s.answered::text, s.total::text, s.time_allowed_seconds::text, s.elapsed_seconds::text,
             s.paste_attempts::text, s.focus_losses::text, s.exit_attempts::text, s.interruptions::text,
             extract(epoch FROM s.last_seen)::text, extract(epoch FROM clock_timestamp() - s.last_seen)::text,
-            (h.key IS NOT NULL)::text
+            (h.key IS NOT NULL)::text,
+            s.paused::text, s.hand, s.added_seconds::text,
+            (SELECT count(*) FROM (SELECT 1 FROM carrel_commands c
+               WHERE s.status IN ('active', 'review') AND c.room = s.room AND (c.seat IS NULL OR c.seat = s.seat)
+                 AND c.id > s.last_command AND c.issued_at >= s.started_at AND c.action <> 'start' LIMIT 1000) p)::text,
+            nullif(s.fingerprint, ''), left(s.attestation->>'carrel_version', 100),
+            left(s.attestation->>'executable_digest', 100), left(s.attestation->>'terminal', 40),
+            left(s.attestation->>'policy', 300), s.passphrase_failures::text,
+            r.fingerprint, r.carrel_digest, r.start_mode
             """
+
+        static let columnCount = 32
 
         init(cells c: [String?]) {
             session = c.first.flatMap { $0 } ?? "?"
-            guard c.count == 19 else {
+            guard c.count == Self.columnCount else {
                 status = "unreadable"
                 return
             }
@@ -89,6 +112,19 @@ public final class SharedReader: Sendable {
             last_seen = StoreRows.date(c[16]).map(Timestamp.iso) ?? ""
             quiet = StoreRows.number(c[17]) ?? 0
             connected = c[18] == "true"
+            paused = c[19] == "true"
+            hand = ["raised", "acknowledged"].contains(c[20] ?? "") ? c[20] ?? "down" : "down"
+            added = StoreRows.number(c[21]) ?? 0
+            pending = StoreRows.int(c[22], 0...1000) ?? 0
+            fingerprint = c[23]
+            version = c[24]
+            digest = c[25]
+            terminal = c[26]
+            policy = c[27]
+            passphrase_failures = StoreRows.int(c[28], 0...10_000_000) ?? 0
+            room_fingerprint = c[29]
+            room_digest = c[30]
+            room_start = c[31]
         }
 
         /// A row none of whose values can be read: shown, so that no seat is missing.
@@ -118,6 +154,7 @@ public final class SharedReader: Sendable {
             \(unescaped: Self.heldLocks)
             SELECT \(unescaped: RawSeat.columns)
             FROM carrel_sessions s LEFT JOIN (SELECT DISTINCT key FROM held) h ON h.key = s.lock_key
+              LEFT JOIN carrel_rooms r ON r.room = s.room AND r.closed_at IS NULL
             WHERE \(room)::text IS NULL OR s.room = \(room)::text
             """, logger: logger) }
         var seats: [SeatView] = []
@@ -127,6 +164,7 @@ public final class SharedReader: Sendable {
             if raw.status == "not_started" && !raw.connected { continue }
             seats.append(Self.view(raw))
         }
+        Self.flagTwiceSeated(&seats)
         return seats.sorted(by: SeatView.troubleFirst)
     }
 
@@ -147,16 +185,47 @@ public final class SharedReader: Sendable {
         }
         // Time left means something only while the test can still go on.
         let running = ["active", "interrupted", "not_started"].contains(status)
-        let left = running ? raw.time_allowed.map { whole($0 - raw.elapsed) } : nil
+        let left = running ? raw.time_allowed.map { whole($0 + raw.added - raw.elapsed) } : nil
         // A running seat reports every second; a seat heard from longer ago is hung or cut off
         // even while its connection stays open.
         let quiet = raw.status == "not_started" && raw.connected ? 0 : whole(raw.quiet)
-        return SeatView(
+        var view = SeatView(
             session: raw.session, candidate: raw.candidate, seat: raw.seat, room: raw.room, assessment: raw.assessment,
             assessmentTitle: raw.assessment_title, status: status, answered: raw.answered, total: raw.total,
             timeLeftSeconds: left, pasteAttempts: raw.paste_attempts, focusLosses: raw.focus_losses,
             exitAttempts: raw.exit_attempts, interruptions: raw.interruptions, lastSeen: raw.last_seen,
             lastHeardSeconds: quiet, connected: raw.connected)
+        view.waiting = raw.status == "not_started" && raw.connected && raw.room_start == "proctor"
+        view.paused = raw.paused
+        view.hand = raw.hand
+        view.commandsPending = raw.pending
+        view.carrelVersion = raw.version
+        view.executableDigest = raw.digest
+        view.fingerprint = raw.fingerprint
+        view.terminal = raw.terminal
+        view.policy = raw.policy
+        view.passphraseFailures = raw.passphrase_failures
+        if status == "wrong_test" {
+            view.warnings.append("wrong test")
+        } else if let planned = raw.room_fingerprint, let own = raw.fingerprint, own != planned {
+            view.warnings.append("wrong test")
+        }
+        if let planned = raw.room_digest, let own = raw.digest, own != planned, planned != "unknown" {
+            view.warnings.append("executable differs from the room's")
+        }
+        return view
+    }
+
+    /// A candidate live at two seats of a room: both are flagged.
+    static func flagTwiceSeated(_ seats: inout [SeatView]) {
+        var seen: [String: [Int]] = [:]
+        for (i, seat) in seats.enumerated() where ["active", "not_started"].contains(seat.status) && seat.connected {
+            guard let candidate = seat.candidate?.lowercased(), !candidate.isEmpty else { continue }
+            seen[seat.room + "\u{0}" + candidate, default: []].append(i)
+        }
+        for indices in seen.values where Set(indices.map { seats[$0].seat }).count > 1 {
+            for i in indices { seats[i].warnings.append("candidate seated twice") }
+        }
     }
 
     /// Whole seconds from 0 to ten million, whatever number the store holds.

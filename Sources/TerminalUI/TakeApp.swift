@@ -48,6 +48,11 @@ public final class TakeApp: LoopedScreen {
     /// For a sealed assessment: opens it with the accepted start-screen passphrase and gives
     /// the model of the real test (until then the start screen shows the public facts).
     public var launchOpener: ((String, TakeModel) throws(SessionError) -> TakeModel)?
+    /// A seat the proctor starts: asked on every turn of the loop while the start screen
+    /// waits; the proctor's start command, once there is one, begins the session.
+    public var proctorStart: (() -> ProctorCommand?)?
+    /// The proctor's start that began this session.
+    public private(set) var startedBy: ProctorCommand?
 
     public init(model: TakeModel, terminal: any Terminal, monotonic: @escaping @Sendable () -> Double = SessionClock.system.monotonic) {
         self.model = model
@@ -106,7 +111,20 @@ public final class TakeApp: LoopedScreen {
 
     public func step(on terminal: any Terminal) {
         if let reader, reader.tentative != shownTentative { frameDirty = true }
+        if runtime == nil, prepare == nil, finalExit == nil, model.phase == .start, model.waitsForProctor,
+           !model.showHelp, let start = proctorStart?() {
+            startedBy = start
+            let before = screenContext
+            beginSession()
+            frameDirty = true
+            if model.screenReader && screenContext != before { model.repaintWhole = true }
+        }
+        let roomBefore = model.session?.room
         if let runtime { react(runtime.pump()) }
+        if model.screenReader, let roomBefore, let now = model.session?.room,
+           roomBefore.message != now.message || roomBefore.paused != now.paused {
+            model.repaintWhole = true
+        }
         if model.expireNotice(now: monotonic()) { frameDirty = true }
     }
 
@@ -115,7 +133,11 @@ public final class TakeApp: LoopedScreen {
         return finalExit != nil && !isShowingReceipt
     }
 
-    public var readWait: Double { nextWait() }
+    public var readWait: Double {
+        // A seat waiting for the proctor's start looks for it as often as the store is read.
+        if runtime == nil && proctorStart != nil && model.waitsForProctor { return min(0.1, nextWait()) }
+        return nextWait()
+    }
 
     var isShowingReceipt: Bool {
         if case .receipt = model.phase { return true }
@@ -191,7 +213,9 @@ public final class TakeApp: LoopedScreen {
         case .confirmEnd?: promptTag = 3
         }
         let small = terminal.size.width < Views.minimumWidth || terminal.size.height < Views.minimumHeight
-        return [phaseTag, model.session?.position ?? -1, promptTag, model.showHelp ? 1 : 0, model.confirmSkip ? 1 : 0, small ? 1 : 0]
+        let room = model.session?.room
+        return [phaseTag, model.session?.position ?? -1, promptTag, model.showHelp ? 1 : 0, model.confirmSkip ? 1 : 0, small ? 1 : 0,
+                room?.message != nil ? 1 : 0, room?.paused == true ? 1 : 0, model.waitsForProctor ? 1 : 0]
     }
 
     func syncState() {

@@ -26,6 +26,8 @@ public enum TakeAction: Sendable, Equatable {
     case quit
     /// Any key: the banner goes on to the first question.
     case proceed
+    /// Call the proctor (raise a hand).
+    case hand
 
     public enum Move: Sendable, Equatable { case up, down, pageUp, pageDown, first, last }
 }
@@ -56,6 +58,8 @@ public enum TakeKeys {
                     keys: [.control("t"), .function(4)], .time),
             Binding("Ctrl-K / F6", "hide or show the clock (time warnings still come)",
                     keys: [.control("k"), .function(6)], .clock),
+            Binding("F9", "call the proctor (raise your hand); the screen says when the proctor is coming",
+                    keys: [.function(9)], .hand),
             Binding("Ctrl-C, Ctrl-Z, Ctrl-\\, Ctrl-Q", "ask the proctor to end the session (a practice test asks you to confirm)",
                     keys: leaveKeys, .leave),
             Binding("F1 / Ctrl-G", "the list of keys on screen (Esc closes it)",

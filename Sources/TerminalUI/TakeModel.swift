@@ -70,6 +70,12 @@ public struct TakeModel: Sendable {
     /// The start screen's and the proctor prompt's masked field.
     public var secret = TextEditor()
     public var startMessage: String?
+    /// A room whose proctor starts every seat (`--start proctor`): the start screen waits.
+    public var waitingForProctor = false
+    /// The start screen's passphrase opens a sealed test (it cannot be skipped).
+    public var passphraseOpensTest = false
+    /// The start screen's passphrase was accepted.
+    public var launchCleared = false
     public var editors: [String: TextEditor] = [:]
     public var highlight: [String: Int] = [:]
     public var reviewHighlight = 0
@@ -170,7 +176,8 @@ public struct TakeModel: Sendable {
     /// The time left in words, never as a time of day: "13 minutes 35 seconds left".
     public func timeWords(_ session: SessionState) -> String {
         guard let left = session.remaining else { return "No time limit" }
-        return Clock.words(Int(left.rounded(.up))) + " left"
+        let words = Clock.words(Int(left.rounded(.up))) + " left"
+        return session.room.paused ? words + "; " + SessionState.pausedWords : words
     }
 
     // MARK: widgets

@@ -58,7 +58,16 @@ extension TakeModel {
         // one (and the same words again must be written again, so they are said again).
         noticeBeforeKey = notice
         if noticeUntil == .infinity { notice = nil }
+        // The proctor's message stays until a key is pressed: that key closes it, and only that.
+        if phase == .test, let session, session.room.message != nil, !showHelp {
+            return [.session(.dismissMessage)]
+        }
         guard let action = keyMap.action(for: key) else { return [] }
+        if phase == .test, let session, session.room.paused, !showHelp, session.prompt == nil,
+           !Self.worksWhilePaused(action) {
+            show(SessionState.pausedWords, now: now)
+            return []
+        }
         switch keyScreen {
         case .help:
             helpAction(action)
@@ -75,6 +84,15 @@ extension TakeModel {
         case .skip: return skipAction(action, key: key)
         case let .prompt(prompt): return promptAction(action, prompt: prompt, key: key)
         case .question, .review: return sessionAction(action, key: key, now: now)
+        }
+    }
+
+    /// While the proctor has paused the session: the time, the clock, help, calling the
+    /// proctor and the keys that ask to leave still work; answers and moves wait.
+    static func worksWhilePaused(_ action: TakeAction) -> Bool {
+        switch action {
+        case .time, .clock, .help, .hand, .leave: return true
+        default: return false
         }
     }
 
@@ -96,6 +114,9 @@ extension TakeModel {
         switch action {
         case .quit: return [.quit]
         case .help: showHelp = true
+        case _ where waitsForProctor:
+            // The proctor's start begins this seat; no key at the seat does.
+            startMessage = "Waiting for the proctor to start"
         case .edit: _ = secret.apply(key)
         default:
             guard needsLaunchPassphrase else {
@@ -112,7 +133,16 @@ extension TakeModel {
     /// Called when the launch passphrase was right (or not needed).
     public mutating func launchAccepted() {
         startMessage = nil
-        phase = .confirmLock
+        launchCleared = true
+        // A seat the proctor starts waits on the start screen.
+        if !waitingForProctor { phase = .confirmLock }
+    }
+
+    /// The start screen waits for the proctor's start. The proctor's start stands for the
+    /// passphrase a plain test asks at its start screen; a sealed test still asks it here
+    /// first (it opens the test).
+    public var waitsForProctor: Bool {
+        waitingForProctor && (!passphraseOpensTest || launchCleared)
     }
 
     mutating func skipAction(_ action: TakeAction, key: Key) -> [Command] {
@@ -157,6 +187,7 @@ extension TakeModel {
             reviewHighlight = session.position
             return [.session(reviewing ? .closeReview : .openReview)]
         case .submit: return [.session(.submitRequested)]
+        case .hand: return [.session(.raiseHand)]
         case .time:
             let time = timeWords(session)
             show(lastWarning.map { "Time warning: \($0). \(time)" } ?? time, now: now)

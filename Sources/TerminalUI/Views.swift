@@ -108,7 +108,11 @@ public enum Views {
         r = paragraph(&s, parts.joined(separator: " · "), row: r, limit: r + 4)
         r = paragraph(&s, "Never offered: autocorrect, spell check, predictive text, lookup, clipboard, extensions.",
                       row: r, limit: r + 2) + 1
-        if m.needsLaunchPassphrase {
+        if m.waitsForProctor {
+            let text = "Waiting for the proctor to start. Nothing is locked and no time runs yet."
+            s.put(TextWidth.clip(text, to: width - 4), row: r, column: 2, role: .title)
+            s.cursor = (r, 2)
+        } else if m.needsLaunchPassphrase {
             let label = "Proctor passphrase: "
             s.put("The proctor enters the passphrase to start.", row: r, column: 2)
             r += 1
@@ -121,7 +125,8 @@ public enum Views {
         if let message = m.startMessage {
             s.put(TextWidth.clip(message, to: width - 4), row: min(r + 2, height - 3), column: 2, role: .error)
         }
-        footer(&s, TakeKeys.start(passphrase: m.needsLaunchPassphrase).footer())
+        let waits = m.waitsForProctor
+        footer(&s, TakeKeys.start(passphrase: m.needsLaunchPassphrase).footer { !waits || $0 == .quit || $0 == .help })
         return s
     }
 
@@ -204,6 +209,8 @@ public enum Views {
             // Read first after a whole repaint: where the student is, then its state in words.
             var info = position + (sectionTitle.map { ", section \($0)" } ?? "")
             if flagged { info += ", flagged" }
+            if session.room.paused { info += ", paused by the proctor" }
+            if let hand = handWords(session) { info += ", " + hand }
             if let failure { info += ", " + failure }
             s.put(TextWidth.clip(info, to: s.width - 2), row: 0, column: 1, role: failure == nil ? .title : .error)
             let time = session.plan.timeAllowed == nil ? "no time limit" : "Ctrl-T: time left"
@@ -226,6 +233,8 @@ public enum Views {
         s.put(time, row: 0, column: s.width - right - 1, role: timeRole)
         var marks: [String] = []
         if flagged { marks.append("⚑ flagged") }
+        if session.room.paused { marks.append("paused") }
+        if let hand = handWords(session) { marks.append(hand) }
         if let failure { marks.append("✗ " + failure) } else if let saveMark { marks.append(saveMark) }
         let markText = TextWidth.clip(marks.joined(separator: "  "), to: max(10, s.width / 2))
         let info = position + (sectionTitle.map { " · " + $0 } ?? "")
@@ -322,6 +331,8 @@ public enum Views {
             box(&s, ["Question \(session.position + 1) is not answered.",
                      "In this test you cannot come back to it. Leave it unanswered?",
                      TakeKeys.confirmSkip.footerLine], field: nil, secret: 0)
+        } else {
+            roomOverlay(&s, session)
         }
         return s
     }
@@ -358,7 +369,7 @@ public enum Views {
         if offset > 0 { s.put("↑ \(offset) more above", row: 4, column: width - 18, role: .dim) }
         if items.count > offset + rows { s.put("↓ \(items.count - offset - rows) more below", row: height - 3, column: width - 18, role: .dim) }
         footer(&s, TakeKeys.review(linear: session.plan.navigation == .linear).footer(), notice: m.notice)
-        if let prompt = session.prompt { overlay(&s, m, prompt, session) }
+        if let prompt = session.prompt { overlay(&s, m, prompt, session) } else { roomOverlay(&s, session) }
         return s
     }
 
@@ -384,6 +395,25 @@ public enum Views {
         case .confirmEnd:
             box(&s, ["End this practice test now?", "Your answers are kept and submitted as they are.", TakeKeys.confirmEnd.footerLine],
                 field: nil, secret: 0)
+        }
+    }
+
+    /// The proctor's message (until a key closes it), or the pause.
+    static func roomOverlay(_ s: inout Screen, _ session: SessionState) {
+        if let message = session.room.message {
+            box(&s, ["Message from the proctor", message, "Press any key to close this message."], field: nil, secret: 0)
+        } else if session.room.paused {
+            box(&s, [SessionState.pausedWords, "Your answers are saved. Ctrl-T says the time left; F9 calls the proctor."],
+                field: nil, secret: 0)
+        }
+    }
+
+    /// The raised hand in words, for the header.
+    static func handWords(_ session: SessionState) -> String? {
+        switch session.room.hand {
+        case .down: return nil
+        case .raised: return "proctor called"
+        case .acknowledged: return "the proctor is coming"
         }
     }
 

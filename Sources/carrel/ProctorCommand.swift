@@ -12,6 +12,16 @@ import TerminalUI
 struct ProctorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "proctor",
+        abstract: "Watch a room (the console, or --json) and act on its seats.",
+        subcommands: [ProctorWatch.self, ProctorStart.self, ProctorPause.self, ProctorResume.self, ProctorTime.self,
+                      ProctorMessage.self, ProctorEnd.self, ProctorAcknowledge.self],
+        defaultSubcommand: ProctorWatch.self
+    )
+}
+
+struct ProctorWatch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
         abstract: "A live console of every seat in a room (reads the lab's shared store).",
         discussion: """
             Shows each seat that publishes with --shared: candidate, status (not started, \
@@ -23,7 +33,11 @@ struct ProctorCommand: AsyncParsableCommand {
             Enter opens the seat's integrity report. --json prints one snapshot for scripts:
             {"seats": [{"session", "candidate", "seat", "room", "assessment", "status", \
             "answered", "total", "time_left_seconds", "paste_attempts", "focus_losses", \
-            "exit_attempts", "last_seen", …}]}.
+            "exit_attempts", "last_seen", "waiting", "paused", "hand", "commands_pending", \
+            "carrel_version", "executable_digest", "fingerprint", "warnings", …}]}.
+
+            The actions (start, pause, resume, time, message, end, acknowledge) send a command \
+            to the room's seats, or those named with --seat, and print which seats applied it.
             """
     )
 

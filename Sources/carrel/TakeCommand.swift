@@ -47,8 +47,13 @@ struct TakeCommand: AsyncParsableCommand {
             // The file and the terminal are checked first, the store's URL after them.
             let launch = try self.launch()
             let publisher = try lab.publisher()
+            var join: RoomJoin?
+            if let publisher, lab.roomName != nil {
+                join = try await RoomJoin.join(self, launch: launch, url: publisher.url)
+            }
+            let room = join
             let exit = try await Publishing.session(publisher) {
-                try await TerminalThread.run { try self.session(launch, publisher: publisher) }
+                try await TerminalThread.run { try self.session(launch, publisher: publisher, room: room) }
             }
             try exit.conclude()
         }
@@ -72,16 +77,24 @@ struct TakeCommand: AsyncParsableCommand {
 
     /// The session on this thread, publishing through `publisher` (whose loop the caller runs):
     /// the start screen, the checks, the test, the receipt. Also the workshop test of the demo.
-    func session(_ launch: Launch, publisher: SeatPublisher?) throws -> TakeApp.Exit {
+    func session(_ launch: Launch, publisher: SeatPublisher?, room: RoomJoin? = nil) throws -> TakeApp.Exit {
         let (loaded, header, assessment) = (launch.loaded, launch.header, launch.assessment)
-        let extra = extraTime ?? ExtraTime.none
-        let theme = display.resolvedTheme()
-        let (candidate, screenReader) = (self.candidate, display.screenReader)
+        // A roster's accommodations are the only ones a seat of its room has.
+        let extra = room?.match?.extraTime ?? extraTime ?? ExtraTime.none
+        let themeName = room?.match?.theme ?? display.theme?.rawValue
+        let theme = Theme.named(themeName, environment: ProcessInfo.processInfo.environment) ?? .standard
+        let candidate = room?.match?.candidate ?? self.candidate
+        let shownCandidate = room?.match.map { "\($0.name) (\($0.candidate))" } ?? candidate
+        let screenReader = room?.match?.screenReader ?? display.screenReader
+        let waits = room?.plan.startMode == .proctor
         let model = { (assessment: Assessment) in
-            TakeModel(
-                assessment: assessment, candidate: candidate,
+            var model = TakeModel(
+                assessment: assessment, candidate: shownCandidate,
                 timeAllowed: extra.apply(to: assessment.timeLimit).map { min($0, assessment.policy.maxDuration) },
                 theme: theme, screenReader: screenReader)
+            model.waitingForProctor = waits
+            model.passphraseOpensTest = header != nil
+            return model
         }
         let app = TakeApp(model: model(assessment), terminal: Canvas(theme: theme))
         let file = self.file
@@ -98,8 +111,9 @@ struct TakeCommand: AsyncParsableCommand {
                 }
             }
         }
-        let options = SessionOptions(theme: display.theme?.rawValue, screenReader: display.screenReader,
-                                     shared: publisher.map { lab.label(publishingTo: $0) })
+        var seatLabel = publisher.map { lab.label(publishingTo: $0) }
+        seatLabel?.attestation = room.map { SeatFacts.attestation(fingerprint: $0.fingerprint, policy: assessment.policy) }
+        let options = SessionOptions(theme: themeName, screenReader: screenReader, shared: seatLabel)
         let source = StoredAssessment(bytes: Data(loaded.bytes), path: file, format: header == nil ? .yaml : .sealed)
         // The probes (loaded code, multiplexer, tracer), the lock and the journal run after
         // the start screen is on screen and before the first key is read: nothing can begin
@@ -129,6 +143,12 @@ struct TakeCommand: AsyncParsableCommand {
             if let hash = assessment.proctor.passphrase, let make = ready.passphrases {
                 app.launchChecker = make(hash, "launch \(assessment.id)")
             }
+            if let publisher, let room, let label {
+                publisher.follow(room: label.room, seat: label.seat, after: room.plan.lastCommand)
+                if waits {
+                    app.proctorStart = { publisher.startCommand.map { SessionKit.ProctorCommand(id: $0, action: .start) } }
+                }
+            }
             context = ready
             return nil
         }
@@ -138,9 +158,12 @@ struct TakeCommand: AsyncParsableCommand {
             if header != nil, !opened {
                 throw .sealed(file: file, .damaged("it was not opened before the session began"))
             }
+            // In a room, the commands read before this session began are not its own.
+            let start = room.map { _ in RoomStart(command: app.startedBy, seen: publisher?.lastReceived ?? 0) }
             return try SessionRuntime.begin(
                 assessment: chosen, source: source, candidate: candidate, extraTime: extra, options: options,
-                context: context, enterUI: { app.terminal.setReports(true) }, leaveUI: { app.terminal.setReports(false) })
+                context: context, start: start,
+                enterUI: { app.terminal.setReports(true) }, leaveUI: { app.terminal.setReports(false) })
         }
         return exit
     }

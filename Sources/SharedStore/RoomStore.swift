@@ -1,0 +1,272 @@
+import AssessmentKit
+import Foundation
+import Logging
+import PostgresNIO
+import SessionKit
+
+/// How the seats of a room begin.
+public enum RoomStartMode: String, Sendable, Codable, CaseIterable {
+    /// Seats wait, with nothing locked and no time running, until the proctor starts them.
+    case proctor
+    /// Each candidate begins at their own start screen.
+    case candidate
+}
+
+/// A proctor's plan of a room, as the store keeps it: the test by its fingerprint, title,
+/// item count and time limit (never its content), how seats start, the roster, and the
+/// Carrel that opened the room (its version and executable's digest).
+public struct RoomPlan: Sendable, Equatable, Codable {
+    public var room: String
+    public var fingerprint: String
+    public var assessmentID: String
+    public var assessmentTitle: String
+    public var items: Int
+    public var timeLimitSeconds: Int?
+    public var startMode: RoomStartMode
+    public var carrelVersion: String
+    public var carrelDigest: String
+    /// Candidates on the roster (0 without one).
+    public var candidates: Int
+    public var openedBy: String
+    public var openedAt: String
+    public var closedAt: String?
+
+    public init(room: String, fingerprint: String, assessmentID: String, assessmentTitle: String, items: Int,
+                timeLimitSeconds: Int?, startMode: RoomStartMode, carrelVersion: String, carrelDigest: String,
+                candidates: Int = 0, openedBy: String = "", openedAt: String = "", closedAt: String? = nil) {
+        self.room = room
+        self.fingerprint = fingerprint
+        self.assessmentID = assessmentID
+        self.assessmentTitle = assessmentTitle
+        self.items = items
+        self.timeLimitSeconds = timeLimitSeconds
+        self.startMode = startMode
+        self.carrelVersion = carrelVersion
+        self.carrelDigest = carrelDigest
+        self.candidates = candidates
+        self.openedBy = openedBy
+        self.openedAt = openedAt
+        self.closedAt = closedAt
+    }
+}
+
+public struct RoomProblem: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// The roster as the store keeps it: snake_case keys, extra time as `ExtraTime` reads it.
+enum RosterJSON {
+    static func encode(_ entries: [RosterEntry]) -> String {
+        let string = JSONLiteral.string
+        let rows = entries.map { e -> String in
+            var fields = ["\"candidate\":\(string(e.candidate))", "\"name\":\(string(e.name))"]
+            if let seat = e.seat { fields.append("\"seat\":\(string(seat))") }
+            if let extra = e.extraTime { fields.append("\"extra_time\":\(string(argument(extra)))") }
+            if let reader = e.screenReader { fields.append("\"screen_reader\":\(reader)") }
+            if let theme = e.theme { fields.append("\"theme\":\(string(theme))") }
+            if let language = e.language { fields.append("\"language\":\(string(language))") }
+            return "{" + fields.joined(separator: ",") + "}"
+        }
+        return "[" + rows.joined(separator: ",") + "]"
+    }
+
+    /// Extra time as `ExtraTime(parsing:)` reads it back.
+    static func argument(_ extra: ExtraTime) -> String {
+        switch extra {
+        case .none: return "1"
+        case let .multiplier(m): return "x\(m)"
+        case let .add(seconds): return "+\(seconds)s"
+        case .unlimited: return "unlimited"
+        }
+    }
+}
+
+/// A seat's view of its room's plan (`carrel_room_plan`): what it checks before it begins.
+public struct SeatRoomPlan: Sendable, Equatable {
+    public var fingerprint: String
+    public var assessmentTitle: String
+    public var startMode: RoomStartMode
+    public var carrelDigest: String
+    public var hasRoster: Bool
+    /// The room's last command now: the seat's session applies only later ones.
+    public var lastCommand: Int64
+    /// The proctor's latest start for this seat (or the whole room), if any.
+    public var startCommand: Int64?
+}
+
+/// A candidate found on the roster by the number typed at the seat.
+public struct RosterMatch: Sendable, Equatable {
+    public var candidate: String
+    public var name: String
+    public var seat: String?
+    public var extraTime: ExtraTime
+    public var screenReader: Bool?
+    public var theme: String?
+    public var language: String?
+    /// Another seat where this candidate is seated now, if any.
+    public var seatedAt: String?
+}
+
+extension SharedReader {
+    /// Opens a room's plan (the proctor's role; a seat's role may not write it). A room
+    /// already open is refused; a closed one is opened again with the new plan.
+    public func openRoom(_ plan: RoomPlan, roster: [RosterEntry]?) async throws {
+        let rosterJSON = roster.map(RosterJSON.encode)
+        let c = connection
+        let logger = self.logger
+        let opened = try await StoreCall.guarded(c, timeout: 30) {
+            try await StoreCall.value(c, """
+                INSERT INTO carrel_rooms (room, fingerprint, assessment_id, assessment_title, items, time_limit_seconds,
+                    start_mode, carrel_version, carrel_digest, roster, commands_before)
+                  VALUES (\(plan.room), \(plan.fingerprint), \(plan.assessmentID), \(plan.assessmentTitle), \(plan.items),
+                    \(plan.timeLimitSeconds), \(plan.startMode.rawValue), \(plan.carrelVersion), \(plan.carrelDigest),
+                    \(rosterJSON)::jsonb, (SELECT coalesce(max(id), 0) FROM carrel_commands))
+                ON CONFLICT (room) DO UPDATE SET fingerprint = excluded.fingerprint, assessment_id = excluded.assessment_id,
+                    assessment_title = excluded.assessment_title, items = excluded.items,
+                    time_limit_seconds = excluded.time_limit_seconds, start_mode = excluded.start_mode,
+                    carrel_version = excluded.carrel_version, carrel_digest = excluded.carrel_digest,
+                    roster = excluded.roster, commands_before = excluded.commands_before,
+                    opened_by = current_user, opened_at = now(), closed_at = NULL
+                  WHERE carrel_rooms.closed_at IS NOT NULL
+                RETURNING true
+                """, as: Bool.self, logger: logger)
+        }
+        guard opened == true else {
+            throw RoomProblem("room \(TerminalSafety.visible(plan.room, keepLineBreaks: false)) is already open; close it first (carrel room close)")
+        }
+    }
+
+    /// A room's plan (open or closed), or nil.
+    public func room(_ name: String) async throws -> RoomPlan? {
+        let c = connection
+        let logger = self.logger
+        let rows = try await StoreCall.guarded(c, timeout: 10) {
+            try await StoreCall.rows(c, """
+                SELECT room, fingerprint, assessment_id, assessment_title, items::text, time_limit_seconds::text, start_mode,
+                       carrel_version, carrel_digest, coalesce(jsonb_array_length(roster), 0)::text, opened_by,
+                       extract(epoch FROM opened_at)::text, extract(epoch FROM closed_at)::text
+                FROM carrel_rooms WHERE room = \(name)
+                """, logger: logger)
+        }
+        guard let row = rows.first, let t = StoreRows.texts(row), t.count == 13 else { return nil }
+        return RoomPlan(
+            room: t[0] ?? name, fingerprint: t[1] ?? "", assessmentID: t[2] ?? "", assessmentTitle: t[3] ?? "",
+            items: StoreRows.int(t[4], 0...1_000_000) ?? 0, timeLimitSeconds: StoreRows.int(t[5], 0...100_000_000),
+            startMode: RoomStartMode(rawValue: t[6] ?? "") ?? .candidate, carrelVersion: t[7] ?? "",
+            carrelDigest: t[8] ?? "", candidates: StoreRows.int(t[9], 0...10_000_000) ?? 0, openedBy: t[10] ?? "",
+            openedAt: StoreRows.date(t[11]).map(Timestamp.iso) ?? "", closedAt: StoreRows.date(t[12]).map(Timestamp.iso))
+    }
+
+    /// Closes a room: seats can no longer begin in it. False when no open room has that name.
+    public func closeRoom(_ name: String) async throws -> Bool {
+        let c = connection
+        let logger = self.logger
+        let closed = try await StoreCall.guarded(c, timeout: 10) {
+            try await StoreCall.value(c, "UPDATE carrel_rooms SET closed_at = now() WHERE room = \(name) AND closed_at IS NULL RETURNING true",
+                                      as: Bool.self, logger: logger)
+        }
+        return closed == true
+    }
+
+    /// Issues one command: to the whole room (no seats) or to each seat named. Returns the
+    /// commands' numbers, in order.
+    public func issue(room: String, seats: [String], action: ProctorAction) async throws -> [Int64] {
+        let c = connection
+        let logger = self.logger
+        let targets: [String?] = seats.isEmpty ? [nil] : seats.map { Optional($0) }
+        let name = action.name
+        let argument = action.argument
+        return try await StoreCall.guarded(c, timeout: 30) {
+            var ids: [Int64] = []
+            for seat in targets {
+                if let id = try await StoreCall.value(c, """
+                    INSERT INTO carrel_commands (room, seat, action, argument) VALUES (\(room), \(seat), \(name), \(argument))
+                    RETURNING id
+                    """, as: Int64.self, logger: logger) {
+                    ids.append(id)
+                }
+            }
+            return ids
+        }
+    }
+
+    /// The sessions that have applied any of these commands.
+    public func applied(_ commands: [Int64]) async throws -> Set<String> {
+        guard !commands.isEmpty else { return [] }
+        let c = connection
+        let logger = self.logger
+        let rows = try await StoreCall.guarded(c, timeout: 10) {
+            try await StoreCall.rows(c, "SELECT DISTINCT session FROM carrel_command_applied WHERE command = ANY(\(commands)::int8[])",
+                                     logger: logger)
+        }
+        return Set(rows.compactMap { StoreRows.texts($0)?.first ?? nil })
+    }
+}
+
+/// What a seat reads of its room, through the functions its role may call.
+public enum SeatRoom {
+    /// The room's plan as this seat sees it; nil when the room has no open plan.
+    public static func plan(_ url: SharedURL, room: String, seat: String) async throws -> SeatRoomPlan? {
+        try await withConnection(url) { c, logger in
+            let rows = try await StoreCall.rows(c, """
+                SELECT fingerprint, assessment_title, start_mode, carrel_digest, has_roster::text, last_command::text,
+                       start_command::text
+                FROM carrel_room_plan(\(room), \(seat))
+                """, logger: logger)
+            guard let row = rows.first, let t = StoreRows.texts(row), t.count == 7 else { return nil }
+            return SeatRoomPlan(
+                fingerprint: t[0] ?? "", assessmentTitle: t[1] ?? "", startMode: RoomStartMode(rawValue: t[2] ?? "") ?? .candidate,
+                carrelDigest: t[3] ?? "", hasRoster: t[4] == "true", lastCommand: t[5].flatMap { Int64($0) } ?? 0,
+                startCommand: t[6].flatMap { Int64($0) })
+        }
+    }
+
+    /// The roster's candidate with this number, if any.
+    public static func candidate(_ url: SharedURL, room: String, seat: String, number: String) async throws -> RosterMatch? {
+        try await withConnection(url) { c, logger in
+            let rows = try await StoreCall.rows(c, """
+                SELECT candidate, name, seat, extra_time, screen_reader::text, theme, language, seated_at
+                FROM carrel_roster_candidate(\(room), \(seat), \(number))
+                """, logger: logger)
+            guard let row = rows.first, let t = StoreRows.texts(row), t.count == 8 else { return nil }
+            return RosterMatch(
+                candidate: t[0] ?? number, name: t[1] ?? "", seat: t[2],
+                extraTime: t[3].flatMap { ExtraTime(parsing: $0) } ?? .none,
+                screenReader: t[4].map { $0 == "true" }, theme: t[5], language: t[6], seatedAt: t[7])
+        }
+    }
+
+    /// Tells the proctor's console that this seat refused to begin: its file is not the
+    /// room's test. Best effort (the seat's refusal stands whatever the store says).
+    public static func reportWrongTest(_ url: SharedURL, label: SharedLabel, candidate: String?, assessmentID: String,
+                                       assessmentTitle: String, fingerprint: String, attestation: [String: String]) async {
+        let string = JSONLiteral.string
+        let facts = attestation.keys.sorted().map { "\(string($0)):\(string(attestation[$0] ?? ""))" }.joined(separator: ",")
+        let body = """
+            {"room":\(string(label.room)),"seat":\(string(label.seat)),"candidate":\(JSONLiteral.optional(candidate)),\
+            "assessment_id":\(string(assessmentID)),"assessment_title":\(string(assessmentTitle)),\
+            "fingerprint":\(string(fingerprint)),"pid":\(getpid()),"attestation":{\(facts)}}
+            """
+        let session = UUID().uuidString.lowercased()
+        // Nothing to do when the store cannot hear it: the seat has refused already.
+        _ = try? await withConnection(url) { c, logger in
+            try await StoreCall.run(c, "SELECT carrel_seat_refused(\(session), \(body)::jsonb)", logger: logger)
+        }
+    }
+
+    static func withConnection<T: Sendable>(_ url: SharedURL,
+                                            _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T) async throws -> T {
+        let logger = StoreCall.quietLogger
+        let c = try await StoreCall.open(url, as: "carrel seat", logger: logger, timeout: 10)
+        do {
+            let value = try await StoreCall.guarded(c, timeout: 10) { try await body(c, logger) }
+            try? await c.close()
+            return value
+        } catch {
+            // The error that matters is the call's; a close that fails adds nothing.
+            try? await c.close()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// `carrel store init`: run once by the database's owner. Creates or updates Carrel's schema,
+/// the seat and proctor roles (with new passwords when they are created), their grants, and
+/// a connection limit on the seat role that leaves the proctor room to connect.
+public enum StoreSetup {
+    public struct Report: Sendable {
+        /// Roles created now, with their new passwords (shown once).
+        public var created: [(role: String, password: String)]
+        public var existing: [String]
+        public var seatConnectionLimit: Int
+        public var host: String
+        public var port: Int
+        public var database: String
+        public var schemaVersion: Int
+    }
+
+    public static func initialise(_ url: SharedURL, seatRole: String, proctorRole: String, proctorReserve: Int) async throws -> Report {
+        let logger = StoreCall.quietLogger
+        // Opening migrates the schema (this role owns it).
+        let c = try await StoreCall.open(url, as: "carrel store init", logger: logger, timeout: 10, statementLimit: 120)
+        do {
+            let report = try await StoreCall.guarded(c, timeout: 120) {
+                try await setUp(c, url: url, seatRole: seatRole, proctorRole: proctorRole, reserve: proctorReserve, logger: logger)
+            }
+            try? await c.close()
+            return report
+        } catch {
+            // The setup's error is the one to report; a close that fails adds nothing.
+            try? await c.close()
+            throw error
+        }
+    }
+
+    static func setUp(_ c: PostgresConnection, url: SharedURL, seatRole: String, proctorRole: String, reserve: Int,
+                      logger: Logger) async throws -> Report {
+        func run(_ sql: String) async throws { try await StoreCall.run(c, PostgresQuery(unsafeSQL: sql), logger: logger) }
+        func ident(_ name: String) async throws -> String {
+            try await StoreCall.value(c, "SELECT quote_ident(\(name))", as: String.self, logger: logger) ?? "\"\""
+        }
+        let schema = try await StoreCall.value(c, "SELECT quote_ident(current_schema())", as: String.self, logger: logger) ?? "public"
+        let database = try await StoreCall.value(c, "SELECT quote_ident(current_database())", as: String.self, logger: logger) ?? ""
+        let maxConnections = try await StoreCall.value(c, "SELECT current_setting('max_connections')::int", as: Int.self, logger: logger) ?? 100
+        let reserved = try await StoreCall.value(c, "SELECT current_setting('superuser_reserved_connections')::int", as: Int.self, logger: logger) ?? 3
+        let limit = max(1, maxConnections - reserved - reserve)
+        var created: [(String, String)] = []
+        var existing: [String] = []
+        for role in [seatRole, proctorRole] {
+            let quoted = try await ident(role)
+            let exists = try await StoreCall.value(c, "SELECT count(*)::int FROM pg_roles WHERE rolname = \(role)", as: Int.self, logger: logger) ?? 0
+            if exists == 0 {
+                let password = randomPassword()
+                // The password goes to the server as a literal of this one statement; quote_literal
+                // keeps it one literal whatever it holds (it holds letters and digits only).
+                let literal = try await StoreCall.value(c, "SELECT quote_literal(\(password))", as: String.self, logger: logger) ?? "''"
+                try await run("CREATE ROLE \(quoted) LOGIN PASSWORD \(literal)")
+                created.append((role, password))
+            } else {
+                existing.append(role)
+            }
+        }
+        let seat = try await ident(seatRole)
+        let proctor = try await ident(proctorRole)
+        try await run("ALTER ROLE \(seat) CONNECTION LIMIT \(limit)")
+        let statements = [
+            "REVOKE ALL ON ALL TABLES IN SCHEMA \(schema) FROM PUBLIC",
+            "REVOKE ALL ON ALL FUNCTIONS IN SCHEMA \(schema) FROM PUBLIC",
+            "GRANT CONNECT ON DATABASE \(database) TO \(seat), \(proctor)",
+            "GRANT USAGE ON SCHEMA \(schema) TO \(seat), \(proctor)",
+            "GRANT INSERT ON carrel_records TO \(seat)",
+            """
+            GRANT EXECUTE ON FUNCTION carrel_pulse(text, double precision), carrel_hello(text, jsonb), carrel_schema_version(),
+              carrel_room_plan(text, text), carrel_roster_candidate(text, text, text), carrel_seat_commands(text, text, bigint),
+              carrel_seat_refused(text, jsonb)
+              TO \(seat)
+            """,
+            "GRANT SELECT ON ALL TABLES IN SCHEMA \(schema) TO \(proctor)",
+            "GRANT INSERT, UPDATE ON carrel_rooms TO \(proctor)",
+            "GRANT INSERT ON carrel_commands TO \(proctor)",
+            "GRANT USAGE ON SEQUENCE carrel_commands_id_seq TO \(proctor)",
+            "GRANT EXECUTE ON FUNCTION carrel_schema_version() TO \(proctor)",
+        ]
+        for sql in statements { try await run(sql) }
+        let version = try await StoreCall.value(c, "SELECT carrel_schema_version()", as: Int.self, logger: logger) ?? 0
+        return Report(created: created, existing: existing, seatConnectionLimit: limit, host: url.host, port: url.port,
+                      database: url.database, schemaVersion: version)
+    }
+
+    /// 24 letters and digits from the system's random source.
+    static func randomPassword() -> String {
+        let alphabet = Array("abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<24).map { _ in alphabet[Int(generator.next(upperBound: UInt64(alphabet.count)))] })
+    }
+}

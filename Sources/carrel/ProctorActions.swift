@@ -1,0 +1,178 @@
+import ArgumentParser
+import AssessmentKit
+import Foundation
+import SessionKit
+import SharedStore
+
+/// The options every proctor action shares: the store, the room, the seats, how long to wait.
+struct ActionTarget: ParsableArguments {
+    @Option(name: .customLong("shared"), help: ArgumentHelp("The lab's shared store (also CARREL_SHARED).", valueName: "url"))
+    var shared: String?
+    @Option(help: ArgumentHelp("The room (also CARREL_ROOM).", valueName: "name")) var room: String?
+    @Option(name: .customLong("seat"), help: ArgumentHelp("A seat to act on (repeat for several; none: the whole room).", valueName: "seat"))
+    var seats: [String] = []
+    @Option(help: ArgumentHelp("Seconds to wait for the seats to apply it.", valueName: "seconds")) var wait: Double = 10
+
+    var roomName: String? {
+        if let room { return room }
+        if let env = ProcessInfo.processInfo.environment["CARREL_ROOM"], !env.isEmpty { return env }
+        return nil
+    }
+
+    func validate() throws {
+        guard let roomName else { throw ValidationError("give the room with --room NAME (or set CARREL_ROOM)") }
+        if let problem = SharedOptions.labelProblem(roomName) { throw ValidationError("--room: \(problem)") }
+        for seat in seats {
+            if let problem = SharedOptions.labelProblem(seat) { throw ValidationError("--seat: \(problem)") }
+        }
+        guard wait >= 0, wait <= 3600 else { throw ValidationError("--wait: give seconds from 0 to 3600") }
+    }
+
+    /// Issues `action` and waits for the seats it targets to apply it. Prints which applied
+    /// it and which still wait; exits 0 only when every targeted seat applied it.
+    func act(_ action: ProctorAction) async throws(CarrelFailure) {
+        let url = try ProctorStore.url(shared)
+        let room = roomName ?? ""
+        let reader = try await SharedOptions.reader(url)
+        let outcome: Result<(targets: [SeatView], applied: Set<String>, ids: [Int64]), CarrelFailure>
+        do {
+            outcome = .success(try await perform(action, room: room, reader: reader))
+        } catch let failure as CarrelFailure {
+            outcome = .failure(failure)
+        } catch {
+            outcome = .failure(ProctorStore.failure(error, url: url, doing: "send \(action.name) to room \(room)"))
+        }
+        await reader.close()
+        let (targets, applied, ids) = try outcome.get()
+        let v = { (t: String) in TerminalSafety.visible(t, keepLineBreaks: false) }
+        var lines: [String] = []
+        for seat in targets.sorted(by: { ($0.seat, $0.session) < ($1.seat, $1.session) }) {
+            let who = "\(v(seat.seat))" + (seat.candidate.map { " (\(v($0)))" } ?? "")
+            lines.append(applied.contains(seat.session) ? "applied  \(who)" : "waiting  \(who)")
+        }
+        let waiting = targets.filter { !applied.contains($0.session) }.count
+        let summary = "\(action.name) (command \(ids.map(String.init).joined(separator: ", "))): "
+            + "\(targets.count - waiting) of \(targets.count) seat\(targets.count == 1 ? "" : "s") applied it"
+        FileOutput.standardOutput.write((lines + [summary, ""]).joined(separator: "\n"))
+        if targets.isEmpty {
+            throw CarrelFailure(status: .refused, message: "no seat of room \(v(room)) \(Self.targetWords(action)); nothing applied it (a seat that begins later does not apply a command sent before it began)")
+        }
+        if waiting > 0 {
+            throw CarrelFailure(status: .refused, message: "\(waiting) seat\(waiting == 1 ? " has" : "s have") not applied it yet; it stays queued and applies when the seat reads the store")
+        }
+    }
+
+    static func targetWords(_ action: ProctorAction) -> String {
+        action == .start ? "is waiting to start" : "is running a session"
+    }
+
+    func perform(_ action: ProctorAction, room: String, reader: SharedReader) async throws
+        -> (targets: [SeatView], applied: Set<String>, ids: [Int64]) {
+        let before = try await reader.seats(room: room)
+        for seat in seats where !before.contains(where: { $0.seat == seat }) {
+            throw CarrelFailure(status: .usage, message: "room \(TerminalSafety.visible(room, keepLineBreaks: false)) has no seat \(TerminalSafety.visible(seat, keepLineBreaks: false))")
+        }
+        let targets = before.filter { seat in
+            guard seats.isEmpty || seats.contains(seat.seat), seat.room == room else { return false }
+            switch action {
+            case .start: return seat.status == "not_started" && seat.connected
+            case .acknowledge: return seat.status == "active" && seat.hand == "raised"
+            default: return seat.status == "active"
+            }
+        }
+        let ids = try await reader.issue(room: room, seats: seats, action: action)
+        let deadline = ProcessInfo.processInfo.systemUptime + wait
+        var applied: Set<String> = []
+        while true {
+            applied = try await reader.applied(ids)
+            if targets.allSatisfy({ applied.contains($0.session) }) { break }
+            if action == .start {
+                // A waiting seat begins under the session it announced: its start is applied
+                // when that session's first record arrives.
+                let now = try await reader.seats(room: room)
+                for seat in now where seat.status != "not_started" && targets.contains(where: { $0.session == seat.session }) {
+                    applied.insert(seat.session)
+                }
+                if targets.allSatisfy({ applied.contains($0.session) }) { break }
+            }
+            if ProcessInfo.processInfo.systemUptime >= deadline { break }
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        return (targets, applied, ids)
+    }
+}
+
+struct ProctorStart: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "start", abstract: "Start the waiting seats (all of the room, or those named).")
+    @OptionGroup var target: ActionTarget
+    func run() async throws { try await reportingFailures { try await target.act(.start) } }
+}
+
+struct ProctorPause: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "pause", abstract: "Pause seats: their clocks stop and answer keys wait.")
+    @OptionGroup var target: ActionTarget
+    func run() async throws { try await reportingFailures { try await target.act(.pause) } }
+}
+
+struct ProctorResume: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "resume", abstract: "Resume paused seats: their clocks run again.")
+    @OptionGroup var target: ActionTarget
+    func run() async throws { try await reportingFailures { try await target.act(.resume) } }
+}
+
+struct ProctorEnd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "end", abstract: "End seats' sessions: answers kept and scored, ended by the proctor.")
+    @OptionGroup var target: ActionTarget
+    func run() async throws { try await reportingFailures { try await target.act(.end) } }
+}
+
+struct ProctorAcknowledge: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "acknowledge", abstract: "Answer raised hands: the seats show \"The proctor is coming\".")
+    @OptionGroup var target: ActionTarget
+    func run() async throws { try await reportingFailures { try await target.act(.acknowledge) } }
+}
+
+struct ProctorTime: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "time", abstract: "Add time to seats (within the session cap).",
+        discussion: "carrel proctor time --room lab1 --seat A1 +10m")
+    @OptionGroup var target: ActionTarget
+    @Argument(help: ArgumentHelp("Time to add: +10m, +90s, +1h.", valueName: "+time")) var amount: String
+
+    func validate() throws {
+        guard amount.hasPrefix("+"), let seconds = DurationText.parse(String(amount.dropFirst())), seconds > 0,
+              seconds <= 86_400 else {
+            throw ValidationError("give the time to add as +N with a unit, such as +10m, +90s or +1h (at most a day)")
+        }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            let seconds = DurationText.parse(String(amount.dropFirst())) ?? 0
+            try await target.act(.addTime(seconds: seconds))
+        }
+    }
+}
+
+struct ProctorMessage: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "message", abstract: "Send one line to seats: shown in a box until the student presses a key, and spoken.")
+    @OptionGroup var target: ActionTarget
+    @Argument(help: "The message (one line, at most 500 characters).") var text: String
+
+    func validate() throws {
+        if text.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("give the message's text") }
+        if text.count > ProctorAction.messageLimit { throw ValidationError("a message has at most \(ProctorAction.messageLimit) characters (this one has \(text.count))") }
+        if text.contains(where: { $0.isNewline }) { throw ValidationError("a message is one line") }
+        if let finding = TerminalSafety.firstUnsafe(in: text) { throw ValidationError("the message has \(finding)") }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            guard let action = ProctorAction(name: "message", argument: text) else {
+                throw CarrelFailure(status: .usage, message: "give the message's text")
+            }
+            try await target.act(action)
+        }
+    }
+}

@@ -1,0 +1,208 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import AssessmentKit
+import Foundation
+import SessionKit
+import SharedStore
+
+/// `carrel room open|show|close`: the proctor's plan of a room in the lab's shared store.
+struct RoomCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "room",
+        abstract: "Open, show or close a room's plan in the lab's shared store (proctor).",
+        discussion: """
+            A room's plan names the test every seat must run (by its fingerprint: a seat with \
+            another file is refused), how seats start (`--start proctor`: each seat waits, \
+            with nothing locked and no time running, until `carrel proctor start`), and the \
+            roster (candidate numbers, names and accommodations). The plan keeps the test's \
+            fingerprint, title, item count and time limit, never its content. Only the \
+            proctor's role may write plans.
+            """,
+        subcommands: [RoomOpen.self, RoomShow.self, RoomClose.self]
+    )
+}
+
+/// What `carrel` itself is: its version and the SHA-256 of its executable.
+enum SelfAttestation {
+    static var version: String { Carrel.configuration.version }
+
+    /// The digest of the running executable (`/proc/self/exe`); "unknown" when it cannot be read.
+    static let digest: String = {
+        let fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return "unknown" }
+        defer { close(fd) }
+        return Fingerprint.ofFile(descriptor: fd) ?? "unknown"
+    }()
+}
+
+struct RoomOpen: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "open",
+        abstract: "Open a room for a test: its plan, roster and way of starting.",
+        discussion: """
+            The roster is a CSV file with a header: candidate (required), name (required), \
+            seat, extra_time (1.5, +15m, unlimited), screen_reader (yes/no), theme \
+            (default, mono, contrast) and language. Every bad line is reported as \
+            ROSTER.csv:LINE: error: … in one run (exit 65), and nothing is stored.
+            """
+    )
+
+    @Argument(help: "The room's name.") var room: String
+    @Argument(help: "The assessment every seat runs (.yaml, or sealed .carrel).") var file: String
+    @Option(help: ArgumentHelp("The room's roster (CSV with a header).", valueName: "roster.csv")) var roster: String?
+    @Option(help: ArgumentHelp("Who starts the seats: proctor (seats wait) or candidate.", valueName: "who"))
+    var start: RoomStartMode = .candidate
+    @Option(name: .customLong("shared"), help: ArgumentHelp("The lab's shared store (also CARREL_SHARED).", valueName: "url"))
+    var shared: String?
+
+    func validate() throws {
+        if let problem = SharedOptions.labelProblem(room) { throw ValidationError("room: \(problem)") }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            let loaded = try AssessmentFile.load(file)
+            let plan: RoomPlan
+            if SealedAssessment.isSealed(loaded.bytes) {
+                let meta = try SealedFile.header(loaded, path: file).metadata
+                plan = RoomPlan(room: room, fingerprint: meta.fingerprint, assessmentID: meta.id, assessmentTitle: meta.title,
+                                items: meta.items, timeLimitSeconds: meta.timeLimit, startMode: start,
+                                carrelVersion: SelfAttestation.version, carrelDigest: SelfAttestation.digest)
+            } else {
+                let a = try AssessmentFile.validated(file, loaded: loaded)
+                plan = RoomPlan(room: room, fingerprint: Fingerprint.of(a), assessmentID: a.id, assessmentTitle: a.title,
+                                items: a.itemCount, timeLimitSeconds: a.timeLimit, startMode: start,
+                                carrelVersion: SelfAttestation.version, carrelDigest: SelfAttestation.digest)
+            }
+            let entries = try roster.map(Self.readRoster)
+            let url = try ProctorStore.url(shared)
+            let reader = try await SharedOptions.reader(url)
+            do {
+                try await reader.openRoom(plan, roster: entries)
+            } catch {
+                await reader.close()
+                throw ProctorStore.failure(error, url: url, doing: "open room \(room)")
+            }
+            await reader.close()
+            let who = start == .proctor ? "seats wait for `carrel proctor start`" : "each candidate starts at the seat"
+            let rosterWords = entries.map { " · roster of \($0.count) candidate\($0.count == 1 ? "" : "s")" } ?? ""
+            FileOutput.standardOutput.write("Room \(TerminalSafety.visible(room, keepLineBreaks: false)) is open: \(TerminalSafety.visible(plan.assessmentTitle, keepLineBreaks: false)) (\(plan.fingerprint.prefix(19))…) · \(who)\(rosterWords)\n")
+        }
+    }
+
+    /// Reads and checks the roster: every problem printed, none stored.
+    static func readRoster(_ path: String) throws(CarrelFailure) -> [RosterEntry] {
+        let loaded = try AssessmentFile.load(path, limit: 5 * 1024 * 1024)
+        if loaded.bytes.count > 5 * 1024 * 1024 {
+            throw CarrelFailure(status: .invalidAssessment, message: "\(path): the roster is larger than 5 MB")
+        }
+        let (entries, problems) = Roster.read(bytes: loaded.bytes)
+        guard problems.isEmpty else {
+            for problem in problems { FileOutput.standardError.write(problem.described(file: path) + "\n") }
+            let count = problems.count
+            throw CarrelFailure(status: .invalidAssessment, message: "\(path) has \(count) problem\(count == 1 ? "" : "s"); nothing was stored")
+        }
+        return entries
+    }
+}
+
+struct RoomShow: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "Show a room's plan.")
+
+    @Argument(help: "The room's name.") var room: String
+    @Option(name: .customLong("shared"), help: ArgumentHelp("The lab's shared store (also CARREL_SHARED).", valueName: "url"))
+    var shared: String?
+    @Flag(help: "Print the plan as JSON.") var json = false
+
+    func run() async throws {
+        try await reportingFailures {
+            let url = try ProctorStore.url(shared)
+            let reader = try await SharedOptions.reader(url)
+            let plan: RoomPlan?
+            do {
+                plan = try await reader.room(room)
+            } catch {
+                await reader.close()
+                throw ProctorStore.failure(error, url: url, doing: "read room \(room)")
+            }
+            await reader.close()
+            guard let plan else {
+                throw CarrelFailure(status: .cannotOpenInput, message: "no room \(TerminalSafety.visible(room, keepLineBreaks: false)) in the shared store; open it with `carrel room open`")
+            }
+            if json {
+                FileOutput.standardOutput.write(try JSONText.pretty(plan))
+                return
+            }
+            let v = { (t: String) in TerminalSafety.visible(t, keepLineBreaks: false) }
+            var lines = [
+                "Room: \(v(plan.room)) (\(plan.closedAt == nil ? "open" : "closed \(plan.closedAt ?? "")"))",
+                "Test: \(v(plan.assessmentTitle)) [\(v(plan.assessmentID))], \(plan.items) questions, " +
+                    (plan.timeLimitSeconds.map { "time limit \(DurationText.format($0))" } ?? "no time limit"),
+                "Fingerprint: \(v(plan.fingerprint))",
+                "Start: " + (plan.startMode == .proctor ? "by the proctor (seats wait)" : "by each candidate"),
+                "Roster: " + (plan.candidates == 0 ? "none" : "\(plan.candidates) candidates"),
+                "Opened: \(plan.openedAt) by \(v(plan.openedBy)) with Carrel \(v(plan.carrelVersion)) (\(v(plan.carrelDigest)))",
+            ]
+            lines.append("")
+            FileOutput.standardOutput.write(lines.joined(separator: "\n"))
+        }
+    }
+}
+
+struct RoomClose: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "close", abstract: "Close a room: no seat can begin in it any more.")
+
+    @Argument(help: "The room's name.") var room: String
+    @Option(name: .customLong("shared"), help: ArgumentHelp("The lab's shared store (also CARREL_SHARED).", valueName: "url"))
+    var shared: String?
+
+    func run() async throws {
+        try await reportingFailures {
+            let url = try ProctorStore.url(shared)
+            let reader = try await SharedOptions.reader(url)
+            let closed: Bool
+            do {
+                closed = try await reader.closeRoom(room)
+            } catch {
+                await reader.close()
+                throw ProctorStore.failure(error, url: url, doing: "close room \(room)")
+            }
+            await reader.close()
+            guard closed else {
+                throw CarrelFailure(status: .cannotOpenInput, message: "no open room \(TerminalSafety.visible(room, keepLineBreaks: false)) in the shared store")
+            }
+            FileOutput.standardOutput.write("Room \(TerminalSafety.visible(room, keepLineBreaks: false)) is closed.\n")
+        }
+    }
+}
+
+extension RoomStartMode: ExpressibleByArgument {}
+
+/// The store as the proctor's commands reach it.
+enum ProctorStore {
+    static func url(_ given: String?) throws(CarrelFailure) -> SharedURL {
+        let text = given ?? ProcessInfo.processInfo.environment["CARREL_SHARED"].flatMap { $0.isEmpty ? nil : $0 }
+        guard let text else {
+            throw CarrelFailure(status: .usage, message: "give the lab's shared store with --shared URL (or set CARREL_SHARED)")
+        }
+        do throws(SharedURL.Problem) {
+            return try SharedURL.parse(text)
+        } catch {
+            throw CarrelFailure(status: .usage, message: error.description)
+        }
+    }
+
+    /// A store error as one line; a role without the right to write is said so.
+    static func failure(_ error: any Error, url: SharedURL, doing what: String) -> CarrelFailure {
+        if let problem = error as? RoomProblem {
+            return CarrelFailure(status: .refused, message: problem.description)
+        }
+        let why = url.redacting(SeatPublisher.describe(error))
+        if why.contains("permission denied") {
+            return CarrelFailure(status: .refused, message: "cannot \(what): this role may not (\(why)); use the proctor's role (docs/deployment.md)")
+        }
+        return CarrelFailure(status: .cannotOpenInput, message: "cannot \(what) in the shared store \(url): \(why)")
+    }
+}

@@ -1,0 +1,99 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AssessmentKit
+import Foundation
+import Lockdown
+import SessionKit
+import SharedStore
+
+/// A seat joining its room's plan before its start screen: the test must be the room's, a
+/// roster names the candidate (and their accommodations), and a proctor-started room waits.
+struct RoomJoin: Sendable {
+    var plan: SeatRoomPlan
+    /// The candidate found on the roster and confirmed at the seat.
+    var match: RosterMatch?
+    /// The test's fingerprint (a sealed package's own).
+    var fingerprint: String
+
+    /// Reads the plan; nil when the room has none (the seat runs as before) or the store
+    /// cannot be read now (the seat publishes what it can, as without a plan).
+    static func join(_ take: TakeCommand, launch: TakeCommand.Launch, url: SharedURL) async throws(CarrelFailure) -> RoomJoin? {
+        let label = take.lab.label()
+        let plan: SeatRoomPlan?
+        do {
+            plan = try await SeatRoom.plan(url, room: label.room, seat: label.seat)
+        } catch {
+            Console.error("cannot read the plan of room \(label.room) (\(url.redacting(SeatPublisher.describe(error)))); this seat goes on without it")
+            return nil
+        }
+        guard let plan else { return nil }
+        let assessment = launch.assessment
+        let fingerprint = launch.header?.metadata.fingerprint ?? Fingerprint.of(assessment)
+        if fingerprint != plan.fingerprint {
+            await SeatRoom.reportWrongTest(url, label: label, candidate: take.candidate, assessmentID: assessment.id,
+                                           assessmentTitle: assessment.title, fingerprint: fingerprint,
+                                           attestation: SeatFacts.attestation(fingerprint: fingerprint, policy: assessment.policy))
+            throw CarrelFailure(status: .refused, message: "this is not the test of room \(TerminalSafety.visible(label.room, keepLineBreaks: false)): \(take.file) is \(fingerprint.prefix(19))…, the room's is \(plan.fingerprint.prefix(19))… (\(TerminalSafety.visible(plan.assessmentTitle, keepLineBreaks: false))); ask the proctor")
+        }
+        var join = RoomJoin(plan: plan, match: nil, fingerprint: fingerprint)
+        if plan.hasRoster {
+            var given: [String] = []
+            if take.candidate != nil { given.append("--candidate") }
+            if take.extraTime != nil { given.append("--extra-time") }
+            if take.display.screenReader { given.append("--screen-reader") }
+            if take.display.theme != nil { given.append("--theme") }
+            if !given.isEmpty {
+                throw CarrelFailure(status: .usage, message: "room \(TerminalSafety.visible(label.room, keepLineBreaks: false)) has a roster: \(given.joined(separator: ", ")) come\(given.count == 1 ? "s" : "") from the roster only; launch without \(given.count == 1 ? "it" : "them")")
+            }
+            join.match = try await identify(url, label: label)
+        }
+        return join
+    }
+
+    /// Asks the candidate number until the roster knows it and the candidate confirms the name.
+    static func identify(_ url: SharedURL, label: SharedLabel) async throws(CarrelFailure) -> RosterMatch {
+        let out = FileOutput.standardOutput
+        for _ in 0..<5 {
+            out.write("Candidate number: ")
+            guard let typed = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces) else {
+                throw CarrelFailure(status: .refused, message: "no candidate number was given; nothing was started")
+            }
+            if typed.isEmpty || typed.count > 64 || TerminalSafety.firstUnsafe(in: typed) != nil {
+                out.write("Type the number on your candidate card.\n")
+                continue
+            }
+            let found: RosterMatch?
+            do {
+                found = try await SeatRoom.candidate(url, room: label.room, seat: label.seat, number: typed)
+            } catch {
+                throw CarrelFailure(status: .cannotOpenInput, message: "cannot read the room's roster (\(url.redacting(SeatPublisher.describe(error)))); nothing was started")
+            }
+            guard let match = found else {
+                out.write("Candidate \(TerminalSafety.visible(typed, keepLineBreaks: false)) is not on the roster of this room. Check the number, or ask the proctor.\n")
+                continue
+            }
+            if let elsewhere = match.seatedAt {
+                out.write("Candidate \(TerminalSafety.visible(match.candidate, keepLineBreaks: false)) is already seated at \(TerminalSafety.visible(elsewhere, keepLineBreaks: false)); the proctor has been shown both seats. Ask the proctor.\n")
+                continue
+            }
+            out.write("\(TerminalSafety.visible(match.name, keepLineBreaks: false)) — is this you? y/N ")
+            let answer = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+            if answer == "y" || answer == "yes" { return match }
+        }
+        throw CarrelFailure(status: .refused, message: "the candidate was not identified; nothing was started — ask the proctor")
+    }
+}
+
+/// What a seat says of itself to the console.
+enum SeatFacts {
+    static func attestation(fingerprint: String, policy: RestrictionPolicy) -> [String: String] {
+        var size = winsize()
+        let terminal = ioctl(1, UInt(TIOCGWINSZ), &size) == 0 ? "\(size.ws_col)x\(size.ws_row)" : "unknown"
+        let rules = policy.summary.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
+        return [
+            "carrel_version": SelfAttestation.version, "executable_digest": SelfAttestation.digest,
+            "fingerprint": fingerprint, "terminal": terminal, "policy": String(rules.prefix(300)),
+        ]
+    }
+}

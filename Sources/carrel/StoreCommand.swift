@@ -1,0 +1,71 @@
+import ArgumentParser
+import AssessmentKit
+import Foundation
+import SharedStore
+
+/// `carrel store init`: sets up a lab's shared store in one step, as the database's owner.
+struct StoreCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "store",
+        abstract: "Set up a lab's shared store (the database's owner, once).",
+        subcommands: [StoreInit.self]
+    )
+}
+
+struct StoreInit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "init",
+        abstract: "Create or update the schema, the seat and proctor roles and their grants.",
+        discussion: """
+            Run as the database's owner (a role that may create roles: CREATEROLE). Creates \
+            Carrel's tables (or brings them up to date), the seat role (add records, read its \
+            own room's plan and commands; read no table) and the proctor role (read \
+            everything, write room plans and commands), with a new password each when it is \
+            created, and prints the ~/.pgpass lines to hand out. The seat role gets a \
+            connection limit that leaves --proctor-reserve connections for proctors. Running it \
+            again changes nothing but the grants and the limit.
+            """
+    )
+
+    @Option(name: .customLong("shared"), help: ArgumentHelp("The store, as its owner (also CARREL_SHARED).", valueName: "url"))
+    var shared: String?
+    @Option(name: .customLong("seat-role"), help: "The seats' role.") var seatRole = "carrel_seat"
+    @Option(name: .customLong("proctor-role"), help: "The proctors' role.") var proctorRole = "carrel_proctor"
+    @Option(name: .customLong("proctor-reserve"), help: "Connections kept free of seats for proctors.") var proctorReserve = 10
+
+    func validate() throws {
+        for role in [seatRole, proctorRole] {
+            guard !role.isEmpty, role.count <= 63, role.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
+                throw ValidationError("a role name is 1 to 63 ASCII letters, digits or underscores")
+            }
+        }
+        guard proctorReserve >= 1, proctorReserve <= 1000 else { throw ValidationError("--proctor-reserve: from 1 to 1000") }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            let url = try ProctorStore.url(shared)
+            let report: StoreSetup.Report
+            do {
+                report = try await StoreSetup.initialise(url, seatRole: seatRole, proctorRole: proctorRole, proctorReserve: proctorReserve)
+            } catch {
+                let why = url.redacting(SeatPublisher.describe(error))
+                if why.contains("permission denied") {
+                    throw CarrelFailure(status: .refused, message: "cannot set up the store as \(url.user): \(why); run it as the database's owner, with CREATEROLE (docs/deployment.md)")
+                }
+                throw CarrelFailure(status: .cannotOpenInput, message: "cannot set up the shared store \(url): \(why)")
+            }
+            var out = ["The shared store is ready: schema version \(report.schemaVersion); the seat role may hold \(report.seatConnectionLimit) connections."]
+            for role in report.existing { out.append("Role \(role) already existed: its password is unchanged.") }
+            if !report.created.isEmpty {
+                out.append("")
+                out.append("Hand out these ~/.pgpass lines (mode 0600); they are shown once:")
+                for (role, password) in report.created {
+                    out.append("\(report.host):\(report.port):\(report.database):\(role):\(password)")
+                }
+            }
+            out.append("")
+            FileOutput.standardOutput.write(out.joined(separator: "\n"))
+        }
+    }
+}

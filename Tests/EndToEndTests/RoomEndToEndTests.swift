@@ -1,0 +1,168 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import AssessmentKit
+import SessionKit
+import SessionTestSupport
+import Testing
+
+/// Exam day from the proctor's chair, with the real binary: `carrel store init`, a room plan
+/// with a roster and `--start proctor`, seats in tmux identified by candidate number, and the
+/// proctor's actions as commands, against a private PostgreSQL.
+@Suite("A room run by the proctor (tmux)")
+struct RoomEndToEndTests {
+    struct Lab {
+        var owner: String
+        var seat: String
+        var seatRole: String
+    }
+
+    /// A fresh database with Carrel's roles (named for this test: roles belong to the cluster).
+    func lab(_ pg: PrivatePostgres) throws -> Lab {
+        let password = try String(contentsOfFile: pg.folder + "/password", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let owner = try pg.database().replacingOccurrences(of: "postgresql://carrel@", with: "postgresql://carrel:\(password)@") + "?sslmode=disable"
+        let tag = UUID().uuidString.prefix(8).lowercased()
+        let seatRole = "seat_\(tag)"
+        let out = carrel(["store", "init", "--shared", owner, "--seat-role", seatRole, "--proctor-role", "proctor_\(tag)"])
+        #expect(out.status == 0, "\(out.output)")
+        let line = try #require(out.output.split(separator: "\n").first { $0.contains(":\(seatRole):") })
+        let seatPassword = try #require(line.split(separator: ":").last)
+        let seat = owner.replacingOccurrences(of: "carrel:\(password)@", with: "\(seatRole):\(seatPassword)@")
+        return Lab(owner: owner, seat: seat, seatRole: seatRole)
+    }
+
+    func carrel(_ arguments: [String]) -> ChildSpawn.Output {
+        ChildSpawn.run(TmuxHarness.carrel, arguments, environment: ProcessInfo.processInfo.environment, timeout: 60)
+    }
+
+    func roster(_ t: TmuxHarness, _ text: String) throws -> String {
+        let path = t.root + "/roster-\(UUID().uuidString.prefix(6)).csv"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test(.timeLimit(.minutes(4)), .enabled(if: TestEnvironment.runs(whenInstalled: PrivatePostgres.unavailable == nil), "needs PostgreSQL (scripts/install-deps)"))
+    func aSeatWaitsIsStartedPausedGivenTimeAMessageAndEndedByTheProctor() throws {
+        let pg = try PrivatePostgres.shared()
+        let lab = try lab(pg)
+        let t = try #require(TmuxHarness())
+        let file = try t.fixture("geography.yaml")
+        let list = try roster(t, "candidate,name,seat,extra_time\n1042,Ada Lovelace,A1,1.5\n1043,Grace Hopper,,\n")
+        let opened = carrel(["room", "open", "lab1", file, "--roster", list, "--start", "proctor", "--shared", lab.owner])
+        #expect(opened.status == 0, "\(opened.output)")
+        #expect(opened.output.contains("roster of 2 candidates"))
+
+        // The roster holds the accommodations: one given at the seat is refused.
+        t.start("early", ["take", file, "--shared", lab.seat, "--room", "lab1", "--seat", "A9", "--extra-time", "unlimited"])
+        #expect(t.waitFor("early", "has a roster") != nil)
+        #expect(t.exitStatus("early") == 64)
+
+        t.start("seat", ["take", file, "--shared", lab.seat, "--room", "lab1", "--seat", "A1"])
+        #expect(t.waitFor("seat", "Candidate number:") != nil)
+        t.type("seat", "999")
+        t.keys("seat", "Enter")
+        #expect(t.waitFor("seat", "Candidate 999 is not on the roster") != nil)
+        t.type("seat", "1042")
+        t.keys("seat", "Enter")
+        #expect(t.waitFor("seat", "Ada Lovelace — is this you? y/N") != nil)
+        t.type("seat", "y")
+        t.keys("seat", "Enter")
+        #expect(t.waitFor("seat", "Waiting for the proctor to start") != nil)
+        // No key at the seat begins it; the roster's extra time is shown.
+        t.keys("seat", "Enter")
+        #expect(t.waitFor("seat", "time allowed 15m") != nil)
+        #expect(!t.screen("seat").contains("locked to Carrel"))
+
+        // The same candidate at another seat is refused and both seats are flagged.
+        t.start("twin", ["take", file, "--shared", lab.seat, "--room", "lab1", "--seat", "B2"])
+        #expect(t.waitFor("twin", "Candidate number:") != nil)
+        t.type("twin", "1042")
+        t.keys("twin", "Enter")
+        #expect(t.waitFor("twin", "already seated at A1") != nil)
+
+        let start = carrel(["proctor", "start", "--shared", lab.owner, "--room", "lab1"])
+        #expect(start.status == 0, "\(start.output)")
+        #expect(start.output.contains("applied  A1 (1042)"))
+        #expect(t.waitFor("seat", "This terminal is now locked to Carrel") != nil)
+        t.keys("seat", "Enter")
+        #expect(t.waitFor("seat", "Question 1 of 8") != nil)
+
+        let ottawa = try #require(t.shownLetter("Ottawa", in: "seat"))
+        let pause = carrel(["proctor", "pause", "--shared", lab.owner, "--room", "lab1", "--seat", "A1"])
+        #expect(pause.status == 0, "\(pause.output)")
+        #expect(t.waitFor("seat", "Paused by the proctor — the clock is stopped") != nil)
+        let before = t.screen("seat").split(separator: "\n").first.map(String.init) ?? ""
+        // Answer keys wait while paused.
+        t.keys("seat", ottawa)
+        sleep(2)
+        #expect(!t.screen("seat").contains("✓ saved"))
+        #expect(t.screen("seat").split(separator: "\n").first.map(String.init) == before, "the clock moved during the pause")
+        #expect(carrel(["proctor", "time", "--shared", lab.owner, "--room", "lab1", "--seat", "A1", "+10m"]).status == 0)
+        #expect(carrel(["proctor", "resume", "--shared", lab.owner, "--room", "lab1"]).status == 0)
+        #expect(t.waitFor("seat", "24:5") != nil)
+
+        let message = carrel(["proctor", "message", "--shared", lab.owner, "--room", "lab1", "Question 3: read Sydney as Canberra"])
+        #expect(message.status == 0, "\(message.output)")
+        #expect(t.waitFor("seat", "Message from the proctor") != nil)
+        t.keys("seat", "x")
+        #expect(t.waitFor("seat", "Message from the proctor", present: false) != nil)
+
+        t.keys("seat", "F9")
+        #expect(t.waitFor("seat", "The proctor has been called") != nil)
+        var json = ""
+        for _ in 0..<40 {
+            json = carrel(["proctor", "--shared", lab.owner, "--room", "lab1", "--json"]).output
+            if json.contains("\"hand\" : \"raised\"") { break }
+            usleep(250_000)
+        }
+        #expect(json.contains("\"hand\" : \"raised\""))
+        #expect(json.contains("\"carrel_version\" : \"0.1.0\""))
+        #expect(json.contains("\"terminal\" : \"80x24\""))
+        #expect(carrel(["proctor", "acknowledge", "--shared", lab.owner, "--room", "lab1"]).status == 0)
+        #expect(t.waitFor("seat", "the proctor is coming") != nil)
+
+        let end = carrel(["proctor", "end", "--shared", lab.owner, "--room", "lab1", "--seat", "A1"])
+        #expect(end.status == 0, "\(end.output)")
+        #expect(t.waitFor("seat", "The proctor ended this session") != nil)
+        let events = try t.journal().events(session: try #require(try t.journal().sessions(status: nil).first?.id))
+        let commands = events.filter { $0.kind == "proctor_command" }.map(\.detail)
+        #expect(commands.contains { $0.hasSuffix(" start") })
+        #expect(commands.contains { $0.hasSuffix(" pause") })
+        #expect(commands.contains { $0.hasSuffix(" time 600") })
+        #expect(commands.contains { $0.hasSuffix(" end") })
+        // Each command once.
+        #expect(Set(commands).count == commands.count)
+    }
+
+    @Test(.timeLimit(.minutes(3)), .enabled(if: TestEnvironment.runs(whenInstalled: PrivatePostgres.unavailable == nil), "needs PostgreSQL (scripts/install-deps)"))
+    func aWrongTestIsRefusedAndTheSeatRoleCannotWritePlansOrCommands() throws {
+        let pg = try PrivatePostgres.shared()
+        let lab = try lab(pg)
+        let t = try #require(TmuxHarness())
+        let file = try t.fixture("geography.yaml")
+        let other = try t.fixture("spelling.yaml")
+        #expect(carrel(["room", "open", "lab2", file, "--shared", lab.owner]).status == 0)
+        t.start("wrong", ["take", other, "--shared", lab.seat, "--room", "lab2", "--seat", "C3", "--candidate", "Eve"])
+        #expect(t.waitFor("wrong", "this is not the test of room lab2") != nil)
+        #expect(t.exitStatus("wrong") == 69)
+        let json = carrel(["proctor", "--shared", lab.owner, "--room", "lab2", "--json"]).output
+        #expect(json.contains("\"wrong test\""))
+
+        // The seat's role: no plan, no command, no table.
+        let refused = carrel(["room", "open", "lab3", file, "--shared", lab.seat])
+        #expect(refused.status == 69)
+        #expect(refused.output.contains("permission denied"))
+        let forged = carrel(["proctor", "end", "--shared", lab.seat, "--room", "lab2"])
+        #expect(forged.status == 69)
+        #expect(forged.output.contains("permission denied"))
+
+        // A roster with bad lines: every one reported, nothing stored.
+        let bad = try roster(t, "candidate,name,extra-time\n1,Ada,\n1,Bob,\n")
+        let out = carrel(["room", "open", "lab4", file, "--roster", bad, "--shared", lab.owner])
+        #expect(out.status == 65)
+        #expect(out.output.contains("\(bad):1: error: unknown column"))
+        #expect(out.output.contains("\(bad):3: error: duplicate candidate"))
+        #expect(carrel(["room", "show", "lab4", "--shared", lab.owner]).status == 66)
+    }
+}

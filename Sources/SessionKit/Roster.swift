@@ -54,7 +54,7 @@ public struct RosterProblem: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// A proctor's room plan: a RosterCSV file with a header line naming its columns (`candidate`,
+/// A proctor's room plan: a CSV file with a header line naming its columns (`candidate`,
 /// `name`, and optionally `seat`, `extra_time`, `screen_reader`, `theme`, `language`) and a
 /// row per candidate. Reading it is pure: bytes in, entries or every problem out.
 public enum Roster {
@@ -80,7 +80,7 @@ public enum Roster {
         }
         var body = bytes[...]
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
-        let parsed = RosterCSV.parse(body)
+        let parsed = CSVReader.parse(body)
         var problems = parsed.problems
         let records = parsed.records.filter { !$0.isBlank }
         guard let header = records.first else {
@@ -125,7 +125,7 @@ public enum Roster {
 
     /// The place of each known column, or nil when the rows cannot be read (no candidate or
     /// no name column). Problems with other columns are recorded and the rows still read.
-    static func readHeader(_ header: RosterCSV.Record, problems: inout [RosterProblem]) -> [Column: Int]? {
+    static func readHeader(_ header: CSVReader.Record, problems: inout [RosterProblem]) -> [Column: Int]? {
         var index: [Column: Int] = [:]
         let known = columns.joined(separator: ", ")
         for (i, raw) in header.fields.enumerated() {
@@ -206,7 +206,7 @@ public enum Roster {
             self.width = width
         }
 
-        mutating func read(_ record: RosterCSV.Record, problems: inout [RosterProblem]) {
+        mutating func read(_ record: CSVReader.Record, problems: inout [RosterProblem]) {
             let line = record.line
             let before = problems.count
             func problem(_ message: String) { problems.append(RosterProblem(line: line, message: message)) }
@@ -361,102 +361,104 @@ public enum Roster {
     }
 }
 
-/// RFC 4180 RosterCSV, read byte by byte (every byte that matters — comma, quote, CR, LF — is
-/// ASCII, so it never falls inside a UTF-8 sequence). Lenient where the meaning is plain:
-/// spaces before an opening quote or after a closing one are dropped, a quote inside an
-/// unquoted field is kept as a quote, a lone CR ends a line as CR LF and LF do.
-enum RosterCSV {
-    struct Record {
-        /// The line the record starts on.
-        var line: Int
-        var fields: [String]
+extension Roster {
+    /// RFC 4180 CSV, read byte by byte (every byte that matters — comma, quote, CR, LF — is
+    /// ASCII, so it never falls inside a UTF-8 sequence). Lenient where the meaning is plain:
+    /// spaces before an opening quote or after a closing one are dropped, a quote inside an
+    /// unquoted field is kept as a quote, a lone CR ends a line as CR LF and LF do.
+    enum CSVReader {
+        struct Record {
+            /// The line the record starts on.
+            var line: Int
+            var fields: [String]
 
-        /// An empty line, or one of empty fields only (`,,,`, as spreadsheets write the
-        /// rows below a table).
-        var isBlank: Bool { fields.allSatisfy { $0.trimmingCharacters(in: .whitespaces).isEmpty } }
-    }
-
-    static func parse(_ bytes: ArraySlice<UInt8>) -> (records: [Record], problems: [RosterProblem]) {
-        let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","), cr: UInt8 = 0x0D, lf: UInt8 = 0x0A, space: UInt8 = 0x20
-        var records: [Record] = []
-        var problems: [RosterProblem] = []
-        var fields: [String] = []
-        var field: [UInt8] = []
-        var line = 1, recordLine = 1, quoteLine = 1
-        var inQuotes = false, quoted = false, closed = false, strayReported = false
-
-        func endField() {
-            fields.append(String(decoding: field, as: UTF8.self))
-            field.removeAll(keepingCapacity: true)
-            quoted = false
-            closed = false
-        }
-        func endRecord() {
-            records.append(Record(line: recordLine, fields: fields))
-            fields.removeAll(keepingCapacity: true)
-            strayReported = false
+            /// An empty line, or one of empty fields only (`,,,`, as spreadsheets write the
+            /// rows below a table).
+            var isBlank: Bool { fields.allSatisfy { $0.trimmingCharacters(in: .whitespaces).isEmpty } }
         }
 
-        var i = bytes.startIndex
-        let end = bytes.endIndex
-        while i < end {
-            let b = bytes[i]
-            let crlf = b == cr && i + 1 < end && bytes[i + 1] == lf
-            if inQuotes {
-                if b == quote {
-                    if i + 1 < end && bytes[i + 1] == quote {
-                        field.append(quote)
-                        i += 2
-                    } else {
-                        inQuotes = false
-                        closed = true
-                        i += 1
+        static func parse(_ bytes: ArraySlice<UInt8>) -> (records: [Record], problems: [RosterProblem]) {
+            let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","), cr: UInt8 = 0x0D, lf: UInt8 = 0x0A, space: UInt8 = 0x20
+            var records: [Record] = []
+            var problems: [RosterProblem] = []
+            var fields: [String] = []
+            var field: [UInt8] = []
+            var line = 1, recordLine = 1, quoteLine = 1
+            var inQuotes = false, quoted = false, closed = false, strayReported = false
+
+            func endField() {
+                fields.append(String(decoding: field, as: UTF8.self))
+                field.removeAll(keepingCapacity: true)
+                quoted = false
+                closed = false
+            }
+            func endRecord() {
+                records.append(Record(line: recordLine, fields: fields))
+                fields.removeAll(keepingCapacity: true)
+                strayReported = false
+            }
+
+            var i = bytes.startIndex
+            let end = bytes.endIndex
+            while i < end {
+                let b = bytes[i]
+                let crlf = b == cr && i + 1 < end && bytes[i + 1] == lf
+                if inQuotes {
+                    if b == quote {
+                        if i + 1 < end && bytes[i + 1] == quote {
+                            field.append(quote)
+                            i += 2
+                        } else {
+                            inQuotes = false
+                            closed = true
+                            i += 1
+                        }
+                        continue
                     }
+                    // A line break inside a quoted field is kept in it (CR LF counted once).
+                    if b == lf || (b == cr && !crlf) { line += 1 }
+                    field.append(b)
+                    i += 1
                     continue
                 }
-                // A line break inside a quoted field is kept in it (CR LF counted once).
-                if b == lf || (b == cr && !crlf) { line += 1 }
-                field.append(b)
-                i += 1
-                continue
+                switch b {
+                case comma:
+                    endField()
+                    i += 1
+                case cr, lf:
+                    endField()
+                    endRecord()
+                    i += crlf ? 2 : 1
+                    line += 1
+                    recordLine = line
+                case quote where !quoted && field.allSatisfy({ $0 == space }):
+                    field.removeAll(keepingCapacity: true)
+                    inQuotes = true
+                    quoted = true
+                    quoteLine = line
+                    i += 1
+                default:
+                    if closed {
+                        i += 1
+                        if b == space { continue }
+                        if !strayReported {
+                            problems.append(RosterProblem(line: recordLine, message:
+                                "text after the closing quote of field \(fields.count + 1) (a quote inside a quoted field is written as two quotes)"))
+                            strayReported = true
+                        }
+                        continue
+                    }
+                    field.append(b)
+                    i += 1
+                }
             }
-            switch b {
-            case comma:
-                endField()
-                i += 1
-            case cr, lf:
+            if inQuotes {
+                problems.append(RosterProblem(line: quoteLine, message: "unterminated quote: a quoted field starts on this line and is never closed"))
+            } else if !fields.isEmpty || !field.isEmpty || quoted {
                 endField()
                 endRecord()
-                i += crlf ? 2 : 1
-                line += 1
-                recordLine = line
-            case quote where !quoted && field.allSatisfy({ $0 == space }):
-                field.removeAll(keepingCapacity: true)
-                inQuotes = true
-                quoted = true
-                quoteLine = line
-                i += 1
-            default:
-                if closed {
-                    i += 1
-                    if b == space { continue }
-                    if !strayReported {
-                        problems.append(RosterProblem(line: recordLine, message:
-                            "text after the closing quote of field \(fields.count + 1) (a quote inside a quoted field is written as two quotes)"))
-                        strayReported = true
-                    }
-                    continue
-                }
-                field.append(b)
-                i += 1
             }
+            return (records, problems)
         }
-        if inQuotes {
-            problems.append(RosterProblem(line: quoteLine, message: "unterminated quote: a quoted field starts on this line and is never closed"))
-        } else if !fields.isEmpty || !field.isEmpty || quoted {
-            endField()
-            endRecord()
-        }
-        return (records, problems)
     }
 }

@@ -143,6 +143,11 @@ public final class SharedReader: Sendable {
             AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))
         """
 
+    /// The most seats one reading returns: a store flooded with made-up sessions (a seat's
+    /// role can add any) keeps the console responsive, and the seats with a live connection
+    /// (which a flood cannot make up: the seat role's connections are limited) come first.
+    public static let seatLimit = 2000
+
     /// Every seat of `room` (every room when nil), trouble first. Each value is read on its
     /// own (`RawSeat(cells:)`): a value that cannot be read shows as nothing (0, or an empty
     /// text), a row that cannot be read shows as a seat whose status is "unreadable"; no seat
@@ -156,6 +161,8 @@ public final class SharedReader: Sendable {
             FROM carrel_sessions s LEFT JOIN (SELECT DISTINCT key FROM held) h ON h.key = s.lock_key
               LEFT JOIN carrel_rooms r ON r.room = s.room AND r.closed_at IS NULL
             WHERE \(room)::text IS NULL OR s.room = \(room)::text
+            ORDER BY (h.key IS NOT NULL) DESC, s.last_seen DESC
+            LIMIT \(Self.seatLimit)
             """, logger: logger) }
         var seats: [SeatView] = []
         for row in rows {
@@ -234,14 +241,22 @@ public final class SharedReader: Sendable {
         return Int(min(max(value, 0), 10_000_000).rounded(.down))
     }
 
-    /// One session's events as its seat published them, oldest first. An event whose time
+    /// What the console reads of one seat's events at most: a seat can send any detail, and
+    /// the report is for people to read.
+    public static let eventLimit = 5000
+    public static let detailLimit = 2000
+
+    /// One session's events as its seat published them, oldest first (the first
+    /// `eventLimit`, each detail cut to `detailLimit` characters). An event whose time
     /// cannot be read ends the read with why (the console shows it for this seat alone).
     public func events(session: String) async throws -> [JournalEvent] {
         let connection = self.connection
         let logger = self.logger
         let rows = try await StoreCall.guarded(connection, timeout: 10) { try await StoreCall.rows(connection, """
-            SELECT \(unescaped: StoreRows.Event.columns) FROM carrel_records
-            WHERE session = \(session) AND kind = 'event' ORDER BY seq
+            SELECT session, seq::text AS seq_text, extract(epoch FROM at)::text, left(coalesce(body->>'kind', ''), 100),
+                   left(coalesce(body->>'detail', ''), \(Self.detailLimit))
+            FROM carrel_records
+            WHERE session = \(session) AND kind = 'event' ORDER BY seq LIMIT \(Self.eventLimit)
             """, logger: logger) }
         return try Self.events(from: rows)
     }

@@ -39,6 +39,10 @@ public protocol ConsoleSource: AnyObject, Sendable {
     func refreshNow()
     /// Read this seat's events.
     func wantReport(_ session: String)
+    /// Send a command to these seats (in their rooms).
+    func send(_ action: ProctorAction, to seats: [SeatView])
+    /// What the last command sent did, once it is known ("pause sent to 3 seats").
+    func takeSent() -> String?
 }
 
 /// The proctor's console in the app loop: keys, the latest reading of the store, a frame
@@ -82,7 +86,7 @@ public final class ConsoleApp: LoopedScreen {
     public func step(on terminal: any Terminal) {
         if let reading = source.takeReading() {
             if let seats = reading.seats {
-                model.update(seats)
+                if model.update(seats) { terminal.bell() }
                 lastGood = reading.at
                 model.storeLine = model.screenReader ? "store connected" : "updated \(clock(reading.at))"
             } else {
@@ -90,6 +94,7 @@ public final class ConsoleApp: LoopedScreen {
                 model.storeLine = "store not reachable: \(reading.problem ?? "no answer"); retrying\(since)"
             }
         }
+        if let sent = source.takeSent() { model.notice = sent }
         if let report = source.takeReport(), model.report != nil, model.selectedSeat?.session == report.session {
             model.report = reportLines(events: report.events, problem: report.problem)
         }
@@ -98,11 +103,12 @@ public final class ConsoleApp: LoopedScreen {
     public func handle(_ input: TerminalInput, on terminal: any Terminal) {
         switch input {
         case let .keys(keys):
-            let pageSize = max(1, terminal.size.height - 7)
+            let pageSize = max(1, terminal.size.height - 8)
             for key in keys {
                 switch model.handle(key, pageSize: pageSize) {
                 case .openReport: openReport()
                 case .refresh: source.refreshNow()
+                case let .send(action, seats): source.send(action, to: seats)
                 case .none: break
                 }
             }
@@ -123,8 +129,10 @@ public final class ConsoleApp: LoopedScreen {
 
     func reportLines(events: [JournalEvent]?, problem: String?) -> [String] {
         guard let seat = model.selectedSeat else { return [] }
-        var lines = ["Integrity report — seat \(seat.seat)" + (seat.candidate.map { ", \($0)" } ?? ""),
-                     "Session \(seat.session) · \(seat.assessment) — \(seat.assessmentTitle)",
+        let name = ProctorView.name
+        // Everything a seat sent is shown as the list shows it: invisible characters spelled out.
+        var lines = ["Integrity report — seat \(name(seat.seat))" + (seat.candidate.map { ", \(name($0))" } ?? ""),
+                     "Session \(name(seat.session)) · \(name(seat.assessment)) — \(name(seat.assessmentTitle))",
                      ProctorView.sentence(seat, coarse: model.screenReader), ""]
         if let problem {
             return lines + ["The events cannot be read now: \(problem). Esc, then Enter to try again."]
@@ -132,7 +140,7 @@ public final class ConsoleApp: LoopedScreen {
         guard let events else { return lines + ["Reading the seat's events…"] }
         lines += IntegrityReport(events: events, interruptions: seat.interruptions).lines
         lines += ["", "Timeline"]
-        for e in events { lines.append("\(Timestamp.iso(e.at))  \(e.kind)  \(e.detail)") }
+        for e in events { lines.append("\(Timestamp.iso(e.at))  \(name(e.kind))  \(name(e.detail))") }
         return lines
     }
 }

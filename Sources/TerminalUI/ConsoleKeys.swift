@@ -1,3 +1,6 @@
+import AssessmentKit
+import SessionKit
+
 /// What a key does in the proctor's console.
 public enum ConsoleAction: Sendable, Equatable {
     case up, down, pageUp, pageDown, first, last
@@ -6,6 +9,12 @@ public enum ConsoleAction: Sendable, Equatable {
     /// Back from the report to the seats.
     case close
     case refresh, quit
+    /// Mark or unmark the selected seat; mark every seat, or none.
+    case mark, markAll
+    /// The proctor's commands, to the marked seats (or the selected one).
+    case start, pause, resume, addTime, message, end, acknowledge
+    /// In the line that asks for minutes, a message or a confirmation.
+    case type, submitEntry, cancelEntry
 }
 
 extension ProctorModel {
@@ -25,7 +34,27 @@ extension ProctorModel {
         Binding("Home / End", "the first or the last seat", keys: [.home], .first),
         Binding("", "", keys: [.end], .last),
         Binding("Enter or →", "the selected seat's integrity report", keys: [.enter, .right], .open, footer: ("Enter", "integrity report")),
+        Binding("Space", "mark or unmark the selected seat (commands go to the marked seats, else the selected one)",
+                keys: [.character(" ")], .mark),
+        Binding("*", "mark every seat, or none", keys: [.character("*")], .markAll),
+        Binding("s", "start: the waiting seats begin", keys: [.character("s")], .start),
+        Binding("p", "pause: clocks stop, answer keys wait", keys: [.character("p")], .pause),
+        Binding("c", "continue paused seats", keys: [.character("c")], .resume),
+        Binding("t", "add time (asks the minutes)", keys: [.character("t")], .addTime),
+        Binding("m", "send a message (asks the text)", keys: [.character("m")], .message),
+        Binding("a", "acknowledge a raised hand: the seat shows \"The proctor is coming\"", keys: [.character("a")], .acknowledge),
+        Binding("x", "end the seats' sessions (asks first; answers are kept and scored)", keys: [.character("x")], .end),
     ] + refreshAndQuit)
+
+    /// The commands' keys, on a line of their own above the seat's sentence.
+    public static let actionsLine = "Space mark  * all  s start  p pause  c resume  t time  m message  a hand  x end"
+
+    /// The line that asks for minutes, a message's text or a confirmation.
+    public static let entryKeyMap = KeyMap<ConsoleAction>("console-entry", "The console's question line", [
+        Binding("Enter", "send", keys: [.enter], .submitEntry, footer: ("Enter", "send")),
+        Binding("Esc", "cancel", keys: [.escape], .cancelEntry, footer: ("Esc", "cancel")),
+        Binding("letters, Backspace", "type", keys: [.backspace], keyClass: .printableText, .type),
+    ])
 
     /// A room with no seats yet.
     public static let emptyKeyMap = KeyMap("console-empty", "The proctor's console, before any seat", refreshAndQuit)
@@ -43,11 +72,13 @@ extension ProctorModel {
 
     /// The map the console reacts by now.
     public var keyMap: KeyMap<ConsoleAction> {
-        report != nil ? Self.reportKeyMap : (seats.isEmpty ? Self.emptyKeyMap : Self.seatsKeyMap)
+        if entry != nil { return Self.entryKeyMap }
+        return report != nil ? Self.reportKeyMap : (seats.isEmpty ? Self.emptyKeyMap : Self.seatsKeyMap)
     }
 
     /// Keys, through the console's map: move the selection, open or close a report, refresh, quit.
     public mutating func handle(_ key: Key, pageSize: Int) -> Action {
+        if entry != nil { return entryKey(key) }
         guard let action = keyMap.action(for: key) else { return .none }
         if report != nil {
             scrollReport(action, pageSize: pageSize)
@@ -64,9 +95,84 @@ extension ProctorModel {
         case .pageUp: i -= pageSize
         case .first: i = 0
         case .last: i = seats.count - 1
-        case .close: break
+        case .close, .type, .submitEntry, .cancelEntry: break
+        case .mark:
+            if let seat = selectedSeat {
+                if marked.contains(seat.session) { marked.remove(seat.session) } else { marked.insert(seat.session) }
+            }
+        case .markAll:
+            marked = marked.count == seats.count ? [] : Set(seats.map(\.session))
+        case .start: return command(.start)
+        case .pause: return command(.pause)
+        case .resume: return command(.resume)
+        case .acknowledge: return command(.acknowledge)
+        case .addTime: entry = Entry(kind: .minutes, text: "")
+        case .message: entry = Entry(kind: .message, text: "")
+        case .end: entry = Entry(kind: .confirmEnd, text: "")
         }
         if !seats.isEmpty { selected = seats[min(max(0, i), seats.count - 1)].session }
+        return .none
+    }
+
+    /// The seats a command goes to: the marked ones, else the selected one.
+    public var targets: [SeatView] {
+        let chosen = seats.filter { marked.contains($0.session) }
+        return chosen.isEmpty ? (selectedSeat.map { [$0] } ?? []) : chosen
+    }
+
+    mutating func command(_ action: ProctorAction) -> Action {
+        let to = targets
+        guard !to.isEmpty else { return .none }
+        notice = "Sending \(action.name) to \(Self.seatWords(to))…"
+        return .send(action, to)
+    }
+
+    static func seatWords(_ seats: [SeatView]) -> String {
+        if seats.count == 1 { return "seat \(ProctorView.name(seats[0].seat))" }
+        return "\(seats.count) seats"
+    }
+
+    /// A key in the question line: minutes, a message, or y/N before ending sessions.
+    mutating func entryKey(_ key: Key) -> Action {
+        guard var e = entry else { return .none }
+        switch key {
+        case .escape:
+            entry = nil
+            notice = "Cancelled"
+            return .none
+        case .enter:
+            entry = nil
+            switch e.kind {
+            case .minutes:
+                guard let minutes = Int(e.text.trimmingCharacters(in: .whitespaces)), minutes > 0, minutes <= 600 else {
+                    notice = "Give whole minutes from 1 to 600"
+                    return .none
+                }
+                return command(.addTime(seconds: minutes * 60))
+            case .message:
+                guard let action = ProctorAction(name: "message", argument: e.text) else {
+                    notice = "Nothing sent: the message is empty"
+                    return .none
+                }
+                return command(action)
+            case .confirmEnd:
+                return e.text.lowercased() == "y" ? command(.end) : .none
+            }
+        case .backspace:
+            if !e.text.isEmpty { e.text.removeLast() }
+        case let .character(ch):
+            if e.kind == .confirmEnd {
+                if ch == "y" || ch == "Y" { e.text = "y"; entry = e; return entryKey(.enter) }
+                entry = nil
+                notice = "Nothing ended"
+                return .none
+            }
+            let limit = e.kind == .minutes ? 3 : ProctorAction.messageLimit
+            if e.text.count < limit, TerminalSafety.firstUnsafe(in: String(ch)) == nil { e.text.append(ch) }
+        default:
+            break
+        }
+        entry = e
         return .none
     }
 

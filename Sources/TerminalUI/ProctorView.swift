@@ -15,6 +15,28 @@ public struct ProctorModel: Sendable, Equatable {
     public var storeLine = "connecting to the shared store…"
     public var screenReader: Bool
     public var quit = false
+    /// Seats marked for the next command (by session).
+    public var marked: Set<String> = []
+    /// The question line open now (minutes to add, a message, ending sessions).
+    public var entry: Entry?
+    /// What the last command did, or why it was not sent.
+    public var notice: String?
+    /// Seats whose raised hand the console has rung for.
+    public var handsSeen: Set<String> = []
+
+    public struct Entry: Sendable, Equatable {
+        public enum Kind: Sendable, Equatable { case minutes, message, confirmEnd }
+        public var kind: Kind
+        public var text: String
+
+        public var prompt: String {
+            switch kind {
+            case .minutes: return "Minutes to add: "
+            case .message: return "Message: "
+            case .confirmEnd: return "End these sessions now (answers are kept and scored)? y/N "
+            }
+        }
+    }
 
     public init(room: String?, screenReader: Bool) {
         self.room = room
@@ -29,13 +51,24 @@ public struct ProctorModel: Sendable, Equatable {
     public var selectedSeat: SeatView? { seats.isEmpty ? nil : seats[selectedIndex] }
 
     /// New seats from the store; the selection stays on its seat.
-    public mutating func update(_ new: [SeatView]) {
+    /// Returns true when a seat raised its hand since the last reading (the console rings).
+    @discardableResult
+    public mutating func update(_ new: [SeatView]) -> Bool {
         seats = new
         if selected == nil || !new.contains(where: { $0.session == selected }) { selected = new.first?.session }
+        marked = marked.intersection(new.map(\.session))
+        let raised = Set(new.filter { $0.hand == "raised" }.map(\.session))
+        let fresh = !raised.subtracting(handsSeen).isEmpty
+        handsSeen = raised
+        return fresh
     }
 
     /// What the console's loop must do after a key.
-    public enum Action: Equatable { case none, openReport, refresh }
+    public enum Action: Equatable {
+        case none, openReport, refresh
+        /// Send a command to these seats.
+        case send(ProctorAction, [SeatView])
+    }
 }
 
 public enum ProctorView {
@@ -60,8 +93,11 @@ public enum ProctorView {
     static func name(_ text: String) -> String { TerminalSafety.visible(text, keepLineBreaks: false) }
 
     /// One seat in words, as the focused line says it.
-    public static func sentence(_ s: SeatView, coarse: Bool) -> String {
-        var parts = ["Seat \(name(s.seat))" + (s.candidate.map { ", \(name($0))" } ?? "") + ": \(s.statusWords)"]
+    public static func sentence(_ s: SeatView, coarse: Bool, marked: Bool = false) -> String {
+        var parts = ["Seat \(name(s.seat))" + (s.candidate.map { ", \(name($0))" } ?? "") + ": \(statusWords(s))"]
+        if marked { parts.append("marked") }
+        for warning in s.warnings { parts.append(warning) }
+        if s.commandsPending > 0 { parts.append("\(s.commandsPending) command\(s.commandsPending == 1 ? "" : "s") not applied yet") }
         parts.append("\(s.answered) of \(s.total) answered")
         if let left = s.timeLeftSeconds, ["active", "interrupted"].contains(s.status) {
             parts.append("\(clock(left, coarse: coarse)) left")
@@ -71,6 +107,18 @@ public enum ProctorView {
         parts.append("\(s.exitAttempts) exit attempt\(s.exitAttempts == 1 ? "" : "s")")
         parts.append("last heard \(heard(s, coarse: coarse))")
         return parts.joined(separator: ", ")
+    }
+
+    /// The status in words, the proctor's part first: "asks for help", "paused", "waiting".
+    static func statusWords(_ s: SeatView) -> String {
+        var words: [String] = []
+        if s.hand == "raised" { words.append("asks for help") }
+        if s.hand == "acknowledged" && s.status == "active" { words.append("help coming") }
+        if s.status == "wrong_test" { return "wrong test" }
+        if s.waiting { words.append("waiting for the start") } else if s.paused && s.status == "active" { words.append("paused") } else {
+            words.append(s.statusWords)
+        }
+        return words.joined(separator: ", ")
     }
 
     static func summary(_ seats: [SeatView]) -> String {
@@ -123,7 +171,8 @@ public enum ProctorView {
         let heading = cell("seat", 12) + cell("candidate", 16) + cell("status", 12) + cell("answered", 9)
             + cell("left", 8) + cell("pst foc ext", 12) + "heard"
         _ = screen.put(cell(heading, width), row: 3, column: 0, role: .dim)
-        let rows = max(1, height - 7)
+        // One line less for the seats: the commands' keys are said above the seat's sentence.
+        let rows = max(1, height - 8)
         let selected = m.selectedIndex
         let first = max(0, min(selected - rows / 2, m.seats.count - rows))
         if m.seats.isEmpty {
@@ -136,25 +185,38 @@ public enum ProctorView {
             let left = s.timeLeftSeconds.map { clock($0, coarse: coarse) } ?? "—"
             let shownLeft = ["active", "interrupted"].contains(s.status) ? left : "—"
             let counts = String(format: "%3d %3d %3d", s.pasteAttempts, s.focusLosses, s.exitAttempts)
-            var line = cell(name(s.seat), 12) + cell(s.candidate.map(name) ?? "—", 16) + cell(s.statusWords, 12)
+            let mark = m.marked.contains(s.session) ? "* " : ""
+            var line = cell(mark + name(s.seat), 12) + cell(s.candidate.map(name) ?? "—", 16) + cell(statusWords(s), 12)
             line += cell("\(s.answered)/\(s.total)", 9) + cell(shownLeft, 8) + cell(counts, 12) + heard(s, coarse: coarse)
             let role: Role = index == selected ? .focus : (s.rank <= 1 ? .warning : .plain)
             let row = 4 + offset
             _ = screen.put(cell(line, width), row: row, column: 0, role: role)
             if index == selected { screen.cursor = (row, 0) }
         }
+        if !m.seats.isEmpty {
+            _ = screen.put(cell(ProctorModel.actionsLine, width), row: height - 4, column: 0, role: .dim)
+        }
         if let s = m.selectedSeat {
             // The focused seat in words, wrapped over two lines; with a screen reader the
             // cursor is there, so the line it reads says everything about the seat.
-            let words = sentence(s, coarse: coarse)
+            let words = sentence(s, coarse: coarse, marked: m.marked.contains(s.session))
             let wrapped = TextWidth.wrap(TextWidth.sanitise(words), width: width)
             for (i, line) in wrapped.prefix(2).enumerated() {
                 _ = screen.put(line, row: height - 3 + i, column: 0)
             }
             if m.screenReader { screen.cursor = (height - 3, 0) }
         }
+        if let entry = m.entry {
+            // The question line replaces the key line; the cursor waits in it.
+            let text = entry.prompt + entry.text
+            let shown = TextWidth.of(text) < width - 1 ? text : "…" + String(text.suffix(width - 4))
+            let end = screen.put(cell(shown, width), row: height - 1, column: 0, role: .title)
+            _ = end
+            screen.cursor = (height - 1, min(width - 1, TextWidth.of(shown)))
+            return screen
+        }
         // The store's state first: at any width, "not reachable" is what must show.
-        let keys = m.storeLine + " · " + m.keyMap.footerLine
+        let keys = (m.notice.map { $0 + " · " } ?? "") + m.storeLine + " · " + m.keyMap.footerLine
         _ = screen.put(cell(keys, width), row: height - 1, column: 0, role: .dim)
         return screen
     }

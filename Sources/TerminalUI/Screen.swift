@@ -35,7 +35,8 @@ public struct Screen: Sendable, Equatable {
     public mutating func put(_ text: String, row: Int, column: Int, role: Role = .plain) -> Int {
         guard row >= 0, row < height else { return column }
         var col = column
-        for ch in TextWidth.sanitise(text) {
+        for original in TextWidth.sanitise(text) {
+            let ch = Self.cellForm(original)
             let w = TextWidth.of(ch)
             if w == 0 {
                 // A combining mark joins the character before it.
@@ -48,6 +49,25 @@ public struct Screen: Sendable, Equatable {
             col += w
         }
         return col
+    }
+
+    /// A character as one cell holds it: its first scalar and the combining marks after it.
+    /// The terminal library gives every scalar its own width (`wcwidth`), so a skin-tone
+    /// modifier, a joined emoji or a variation selector after the first would take columns
+    /// the layout never counted, and shift everything after it on the line ("E👍🏽" drew four
+    /// columns where two were kept). A cluster of one scalar, or a base with marks, is kept as
+    /// it is.
+    static func cellForm(_ ch: Character) -> Character {
+        let scalars = ch.unicodeScalars
+        guard scalars.count > 1, let first = scalars.first else { return ch }
+        var kept = String.UnicodeScalarView([first])
+        for s in scalars.dropFirst() {
+            switch s.properties.generalCategory {
+            case .nonspacingMark, .enclosingMark: kept.append(s)
+            default: continue
+            }
+        }
+        return String(kept).first ?? ch
     }
 
     /// Paints a role over cells without changing their text (for highlighted lines).

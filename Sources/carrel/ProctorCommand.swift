@@ -97,6 +97,9 @@ final class ConsoleFeed: ConsoleSource, Sendable {
         var urgent = false
         var report: ConsoleSeatReport?
         var reportWanted: String?
+        /// Commands waiting to be sent, and what the last one sent did.
+        var outgoing: [(ProctorAction, [SeatView])] = []
+        var sent: String?
     }
 
     let url: SharedURL
@@ -131,6 +134,41 @@ final class ConsoleFeed: ConsoleSource, Sendable {
     func wantReport(_ session: String) {
         shared.withLock { $0.reportWanted = session }
         bell.ring()
+    }
+
+    func send(_ action: ProctorAction, to seats: [SeatView]) {
+        shared.withLock { $0.outgoing.append((action, seats)) }
+        bell.ring()
+    }
+
+    func takeSent() -> String? {
+        shared.withLock { state in
+            defer { state.sent = nil }
+            return state.sent
+        }
+    }
+
+    /// Sends the commands asked for, each seat's in its own room; says what happened.
+    func sendCommands(_ reader: SharedReader) async {
+        let outgoing = shared.withLock { state in
+            defer { state.outgoing = [] }
+            return state.outgoing
+        }
+        for (action, seats) in outgoing {
+            let rooms = Dictionary(grouping: seats, by: \.room)
+            var ids: [Int64] = []
+            do {
+                for (room, inRoom) in rooms.sorted(by: { $0.key < $1.key }) {
+                    ids += try await reader.issue(room: room, seats: Array(Set(inRoom.map(\.seat))).sorted(), action: action)
+                }
+                let words = seats.count == 1 ? "seat \(TerminalSafety.visible(seats[0].seat, keepLineBreaks: false))" : "\(seats.count) seats"
+                let note = "\(action.name) sent to \(words) (command \(ids.map(String.init).joined(separator: ", ")))"
+                shared.withLock { $0.sent = note }
+            } catch {
+                let note = "\(action.name) not sent: \(SeatPublisher.describe(error))"
+                shared.withLock { $0.sent = note }
+            }
+        }
     }
 
     func takeRequests() -> (report: String?, hurry: Bool) {
@@ -191,6 +229,7 @@ final class ConsoleFeed: ConsoleSource, Sendable {
     /// One round: the report asked for, then the seats; false when the seats could not be read
     /// (the connection is then made again).
     func read(_ reader: SharedReader, requests: (report: String?, hurry: Bool)) async -> Bool {
+        await sendCommands(reader)
         if let wanted = requests.report {
             do {
                 setReport(ConsoleSeatReport(session: wanted, events: try await reader.events(session: wanted), problem: nil))

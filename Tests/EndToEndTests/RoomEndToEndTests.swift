@@ -108,7 +108,7 @@ struct RoomEndToEndTests {
         t.keys("seat", "x")
         #expect(t.waitFor("seat", "Message from the proctor", present: false) != nil)
 
-        t.keys("seat", "F9")
+        t.keys("seat", "F12")
         #expect(t.waitFor("seat", "The proctor has been called") != nil)
         var json = ""
         for _ in 0..<40 {

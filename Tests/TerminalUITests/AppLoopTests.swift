@@ -141,6 +141,23 @@ struct AppLoopTests {
                 report = ConsoleSeatReport(session: session, events: events, problem: nil)
             }
         }
+
+        private(set) var sent: [(ProctorAction, [String])] = []
+        private var lastSent: String?
+
+        func send(_ action: ProctorAction, to seats: [SeatView]) {
+            lock.withLock {
+                sent.append((action, seats.map(\.seat)))
+                lastSent = "\(action.name) sent to \(seats.count) seats"
+            }
+        }
+
+        func takeSent() -> String? {
+            lock.withLock {
+                defer { lastSent = nil }
+                return lastSent
+            }
+        }
     }
 
     static let at = Date(timeIntervalSince1970: 1_800_000_000)

@@ -126,3 +126,96 @@ struct ProctorConsoleTests {
         #expect(screen.lines[4].contains("No seats yet") && screen.lines[4].contains("--room lab"))
     }
 }
+
+@Suite("The proctor's console acts")
+struct ProctorConsoleActionTests {
+    static func model() -> ProctorModel {
+        var m = ProctorModel(room: "lab", screenReader: false)
+        m.update(ProctorConsoleTests.room)
+        return m
+    }
+
+    @Test func aCommandGoesToTheMarkedSeatsElseTheSelectedOne() {
+        var m = Self.model()
+        let selected = m.selectedSeat?.session
+        guard case let .send(.pause, seats) = m.handle(.character("p"), pageSize: 5) else {
+            Issue.record("p sends no pause")
+            return
+        }
+        #expect(seats.map(\.session) == [selected].compactMap { $0 })
+        #expect(m.handle(.character(" "), pageSize: 5) == .none)
+        _ = m.handle(.character("j"), pageSize: 5)
+        _ = m.handle(.character(" "), pageSize: 5)
+        guard case let .send(.resume, marked) = m.handle(.character("c"), pageSize: 5) else {
+            Issue.record("c sends no resume")
+            return
+        }
+        #expect(marked.count == 2)
+        #expect(ProctorView.sentence(m.selectedSeat ?? ProctorConsoleTests.room[0], coarse: false, marked: true).contains("marked"))
+        _ = m.handle(.character("*"), pageSize: 5)
+        #expect(m.marked.count == ProctorConsoleTests.room.count)
+        _ = m.handle(.character("*"), pageSize: 5)
+        #expect(m.marked.isEmpty)
+    }
+
+    @Test func addingTimeAsksTheMinutesAndEndingAsksFirst() {
+        var m = Self.model()
+        #expect(m.handle(.character("t"), pageSize: 5) == .none)
+        #expect(m.entry?.kind == .minutes)
+        for ch in "1x0" { _ = m.handle(.character(ch), pageSize: 5) }
+        let screen = ProctorView.render(m, width: 80, height: 24)
+        #expect(screen.lines[23].hasPrefix("Minutes to add: 1x0"))
+        #expect(screen.cursor.row == 23)
+        _ = m.handle(.enter, pageSize: 5)
+        #expect(m.notice == "Give whole minutes from 1 to 600", "letters are not minutes")
+        _ = m.handle(.character("t"), pageSize: 5)
+        for ch in "10" { _ = m.handle(.character(ch), pageSize: 5) }
+        let selected = [m.selectedSeat].compactMap { $0 }
+        let added = m.handle(.enter, pageSize: 5)
+        #expect(added == .send(.addTime(seconds: 600), selected))
+        _ = m.handle(.character("x"), pageSize: 5)
+        #expect(m.handle(.character("n"), pageSize: 5) == .none)
+        #expect(m.entry == nil && m.notice == "Nothing ended")
+        _ = m.handle(.character("x"), pageSize: 5)
+        let ended = m.handle(.character("y"), pageSize: 5)
+        #expect(ended == .send(.end, selected))
+        _ = m.handle(.character("m"), pageSize: 5)
+        _ = m.handle(.escape, pageSize: 5)
+        #expect(m.entry == nil && m.notice == "Cancelled")
+    }
+
+    @Test func aRaisedHandComesFirstIsSaidInWordsAndRingsOnce() {
+        var m = Self.model()
+        var seats = ProctorConsoleTests.room
+        seats[4].hand = "raised"
+        let asking = seats[4].seat
+        let rang = m.update(seats.sorted(by: SeatView.troubleFirst))
+        #expect(rang, "a new hand rings")
+        #expect(m.seats.first?.seat == asking)
+        #expect(ProctorView.sentence(m.seats[0], coarse: false).contains("asks for help"))
+        let again = m.update(seats.sorted(by: SeatView.troubleFirst))
+        #expect(!again, "the same hand rings once")
+    }
+
+    @Test func aNameWithAnEmojiSequenceKeepsEveryColumnInPlace() {
+        var m = Self.model()
+        var seats = ProctorConsoleTests.room
+        seats[0].candidate = "E👍🏽"
+        seats[1].candidate = "👩‍💻 Ada"
+        m.update(seats)
+        let screen = ProctorView.render(m, width: 80, height: 24)
+        // Every cell holds one scalar and its marks: what ncurses draws is what the layout counted.
+        for row in screen.cells {
+            for cell in row where !cell.text.isEmpty {
+                let extra = cell.text.unicodeScalars.dropFirst().filter {
+                    ![.nonspacingMark, .enclosingMark].contains($0.properties.generalCategory)
+                }
+                #expect(extra.isEmpty, "\(cell.text) would take more columns than counted")
+            }
+        }
+        // The status column starts at column 28 on every seat's row (seat 12 + candidate 16).
+        for row in 4..<(4 + seats.count) {
+            #expect(screen.cells[row][27].text == " " && screen.cells[row][28].text != " ", "row \(row): \(screen.lines[row])")
+        }
+    }
+}

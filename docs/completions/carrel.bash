@@ -173,13 +173,13 @@ _carrel() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    take|demo|validate|inspect|import|passphrase|seal|status|resume|unlock|results|proctor|keys|help)
+    take|demo|validate|inspect|import|passphrase|seal|status|resume|unlock|results|proctor|room|store|keys|help)
         # Offer subcommand argument completions
         "_carrel_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'take demo validate inspect import passphrase seal status resume unlock results proctor keys help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'take demo validate inspect import passphrase seal status resume unlock results proctor room store keys help' -- "${cur}"))
         ;;
     esac
 }
@@ -532,6 +532,29 @@ _carrel_results_mark() {
 
 _carrel_proctor() {
     repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __carrel_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    watch|start|pause|resume|time|message|end|acknowledge)
+        # Offer subcommand argument completions
+        "_carrel_proctor_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'watch start pause resume time message end acknowledge' -- "${cur}"))
+        ;;
+    esac
+}
+
+_carrel_proctor_watch() {
+    repeating_flags=()
     non_repeating_flags=(--json --screen-reader --version -h --help)
     repeating_options=()
     non_repeating_options=(--shared --room --seat --theme)
@@ -550,6 +573,296 @@ _carrel_proctor() {
         ;;
     '--theme')
         __carrel_add_completions -W 'default'$'\n''mono'$'\n''contrast'
+        return
+        ;;
+    esac
+}
+
+_carrel_proctor_start() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=(--seat)
+    non_repeating_options=(--shared --room --wait)
+    __carrel_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--shared')
+        return
+        ;;
+    '--room')
+        return
+        ;;
+    '--seat')
+        return
+        ;;
+    '--wait')
+        return
+        ;;
+    esac
+}
+
+_carrel_proctor_pause() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=(--seat)
+    non_repeating_options=(--shared --room --wait)
+    __carrel_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--shared')
+        return
+        ;;
+    '--room')
+        return
+        ;;
+    '--seat')
+        return
+        ;;
+    '--wait')
+        return
+        ;;
+    esac
+}
+
+_carrel_proctor_resume() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=(--seat)
+    non_repeating_options=(--shared --room --wait)
+    __carrel_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--shared')
+        return
+        ;;
+    '--room')
+        return
+        ;;
+    '--seat')
+        return
+        ;;
+    '--wait')
+        return
+        ;;
+    esac
+}
+
+_carrel_proctor_time() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=(--seat)
+    non_repeating_options=(--shared --room --wait)
+    __carrel_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--shared')
+        return
+        ;;
+    '--room')
+        return
+        ;;
+    '--seat')
+        return
+        ;;
+    '--wait')
+        return
+        ;;
+    esac
+}
+
+_carrel_proctor_message() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=(--seat)
+    non_repeating_options=(--shared --room --wait)
+    __carrel_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--shared')
+        return
+        ;;
+    '--room')
+        return
+        ;;
+    '--seat')
+        return
+        ;;
+    '--wait')
+        return
+        ;;
+    esac
+}
+
+_carrel_proctor_end() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=(--seat)
+    non_repeating_options=(--shared --room --wait)
+    __carrel_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--shared')
+        return
+        ;;
+    '--room')
+        return
+        ;;
+    '--seat')
+        return
+        ;;
+    '--wait')
+        return
+        ;;
+    esac
+}
+
+_carrel_proctor_acknowledge() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=(--seat)
+    non_repeating_options=(--shared --room --wait)
+    __carrel_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--shared')
+        return
+        ;;
+    '--room')
+        return
+        ;;
+    '--seat')
+        return
+        ;;
+    '--wait')
+        return
+        ;;
+    esac
+}
+
+_carrel_room() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __carrel_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    open|show|close)
+        # Offer subcommand argument completions
+        "_carrel_room_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'open show close' -- "${cur}"))
+        ;;
+    esac
+}
+
+_carrel_room_open() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--roster --start --shared)
+    __carrel_offer_flags_options 2
+
+    # Offer option value completions
+    case "${prev}" in
+    '--roster')
+        return
+        ;;
+    '--start')
+        __carrel_add_completions -W 'proctor'$'\n''candidate'
+        return
+        ;;
+    '--shared')
+        return
+        ;;
+    esac
+}
+
+_carrel_room_show() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--shared)
+    __carrel_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--shared')
+        return
+        ;;
+    esac
+}
+
+_carrel_room_close() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--shared)
+    __carrel_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--shared')
+        return
+        ;;
+    esac
+}
+
+_carrel_store() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __carrel_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    init)
+        # Offer subcommand argument completions
+        "_carrel_store_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'init' -- "${cur}"))
+        ;;
+    esac
+}
+
+_carrel_store_init() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--shared --seat-role --proctor-role --proctor-reserve)
+    __carrel_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--shared')
+        return
+        ;;
+    '--seat-role')
+        return
+        ;;
+    '--proctor-role')
+        return
+        ;;
+    '--proctor-reserve')
         return
         ;;
     esac

@@ -61,7 +61,9 @@ _carrel() {
             'resume:Continue an interrupted session where it stopped (proctor).'
             'unlock:End an interrupted session (or clear a stale lock) as the proctor.'
             'results:Collect results: list sessions, show one with its integrity report, export a gradebook, mark essays.'
-            'proctor:A live console of every seat in a room (reads the lab'\''s shared store).'
+            'proctor:Watch a room (the console, or --json) and act on its seats.'
+            'room:Open, show or close a room'\''s plan in the lab'\''s shared store (proctor).'
+            'store:Set up a lab'\''s shared store (the database'\''s owner, once).'
             'keys:List the keys of the test screen, as F1 shows them during a test (--all: of every screen).'
             'help:Show subcommand help information.'
         )
@@ -69,7 +71,7 @@ _carrel() {
         ;;
     arg)
         case "${words[1]}" in
-        take|demo|validate|inspect|import|passphrase|seal|status|resume|unlock|results|proctor|keys|help)
+        take|demo|validate|inspect|import|passphrase|seal|status|resume|unlock|results|proctor|room|store|keys|help)
             "_carrel_${words[1]}" && ret=0
             ;;
         esac
@@ -347,6 +349,41 @@ _carrel_results_mark() {
 
 _carrel_proctor() {
     local -i ret=1
+    local -ar arg_specs=(
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+        '(-): :->command'
+        '(-)*:: :->arg'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+    case "${state}" in
+    command)
+        local -ar subcommands=(
+            'watch:A live console of every seat in a room (reads the lab'\''s shared store).'
+            'start:Start the waiting seats (all of the room, or those named).'
+            'pause:Pause seats: their clocks stop and answer keys wait.'
+            'resume:Resume paused seats: their clocks run again.'
+            'time:Add time to seats (within the session cap).'
+            'message:Send one line to seats: shown in a box until the student presses a key, and spoken.'
+            'end:End seats'\'' sessions: answers kept and scored, ended by the proctor.'
+            'acknowledge:Answer raised hands: the seats show "The proctor is coming".'
+        )
+        _describe -V subcommand subcommands && ret=0
+        ;;
+    arg)
+        case "${words[1]}" in
+        watch|start|pause|resume|time|message|end|acknowledge)
+            "_carrel_proctor_${words[1]}" && ret=0
+            ;;
+        esac
+        ;;
+    esac
+
+    return "${ret}"
+}
+
+_carrel_proctor_watch() {
+    local -i ret=1
     local -ar ___theme=('default' 'mono' 'contrast')
     local -ar arg_specs=(
         '--shared[Publish to (or read from) a lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
@@ -355,6 +392,230 @@ _carrel_proctor() {
         '--json[Print one snapshot of the seats as JSON and exit.]'
         '--screen-reader[Keep the cursor on the focused seat; times in whole minutes, so the screen changes only when something happens.]'
         '--theme[default, mono (also chosen by a non-empty NO_COLOR) or contrast.]:theme:{__carrel_complete "${___theme[@]}"}'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_proctor_start() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--shared[The lab'\''s shared store (also CARREL_SHARED).]:url:'
+        '--room[The room (also CARREL_ROOM).]:name:'
+        '*--seat[A seat to act on (repeat for several; none\: the whole room).]:seat:'
+        '--wait[Seconds to wait for the seats to apply it.]:seconds:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_proctor_pause() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--shared[The lab'\''s shared store (also CARREL_SHARED).]:url:'
+        '--room[The room (also CARREL_ROOM).]:name:'
+        '*--seat[A seat to act on (repeat for several; none\: the whole room).]:seat:'
+        '--wait[Seconds to wait for the seats to apply it.]:seconds:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_proctor_resume() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--shared[The lab'\''s shared store (also CARREL_SHARED).]:url:'
+        '--room[The room (also CARREL_ROOM).]:name:'
+        '*--seat[A seat to act on (repeat for several; none\: the whole room).]:seat:'
+        '--wait[Seconds to wait for the seats to apply it.]:seconds:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_proctor_time() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--shared[The lab'\''s shared store (also CARREL_SHARED).]:url:'
+        '--room[The room (also CARREL_ROOM).]:name:'
+        '*--seat[A seat to act on (repeat for several; none\: the whole room).]:seat:'
+        '--wait[Seconds to wait for the seats to apply it.]:seconds:'
+        ':+time:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_proctor_message() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--shared[The lab'\''s shared store (also CARREL_SHARED).]:url:'
+        '--room[The room (also CARREL_ROOM).]:name:'
+        '*--seat[A seat to act on (repeat for several; none\: the whole room).]:seat:'
+        '--wait[Seconds to wait for the seats to apply it.]:seconds:'
+        ':text:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_proctor_end() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--shared[The lab'\''s shared store (also CARREL_SHARED).]:url:'
+        '--room[The room (also CARREL_ROOM).]:name:'
+        '*--seat[A seat to act on (repeat for several; none\: the whole room).]:seat:'
+        '--wait[Seconds to wait for the seats to apply it.]:seconds:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_proctor_acknowledge() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--shared[The lab'\''s shared store (also CARREL_SHARED).]:url:'
+        '--room[The room (also CARREL_ROOM).]:name:'
+        '*--seat[A seat to act on (repeat for several; none\: the whole room).]:seat:'
+        '--wait[Seconds to wait for the seats to apply it.]:seconds:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_room() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+        '(-): :->command'
+        '(-)*:: :->arg'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+    case "${state}" in
+    command)
+        local -ar subcommands=(
+            'open:Open a room for a test: its plan, roster and way of starting.'
+            'show:Show a room'\''s plan.'
+            'close:Close a room: no seat can begin in it any more.'
+        )
+        _describe -V subcommand subcommands && ret=0
+        ;;
+    arg)
+        case "${words[1]}" in
+        open|show|close)
+            "_carrel_room_${words[1]}" && ret=0
+            ;;
+        esac
+        ;;
+    esac
+
+    return "${ret}"
+}
+
+_carrel_room_open() {
+    local -i ret=1
+    local -ar ___start=('proctor' 'candidate')
+    local -ar arg_specs=(
+        ':room:'
+        ':file:'
+        '--roster[The room'\''s roster (CSV with a header).]:roster.csv:'
+        '--start[Who starts the seats\: proctor (seats wait) or candidate.]:who:{__carrel_complete "${___start[@]}"}'
+        '--shared[The lab'\''s shared store (also CARREL_SHARED).]:url:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_room_show() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':room:'
+        '--shared[The lab'\''s shared store (also CARREL_SHARED).]:url:'
+        '--json[Print the plan as JSON.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_room_close() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':room:'
+        '--shared[The lab'\''s shared store (also CARREL_SHARED).]:url:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_store() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+        '(-): :->command'
+        '(-)*:: :->arg'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+    case "${state}" in
+    command)
+        local -ar subcommands=(
+            'init:Create or update the schema, the seat and proctor roles and their grants.'
+        )
+        _describe -V subcommand subcommands && ret=0
+        ;;
+    arg)
+        case "${words[1]}" in
+        init)
+            "_carrel_store_${words[1]}" && ret=0
+            ;;
+        esac
+        ;;
+    esac
+
+    return "${ret}"
+}
+
+_carrel_store_init() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--shared[The store, as its owner (also CARREL_SHARED).]:url:'
+        '--seat-role[The seats'\'' role.]:seat-role:'
+        '--proctor-role[The proctors'\'' role.]:proctor-role:'
+        '--proctor-reserve[Connections kept free of seats for proctors.]:proctor-reserve:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

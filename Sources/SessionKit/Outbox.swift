@@ -50,7 +50,8 @@ enum Outbox {
             {"room":\(string(label.room)),"seat":\(string(label.seat)),"candidate":\(optional(record.candidate)),\
             "assessment_id":\(string(record.assessmentID)),"assessment_title":\(string(record.assessmentTitle)),\
             "fingerprint":\(string(record.fingerprint)),"total":\(label.total),"time_allowed_seconds":\(allowed),\
-            "host":\(string(record.host)),"pid":\(record.pid),"started_at":\(stamp(record.startedAt))\
+            "host":\(string(record.host)),"pid":\(record.pid),"started_at":\(stamp(record.startedAt)),\
+            "candidate_number":\(optional(label.candidateNumber))\
             \(attestation(label.attestation))}
             """
     }

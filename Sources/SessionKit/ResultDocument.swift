@@ -91,13 +91,19 @@ public struct ResultDocument: Sendable, Equatable, Codable {
     public var score: ScoreSummary
     public var items: [ItemResult]
     public var events: [Event]
+    /// The room and seat of a session that ran in a lab, and the candidate's number on the
+    /// room's roster (absent otherwise).
+    public var room: String?
+    public var seat: String?
+    public var candidateNumber: String?
 
     enum CodingKeys: String, CodingKey {
         case session, candidate, status, assessment
         case startedAt = "started_at"
         case endedAt = "ended_at"
         case timeUsedSeconds = "time_used_seconds"
-        case interruptions, score, items, events
+        case interruptions, score, items, events, room, seat
+        case candidateNumber = "candidate_number"
     }
 
     /// Items in file order, so results of shuffled sessions line up.
@@ -115,7 +121,9 @@ public struct ResultDocument: Sendable, Equatable, Codable {
             startedAt: Timestamp.iso(record.startedAt), endedAt: Timestamp.iso(endedAt),
             timeUsedSeconds: TimeUsed.seconds(elapsed), interruptions: record.interruptions,
             score: Scoring.summary(assessment, responses: responses), items: items,
-            events: events.map { Event(at: Timestamp.iso($0.at), kind: $0.kind, detail: $0.detail) })
+            events: events.map { Event(at: Timestamp.iso($0.at), kind: $0.kind, detail: $0.detail) },
+            room: record.options.shared?.room, seat: record.options.shared?.seat,
+            candidateNumber: record.options.shared?.candidateNumber)
     }
 
     public func json() throws -> Data {
@@ -177,13 +185,17 @@ public struct ResultHeading: Sendable, Equatable, Codable {
     public var timeUsedSeconds: Int
     public var interruptions: Int
     public var score: ScoreSummary
+    public var room: String?
+    public var seat: String?
+    public var candidateNumber: String?
 
     enum CodingKeys: String, CodingKey {
         case session, candidate, status, assessment
         case startedAt = "started_at"
         case endedAt = "ended_at"
         case timeUsedSeconds = "time_used_seconds"
-        case interruptions, score
+        case interruptions, score, room, seat
+        case candidateNumber = "candidate_number"
     }
 
     public init(_ document: ResultDocument) {
@@ -196,5 +208,8 @@ public struct ResultHeading: Sendable, Equatable, Codable {
         timeUsedSeconds = document.timeUsedSeconds
         interruptions = document.interruptions
         score = document.score
+        room = document.room
+        seat = document.seat
+        candidateNumber = document.candidateNumber
     }
 }

@@ -154,7 +154,8 @@ public enum CSV {
     }
 
     static let fixedColumns = ["session", "candidate", "assessment", "status", "points", "max", "pending", "started", "ended",
-                               "time_used_seconds", "interruptions", "paste_attempts", "focus_losses"]
+                               "time_used_seconds", "interruptions", "paste_attempts", "focus_losses",
+                               "exit_attempts", "wrong_passphrases", "room", "seat", "candidate_number"]
 
     public static func header(_ layout: GradebookLayout) -> String {
         row(fixedColumns + layout.columns.map { layout.prefixed ? "\($0.assessment):\($0.item)" : $0.item })
@@ -168,7 +169,9 @@ public enum CSV {
         let fixed = fields([r.session, r.candidate.map(safeCell) ?? "", r.assessment.id, r.status.rawValue,
                             PointsText.format(r.score.points), PointsText.format(r.score.max), PointsText.format(r.score.pending),
                             r.startedAt, r.endedAt,
-                            "\(r.timeUsedSeconds)", "\(r.interruptions)", "\(integrity.pasteAttempts)", "\(integrity.focusLosses)"])
+                            "\(r.timeUsedSeconds)", "\(r.interruptions)", "\(integrity.pasteAttempts)", "\(integrity.focusLosses)",
+                            "\(integrity.exitAttempts)", "\(integrity.wrongPassphrases)", r.room.map(safeCell) ?? "",
+                            r.seat.map(safeCell) ?? "", r.candidateNumber.map(safeCell) ?? ""])
         if let csv, !layout.prefixed, items == layout.items {
             return fixed + (items.isEmpty ? "" : "," + csv) + "\r\n"
         }

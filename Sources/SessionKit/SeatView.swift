@@ -22,6 +22,8 @@ public struct SeatView: Sendable, Equatable, Codable {
     /// Seconds since then (a running seat reports every second).
     public var lastHeardSeconds: Int
     public var connected: Bool
+    /// The candidate's number on the room's roster.
+    public var candidateNumber: String?
     /// Waiting at its start screen for the proctor's start (a room with `--start proctor`).
     public var waiting = false
     /// Paused by the proctor.
@@ -54,7 +56,7 @@ public struct SeatView: Sendable, Equatable, Codable {
         if hand == "raised" || !warnings.isEmpty { return -1 }
         switch status {
         case "interrupted": return 0
-        case "wrong_test": return 0
+        case "wrong_test", "candidate_twice": return 0
         // A running seat reports every second: one not heard from for 5 s needs a look too.
         case "active": return incidents > 0 || lastHeardSeconds > 5 ? 1 : 2
         case "not_started": return 3
@@ -110,6 +112,7 @@ public struct SeatView: Sendable, Equatable, Codable {
         try c.encode(lastHeardSeconds, forKey: .lastHeardSeconds)
         try c.encode(connected, forKey: .connected)
         var room = encoder.container(keyedBy: RoomKeys.self)
+        try room.encode(candidateNumber, forKey: .candidateNumber)
         try room.encode(waiting, forKey: .waiting)
         try room.encode(paused, forKey: .paused)
         try room.encode(hand, forKey: .hand)
@@ -125,7 +128,7 @@ public struct SeatView: Sendable, Equatable, Codable {
 
     /// The room's keys of `--json` (written, not read back: a snapshot read back has none).
     enum RoomKeys: String, CodingKey {
-        case waiting, paused, hand, commandsPending, carrelVersion, executableDigest, fingerprint, terminal, policy
+        case candidateNumber, waiting, paused, hand, commandsPending, carrelVersion, executableDigest, fingerprint, terminal, policy
         case passphraseFailures, warnings
     }
 

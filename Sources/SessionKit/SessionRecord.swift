@@ -31,6 +31,8 @@ public struct SharedLabel: Sendable, Equatable, Codable {
     /// SHA-256 of its executable, the test's fingerprint, the effective policy and the
     /// terminal's size (`SeatAttestation`). nil in journals written before it was kept.
     public var attestation: [String: String]?
+    /// The candidate's number on the room's roster (the candidate is their name).
+    public var candidateNumber: String?
 
     public init(room: String, seat: String, total: Int = 0, timeAllowed: Int? = nil, store: String? = nil) {
         self.room = room

@@ -137,9 +137,12 @@ public final class SessionRuntime {
         let plan = SessionPlan.make(assessment: assessment, sessionID: record.id, seed: record.seed, extraTime: record.extraTime)
         let responses: [String: Response]
         let flags: Set<String>
+        let events: [JournalEvent]
         do {
             responses = try journal.answers(session: record.id)
             flags = try journal.flags(session: record.id)
+            // The proctor's commands already applied: without them an old command would apply again.
+            events = try journal.events(session: record.id)
         } catch {
             _ = lifecycle.end(.interrupted("the journal could not be read"))
             throw .state("the journal cannot be read: \(error)")
@@ -147,7 +150,6 @@ public final class SessionRuntime {
         var state = SessionState(plan: plan, status: .active, position: record.position, responses: responses,
                                  flags: flags, elapsed: record.elapsed)
         // The proctor's commands applied before the interruption (pause, time added, a hand).
-        let events = (try? journal.events(session: record.id)) ?? []
         state.adopt(room: RoomControl.replay(events, watched: record.options.shared != nil))
         return try started(lifecycle, state: state)
     }

@@ -237,16 +237,26 @@ public enum SeatRoom {
         }
     }
 
-    /// Tells the proctor's console that this seat refused to begin: its file is not the
-    /// room's test. Best effort (the seat's refusal stands whatever the store says).
-    public static func reportWrongTest(_ url: SharedURL, label: SharedLabel, candidate: String?, assessmentID: String,
-                                       assessmentTitle: String, fingerprint: String, attestation: [String: String]) async {
+    /// Why a seat refused to begin, as the console shows it.
+    public enum Refusal: String, Sendable {
+        /// The seat's file is not the room's test.
+        case wrongTest = "wrong_test"
+        /// The candidate is seated at another seat now.
+        case candidateTwice = "candidate_twice"
+    }
+
+    /// Tells the proctor's console that this seat refused to begin. Best effort (the seat's
+    /// refusal stands whatever the store says).
+    public static func reportRefused(_ url: SharedURL, _ refusal: Refusal, label: SharedLabel, candidate: String?,
+                                     assessmentID: String, assessmentTitle: String, fingerprint: String,
+                                     attestation: [String: String]) async {
         let string = JSONLiteral.string
         let facts = attestation.keys.sorted().map { "\(string($0)):\(string(attestation[$0] ?? ""))" }.joined(separator: ",")
         let body = """
             {"room":\(string(label.room)),"seat":\(string(label.seat)),"candidate":\(JSONLiteral.optional(candidate)),\
             "assessment_id":\(string(assessmentID)),"assessment_title":\(string(assessmentTitle)),\
-            "fingerprint":\(string(fingerprint)),"pid":\(getpid()),"attestation":{\(facts)}}
+            "fingerprint":\(string(fingerprint)),"pid":\(getpid()),"refusal":\(string(refusal.rawValue)),\
+            "attestation":{\(facts)}}
             """
         let session = UUID().uuidString.lowercased()
         // Nothing to do when the store cannot hear it: the seat has refused already.

@@ -67,6 +67,7 @@ public final class SharedReader: Sendable {
         var room_fingerprint: String?
         var room_digest: String?
         var room_start: String?
+        var candidate_number: String?
 
         /// The columns `seats` selects, in order, each as text.
         static let columns = """
@@ -82,10 +83,10 @@ public final class SharedReader: Sendable {
             nullif(s.fingerprint, ''), left(s.attestation->>'carrel_version', 100),
             left(s.attestation->>'executable_digest', 100), left(s.attestation->>'terminal', 40),
             left(s.attestation->>'policy', 300), s.passphrase_failures::text,
-            r.fingerprint, r.carrel_digest, r.start_mode
+            r.fingerprint, r.carrel_digest, r.start_mode, left(s.candidate_number, 64)
             """
 
-        static let columnCount = 32
+        static let columnCount = 33
 
         init(cells c: [String?]) {
             session = c.first.flatMap { $0 } ?? "?"
@@ -125,6 +126,7 @@ public final class SharedReader: Sendable {
             room_fingerprint = c[29]
             room_digest = c[30]
             room_start = c[31]
+            candidate_number = c[32]
         }
 
         /// A row none of whose values can be read: shown, so that no seat is missing.
@@ -202,6 +204,7 @@ public final class SharedReader: Sendable {
             timeLeftSeconds: left, pasteAttempts: raw.paste_attempts, focusLosses: raw.focus_losses,
             exitAttempts: raw.exit_attempts, interruptions: raw.interruptions, lastSeen: raw.last_seen,
             lastHeardSeconds: quiet, connected: raw.connected)
+        view.candidateNumber = raw.candidate_number
         view.waiting = raw.status == "not_started" && raw.connected && raw.room_start == "proctor"
         view.paused = raw.paused
         view.hand = raw.hand
@@ -214,6 +217,8 @@ public final class SharedReader: Sendable {
         view.passphraseFailures = raw.passphrase_failures
         if status == "wrong_test" {
             view.warnings.append("wrong test")
+        } else if status == "candidate_twice" {
+            view.warnings.append("candidate seated twice")
         } else if let planned = raw.room_fingerprint, let own = raw.fingerprint, own != planned {
             view.warnings.append("wrong test")
         }
@@ -226,12 +231,17 @@ public final class SharedReader: Sendable {
     /// A candidate live at two seats of a room: both are flagged.
     static func flagTwiceSeated(_ seats: inout [SeatView]) {
         var seen: [String: [Int]] = [:]
-        for (i, seat) in seats.enumerated() where ["active", "not_started"].contains(seat.status) && seat.connected {
-            guard let candidate = seat.candidate?.lowercased(), !candidate.isEmpty else { continue }
+        // A seat refused for that candidate in the last ten minutes counts as one of the two.
+        for (i, seat) in seats.enumerated()
+        where (["active", "not_started"].contains(seat.status) && seat.connected)
+            || (seat.status == "candidate_twice" && seat.lastHeardSeconds < 600) {
+            guard let candidate = (seat.candidateNumber ?? seat.candidate)?.lowercased(), !candidate.isEmpty else { continue }
             seen[seat.room + "\u{0}" + candidate, default: []].append(i)
         }
         for indices in seen.values where Set(indices.map { seats[$0].seat }).count > 1 {
-            for i in indices { seats[i].warnings.append("candidate seated twice") }
+            for i in indices where !seats[i].warnings.contains("candidate seated twice") {
+                seats[i].warnings.append("candidate seated twice")
+            }
         }
     }
 

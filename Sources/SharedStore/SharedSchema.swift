@@ -245,7 +245,26 @@ public enum SharedSchema {
           ADD COLUMN hand text NOT NULL DEFAULT 'down',
           ADD COLUMN last_command bigint NOT NULL DEFAULT 0,
           ADD COLUMN attestation jsonb,
-          ADD COLUMN passphrase_failures integer NOT NULL DEFAULT 0;
+          ADD COLUMN passphrase_failures integer NOT NULL DEFAULT 0,
+          ADD COLUMN candidate_number text;
+
+        CREATE OR REPLACE FUNCTION carrel_hello(p_session text, p_body jsonb) RETURNS void
+          LANGUAGE sql SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
+          -- As in version 1, with the candidate's roster number and what the seat says of itself.
+          INSERT INTO carrel_sessions (session, room, seat, candidate, assessment_id, assessment_title, fingerprint,
+              total, time_allowed_seconds, host, pid, status, started_at, lock_key, candidate_number, attestation)
+            VALUES (p_session, left(coalesce(p_body->>'room', ''), 200), left(coalesce(p_body->>'seat', ''), 200),
+              left(p_body->>'candidate', 200), left(coalesce(p_body->>'assessment_id', ''), 200),
+              left(coalesce(p_body->>'assessment_title', ''), 500), '',
+              coalesce(carrel_number(p_body->'total', 0, 1000000), 0)::integer,
+              carrel_number(p_body->'time_allowed_seconds', 0, 10000000),
+              left(p_body->>'host', 200), carrel_number(p_body->'pid', 0, 2147483647)::integer,
+              'not_started', now(), hashtextextended(p_session, 0), left(p_body->>'candidate_number', 64),
+              CASE WHEN jsonb_typeof(p_body->'attestation') = 'object' AND octet_length((p_body->'attestation')::text) <= 4000
+                THEN p_body->'attestation' END)
+            ON CONFLICT (session) DO UPDATE SET last_seen = now() WHERE carrel_sessions.status = 'not_started';
+        $$;
+        REVOKE ALL ON FUNCTION carrel_hello(text, jsonb) FROM PUBLIC;
 
         CREATE FUNCTION carrel_records_cap() RETURNS trigger
           LANGUAGE plpgsql SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
@@ -272,8 +291,11 @@ public enum SharedSchema {
             IF jsonb_typeof(b) <> 'object' THEN
               RETURN NULL;
             END IF;
-            IF NEW.kind = 'session' AND jsonb_typeof(b->'attestation') = 'object' AND octet_length((b->'attestation')::text) <= 4000 THEN
-              UPDATE carrel_sessions SET attestation = b->'attestation' WHERE session = NEW.session;
+            IF NEW.kind = 'session' THEN
+              UPDATE carrel_sessions SET candidate_number = left(b->>'candidate_number', 64),
+                  attestation = CASE WHEN jsonb_typeof(b->'attestation') = 'object' AND octet_length((b->'attestation')::text) <= 4000
+                    THEN b->'attestation' ELSE attestation END
+                WHERE session = NEW.session;
             ELSIF NEW.kind = 'event' AND b->>'kind' = 'hand_raised' THEN
               UPDATE carrel_sessions SET hand = 'raised' WHERE session = NEW.session;
             ELSIF NEW.kind = 'event' AND b->>'kind' = 'passphrase_failed' THEN
@@ -334,7 +356,8 @@ public enum SharedSchema {
                  CASE WHEN jsonb_typeof(e->'screen_reader') = 'boolean' THEN (e->>'screen_reader')::boolean END,
                  e->>'theme', e->>'language',
                  (SELECT s.seat FROM carrel_sessions s
-                    WHERE s.room = p_room AND lower(s.candidate) = lower(e->>'candidate') AND s.seat <> p_seat
+                    WHERE s.room = p_room AND lower(coalesce(s.candidate_number, s.candidate)) = lower(e->>'candidate')
+                      AND s.seat <> p_seat
                       AND s.status IN ('not_started', 'active', 'review', 'ending', 'interrupted')
                       AND s.last_seen > now() - interval '2 minutes'
                     ORDER BY s.last_seen DESC LIMIT 1)
@@ -353,13 +376,15 @@ public enum SharedSchema {
         $$;
         CREATE FUNCTION carrel_seat_refused(p_session text, p_body jsonb)
           RETURNS void LANGUAGE sql SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
-          -- A seat that refused to begin (another test than its room's): shown to the proctor.
+          -- A seat that refused to begin (another test than its room's, or a candidate already
+          -- seated elsewhere): shown to the proctor.
           INSERT INTO carrel_sessions (session, room, seat, candidate, assessment_id, assessment_title, fingerprint,
               total, host, pid, status, started_at, lock_key, attestation)
             VALUES (left(p_session, 200), left(coalesce(p_body->>'room', ''), 200), left(coalesce(p_body->>'seat', ''), 200),
               left(p_body->>'candidate', 200), left(coalesce(p_body->>'assessment_id', ''), 200),
               left(coalesce(p_body->>'assessment_title', ''), 500), left(coalesce(p_body->>'fingerprint', ''), 200), 0,
-              left(p_body->>'host', 200), carrel_number(p_body->'pid', 0, 2147483647)::integer, 'wrong_test', now(),
+              left(p_body->>'host', 200), carrel_number(p_body->'pid', 0, 2147483647)::integer,
+              CASE WHEN p_body->>'refusal' = 'candidate_twice' THEN 'candidate_twice' ELSE 'wrong_test' END, now(),
               hashtextextended(p_session, 0),
               CASE WHEN jsonb_typeof(p_body->'attestation') = 'object' AND octet_length((p_body->'attestation')::text) <= 4000
                 THEN p_body->'attestation' END)

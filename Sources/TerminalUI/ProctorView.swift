@@ -115,6 +115,7 @@ public enum ProctorView {
         if s.hand == "raised" { words.append("asks for help") }
         if s.hand == "acknowledged" && s.status == "active" { words.append("help coming") }
         if s.status == "wrong_test" { return "wrong test" }
+        if s.status == "candidate_twice" { return "refused: candidate seated twice" }
         if s.waiting { words.append("waiting for the start") } else if s.paused && s.status == "active" { words.append("paused") } else {
             words.append(s.statusWords)
         }

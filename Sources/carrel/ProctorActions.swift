@@ -47,7 +47,8 @@ struct ActionTarget: ParsableArguments {
         let v = { (t: String) in TerminalSafety.visible(t, keepLineBreaks: false) }
         var lines: [String] = []
         for seat in targets.sorted(by: { ($0.seat, $0.session) < ($1.seat, $1.session) }) {
-            let who = "\(v(seat.seat))" + (seat.candidate.map { " (\(v($0)))" } ?? "")
+            let names = [seat.candidate, seat.candidateNumber].compactMap { $0 }.map(v)
+            let who = v(seat.seat) + (names.isEmpty ? "" : " (\(names.joined(separator: ", ")))")
             lines.append(applied.contains(seat.session) ? "applied  \(who)" : "waiting  \(who)")
         }
         let waiting = targets.filter { !applied.contains($0.session) }.count

@@ -174,7 +174,7 @@ struct ExportResults: AsyncParsableCommand {
         discussion: """
             CSV columns: session, candidate, assessment, status, points, max, pending (points still \
             to mark by hand), started, ended, time_used_seconds, interruptions, paste_attempts, \
-            focus_losses, then one column per item. With results of one assessment the item columns \
+            focus_losses, exit_attempts, wrong_passphrases, room, seat, candidate_number (of a session in a room), then one column per item. With results of one assessment the item columns \
             are its item ids; with several they are ASSESSMENT:ITEM, so assessments never share a \
             column. --assessment ID exports one assessment only. Cells a spreadsheet would run as a \
             formula start with a ' so they stay text.

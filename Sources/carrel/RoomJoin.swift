@@ -31,7 +31,7 @@ struct RoomJoin: Sendable {
         let assessment = launch.assessment
         let fingerprint = launch.header?.metadata.fingerprint ?? Fingerprint.of(assessment)
         if fingerprint != plan.fingerprint {
-            await SeatRoom.reportWrongTest(url, label: label, candidate: take.candidate, assessmentID: assessment.id,
+            await SeatRoom.reportRefused(url, .wrongTest, label: label, candidate: take.candidate, assessmentID: assessment.id,
                                            assessmentTitle: assessment.title, fingerprint: fingerprint,
                                            attestation: SeatFacts.attestation(fingerprint: fingerprint, policy: assessment.policy))
             throw CarrelFailure(status: .refused, message: "this is not the test of room \(TerminalSafety.visible(label.room, keepLineBreaks: false)): \(take.file) is \(fingerprint.prefix(19))…, the room's is \(plan.fingerprint.prefix(19))… (\(TerminalSafety.visible(plan.assessmentTitle, keepLineBreaks: false))); ask the proctor")
@@ -46,13 +46,14 @@ struct RoomJoin: Sendable {
             if !given.isEmpty {
                 throw CarrelFailure(status: .usage, message: "room \(TerminalSafety.visible(label.room, keepLineBreaks: false)) has a roster: \(given.joined(separator: ", ")) come\(given.count == 1 ? "s" : "") from the roster only; launch without \(given.count == 1 ? "it" : "them")")
             }
-            join.match = try await identify(url, label: label)
+            join.match = try await identify(url, label: label, assessment: assessment, fingerprint: fingerprint)
         }
         return join
     }
 
     /// Asks the candidate number until the roster knows it and the candidate confirms the name.
-    static func identify(_ url: SharedURL, label: SharedLabel) async throws(CarrelFailure) -> RosterMatch {
+    static func identify(_ url: SharedURL, label: SharedLabel, assessment: Assessment,
+                         fingerprint: String) async throws(CarrelFailure) -> RosterMatch {
         let out = FileOutput.standardOutput
         for _ in 0..<5 {
             out.write("Candidate number: ")
@@ -74,6 +75,9 @@ struct RoomJoin: Sendable {
                 continue
             }
             if let elsewhere = match.seatedAt {
+                await SeatRoom.reportRefused(url, .candidateTwice, label: label, candidate: match.candidate,
+                                             assessmentID: assessment.id, assessmentTitle: assessment.title, fingerprint: fingerprint,
+                                             attestation: SeatFacts.attestation(fingerprint: fingerprint, policy: assessment.policy))
                 out.write("Candidate \(TerminalSafety.visible(match.candidate, keepLineBreaks: false)) is already seated at \(TerminalSafety.visible(elsewhere, keepLineBreaks: false)); the proctor has been shown both seats. Ask the proctor.\n")
                 continue
             }

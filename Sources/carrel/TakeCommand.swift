@@ -83,7 +83,8 @@ struct TakeCommand: AsyncParsableCommand {
         let extra = room?.match?.extraTime ?? extraTime ?? ExtraTime.none
         let themeName = room?.match?.theme ?? display.theme?.rawValue
         let theme = Theme.named(themeName, environment: ProcessInfo.processInfo.environment) ?? .standard
-        let candidate = room?.match?.candidate ?? self.candidate
+        // A rostered candidate is named by the roster; their number goes with the seat's label.
+        let candidate = room?.match.map { TerminalSafety.visible($0.name, keepLineBreaks: false) } ?? self.candidate
         let shownCandidate = room?.match.map { "\($0.name) (\($0.candidate))" } ?? candidate
         let screenReader = room?.match?.screenReader ?? display.screenReader
         let waits = room?.plan.startMode == .proctor
@@ -113,6 +114,7 @@ struct TakeCommand: AsyncParsableCommand {
         }
         var seatLabel = publisher.map { lab.label(publishingTo: $0) }
         seatLabel?.attestation = room.map { SeatFacts.attestation(fingerprint: $0.fingerprint, policy: assessment.policy) }
+        seatLabel?.candidateNumber = room?.match?.candidate
         let options = SessionOptions(theme: themeName, screenReader: screenReader, shared: seatLabel)
         let source = StoredAssessment(bytes: Data(loaded.bytes), path: file, format: header == nil ? .yaml : .sealed)
         // The probes (loaded code, multiplexer, tracer), the lock and the journal run after
@@ -232,6 +234,16 @@ struct ResumeCommand: AsyncParsableCommand {
         model.show("Session resumed: your answers, flags and time are restored", now: SessionClock.system.monotonic())
         if record.options.shared != nil {
             try Launcher.requireStore(publisher, policy: assessment.policy)
+        }
+        if let publisher, let label = record.options.shared, label.attestation != nil {
+            // A session of a room goes on reading the proctor's commands after the last it applied.
+            let events: [JournalEvent]
+            do {
+                events = try journal.events(session: record.id)
+            } catch {
+                throw CarrelFailure(status: .cannotOpenInput, message: "the journal's events of session \(record.id) cannot be read: \(error)")
+            }
+            publisher.follow(room: label.room, seat: label.seat, after: RoomControl.replay(events, watched: true).lastCommand)
         }
         let app = TakeApp(model: model, terminal: Canvas(theme: theme))
         let exit = app.run { app throws(SessionError) in

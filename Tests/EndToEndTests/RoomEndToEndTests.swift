@@ -80,10 +80,12 @@ struct RoomEndToEndTests {
         t.type("twin", "1042")
         t.keys("twin", "Enter")
         #expect(t.waitFor("twin", "already seated at A1") != nil)
+        let both = carrel(["proctor", "--shared", lab.owner, "--room", "lab1", "--json"]).output
+        #expect(both.components(separatedBy: "\"candidate seated twice\"").count - 1 == 2, "both seats flagged: \(both)")
 
         let start = carrel(["proctor", "start", "--shared", lab.owner, "--room", "lab1"])
         #expect(start.status == 0, "\(start.output)")
-        #expect(start.output.contains("applied  A1 (1042)"))
+        #expect(start.output.contains("applied  A1 (Ada Lovelace, 1042)"))
         #expect(t.waitFor("seat", "This terminal is now locked to Carrel") != nil)
         t.keys("seat", "Enter")
         #expect(t.waitFor("seat", "Question 1 of 8") != nil)
@@ -119,6 +121,7 @@ struct RoomEndToEndTests {
         #expect(json.contains("\"hand\" : \"raised\""))
         #expect(json.contains("\"carrel_version\" : \"0.1.0\""))
         #expect(json.contains("\"terminal\" : \"80x24\""))
+        #expect(json.contains("\"candidate_number\" : \"1042\""))
         #expect(carrel(["proctor", "acknowledge", "--shared", lab.owner, "--room", "lab1"]).status == 0)
         #expect(t.waitFor("seat", "the proctor is coming") != nil)
 
@@ -133,6 +136,10 @@ struct RoomEndToEndTests {
         #expect(commands.contains { $0.hasSuffix(" end") })
         // Each command once.
         #expect(Set(commands).count == commands.count)
+        let result = try #require(try t.result())
+        #expect(result.status == .endedByProctor)
+        #expect(result.room == "lab1" && result.seat == "A1" && result.candidateNumber == "1042" && result.candidate == "Ada Lovelace")
+        #expect(result.events.contains { $0.kind == "proctor_command" && $0.detail.hasSuffix(" pause") })
     }
 
     @Test(.timeLimit(.minutes(3)), .enabled(if: TestEnvironment.runs(whenInstalled: PrivatePostgres.unavailable == nil), "needs PostgreSQL (scripts/install-deps)"))

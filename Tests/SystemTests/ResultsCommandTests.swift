@@ -108,20 +108,21 @@ struct ResultsCommandTests {
         // Two assessments with the same item ids: each keeps its own columns.
         #expect(rows.first == ["session", "candidate", "assessment", "status", "points", "max", "pending", "started", "ended",
                                "time_used_seconds", "interruptions", "paste_attempts", "focus_losses",
+                               "exit_attempts", "wrong_passphrases", "room", "seat", "candidate_number",
                                "fixture:q0", "fixture:q1", "fixture:q2", "second:q0", "second:q1"])
         #expect(rows.count == 4, "three results; the interrupted session has none yet")
         #expect(rows[1][0] == ids[0])
         #expect(rows[1][1] == "Ada Lovelace")
         #expect(rows[1][6] == "0")
         #expect(rows[1][11] == "2")
-        #expect(rows[1][14] == "line one, \"quoted\"\nline two")
+        #expect(rows[1][19] == "line one, \"quoted\"\nline two")
         // A formula stays text in a spreadsheet.
-        #expect(rows[1][15] == "'=SUM(A1:A9)")
-        #expect(rows[1][17] == "")
+        #expect(rows[1][20] == "'=SUM(A1:A9)")
+        #expect(rows[1][22] == "")
         #expect(rows[2][1] == "Zoë \"Z\", Ng")
         #expect(rows[2][3] == "timed_out")
-        #expect(rows[2][14] == "")
-        #expect(rows[2][17] == "a1")
+        #expect(rows[2][19] == "")
+        #expect(rows[2][22] == "a1")
         #expect(rows[3][1] == "Åsa Öberg")
         #expect(rows[3][3] == "ended_by_candidate")
         let raw = try String(contentsOfFile: out, encoding: .utf8)
@@ -160,7 +161,7 @@ struct ResultsCommandTests {
         let (box, _) = try Self.populated()
         let export = try box.carrel(["results", "export", "--format", "csv", "--assessment", "second"])
         #expect(export.status == 0)
-        #expect(export.out.first?.hasSuffix("paste_attempts,focus_losses,q0,q1\r") == true, "\(export.out)")
+        #expect(export.out.first?.hasSuffix("paste_attempts,focus_losses,exit_attempts,wrong_passphrases,room,seat,candidate_number,q0,q1\r") == true, "\(export.out)")
     }
 
     @Test func formulasAreNeutralisedButNumbersStayNumbers() {

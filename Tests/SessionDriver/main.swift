@@ -74,6 +74,11 @@ let extra = option("--extra-time").flatMap(ExtraTime.init(parsing:)) ?? ExtraTim
 let sharedURL = option("--shared")
 let room = option("--room") ?? "default"
 let seat = option("--seat") ?? "driver"
+/// A seat of a room with a plan: it reads the proctor's commands (`--follow`), and with
+/// `--wait-start` waits for the proctor's start before it begins, as `carrel take` does.
+let follow = args.contains("--follow")
+let waitStart = args.contains("--wait-start")
+args.removeAll { $0 == "--follow" || $0 == "--wait-start" }
 guard let mode = args.first else { fail(64, "usage: begin FILE | resume [SESSION] | unlock [SESSION]") }
 
 // The pasteboard backends and the helper runner, run in a process of their own: there, a
@@ -122,6 +127,29 @@ if let sharedURL {
     context.publisher = publisher
 }
 
+/// The publisher's loop runs before the session begins when the seat waits for its start.
+var earlyRunner: Task<Void, Never>?
+if let publisher, follow { earlyRunner = Task { await publisher.run() } }
+
+/// The plan's last command, and (waiting for the proctor) the start that began the session.
+@MainActor func joinRoom(_ assessment: Assessment) async -> RoomStart? {
+    guard follow, let publisher else { return nil }
+    let plan = try? await SeatRoom.plan(publisher.url, room: room, seat: seat)
+    publisher.follow(room: room, seat: seat, after: plan?.lastCommand ?? 0)
+    guard waitStart else {
+        publisher.start()
+        return RoomStart(seen: plan?.lastCommand ?? 0)
+    }
+    let id = SessionIDs.random.sessionID()
+    context.ids = SessionIDs(sessionID: { id }, seed: SessionIDs.random.seed)
+    publisher.announce(.init(session: id, label: SharedLabel(room: room, seat: seat, total: assessment.itemCount),
+                             candidate: candidate, assessmentID: assessment.id, assessmentTitle: assessment.title))
+    publisher.start()
+    say("waiting \(id)")
+    while publisher.startCommand == nil { try? await Task.sleep(nanoseconds: 5_000_000) }
+    return RoomStart(command: ProctorCommand(id: publisher.startCommand ?? 0, action: .start))
+}
+
 let runtime: SessionRuntime
 do {
     switch mode {
@@ -136,11 +164,14 @@ do {
             guard let read = AssessmentReader.read(bytes: [UInt8](data), file: args[1]).assessment else { fail(65, "invalid assessment") }
             assessment = read
         }
+        let start = await joinRoom(assessment)
+        var label = SharedLabel(room: room, seat: seat)
+        if follow { label.attestation = ["carrel_version": "driver"] }
         runtime = try SessionRuntime.begin(
             assessment: assessment, source: source,
             candidate: candidate, extraTime: extra,
-            options: SessionOptions(shared: publisher == nil ? nil : SharedLabel(room: room, seat: seat)),
-            context: context, enterUI: enterUI)
+            options: SessionOptions(shared: publisher == nil ? nil : label),
+            context: context, start: start, enterUI: enterUI)
     case "resume":
         runtime = try SessionRuntime.resume(sessionID: args.count > 1 ? args[1] : nil, context: context)
     case "unlock":
@@ -220,7 +251,7 @@ var leaving: Int32?
     case "store":
         say("store \(publisher?.storeState.words ?? "none")")
     case "state":
-        say("state position=\(runtime.state.position) status=\(runtime.state.status.rawValue) unsaved=\(runtime.state.unsavedIDs.joined(separator: ",")) elapsed=\(Int(runtime.elapsedNow()))")
+        say("state position=\(runtime.state.position) status=\(runtime.state.status.rawValue) unsaved=\(runtime.state.unsavedIDs.joined(separator: ",")) elapsed=\(Int(runtime.elapsedNow())) seconds=\(runtime.elapsedNow()) left=\(runtime.state.remaining.map { String($0) } ?? "-") paused=\(runtime.state.room.paused)")
     default: say("notice unknown command \(verb)")
     }
     say("ok \(verb)")
@@ -232,8 +263,16 @@ var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
 /// Reads commands until the session is over; the exit code.
 @MainActor func mainLoop() -> Int32 {
 while leaving == nil {
-    _ = poll(&fds, nfds_t(fds.count), 100)
+    _ = poll(&fds, nfds_t(fds.count), follow ? 20 : 100)
+    let before = runtime.state.room.lastCommand
     report(runtime.pump())
+    // Each command applied, as the seat's journal has it (one line per command, in order).
+    if runtime.state.room.lastCommand != before {
+        let events = (try? runtime.journal.events(session: runtime.record.id)) ?? []
+        for event in events where event.kind == EventKind.proctorCommand.rawValue {
+            if let command = ProctorCommand(journalDetail: event.detail), command.id > before { say("command \(command.id)") }
+        }
+    }
     if fds[0].revents != 0 {
         var chunk = [UInt8](repeating: 0, count: 4096)
         let n = read(0, &chunk, chunk.count)
@@ -257,10 +296,12 @@ return leaving ?? 0
 
 // The publisher's loop is a child task beside the session, as in `carrel take`.
 let code = await withTaskGroup(of: Void.self) { group in
-    if let publisher { group.addTask { await publisher.run() } }
+    if let publisher, earlyRunner == nil { group.addTask { await publisher.run() } }
     let code = mainLoop()
     if let publisher, !(await publisher.finish(within: 3)) { say("notice records left waiting for the shared store") }
     group.cancelAll()
+    earlyRunner?.cancel()
+    await earlyRunner?.value
     return code
 }
 exit(code)

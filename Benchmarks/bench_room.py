@@ -1,0 +1,371 @@
+#!/usr/bin/env python3
+"""Figures of a room run by the proctor (issue: exam day), on a private PostgreSQL (loopback),
+release build. Not part of the test suite; scripts/bench-room runs it.
+
+Many seats (the headless session driver, one process each: the real runtime, journal and
+publisher) wait in a room opened with `--start proctor`; the proctor's commands are the real
+`carrel proctor ACTION`. Measured:
+  (a) `carrel proctor start --room`: from the command's launch to each seat's `began`;
+  (b) commands (message, time, message …): from the launch to each seat's applying it;
+  (c) a pause of --pause seconds: each seat's time left before the pause and after the resume;
+  (d) the seats cut off from the store for --outage seconds (a TCP relay between the seats and
+      PostgreSQL stops), commands issued meanwhile by the proctor: from the relay's return to
+      each seat's applying them all, in order, none twice.
+"""
+import argparse
+import os
+import selectors
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True
+import bench_shared as shared  # noqa: E402  (Postgres, free_port, percentiles)
+
+ROOT = shared.ROOT
+CARREL = shared.CARREL
+DRIVER = shared.DRIVER
+ASSESSMENT = shared.ASSESSMENT
+ROOM = "room-bench"
+say = shared.say
+spread = shared.spread
+pct = shared.pct
+
+
+class Relay(threading.Thread):
+    """A TCP relay from a loopback port to PostgreSQL that can be cut (every connection closed,
+    new ones refused) and restored: the seats' network to the store, not the store itself."""
+
+    def __init__(self, target_port):
+        super().__init__(daemon=True)
+        self.target = target_port
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.listener.listen(1024)
+        self.listener.setblocking(False)
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(self.listener, selectors.EVENT_READ, None)
+        self.pairs = {}
+        self.cut = False
+        self.lock = threading.Lock()
+        self.stopping = False
+
+    def close_pair(self, sock):
+        other = self.pairs.pop(sock, None)
+        for s in (sock, other):
+            if s is None:
+                continue
+            self.pairs.pop(s, None)
+            try:
+                self.selector.unregister(s)
+            except (KeyError, ValueError):
+                pass
+            s.close()
+
+    def set_cut(self, cut):
+        with self.lock:
+            self.cut = cut
+            if cut:
+                for s in list(self.pairs):
+                    self.close_pair(s)
+
+    def run(self):
+        while not self.stopping:
+            with self.lock:
+                events = self.selector.select(0.05)
+                for key, _ in events:
+                    if key.data is None:
+                        try:
+                            client, _ = self.listener.accept()
+                        except BlockingIOError:
+                            continue
+                        if self.cut:
+                            client.close()
+                            continue
+                        try:
+                            upstream = socket.create_connection(("127.0.0.1", self.target))
+                        except OSError:
+                            client.close()
+                            continue
+                        for s in (client, upstream):
+                            s.setblocking(False)
+                        self.pairs[client] = upstream
+                        self.pairs[upstream] = client
+                        self.selector.register(client, selectors.EVENT_READ, "pipe")
+                        self.selector.register(upstream, selectors.EVENT_READ, "pipe")
+                        continue
+                    sock = key.fileobj
+                    other = self.pairs.get(sock)
+                    if other is None:
+                        continue
+                    try:
+                        data = sock.recv(65536)
+                    except (BlockingIOError, InterruptedError):
+                        continue
+                    except OSError:
+                        data = b""
+                    if not data:
+                        self.close_pair(sock)
+                        continue
+                    try:
+                        other.setblocking(True)
+                        other.sendall(data)
+                        other.setblocking(False)
+                    except OSError:
+                        self.close_pair(sock)
+
+
+class Seat:
+    def __init__(self, run, index):
+        self.name = f"S{index:03d}"
+        self.state = os.path.join(run.tmp, "seats", self.name)
+        os.makedirs(self.state, mode=0o700)
+        self.waiting = None
+        self.began = None
+        self.commands = []          # (command number, monotonic time seen)
+        self.states = []            # parsed `state` lines
+        self.partial = b""
+        self.errors = open(self.state + ".stderr", "wb")
+        self.proc = subprocess.Popen(
+            [DRIVER, "--state-dir", self.state, "--candidate", f"Candidate {index:03d}", "--shared", run.seat_url,
+             "--room", ROOM, "--seat", self.name, "--follow", "--wait-start", "begin", ASSESSMENT],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors, env=run.env, cwd=ROOT)
+        os.set_blocking(self.proc.stdout.fileno(), False)
+
+    def send(self, line):
+        try:
+            self.proc.stdin.write(line.encode() + b"\n")
+            self.proc.stdin.flush()
+        except OSError:
+            pass
+
+    def readable(self):
+        try:
+            data = os.read(self.proc.stdout.fileno(), 65536)
+        except BlockingIOError:
+            return True
+        if not data:
+            return False
+        now = time.monotonic()
+        self.partial += data
+        *lines, self.partial = self.partial.split(b"\n")
+        for raw in lines:
+            line = raw.decode(errors="replace")
+            if line.startswith("waiting "):
+                self.waiting = now
+            elif line.startswith("began "):
+                self.began = now
+            elif line.startswith("command "):
+                self.commands.append((int(line.split()[1]), now))
+            elif line.startswith("state "):
+                fields = dict(f.split("=", 1) for f in line.split()[1:] if "=" in f)
+                self.states.append((now, fields))
+        return True
+
+
+class Run:
+    def __init__(self, args):
+        self.args = args
+        self.tmp = tempfile.mkdtemp(prefix="carrel-bench-room-")
+        os.chmod(self.tmp, 0o711)
+        os.makedirs(os.path.join(self.tmp, "seats"))
+        self.pg = shared.Postgres(os.path.join(self.tmp, "pg"), args.port or shared.free_port())
+        self.env = dict(os.environ, LANG="C.UTF-8", TERM="xterm-256color")
+        for name in ("TMUX", "STY", "DISPLAY", "WAYLAND_DISPLAY", "LD_PRELOAD", "NO_COLOR", "CARREL_SHARED", "CARREL_ROOM"):
+            self.env.pop(name, None)
+        self.seats = []
+        self.relay = None
+        self.selector = selectors.DefaultSelector()
+        self.ok = True
+
+    def pump(self, seconds):
+        """Reads every seat's output for `seconds`."""
+        end = time.monotonic() + seconds
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                return
+            for key, _ in self.selector.select(min(left, 0.05)):
+                if not key.data.readable():
+                    self.selector.unregister(key.fileobj)
+
+    def until(self, condition, timeout):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if condition():
+                return True
+            self.pump(0.05)
+        return condition()
+
+    def carrel(self, *words, url=None):
+        started = time.monotonic()
+        proc = subprocess.Popen([CARREL, *words, "--shared", url or self.pg_url], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=self.env)
+        return started, proc
+
+    def finish(self, proc):
+        while proc.poll() is None:
+            self.pump(0.02)
+        out, err = proc.communicate()
+        return proc.returncode, out.decode(errors="replace"), err.decode(errors="replace")
+
+    def command(self, *words, url=None):
+        started, proc = self.carrel(*words, url=url)
+        code, out, err = self.finish(proc)
+        return started, time.monotonic() - started, code, out + err
+
+    def main(self):
+        a = self.args
+        self.pg.start()
+        self.pg_url = self.pg.url + "?sslmode=disable"
+        self.env["PGPASSFILE"] = os.path.join(self.pg.folder, "pgpass")
+        self.relay = Relay(self.pg.port)
+        self.relay.start()
+        # The seats reach PostgreSQL through the relay (its password line names that port).
+        with open(os.path.join(self.pg.folder, "pgpass")) as f:
+            password = f.read().strip().split(":")[-1]
+        relay_pass = os.path.join(self.tmp, "pgpass")
+        with open(relay_pass, "w") as f:
+            f.write(f"127.0.0.1:{self.pg.port}:*:carrel:{password}\n127.0.0.1:{self.relay.port}:*:carrel:{password}\n")
+        os.chmod(relay_pass, 0o600)
+        self.env["PGPASSFILE"] = relay_pass
+        self.seat_url = self.pg_url.replace(f":{self.pg.port}/", f":{self.relay.port}/")
+        _, took, code, out = self.command("room", "open", ROOM, ASSESSMENT, "--start", "proctor")
+        if code != 0:
+            say(f"room open failed: {out}")
+            return 2
+        say(f"{a.seats} seats waiting in room {ROOM} (carrel-session-driver, through a TCP relay) …")
+        for i in range(a.seats):
+            seat = Seat(self, i)
+            self.seats.append(seat)
+            self.selector.register(seat.proc.stdout, selectors.EVENT_READ, seat)
+        if not self.until(lambda: all(s.waiting for s in self.seats), a.start_timeout):
+            say(f"only {sum(1 for s in self.seats if s.waiting)} seats waiting after {a.start_timeout} s")
+            return 2
+        # Every seat announced itself to the store (the proctor's start targets the seats it sees).
+        self.pump(3)
+
+        say("\n(a) carrel proctor start --room: from the command's launch to each seat's `began`")
+        started, took, code, out = self.command("proctor", "start", "--room", ROOM, "--wait", "30")
+        began = [s.began - started for s in self.seats if s.began]
+        self.until(lambda: all(s.began for s in self.seats), 10)
+        began = [s.began - started for s in self.seats if s.began]
+        say(f"  began: {spread(began)}; command exited {code} after {shared.ms(took)}")
+        ok = len(began) == a.seats and pct(began, 99) <= 1.0
+        say(f"  every seat began, p99 ≤ 1 s: {shared.verdict(ok)}")
+        self.ok &= ok
+
+        say("\n(b) commands: from the launch of `carrel proctor ACTION --room` to each seat's applying it")
+        applied_all = []
+        for words in (["message", "Question 3: read Sydney as Canberra"], ["time", "+1m"], ["message", "Ten minutes left"],
+                      ["time", "+2m"], ["message", "Check your name"]):
+            before = {id(s): len(s.commands) for s in self.seats}
+            started, took, code, out = self.command("proctor", words[0], "--room", ROOM, words[1], "--wait", "30")
+            self.until(lambda: all(len(s.commands) > before[id(s)] for s in self.seats), 10)
+            lat = [s.commands[before[id(s)]][1] - started for s in self.seats if len(s.commands) > before[id(s)]]
+            applied_all += lat
+            say(f"  {words[0]:8} {spread(lat)}; exit {code} after {shared.ms(took)}")
+        ok = len(applied_all) == 5 * a.seats and pct(applied_all, 99) <= 1.0
+        say(f"  applied by all, p99 ≤ 1 s: {shared.verdict(ok)}")
+        self.ok &= ok
+
+        say(f"\n(c) a pause of {a.pause:.0f} s: time left before the pause and after the resume")
+        for s in self.seats:
+            s.states.clear()
+            s.send("state")
+        self.until(lambda: all(s.states for s in self.seats), 10)
+        before = {id(s): float(s.states[-1][1].get("left", "nan")) for s in self.seats}
+        self.command("proctor", "pause", "--room", ROOM, "--wait", "30")
+        self.pump(a.pause)
+        self.command("proctor", "resume", "--room", ROOM, "--wait", "30")
+        for s in self.seats:
+            s.states.clear()
+            s.send("state")
+        self.until(lambda: all(s.states for s in self.seats), 10)
+        drift = [abs(before[id(s)] - float(s.states[-1][1].get("left", "nan"))) for s in self.seats if s.states]
+        say(f"  |time left after − before|: p50 {pct(drift, 50):.2f} s, max {max(drift):.2f} s ({len(drift)} seats;"
+            f" it includes the time the seats ran between the two readings and the two commands)")
+        ok = len(drift) == a.seats and max(drift) <= 1.0
+        say(f"  every seat within ±1 s: {shared.verdict(ok)}")
+        self.ok &= ok
+
+        say(f"\n(d) the seats cut off from the store for {a.outage:.0f} s; three commands issued meanwhile")
+        before = {id(s): len(s.commands) for s in self.seats}
+        self.relay.set_cut(True)
+        self.pump(2)
+        ids = []
+        for words in (["message", "During the outage 1"], ["time", "+1m"], ["message", "During the outage 2"]):
+            _, _, code, out = self.command("proctor", words[0], "--room", ROOM, words[1], "--wait", "0")
+            ids += [int(x) for x in out.split("(command ")[1].split(")")[0].split(", ")] if "(command " in out else []
+        self.pump(max(0, a.outage - 2))
+        back = time.monotonic()
+        self.relay.set_cut(False)
+        self.until(lambda: all(len(s.commands) - before[id(s)] >= len(ids) for s in self.seats), 30)
+        late = []
+        wrong = 0
+        for s in self.seats:
+            got = s.commands[before[id(s)]:]
+            numbers = [n for n, _ in got]
+            if numbers != sorted(set(numbers)) or numbers[:len(ids)] != ids:
+                wrong += 1
+            if len(got) >= len(ids):
+                late.append(got[len(ids) - 1][1] - back)
+        say(f"  commands {ids}: all applied by {len(late)} of {a.seats} seats; from the return: {spread(late)};"
+            f" seats with a command missing, twice or out of order: {wrong}")
+        ok = len(late) == a.seats and wrong == 0 and (max(late) if late else 99) <= 2.0
+        say(f"  every seat within 2 s, in order, none twice: {shared.verdict(ok)}")
+        self.ok &= ok
+        return 0 if self.ok else 1
+
+    def cleanup(self):
+        for s in self.seats:
+            try:
+                s.proc.kill()
+            except OSError:
+                pass
+        if self.relay:
+            self.relay.stopping = True
+        self.pg.cleanup()
+        if not self.args.keep:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+        else:
+            say(f"kept {self.tmp}")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--seats", type=int, default=200)
+    p.add_argument("--pause", type=float, default=60, help="seconds of the pause in (c)")
+    p.add_argument("--outage", type=float, default=30, help="seconds the seats are cut off in (d)")
+    p.add_argument("--start-timeout", type=float, default=180)
+    p.add_argument("--port", type=int, default=0)
+    p.add_argument("--keep", action="store_true")
+    args = p.parse_args()
+    for path in (CARREL, DRIVER):
+        if not os.access(path, os.X_OK):
+            sys.exit(f"bench-room: {path} is missing; run scripts/bench-room (it builds it)")
+
+    def stop(signum, _frame):
+        raise SystemExit(128 + signum)
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGHUP, stop)
+    run = Run(args)
+    status = 2
+    try:
+        status = run.main()
+    finally:
+        run.cleanup()
+    sys.exit(status)
+
+
+if __name__ == "__main__":
+    main()

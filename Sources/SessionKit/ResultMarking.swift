@@ -72,6 +72,15 @@ extension Journal {
     /// a `marked` event and the rewritten result. The result file is rewritten (atomically,
     /// by `storage`) before the transaction commits, so a file that cannot be written leaves
     /// nothing recorded, and two marks at once are written one after the other.
+    /// Whether the journal has a mark of this item given at this moment (to the millisecond):
+    /// a mark taken from the lab's store is recorded once.
+    public func hasMark(session: String, item: String, at: Date) throws -> Bool {
+        try writer.read { db in
+            try MarkRow.filter(Column("session_id") == session && Column("item_id") == item).fetchAll(db)
+                .contains { abs($0.at.timeIntervalSince(at)) < 0.001 }
+        }
+    }
+
     public func recordMark(session: String, item: String, points: Double, comment: String?, at: Date,
                            storage: any StateStorage) throws -> ResultDocument {
         // The file as it was, once the new one has been written and until the commit.

@@ -1,5 +1,6 @@
 import AssessmentKit
 import Foundation
+import GRDB
 import Logging
 import PostgresNIO
 import SessionKit
@@ -204,6 +205,55 @@ extension SharedReader {
     }
 }
 
+/// A mark a proctor gave in the store, as a seat or a copy takes it.
+public struct StoreMark: Sendable, Equatable {
+    public var id: Int64
+    public var session: String
+    public var item: String
+    public var points: Double
+    public var comment: String?
+    public var at: Date
+}
+
+/// Result storage that keeps nothing: the store's copy of a journal has no result files.
+public struct NoResultFiles: StateStorage {
+    public init() {}
+    public var location: StateLocation { StateLocation(stateDirectory: "/nonexistent") }
+    public func openJournal(create: Bool) throws -> (any DatabaseWriter)? { nil }
+    public func writeResult(_ data: Data, session: String) throws -> String { "" }
+}
+
+extension SharedReader {
+    /// Records a proctor's mark in the store (the proctor's role); the session's seat takes it
+    /// into its journal when it next connects. Returns the mark's number.
+    public func addMark(session: String, item: String, points: Double, comment: String?) async throws -> Int64 {
+        let c = connection
+        let logger = self.logger
+        let id = try await StoreCall.guarded(c, timeout: 10) {
+            try await StoreCall.value(c, """
+                INSERT INTO carrel_marks (session, item, points, comment) VALUES (\(session), \(item), \(points), \(comment))
+                RETURNING id
+                """, as: Int64.self, logger: logger)
+        }
+        guard let id else { throw RoomProblem("the store did not keep the mark") }
+        return id
+    }
+
+    /// The marks given in the store to these sessions, in order.
+    func marks(sessions: [String]) async throws -> [StoreMark] {
+        guard !sessions.isEmpty else { return [] }
+        let c = connection
+        let logger = self.logger
+        let rows = try await StoreCall.guarded(c, timeout: 30) {
+            try await StoreCall.rows(c, """
+                SELECT id::text, session, item, points::text, comment, extract(epoch FROM at)::text
+                FROM carrel_marks WHERE session = ANY(\(sessions)::text[]) ORDER BY id
+                """, logger: logger)
+        }
+        return rows.compactMap(SeatRoom.mark)
+    }
+}
+
 /// What a seat reads of its room, through the functions its role may call.
 public enum SeatRoom {
     /// The room's plan as this seat sees it; nil when the room has no open plan.
@@ -263,6 +313,14 @@ public enum SeatRoom {
         _ = try? await withConnection(url) { c, logger in
             try await StoreCall.run(c, "SELECT carrel_seat_refused(\(session), \(body)::jsonb)", logger: logger)
         }
+    }
+
+    /// One mark row (id, session, item, points, comment, epoch), each value checked.
+    static func mark(_ row: PostgresRow) -> StoreMark? {
+        guard let t = StoreRows.texts(row), t.count == 6, let id = t[0].flatMap({ Int64($0) }), let session = t[1],
+              let item = t[2], let points = t[3].flatMap({ Double($0) }), points.isFinite, points >= 0,
+              let at = StoreRows.date(t[5]) else { return nil }
+        return StoreMark(id: id, session: session, item: item, points: points, comment: t[4], at: at)
     }
 
     static func withConnection<T: Sendable>(_ url: SharedURL,

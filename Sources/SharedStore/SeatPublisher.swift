@@ -56,6 +56,9 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         var received: Int64 = 0
         var inbox: [ProctorCommand] = []
         var startCommand: Int64?
+        /// Where this seat's result files are: marks a proctor gave in the store are taken
+        /// into the journal (and the file) when set.
+        var resultStorage: (any StateStorage)?
     }
 
     private let shared = Mutex(Shared())
@@ -158,6 +161,15 @@ public final class SeatPublisher: SessionPublishing, Sendable {
             return s.inbox
         }
     }
+
+    /// Takes the marks a proctor gave in the lab's store to this journal's ended sessions into
+    /// the journal and their result files (`carrel results mark --shared`).
+    public func keepResults(in storage: any StateStorage) {
+        shared.withLock { $0.resultStorage = storage }
+    }
+
+    /// How often the marks given in the store are looked for.
+    static let markInterval = 30.0
 
     /// The last command number read for this seat (applied or waiting).
     public var lastReceived: Int64 { shared.withLock { $0.received } }
@@ -278,6 +290,8 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         var notedSession: String?
         var lastPulse = 0.0
         var lastCommandRead = -Double.infinity
+        var lastMarkRead = -Double.infinity
+        var marksAfter: Int64 = 0
         while !isStopping && !Task.isCancelled {
             if shared.withLock({ s in defer { s.dropConnection = false }; return s.dropConnection }), let c = connection {
                 // Closing ends the session's advisory lock: the console sees the seat leave.
@@ -326,6 +340,11 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                    let follow = shared.withLock({ $0.follow }) {
                     lastCommandRead = ProcessInfo.processInfo.systemUptime
                     try await readCommands(c, room: follow.room, seat: follow.seat, waiting: journal == nil)
+                }
+                if let journal, let storage = shared.withLock({ $0.resultStorage }),
+                   ProcessInfo.processInfo.systemUptime - lastMarkRead >= Self.markInterval {
+                    lastMarkRead = ProcessInfo.processInfo.systemUptime
+                    marksAfter = try await takeMarks(c, journal: journal, storage: storage, after: marksAfter)
                 }
                 let now = ProcessInfo.processInfo.systemUptime
                 if let session, let elapsed, now - lastPulse >= 1 {
@@ -383,6 +402,29 @@ public final class SeatPublisher: SessionPublishing, Sendable {
             }
             if let start { s.startCommand = max(s.startCommand ?? 0, start) }
         }
+    }
+
+    /// Records in the journal the marks given in the store to its ended sessions, once each;
+    /// returns the last mark number read.
+    func takeMarks(_ c: PostgresConnection, journal: Journal, storage: any StateStorage, after: Int64) async throws -> Int64 {
+        let ended = try journal.sessions(status: [.ended]).suffix(1000).map(\.id)
+        guard !ended.isEmpty else { return after }
+        let rows = try await guarded(c) {
+            try await StoreCall.rows(c, """
+                SELECT id::text, session, item, points::text, comment, at_epoch::text
+                FROM carrel_seat_marks(\(ended)::text[], \(after))
+                """, logger: self.logger)
+        }
+        var last = after
+        for mark in rows.compactMap(SeatRoom.mark) {
+            last = max(last, mark.id)
+            guard try !journal.hasMark(session: mark.session, item: mark.item, at: mark.at) else { continue }
+            // A mark the journal refuses (an item the session's test lacks, points above its
+            // worth) is the proctor's to give again; the journal's own marks are untouched.
+            _ = try? journal.recordMark(session: mark.session, item: mark.item, points: mark.points, comment: mark.comment,
+                                        at: mark.at, storage: storage)
+        }
+        return last
     }
 
     /// What this connection has told the store about the seat.

@@ -391,6 +391,27 @@ public enum SharedSchema {
             ON CONFLICT (session) DO NOTHING;
         $$;
         REVOKE ALL ON FUNCTION carrel_seat_refused(text, jsonb) FROM PUBLIC;
+
+        CREATE TABLE carrel_marks (
+          id bigserial PRIMARY KEY,
+          session text NOT NULL,
+          item text NOT NULL CHECK (length(item) BETWEEN 1 AND 200),
+          points double precision NOT NULL CHECK (points >= 0 AND points < 1000000000),
+          comment text CHECK (comment IS NULL OR octet_length(comment) <= 4000),
+          marked_by text NOT NULL DEFAULT current_user,
+          at timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE INDEX carrel_marks_session ON carrel_marks (session, id);
+
+        CREATE FUNCTION carrel_seat_marks(p_sessions text[], p_after bigint)
+          RETURNS TABLE (id bigint, session text, item text, points double precision, comment text, at_epoch double precision)
+          LANGUAGE sql STABLE SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
+          -- The marks a proctor gave in the store to sessions the seat names (its own: session
+          -- ids are random and no seat can list them), after the last one it took.
+          SELECT m.id, m.session, m.item, m.points, m.comment, extract(epoch FROM m.at)::double precision
+            FROM carrel_marks m WHERE m.session = ANY(p_sessions[1:1000]) AND m.id > p_after ORDER BY m.id LIMIT 500;
+        $$;
+        REVOKE ALL ON FUNCTION carrel_seat_marks(text[], bigint) FROM PUBLIC;
         REVOKE ALL ON FUNCTION carrel_room_plan(text, text) FROM PUBLIC;
         REVOKE ALL ON FUNCTION carrel_roster_candidate(text, text, text) FROM PUBLIC;
         REVOKE ALL ON FUNCTION carrel_seat_commands(text, text, bigint) FROM PUBLIC

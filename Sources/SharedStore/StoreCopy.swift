@@ -46,6 +46,13 @@ extension SharedReader {
         }
         let journal = try Journal(writer: try DatabaseQueue())
         try await copy.write(to: journal)
+        // Marks given in the store that the seat's own result does not carry yet.
+        for mark in try await marks(sessions: ids) where !((try? journal.hasMark(session: mark.session, item: mark.item, at: mark.at)) ?? true) {
+            // A mark that does not fit the copied result (an item it lacks) changes nothing in
+            // this copy, which is for reading: the store keeps the mark as given.
+            _ = try? journal.recordMark(session: mark.session, item: mark.item, points: mark.points, comment: mark.comment,
+                                        at: mark.at, storage: NoResultFiles())
+        }
         return StoreCopy(journal: journal, waiting: copy.waiting, skipped: copy.skipped.sorted { $0.session < $1.session })
     }
 }

@@ -73,13 +73,15 @@ public enum StoreSetup {
             """
             GRANT EXECUTE ON FUNCTION carrel_pulse(text, double precision), carrel_hello(text, jsonb), carrel_schema_version(),
               carrel_room_plan(text, text), carrel_roster_candidate(text, text, text), carrel_seat_commands(text, text, bigint),
-              carrel_seat_refused(text, jsonb)
+              carrel_seat_refused(text, jsonb), carrel_seat_marks(text[], bigint)
               TO \(seat)
             """,
             "GRANT SELECT ON ALL TABLES IN SCHEMA \(schema) TO \(proctor)",
             "GRANT INSERT, UPDATE ON carrel_rooms TO \(proctor)",
             "GRANT INSERT ON carrel_commands TO \(proctor)",
             "GRANT USAGE ON SEQUENCE carrel_commands_id_seq TO \(proctor)",
+            "GRANT INSERT ON carrel_marks TO \(proctor)",
+            "GRANT USAGE ON SEQUENCE carrel_marks_id_seq TO \(proctor)",
             "GRANT EXECUTE ON FUNCTION carrel_schema_version() TO \(proctor)",
         ]
         for sql in statements { try await run(sql) }

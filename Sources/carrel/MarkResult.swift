@@ -3,6 +3,7 @@ import AssessmentKit
 import Foundation
 import Lockdown
 import SessionKit
+import SharedStore
 
 struct MarkResult: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -57,7 +58,13 @@ struct MarkResult: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let data = try ResultsData(state)
+            let local = try ResultsData(state)
+            // A session this machine's journal does not have is marked in the lab's store.
+            if let url = try lab.url(), !local.records.contains(where: { $0.id == session || $0.id.hasPrefix(session.lowercased()) }) {
+                try await markInStore(url)
+                return
+            }
+            let data = local
             let record = try data.session(session)
             let short = String(record.id.prefix(8))
             guard record.status == .ended else { throw Self.notEnded(record, short: short, waiting: data.waiting) }
@@ -90,6 +97,47 @@ struct MarkResult: AsyncParsableCommand {
             // A session that publishes sends its marked result to the lab's store too.
             try await lab.publishWaiting(journal)
         }
+    }
+
+    /// Marks a session found in the lab's store: checked against the store's copy of its result
+    /// (the same rules as a local mark), then kept in the store, where results read it at once
+    /// and the seat's journal takes it when the seat next connects.
+    func markInStore(_ url: SharedURL) async throws(CarrelFailure) {
+        let data = try await ResultsData.load(state, lab: lab)
+        let record = try data.session(session)
+        let short = String(record.id.prefix(8))
+        guard record.status == .ended else { throw Self.notEnded(record, short: short, waiting: data.waiting) }
+        guard let journal = data.journal, let value else {
+            throw CarrelFailure(status: .internalError, message: "session \(short) was found without a journal or POINTS")
+        }
+        let marked: ResultDocument
+        do {
+            marked = try journal.recordMark(session: record.id, item: item, points: value + 0, comment: comment, at: Date(),
+                                            storage: NoResultFiles())
+        } catch let refusal as MarkRefusal {
+            if case .pointsOutOfRange = refusal {
+                throw CarrelFailure(status: .usage, message: "cannot give \(typed) points: \(refusal)")
+            }
+            throw CarrelFailure(status: .usage, message: "session \(short): \(refusal)")
+        } catch {
+            throw CarrelFailure(status: .cannotOpenInput, message: "session \(short): the store's copy of its result cannot be marked: \(error)")
+        }
+        let reader = try await SharedOptions.reader(url)
+        do {
+            _ = try await reader.addMark(session: record.id, item: item, points: value + 0, comment: comment)
+        } catch {
+            await reader.close()
+            throw ProctorStore.failure(error, url: url, doing: "record the mark")
+        }
+        await reader.close()
+        let given = marked.items.first { $0.id == item }
+        var line = "Marked \(item) of session \(short)"
+        if let candidate = marked.candidate { line += " (\(TerminalSafety.visible(candidate, keepLineBreaks: false)))" }
+        line += ": \(PointsText.format(given?.points ?? value)) of \(PointsText.format(given?.max ?? 0))."
+        line += " Score \(PointsText.format(marked.score.points)) of \(PointsText.format(marked.score.max))"
+        line += marked.score.pending > 0 ? ", \(PointsText.format(marked.score.pending)) still to mark." : ", nothing left to mark."
+        line += " Kept in the shared store; the seat's journal takes it when the seat next connects.\n"
+        FileOutput.standardOutput.write(line)
     }
 
     /// Why a session that has not ended cannot be marked yet, and what to do.

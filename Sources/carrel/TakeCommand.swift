@@ -47,6 +47,7 @@ struct TakeCommand: AsyncParsableCommand {
             // The file and the terminal are checked first, the store's URL after them.
             let launch = try self.launch()
             let publisher = try lab.publisher()
+            publisher?.keepResults(in: SecureStateStorage(location: state.location))
             var join: RoomJoin?
             if let publisher, lab.roomName != nil {
                 join = try await RoomJoin.join(self, launch: launch, url: publisher.url)
@@ -196,6 +197,7 @@ struct ResumeCommand: AsyncParsableCommand {
             let (record, journal) = try waitingSession()
             // A session that published goes on publishing to its store, never silently without it.
             let publisher = try lab.publisher(continuing: record, command: "resume")
+            publisher?.keepResults(in: SecureStateStorage(location: state.location))
             let exit = try await Publishing.session(publisher) {
                 try await TerminalThread.run { try self.session(record, journal: journal, publisher: publisher) }
             }

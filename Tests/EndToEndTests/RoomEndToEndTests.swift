@@ -140,6 +140,35 @@ struct RoomEndToEndTests {
         #expect(result.status == .endedByProctor)
         #expect(result.room == "lab1" && result.seat == "A1" && result.candidateNumber == "1042" && result.candidate == "Ada Lovelace")
         #expect(result.events.contains { $0.kind == "proctor_command" && $0.detail.hasSuffix(" pause") })
+
+        // Marked from the proctor's machine (whose journal has no such session): kept in the
+        // store, read back by results at once, and taken by the seat's journal when it next connects.
+        let proctorState = t.root + "/proctor-state"
+        try FileManager.default.createDirectory(atPath: proctorState, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let mark = carrel(["results", "mark", result.session, "canada", "0.5", "--comment", "marked in the store",
+                           "--shared", lab.owner, "--state-dir", proctorState])
+        #expect(mark.status == 0, "\(mark.output)")
+        #expect(mark.output.contains("Kept in the shared store"))
+        let exported = carrel(["results", "export", "--format", "json", "--shared", lab.owner, "--room", "lab1", "--state-dir", proctorState])
+        #expect(exported.output.contains("marked in the store"))
+        t.keys("seat", "Enter")
+        #expect(t.exitStatus("seat") == 0)
+        t.start("again", ["take", file, "--shared", lab.seat, "--room", "lab1", "--seat", "A1"])
+        #expect(t.waitFor("again", "Candidate number:") != nil)
+        t.type("again", "1043")
+        t.keys("again", "Enter")
+        #expect(t.waitFor("again", "Grace Hopper — is this you? y/N") != nil)
+        t.type("again", "y")
+        t.keys("again", "Enter")
+        #expect(t.waitFor("again", "Waiting for the proctor to start") != nil)
+        #expect(carrel(["proctor", "start", "--shared", lab.owner, "--room", "lab1", "--seat", "A1"]).status == 0)
+        var taken = false
+        for _ in 0..<60 where !taken {
+            taken = (try? t.journal().events(session: result.session).contains { $0.kind == "marked" }) ?? false
+            if !taken { usleep(250_000) }
+        }
+        #expect(taken, "the seat's journal took the store's mark")
     }
 
     @Test(.timeLimit(.minutes(3)), .enabled(if: TestEnvironment.runs(whenInstalled: PrivatePostgres.unavailable == nil), "needs PostgreSQL (scripts/install-deps)"))

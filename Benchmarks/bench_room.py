@@ -10,10 +10,15 @@ publisher) wait in a room opened with `--start proctor`; the proctor's commands 
   (c) a pause of --pause seconds: each seat's time left before the pause and after the resume;
   (d) the seats cut off from the store for --outage seconds (a TCP relay between the seats and
       PostgreSQL stops), commands issued meanwhile by the proctor: from the relay's return to
-      each seat's applying them all, in order, none twice.
+      each seat's applying them all, in order, none twice;
+  (e) typing in a real `carrel take --shared --room` (a pseudo-terminal) while the proctor adds
+      time to it twice a second, beside a seat without a store;
+  (f) --forged made-up sessions claiming the room (added as a seat's role may, through
+      carrel_records): `carrel proctor --json --room` with the real seats among them.
 """
 import argparse
 import os
+import bench  # noqa: E402,F401  (the pseudo-terminal harness of scripts/bench)
 import selectors
 import shutil
 import signal
@@ -186,6 +191,7 @@ class Run:
         self.relay = None
         self.selector = selectors.DefaultSelector()
         self.ok = True
+        self.helper = None
 
     def pump(self, seconds):
         """Reads every seat's output for `seconds`."""
@@ -207,16 +213,22 @@ class Run:
         return condition()
 
     def carrel(self, *words, url=None):
+        # Output goes to a file: a pipe the harness does not read while it pumps the seats
+        # would fill (a large --json) and stop the command.
+        out = tempfile.TemporaryFile()
         started = time.monotonic()
-        proc = subprocess.Popen([CARREL, *words, "--shared", url or self.pg_url], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, env=self.env)
+        proc = subprocess.Popen([CARREL, *words, "--shared", url or self.pg_url], stdout=out,
+                                stderr=subprocess.STDOUT, env=self.env)
+        proc.output = out
         return started, proc
 
     def finish(self, proc):
         while proc.poll() is None:
             self.pump(0.02)
-        out, err = proc.communicate()
-        return proc.returncode, out.decode(errors="replace"), err.decode(errors="replace")
+        proc.output.seek(0)
+        text = proc.output.read().decode(errors="replace")
+        proc.output.close()
+        return proc.returncode, text, ""
 
     def command(self, *words, url=None):
         started, proc = self.carrel(*words, url=url)
@@ -324,7 +336,87 @@ class Run:
         ok = len(late) == a.seats and wrong == 0 and (max(late) if late else 99) <= 2.0
         say(f"  every seat within 2 s, in order, none twice: {shared.verdict(ok)}")
         self.ok &= ok
+        if a.keys > 0:
+            self.typing_part()
+        if a.forged > 0:
+            self.forged_part()
         return 0 if self.ok else 1
+
+    def forged_part(self):
+        a = self.args
+        say(f"\n(f) {a.forged} made-up sessions claiming room {ROOM} (session records, as a seat's role may add them)")
+        t0 = time.monotonic()
+        self.pg.psql(f"""
+            INSERT INTO carrel_records (session, seq, kind, at, body)
+            SELECT 'forged-' || g, 1, 'session', now(),
+                   jsonb_build_object('room', '{ROOM}', 'seat', 'F' || g, 'candidate', 'E👍🏽 ' || g, 'assessment_id', 'x',
+                                      'assessment_title', repeat('T', 400), 'fingerprint', 'sha256:0', 'total', 8)
+            FROM generate_series(1, {a.forged}) g""", timeout=1200)
+        say(f"  added in {time.monotonic() - t0:.0f} s")
+        runs = []
+        real = 0
+        for _ in range(5):
+            started, took, code, out = self.command("proctor", "--json", "--room", ROOM)
+            runs.append(took)
+            real = sum(1 for s in self.seats if f'"seat" : "{s.name}"' in out)
+        runs.sort()
+        say(f"  carrel proctor --json --room: median {shared.ms(runs[len(runs) // 2])}, max {shared.ms(runs[-1])};"
+            f" the {len(self.seats)} real seats listed: {real} (the reading shows the live seats first, 2000 at most)")
+        ok = real == len(self.seats)
+        say(f"  every real seat shown among the forged ones: {shared.verdict(ok)}")
+        self.ok &= ok
+
+    def typing_part(self):
+        a = self.args
+        say(f"\n(e) typing in `carrel take --shared --room` while `carrel proctor time` arrives twice a second"
+            f" ({a.keys} keys 50 ms apart; the same beside it without a store)")
+        bench.CARREL = CARREL
+        helper = bench.Bench(argparse.Namespace(keys=a.keys, tabs=0, repeat=1, idle=0, sizes=[], seats=0, seat_items=0))
+        self.helper = helper
+        helper.env.update(PGPASSFILE=self.env["PGPASSFILE"])
+        for name in ("DISPLAY", "WAYLAND_DISPLAY", "CARREL_SHARED", "CARREL_ROOM"):
+            helper.env.pop(name, None)
+        path = helper.assessment(16)
+        _, _, code, out = self.command("room", "open", "typing", path)
+        if code != 0:
+            say(f"  room open failed: {out}")
+            self.ok = False
+            return
+        alone = helper.carrel_in_question(16)
+        pane = helper.carrel_in_question(16, ("--shared", self.pg_url, "--room", "typing", "--seat", "T1"))
+        stop = threading.Event()
+        sent = [0]
+
+        def commands():
+            while not stop.is_set():
+                subprocess.run([CARREL, "proctor", "time", "--room", "typing", "--seat", "T1", "+1m", "--wait", "0",
+                                "--shared", self.pg_url], capture_output=True, env=self.env)
+                sent[0] += 1
+                stop.wait(0.5)
+
+        figures = {"alone": [], "commands": []}
+        for target, label in ((alone, "alone"), (pane, "commands")):
+            worker = None
+            if label == "commands":
+                worker = threading.Thread(target=commands, daemon=True)
+                worker.start()
+            for other in (alone, pane):
+                if other is not target:
+                    other.drain()
+            for i in range(a.keys):
+                figures[label].append(target.respond(b"abcdefghij"[i % 10:i % 10 + 1]))
+                time.sleep(0.05)
+            if worker:
+                stop.set()
+                worker.join()
+        for label, v in figures.items():
+            say(f"  {label:9}: typing p50 {shared.ms(pct(v, 50))}, p99 {shared.ms(pct(v, 99))}, max {shared.ms(max(v))}")
+        say(f"  {sent[0]} commands sent while typing")
+        ok = pct(figures["commands"], 99) <= 0.003
+        say(f"  typing p99 ≤ 3 ms while commands arrive: {shared.verdict(ok)}")
+        self.ok &= ok
+        for p in (alone, pane):
+            p.close()
 
     def cleanup(self):
         for s in self.seats:
@@ -334,6 +426,8 @@ class Run:
                 pass
         if self.relay:
             self.relay.stopping = True
+        if self.helper:
+            self.helper.cleanup()
         self.pg.cleanup()
         if not self.args.keep:
             shutil.rmtree(self.tmp, ignore_errors=True)
@@ -347,6 +441,8 @@ def main():
     p.add_argument("--pause", type=float, default=60, help="seconds of the pause in (c)")
     p.add_argument("--outage", type=float, default=30, help="seconds the seats are cut off in (d)")
     p.add_argument("--start-timeout", type=float, default=180)
+    p.add_argument("--keys", type=int, default=200, help="keys typed in (e); 0 skips (e)")
+    p.add_argument("--forged", type=int, default=200000, help="made-up sessions in (f); 0 skips (f)")
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--keep", action="store_true")
     args = p.parse_args()

@@ -140,6 +140,11 @@ public final class SeatPublisher: SessionPublishing, Sendable {
 
     var journal: Journal? { shared.withLock { $0.journal } }
 
+    /// The longest wait between two tries to reach the store: 2 s, or 1 s for a seat of a room
+    /// (its proctor's commands, queued while it was cut off, apply within about a second of
+    /// the store's return).
+    var longestBackoff: Double { shared.withLock { $0.follow == nil } ? 2 : 1 }
+
     /// How often a seat in a room asks the store for its commands.
     public static let commandInterval = 0.25
 
@@ -318,7 +323,7 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                     if isStopping || Task.isCancelled { break }
                     note(.unreachable(Self.describe(error)), session: session)
                     try? await Task.sleep(nanoseconds: UInt64(backoff * 1e9))
-                    backoff = min(backoff * 2, 2)
+                    backoff = min(backoff * 2, longestBackoff)
                     continue
                 }
             }
@@ -366,7 +371,7 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                 try? await c.close()
                 connection = nil
                 try? await Task.sleep(nanoseconds: UInt64(backoff * 1e9))
-                backoff = min(backoff * 2, 2)
+                backoff = min(backoff * 2, longestBackoff)
             }
         }
         // Closing a connection that is already gone has nothing left to report.

@@ -200,5 +200,17 @@ struct RoomEndToEndTests {
         #expect(out.output.contains("\(bad):1: error: unknown column"))
         #expect(out.output.contains("\(bad):3: error: duplicate candidate"))
         #expect(carrel(["room", "show", "lab4", "--shared", lab.owner]).status == 66)
+
+        // No record larger than 4 MB is kept: a seat's password cannot grow the store without bound.
+        let database = String(lab.owner.split(separator: "/").last?.split(separator: "?").first ?? "")
+        let big = pg.psql("""
+            INSERT INTO carrel_records (session, seq, kind, at, body)
+            VALUES ('huge', 1, 'event', now(), jsonb_build_object('kind', 'x', 'detail', repeat('x', 5000000))),
+                   ('small', 1, 'event', now(), jsonb_build_object('kind', 'x', 'detail', 'ok'))
+            """, database: database)
+        #expect(big.status == 0, "\(big.output)")
+        let kept = pg.psql("SELECT string_agg(session, ',' ORDER BY session) FROM carrel_records WHERE session IN ('huge', 'small')",
+                           database: database)
+        #expect(kept.output.trimmingCharacters(in: .whitespacesAndNewlines) == "small")
     }
 }

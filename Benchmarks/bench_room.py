@@ -272,6 +272,8 @@ class Run:
         self.until(lambda: all(s.began for s in self.seats), 10)
         began = [s.began - started for s in self.seats if s.began]
         say(f"  began: {spread(began)}; command exited {code} after {shared.ms(took)}")
+        if code != 0:
+            say("  " + out.strip().replace("\n", "\n  ")[-600:])
         ok = len(began) == a.seats and pct(began, 99) <= 1.0
         say(f"  every seat began, p99 ≤ 1 s: {shared.verdict(ok)}")
         self.ok &= ok

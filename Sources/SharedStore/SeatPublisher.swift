@@ -56,6 +56,8 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         var received: Int64 = 0
         var inbox: [ProctorCommand] = []
         var startCommand: Int64?
+        /// A notice of new commands came since the loop last read them.
+        var commandsTold = false
         /// Where this seat's result files are: marks a proctor gave in the store are taken
         /// into the journal (and the file) when set.
         var resultStorage: (any StateStorage)?
@@ -145,8 +147,15 @@ public final class SeatPublisher: SessionPublishing, Sendable {
     /// the store's return).
     var longestBackoff: Double { shared.withLock { $0.follow == nil } ? 2 : 1 }
 
-    /// How often a seat in a room asks the store for its commands.
-    public static let commandInterval = 0.25
+    /// How often a seat in a room asks the store for its commands when no notice told it to
+    /// (PostgreSQL's LISTEN tells it at once; a notice lost with a connection is made up for).
+    public static let commandFallback = 2.0
+
+    /// A notice said commands were issued: the loop reads them now.
+    func commandsArrived() {
+        shared.withLock { $0.commandsTold = true }
+        ring()
+    }
 
     /// Reads the proctor's commands for this room and seat from now on, after command
     /// number `after` (the room's commands before this seat's session are not its own).
@@ -288,6 +297,16 @@ public final class SeatPublisher: SessionPublishing, Sendable {
     public func run() async {
         // Nothing to do until a seat announces itself or a session starts publishing.
         while !current().started && !isStopping && !Task.isCancelled { await bell.wait(seconds: 1) }
+        // A seat of a room listens for the proctor's commands (a child task per connection,
+        // cancelled with it) and reads them when told, or every `commandFallback` seconds.
+        await withTaskGroup(of: Void.self) { listeners in
+            await loop(listeners: &listeners)
+            listeners.cancelAll()
+        }
+    }
+
+    func loop(listeners: inout TaskGroup<Void>) async {
+        var listening: ObjectIdentifier?
         var backoff = 0.2
         var confirmed: Int64 = 0
         var connection: PostgresConnection?
@@ -341,10 +360,24 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                     continue
                 }
                 drainedNow(asked)
-                if ProcessInfo.processInfo.systemUptime - lastCommandRead >= Self.commandInterval,
-                   let follow = shared.withLock({ $0.follow }) {
-                    lastCommandRead = ProcessInfo.processInfo.systemUptime
-                    try await readCommands(c, room: follow.room, seat: follow.seat, waiting: journal == nil)
+                if let follow = shared.withLock({ $0.follow }) {
+                    if listening != ObjectIdentifier(c) {
+                        // One listener per connection; it ends when its connection closes (a group
+                        // once cancelled would cancel every listener added after, so none is
+                        // cancelled before the loop ends).
+                        listening = ObjectIdentifier(c)
+                        listeners.addTask { [self] in
+                            // A listener that ends (the connection went) leaves the fallback reads.
+                            try? await c.listen(on: SharedSchema.commandChannel) { notices in
+                                for try await _ in notices { self.commandsArrived() }
+                            }
+                        }
+                    }
+                    let told = shared.withLock { s in defer { s.commandsTold = false }; return s.commandsTold }
+                    if told || ProcessInfo.processInfo.systemUptime - lastCommandRead >= Self.commandFallback {
+                        lastCommandRead = ProcessInfo.processInfo.systemUptime
+                        try await readCommands(c, room: follow.room, seat: follow.seat, waiting: journal == nil)
+                    }
                 }
                 if let journal, let storage = shared.withLock({ $0.resultStorage }),
                    ProcessInfo.processInfo.systemUptime - lastMarkRead >= Self.markInterval {
@@ -360,7 +393,7 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                 }
                 var pause = max(0.05, 1 - (ProcessInfo.processInfo.systemUptime - lastPulse))
                 if shared.withLock({ $0.follow != nil }) {
-                    pause = min(pause, max(0.02, Self.commandInterval - (ProcessInfo.processInfo.systemUptime - lastCommandRead)))
+                    pause = min(pause, max(0.02, Self.commandFallback - (ProcessInfo.processInfo.systemUptime - lastCommandRead)))
                 }
                 if let journal { await journal.outboxBell.wait(seconds: pause) } else { await bell.wait(seconds: pause) }
             } catch {
@@ -425,7 +458,9 @@ public final class SeatPublisher: SessionPublishing, Sendable {
             last = max(last, mark.id)
             guard try !journal.hasMark(session: mark.session, item: mark.item, at: mark.at) else { continue }
             // A mark the journal refuses (an item the session's test lacks, points above its
-            // worth) is the proctor's to give again; the journal's own marks are untouched.
+            // worth) is the proctor's to give again; one that failed to be written (a full
+            // disk) is read again by the next publishing run, which reads every mark from the
+            // start. The journal's own marks are untouched either way.
             _ = try? journal.recordMark(session: mark.session, item: mark.item, points: mark.points, comment: mark.comment,
                                         at: mark.at, storage: storage)
         }

@@ -17,6 +17,9 @@ public enum SharedSchema {
     /// The notification channel the console listens on.
     public static let channel = "carrel_seats"
 
+    /// The channel seats of a room listen on: a command was issued.
+    public static let commandChannel = "carrel_commands"
+
     /// Every migration, in order: (version, SQL). `@SCHEMA@` is the schema Carrel's tables
     /// live in (quoted), used to pin the search path of the functions that run as the owner.
     static let migrations: [(Int, String)] = [

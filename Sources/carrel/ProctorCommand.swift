@@ -213,7 +213,8 @@ final class ConsoleFeed: ConsoleSource, Sendable {
                 }
                 if let current = reader {
                     if !(await read(current, requests: takeRequests())) {
-                        listeners.cancelAll()
+                        // Closing the connection ends its listener. (Cancelling the group here
+                        // would cancel every listener added after it: a group stays cancelled.)
                         listening = false
                         await current.close()
                         reader = nil

@@ -24,7 +24,13 @@ struct RoomJoin: Sendable {
         do {
             plan = try await SeatRoom.plan(url, room: label.room, seat: label.seat)
         } catch {
-            Console.error("cannot read the plan of room \(label.room) (\(url.redacting(SeatPublisher.describe(error)))); this seat goes on without it")
+            let why = url.redacting(SeatPublisher.describe(error))
+            // Extra time given at the seat is what a roster would otherwise decide: with no
+            // plan to check it against, it is not taken on trust.
+            if take.extraTime != nil {
+                throw CarrelFailure(status: .refused, message: "cannot read the plan of room \(TerminalSafety.visible(label.room, keepLineBreaks: false)) (\(why)), so --extra-time cannot be checked against its roster; launch again once the store answers, or without --room")
+            }
+            Console.error("cannot read the plan of room \(label.room) (\(why)); this seat goes on without it")
             return nil
         }
         guard let plan else { return nil }

@@ -146,7 +146,7 @@ if let publisher, follow { earlyRunner = Task { await publisher.run() } }
                              candidate: candidate, assessmentID: assessment.id, assessmentTitle: assessment.title))
     publisher.start()
     say("waiting \(id)")
-    while publisher.startCommand == nil { try? await Task.sleep(nanoseconds: 5_000_000) }
+    while publisher.startCommand == nil { try? await Task.sleep(nanoseconds: 50_000_000) }
     return RoomStart(command: ProctorCommand(id: publisher.startCommand ?? 0, action: .start))
 }
 
@@ -263,7 +263,7 @@ var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
 /// Reads commands until the session is over; the exit code.
 @MainActor func mainLoop() -> Int32 {
 while leaving == nil {
-    _ = poll(&fds, nfds_t(fds.count), follow ? 20 : 100)
+    _ = poll(&fds, nfds_t(fds.count), follow ? 50 : 100)
     let before = runtime.state.room.lastCommand
     report(runtime.pump())
     // Each command applied, as the seat's journal has it (one line per command, in order).

@@ -94,7 +94,7 @@ def seats_sql(room_literal="NULL"):
     first = text.index('"""', start) + 3
     last = text.index('"""', first)
     sql = textwrap.dedent(text[first:last].strip("\n"))
-    sql = sql.replace("\\(room)", room_literal)
+    sql = sql.replace("\\(room)", room_literal).replace("\\(Self.seatLimit)", "2000")
     # Fragments the query takes from constants of the same file (`\(unescaped: NAME)`).
     for name, constant in (("Self.heldLocks", "static let heldLocks"), ("RawSeat.columns", "static let columns")):
         marker = f"\\(unescaped: {name})"

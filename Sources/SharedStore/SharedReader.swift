@@ -150,7 +150,8 @@ public final class SharedReader: Sendable {
     /// (which a flood cannot make up: the seat role's connections are limited) come first.
     public static let seatLimit = 2000
 
-    /// Every seat of `room` (every room when nil), trouble first. Each value is read on its
+    /// Every seat of `room` (every room when nil), trouble first. The seats are chosen first
+    /// (`seatLimit`, live ones first) and only they are read in full. Each value is read on its
     /// own (`RawSeat(cells:)`): a value that cannot be read shows as nothing (0, or an empty
     /// text), a row that cannot be read shows as a seat whose status is "unreadable"; no seat
     /// is left out because of what it sent.
@@ -158,13 +159,16 @@ public final class SharedReader: Sendable {
         let connection = self.connection
         let logger = self.logger
         let rows = try await StoreCall.guarded(connection, timeout: 10) { try await StoreCall.rows(connection, """
-            \(unescaped: Self.heldLocks)
+            \(unescaped: Self.heldLocks),
+            chosen AS (
+              SELECT s.session FROM carrel_sessions s LEFT JOIN (SELECT DISTINCT key FROM held) h ON h.key = s.lock_key
+              WHERE \(room)::text IS NULL OR s.room = \(room)::text
+              ORDER BY (h.key IS NOT NULL) DESC, s.last_seen DESC
+              LIMIT \(Self.seatLimit))
             SELECT \(unescaped: RawSeat.columns)
-            FROM carrel_sessions s LEFT JOIN (SELECT DISTINCT key FROM held) h ON h.key = s.lock_key
+            FROM chosen c JOIN carrel_sessions s ON s.session = c.session
+              LEFT JOIN (SELECT DISTINCT key FROM held) h ON h.key = s.lock_key
               LEFT JOIN carrel_rooms r ON r.room = s.room AND r.closed_at IS NULL
-            WHERE \(room)::text IS NULL OR s.room = \(room)::text
-            ORDER BY (h.key IS NOT NULL) DESC, s.last_seen DESC
-            LIMIT \(Self.seatLimit)
             """, logger: logger) }
         var seats: [SeatView] = []
         for row in rows {

@@ -64,13 +64,7 @@ struct MarkResult: AsyncParsableCommand {
                 try await markInStore(url)
                 return
             }
-            let data = local
-            let record = try data.session(session)
-            let short = String(record.id.prefix(8))
-            guard record.status == .ended else { throw Self.notEnded(record, short: short, waiting: data.waiting) }
-            guard let journal = data.journal, let value else {
-                throw CarrelFailure(status: .internalError, message: "session \(short) was found without a journal or POINTS")
-            }
+            let (record, journal, value, short) = try markable(in: local)
             let marked: ResultDocument
             do {
                 // `+ 0` turns a typed -0 into 0.
@@ -87,29 +81,40 @@ struct MarkResult: AsyncParsableCommand {
             } catch {
                 throw CarrelFailure(status: .cannotCreate, message: "the mark was not recorded: the journal \(state.location.journalPath) failed (\(error))")
             }
-            let given = marked.items.first { $0.id == item }
-            var line = "Marked \(item) of session \(short)"
-            if let candidate = marked.candidate { line += " (\(candidate))" }
-            line += ": \(PointsText.format(given?.points ?? value)) of \(PointsText.format(given?.max ?? 0))."
-            line += " Score \(PointsText.format(marked.score.points)) of \(PointsText.format(marked.score.max))"
-            line += marked.score.pending > 0 ? ", \(PointsText.format(marked.score.pending)) still to mark.\n" : ", nothing left to mark.\n"
-            FileOutput.standardOutput.write(line)
+            FileOutput.standardOutput.write(summary(marked, value: value, short: short) + "\n")
             // A session that publishes sends its marked result to the lab's store too.
             try await lab.publishWaiting(journal)
         }
     }
 
-    /// Marks a session found in the lab's store: checked against the store's copy of its result
-    /// (the same rules as a local mark), then kept in the store, where results read it at once
-    /// and the seat's journal takes it when the seat next connects.
-    func markInStore(_ url: SharedURL) async throws(CarrelFailure) {
-        let data = try await ResultsData.load(state, lab: lab)
+    /// The session to mark, its journal (or the store's copy) and POINTS, once the session is
+    /// found and has ended.
+    func markable(in data: ResultsData) throws(CarrelFailure) -> (SessionRecord, Journal, Double, String) {
         let record = try data.session(session)
         let short = String(record.id.prefix(8))
         guard record.status == .ended else { throw Self.notEnded(record, short: short, waiting: data.waiting) }
         guard let journal = data.journal, let value else {
             throw CarrelFailure(status: .internalError, message: "session \(short) was found without a journal or POINTS")
         }
+        return (record, journal, value, short)
+    }
+
+    /// "Marked ITEM of session SHORT (candidate): P of MAX. Score S of T, …"
+    func summary(_ marked: ResultDocument, value: Double, short: String) -> String {
+        let given = marked.items.first { $0.id == item }
+        var line = "Marked \(item) of session \(short)"
+        if let candidate = marked.candidate { line += " (\(TerminalSafety.visible(candidate, keepLineBreaks: false)))" }
+        line += ": \(PointsText.format(given?.points ?? value)) of \(PointsText.format(given?.max ?? 0))."
+        line += " Score \(PointsText.format(marked.score.points)) of \(PointsText.format(marked.score.max))"
+        line += marked.score.pending > 0 ? ", \(PointsText.format(marked.score.pending)) still to mark." : ", nothing left to mark."
+        return line
+    }
+
+    /// Marks a session found in the lab's store: checked against the store's copy of its result
+    /// (the same rules as a local mark), then kept in the store, where results read it at once
+    /// and the seat's journal takes it when the seat next connects.
+    func markInStore(_ url: SharedURL) async throws(CarrelFailure) {
+        let (record, journal, value, short) = try markable(in: try await ResultsData.load(state, lab: lab))
         let marked: ResultDocument
         do {
             marked = try journal.recordMark(session: record.id, item: item, points: value + 0, comment: comment, at: Date(),
@@ -130,14 +135,8 @@ struct MarkResult: AsyncParsableCommand {
             throw ProctorStore.failure(error, url: url, doing: "record the mark")
         }
         await reader.close()
-        let given = marked.items.first { $0.id == item }
-        var line = "Marked \(item) of session \(short)"
-        if let candidate = marked.candidate { line += " (\(TerminalSafety.visible(candidate, keepLineBreaks: false)))" }
-        line += ": \(PointsText.format(given?.points ?? value)) of \(PointsText.format(given?.max ?? 0))."
-        line += " Score \(PointsText.format(marked.score.points)) of \(PointsText.format(marked.score.max))"
-        line += marked.score.pending > 0 ? ", \(PointsText.format(marked.score.pending)) still to mark." : ", nothing left to mark."
-        line += " Kept in the shared store; the seat's journal takes it when the seat next connects.\n"
-        FileOutput.standardOutput.write(line)
+        FileOutput.standardOutput.write(summary(marked, value: value, short: short)
+            + " Kept in the shared store; the seat's journal takes it when the seat next connects.\n")
     }
 
     /// Why a session that has not ended cannot be marked yet, and what to do.

@@ -149,6 +149,10 @@ struct TakeCommand: AsyncParsableCommand {
             if let publisher, let room, let label {
                 publisher.follow(room: label.room, seat: label.seat, after: room.plan.lastCommand)
                 if waits {
+                    // A seat that waits makes its journal ready (created, migrated) now, so that
+                    // the proctor's start does not wait for it; a failure here is met again,
+                    // and reported, when the session begins.
+                    if let writer = try? ready.storage.openJournal(create: true) { _ = try? Journal(writer: writer) }
                     app.proctorStart = { publisher.startCommand.map { SessionKit.ProctorCommand(id: $0, action: .start) } }
                 }
             }

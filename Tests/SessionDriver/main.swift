@@ -140,6 +140,9 @@ if let publisher, follow { earlyRunner = Task { await publisher.run() } }
         publisher.start()
         return RoomStart(seen: plan?.lastCommand ?? 0)
     }
+    // As `carrel take` does while it waits: the journal is made ready (created, migrated) now,
+    // so the proctor's start does not wait for it; a failure is met again at begin.
+    if let writer = try? context.storage.openJournal(create: true) { _ = try? Journal(writer: writer) }
     let id = SessionIDs.random.sessionID()
     context.ids = SessionIDs(sessionID: { id }, seed: SessionIDs.random.seed)
     publisher.announce(.init(session: id, label: SharedLabel(room: room, seat: seat, total: assessment.itemCount),
@@ -270,7 +273,9 @@ while leaving == nil {
     if runtime.state.room.lastCommand != before {
         let events = (try? runtime.journal.events(session: runtime.record.id)) ?? []
         for event in events where event.kind == EventKind.proctorCommand.rawValue {
-            if let command = ProctorCommand(journalDetail: event.detail), command.id > before { say("command \(command.id)") }
+            if let command = ProctorCommand(journalDetail: event.detail), command.id > before {
+                say("command \(command.id) left=\(runtime.state.remaining.map { String($0) } ?? "-")")
+            }
         }
     }
     if fds[0].revents != 0 {

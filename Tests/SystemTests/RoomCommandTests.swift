@@ -18,7 +18,8 @@ struct RoomCommandTests {
         let deadline = Date().addingTimeInterval(timeout)
         while out.count < count, Date() < deadline {
             guard let line = child.readLine(timeout: max(0.1, deadline.timeIntervalSinceNow)) else { break }
-            if line.hasPrefix("command "), let n = Int(line.dropFirst(8)) { out.append(n) }
+            // `command N left=SECONDS`
+            if line.hasPrefix("command "), let n = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) { out.append(n) }
         }
         return out
     }

@@ -166,12 +166,9 @@ public struct SessionState: Sendable, Equatable {
             prompt = nil
             return []
         case let .proctor(command):
-            guard command.id > room.lastCommand else { return [] }
-            if !isRunning {
-                // A start that began this session is recorded with it; other commands wait
-                // for a running session (a seat at its start screen has none).
-                guard status == .active || command.action == .start else { return [] }
-            }
+            // Applied once, and only to a running session (a start that began this session is
+            // sent to it just after `began`, and recorded then).
+            guard command.id > room.lastCommand, isRunning else { return [] }
             room.lastCommand = command.id
             return [.log(.proctorCommand, command.journalDetail)] + proctor(command.action)
         case let .commandsBefore(id):

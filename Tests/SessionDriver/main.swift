@@ -254,7 +254,8 @@ var leaving: Int32?
     case "store":
         say("store \(publisher?.storeState.words ?? "none")")
     case "state":
-        say("state position=\(runtime.state.position) status=\(runtime.state.status.rawValue) unsaved=\(runtime.state.unsavedIDs.joined(separator: ",")) elapsed=\(Int(runtime.elapsedNow())) seconds=\(runtime.elapsedNow()) left=\(runtime.state.remaining.map { String($0) } ?? "-") paused=\(runtime.state.room.paused)")
+        // `elapsed=` stays last: tests read the number after it.
+        say("state position=\(runtime.state.position) status=\(runtime.state.status.rawValue) unsaved=\(runtime.state.unsavedIDs.joined(separator: ",")) seconds=\(runtime.elapsedNow()) left=\(runtime.state.remaining.map { String($0) } ?? "-") paused=\(runtime.state.room.paused) elapsed=\(Int(runtime.elapsedNow()))")
     default: say("notice unknown command \(verb)")
     }
     say("ok \(verb)")

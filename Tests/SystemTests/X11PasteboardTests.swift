@@ -58,10 +58,15 @@ final class VirtualDisplay {
     }
 
     /// Puts `text` in CLIPBOARD and PRIMARY (xsel stays behind to own them).
+    /// Puts `text` on both selections, and waits until the display serves it: xsel forks a
+    /// process that takes the selection a moment later, and a clearing that ran before it
+    /// would be undone by it (the test would fail for the harness's sake, not Carrel's).
     func fill(_ text: String) {
         for selection in ["--clipboard", "--primary"] {
             _ = ChildSpawn.run(xsel, [selection, "--input"], input: text, environment: environment)
         }
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline && (clipboard != text || primary != text) { usleep(20_000) }
     }
 
     var clipboard: String { ChildSpawn.run(xsel, ["--clipboard", "--output"], environment: environment).output }

@@ -44,6 +44,13 @@ spread = shared.spread
 pct = shared.pct
 
 
+def command_ids(out):
+    """The numbers `carrel proctor ACTION` printed: `… (command 12, 13): …`."""
+    if "(command " not in out:
+        return []
+    return [int(x) for x in out.split("(command ")[1].split(")")[0].split(", ")]
+
+
 class Relay(threading.Thread):
     """A TCP relay from a loopback port to PostgreSQL that can be cut (every connection closed,
     new ones refused) and restored: the seats' network to the store, not the store itself."""
@@ -298,10 +305,10 @@ class Run:
 
         say(f"\n(c) a pause of {a.pause:.0f} s: each seat's time left when it applied the pause and the resume")
         _, _, _, out = self.command("proctor", "pause", "--room", ROOM, "--wait", "30")
-        pause_ids = [int(x) for x in out.split("(command ")[1].split(")")[0].split(", ")] if "(command " in out else []
+        pause_ids = command_ids(out)
         self.pump(a.pause)
         _, _, _, out = self.command("proctor", "resume", "--room", ROOM, "--wait", "30")
-        resume_ids = [int(x) for x in out.split("(command ")[1].split(")")[0].split(", ")] if "(command " in out else []
+        resume_ids = command_ids(out)
         self.pump(1)
         drift = []
         for s in self.seats:
@@ -322,7 +329,7 @@ class Run:
         ids = []
         for words in (["message", "During the outage 1"], ["time", "+1m"], ["message", "During the outage 2"]):
             _, _, code, out = self.command("proctor", words[0], "--room", ROOM, words[1], "--wait", "0")
-            ids += [int(x) for x in out.split("(command ")[1].split(")")[0].split(", ")] if "(command " in out else []
+            ids += command_ids(out)
         self.pump(max(0, a.outage - 2))
         back = time.monotonic()
         self.relay.set_cut(False)

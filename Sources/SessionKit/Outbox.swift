@@ -52,16 +52,10 @@ enum Outbox {
             "fingerprint":\(string(record.fingerprint)),"total":\(label.total),"time_allowed_seconds":\(allowed),\
             "host":\(string(record.host)),"pid":\(record.pid),"started_at":\(stamp(record.startedAt)),\
             "candidate_number":\(optional(label.candidateNumber))\
-            \(attestation(label.attestation))}
+            \(JSONLiteral.attestationField(label.attestation))}
             """
     }
 
-    /// `,"attestation":{…}` (keys sorted), or nothing.
-    static func attestation(_ facts: [String: String]?) -> String {
-        guard let facts, !facts.isEmpty else { return "" }
-        let pairs = facts.keys.sorted().map { "\(string($0)):\(string(facts[$0] ?? ""))" }
-        return ",\"attestation\":{" + pairs.joined(separator: ",") + "}"
-    }
 
     /// The record of one journal write; nil for what is not published.
     static func body(of write: JournalWrite) throws -> (String, String)? {
@@ -182,6 +176,17 @@ public enum JSONLiteral {
 
     /// A string literal, or `null`.
     public static func optional(_ text: String?) -> String { text.map(string) ?? "null" }
+
+    /// An object of strings, keys sorted: `{"a":"1","b":"2"}`.
+    public static func object(_ fields: [String: String]) -> String {
+        "{" + fields.keys.sorted().map { "\(string($0)):\(string(fields[$0] ?? ""))" }.joined(separator: ",") + "}"
+    }
+
+    /// `,"attestation":{…}` to end a record's body with, or nothing without facts.
+    public static func attestationField(_ facts: [String: String]?) -> String {
+        guard let facts, !facts.isEmpty else { return "" }
+        return ",\"attestation\":" + object(facts)
+    }
 }
 
 /// Sessions known to publish or not (see `Journal.isPublished`).

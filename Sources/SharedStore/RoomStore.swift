@@ -301,12 +301,11 @@ public enum SeatRoom {
                                      assessmentID: String, assessmentTitle: String, fingerprint: String,
                                      attestation: [String: String]) async {
         let string = JSONLiteral.string
-        let facts = attestation.keys.sorted().map { "\(string($0)):\(string(attestation[$0] ?? ""))" }.joined(separator: ",")
         let body = """
             {"room":\(string(label.room)),"seat":\(string(label.seat)),"candidate":\(JSONLiteral.optional(candidate)),\
             "assessment_id":\(string(assessmentID)),"assessment_title":\(string(assessmentTitle)),\
             "fingerprint":\(string(fingerprint)),"pid":\(getpid()),"refusal":\(string(refusal.rawValue)),\
-            "attestation":{\(facts)}}
+            "attestation":\(JSONLiteral.object(attestation))}
             """
         let session = UUID().uuidString.lowercased()
         // Nothing to do when the store cannot hear it: the seat has refused already.

@@ -102,15 +102,9 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                 {"room":\(string(label.room)),"seat":\(string(label.seat)),"candidate":\(JSONLiteral.optional(candidate)),\
                 "assessment_id":\(string(assessmentID)),"assessment_title":\(string(assessmentTitle)),"total":\(label.total),\
                 "time_allowed_seconds":\(label.timeAllowed.map(String.init) ?? "null"),"pid":\(getpid()),\
-                "candidate_number":\(JSONLiteral.optional(label.candidateNumber))\(SeatPublisher.attestationField(label.attestation))}
+                "candidate_number":\(JSONLiteral.optional(label.candidateNumber))\(JSONLiteral.attestationField(label.attestation))}
                 """
         }
-    }
-
-    static func attestationField(_ facts: [String: String]?) -> String {
-        guard let facts, !facts.isEmpty else { return "" }
-        let string = JSONLiteral.string
-        return ",\"attestation\":{" + facts.keys.sorted().map { "\(string($0)):\(string(facts[$0] ?? ""))" }.joined(separator: ",") + "}"
     }
 
     /// Publishes the seat before its session begins (`start` sends it).

@@ -127,14 +127,10 @@ struct MarkResult: AsyncParsableCommand {
         } catch {
             throw CarrelFailure(status: .cannotOpenInput, message: "session \(short): the store's copy of its result cannot be marked: \(error)")
         }
-        let reader = try await SharedOptions.reader(url)
-        do {
-            _ = try await reader.addMark(session: record.id, item: item, points: value + 0, comment: comment)
-        } catch {
-            await reader.close()
-            throw ProctorStore.failure(error, url: url, doing: "record the mark")
+        let (item, comment) = (self.item, self.comment)
+        _ = try await ProctorStore.using(url, doing: "record the mark") {
+            try await $0.addMark(session: record.id, item: item, points: value + 0, comment: comment)
         }
-        await reader.close()
         FileOutput.standardOutput.write(summary(marked, value: value, short: short)
             + " Kept in the shared store; the seat's journal takes it when the seat next connects.\n")
     }

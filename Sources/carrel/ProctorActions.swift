@@ -33,17 +33,9 @@ struct ActionTarget: ParsableArguments {
     func act(_ action: ProctorAction) async throws(CarrelFailure) {
         let url = try ProctorStore.url(shared)
         let room = roomName ?? ""
-        let reader = try await SharedOptions.reader(url)
-        let outcome: Result<(targets: [SeatView], applied: Set<String>, ids: [Int64]), CarrelFailure>
-        do {
-            outcome = .success(try await perform(action, room: room, reader: reader))
-        } catch let failure as CarrelFailure {
-            outcome = .failure(failure)
-        } catch {
-            outcome = .failure(ProctorStore.failure(error, url: url, doing: "send \(action.name) to room \(room)"))
+        let (targets, applied, ids) = try await ProctorStore.using(url, doing: "send \(action.name) to room \(room)") {
+            try await perform(action, room: room, reader: $0)
         }
-        await reader.close()
-        let (targets, applied, ids) = try outcome.get()
         let v = { (t: String) in TerminalSafety.visible(t, keepLineBreaks: false) }
         var lines: [String] = []
         for seat in targets.sorted(by: { ($0.seat, $0.session) < ($1.seat, $1.session) }) {

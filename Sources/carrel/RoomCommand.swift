@@ -78,14 +78,7 @@ struct RoomOpen: AsyncParsableCommand {
             }
             let entries = try roster.map(Self.readRoster)
             let url = try ProctorStore.url(shared)
-            let reader = try await SharedOptions.reader(url)
-            do {
-                try await reader.openRoom(plan, roster: entries)
-            } catch {
-                await reader.close()
-                throw ProctorStore.failure(error, url: url, doing: "open room \(room)")
-            }
-            await reader.close()
+            try await ProctorStore.using(url, doing: "open room \(room)") { try await $0.openRoom(plan, roster: entries) }
             let who = start == .proctor ? "seats wait for `carrel proctor start`" : "each candidate starts at the seat"
             let rosterWords = entries.map { " · roster of \($0.count) candidate\($0.count == 1 ? "" : "s")" } ?? ""
             FileOutput.standardOutput.write("Room \(TerminalSafety.visible(room, keepLineBreaks: false)) is open: \(TerminalSafety.visible(plan.assessmentTitle, keepLineBreaks: false)) (\(plan.fingerprint.prefix(19))…) · \(who)\(rosterWords)\n")
@@ -119,15 +112,8 @@ struct RoomShow: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let url = try ProctorStore.url(shared)
-            let reader = try await SharedOptions.reader(url)
-            let plan: RoomPlan?
-            do {
-                plan = try await reader.room(room)
-            } catch {
-                await reader.close()
-                throw ProctorStore.failure(error, url: url, doing: "read room \(room)")
-            }
-            await reader.close()
+            let room = self.room
+            let plan = try await ProctorStore.using(url, doing: "read room \(room)") { try await $0.room(room) }
             guard let plan else {
                 throw CarrelFailure(status: .cannotOpenInput, message: "no room \(TerminalSafety.visible(room, keepLineBreaks: false)) in the shared store; open it with `carrel room open`")
             }
@@ -161,15 +147,8 @@ struct RoomClose: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let url = try ProctorStore.url(shared)
-            let reader = try await SharedOptions.reader(url)
-            let closed: Bool
-            do {
-                closed = try await reader.closeRoom(room)
-            } catch {
-                await reader.close()
-                throw ProctorStore.failure(error, url: url, doing: "close room \(room)")
-            }
-            await reader.close()
+            let room = self.room
+            let closed = try await ProctorStore.using(url, doing: "close room \(room)") { try await $0.closeRoom(room) }
             guard closed else {
                 throw CarrelFailure(status: .cannotOpenInput, message: "no open room \(TerminalSafety.visible(room, keepLineBreaks: false)) in the shared store")
             }
@@ -191,6 +170,22 @@ enum ProctorStore {
             return try SharedURL.parse(text)
         } catch {
             throw CarrelFailure(status: .usage, message: error.description)
+        }
+    }
+
+    /// Opens the store, runs `body` on it, and closes it on every path (PostgresNIO stops the
+    /// process when a connection is dropped unclosed); a failure is one line, said once.
+    static func using<T: Sendable>(_ url: SharedURL, doing what: String,
+                                   _ body: (SharedReader) async throws -> T) async throws(CarrelFailure) -> T {
+        let reader = try await SharedOptions.reader(url)
+        do {
+            let value = try await body(reader)
+            await reader.close()
+            return value
+        } catch {
+            await reader.close()
+            if let failure = error as? CarrelFailure { throw failure }
+            throw failure(error, url: url, doing: what)
         }
     }
 

@@ -89,7 +89,7 @@ let package = Package(
         // In-memory edges for the runtime, shared by the test targets.
         .target(
             name: "SessionTestSupport",
-            dependencies: ["AssessmentKit", "SessionKit", "Lockdown", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["AssessmentKit", "SessionKit", "Lockdown", "CLinux", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Tests/SessionTestSupport"
         ),
         // Unit tests: in-process, or the built binaries on files in a temporary folder. They

@@ -7,10 +7,17 @@
 #include <stddef.h>
 #include <sys/auxv.h>
 #include <sys/prctl.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <spawn.h>
 
 int carrel_set_dumpable(int dumpable) { return prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0); }
 int carrel_get_dumpable(void) { return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0); }
 unsigned long carrel_loader_base(void) { return getauxval(AT_BASE); }
+int carrel_pipe_cloexec_nonblocking(int fds[2]) { return pipe2(fds, O_CLOEXEC | O_NONBLOCK); }
+int carrel_spawn_actions_close_from(void *actions, int lowest) {
+    return posix_spawn_file_actions_addclosefrom_np((posix_spawn_file_actions_t *)actions, lowest);
+}
 
 static int carrel_link_tally_one(struct dl_phdr_info *info, size_t size, void *data) {
     (void)size;
@@ -31,4 +38,15 @@ int carrel_set_dumpable(int dumpable) { (void)dumpable; return 0; }
 int carrel_get_dumpable(void) { return 1; }
 unsigned long carrel_loader_base(void) { return 0; }
 struct carrel_link_tally carrel_link_tally(void) { struct carrel_link_tally t = {0, 0, 0}; return t; }
+#include <fcntl.h>
+#include <unistd.h>
+int carrel_spawn_actions_close_from(void *actions, int lowest) { (void)actions; (void)lowest; return 0; }
+int carrel_pipe_cloexec_nonblocking(int fds[2]) {
+    if (pipe(fds) != 0) return -1;
+    for (int i = 0; i < 2; i++) {
+        fcntl(fds[i], F_SETFD, FD_CLOEXEC);
+        fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
+    }
+    return 0;
+}
 #endif

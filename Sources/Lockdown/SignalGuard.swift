@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CLinux
 import SessionKit
 
 /// Turns signals into readable bytes on a pipe, so the session loop handles them like input.
@@ -55,13 +56,12 @@ public final class SignalGuard: SignalSource, @unchecked Sendable {
     public init(brokenPipesIgnored: Bool) throws(FileSystemError) {
         self.brokenPipesIgnored = brokenPipesIgnored
         var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw FileSystemError(path: "pipe", reason: String(cString: strerror(errno))) }
+        // Close-on-exec from the start: a child spawned by another thread never inherits it.
+        guard carrel_pipe_cloexec_nonblocking(&fds) == 0 else {
+            throw FileSystemError(path: "pipe", reason: String(cString: strerror(errno)))
+        }
         readEnd = fds[0]
         writeFD = fds[1]
-        for fd in fds {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        }
     }
 
     /// Installs the handlers; undone by `remove()`.

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CLinux
 import Foundation
 
 /// How the tests start the programs they drive (the driver, the real binary, tmux, mount):
@@ -8,7 +9,7 @@ import Foundation
 /// synchronous run that never needs Swift concurrency's shared pool.
 public enum ChildSpawn {
     /// Starts a program with the given descriptors as its stdin, stdout and stderr, default
-    /// signal handling and an empty signal mask; other descriptors should be close-on-exec.
+    /// signal handling and an empty signal mask; no other descriptor is passed on.
     public static func spawn(_ executable: String, _ arguments: [String], environment: [String: String],
                              stdin: Int32, stdout: Int32, stderr: Int32) -> Result<pid_t, POSIXError> {
         var actions = posix_spawn_file_actions_t()
@@ -17,6 +18,10 @@ public enum ChildSpawn {
         posix_spawn_file_actions_adddup2(&actions, stdin, 0)
         posix_spawn_file_actions_adddup2(&actions, stdout, 1)
         posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+        // Nothing else the test process has open reaches the child: a descriptor another test
+        // opened without close-on-exec (a file filling a disk, say) would otherwise live as long
+        // as the child and keep what it holds from being freed.
+        _ = carrel_spawn_actions_close_from(&actions, 3)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

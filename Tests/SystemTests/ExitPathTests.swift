@@ -132,7 +132,7 @@ struct ExitPathTests {
 
         // Fill the disk to the last byte.
         let filler = mountPoint + "/filler"
-        let fd = open(filler, O_WRONLY | O_CREAT, 0o600)
+        let fd = open(filler, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
         let chunk = [UInt8](repeating: 7, count: 4096)
         while chunk.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
         close(fd)
@@ -181,7 +181,7 @@ struct ExitPathTests {
         #expect(final.count == 8, "every question answered is saved once space returned: \(final.keys.sorted())")
 
         // Full again: submit cannot be recorded, exits 73, the session stays resumable.
-        let fd2 = open(filler, O_WRONLY | O_CREAT, 0o600)
+        let fd2 = open(filler, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
         while chunk.withUnsafeBytes({ write(fd2, $0.baseAddress, $0.count) }) > 0 {}
         close(fd2)
         full = false

@@ -16,4 +16,11 @@ unsigned long carrel_loader_base(void);
 struct carrel_link_tally { unsigned long listed; unsigned long long adds; unsigned long long subs; };
 struct carrel_link_tally carrel_link_tally(void);
 
+/// pipe2(fds, O_CLOEXEC | O_NONBLOCK): both ends close-on-exec from the moment they exist.
+int carrel_pipe_cloexec_nonblocking(int fds[2]);
+
+/// posix_spawn_file_actions_addclosefrom_np(actions, lowest): the child closes every
+/// descriptor from `lowest` up (`actions` is a posix_spawn_file_actions_t *).
+int carrel_spawn_actions_close_from(void *actions, int lowest);
+
 #endif

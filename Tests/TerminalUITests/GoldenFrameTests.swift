@@ -131,6 +131,49 @@ struct GoldenFrameTests {
         try check("too-small-\(theme.name)", Views.render(m, width: 60, height: 20), theme: theme)
     }
 
+    /// The room's screens: a seat waiting for the proctor's start, the pause, a message from
+    /// the proctor (a long one wraps in its box) and a raised hand, in every theme and, with
+    /// the screen reader, at both sizes. A message's text is content: made safe like all of it.
+    @Test(arguments: themes)
+    func theRoomsWaitingPauseMessageAndHand(theme: Theme) throws {
+        var m = Self.model(theme: theme, responses: ["canada": .choice("Ottawa")])
+        m.session = nil
+        m.phase = .start
+        m.waitingForProctor = true
+        try check("room-waiting-\(theme.name)", Views.render(m, width: 80, height: 24), theme: theme)
+        m = Self.model(theme: theme, responses: ["canada": .choice("Ottawa")])
+        m.session?.room = RoomControl(watched: true)
+        m.session?.room.paused = true
+        try check("room-paused-\(theme.name)", Views.render(m, width: 80, height: 24), theme: theme)
+        m.session?.room.paused = false
+        m.session?.room.message = "Question 3 has a misprint: read Sydney as Canberra. "
+            + String(repeating: "Keep working; the clock runs as before. ", count: 8) + "\u{1B}[31m"
+        try check("room-message-\(theme.name)", Views.render(m, width: 80, height: 24), theme: theme)
+        m.session?.room.message = nil
+        m.session?.room.hand = .raised
+        try check("room-hand-raised-\(theme.name)", Views.render(m, width: 80, height: 24), theme: theme)
+        m.session?.room.hand = .acknowledged
+        try check("room-hand-coming-\(theme.name)", Views.render(m, width: 80, height: 24), theme: theme)
+    }
+
+    @Test(arguments: [0, 1])
+    func theRoomsScreensForAScreenReader(size: Int) throws {
+        let (width, height) = Self.sizes[size]
+        var m = Self.model(screenReader: true)
+        m.session = nil
+        m.phase = .start
+        m.waitingForProctor = true
+        try check("room-waiting-reader-\(width)x\(height)", Views.render(m, width: width, height: height), theme: .standard)
+        m = Self.model(screenReader: true)
+        m.session?.room = RoomControl(watched: true)
+        m.session?.room.paused = true
+        m.session?.room.hand = .raised
+        try check("room-paused-reader-\(width)x\(height)", Views.render(m, width: width, height: height), theme: .standard)
+        m.session?.room.paused = false
+        m.session?.room.message = "Ten minutes left."
+        try check("room-message-reader-\(width)x\(height)", Views.render(m, width: width, height: height), theme: .standard)
+    }
+
     @Test func aNoticeAndAWarningClock() throws {
         var m = Self.model(elapsed: 845)
         m.notice = "Paste is disabled during this assessment"

@@ -81,10 +81,19 @@ let package = Package(
             path: "Tests/SessionDriver"
         ),
         // Journal figures on the real runtime (scripts/bench-journal, release build).
+        // What the benchmark programs share (inert edges for a session measured on its own).
+        .target(name: "BenchSupport", dependencies: ["AssessmentKit", "SessionKit", "Lockdown"], path: "Benchmarks/BenchSupport"),
         .executableTarget(
             name: "carrel-journal-bench",
-            dependencies: ["AssessmentKit", "SessionKit", "Lockdown", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["AssessmentKit", "SessionKit", "Lockdown", "BenchSupport", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Benchmarks/JournalBench"
+        ),
+        // Light seats for scripts/bench-room --light: many real runtimes and publishers in one
+        // process (release build).
+        .executableTarget(
+            name: "carrel-room-sim",
+            dependencies: ["AssessmentKit", "SessionKit", "Lockdown", "SharedStore", "BenchSupport"],
+            path: "Benchmarks/RoomSim"
         ),
         // In-memory edges for the runtime, shared by the test targets.
         .target(

@@ -13,8 +13,13 @@ publisher) wait in a room opened with `--start proctor`; the proctor's commands 
       each seat's applying them all, in order, none twice;
   (f) --forged made-up sessions claiming the room (added as a seat's role may, through
       carrel_records): `carrel proctor --json --room` with the real seats among them;
-  (e) then, the seats stopped: typing in a real `carrel take --shared --room` (a pseudo-terminal)
-      while the proctor adds time to it twice a second, beside a seat without a store.
+  (g) then, the seats stopped: --light light seats (carrel-room-sim: real runtimes, journals and
+      publishers, many in one process, no terminal) in a room of their own, each answering every
+      few seconds: each record's way into the store (its time at the seat to PostgreSQL's
+      receipt), `carrel proctor --json --room` over them, and a room-wide message from its
+      launch to each seat's applying it;
+  (e) then: typing in a real `carrel take --shared --room` (a pseudo-terminal) while the proctor
+      adds time to it twice a second, beside a seat without a store.
 """
 import argparse
 import os
@@ -37,6 +42,7 @@ import bench_shared as shared  # noqa: E402  (Postgres, free_port, percentiles)
 ROOT = shared.ROOT
 CARREL = shared.CARREL
 DRIVER = shared.DRIVER
+SIM = os.environ.get("CARREL_SIM_BIN") or os.path.join(ROOT, ".build-bench", "release", "carrel-room-sim")
 ASSESSMENT = shared.ASSESSMENT
 ROOM = "room-bench"
 say = shared.say
@@ -148,10 +154,14 @@ class Seat:
         self.states = []            # parsed `state` lines
         self.partial = b""
         self.errors = open(self.state + ".stderr", "wb")
+        # Each seat of a lab clears its own machine's tmux servers; here every seat shares one
+        # machine, whose servers are the harness's, not the seats': each seat looks in a
+        # folder of its own (as on a lab machine with no tmux running).
+        seat_env = dict(run.env, TMUX_TMPDIR=self.state + "-tmux")
         self.proc = subprocess.Popen(
             [DRIVER, "--state-dir", self.state, "--candidate", f"Candidate {index:03d}", "--shared", run.seat_url,
              "--room", ROOM, "--seat", self.name, "--follow", "--wait-start", "begin", ASSESSMENT],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors, env=run.env, cwd=ROOT)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors, env=seat_env, cwd=ROOT)
         os.set_blocking(self.proc.stdout.fileno(), False)
 
     def send(self, line):
@@ -248,6 +258,8 @@ class Run:
 
     def main(self):
         a = self.args
+        # Every seat holds one connection; the proctor's commands and the harness need a few more.
+        os.environ["CARREL_PG_MAX_CONNECTIONS"] = str(max(300, a.seats + 100, a.light + 100))
         self.pg.start()
         self.pg_url = self.pg.url + "?sslmode=disable"
         self.env["PGPASSFILE"] = os.path.join(self.pg.folder, "pgpass")
@@ -266,6 +278,25 @@ class Run:
         if code != 0:
             say(f"room open failed: {out}")
             return 2
+        if a.seats > 0:
+            status = self.seat_parts()
+            if status is not None:
+                return status
+        if a.forged > 0:
+            self.forged_part()
+        # The light seats, then typing, are measured with no other seat running.
+        for seat in self.seats:
+            seat.proc.kill()
+        self.pump(1)
+        if a.light > 0:
+            self.light_part()
+        if a.keys > 0:
+            self.typing_part()
+        return 0 if self.ok else 1
+
+    def seat_parts(self):
+        """(a) to (d) with --seats driver seats; a number when the run cannot go on."""
+        a = self.args
         say(f"{a.seats} seats waiting in room {ROOM} (carrel-session-driver, through a TCP relay) …")
         for i in range(a.seats):
             seat = Seat(self, i)
@@ -348,15 +379,111 @@ class Run:
         ok = len(late) == a.seats and wrong == 0 and (max(late) if late else 99) <= 2.0
         say(f"  every seat within 2 s, in order, none twice: {shared.verdict(ok)}")
         self.ok &= ok
-        if a.forged > 0:
-            self.forged_part()
-        if a.keys > 0:
-            # Typing is measured with no other seat running (as scripts/bench-shared does).
-            for seat in self.seats:
-                seat.proc.kill()
-            self.pump(1)
-            self.typing_part()
-        return 0 if self.ok else 1
+        return None
+
+    def light_part(self):
+        a = self.args
+        room = "room-light"
+        say(f"\n(g) {a.light} light seats (carrel-room-sim: real runtimes and publishers, one process), each answering"
+            f" every {a.light_every:g} s for {a.light_seconds:.0f} s")
+        _, _, code, out = self.command("room", "open", room, ASSESSMENT)
+        if code != 0:
+            say(f"  room open failed: {out}")
+            self.ok = False
+            return
+        state = os.path.join(self.tmp, "light")
+        os.makedirs(state)
+        errors = open(os.path.join(self.tmp, "light.stderr"), "wb")
+        started = time.monotonic()
+        sim = subprocess.Popen([SIM, "--url", self.pg_url, "--room", room, "--seats", str(a.light), "--state", state,
+                                "--answer-every", str(a.light_every), "--duration", str(a.light_seconds), "--file", ASSESSMENT],
+                               stdout=subprocess.PIPE, stderr=errors, env=self.env, cwd=ROOT)
+        applied = {}
+        ready = [None]
+        done = [None]
+
+        def read():
+            for raw in sim.stdout:
+                line = raw.decode(errors="replace").split()
+                if not line:
+                    continue
+                if line[0] == "ready":
+                    ready[0] = time.monotonic()
+                elif line[0] == "command" and len(line) == 4:
+                    applied.setdefault(int(line[1]), []).append(float(line[3]))
+                elif line[0] == "done":
+                    done[0] = int(line[1])
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        while ready[0] is None and sim.poll() is None and time.monotonic() - started < 600:
+            time.sleep(0.2)
+        if ready[0] is None:
+            errors.flush()
+            with open(os.path.join(self.tmp, "light.stderr"), errors="replace") as f:
+                say(f"  the light seats did not begin: {f.read()[-600:]}")
+            self.ok = False
+            sim.kill()
+            return
+        say(f"  {a.light} seats began in {ready[0] - started:.0f} s; every seat publishing and following the room")
+        # PostgreSQL's and the light seats' processor time over the run, beside the machine's.
+        cpu_from = (time.monotonic(), shared.cpu_seconds(self.pg.pids()), shared.cpu_seconds([sim.pid]))
+        time.sleep(min(10, a.light_seconds / 4))
+
+        # The console's reading over them.
+        runs = []
+        listed = 0
+        for _ in range(5):
+            _, took, code, out = self.command("proctor", "--json", "--room", room)
+            runs.append(took)
+            listed = out.count('"seat" : "L')
+        runs.sort()
+        say(f"  carrel proctor --json --room (a whole process: start, login, read, print): median {shared.ms(runs[2])},"
+            f" max {shared.ms(runs[-1])}; seats listed {listed}")
+        ok_console = listed == a.light
+
+        # A room-wide message.
+        launched = time.time()
+        _, took, code, out = self.command("proctor", "message", "--room", room, "Ten minutes left", "--wait", "30")
+        ids = command_ids(out)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not (ids and len(applied.get(ids[-1], [])) >= a.light):
+            time.sleep(0.1)
+        lat = [t - launched for t in applied.get(ids[-1], [])] if ids else []
+        say(f"  room-wide message: applied by {len(lat)} of {a.light}; {spread(lat)}; `proctor message` exited {code}"
+            f" after {shared.ms(took)}")
+        ok_message = len(lat) == a.light and pct(lat, 99) <= 2.0
+
+        while done[0] is None and sim.poll() is None:
+            time.sleep(0.5)
+        wall = time.monotonic() - cpu_from[0]
+        pg_cpu = shared.cpu_seconds(self.pg.pids()) - cpu_from[1]
+        sim_cpu = shared.cpu_seconds([sim.pid]) - cpu_from[2]
+        sim.wait()
+        reader.join(5)
+        say(f"  processor time over the {wall:.0f} s run: PostgreSQL {pg_cpu:.0f} s (backends that left not counted),"
+            f" the light seats {sim_cpu:.0f} s, of {wall * (os.cpu_count() or 1):.0f} s on {os.cpu_count()} cores")
+        # Each answer's way into the store: its time at the seat (the record's `at`) to
+        # PostgreSQL's receipt (`received_at`), over every answer of the run.
+        out = self.pg.psql("""
+            SELECT count(*),
+                   percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM received_at - at)),
+                   percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM received_at - at)),
+                   max(extract(epoch FROM received_at - at))
+            FROM carrel_records r JOIN carrel_sessions s USING (session)
+            WHERE s.room = 'room-light' AND r.kind = 'answer'""", timeout=300).strip()
+        try:
+            count, p50, p99, worst = out.splitlines()[-1].split("|")
+            count, p50, p99, worst = int(count), float(p50), float(p99), float(worst)
+        except ValueError:
+            say(f"  the store's records could not be read: {out[-300:]}")
+            self.ok = False
+            return
+        say(f"  answers in the store: {count} of {done[0]} given; seat → store p50 {shared.ms(p50)}, p99 {shared.ms(p99)},"
+            f" max {shared.ms(worst)}")
+        ok_records = done[0] is not None and count == done[0] and p99 <= 1.0
+        say(f"  records p99 ≤ 1 s: {shared.verdict(ok_records)}; console lists every seat: {shared.verdict(ok_console)};"
+            f" message applied by all, p99 ≤ 2 s: {shared.verdict(ok_message)}")
+        self.ok &= ok_records and ok_console and ok_message
 
     def forged_part(self):
         a = self.args
@@ -459,10 +586,13 @@ def main():
     p.add_argument("--start-timeout", type=float, default=180)
     p.add_argument("--keys", type=int, default=200, help="keys typed in (e); 0 skips (e)")
     p.add_argument("--forged", type=int, default=200000, help="made-up sessions in (f); 0 skips (f)")
+    p.add_argument("--light", type=int, default=1000, help="light seats in (g); 0 skips (g)")
+    p.add_argument("--light-seconds", type=float, default=60, help="how long the light seats run in (g)")
+    p.add_argument("--light-every", type=float, default=5, help="seconds between a light seat's answers in (g)")
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--keep", action="store_true")
     args = p.parse_args()
-    for path in (CARREL, DRIVER):
+    for path in (CARREL, DRIVER) + ((SIM,) if args.light > 0 else ()):
         if not os.access(path, os.X_OK):
             sys.exit(f"bench-room: {path} is missing; run scripts/bench-room (it builds it)")
 

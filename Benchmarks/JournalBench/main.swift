@@ -8,21 +8,12 @@ import AssessmentKit
 import Foundation
 import GRDB
 import Lockdown
+import BenchSupport
 import SessionKit
 
-func fail(_ why: String) -> Never {
-    FileHandle.standardError.write(Data("carrel-journal-bench: \(why)\n".utf8))
-    exit(1)
-}
+func fail(_ why: String) -> Never { BenchSupport.fail("carrel-journal-bench", why) }
 
-struct NoPasteboards: PasteboardClearer {
-    func clearAndDescribe() -> [String] { [] }
-}
-
-struct OpenGate: EnvironmentGate {
-    func refusals(policy: RestrictionPolicy, needsTerminal: Bool) -> [String] { [] }
-    func attachedTracer() -> Int? { nil }
-}
+func context(_ dir: String) -> SessionContext { .bench(dir) }
 
 func assessment(items: Int) -> (Assessment, StoredAssessment)? {
     var lines = ["carrel: 1", "id: bench", "title: Bench", "sections:", "  - items:"]
@@ -32,14 +23,6 @@ func assessment(items: Int) -> (Assessment, StoredAssessment)? {
     let text = lines.joined(separator: "\n")
     guard let a = AssessmentReader.read(text: text, file: "bench.yaml").assessment else { return nil }
     return (a, StoredAssessment(bytes: Data(text.utf8), path: "bench.yaml"))
-}
-
-func context(_ dir: String) -> SessionContext {
-    var c = SessionContext.system(location: StateLocation(stateDirectory: dir), environment: [:], needsTerminal: false)
-    c.signals = { nil }
-    c.pasteboards = NoPasteboards()
-    c.gate = OpenGate()
-    return c
 }
 
 func fileSize(_ path: String) -> Int {

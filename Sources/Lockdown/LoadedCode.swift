@@ -138,20 +138,29 @@ public enum LoadedCode {
     /// The injected objects of this process (paths, as mapped), or nil when it cannot be
     /// told (no /proc, no dynamic loader, an executable that was deleted since it started).
     public static func injected() -> [String]? {
-        guard let mappings = atStart else { return nil }
         // Unknowable here means "not judged" (nil), never "clean": the caller keeps the
         // environment check, and no /proc or no loader also means no LD_PRELOAD to fear.
-        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"),
-              !executable.hasSuffix(" (deleted)"),
-              let interpreter = interpreterPath(),
-              let listed = loaderList(interpreter: interpreter, executable: executable)
-        else { return nil }
-        var found = unexpected(mappings, expected: listed + [executable, interpreter])
+        guard let unexpectedAtStart else { return nil }
+        var found = unexpectedAtStart
         if let extra = hiddenNamespaceObjects(), extra > 0 {
             found.append("\(extra) object\(extra == 1 ? "" : "s") loaded in a separate linker namespace (an audit module)")
         }
         return found
     }
+
+    /// The files mapped at start that the loader would not map on its own, worked out once: the
+    /// mappings judged are those captured at start, so asking the loader again (a process of
+    /// its own) could only say the same. A seat waiting for the proctor's start asks before
+    /// the start comes, and its begin does not wait for the loader.
+    static let unexpectedAtStart: [String]? = {
+        guard let mappings = atStart,
+              let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"),
+              !executable.hasSuffix(" (deleted)"),
+              let interpreter = interpreterPath(),
+              let listed = loaderList(interpreter: interpreter, executable: executable)
+        else { return nil }
+        return unexpected(mappings, expected: listed + [executable, interpreter])
+    }()
 
     /// Objects loaded but not listed by `dl_iterate_phdr`, which walks only the main
     /// namespace: an LD_AUDIT module and its own copy of libc live in another one, and

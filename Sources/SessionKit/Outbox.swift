@@ -24,7 +24,7 @@ public struct OutboxRecord: Sendable, Equatable {
 
 /// What a publishing session writes to its outbox, in the transaction of the write itself:
 /// the session's start, answers, flags, events, status changes, resumptions, saved progress
-/// and result. (The running session also reports its time used every second, outside the
+/// and result. (The running session also reports its time used every two seconds, outside the
 /// outbox, for the proctor's console.)
 enum Outbox {
     static func isPublished(_ session: String, _ db: Database) throws -> Bool {

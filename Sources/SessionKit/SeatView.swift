@@ -19,7 +19,7 @@ public struct SeatView: Sendable, Equatable, Codable {
     public var interruptions: Int
     /// ISO-8601 UTC: the last time the seat was heard from.
     public var lastSeen: String
-    /// Seconds since then (a running seat reports every second).
+    /// Seconds since then (a running seat reports every two seconds).
     public var lastHeardSeconds: Int
     public var connected: Bool
     /// The candidate's number on the room's roster.
@@ -49,6 +49,9 @@ public struct SeatView: Sendable, Equatable, Codable {
     /// Status words for people: "timed out", "not started".
     public var statusWords: String { status.replacingOccurrences(of: "_", with: " ") }
 
+    /// How often a running seat reports its time to the store (seconds).
+    public static let pulseInterval = 2.0
+
     /// Trouble first: interrupted seats, then running seats with incidents, running seats,
     /// seats not started, and finished ones last.
     public var rank: Int {
@@ -57,7 +60,7 @@ public struct SeatView: Sendable, Equatable, Codable {
         switch status {
         case "interrupted": return 0
         case "wrong_test", "candidate_twice": return 0
-        // A running seat reports every second: one not heard from for 5 s needs a look too.
+        // A running seat reports every two seconds: one not heard from for 5 s needs a look too.
         case "active": return incidents > 0 || lastHeardSeconds > 5 ? 1 : 2
         case "not_started": return 3
         default: return 4

@@ -56,8 +56,13 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         var received: Int64 = 0
         var inbox: [ProctorCommand] = []
         var startCommand: Int64?
+        /// The room's last command when the seat joined: a start up to it was another
+        /// session's (this seat's earlier one, say), never this one's.
+        var startAfter: Int64 = 0
         /// A notice of new commands came since the loop last read them.
         var commandsTold = false
+        /// A listener on the current connection hears the commands' notices.
+        var listening = false
         /// Where this seat's result files are: marks a proctor gave in the store are taken
         /// into the journal (and the file) when set.
         var resultStorage: (any StateStorage)?
@@ -144,6 +149,18 @@ public final class SeatPublisher: SessionPublishing, Sendable {
     /// How often a seat in a room asks the store for its commands when no notice told it to
     /// (PostgreSQL's LISTEN tells it at once; a notice lost with a connection is made up for).
     public static let commandFallback = 2.0
+    /// The same while a listener is live: a thousand seats asking every two seconds would
+    /// be the store's busiest work, for notices that already come.
+    public static let commandFallbackListening = 30.0
+
+    /// How often a running seat reports its time (`carrel_pulse`) when it sent nothing else:
+    /// any record it sends says it is alive too.
+    public static let pulseInterval = SeatView.pulseInterval
+
+    /// The wait before the next read of commands with no notice.
+    var commandFallbackNow: Double {
+        shared.withLock { $0.listening } ? Self.commandFallbackListening : Self.commandFallback
+    }
 
     /// A notice said commands were issued: the loop reads them now.
     func commandsArrived() {
@@ -157,6 +174,7 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         shared.withLock {
             $0.follow = (room, seat)
             $0.received = max($0.received, after)
+            $0.startAfter = max($0.startAfter, after)
         }
         ring()
     }
@@ -310,6 +328,9 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         var lastCommandRead = -Double.infinity
         var lastMarkRead = -Double.infinity
         var marksAfter: Int64 = 0
+        // A connection just made reads the proctor's commands before anything else: after an
+        // outage they are what the room waits for, and the backlog can follow them.
+        var readCommandsFirst = false
         while !isStopping && !Task.isCancelled {
             if shared.withLock({ s in defer { s.dropConnection = false }; return s.dropConnection }), let c = connection {
                 // Closing ends the session's advisory lock: the console sees the seat leave.
@@ -330,19 +351,26 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                     connection = try await StoreCall.open(url, as: "carrel seat", logger: logger, timeout: queryTimeout)
                     claimed = Claimed()
                     backoff = 0.2
+                    readCommandsFirst = true
                     note(.connected, session: session)
                 } catch {
                     // Stopped while connecting: that says nothing about the store.
                     if isStopping || Task.isCancelled { break }
                     note(.unreachable(Self.describe(error)), session: session)
-                    try? await Task.sleep(nanoseconds: UInt64(backoff * 1e9))
+                    try? await Task.sleep(nanoseconds: Self.jittered(backoff))
                     backoff = min(backoff * 2, longestBackoff)
                     continue
                 }
             }
             guard let c = connection else { continue }
             do {
+                // The seat says who it is first: a waiting seat's start is the one given after its hello.
                 try await claim(c, &claimed, session: session, announcement: announcement, journalOpen: journal != nil)
+                if readCommandsFirst, let follow = shared.withLock({ $0.follow }) {
+                    readCommandsFirst = false
+                    lastCommandRead = ProcessInfo.processInfo.systemUptime
+                    try await readCommands(c, room: follow.room, seat: follow.seat, waiting: journal == nil)
+                }
                 let batch = try journal?.outbox(after: confirmed, limit: batchSize) ?? []
                 if let journal, !batch.isEmpty {
                     let sent = Self.latestProgressOnly(batch)
@@ -363,12 +391,17 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                         listeners.addTask { [self] in
                             // A listener that ends (the connection went) leaves the fallback reads.
                             try? await c.listen(on: SharedSchema.commandChannel) { notices in
+                                // Listening from now on: one read catches a command issued
+                                // before the notices could be heard.
+                                self.shared.withLock { $0.listening = true }
+                                self.commandsArrived()
                                 for try await _ in notices { self.commandsArrived() }
                             }
+                            self.shared.withLock { $0.listening = false }
                         }
                     }
                     let told = shared.withLock { s in defer { s.commandsTold = false }; return s.commandsTold }
-                    if told || ProcessInfo.processInfo.systemUptime - lastCommandRead >= Self.commandFallback {
+                    if told || ProcessInfo.processInfo.systemUptime - lastCommandRead >= commandFallbackNow {
                         lastCommandRead = ProcessInfo.processInfo.systemUptime
                         try await readCommands(c, room: follow.room, seat: follow.seat, waiting: journal == nil)
                     }
@@ -379,15 +412,15 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                     marksAfter = try await takeMarks(c, journal: journal, storage: storage, after: marksAfter)
                 }
                 let now = ProcessInfo.processInfo.systemUptime
-                if let session, let elapsed, now - lastPulse >= 1 {
+                if let session, let elapsed, now - lastPulse >= Self.pulseInterval {
                     lastPulse = now
                     try await guarded(c) {
                         try await StoreCall.run(c, "SELECT carrel_pulse(\(session), \(elapsed))", logger: self.logger)
                     }
                 }
-                var pause = max(0.05, 1 - (ProcessInfo.processInfo.systemUptime - lastPulse))
+                var pause = max(0.05, Self.pulseInterval - (ProcessInfo.processInfo.systemUptime - lastPulse))
                 if shared.withLock({ $0.follow != nil }) {
-                    pause = min(pause, max(0.02, Self.commandFallback - (ProcessInfo.processInfo.systemUptime - lastCommandRead)))
+                    pause = min(pause, max(0.02, commandFallbackNow - (ProcessInfo.processInfo.systemUptime - lastCommandRead)))
                 }
                 if let journal { await journal.outboxBell.wait(seconds: pause) } else { await bell.wait(seconds: pause) }
             } catch {
@@ -397,12 +430,18 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                 note(.unreachable(Self.describe(error)), session: session)
                 try? await c.close()
                 connection = nil
-                try? await Task.sleep(nanoseconds: UInt64(backoff * 1e9))
+                try? await Task.sleep(nanoseconds: Self.jittered(backoff))
                 backoff = min(backoff * 2, longestBackoff)
             }
         }
         // Closing a connection that is already gone has nothing left to report.
         if let connection { try? await connection.close() }
+    }
+
+    /// A wait of between half and all of `seconds`: the seats of a room that lost the store
+    /// together do not all knock at the same instant when it returns.
+    static func jittered(_ seconds: Double) -> UInt64 {
+        UInt64(seconds * Double.random(in: 0.5...1.0) * 1e9)
     }
 
     /// Reads the seat's new commands (and, while it waits to begin, the proctor's start).
@@ -432,7 +471,7 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                 s.received = highest
                 s.inbox += fresh
             }
-            if let start { s.startCommand = max(s.startCommand ?? 0, start) }
+            if let start, start > s.startAfter { s.startCommand = max(s.startCommand ?? 0, start) }
         }
     }
 

@@ -199,7 +199,7 @@ public final class SharedReader: Sendable {
         // Time left means something only while the test can still go on.
         let running = ["active", "interrupted", "not_started"].contains(status)
         let left = running ? raw.time_allowed.map { whole($0 + raw.added - raw.elapsed) } : nil
-        // A running seat reports every second; a seat heard from longer ago is hung or cut off
+        // A running seat reports every two seconds; a seat heard from longer ago is hung or cut off
         // even while its connection stays open.
         let quiet = raw.status == "not_started" && raw.connected ? 0 : whole(raw.quiet)
         var view = SeatView(

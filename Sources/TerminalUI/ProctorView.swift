@@ -81,7 +81,8 @@ public enum ProctorView {
     }
 
     static func heard(_ s: SeatView, coarse: Bool) -> String {
-        if s.lastHeardSeconds < 2 { return "now" }
+        // Within two of a running seat's reports: heard from now.
+        if Double(s.lastHeardSeconds) < 2 * SeatView.pulseInterval { return "now" }
         if coarse { return s.lastHeardSeconds < 60 ? "under 1 min ago" : "\(s.lastHeardSeconds / 60) min ago" }
         if s.lastHeardSeconds < 120 { return "\(s.lastHeardSeconds) s ago" }
         if s.lastHeardSeconds < 7200 { return "\(s.lastHeardSeconds / 60) min ago" }

@@ -162,6 +162,9 @@ struct RoomEndToEndTests {
         t.type("again", "y")
         t.keys("again", "Enter")
         #expect(t.waitFor("again", "Waiting for the proctor to start") != nil)
+        // The seat's earlier start was the earlier session's: this one waits for its own.
+        sleep(3)
+        #expect(t.screen("again").contains("Waiting for the proctor to start"), "\(t.screen("again"))")
         #expect(carrel(["proctor", "start", "--shared", lab.owner, "--room", "lab1", "--seat", "A1"]).status == 0)
         var taken = false
         for _ in 0..<60 where !taken {

@@ -143,6 +143,9 @@ if let publisher, follow { earlyRunner = Task { await publisher.run() } }
     // As `carrel take` does while it waits: the journal is made ready (created, migrated) now,
     // so the proctor's start does not wait for it; a failure is met again at begin.
     if let writer = try? context.storage.openJournal(create: true) { _ = try? Journal(writer: writer) }
+    // As `carrel take` does before its start screen: the probes run once now (they run again
+    // at begin, where what cannot change since is not asked again).
+    _ = context.gate.refusals(policy: assessment.policy, needsTerminal: false)
     let id = SessionIDs.random.sessionID()
     context.ids = SessionIDs(sessionID: { id }, seed: SessionIDs.random.seed)
     publisher.announce(.init(session: id, label: SharedLabel(room: room, seat: seat, total: assessment.itemCount),

@@ -426,7 +426,7 @@ class Run:
             return
         say(f"  {a.light} seats began in {ready[0] - started:.0f} s; every seat publishing and following the room")
         # PostgreSQL's and the light seats' processor time over the run, beside the machine's.
-        cpu_from = (time.monotonic(), shared.cpu_seconds(self.pg.pids()), shared.cpu_seconds([sim.pid]))
+        cpu_from = (time.monotonic(), shared.machine_cpu(), shared.cpu_seconds([sim.pid]))
         time.sleep(min(10, a.light_seconds / 4))
 
         # The console's reading over them.
@@ -456,12 +456,13 @@ class Run:
         while done[0] is None and sim.poll() is None:
             time.sleep(0.5)
         wall = time.monotonic() - cpu_from[0]
-        pg_cpu = shared.cpu_seconds(self.pg.pids()) - cpu_from[1]
+        busy_to = shared.machine_cpu()
+        machine = (busy_to[0] - cpu_from[1][0]) / max(1e-9, busy_to[1] - cpu_from[1][1]) * 100
         sim_cpu = shared.cpu_seconds([sim.pid]) - cpu_from[2]
         sim.wait()
         reader.join(5)
-        say(f"  processor time over the {wall:.0f} s run: PostgreSQL {pg_cpu:.0f} s (backends that left not counted),"
-            f" the light seats {sim_cpu:.0f} s, of {wall * (os.cpu_count() or 1):.0f} s on {os.cpu_count()} cores")
+        say(f"  over the {wall:.0f} s run: machine {machine:.0f} % busy ({os.cpu_count()} cores); the light seats' process"
+            f" {sim_cpu:.0f} s of processor time, PostgreSQL and the rest the remainder")
         # Each answer's way into the store: its time at the seat (the record's `at`) to
         # PostgreSQL's receipt (`received_at`), over every answer of the run.
         out = self.pg.psql("""

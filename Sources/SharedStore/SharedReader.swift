@@ -29,11 +29,6 @@ public final class SharedReader: Sendable {
         try? await connection.close()
     }
 
-    /// Runs `body` with a notification stream of the store's changes.
-    public func listen<T>(_ body: (PostgresNotificationSequence) async throws -> T) async throws -> T {
-        try await connection.listen(on: SharedSchema.channel, consume: body)
-    }
-
     struct RawSeat {
         var session: String
         var candidate: String?

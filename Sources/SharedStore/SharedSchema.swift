@@ -7,15 +7,12 @@ import PostgresNIO
 /// Seats only insert records (`carrel_records`, keyed by session and sequence, so a record
 /// sent twice is kept once) and report their time (`carrel_pulse`); a trigger owned by the
 /// schema's owner keeps one row per session (`carrel_sessions`) and the latest answers,
-/// flags and results, and notifies `carrel_seats` so the proctor's console refreshes.
+/// flags and results; the proctor's console reads them once a second.
 /// docs/deployment.md shows the roles: a seat's role inserts but cannot read, a proctor's
 /// reads everything.
 public enum SharedSchema {
     /// The version this build writes and reads.
-    public static let version = 2
-
-    /// The notification channel the console listens on.
-    public static let channel = "carrel_seats"
+    public static let version = 3
 
     /// The channel seats of a room listen on: a command was issued.
     public static let commandChannel = "carrel_commands"
@@ -203,7 +200,17 @@ public enum SharedSchema {
         REVOKE ALL ON FUNCTION carrel_hello(text, jsonb) FROM PUBLIC;
         """),
         (2, roomMigration),
+        (3, quietRecordsMigration),
     ]
+
+    /// No notice per record: PostgreSQL signals every listening backend of the database for
+    /// each notice, whatever channel it listens on, so with a thousand seats listening for the
+    /// proctor's commands a notice per record kept every one of them busy (and the console
+    /// re-reading the room without pause). The console reads once a second instead.
+    static let quietRecordsMigration = """
+        DROP TRIGGER IF EXISTS carrel_records_notify ON carrel_records;
+        DROP FUNCTION IF EXISTS carrel_records_notify();
+        """
 
     /// Rooms: the proctor's plan of a room (its test, roster and way of starting), the
     /// proctor's commands to seats, which session applied which command, and what each seat

@@ -184,45 +184,27 @@ final class ConsoleFeed: ConsoleSource, Sendable {
     func setReport(_ r: ConsoleSeatReport) { shared.withLock { $0.report = r } }
     func publish(_ r: Reading) { shared.withLock { $0.latest = r } }
 
-    /// Reads once a second, and at once after a change notice (LISTEN, in a child task);
-    /// reconnects every 2 s when the store is gone. Runs until cancelled, then closes its
-    /// connection.
+    /// Reads once a second, and at once when the proctor asks (a key, a command); reconnects
+    /// every 2 s when the store is gone. Runs until cancelled, then closes its connection.
+    /// (The store sends no notice per record: with a room of seats that would keep the store,
+    /// and this loop, busy without pause.)
     func run(first: SharedReader) async {
         var reader: SharedReader? = first
-        await withTaskGroup(of: Void.self) { listeners in
-            var listening = false
-            var lastAttempt = Date.distantPast
-            while !Task.isCancelled {
-                if reader == nil, Date().timeIntervalSince(lastAttempt) >= 2 {
-                    lastAttempt = Date()
-                    do {
-                        reader = try await SharedReader.open(url)
-                    } catch {
-                        publish(Reading(seats: nil, problem: SeatPublisher.describe(error), at: Date()))
-                    }
+        var lastAttempt = Date.distantPast
+        while !Task.isCancelled {
+            if reader == nil, Date().timeIntervalSince(lastAttempt) >= 2 {
+                lastAttempt = Date()
+                do {
+                    reader = try await SharedReader.open(url)
+                } catch {
+                    publish(Reading(seats: nil, problem: SeatPublisher.describe(error), at: Date()))
                 }
-                if let current = reader, !listening {
-                    listening = true
-                    let bell = self.bell
-                    listeners.addTask {
-                        // A listener that stops (the store went away) leaves the once-a-second reads.
-                        try? await current.listen { notices in
-                            for try await _ in notices { bell.ring() }
-                        }
-                    }
-                }
-                if let current = reader {
-                    if !(await read(current, requests: takeRequests())) {
-                        // Closing the connection ends its listener. (Cancelling the group here
-                        // would cancel every listener added after it: a group stays cancelled.)
-                        listening = false
-                        await current.close()
-                        reader = nil
-                    }
-                }
-                await bell.wait(seconds: 1)
             }
-            listeners.cancelAll()
+            if let current = reader, !(await read(current, requests: takeRequests())) {
+                await current.close()
+                reader = nil
+            }
+            await bell.wait(seconds: 1)
         }
         if let reader { await reader.close() }
     }

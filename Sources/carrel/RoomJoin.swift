@@ -88,10 +88,42 @@ struct RoomJoin: Sendable {
                 continue
             }
             out.write("\(TerminalSafety.visible(match.name, keepLineBreaks: false)) — is this you? y/N ")
-            let answer = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-            if answer == "y" || answer == "yes" { return match }
+            if confirmed() { return match }
         }
         throw CarrelFailure(status: .refused, message: "the candidate was not identified; nothing was started — ask the proctor")
+    }
+}
+
+extension RoomJoin {
+    /// The answer to "is this you? y/N": at a terminal one key, as every y/N question of Carrel
+    /// (y is yes, anything else no), with an Enter typed right after it taken with it so that
+    /// it does not reach the start screen; elsewhere a line (`y` or `yes`).
+    static func confirmed() -> Bool {
+        guard isatty(0) == 1, let saved = EchoGuard.disable() else {
+            let answer = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+            return answer == "y" || answer == "yes"
+        }
+        defer { EchoGuard.restore(saved) }
+        func keys(minimum: cc_t, tenths: cc_t) {
+            var raw = saved
+            raw.c_lflag &= ~tcflag_t(ICANON | ECHO | ECHONL)
+            withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+                cc[Int(VMIN)] = minimum
+                cc[Int(VTIME)] = tenths
+            }
+            _ = tcsetattr(0, TCSANOW, &raw)
+        }
+        keys(minimum: 1, tenths: 0)
+        var key: UInt8 = 0
+        let yes = read(0, &key, 1) == 1 && (key == UInt8(ascii: "y") || key == UInt8(ascii: "Y"))
+        // What came with the key (an Enter after it, the rest of an arrow's sequence) is
+        // not an answer to the next screen.
+        keys(minimum: 0, tenths: 3)
+        var rest = [UInt8](repeating: 0, count: 64)
+        _ = read(0, &rest, rest.count)
+        tcflush(0, TCIFLUSH)
+        FileOutput.standardOutput.write(yes ? "y\n" : "n\n")
+        return yes
     }
 }
 

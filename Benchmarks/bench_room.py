@@ -309,11 +309,18 @@ class Run:
         self.pump(3)
 
         say("\n(a) carrel proctor start --room: from the command's launch to each seat's `began`")
+        seat_pids = [s.proc.pid for s in self.seats]
+        cpu_before = (shared.cpu_seconds(seat_pids), shared.cpu_seconds(self.pg.pids()), sum(os.times()[:2]), shared.machine_cpu())
         started, took, code, out = self.command("proctor", "start", "--room", ROOM, "--wait", "30")
         began = [s.began - started for s in self.seats if s.began]
         self.until(lambda: all(s.began for s in self.seats), 10)
         began = [s.began - started for s in self.seats if s.began]
         say(f"  began: {spread(began)}; command exited {code} after {shared.ms(took)}")
+        busy = shared.machine_cpu()
+        say(f"  processor time meanwhile: seats {shared.cpu_seconds(seat_pids) - cpu_before[0]:.1f} s,"
+            f" PostgreSQL {shared.cpu_seconds(self.pg.pids()) - cpu_before[1]:.1f} s (backends still open),"
+            f" this harness and its relay {sum(os.times()[:2]) - cpu_before[2]:.1f} s;"
+            f" machine {(busy[0] - cpu_before[3][0]) / max(1, busy[1] - cpu_before[3][1]) * 100:.0f} % busy")
         if code != 0:
             say("  " + out.strip().replace("\n", "\n  ")[-600:])
         ok = len(began) == a.seats and pct(began, 99) <= 1.0

@@ -4,7 +4,7 @@
 // thousand seats do (one connection each, their records, their pulses, the proctor's commands)
 // while the process stays small. Not part of the test suite.
 //
-//   carrel-room-sim --url URL --room ROOM --seats N --state DIR [--answer-every S] [--duration S]
+//   carrel-room-sim --url URL --room ROOM --seats N --state DIR --file FILE [--answer-every S] [--duration S] [--threads N]
 //
 // Prints `ready N` once every seat has begun, then `command ID SEAT EPOCH` each time a seat
 // applies a proctor's command (EPOCH: wall-clock seconds), then `done` after --duration.
@@ -17,6 +17,7 @@ import Foundation
 import Lockdown
 import SessionKit
 import SharedStore
+import Synchronization
 
 /// One line to standard output, unbuffered (the harness reads the times as they come).
 func say(_ line: String) {
@@ -63,63 +64,85 @@ do {
     fail("cannot read the plan of room \(room): \(SeatPublisher.describe(error))")
 }
 
+/// The answers given by all workers.
+let total = Mutex(0)
+
 final class Seat {
     let name: String
     let runtime: SessionRuntime
-    var nextAnswer: Double
+    var nextAnswer = 0.0
     var answers = 0
-    init(name: String, runtime: SessionRuntime, nextAnswer: Double) {
+    init(name: String, runtime: SessionRuntime) {
         self.name = name
         self.runtime = runtime
-        self.nextAnswer = nextAnswer
     }
 }
 
-let clock = SessionClock.system.monotonic
-var all: [Seat] = []
-let began = clock()
-for i in 0..<seats {
-    let name = String(format: "L%04d", i)
-    let publisher = SeatPublisher(url: url)
-    publisher.follow(room: room, seat: name, after: lastCommand)
-    var context = SessionContext.bench("\(state)/\(name)")
-    context.publisher = publisher
-    let runtime: SessionRuntime
-    do {
-        runtime = try SessionRuntime.begin(
-            assessment: assessment, source: source, candidate: "Light seat \(i)", extraTime: .none,
-            options: SessionOptions(shared: SharedLabel(room: room, seat: name, total: assessment.itemCount)),
-            context: context, start: RoomStart(seen: lastCommand))
-    } catch {
-        fail("seat \(name) could not begin: \(error)")
+/// One worker thread's seats: begun, pumped and answered on that thread only (a runtime is
+/// used by one thread, as at a real seat). Several workers commit to their journals at once,
+/// as separate seats do; one thread for all would make every seat wait for the others' disk.
+@Sendable func work(_ worker: Int, of workers: Int, ready: DispatchSemaphore, go: DispatchSemaphore, done: DispatchSemaphore) {
+    let clock = SessionClock.system.monotonic
+    var mine: [Seat] = []
+    for i in stride(from: worker, to: seats, by: workers) {
+        let name = String(format: "L%04d", i)
+        let publisher = SeatPublisher(url: url)
+        publisher.follow(room: room, seat: name, after: lastCommand)
+        var context = SessionContext.bench("\(state)/\(name)")
+        context.publisher = publisher
+        let runtime: SessionRuntime
+        do {
+            runtime = try SessionRuntime.begin(
+                assessment: assessment, source: source, candidate: "Light seat \(i)", extraTime: .none,
+                options: SessionOptions(shared: SharedLabel(room: room, seat: name, total: assessment.itemCount)),
+                context: context, start: RoomStart(seen: lastCommand))
+        } catch {
+            fail("seat \(name) could not begin: \(error)")
+        }
+        publisher.start(journal: runtime.journal)
+        Task.detached { await publisher.run() }
+        mine.append(Seat(name: name, runtime: runtime))
     }
-    publisher.start(journal: runtime.journal)
-    // Detached: the loop below keeps the main thread, and a publisher never waits for it.
-    Task.detached { await publisher.run() }
-    all.append(Seat(name: name, runtime: runtime, nextAnswer: 0))
+    ready.signal()
+    go.wait()
+    let start = clock()
+    // Each seat answers every --answer-every seconds, the room's seats spread over that interval.
+    for seat in mine {
+        let index = Int(seat.name.dropFirst()) ?? 0
+        seat.nextAnswer = start + answerEvery * Double(index) / Double(seats)
+    }
+    // Every 50 ms each seat's runtime runs its pump (commands, time), as a seat's loop does.
+    while clock() - start < duration {
+        for seat in mine {
+            let before = seat.runtime.state.room.lastCommand
+            _ = seat.runtime.pump()
+            let after = seat.runtime.state.room.lastCommand
+            if after != before {
+                say(String(format: "command %lld %@ %.6f", after, seat.name, Date().timeIntervalSince1970))
+            }
+            if clock() >= seat.nextAnswer {
+                seat.answers += 1
+                let item = items[seat.answers % items.count]
+                _ = seat.runtime.send(.answer(item, .text("answer \(seat.answers) of \(seat.name)")))
+                seat.nextAnswer += answerEvery
+            }
+        }
+        usleep(50_000)
+    }
+    let answered = mine.reduce(0) { $0 + $1.answers }
+    total.withLock { $0 += answered }
+    done.signal()
 }
-let start = clock()
-for (i, seat) in all.enumerated() { seat.nextAnswer = start + answerEvery * Double(i) / Double(seats) }
-say(String(format: "ready %d %.1f", seats, start - began))
 
-// Every 50 ms each seat's runtime runs its pump (commands, time) as a seat's loop does; each
-// seat answers a question every --answer-every seconds, the seats spread over that interval.
-while clock() - start < duration {
-    for seat in all {
-        let before = seat.runtime.state.room.lastCommand
-        _ = seat.runtime.pump()
-        let after = seat.runtime.state.room.lastCommand
-        if after != before {
-            say(String(format: "command %lld %@ %.6f", after, seat.name, Date().timeIntervalSince1970))
-        }
-        let now = clock()
-        if now >= seat.nextAnswer {
-            seat.answers += 1
-            let item = items[seat.answers % items.count]
-            _ = seat.runtime.send(.answer(item, .text("answer \(seat.answers) of \(seat.name)")))
-            seat.nextAnswer += answerEvery
-        }
-    }
-    usleep(50_000)
+let workers = min(seats, options["threads"].flatMap { Int($0) } ?? 16)
+let ready = DispatchSemaphore(value: 0), go = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+let began = SessionClock.system.monotonic()
+for w in 0..<workers {
+    let thread = Thread { work(w, of: workers, ready: ready, go: go, done: done) }
+    thread.start()
 }
-say("done \(all.reduce(0) { $0 + $1.answers })")
+for _ in 0..<workers { ready.wait() }
+say(String(format: "ready %d %.1f", seats, SessionClock.system.monotonic() - began))
+for _ in 0..<workers { go.signal() }
+for _ in 0..<workers { done.wait() }
+say("done \(total.withLock { $0 })")

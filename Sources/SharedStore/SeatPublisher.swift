@@ -157,6 +157,9 @@ public final class SeatPublisher: SessionPublishing, Sendable {
     /// any record it sends says it is alive too.
     public static let pulseInterval = SeatView.pulseInterval
 
+    /// The longest the loop sleeps with nothing due (a proctor's mark, say, is read within it).
+    static let idleWait = 5.0
+
     /// The wait before the next read of commands with no notice.
     var commandFallbackNow: Double {
         shared.withLock { $0.listening } ? Self.commandFallbackListening : Self.commandFallback
@@ -202,6 +205,8 @@ public final class SeatPublisher: SessionPublishing, Sendable {
 
     /// The proctor's latest start for this seat, once the loop has read one.
     public var startCommand: Int64? { shared.withLock { $0.startCommand } }
+    /// Rung when the proctor's start has been read (`startCommand`).
+    public let startBell = Doorbell()
 
     /// The session this publisher spoke for is over and no other follows yet (the workshop
     /// test opened from the demo, ended or never begun): the seat stops being shown as live
@@ -397,7 +402,9 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                                 self.commandsArrived()
                                 for try await _ in notices { self.commandsArrived() }
                             }
+                            // The connection went: the loop, perhaps asleep, finds out and reconnects.
                             self.shared.withLock { $0.listening = false }
+                            self.ring()
                         }
                     }
                     let told = shared.withLock { s in defer { s.commandsTold = false }; return s.commandsTold }
@@ -418,9 +425,17 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                         try await StoreCall.run(c, "SELECT carrel_pulse(\(session), \(elapsed))", logger: self.logger)
                     }
                 }
-                var pause = max(0.05, Self.pulseInterval - (ProcessInfo.processInfo.systemUptime - lastPulse))
+                // Sleep until the next thing due: the pulse of a running session, the fallback
+                // read of commands, at most `idleWait`. A seat waiting at its start screen has
+                // no pulse to send and must not wake twenty times a second for nothing; what
+                // changes what is due (a session begins, a notice, the end) rings the bell.
+                let later = ProcessInfo.processInfo.systemUptime
+                var pause = Self.idleWait
+                if session != nil, elapsed != nil {
+                    pause = min(pause, max(0.05, Self.pulseInterval - (later - lastPulse)))
+                }
                 if shared.withLock({ $0.follow != nil }) {
-                    pause = min(pause, max(0.02, commandFallbackNow - (ProcessInfo.processInfo.systemUptime - lastCommandRead)))
+                    pause = min(pause, max(0.02, commandFallbackNow - (later - lastCommandRead)))
                 }
                 if let journal { await journal.outboxBell.wait(seconds: pause) } else { await bell.wait(seconds: pause) }
             } catch {
@@ -473,6 +488,7 @@ public final class SeatPublisher: SessionPublishing, Sendable {
             }
             if let start, start > s.startAfter { s.startCommand = max(s.startCommand ?? 0, start) }
         }
+        if startCommand != nil { startBell.ring() }
     }
 
     /// Records in the journal the marks given in the store to its ended sessions, once each;

@@ -121,6 +121,29 @@ public final class SessionRuntime {
         return runtime
     }
 
+    /// Runs, on throwaway values, the parts of `begin` that are slow only the first time in a
+    /// process (a session's rows and first records encoded, its plan and state made): a seat
+    /// waiting for the proctor's start does it while it waits, so that when a room of seats
+    /// is started at once each begins without that first-time cost. Nothing is written, locked
+    /// or timed.
+    public static func rehearseBegin(assessment: Assessment, candidate: String?, extraTime: ExtraTime,
+                                     options: SessionOptions) {
+        let plan = SessionPlan.make(assessment: assessment, sessionID: "rehearsal", seed: 1, extraTime: extraTime)
+        var options = options
+        options.shared?.total = plan.itemOrder.count
+        options.shared?.timeAllowed = plan.timeAllowed
+        let record = SessionRecord(
+            id: "rehearsal", assessmentID: assessment.id, assessmentTitle: assessment.title, fingerprint: "rehearsal",
+            assessmentPath: "", candidate: candidate, status: .active, seed: 1, extraTime: extraTime, options: options,
+            startedAt: Date(), pid: 0, host: "", tty: nil)
+        // Only its cost is wanted: an encoding that failed here fails, and is reported, at begin.
+        _ = try? StoredSessionRow(record)
+        if let label = options.shared { _ = Outbox.sessionBody(record, label: label) }
+        var state = SessionState(plan: plan)
+        state.room = RoomControl(watched: options.shared != nil)
+        _ = state.update(.proctor(ProctorCommand(id: 0, action: .start)), now: 0)
+    }
+
     /// Continues an interrupted session: same order, answers, flags, position and time used.
     /// `open` reads the stored assessment (a sealed one needs the proctor's passphrase).
     public static func resume(

@@ -153,6 +153,7 @@ struct TakeCommand: AsyncParsableCommand {
                     // the proctor's start does not wait for it; a failure here is met again,
                     // and reported, when the session begins.
                     if let writer = try? ready.storage.openJournal(create: true) { _ = try? Journal(writer: writer) }
+                    SessionRuntime.rehearseBegin(assessment: assessment, candidate: candidate, extraTime: extra, options: options)
                     app.proctorStart = { publisher.startCommand.map { SessionKit.ProctorCommand(id: $0, action: .start) } }
                 }
             }

@@ -146,13 +146,17 @@ if let publisher, follow { earlyRunner = Task { await publisher.run() } }
     // As `carrel take` does before its start screen: the probes run once now (they run again
     // at begin, where what cannot change since is not asked again).
     _ = context.gate.refusals(policy: assessment.policy, needsTerminal: false)
+    var label = SharedLabel(room: room, seat: seat)
+    label.attestation = ["carrel_version": "driver"]
+    SessionRuntime.rehearseBegin(assessment: assessment, candidate: candidate, extraTime: extra,
+                                 options: SessionOptions(shared: label))
     let id = SessionIDs.random.sessionID()
     context.ids = SessionIDs(sessionID: { id }, seed: SessionIDs.random.seed)
     publisher.announce(.init(session: id, label: SharedLabel(room: room, seat: seat, total: assessment.itemCount),
                              candidate: candidate, assessmentID: assessment.id, assessmentTitle: assessment.title))
     publisher.start()
     say("waiting \(id)")
-    while publisher.startCommand == nil { try? await Task.sleep(nanoseconds: 50_000_000) }
+    while publisher.startCommand == nil { await publisher.startBell.wait(seconds: 1) }
     return RoomStart(command: ProctorCommand(id: publisher.startCommand ?? 0, action: .start))
 }
 

@@ -21,6 +21,11 @@ import Foundation
 ///     83+M  C  ciphertext
 ///     end  16  Poly1305 tag
 ///
+/// The plaintext is the canonical YAML and, after it, comment lines of spaces (`padded`) that
+/// bring its length to a bucket: the package's size says how large the test is to within a
+/// bucket (at least 4 KiB, then under an eighth of the size), never a few bytes of an answer.
+/// A reader ignores the comments, so packages sealed before the padding open as before.
+///
 /// The whole header (bytes 0..<83+M) is the associated data, so a changed byte anywhere —
 /// header, salt, nonce, ciphertext or tag — fails authentication. The metadata can be read
 /// without the passphrase but is proven genuine only by opening.
@@ -313,6 +318,11 @@ public enum SealedAssessment {
         guard plaintext.count <= SourceText.maximumBytes else {
             throw .cannotSeal("its canonical form is larger than 16 MiB")
         }
+        plaintext = padded(plaintext)
+        guard let padBack = AssessmentReader.read(bytes: plaintext, file: "sealed").assessment,
+              Fingerprint.of(padBack) == plainFingerprint else {
+            throw .cannotSeal("its padded form does not read back to the same assessment")
+        }
         let salt = randomBytes(saltLength)
         let nonce = randomBytes(nonceLength)
         let key: SymmetricKey
@@ -377,6 +387,41 @@ public enum SealedAssessment {
             throw .damaged("the assessment inside does not match the header's fingerprint")
         }
         return assessment
+    }
+
+    /// The smallest plaintext a package holds: every test that small seals to one size.
+    static let smallestBucket = 4096
+
+    /// The length `count` bytes are padded to: at least `smallestBucket`, then the next value
+    /// with only the top bits of its length's magnitude set (the Padmé rule: at most 12 %
+    /// more, and a size tells only about log log of the length). Never past the reader's limit.
+    public static func bucket(_ count: Int) -> Int {
+        let length = max(count, smallestBucket)
+        let e = Int.bitWidth - 1 - length.leadingZeroBitCount          // floor(log2 length)
+        let s = Int.bitWidth - e.leadingZeroBitCount                    // floor(log2 e) + 1
+        let mask = (1 << max(0, e - s)) - 1
+        return min((length + mask) & ~mask, SourceText.maximumBytes)
+    }
+
+    /// `yaml` and comment lines of spaces to its bucket (two bytes at least, so that a
+    /// comment always fits: `#` and a line break).
+    static func padded(_ yaml: [UInt8]) -> [UInt8] {
+        var out = yaml
+        if out.last != UInt8(ascii: "\n") { out.append(UInt8(ascii: "\n")) }
+        let target = bucket(out.count + 2)
+        guard target >= out.count + 2 else { return out }
+        out.reserveCapacity(target)
+        var left = target - out.count
+        while left > 0 {
+            // Lines of 100 bytes; the last one, or the one before it, shorter, never a lone byte.
+            var line = min(left, 100)
+            if left - line == 1 { line -= 1 }
+            out.append(UInt8(ascii: "#"))
+            out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: line - 2))
+            out.append(UInt8(ascii: "\n"))
+            left -= line
+        }
+        return out
     }
 
     /// What a sealed package's fingerprint starts with (a plain one starts with `sha256:`).

@@ -261,4 +261,49 @@ struct SealedAssessmentTests {
         #expect(Fingerprint.of(try SealedAssessment.open(again, passphrase: Self.passphrase, file: "s")) == plain,
                 "opened, it is the same content")
     }
+
+    /// Sealing every guessed key and comparing sizes must not tell the keys apart: the size
+    /// goes by buckets, and tests whose answers differ in length seal to the same size.
+    @Test func thePackageSizeDoesNotTellAnswersApart() throws {
+        let hash = try PassphraseHash.make(passphrase: Self.passphrase, logRounds: 10)
+        func quiz(_ answers: [String]) throws -> Assessment {
+            let items = answers.enumerated().map { i, answer in
+                "      - {id: q\(i), type: choice, prompt: Question \(i), choices: [a, bb, ccc, dddd], answer: \(answer)}"
+            }.joined(separator: "\n")
+            let text = "carrel: 1\nid: quiz\ntitle: Quiz\nproctor:\n  passphrase: \"\(hash)\"\nsections:\n  - items:\n" + items
+            let outcome = AssessmentReader.read(text: text, file: "q.yaml")
+            return try #require(outcome.assessment, "\(outcome.diagnostics)")
+        }
+        var sizes = Set<Int>()
+        for key in [["a", "a", "a"], ["dddd", "dddd", "dddd"], ["bb", "ccc", "a"], ["a", "bb", "dddd"]] {
+            let package = try SealedAssessment.seal(try quiz(key), passphrase: Self.passphrase, cost: Self.cheap)
+            sizes.insert(package.count)
+            #expect(try SealedAssessment.open(package, passphrase: Self.passphrase, file: "q") == quiz(key))
+        }
+        #expect(sizes.count == 1, "every key seals to one size: \(sizes.sorted())")
+    }
+
+    @Test(arguments: [0, 1, 4093, 4094, 4095, 4096, 4097, 5000, 9999, 70_000, 1_000_000, 16 * 1024 * 1024 - 3])
+    func paddingReachesItsBucketAndReadsBackAsComments(length: Int) throws {
+        let yaml = [UInt8](repeating: UInt8(ascii: "x"), count: length)
+        let out = SealedAssessment.padded(yaml)
+        let expected = SealedAssessment.bucket(length + 3)  // the text, its line break, a comment
+        #expect(out.count == max(expected, length + 1), "\(length) → \(out.count)")
+        #expect(out.count >= 4096)
+        #expect(Double(out.count) <= max(4096, Double(length) * 1.13) + 3)
+        #expect(Array(out.prefix(length)) == yaml)
+        // What follows the text is comment lines only: `#`, spaces, a line break.
+        let tail = out.dropFirst(length + 1)
+        for line in tail.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast() {
+            #expect(line.first == UInt8(ascii: "#") && line.dropFirst().allSatisfy { $0 == UInt8(ascii: " ") })
+        }
+    }
+
+    @Test func buckets() {
+        #expect(SealedAssessment.bucket(1) == 4096)
+        #expect(SealedAssessment.bucket(4096) == 4096)
+        #expect(SealedAssessment.bucket(4097) == 4352)   // 2^12: buckets of 256 bytes
+        #expect(SealedAssessment.bucket(100_000) == 100_352)   // 2^16: buckets of 2 KiB
+        #expect(SealedAssessment.bucket(16 * 1024 * 1024) == 16 * 1024 * 1024)
+    }
 }

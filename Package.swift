@@ -57,6 +57,8 @@ let package = Package(
             name: "SharedStore",
             dependencies: [
                 "AssessmentKit", "SessionKit",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]

@@ -1,3 +1,5 @@
+import Crypto
+import _CryptoExtras
 import Foundation
 import Logging
 import PostgresNIO
@@ -52,9 +54,11 @@ public enum StoreSetup {
             let exists = try await StoreCall.value(c, "SELECT count(*)::int FROM pg_roles WHERE rolname = \(role)", as: Int.self, logger: logger) ?? 0
             if exists == 0 {
                 let password = randomPassword()
-                // The password goes to the server as a literal of this one statement; quote_literal
-                // keeps it one literal whatever it holds (it holds letters and digits only).
-                let literal = try await StoreCall.value(c, "SELECT quote_literal(\(password))", as: String.self, logger: logger) ?? "''"
+                // The server is sent the password's SCRAM verifier, made here, never the password:
+                // a server that logs its statements logs only what it stores anyway. (quote_literal
+                // keeps it one literal; it holds base64 and `$:` only.)
+                let verifier = try scramVerifier(password)
+                let literal = try await StoreCall.value(c, "SELECT quote_literal(\(verifier))", as: String.self, logger: logger) ?? "''"
                 try await run("CREATE ROLE \(quoted) LOGIN PASSWORD \(literal)")
                 created.append((role, password))
             } else {
@@ -88,6 +92,21 @@ public enum StoreSetup {
         let version = try await StoreCall.value(c, "SELECT carrel_schema_version()", as: Int.self, logger: logger) ?? 0
         return Report(created: created, existing: existing, seatConnectionLimit: limit, host: url.host, port: url.port,
                       database: url.database, schemaVersion: version)
+    }
+
+    /// PostgreSQL's SCRAM-SHA-256 verifier of `password` (RFC 5802 and 7677, as
+    /// `password_encryption = scram-sha-256` stores it): `SCRAM-SHA-256$ITERATIONS:SALT$STOREDKEY:SERVERKEY`.
+    /// A password in this form is stored as it is; the server never sees the password.
+    static func scramVerifier(_ password: String, iterations: Int = 4096, salt: [UInt8]? = nil) throws -> String {
+        let salt = salt ?? (0..<16).map { _ in UInt8.random(in: .min ... .max) }
+        // Letters and digits only (`randomPassword`): SASLprep leaves them as they are.
+        let salted = try KDF.Insecure.PBKDF2.deriveKey(from: Array(password.utf8), salt: salt, using: .sha256,
+                                                       outputByteCount: 32, unsafeUncheckedRounds: iterations)
+        let clientKey = HMAC<SHA256>.authenticationCode(for: Array("Client Key".utf8), using: salted)
+        let storedKey = SHA256.hash(data: Array(clientKey))
+        let serverKey = HMAC<SHA256>.authenticationCode(for: Array("Server Key".utf8), using: salted)
+        func base64<D: Sequence>(_ bytes: D) -> String where D.Element == UInt8 { Data(bytes).base64EncodedString() }
+        return "SCRAM-SHA-256$\(iterations):\(base64(salt))$\(base64(storedKey)):\(base64(serverKey))"
     }
 
     /// 24 letters and digits from the system's random source.

@@ -453,10 +453,11 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         if let connection { try? await connection.close() }
     }
 
-    /// A wait of between half and all of `seconds`: the seats of a room that lost the store
-    /// together do not all knock at the same instant when it returns.
+    /// A wait of up to `seconds` (a twentieth of it at least), drawn anew each time: the seats
+    /// of a room that lost the store together do not all knock at the same instant when it
+    /// returns, and on average each finds it back in half the wait.
     static func jittered(_ seconds: Double) -> UInt64 {
-        UInt64(seconds * Double.random(in: 0.5...1.0) * 1e9)
+        UInt64(seconds * Double.random(in: 0.05...1.0) * 1e9)
     }
 
     /// Reads the seat's new commands (and, while it waits to begin, the proctor's start).

@@ -1,5 +1,6 @@
 import AssessmentKit
 import Foundation
+import GRDB
 
 /// How a session came to an end in this process.
 public enum SessionOutcome: Sendable, Equatable {
@@ -136,9 +137,15 @@ public final class SessionRuntime {
             id: "rehearsal", assessmentID: assessment.id, assessmentTitle: assessment.title, fingerprint: "rehearsal",
             assessmentPath: "", candidate: candidate, status: .active, seed: 1, extraTime: extraTime, options: options,
             startedAt: Date(), pid: 0, host: "", tty: nil)
-        // Only its cost is wanted: an encoding that failed here fails, and is reported, at begin.
-        _ = try? StoredSessionRow(record)
-        if let label = options.shared { _ = Outbox.sessionBody(record, label: label) }
+        _ = Fingerprint.of(assessment)
+        // The journal's first writes, on a journal in memory: the same encoders and statements
+        // as the session's own first commits. Only their cost is wanted: a write that failed
+        // here fails, and is reported, at begin.
+        if let memory = try? Journal(writer: DatabaseQueue()) {
+            try? memory.createSession(record, source: StoredAssessment(bytes: Data(), path: "", format: .yaml))
+            try? memory.commit(session: record.id, [.event(.proctorCommand, "#0 start", at: Date()),
+                                                    .progress(position: 0, elapsed: 0)], at: Date())
+        }
         var state = SessionState(plan: plan)
         state.room = RoomControl(watched: options.shared != nil)
         _ = state.update(.proctor(ProctorCommand(id: 0, action: .start)), now: 0)

@@ -403,11 +403,13 @@ class Run:
         errors = open(os.path.join(self.tmp, "light.stderr"), "wb")
         started = time.monotonic()
         sim = subprocess.Popen([SIM, "--url", self.pg_url, "--room", room, "--seats", str(a.light), "--state", state,
-                                "--answer-every", str(a.light_every), "--duration", str(a.light_seconds), "--file", ASSESSMENT],
+                                "--answer-every", str(a.light_every), "--duration", str(a.light_seconds), "--file", ASSESSMENT,
+                                "--reads", str(max(1, int(a.light_seconds / 4)))],
                                stdout=subprocess.PIPE, stderr=errors, env=self.env, cwd=ROOT)
         applied = {}
         ready = [None]
         done = [None]
+        reads = []
 
         def read():
             for raw in sim.stdout:
@@ -420,6 +422,8 @@ class Run:
                     applied.setdefault(int(line[1]), []).append(float(line[3]))
                 elif line[0] == "done":
                     done[0] = int(line[1])
+                elif line[0] == "read" and len(line) == 3:
+                    reads.append((float(line[1]) / 1000, int(line[2])))
         reader = threading.Thread(target=read, daemon=True)
         reader.start()
         while ready[0] is None and sim.poll() is None and time.monotonic() - started < 600:
@@ -489,7 +493,11 @@ class Run:
         say(f"  answers in the store: {count} of {done[0]} given; seat → store p50 {shared.ms(p50)}, p99 {shared.ms(p99)},"
             f" max {shared.ms(worst)}")
         ok_records = done[0] is not None and count == done[0] and p99 <= 1.0
-        say(f"  records p99 ≤ 1 s: {shared.verdict(ok_records)}; console lists every seat: {shared.verdict(ok_console)};"
+        read_times = [t for t, _ in reads]
+        say(f"  the console's read of the room (SharedReader.seats, {len(reads)} times while the seats ran): {spread(read_times)};"
+            f" seats read {min((n for _, n in reads), default=0)}–{max((n for _, n in reads), default=0)}")
+        ok_console = ok_console and bool(read_times) and pct(read_times, 50) <= 0.1
+        say(f"  records p99 ≤ 1 s: {shared.verdict(ok_records)}; console lists every seat, its read under 100 ms: {shared.verdict(ok_console)};"
             f" message applied by all, p99 ≤ 2 s: {shared.verdict(ok_message)}")
         self.ok &= ok_records and ok_console and ok_message
 

@@ -144,5 +144,21 @@ for w in 0..<workers {
 for _ in 0..<workers { ready.wait() }
 say(String(format: "ready %d %.1f", seats, SessionClock.system.monotonic() - began))
 for _ in 0..<workers { go.signal() }
+// With --reads N: the proctor's console's read of the room (`SharedReader.seats`), timed N
+// times, one a second, while the seats run (`read MILLISECONDS SEATS`).
+if let reads = options["reads"].flatMap({ Int($0) }), reads > 0 {
+    do {
+        let reader = try await SharedReader.open(url)
+        for _ in 0..<reads {
+            try await Task.sleep(nanoseconds: 1_000_000_000)
+            let t0 = SessionClock.system.monotonic()
+            let seen = try await reader.seats(room: room)
+            say(String(format: "read %.1f %d", (SessionClock.system.monotonic() - t0) * 1000, seen.count))
+        }
+        await reader.close()
+    } catch {
+        say("read failed \(SeatPublisher.describe(error))")
+    }
+}
 for _ in 0..<workers { done.wait() }
 say("done \(total.withLock { $0 })")

@@ -4,7 +4,7 @@
 // thousand seats do (one connection each, their records, their pulses, the proctor's commands)
 // while the process stays small. Not part of the test suite.
 //
-//   carrel-room-sim --url URL --room ROOM --seats N --state DIR --file FILE [--answer-every S] [--duration S] [--threads N]
+//   carrel-room-sim --url URL --room ROOM --seats N --state DIR --file FILE [--answer-every S] [--duration S] [--threads N] [--reads N]
 //
 // Prints `ready N` once every seat has begun, then `command ID SEAT EPOCH` each time a seat
 // applies a proctor's command (EPOCH: wall-clock seconds), then `done` after --duration.
@@ -35,7 +35,7 @@ while words.count >= 2, words[0].hasPrefix("--") {
 }
 guard words.isEmpty, let urlText = options["url"], let room = options["room"], let state = options["state"],
       let seats = options["seats"].flatMap({ Int($0) }), seats > 0 else {
-    fail("usage: carrel-room-sim --url URL --room ROOM --seats N --state DIR [--answer-every S] [--duration S] [--file FILE]")
+    fail("usage: carrel-room-sim --url URL --room ROOM --seats N --state DIR --file FILE [--answer-every S] [--duration S] [--threads N] [--reads N]")
 }
 let answerEvery = options["answer-every"].flatMap { Double($0) } ?? 5
 let duration = options["duration"].flatMap { Double($0) } ?? 60

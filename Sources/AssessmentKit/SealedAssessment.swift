@@ -310,18 +310,18 @@ public enum SealedAssessment {
         guard hash.verify(passphrase) else { throw .wrongPassphrase }
         let plainFingerprint = Fingerprint.of(assessment)
         let yaml = AssessmentWriter.yaml(assessment)
-        guard let back = AssessmentReader.read(text: yaml, file: "sealed").assessment, Fingerprint.of(back) == plainFingerprint else {
+        // One buffer, sized for its padding from the start: no copy of the text is left behind
+        // unwiped when it grows. What is checked to read back is what is sealed, padding and all.
+        var plaintext: [UInt8] = []
+        defer { wipe(&plaintext) }
+        plaintext.reserveCapacity(bucket(yaml.utf8.count + 3))
+        plaintext.append(contentsOf: yaml.utf8)
+        pad(&plaintext)
+        guard let back = AssessmentReader.read(bytes: plaintext, file: "sealed").assessment, Fingerprint.of(back) == plainFingerprint else {
             throw .cannotSeal("its canonical form does not read back to the same assessment")
         }
-        var plaintext = Array(yaml.utf8)
-        defer { wipe(&plaintext) }
         guard plaintext.count <= SourceText.maximumBytes else {
             throw .cannotSeal("its canonical form is larger than 16 MiB")
-        }
-        plaintext = padded(plaintext)
-        guard let padBack = AssessmentReader.read(bytes: plaintext, file: "sealed").assessment,
-              Fingerprint.of(padBack) == plainFingerprint else {
-            throw .cannotSeal("its padded form does not read back to the same assessment")
         }
         let salt = randomBytes(saltLength)
         let nonce = randomBytes(nonceLength)
@@ -407,9 +407,15 @@ public enum SealedAssessment {
     /// comment always fits: `#` and a line break).
     static func padded(_ yaml: [UInt8]) -> [UInt8] {
         var out = yaml
+        pad(&out)
+        return out
+    }
+
+    /// `padded`, in place.
+    static func pad(_ out: inout [UInt8]) {
         if out.last != UInt8(ascii: "\n") { out.append(UInt8(ascii: "\n")) }
         let target = bucket(out.count + 2)
-        guard target >= out.count + 2 else { return out }
+        guard target >= out.count + 2 else { return }
         out.reserveCapacity(target)
         var left = target - out.count
         while left > 0 {
@@ -421,7 +427,6 @@ public enum SealedAssessment {
             out.append(UInt8(ascii: "\n"))
             left -= line
         }
-        return out
     }
 
     /// What a sealed package's fingerprint starts with (a plain one starts with `sha256:`).

@@ -95,21 +95,14 @@ public final class SessionRuntime {
         } else {
             fingerprint = Fingerprint.of(assessment)
         }
-        let plan = SessionPlan.make(assessment: assessment, sessionID: id, seed: seed, extraTime: extraTime)
-        var options = options
-        options.shared?.total = plan.itemOrder.count
-        options.shared?.timeAllowed = plan.timeAllowed
-        let record = SessionRecord(
-            id: id, assessmentID: assessment.id, assessmentTitle: assessment.title,
-            fingerprint: fingerprint, assessmentPath: source.path, candidate: candidate, status: .active,
-            seed: seed, extraTime: extraTime, options: options, startedAt: context.clock.now(),
-            pid: context.pid, host: context.host, tty: context.tty)
+        let (plan, record) = newSession(
+            assessment: assessment, id: id, seed: seed, fingerprint: fingerprint, path: source.path, candidate: candidate,
+            extraTime: extraTime, options: options, startedAt: context.clock.now(), pid: context.pid, host: context.host,
+            tty: context.tty)
         let lifecycle = SessionLifecycle(context: context, assessment: assessment, record: record, source: source, mode: .begin)
         lifecycle.log(.beginRequested, "\(assessment.id)" + (candidate.map { ", candidate \($0)" } ?? ""))
         try lifecycle.run(enterUI: enterUI, leaveUI: leaveUI)
-        var state = SessionState(plan: plan)
-        state.room = RoomControl(watched: options.shared != nil)
-        let runtime = try started(lifecycle, state: state)
+        let runtime = try started(lifecycle, state: firstState(plan, record))
         if let start {
             // Commands the room had before this session began are not its own; a proctor's
             // start that began it is recorded as applied.
@@ -129,14 +122,9 @@ public final class SessionRuntime {
     /// or timed.
     public static func rehearseBegin(assessment: Assessment, candidate: String?, extraTime: ExtraTime,
                                      options: SessionOptions) {
-        let plan = SessionPlan.make(assessment: assessment, sessionID: "rehearsal", seed: 1, extraTime: extraTime)
-        var options = options
-        options.shared?.total = plan.itemOrder.count
-        options.shared?.timeAllowed = plan.timeAllowed
-        let record = SessionRecord(
-            id: "rehearsal", assessmentID: assessment.id, assessmentTitle: assessment.title, fingerprint: "rehearsal",
-            assessmentPath: "", candidate: candidate, status: .active, seed: 1, extraTime: extraTime, options: options,
-            startedAt: Date(), pid: 0, host: "", tty: nil)
+        let (plan, record) = newSession(
+            assessment: assessment, id: "rehearsal", seed: 1, fingerprint: "rehearsal", path: "", candidate: candidate,
+            extraTime: extraTime, options: options, startedAt: Date(), pid: 0, host: "", tty: nil)
         _ = Fingerprint.of(assessment)
         // The journal's first writes, on a journal in memory: the same encoders and statements
         // as the session's own first commits. Only their cost is wanted: a write that failed
@@ -146,9 +134,31 @@ public final class SessionRuntime {
             try? memory.commit(session: record.id, [.event(.proctorCommand, "#0 start", at: Date()),
                                                     .progress(position: 0, elapsed: 0)], at: Date())
         }
-        var state = SessionState(plan: plan)
-        state.room = RoomControl(watched: options.shared != nil)
+        var state = firstState(plan, record)
         _ = state.update(.proctor(ProctorCommand(id: 0, action: .start)), now: 0)
+    }
+
+    /// A new session's plan and its record (the label it publishes under counts its items and
+    /// time), as `begin` makes them and its rehearsal does.
+    static func newSession(assessment: Assessment, id: String, seed: UInt64, fingerprint: String, path: String,
+                           candidate: String?, extraTime: ExtraTime, options: SessionOptions, startedAt: Date,
+                           pid: Int32, host: String, tty: String?) -> (SessionPlan, SessionRecord) {
+        let plan = SessionPlan.make(assessment: assessment, sessionID: id, seed: seed, extraTime: extraTime)
+        var options = options
+        options.shared?.total = plan.itemOrder.count
+        options.shared?.timeAllowed = plan.timeAllowed
+        let record = SessionRecord(
+            id: id, assessmentID: assessment.id, assessmentTitle: assessment.title,
+            fingerprint: fingerprint, assessmentPath: path, candidate: candidate, status: .active,
+            seed: seed, extraTime: extraTime, options: options, startedAt: startedAt, pid: pid, host: host, tty: tty)
+        return (plan, record)
+    }
+
+    /// A new session's first state: its plan, watched by a console when it publishes.
+    static func firstState(_ plan: SessionPlan, _ record: SessionRecord) -> SessionState {
+        var state = SessionState(plan: plan)
+        state.room = RoomControl(watched: record.options.shared != nil)
+        return state
     }
 
     /// Continues an interrupted session: same order, answers, flags, position and time used.

@@ -69,7 +69,13 @@ public struct ResultOptions: Sendable, Hashable, Codable {
 public struct ProctorSettings: Sendable, Hashable, Codable {
     /// The `carrel passphrase` hash line; nil for practice mode.
     public var passphrase: PassphraseHash?
-    public init(passphrase: PassphraseHash? = nil) { self.passphrase = passphrase }
+    /// The public key the proctor's console signs commands with (`carrel passphrase` prints
+    /// it); nil when the test's seats can be watched but not commanded.
+    public var key: ProctorKey?
+    public init(passphrase: PassphraseHash? = nil, key: ProctorKey? = nil) {
+        self.passphrase = passphrase
+        self.key = key
+    }
 }
 
 /// A titled group of items.

@@ -135,16 +135,30 @@ struct AssessmentDecoder {
 
     func proctorSettings(_ node: YNode) -> ProctorSettings? {
         guard let map = fields.mapping(node, "proctor") else { return nil }
-        fields.rejectUnknownKeys(map, allowed: ["passphrase"])
-        guard let n = map["passphrase"], let text = fields.text(n, "proctor.passphrase") else {
-            return ProctorSettings()
+        fields.rejectUnknownKeys(map, allowed: ["passphrase", "key"])
+        var settings = ProctorSettings()
+        var readable = true
+        if let n = map["passphrase"], let text = fields.text(n, "proctor.passphrase") {
+            do {
+                settings.passphrase = try PassphraseHash(parsing: text)
+            } catch {
+                fields.error(n, "proctor.passphrase is \(error.description)")
+                readable = false
+            }
         }
-        do {
-            return ProctorSettings(passphrase: try PassphraseHash(parsing: text))
-        } catch {
-            fields.error(n, "proctor.passphrase is \(error.description)")
-            return nil
+        if let n = map["key"], let text = fields.text(n, "proctor.key") {
+            do {
+                settings.key = try ProctorKey(parsing: text)
+            } catch {
+                fields.error(n, "proctor.key is \(error.description)")
+                readable = false
+            }
+            if readable, settings.passphrase == nil {
+                fields.error(n, "proctor.key needs proctor.passphrase beside it: `carrel passphrase` prints both lines from the same passphrase")
+                readable = false
+            }
         }
+        return readable ? settings : nil
     }
 
     func restrictionPolicy(_ node: YNode) -> RestrictionPolicy? {

@@ -15,9 +15,10 @@ public enum AssessmentWriter {
             w.add(0, "shuffle: {items: \(a.shuffle.items), choices: \(a.shuffle.choices)}")
         }
         if a.results != ResultOptions() { w.add(0, "results: {show_score: \(a.results.showScore)}") }
-        if let hash = a.proctor.passphrase {
+        if a.proctor.passphrase != nil || a.proctor.key != nil {
             w.add(0, "proctor:")
-            w.add(1, "passphrase: \(quoted(hash.description))")
+            if let hash = a.proctor.passphrase { w.add(1, "passphrase: \(quoted(hash.description))") }
+            if let key = a.proctor.key { w.add(1, "key: \(quoted(key.description))") }
         }
         let policy = policyEntries(a.policy)
         if !policy.isEmpty { w.add(0, "policy: {\(policy.joined(separator: ", "))}") }

@@ -100,10 +100,13 @@ public enum SealedAssessment {
         public var navigation: Navigation
         public var policy: RestrictionPolicy
         public var passphrase: PassphraseHash
+        /// The proctor's public signing key, so that a seat can check the proctor's start
+        /// before the package is open. Authenticated with the rest of the header.
+        public var key: ProctorKey?
         public var fingerprint: String
 
         enum CodingKeys: String, CodingKey {
-            case id, title, description, items, navigation, policy, passphrase, fingerprint
+            case id, title, description, items, navigation, policy, passphrase, key, fingerprint
             case timeLimit = "time_limit"
         }
 
@@ -116,6 +119,7 @@ public enum SealedAssessment {
             navigation = assessment.navigation
             policy = assessment.policy
             self.passphrase = passphrase
+            key = assessment.proctor.key
             self.fingerprint = fingerprint
         }
 
@@ -133,6 +137,9 @@ public enum SealedAssessment {
             // The hash is checked before anything else: its cost is bounded like the key's.
             let hashCost = Cost(logRounds: passphrase.logRounds, blockSize: passphrase.blockSize, parallelism: passphrase.parallelism)
             if let problem = hashCost.problem { return "the passphrase hash asks for \(problem)" }
+            if let key, let problem = Cost(logRounds: key.logRounds, blockSize: key.blockSize, parallelism: key.parallelism).problem {
+                return "the proctor key asks for \(problem)"
+            }
             guard (60...RestrictionPolicy.longestMaxDuration).contains(policy.maxDuration) else {
                 return "the policy's max_duration is out of range"
             }
@@ -153,7 +160,7 @@ public enum SealedAssessment {
             }
             return Assessment(
                 id: id, title: title, description: description, timeLimit: timeLimit, navigation: navigation,
-                proctor: ProctorSettings(passphrase: passphrase), policy: policy, sections: [Section(items: placeholders)])
+                proctor: ProctorSettings(passphrase: passphrase, key: key), policy: policy, sections: [Section(items: placeholders)])
         }
     }
 
@@ -308,6 +315,9 @@ public enum SealedAssessment {
         if let problem = cost.problem { throw .cannotSeal(problem) }
         if let first = revealingIDs(assessment).first { throw .cannotSeal(first) }
         guard hash.verify(passphrase) else { throw .wrongPassphrase }
+        if let key = assessment.proctor.key, key.signingKey(passphrase: passphrase) == nil {
+            throw .cannotSeal("its proctor.key was not made from this passphrase (the console could not sign for it); run `carrel passphrase` and put both lines it prints under `proctor:`")
+        }
         let plainFingerprint = Fingerprint.of(assessment)
         let yaml = AssessmentWriter.yaml(assessment)
         // One buffer, sized for its padding from the start: no copy of the text is left behind
@@ -385,6 +395,9 @@ public enum SealedAssessment {
         }
         guard keyedFingerprint(Fingerprint.of(assessment), key: key) == header.metadata.fingerprint else {
             throw .damaged("the assessment inside does not match the header's fingerprint")
+        }
+        guard assessment.proctor.key == header.metadata.key else {
+            throw .damaged("the proctor key inside is not the header's")
         }
         return assessment
     }

@@ -65,19 +65,22 @@ public enum ProctorAction: Sendable, Equatable {
     }
 }
 
-/// A proctor's command as a seat receives it: numbered by the store, in the order issued.
+/// A proctor's command as a seat applies it: numbered by the store, in the order issued,
+/// with the sequence number the proctor signed (0 only in tests and rehearsals).
 public struct ProctorCommand: Sendable, Equatable {
     public var id: Int64
     public var action: ProctorAction
+    public var sequence: Int64
 
-    public init(id: Int64, action: ProctorAction) {
+    public init(id: Int64, action: ProctorAction, sequence: Int64 = 0) {
         self.id = id
         self.action = action
+        self.sequence = sequence
     }
 
-    /// The journal's detail for an applied command: `#ID NAME[ ARGUMENT]`.
+    /// The journal's detail for an applied command: `#ID[.SEQUENCE] NAME[ ARGUMENT]`.
     public var journalDetail: String {
-        "#\(id) \(action.name)" + (action.argument.map { " \($0)" } ?? "")
+        "#\(id)" + (sequence > 0 ? ".\(sequence)" : "") + " \(action.name)" + (action.argument.map { " \($0)" } ?? "")
     }
 
     /// The journal's detail for the room's commands a session skips because they came before
@@ -89,15 +92,31 @@ public struct ProctorCommand: Sendable, Equatable {
         return Int64(detail.dropFirst().dropLast(" before this session".count))
     }
 
+    /// The journal's detail for a command the seat refused: `#ID refused: REASON`.
+    public static func refusedDetail(_ id: Int64, _ reason: CommandRefusal) -> String { "#\(id) refused: \(reason)" }
+
+    static func refused(_ detail: String) -> Int64? {
+        guard detail.hasPrefix("#"), let space = detail.firstIndex(of: " "),
+              detail[space...].hasPrefix(" refused: ") else { return nil }
+        return Int64(detail[detail.index(after: detail.startIndex)..<space])
+    }
+
     /// Reads `journalDetail` back (nil when it is not one).
     public init?(journalDetail detail: String) {
         guard detail.hasPrefix("#") else { return nil }
         let rest = detail.dropFirst()
         let parts = rest.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count >= 2, let id = Int64(parts[0]), id > 0,
-              let action = ProctorAction(name: String(parts[1]), argument: parts.count > 2 ? String(parts[2]) : nil)
+        guard parts.count >= 2 else { return nil }
+        let numbers = parts[0].split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let id = Int64(numbers[0]), id > 0 else { return nil }
+        var sequence: Int64 = 0
+        if numbers.count == 2 {
+            guard let signed = Int64(numbers[1]), signed > 0 else { return nil }
+            sequence = signed
+        }
+        guard let action = ProctorAction(name: String(parts[1]), argument: parts.count > 2 ? String(parts[2]) : nil)
         else { return nil }
-        self.init(id: id, action: action)
+        self.init(id: id, action: action, sequence: sequence)
     }
 }
 
@@ -118,6 +137,9 @@ public struct RoomControl: Sendable, Equatable {
     public var message: String?
     public var hand: RaisedHand = .down
     public var lastCommand: Int64 = 0
+    /// The proctor's sequence number of the last command applied: a command signed with a
+    /// number not above it is refused (a replay, or one issued before this session).
+    public var lastSequence: Int64 = 0
     /// A proctor's console watches this session (it publishes to a shared store).
     public var watched = false
 
@@ -134,6 +156,10 @@ public struct RoomControl: Sendable, Equatable {
                 control.hand = .raised
                 continue
             }
+            if event.kind == EventKind.commandRefused.rawValue, let refused = ProctorCommand.refused(event.detail) {
+                control.lastCommand = max(control.lastCommand, refused)
+                continue
+            }
             guard event.kind == EventKind.proctorCommand.rawValue else { continue }
             if let seen = ProctorCommand.seenBefore(event.detail) {
                 control.lastCommand = max(control.lastCommand, seen)
@@ -141,6 +167,7 @@ public struct RoomControl: Sendable, Equatable {
             }
             guard let command = ProctorCommand(journalDetail: event.detail) else { continue }
             control.lastCommand = max(control.lastCommand, command.id)
+            control.lastSequence = max(control.lastSequence, command.sequence)
             switch command.action {
             case .pause: control.paused = true
             case .resume: control.paused = false

@@ -39,6 +39,12 @@ public struct SeatView: Sendable, Equatable, Codable {
     public var terminal: String?
     public var policy: String?
     public var passphraseFailures = 0
+    /// Commands the seat refused (unsigned, a signature that does not verify, for another
+    /// room, seat or test, expired, replayed), and the last one's number and reason.
+    public var commandsRefused = 0
+    public var lastRefusal: String?
+    /// The room's test has a proctor key: its seats can be commanded (watched only without).
+    public var commandable = true
     /// What the console flags, in words: "wrong test", "executable differs from the room's",
     /// "candidate seated twice".
     public var warnings: [String] = []
@@ -126,13 +132,16 @@ public struct SeatView: Sendable, Equatable, Codable {
         try room.encode(terminal, forKey: .terminal)
         try room.encode(policy, forKey: .policy)
         try room.encode(passphraseFailures, forKey: .passphraseFailures)
+        try room.encode(commandsRefused, forKey: .commandsRefused)
+        try room.encode(lastRefusal, forKey: .lastRefusal)
+        try room.encode(commandable, forKey: .commandable)
         try room.encode(warnings, forKey: .warnings)
     }
 
     /// The room's keys of `--json` (written, not read back: a snapshot read back has none).
     enum RoomKeys: String, CodingKey {
         case candidateNumber, waiting, paused, hand, commandsPending, carrelVersion, executableDigest, fingerprint, terminal, policy
-        case passphraseFailures, warnings
+        case passphraseFailures, commandsRefused, lastRefusal, commandable, warnings
     }
 
     public static func troubleFirst(_ a: SeatView, _ b: SeatView) -> Bool {

@@ -157,13 +157,14 @@ public protocol SessionPublishing: AnyObject, Sendable {
     /// Publishes `journal`'s outbox from now on: this session's records and any an earlier
     /// session left waiting. The begin step `publish` calls it once the journal is open.
     func start(journal: Journal)
-    /// The proctor's commands received for this seat numbered after `after`, in order (no
-    /// waiting, no I/O: the publisher's own task reads them from the store).
-    func commands(after: Int64) -> [ProctorCommand]
+    /// The commands received for this seat numbered after `after`, in order, as the store
+    /// holds them (no waiting, no I/O: the publisher's own task reads them from the store).
+    /// Nothing in them is trusted: the session verifies each before it applies it.
+    func commands(after: Int64) -> [SignedCommand]
 }
 
 extension SessionPublishing {
-    public func commands(after: Int64) -> [ProctorCommand] { [] }
+    public func commands(after: Int64) -> [SignedCommand] { [] }
 }
 
 /// Everything a session needs from outside, injected by the command that runs it.

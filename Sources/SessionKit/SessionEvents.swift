@@ -25,6 +25,9 @@ public enum EventKind: String, Sendable, Codable, CaseIterable {
     case proctorCommand = "proctor_command"
     /// The student called the proctor.
     case handRaised = "hand_raised"
+    /// A command the seat did not apply (`#ID refused: REASON`): unsigned, a signature that
+    /// does not verify, for another room, seat or test, expired, or replayed.
+    case commandRefused = "command_refused"
 }
 
 public enum SessionStatus: String, Sendable, Codable {
@@ -85,6 +88,8 @@ public enum SessionEvent: Sendable, Equatable {
     case proctor(ProctorCommand)
     /// The room's commands up to this number came before the session began: none is applied.
     case commandsBefore(Int64)
+    /// A command read from the store that the seat refused (logged, never applied).
+    case commandRefused(id: Int64, CommandRefusal)
     /// The student asked for the proctor (the raise-hand key).
     case raiseHand
     /// The student read the proctor's message (any key closes its box).

@@ -102,7 +102,13 @@ public final class SessionRuntime {
         let lifecycle = SessionLifecycle(context: context, assessment: assessment, record: record, source: source, mode: .begin)
         lifecycle.log(.beginRequested, "\(assessment.id)" + (candidate.map { ", candidate \($0)" } ?? ""))
         try lifecycle.run(enterUI: enterUI, leaveUI: leaveUI)
-        let runtime = try started(lifecycle, state: firstState(plan, record))
+        var first = firstState(plan, record)
+        if let start {
+            // Nothing the proctor signed before this session joined its room (or before the
+            // start that began it) is its own.
+            first.room.lastSequence = start.command.map { $0.sequence - 1 } ?? SignedCommand.floor(joined: record.startedAt)
+        }
+        let runtime = try started(lifecycle, state: first)
         if let start {
             // Commands the room had before this session began are not its own; a proctor's
             // start that began it is recorded as applied.
@@ -190,7 +196,11 @@ public final class SessionRuntime {
         var state = SessionState(plan: plan, status: .active, position: record.position, responses: responses,
                                  flags: flags, elapsed: record.elapsed)
         // The proctor's commands applied before the interruption (pause, time added, a hand).
-        state.adopt(room: RoomControl.replay(events, watched: record.options.shared != nil))
+        var control = RoomControl.replay(events, watched: record.options.shared != nil)
+        if record.options.shared != nil {
+            control.lastSequence = max(control.lastSequence, SignedCommand.floor(joined: record.startedAt))
+        }
+        state.adopt(room: control)
         return try started(lifecycle, state: state)
     }
 
@@ -343,14 +353,22 @@ public final class SessionRuntime {
         return reaction
     }
 
-    /// The proctor's commands the publisher has received for this seat, in order; each is a
-    /// message to `update`, journalled like any other, and applied once.
+    /// The proctor's commands the publisher has received for this seat, in order; each is
+    /// verified (`SignedCommand.verify`: the test's proctor key, this room, seat and test, its
+    /// time, a sequence above the last applied) and then a message to `update`, journalled
+    /// like any other and applied once. One that fails is journalled as refused, with why.
     public func applyCommands() -> Reaction {
         var reaction = Reaction()
-        guard let publisher = context.publisher else { return reaction }
-        for command in publisher.commands(after: state.room.lastCommand) {
+        guard let publisher = context.publisher, let seat = record.options.shared else { return reaction }
+        for signed in publisher.commands(after: state.room.lastCommand) {
             guard outcome == nil else { break }
-            reaction.merge(send(.proctor(command)))
+            let check = SignedCommand.Check(
+                key: assessment.proctor.key, room: seat.room, seat: seat.seat, fingerprint: record.fingerprint,
+                now: context.clock.now(), lastSequence: state.room.lastSequence)
+            switch signed.verify(check) {
+            case let .success(command): reaction.merge(send(.proctor(command)))
+            case let .failure(refusal): reaction.merge(send(.commandRefused(id: signed.id, refusal)))
+            }
         }
         return reaction
     }

@@ -168,9 +168,16 @@ public struct SessionState: Sendable, Equatable {
         case let .proctor(command):
             // Applied once, and only to a running session (a start that began this session is
             // sent to it just after `began`, and recorded then).
-            guard command.id > room.lastCommand, isRunning else { return [] }
+            guard command.id > room.lastCommand, command.sequence == 0 || command.sequence > room.lastSequence,
+                  isRunning else { return [] }
             room.lastCommand = command.id
+            room.lastSequence = max(room.lastSequence, command.sequence)
             return [.log(.proctorCommand, command.journalDetail)] + proctor(command.action)
+        case let .commandRefused(id, reason):
+            // Logged once, for the proctor (the console shows it); the student sees nothing.
+            guard id > room.lastCommand, isRunning else { return [] }
+            room.lastCommand = id
+            return [.log(.commandRefused, ProctorCommand.refusedDetail(id, reason))]
         case let .commandsBefore(id):
             guard id > room.lastCommand else { return [] }
             room.lastCommand = id
@@ -201,7 +208,7 @@ public struct SessionState: Sendable, Equatable {
             return [.notice(Self.pausedWords)]
         }
         switch event {
-        case .began, .hangUp, .endRecorded, .leftForProctor, .proctor, .raiseHand, .dismissMessage, .commandsBefore:
+        case .began, .hangUp, .endRecorded, .leftForProctor, .proctor, .raiseHand, .dismissMessage, .commandsBefore, .commandRefused:
             return []
         case .next:
             if plan.navigation == .linear && position + 1 >= plan.itemOrder.count {

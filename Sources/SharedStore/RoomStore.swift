@@ -26,6 +26,9 @@ public struct RoomPlan: Sendable, Equatable, Codable {
     public var startMode: RoomStartMode
     public var carrelVersion: String
     public var carrelDigest: String
+    /// The test's `proctor: key:` (public): the console signs the room's commands with the
+    /// key the proctor passphrase derives for it. Nil: seats can be watched, not commanded.
+    public var proctorKey: String?
     /// Candidates on the roster (0 without one).
     public var candidates: Int
     public var openedBy: String
@@ -34,7 +37,7 @@ public struct RoomPlan: Sendable, Equatable, Codable {
 
     public init(room: String, fingerprint: String, assessmentID: String, assessmentTitle: String, items: Int,
                 timeLimitSeconds: Int?, startMode: RoomStartMode, carrelVersion: String, carrelDigest: String,
-                candidates: Int = 0, openedBy: String = "", openedAt: String = "", closedAt: String? = nil) {
+                proctorKey: String? = nil, candidates: Int = 0, openedBy: String = "", openedAt: String = "", closedAt: String? = nil) {
         self.room = room
         self.fingerprint = fingerprint
         self.assessmentID = assessmentID
@@ -44,6 +47,7 @@ public struct RoomPlan: Sendable, Equatable, Codable {
         self.startMode = startMode
         self.carrelVersion = carrelVersion
         self.carrelDigest = carrelDigest
+        self.proctorKey = proctorKey
         self.candidates = candidates
         self.openedBy = openedBy
         self.openedAt = openedAt
@@ -119,15 +123,15 @@ extension SharedReader {
         let opened = try await StoreCall.guarded(c, timeout: 30) {
             try await StoreCall.value(c, """
                 INSERT INTO carrel_rooms (room, fingerprint, assessment_id, assessment_title, items, time_limit_seconds,
-                    start_mode, carrel_version, carrel_digest, roster, commands_before)
+                    start_mode, carrel_version, carrel_digest, roster, commands_before, proctor_key)
                   VALUES (\(plan.room), \(plan.fingerprint), \(plan.assessmentID), \(plan.assessmentTitle), \(plan.items),
                     \(plan.timeLimitSeconds), \(plan.startMode.rawValue), \(plan.carrelVersion), \(plan.carrelDigest),
-                    \(rosterJSON)::jsonb, (SELECT coalesce(max(id), 0) FROM carrel_commands))
+                    \(rosterJSON)::jsonb, (SELECT coalesce(max(id), 0) FROM carrel_commands), \(plan.proctorKey))
                 ON CONFLICT (room) DO UPDATE SET fingerprint = excluded.fingerprint, assessment_id = excluded.assessment_id,
                     assessment_title = excluded.assessment_title, items = excluded.items,
                     time_limit_seconds = excluded.time_limit_seconds, start_mode = excluded.start_mode,
                     carrel_version = excluded.carrel_version, carrel_digest = excluded.carrel_digest,
-                    roster = excluded.roster, commands_before = excluded.commands_before,
+                    roster = excluded.roster, commands_before = excluded.commands_before, proctor_key = excluded.proctor_key,
                     opened_by = current_user, opened_at = now(), closed_at = NULL
                   WHERE carrel_rooms.closed_at IS NOT NULL
                 RETURNING true
@@ -146,17 +150,31 @@ extension SharedReader {
             try await StoreCall.rows(c, """
                 SELECT room, fingerprint, assessment_id, assessment_title, items::text, time_limit_seconds::text, start_mode,
                        carrel_version, carrel_digest, coalesce(jsonb_array_length(roster), 0)::text, opened_by,
-                       extract(epoch FROM opened_at)::text, extract(epoch FROM closed_at)::text
+                       extract(epoch FROM opened_at)::text, extract(epoch FROM closed_at)::text, proctor_key
                 FROM carrel_rooms WHERE room = \(name)
                 """, logger: logger)
         }
-        guard let row = rows.first, let t = StoreRows.texts(row), t.count == 13 else { return nil }
+        guard let row = rows.first, let t = StoreRows.texts(row), t.count == 14 else { return nil }
         return RoomPlan(
             room: t[0] ?? name, fingerprint: t[1] ?? "", assessmentID: t[2] ?? "", assessmentTitle: t[3] ?? "",
             items: StoreRows.int(t[4], 0...1_000_000) ?? 0, timeLimitSeconds: StoreRows.int(t[5], 0...100_000_000),
             startMode: RoomStartMode(rawValue: t[6] ?? "") ?? .candidate, carrelVersion: t[7] ?? "",
-            carrelDigest: t[8] ?? "", candidates: StoreRows.int(t[9], 0...10_000_000) ?? 0, openedBy: t[10] ?? "",
+            carrelDigest: t[8] ?? "", proctorKey: t[13], candidates: StoreRows.int(t[9], 0...10_000_000) ?? 0, openedBy: t[10] ?? "",
             openedAt: StoreRows.date(t[11]).map(Timestamp.iso) ?? "", closedAt: StoreRows.date(t[12]).map(Timestamp.iso))
+    }
+
+    /// How many open rooms (this one, or any when nil) have a test with a proctor key: the
+    /// console asks the passphrase only when it could command one.
+    public func commandableRooms(room: String?) async throws -> Int {
+        let c = connection
+        let logger = self.logger
+        let count = try await StoreCall.guarded(c, timeout: 10) {
+            try await StoreCall.value(c, """
+                SELECT count(*)::int8 FROM carrel_rooms
+                WHERE closed_at IS NULL AND proctor_key IS NOT NULL AND (\(room)::text IS NULL OR room = \(room)::text)
+                """, as: Int64.self, logger: logger)
+        }
+        return Int(count ?? 0)
     }
 
     /// Closes a room: seats can no longer begin in it. False when no open room has that name.
@@ -170,19 +188,32 @@ extension SharedReader {
         return closed == true
     }
 
-    /// Issues one command: to the whole room (no seats) or to each seat named. Returns the
-    /// commands' numbers, in order.
-    public func issue(room: String, seats: [String], action: ProctorAction) async throws -> [Int64] {
+    /// Issues one command, signed: to the whole room (no seats) or to each seat named. Each
+    /// gets a sequence number above the room's last (`CommandEnvelope.nextSequence`) and an
+    /// envelope signed with `key` for the room's test (`fingerprint`). Returns the commands'
+    /// numbers, in order.
+    public func issue(room: String, seats: [String], action: ProctorAction, key: ProctorSigningKey,
+                      fingerprint: String) async throws -> [Int64] {
         let c = connection
         let logger = self.logger
         let targets: [String?] = seats.isEmpty ? [nil] : seats.map { Optional($0) }
         let name = action.name
         let argument = action.argument
         return try await StoreCall.guarded(c, timeout: 30) {
+            var last = try await StoreCall.value(
+                c, "SELECT coalesce(max(sequence), 0) FROM carrel_commands WHERE room = \(room)", as: Int64.self,
+                logger: logger) ?? 0
             var ids: [Int64] = []
             for seat in targets {
+                let now = Date()
+                let sequence = CommandEnvelope.nextSequence(now: now, after: last)
+                last = sequence
+                let envelope = CommandEnvelope(room: room, seat: seat, action: action, sequence: sequence,
+                                               issued: now.timeIntervalSince1970, fingerprint: fingerprint)
+                let signed = try SignedCommand.sign(envelope, with: key)
                 if let id = try await StoreCall.value(c, """
-                    INSERT INTO carrel_commands (room, seat, action, argument) VALUES (\(room), \(seat), \(name), \(argument))
+                    INSERT INTO carrel_commands (room, seat, action, argument, envelope, signature, sequence)
+                    VALUES (\(room), \(seat), \(name), \(argument), \(signed.envelope), \(signed.signature), \(sequence))
                     RETURNING id
                     """, as: Int64.self, logger: logger) {
                     ids.append(id)

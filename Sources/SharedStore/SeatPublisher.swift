@@ -54,8 +54,13 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         /// received, what waits to be applied, and the proctor's latest start for the seat.
         var follow: (room: String, seat: String)?
         var received: Int64 = 0
-        var inbox: [ProctorCommand] = []
-        var startCommand: Int64?
+        var inbox: [SignedCommand] = []
+        /// The starts for this seat read while it waits, newest first, as the store holds them.
+        var starts: [SignedCommand] = []
+        /// Refusals a seat waiting at its start screen reports (a session that runs journals
+        /// them instead).
+        var refusals: [String] = []
+        var refusedStarts: Set<Int64> = []
         /// The room's last command when the seat joined: a start up to it was another
         /// session's (this seat's earlier one, say), never this one's.
         var startAfter: Int64 = 0
@@ -182,9 +187,9 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         ring()
     }
 
-    /// Commands received for this seat numbered after `after`, in order; those up to `after`
-    /// (applied) are forgotten. No I/O.
-    public func commands(after: Int64) -> [ProctorCommand] {
+    /// Commands received for this seat numbered after `after`, in order, unverified; those
+    /// up to `after` (applied or refused) are forgotten. No I/O.
+    public func commands(after: Int64) -> [SignedCommand] {
         shared.withLock { s in
             s.inbox.removeAll { $0.id <= after }
             return s.inbox
@@ -203,10 +208,34 @@ public final class SeatPublisher: SessionPublishing, Sendable {
     /// The last command number read for this seat (applied or waiting).
     public var lastReceived: Int64 { shared.withLock { $0.received } }
 
-    /// The proctor's latest start for this seat, once the loop has read one.
-    public var startCommand: Int64? { shared.withLock { $0.startCommand } }
-    /// Rung when the proctor's start has been read (`startCommand`).
+    /// The starts read for this seat since it joined, newest first, unverified: the seat
+    /// begins with the first that verifies (`SignedCommand.verify`).
+    public var starts: [SignedCommand] { shared.withLock { $0.starts } }
+    /// Rung when a start has been read (`starts`).
     public let startBell = Doorbell()
+
+    /// The newest start read for this seat that verifies against `check` (its test's key, room,
+    /// seat and fingerprint, the clock, and the floor of what it may apply), or nil. Each one
+    /// that does not verify is reported to the console once, with why.
+    public func verifiedStart(_ check: SignedCommand.Check) -> ProctorCommand? {
+        for start in starts {
+            switch start.verify(check) {
+            case let .success(command):
+                return command
+            case let .failure(refusal):
+                let first = shared.withLock { $0.refusedStarts.insert(start.id).inserted }
+                if first { reportRefusal(ProctorCommand.refusedDetail(start.id, refusal)) }
+            }
+        }
+        return nil
+    }
+
+    /// A seat waiting at its start screen refused a start (`detail`: `#ID refused: REASON`):
+    /// the loop tells the console.
+    public func reportRefusal(_ detail: String) {
+        shared.withLock { $0.refusals.append(detail) }
+        ring()
+    }
 
     /// The session this publisher spoke for is over and no other follows yet (the workshop
     /// test opened from the demo, ended or never begun): the seat stops being shown as live
@@ -387,6 +416,9 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                     continue
                 }
                 drainedNow(asked)
+                if journal == nil, let waitingSession = announcement?.session {
+                    try await sendRefusals(c, session: waitingSession)
+                }
                 if let follow = shared.withLock({ $0.follow }) {
                     if listening != ObjectIdentifier(c) {
                         // One listener per connection; it ends when its connection closes (a group
@@ -460,26 +492,31 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         UInt64(seconds * Double.random(in: 0.05...1.0) * 1e9)
     }
 
-    /// Reads the seat's new commands (and, while it waits to begin, the proctor's start).
+    /// Reads the seat's new commands (and, while it waits to begin, the proctor's starts),
+    /// as the store holds them: the session verifies each before it applies it.
     func readCommands(_ c: PostgresConnection, room: String, seat: String, waiting: Bool) async throws {
         let after = shared.withLock { $0.received }
         let rows = try await guarded(c) {
-            try await StoreCall.rows(c, "SELECT id::text, action, argument FROM carrel_seat_commands(\(room), \(seat), \(after))",
+            try await StoreCall.rows(c, "SELECT id::text, envelope, signature FROM carrel_seat_signed_commands(\(room), \(seat), \(after))",
                                      logger: self.logger)
         }
-        var fresh: [ProctorCommand] = []
+        var fresh: [SignedCommand] = []
         var highest = after
         for row in rows {
             guard let t = StoreRows.texts(row), t.count == 3, let id = t[0].flatMap({ Int64($0) }), id > highest else { continue }
             highest = id
-            // A command this Carrel cannot read is passed over (never applied half-read).
-            if let action = ProctorAction(name: t[1] ?? "", argument: t[2]) { fresh.append(ProctorCommand(id: id, action: action)) }
+            fresh.append(SignedCommand(id: id, envelope: t[1], signature: t[2]))
         }
-        var start: Int64?
+        var starts: [SignedCommand]?
         if waiting {
-            start = try await guarded(c) {
-                try await StoreCall.value(c, "SELECT start_command FROM carrel_room_plan(\(room), \(seat))", as: Int64?.self,
-                                          logger: self.logger) ?? nil
+            let startAfter = shared.withLock { $0.startAfter }
+            let found = try await guarded(c) {
+                try await StoreCall.rows(c, "SELECT id::text, envelope, signature FROM carrel_seat_starts(\(room), \(seat), \(startAfter))",
+                                         logger: self.logger)
+            }
+            starts = found.compactMap { row in
+                guard let t = StoreRows.texts(row), t.count == 3, let id = t[0].flatMap({ Int64($0) }) else { return nil }
+                return SignedCommand(id: id, envelope: t[1], signature: t[2])
             }
         }
         shared.withLock { s in
@@ -487,9 +524,21 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                 s.received = highest
                 s.inbox += fresh
             }
-            if let start, start > s.startAfter { s.startCommand = max(s.startCommand ?? 0, start) }
+            if let starts { s.starts = starts }
         }
-        if startCommand != nil { startBell.ring() }
+        if starts?.isEmpty == false { startBell.ring() }
+    }
+
+    /// Tells the console of the starts a waiting seat refused.
+    func sendRefusals(_ c: PostgresConnection, session: String) async throws {
+        let waiting = shared.withLock { $0.refusals }
+        guard !waiting.isEmpty else { return }
+        for detail in waiting {
+            try await guarded(c) {
+                try await StoreCall.run(c, "SELECT carrel_command_refused(\(session), \(detail))", logger: self.logger)
+            }
+        }
+        shared.withLock { $0.refusals.removeFirst(min(waiting.count, $0.refusals.count)) }
     }
 
     /// Records in the journal the marks given in the store to its ended sessions, once each;

@@ -63,6 +63,9 @@ public final class SharedReader: Sendable {
         var room_digest: String?
         var room_start: String?
         var candidate_number: String?
+        var refused = 0
+        var last_refusal: String?
+        var room_key = false
 
         /// The columns `seats` selects, in order, each as text.
         static let columns = """
@@ -78,10 +81,11 @@ public final class SharedReader: Sendable {
             nullif(s.fingerprint, ''), left(s.attestation->>'carrel_version', 100),
             left(s.attestation->>'executable_digest', 100), left(s.attestation->>'terminal', 40),
             left(s.attestation->>'policy', 300), s.passphrase_failures::text,
-            r.fingerprint, r.carrel_digest, r.start_mode, left(s.candidate_number, 64)
+            r.fingerprint, r.carrel_digest, r.start_mode, left(s.candidate_number, 64),
+            s.refused::text, left(s.last_refusal, 300), (r.proctor_key IS NOT NULL)::text
             """
 
-        static let columnCount = 33
+        static let columnCount = 36
 
         init(cells c: [String?]) {
             session = c.first.flatMap { $0 } ?? "?"
@@ -122,6 +126,9 @@ public final class SharedReader: Sendable {
             room_digest = c[30]
             room_start = c[31]
             candidate_number = c[32]
+            refused = StoreRows.int(c[33], 0...10_000_000) ?? 0
+            last_refusal = c[34]
+            room_key = c[35] == "true"
         }
 
         /// A row none of whose values can be read: shown, so that no seat is missing.
@@ -214,6 +221,12 @@ public final class SharedReader: Sendable {
         view.terminal = raw.terminal
         view.policy = raw.policy
         view.passphraseFailures = raw.passphrase_failures
+        view.commandsRefused = raw.refused
+        view.lastRefusal = raw.last_refusal.map { TerminalSafety.visible($0, keepLineBreaks: false) }
+        view.commandable = raw.room_start == nil || raw.room_key
+        if raw.refused > 0 {
+            view.warnings.append("refused \(raw.refused) command\(raw.refused == 1 ? "" : "s")")
+        }
         if status == "wrong_test" {
             view.warnings.append("wrong test")
         } else if status == "candidate_twice" {

@@ -12,7 +12,7 @@ import PostgresNIO
 /// reads everything.
 public enum SharedSchema {
     /// The version this build writes and reads.
-    public static let version = 3
+    public static let version = 4
 
     /// The channel seats of a room listen on: a command was issued.
     public static let commandChannel = "carrel_commands"
@@ -201,7 +201,111 @@ public enum SharedSchema {
         """),
         (2, roomMigration),
         (3, quietRecordsMigration),
+        (4, signedCommandsMigration),
     ]
+
+    /// Signed commands: each command keeps the envelope the proctor signed and its signature
+    /// (seats read those and nothing else of it), the room keeps its test's public key, and a
+    /// seat's refusals of commands are counted for the console. The functions that replace
+    /// `carrel_seat_commands` and add the start and refusal calls are granted to every role
+    /// that could call the old one.
+    static let signedCommandsMigration = """
+        ALTER TABLE carrel_commands
+          ADD COLUMN envelope text CHECK (envelope IS NULL OR octet_length(envelope) <= 8192),
+          ADD COLUMN signature text CHECK (signature IS NULL OR octet_length(signature) <= 200),
+          ADD COLUMN sequence bigint;
+        ALTER TABLE carrel_rooms ADD COLUMN proctor_key text CHECK (proctor_key IS NULL OR octet_length(proctor_key) <= 400);
+        ALTER TABLE carrel_sessions
+          ADD COLUMN refused integer NOT NULL DEFAULT 0,
+          ADD COLUMN last_refusal text;
+
+        CREATE FUNCTION carrel_seat_signed_commands(p_room text, p_seat text, p_after bigint)
+          RETURNS TABLE (id bigint, envelope text, signature text)
+          LANGUAGE sql STABLE SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
+          -- As carrel_seat_commands, but what was signed: the seat verifies it and reads the
+          -- command from it alone.
+          SELECT c.id, c.envelope, c.signature FROM carrel_commands c
+            WHERE c.room = p_room AND (c.seat IS NULL OR c.seat = p_seat) AND c.id > p_after AND c.action <> 'start'
+            ORDER BY c.id LIMIT 200;
+        $$;
+        CREATE FUNCTION carrel_seat_starts(p_room text, p_seat text, p_after bigint)
+          RETURNS TABLE (id bigint, envelope text, signature text)
+          LANGUAGE sql STABLE SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
+          -- The starts for this seat (or its whole room) after p_after, newest first: a waiting
+          -- seat begins with the newest one that verifies.
+          SELECT c.id, c.envelope, c.signature FROM carrel_commands c
+            WHERE c.room = p_room AND (c.seat IS NULL OR c.seat = p_seat) AND c.id > p_after AND c.action = 'start'
+            ORDER BY c.id DESC LIMIT 20;
+        $$;
+        CREATE FUNCTION carrel_command_refused(p_session text, p_detail text) RETURNS void
+          LANGUAGE sql SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
+          -- A seat waiting at its start screen refused a start: shown to the proctor.
+          UPDATE carrel_sessions SET refused = refused + 1, last_refusal = left(p_detail, 300)
+            WHERE session = p_session AND status = 'not_started';
+        $$;
+
+        CREATE OR REPLACE FUNCTION carrel_apply_room_record() RETURNS trigger
+          LANGUAGE plpgsql SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
+        DECLARE
+          b jsonb := NEW.body;
+          detail text;
+          command bigint;
+          action text;
+        BEGIN
+          BEGIN
+            IF jsonb_typeof(b) <> 'object' THEN
+              RETURN NULL;
+            END IF;
+            IF NEW.kind = 'session' THEN
+              UPDATE carrel_sessions SET candidate_number = left(b->>'candidate_number', 64),
+                  attestation = CASE WHEN jsonb_typeof(b->'attestation') = 'object' AND octet_length((b->'attestation')::text) <= 4000
+                    THEN b->'attestation' ELSE attestation END
+                WHERE session = NEW.session;
+            ELSIF NEW.kind = 'event' AND b->>'kind' = 'hand_raised' THEN
+              UPDATE carrel_sessions SET hand = 'raised' WHERE session = NEW.session;
+            ELSIF NEW.kind = 'event' AND b->>'kind' = 'passphrase_failed' THEN
+              UPDATE carrel_sessions SET passphrase_failures = passphrase_failures + 1 WHERE session = NEW.session;
+            ELSIF NEW.kind = 'event' AND b->>'kind' = 'command_refused' THEN
+              UPDATE carrel_sessions SET refused = refused + 1, last_refusal = left(b->>'detail', 300)
+                WHERE session = NEW.session;
+            ELSIF NEW.kind = 'event' AND b->>'kind' = 'proctor_command' AND b->>'detail' ~ '^#[0-9]{1,18}(\\.[0-9]{1,19})? [a-z]+' THEN
+              -- `#ID[.SEQUENCE] ACTION[ ARGUMENT]`: the seat applied the command it verified.
+              detail := b->>'detail';
+              command := substring(detail from '^#([0-9]+)')::bigint;
+              action := split_part(detail, ' ', 2);
+              IF action IN ('start', 'pause', 'resume', 'time', 'message', 'end', 'acknowledge') THEN
+                INSERT INTO carrel_command_applied (command, session) VALUES (command, NEW.session) ON CONFLICT DO NOTHING;
+              END IF;
+              UPDATE carrel_sessions SET
+                  paused = CASE action WHEN 'pause' THEN true WHEN 'resume' THEN false ELSE paused END,
+                  hand = CASE WHEN action = 'acknowledge' AND hand = 'raised' THEN 'acknowledged' ELSE hand END,
+                  added_seconds = added_seconds + CASE WHEN action = 'time' AND split_part(detail, ' ', 3) ~ '^[0-9]{1,7}$'
+                    THEN split_part(detail, ' ', 3)::integer ELSE 0 END,
+                  last_command = greatest(last_command, command)
+                WHERE session = NEW.session;
+            END IF;
+          EXCEPTION WHEN others THEN
+            -- Kept, not applied (as carrel_apply_record).
+            NULL;
+          END;
+          RETURN NULL;
+        END $$;
+
+        REVOKE ALL ON FUNCTION carrel_seat_signed_commands(text, text, bigint) FROM PUBLIC;
+        REVOKE ALL ON FUNCTION carrel_seat_starts(text, text, bigint) FROM PUBLIC;
+        REVOKE ALL ON FUNCTION carrel_command_refused(text, text) FROM PUBLIC;
+        DO $$
+        DECLARE
+          r record;
+        BEGIN
+          FOR r IN SELECT DISTINCT grantee FROM information_schema.role_routine_grants
+                   WHERE routine_name = 'carrel_seat_commands' AND privilege_type = 'EXECUTE'
+                     AND routine_schema = current_schema() AND grantee <> current_user LOOP
+            EXECUTE format('GRANT EXECUTE ON FUNCTION carrel_seat_signed_commands(text, text, bigint), '
+              'carrel_seat_starts(text, text, bigint), carrel_command_refused(text, text) TO %I', r.grantee);
+          END LOOP;
+        END $$
+        """
 
     /// No notice per record: PostgreSQL signals every listening backend of the database for
     /// each notice, whatever channel it listens on, so with a thousand seats listening for the

@@ -98,6 +98,8 @@ public enum ProctorView {
         var parts = ["Seat \(name(s.seat))" + (s.candidate.map { ", \(name($0))" } ?? "") + ": \(statusWords(s))"]
         if marked { parts.append("marked") }
         for warning in s.warnings { parts.append(warning) }
+        if let refusal = s.lastRefusal, s.commandsRefused > 0 { parts.append("command \(name(String(refusal.dropFirst())))") }
+        if !s.commandable { parts.append("watch only: the test has no proctor key") }
         if s.commandsPending > 0 { parts.append("\(s.commandsPending) command\(s.commandsPending == 1 ? "" : "s") not applied yet") }
         parts.append("\(s.answered) of \(s.total) answered")
         if let left = s.timeLeftSeconds, ["active", "interrupted"].contains(s.status) {

@@ -64,6 +64,7 @@ struct SealedSummary {
         out += "  navigation:  \(m.navigation.rawValue)"
         out += m.navigation == .linear ? " (no going back)\n" : " (move to any question)\n"
         out += "  proctor:     passphrase required to open, launch, end early, resume, unlock\n"
+        out += "  commands:    \(AssessmentSummary.commandsText(m.key))\n"
         out += AssessmentSummary.policyText(m.policy)
         out += "\nFingerprint: \(m.fingerprint) (this package's, keyed by its passphrase; --passphrase-stdin shows the content's sha256)\n"
         return out
@@ -124,6 +125,7 @@ struct AssessmentSummary {
         out += "  shuffle:     items \(a.shuffle.items ? "yes" : "no"), choices \(a.shuffle.choices ? "yes" : "no")\n"
         out += "  score:       \(a.results.showScore ? "shown to the student at the end" : "not shown to the student")\n"
         out += "  proctor:     \(a.proctor.passphrase == nil ? "no passphrase (practice mode)" : "passphrase required to launch, end early, resume, unlock")\n"
+        out += "  commands:    \(AssessmentSummary.commandsText(a.proctor.key))\n"
         if sealed { out += "  sealed:      yes (opened in memory with the passphrase)\n" }
         out += "\nSections\n"
         for (i, section) in a.sections.enumerated() {
@@ -139,6 +141,13 @@ struct AssessmentSummary {
         out += Self.policyText(a.policy)
         out += "\nFingerprint: \(fingerprint)\n"
         return out
+    }
+
+    /// Whether a room's console can command seats sitting this test.
+    static func commandsText(_ key: ProctorKey?) -> String {
+        key == nil
+            ? "none: no proctor key, so a room's seats can be watched but not commanded (`carrel passphrase` prints the key line)"
+            : "signed with the proctor passphrase's key (\(String(key?.description.prefix(20) ?? ""))…)"
     }
 
     /// The effective policy, one row per key, and what is never offered.

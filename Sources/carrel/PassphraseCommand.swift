@@ -4,16 +4,22 @@ import AssessmentKit
 struct PassphraseCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "passphrase",
-        abstract: "Read a proctor passphrase twice and print the hash line for an assessment.",
+        abstract: "Read a proctor passphrase twice and print the hash and signing-key lines for an assessment.",
         discussion: """
             At a terminal the passphrase is read twice without echo. From a pipe, the first two \
             lines are read (printf 'secret phrase\\nsecret phrase\\n' | carrel passphrase). The \
-            line printed goes into the assessment as
+            two lines printed go into the assessment as
 
               proctor:
                 passphrase: "scrypt$ln=15,r=8,p=1$..."
+                key: "ed25519:...$ln=15,r=8,p=1$..."
 
-            It is a salted scrypt hash: the passphrase itself is never stored. Passphrases are \
+            The first is a salted scrypt hash: the passphrase itself is never stored. The second \
+            is the public half of the proctor's signing key: the console and `carrel proctor` \
+            derive the private half from the passphrase (scrypt with its own salt, then Ed25519) \
+            and sign every command with it, and a seat obeys only commands that verify against \
+            its test's key. A test without the key line can be watched but not commanded. \
+            Passphrases are \
             compared after Unicode NFC normalisation and must be at least 8 characters and at most \
             1 024 bytes of UTF-8 (a longer one is refused, never shortened).
             """
@@ -35,14 +41,16 @@ struct PassphraseCommand: ParsableCommand {
                 throw CarrelFailure(status: .usage, message: "the two passphrases differ; run `carrel passphrase` again")
             }
             let hash: PassphraseHash
+            let key: ProctorKey
             do {
                 hash = try PassphraseHash.make(passphrase: first)
+                key = try ProctorKey.make(passphrase: first)
             } catch {
                 throw CarrelFailure(status: .internalError, message: "could not hash the passphrase: \(error)")
             }
-            FileOutput.standardOutput.write("\(hash)\n")
+            FileOutput.standardOutput.write("\(hash)\nkey: \(key)\n")
             if reader.interactive {
-                FileOutput.standardError.write("Put this line in the assessment under `proctor: passphrase:` (in quotes).\n")
+                FileOutput.standardError.write("Put the first line in the assessment under `proctor: passphrase:` and the key after it as `key:` (both in quotes).\n")
             }
         }
     }

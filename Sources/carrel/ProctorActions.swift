@@ -12,6 +12,8 @@ struct ActionTarget: ParsableArguments {
     @Option(name: .customLong("seat"), help: ArgumentHelp("A seat to act on (repeat for several; none: the whole room).", valueName: "seat"))
     var seats: [String] = []
     @Option(help: ArgumentHelp("Seconds to wait for the seats to apply it.", valueName: "seconds")) var wait: Double = 10
+    @Flag(name: .customLong("passphrase-stdin"), help: "Read the proctor passphrase, which signs the command, from the first line of standard input (asked without echo at a terminal otherwise).")
+    var passphraseStdin = false
 
     var roomName: String? {
         if let room { return room }
@@ -28,27 +30,45 @@ struct ActionTarget: ParsableArguments {
         guard wait >= 0, wait <= 3600 else { throw ValidationError("--wait: give seconds from 0 to 3600") }
     }
 
-    /// Issues `action` and waits for the seats it targets to apply it. Prints which applied
-    /// it and which still wait; exits 0 only when every targeted seat applied it.
+    /// The proctor passphrase, once: from standard input's first line, or asked without echo.
+    func readPassphrase() throws(CarrelFailure) -> String {
+        let reader = SecretReader(prompting: !passphraseStdin)
+        defer { reader.finish() }
+        return try reader.read(prompt: "Proctor passphrase (signs the command): ")
+    }
+
+    /// Issues `action`, signed with the key the proctor passphrase derives for the room's
+    /// test, and waits for the seats it targets to apply it. Prints which applied it, which
+    /// refused it and which still wait; exits 0 only when every targeted seat applied it.
     func act(_ action: ProctorAction) async throws(CarrelFailure) {
         let url = try ProctorStore.url(shared)
         let room = roomName ?? ""
-        let (targets, applied, ids) = try await ProctorStore.using(url, doing: "send \(action.name) to room \(room)") {
-            try await perform(action, room: room, reader: $0)
+        let signer = ProctorSigner(passphrase: try readPassphrase())
+        let (targets, applied, refused, ids) = try await ProctorStore.using(url, doing: "send \(action.name) to room \(room)") {
+            try await perform(action, room: room, reader: $0, signer: signer)
         }
         let v = { (t: String) in TerminalSafety.visible(t, keepLineBreaks: false) }
         var lines: [String] = []
         for seat in targets.sorted(by: { ($0.seat, $0.session) < ($1.seat, $1.session) }) {
             let names = [seat.candidate, seat.candidateNumber].compactMap { $0 }.map(v)
             let who = v(seat.seat) + (names.isEmpty ? "" : " (\(names.joined(separator: ", ")))")
-            lines.append(applied.contains(seat.session) ? "applied  \(who)" : "waiting  \(who)")
+            if applied.contains(seat.session) {
+                lines.append("applied  \(who)")
+            } else if let why = refused[seat.session] {
+                lines.append("refused  \(who): \(v(why))")
+            } else {
+                lines.append("waiting  \(who)")
+            }
         }
-        let waiting = targets.filter { !applied.contains($0.session) }.count
+        let waiting = targets.filter { !applied.contains($0.session) && refused[$0.session] == nil }.count
         let summary = "\(action.name) (command \(ids.map(String.init).joined(separator: ", "))): "
-            + "\(targets.count - waiting) of \(targets.count) seat\(targets.count == 1 ? "" : "s") applied it"
+            + "\(targets.count - waiting - refused.count) of \(targets.count) seat\(targets.count == 1 ? "" : "s") applied it"
         FileOutput.standardOutput.write((lines + [summary, ""]).joined(separator: "\n"))
         if targets.isEmpty {
             throw CarrelFailure(status: .refused, message: "no seat of room \(v(room)) \(Self.targetWords(action)); nothing applied it (a seat that begins later does not apply a command sent before it began)")
+        }
+        if !refused.isEmpty {
+            throw CarrelFailure(status: .refused, message: "\(refused.count) seat\(refused.count == 1 ? "" : "s") refused it (the reason is on each seat's line and in its journal)")
         }
         if waiting > 0 {
             throw CarrelFailure(status: .refused, message: "\(waiting) seat\(waiting == 1 ? " has" : "s have") not applied it yet; it stays queued and applies when the seat reads the store")
@@ -59,8 +79,9 @@ struct ActionTarget: ParsableArguments {
         action == .start ? "is waiting to start" : "is running a session"
     }
 
-    func perform(_ action: ProctorAction, room: String, reader: SharedReader) async throws
-        -> (targets: [SeatView], applied: Set<String>, ids: [Int64]) {
+    func perform(_ action: ProctorAction, room: String, reader: SharedReader, signer: ProctorSigner) async throws
+        -> (targets: [SeatView], applied: Set<String>, refused: [String: String], ids: [Int64]) {
+        let (key, fingerprint) = try signer.key(room: room, plan: try await reader.room(room))
         let before = try await reader.seats(room: room)
         for seat in seats where !before.contains(where: { $0.seat == seat }) {
             throw CarrelFailure(status: .usage, message: "room \(TerminalSafety.visible(room, keepLineBreaks: false)) has no seat \(TerminalSafety.visible(seat, keepLineBreaks: false))")
@@ -73,25 +94,30 @@ struct ActionTarget: ParsableArguments {
             default: return seat.status == "active"
             }
         }
-        let ids = try await reader.issue(room: room, seats: seats, action: action)
+        let ids = try await reader.issue(room: room, seats: seats, action: action, key: key, fingerprint: fingerprint)
         let deadline = ProcessInfo.processInfo.systemUptime + wait
         var applied: Set<String> = []
+        var refused: [String: String] = [:]
+        let answered = { targets.allSatisfy { applied.contains($0.session) || refused[$0.session] != nil } }
         while true {
             applied = try await reader.applied(ids)
-            if targets.allSatisfy({ applied.contains($0.session) }) { break }
-            if action == .start {
+            if answered() { break }
+            let now = try await reader.seats(room: room)
+            for seat in now where targets.contains(where: { $0.session == seat.session }) {
+                // A seat that refused one of these commands says so (`#ID refused: REASON`).
+                if let last = seat.lastRefusal, ids.contains(where: { last.hasPrefix("#\($0) refused: ") }) {
+                    refused[seat.session] = String(last.drop(while: { $0 != ":" }).dropFirst(2))
+                }
                 // A waiting seat begins under the session it announced: its start is applied
                 // when that session's first record arrives.
-                let now = try await reader.seats(room: room)
-                for seat in now where seat.status != "not_started" && targets.contains(where: { $0.session == seat.session }) {
-                    applied.insert(seat.session)
-                }
-                if targets.allSatisfy({ applied.contains($0.session) }) { break }
+                if action == .start && seat.status != "not_started" { applied.insert(seat.session) }
             }
+            if answered() { break }
             if ProcessInfo.processInfo.systemUptime >= deadline { break }
             try await Task.sleep(nanoseconds: 50_000_000)
         }
-        return (targets, applied, ids)
+        for session in applied { refused[session] = nil }
+        return (targets, applied, refused, ids)
     }
 }
 

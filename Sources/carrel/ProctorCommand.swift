@@ -70,9 +70,30 @@ struct ProctorWatch: AsyncParsableCommand {
                 FileOutput.standardOutput.write(try JSONText.pretty(Snapshot(seats: seats)))
                 return
             }
+            // The passphrase signs the console's commands: asked once, and only when a room in
+            // view can be commanded at all (its open plan has a proctor key).
+            var passphrase: String?
+            let keyed: Int
+            do {
+                keyed = try await reader.commandableRooms(room: room)
+            } catch {
+                await reader.close()
+                throw CarrelFailure(status: .cannotOpenInput, message: "cannot read the shared store \(url): \(SeatPublisher.describe(error))")
+            }
+            if keyed > 0 {
+                let secret = SecretReader()
+                defer { secret.finish() }
+                do {
+                    passphrase = try secret.readIfAny(prompt: "Proctor passphrase (signs the console's commands; Enter alone: watch only): ")
+                } catch {
+                    await reader.close()
+                    throw error
+                }
+                if passphrase?.isEmpty == true { passphrase = nil }
+            }
             let chosen = Theme.named(theme?.rawValue, environment: ProcessInfo.processInfo.environment) ?? .standard
             let screenReader = self.screenReader
-            let feed = ConsoleFeed(url: url, room: room)
+            let feed = ConsoleFeed(url: url, room: room, signer: ProctorSigner(passphrase: passphrase))
             // The feed reads the store as a child task; the console's loop waits on the terminal
             // on a thread of its own. When the proctor quits, the feed is cancelled and closes
             // its connection before the command returns.
@@ -104,12 +125,14 @@ final class ConsoleFeed: ConsoleSource, Sendable {
 
     let url: SharedURL
     let room: String?
+    let signer: ProctorSigner
     private let shared = Mutex(Shared())
     private let bell = Doorbell()
 
-    init(url: SharedURL, room: String?) {
+    init(url: SharedURL, room: String?, signer: ProctorSigner) {
         self.url = url
         self.room = room
+        self.signer = signer
     }
 
     func takeReading() -> Reading? {
@@ -159,10 +182,15 @@ final class ConsoleFeed: ConsoleSource, Sendable {
             var ids: [Int64] = []
             do {
                 for (room, inRoom) in rooms.sorted(by: { $0.key < $1.key }) {
-                    ids += try await reader.issue(room: room, seats: Array(Set(inRoom.map(\.seat))).sorted(), action: action)
+                    let (key, fingerprint) = try signer.key(room: room, plan: try await reader.room(room))
+                    ids += try await reader.issue(room: room, seats: Array(Set(inRoom.map(\.seat))).sorted(), action: action,
+                                                  key: key, fingerprint: fingerprint)
                 }
                 let words = seats.count == 1 ? "seat \(TerminalSafety.visible(seats[0].seat, keepLineBreaks: false))" : "\(seats.count) seats"
                 let note = "\(action.name) sent to \(words) (command \(ids.map(String.init).joined(separator: ", ")))"
+                shared.withLock { $0.sent = note }
+            } catch let failure as CarrelFailure {
+                let note = "\(action.name) not sent: \(failure.message)"
                 shared.withLock { $0.sent = note }
             } catch {
                 let note = "\(action.name) not sent: \(SeatPublisher.describe(error))"

@@ -69,17 +69,25 @@ struct RoomOpen: AsyncParsableCommand {
                 let meta = try SealedFile.header(loaded, path: file).metadata
                 plan = RoomPlan(room: room, fingerprint: meta.fingerprint, assessmentID: meta.id, assessmentTitle: meta.title,
                                 items: meta.items, timeLimitSeconds: meta.timeLimit, startMode: start,
-                                carrelVersion: SelfAttestation.version, carrelDigest: SelfAttestation.digest)
+                                carrelVersion: SelfAttestation.version, carrelDigest: SelfAttestation.digest,
+                                proctorKey: meta.key?.description)
             } else {
                 let a = try AssessmentFile.validated(file, loaded: loaded)
                 plan = RoomPlan(room: room, fingerprint: Fingerprint.of(a), assessmentID: a.id, assessmentTitle: a.title,
                                 items: a.itemCount, timeLimitSeconds: a.timeLimit, startMode: start,
-                                carrelVersion: SelfAttestation.version, carrelDigest: SelfAttestation.digest)
+                                carrelVersion: SelfAttestation.version, carrelDigest: SelfAttestation.digest,
+                                proctorKey: a.proctor.key?.description)
+            }
+            if plan.proctorKey == nil && start == .proctor {
+                throw CarrelFailure(status: .invalidAssessment, message: "\(file) has no proctor key (`proctor: key:`), so its seats could never be started: a seat obeys only commands signed with its test's key. Run `carrel passphrase` and put the `key:` line it prints under `proctor:`")
             }
             let entries = try roster.map(Self.readRoster)
             let url = try ProctorStore.url(shared)
             try await ProctorStore.using(url, doing: "open room \(room)") { try await $0.openRoom(plan, roster: entries) }
-            let who = start == .proctor ? "seats wait for `carrel proctor start`" : "each candidate starts at the seat"
+            var who = start == .proctor ? "seats wait for `carrel proctor start`" : "each candidate starts at the seat"
+            if plan.proctorKey == nil {
+                who += " · no proctor key: seats can be watched, not commanded"
+            }
             let rosterWords = entries.map { " · roster of \($0.count) candidate\($0.count == 1 ? "" : "s")" } ?? ""
             FileOutput.standardOutput.write("Room \(TerminalSafety.visible(room, keepLineBreaks: false)) is open: \(TerminalSafety.visible(plan.assessmentTitle, keepLineBreaks: false)) (\(plan.fingerprint.prefix(19))…) · \(who)\(rosterWords)\n")
         }
@@ -129,6 +137,8 @@ struct RoomShow: AsyncParsableCommand {
                 "Fingerprint: \(v(plan.fingerprint))",
                 "Start: " + (plan.startMode == .proctor ? "by the proctor (seats wait)" : "by each candidate"),
                 "Roster: " + (plan.candidates == 0 ? "none" : "\(plan.candidates) candidates"),
+                "Commands: " + (plan.proctorKey.map { "signed with the proctor key \(v(String($0.prefix(20))))…" }
+                    ?? "none (the test has no proctor key: seats can be watched, not commanded)"),
                 "Opened: \(plan.openedAt) by \(v(plan.openedBy)) with Carrel \(v(plan.carrelVersion)) (\(v(plan.carrelDigest)))",
             ]
             lines.append("")

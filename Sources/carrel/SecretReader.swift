@@ -9,9 +9,12 @@ import AssessmentKit
 /// `PassphraseHash.maximumBytes` long: anything else is refused, never repaired or cut.
 final class SecretReader {
     let interactive = isatty(0) == 1
+    /// False for `--passphrase-stdin`: the line is read as it comes, with no prompt.
+    let prompting: Bool
     private var restore: termios?
 
-    init() {
+    init(prompting: Bool = true) {
+        self.prompting = prompting
         if interactive { restore = EchoGuard.disable() }
     }
 
@@ -34,13 +37,15 @@ final class SecretReader {
     func readIfAny(prompt: String) throws(CarrelFailure) -> String? {
         if interactive {
             // Keys pressed while Carrel was busy (or waiting) are not part of this answer.
-            tcflush(0, TCIFLUSH)
-            FileOutput.standardError.write(prompt)
+            if prompting {
+                tcflush(0, TCIFLUSH)
+                FileOutput.standardError.write(prompt)
+            }
         }
         let bytes: [UInt8]
         switch Self.readLine(fd: 0) {
         case .endOfInput:
-            if interactive { FileOutput.standardError.write("\n") }
+            if interactive && prompting { FileOutput.standardError.write("\n") }
             return nil
         case .tooLong:
             throw CarrelFailure(status: .usage, message: PassphraseHash.InputProblem.tooLong.description)
@@ -48,7 +53,7 @@ final class SecretReader {
             bytes = line
         }
         // Echo (newline included) is off: end the prompt's line ourselves.
-        if interactive { FileOutput.standardError.write("\n") }
+        if interactive && prompting { FileOutput.standardError.write("\n") }
         do {
             return try PassphraseHash.passphrase(bytes: bytes)
         } catch {

@@ -154,7 +154,17 @@ struct TakeCommand: AsyncParsableCommand {
                     // and reported, when the session begins.
                     if let writer = try? ready.storage.openJournal(create: true) { _ = try? Journal(writer: writer) }
                     SessionRuntime.rehearseBegin(assessment: assessment, candidate: candidate, extraTime: extra, options: options)
-                    app.proctorStart = { publisher.startCommand.map { SessionKit.ProctorCommand(id: $0, action: .start) } }
+                    // The proctor's start, once one verifies against this test's key (a sealed
+                    // test's is in its authenticated header) for this room, seat and test, and was
+                    // signed after this seat joined; each that does not is reported, never obeyed.
+                    let key = assessment.proctor.key
+                    let fingerprint = room.fingerprint
+                    let floor = SignedCommand.floor(joined: Date())
+                    app.proctorStart = {
+                        publisher.verifiedStart(SignedCommand.Check(
+                            key: key, room: label.room, seat: label.seat, fingerprint: fingerprint, now: Date(),
+                            lastSequence: floor))
+                    }
                 }
             }
             context = ready

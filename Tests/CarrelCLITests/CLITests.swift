@@ -89,11 +89,22 @@ struct CLITests {
     @Test func passphraseFromAPipeMakesAHashThatVerifies() throws {
         let result = try CarrelProcess.run(["passphrase"], stdin: "correct horse\ncorrect horse\n")
         #expect(result.status == 0, "\(result.stderr)")
-        let line = result.stdout.trimmingCharacters(in: .newlines)
-        let hash = try PassphraseHash(parsing: line)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "the hash, then the key line: \(result.stdout)")
+        let hash = try PassphraseHash(parsing: try #require(lines.first))
         #expect(hash.verify("correct horse"))
         #expect(!hash.verify("wrong horse"))
         #expect(!result.stdout.contains("correct horse"))
+        // The second line is `key: ed25519:…`: the passphrase derives its signing key, and
+        // another does not.
+        let keyLine = try #require(lines.last)
+        #expect(keyLine.hasPrefix("key: ed25519:"))
+        let key = try ProctorKey(parsing: String(keyLine.dropFirst("key: ".count)))
+        let signing = try #require(key.signingKey(passphrase: "correct horse"))
+        #expect(key.signingKey(passphrase: "wrong horse") == nil)
+        let signature = try signing.sign(Array("pause".utf8))
+        #expect(key.verifies(signature, for: Array("pause".utf8)))
+        #expect(!key.verifies(signature, for: Array("resume".utf8)))
     }
 
     @Test func passphraseRefusesMismatchesAndShortOnes() throws {
@@ -107,12 +118,16 @@ struct CLITests {
 
     @Test func aHashFromPassphraseIsAcceptedByValidation() throws {
         let made = try CarrelProcess.run(["passphrase"], stdin: "proctor phrase\nproctor phrase\n")
-        let line = made.stdout.trimmingCharacters(in: .newlines)
+        let lines = made.stdout.split(separator: "\n").map(String.init)
+        let line = try #require(lines.first)
+        let keyLine = try #require(lines.last)
         let file = try CarrelProcess.temporaryFile("""
             carrel: 1
             id: locked
             title: Locked
-            proctor: { passphrase: "\(line)" }
+            proctor:
+              passphrase: "\(line)"
+              \(keyLine)
             sections:
               - items:
                   - {id: q, type: true_false, prompt: P, answer: true}
@@ -120,5 +135,6 @@ struct CLITests {
         let inspect = try CarrelProcess.run(["inspect", file.path])
         #expect(inspect.status == 0, "\(inspect.stderr)")
         #expect(inspect.stdout.contains("passphrase required"))
+        #expect(inspect.stdout.contains("commands:    signed with the proctor"), "\(inspect.stdout)")
     }
 }

@@ -33,7 +33,8 @@ struct RoomEndToEndTests {
     }
 
     func carrel(_ arguments: [String]) -> ChildSpawn.Output {
-        ChildSpawn.run(TmuxHarness.carrel, arguments, environment: ProcessInfo.processInfo.environment, timeout: 60)
+        let (arguments, input) = TestProctor.signing(arguments)
+        return ChildSpawn.run(TmuxHarness.carrel, arguments, input: input, environment: ProcessInfo.processInfo.environment, timeout: 60)
     }
 
     func roster(_ t: TmuxHarness, _ text: String) throws -> String {

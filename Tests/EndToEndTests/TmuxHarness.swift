@@ -63,7 +63,8 @@ final class TmuxHarness {
         var header = "policy: { multiplexer: allow }\n"
         if let passphrase {
             let hash = try PassphraseHash.make(passphrase: passphrase, logRounds: 10)
-            header += "proctor: { passphrase: \"\(hash)\" }\n"
+            let key = try ProctorKey.make(passphrase: passphrase, logRounds: 10)
+            header += "proctor: { passphrase: \"\(hash)\", key: \"\(key)\" }\n"
         }
         text = text.replacingOccurrences(of: "policy:\n  multiplexer: allow\n", with: "")
         text = text.replacingOccurrences(of: "carrel: 1\n", with: "carrel: 1\n" + header)

@@ -132,8 +132,9 @@ var earlyRunner: Task<Void, Never>?
 if let publisher, follow { earlyRunner = Task { await publisher.run() } }
 
 /// The plan's last command, and (waiting for the proctor) the start that began the session.
-@MainActor func joinRoom(_ assessment: Assessment) async -> RoomStart? {
+@MainActor func joinRoom(_ assessment: Assessment, fingerprint: String) async -> RoomStart? {
     guard follow, let publisher else { return nil }
+    let floor = SignedCommand.floor(joined: Date())
     let plan = try? await SeatRoom.plan(publisher.url, room: room, seat: seat)
     publisher.follow(room: room, seat: seat, after: plan?.lastCommand ?? 0)
     guard waitStart else {
@@ -156,8 +157,12 @@ if let publisher, follow { earlyRunner = Task { await publisher.run() } }
                              candidate: candidate, assessmentID: assessment.id, assessmentTitle: assessment.title))
     publisher.start()
     say("waiting \(id)")
-    while publisher.startCommand == nil { await publisher.startBell.wait(seconds: 1) }
-    return RoomStart(command: ProctorCommand(id: publisher.startCommand ?? 0, action: .start))
+    let check = { SignedCommand.Check(key: assessment.proctor.key, room: room, seat: seat, fingerprint: fingerprint,
+                                      now: Date(), lastSequence: floor) }
+    while true {
+        if let start = publisher.verifiedStart(check()) { return RoomStart(command: start) }
+        await publisher.startBell.wait(seconds: 1)
+    }
 }
 
 let runtime: SessionRuntime
@@ -174,7 +179,10 @@ do {
             guard let read = AssessmentReader.read(bytes: [UInt8](data), file: args[1]).assessment else { fail(65, "invalid assessment") }
             assessment = read
         }
-        let start = await joinRoom(assessment)
+        let fingerprint = format == .sealed
+            ? ((try? SealedAssessment.header(of: [UInt8](data)).metadata.fingerprint) ?? "")
+            : Fingerprint.of(assessment)
+        let start = await joinRoom(assessment, fingerprint: fingerprint)
         var label = SharedLabel(room: room, seat: seat)
         if follow { label.attestation = ["carrel_version": "driver"] }
         runtime = try SessionRuntime.begin(

@@ -117,6 +117,7 @@ struct PassphraseTests {
                                      environment: box.environment)
         #expect(fits.status == 0)
         #expect(fits.output.hasPrefix("scrypt$"), "\(fits.output)")
+        #expect(fits.output.contains("\nkey: ed25519:"), "\(fits.output)")
     }
 
     @Test func aWrongPassphraseFromAPipeExits77AndRestartingDoesNotResetTheWait() throws {

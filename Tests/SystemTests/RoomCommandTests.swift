@@ -34,7 +34,8 @@ struct RoomCommandTests {
     /// The proctor's commands (no state directory of their own).
     struct Proctor {
         func carrel(_ arguments: [String]) throws -> (status: Int32, out: [String]) {
-            let run = ChildSpawn.run(ChildProcess.carrel, arguments, environment: ProcessInfo.processInfo.environment, timeout: 60)
+            let (arguments, input) = TestProctor.signing(arguments)
+            let run = ChildSpawn.run(ChildProcess.carrel, arguments, input: input, environment: ProcessInfo.processInfo.environment, timeout: 60)
             return (run.status, run.output.split(separator: "\n").map(String.init))
         }
     }
@@ -48,7 +49,7 @@ struct RoomCommandTests {
         let url = try pg.database().replacingOccurrences(of: "postgresql://carrel@", with: "postgresql://carrel:\(password)@")
         let proctor = Proctor()
         let seatBox = try Sandbox()
-        let file = try seatBox.assessment(items: 4)
+        let file = try seatBox.assessment(items: 4, extra: TestProctor.yaml)
         let open = try proctor.carrel(["room", "open", "q1", file, "--shared", url])
         #expect(open.status == 0, "\(open.out)")
         let child = try seatBox.driver(["begin", file, "--shared", url, "--room", "q1", "--seat", "Q1", "--follow"],

@@ -43,7 +43,33 @@ ROOT = shared.ROOT
 CARREL = shared.CARREL
 DRIVER = shared.DRIVER
 SIM = os.environ.get("CARREL_SIM_BIN") or os.path.join(ROOT, ".build-bench", "release", "carrel-room-sim")
-ASSESSMENT = shared.ASSESSMENT
+# The bench's proctor: a passphrase and its hash and signing key at the lowest cost Carrel
+# accepts (the tests' proctor), so that a room's commands can be signed.
+PASSPHRASE = "proctor phrase"
+PROCTOR = ('proctor: {passphrase: "scrypt$ln=10,r=8,p=1$PilNsrVlqe1VmRGfsSMQ3A==$TfcMVSKeA9P1fLK3LHCjnNupqPmRdaATMnpz5K8ruiY=", '
+           'key: "ed25519:NP6xnGmbUY40MGR7euraxIrLonTV2Dlj+jTG0v/GF4c=$ln=10,r=8,p=1$TwROBByWn5zlmHncA8mXSQ=="}\n')
+ACTIONS = {"start", "pause", "resume", "time", "message", "end", "acknowledge"}
+
+
+def with_key(path):
+    """Adds the bench proctor's lines to an assessment file (once), in place."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    if "\nproctor:" not in text:
+        text = text.replace("\nsections:", "\n" + PROCTOR + "sections:", 1)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    return path
+
+
+def keyed_copy(path):
+    """A copy of an assessment with the bench proctor's lines."""
+    out = os.path.join(tempfile.gettempdir(), f"carrel-bench-keyed-{os.getpid()}-{os.path.basename(path)}")
+    shutil.copyfile(path, out)
+    return with_key(out)
+
+
+ASSESSMENT = keyed_copy(shared.ASSESSMENT)
 ROOM = "room-bench"
 say = shared.say
 spread = shared.spread
@@ -237,9 +263,14 @@ class Run:
         # Output goes to a file: a pipe the harness does not read while it pumps the seats
         # would fill (a large --json) and stop the command.
         out = tempfile.TemporaryFile()
+        signs = len(words) > 1 and words[0] == "proctor" and words[1] in ACTIONS
         started = time.monotonic()
-        proc = subprocess.Popen([CARREL, *words, "--shared", url or self.pg_url], stdout=out,
-                                stderr=subprocess.STDOUT, env=self.env)
+        proc = subprocess.Popen([CARREL, *words, "--shared", url or self.pg_url, *(("--passphrase-stdin",) if signs else ())],
+                                stdout=out, stderr=subprocess.STDOUT, env=self.env,
+                                stdin=subprocess.PIPE if signs else subprocess.DEVNULL)
+        if signs:
+            proc.stdin.write((PASSPHRASE + "\n").encode())
+            proc.stdin.close()
         proc.output = out
         return started, proc
 
@@ -535,7 +566,7 @@ class Run:
         helper.env.update(PGPASSFILE=self.env["PGPASSFILE"])
         for name in ("DISPLAY", "WAYLAND_DISPLAY", "CARREL_SHARED", "CARREL_ROOM"):
             helper.env.pop(name, None)
-        path = helper.assessment(16)
+        path = with_key(helper.assessment(16))
         _, _, code, out = self.command("room", "open", "typing", path)
         if code != 0:
             say(f"  room open failed: {out}")
@@ -549,7 +580,8 @@ class Run:
         def commands():
             while not stop.is_set():
                 subprocess.run([CARREL, "proctor", "time", "--room", "typing", "--seat", "T1", "+1m", "--wait", "0",
-                                "--shared", self.pg_url], capture_output=True, env=self.env)
+                                "--shared", self.pg_url, "--passphrase-stdin"], capture_output=True, env=self.env,
+                               input=(PASSPHRASE + "\n").encode())
                 sent[0] += 1
                 stop.wait(0.5)
 

@@ -293,6 +293,11 @@ while leaving == nil {
                 say("command \(command.id) left=\(runtime.state.remaining.map { String($0) } ?? "-")")
             }
         }
+        // Each command refused, with why (`#ID refused: REASON`).
+        for event in events where event.kind == EventKind.commandRefused.rawValue {
+            let id = event.detail.dropFirst().prefix { $0 != " " }
+            if let number = Int64(id), number > before { say("refused \(number) \(event.detail)") }
+        }
     }
     if fds[0].revents != 0 {
         var chunk = [UInt8](repeating: 0, count: 4096)

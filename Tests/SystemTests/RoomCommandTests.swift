@@ -90,4 +90,165 @@ struct RoomCommandTests {
         child.send("submit")
         #expect(child.expect("finished ", timeout: 20) != nil)
     }
+
+    /// Commands written straight into the store by its owner (full database access): unsigned,
+    /// signed with another passphrase's key, a genuine one replayed, one changed after signing,
+    /// and correctly signed ones for another room, seat or test or out of their time. The seat
+    /// applies none, journals each with why, and the console shows them; a genuine command
+    /// after them all still applies.
+    @Test(.timeLimit(.minutes(3)))
+    func commandsForgedInTheStoreAreRefusedLoggedAndShownAndNoneApplies() throws {
+        let pg = try PrivatePostgres()
+        defer { pg.destroy() }
+        let password = try String(contentsOfFile: pg.folder + "/password", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let url = try pg.database().replacingOccurrences(of: "postgresql://carrel@", with: "postgresql://carrel:\(password)@")
+        let proctor = Proctor()
+        let seatBox = try Sandbox()
+        let file = try seatBox.assessment(items: 3, extra: TestProctor.yaml)
+        let assessment = try #require(AssessmentReader.read(text: try String(contentsOfFile: file, encoding: .utf8), file: file).assessment)
+        #expect(try proctor.carrel(["room", "open", "q2", file, "--shared", url]).status == 0)
+        let child = try seatBox.driver(["begin", file, "--shared", url, "--room", "q2", "--seat", "Q1", "--follow"],
+                                       environment: ["PGPASSFILE": pg.passwordFile])
+        let began = try #require(child.expect("began "))
+        let session = String(began.split(separator: " ")[1])
+
+        // A genuine message, signed by `carrel proctor` in its own process, verified at the seat.
+        let genuine = try proctor.carrel(["proctor", "message", "--room", "q2", "genuine", "--wait", "20", "--shared", url])
+        #expect(genuine.status == 0, "\(genuine.out)")
+        let genuineID = try #require(Self.issued(genuine.out).first)
+        #expect(Self.applied(child, count: 1) == [genuineID])
+
+        // The forgeries, as the database's owner writes them.
+        let database = String(url.split(separator: "/").last ?? "")
+        let other = try #require(try ProctorKey.make(passphrase: TestProctor.otherPassphrase, logRounds: 10)
+            .signingKey(passphrase: TestProctor.otherPassphrase))
+        let proctorKey = try #require(try ProctorKey(parsing: TestProctor.key).signingKey(passphrase: TestProctor.passphrase))
+        let now = Date().timeIntervalSince1970
+        func signed(room: String = "q2", seat: String? = nil, _ action: ProctorAction = .end, issued: Double = now,
+                    expires: Double? = nil, fingerprint: String = Fingerprint.of(assessment),
+                    key: ProctorSigningKey) throws -> String {
+            let envelope = CommandEnvelope(room: room, seat: seat, action: action, sequence: CommandEnvelope.sequence(at: issued) + 1,
+                                           issued: issued, expires: expires, fingerprint: fingerprint)
+            let s = try SignedCommand.sign(envelope, with: key)
+            return "INSERT INTO carrel_commands (room, seat, action, envelope, signature, sequence) VALUES ('q2', NULL, 'end', $e$\(s.envelope)$e$, '\(s.signature)', 1)"
+        }
+        let forgeries: [(String, String)] = [
+            ("not signed", "INSERT INTO carrel_commands (room, seat, action) VALUES ('q2', NULL, 'end')"),
+            ("does not verify", try signed(key: other)),
+            ("replayed", "INSERT INTO carrel_commands (room, seat, action, argument, envelope, signature, sequence) SELECT room, seat, action, argument, envelope, signature, sequence FROM carrel_commands WHERE id = \(genuineID)"),
+            ("does not verify", "INSERT INTO carrel_commands (room, seat, action, argument, envelope, signature, sequence) SELECT room, seat, 'end', argument, replace(envelope, '\"message\"', '\"end\"'), signature, sequence FROM carrel_commands WHERE id = \(genuineID)"),
+            ("for room q9", try signed(room: "q9", key: proctorKey)),
+            ("for seat Z9", try signed(seat: "Z9", key: proctorKey)),
+            ("for another test", try signed(fingerprint: "sha256:" + String(repeating: "0", count: 64), key: proctorKey)),
+            ("expired", try signed(issued: now - 3600, expires: now - 3000, key: proctorKey)),
+        ]
+        for (_, sql) in forgeries {
+            let out = pg.psql(sql, database: database)
+            #expect(out.status == 0, "\(sql): \(out.output)")
+        }
+        var refusals: [String] = []
+        let deadline = Date().addingTimeInterval(40)
+        while refusals.count < forgeries.count, Date() < deadline {
+            guard let line = child.readLine(timeout: max(0.1, deadline.timeIntervalSinceNow)) else { break }
+            #expect(!line.hasPrefix("command ") && !line.hasPrefix("finished "), "nothing forged applies: \(line)")
+            if line.hasPrefix("refused ") { refusals.append(line) }
+        }
+        #expect(refusals.count == forgeries.count, "\(refusals)")
+        for ((why, _), line) in zip(forgeries, refusals) {
+            #expect(line.contains(why) || (why == "replayed" && line.contains("not newer")), "\(why): \(line)")
+        }
+        // The console shows them.
+        var shown = ""
+        #expect(SharedStoreTests.eventually(20) {
+            shown = (try? proctor.carrel(["proctor", "--json", "--room", "q2", "--shared", url]))?.out.joined() ?? ""
+            return shown.contains("\"commands_refused\" : \(forgeries.count)")
+        }, "\(shown)")
+        #expect(shown.contains("refused \(forgeries.count) commands"))
+        // A genuine command after them all still applies, and the journal kept every refusal.
+        let pause = try proctor.carrel(["proctor", "pause", "--room", "q2", "--wait", "20", "--shared", url])
+        #expect(pause.status == 0, "\(pause.out)")
+        let refused = try seatBox.journal().events(session: session).filter { $0.kind == "command_refused" }
+        #expect(refused.count == forgeries.count)
+        #expect(try proctor.carrel(["proctor", "end", "--room", "q2", "--wait", "20", "--shared", url]).status == 0)
+        #expect(child.expect("finished ended_by_proctor", timeout: 20) != nil)
+    }
+
+    /// The proctor's commands need the passphrase that made the test's key; a test without a
+    /// key is watched, never commanded.
+    @Test(.timeLimit(.minutes(2)))
+    func aWrongPassphraseOrATestWithoutAKeySendsNothing() throws {
+        let pg = try PrivatePostgres()
+        defer { pg.destroy() }
+        let password = try String(contentsOfFile: pg.folder + "/password", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let url = try pg.database().replacingOccurrences(of: "postgresql://carrel@", with: "postgresql://carrel:\(password)@")
+        let box = try Sandbox()
+        let keyed = try box.assessment("keyed.yaml", items: 2, extra: TestProctor.yaml)
+        let plain = try box.assessment("plain.yaml", items: 2)
+        let environment = ProcessInfo.processInfo.environment
+        #expect(ChildSpawn.run(ChildProcess.carrel, ["room", "open", "k1", keyed, "--shared", url], environment: environment).status == 0)
+        let wrong = ChildSpawn.run(ChildProcess.carrel, ["proctor", "pause", "--room", "k1", "--shared", url, "--passphrase-stdin"],
+                                   input: TestProctor.otherPassphrase + "\n", environment: environment, timeout: 30)
+        #expect(wrong.status == 77, "\(wrong.output)")
+        #expect(wrong.output.contains("wrong proctor passphrase for room k1"))
+        let open = ChildSpawn.run(ChildProcess.carrel, ["room", "open", "p1", plain, "--shared", url], environment: environment)
+        #expect(open.status == 0)
+        #expect(open.output.contains("no proctor key: seats can be watched, not commanded"))
+        let none = ChildSpawn.run(ChildProcess.carrel, ["proctor", "pause", "--room", "p1", "--shared", url, "--passphrase-stdin"],
+                                  input: TestProctor.passphrase + "\n", environment: environment, timeout: 30)
+        #expect(none.status == 69)
+        #expect(none.output.contains("has no proctor key"), "\(none.output)")
+        let waiting = ChildSpawn.run(ChildProcess.carrel, ["room", "open", "p2", plain, "--start", "proctor", "--shared", url],
+                                     environment: environment)
+        #expect(waiting.status == 65)
+        #expect(waiting.output.contains("could never be started"))
+        let count = pg.psql("SELECT count(*) FROM carrel_commands", database: String(url.split(separator: "/").last ?? ""))
+        #expect(count.output.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "nothing was sent")
+    }
+
+    /// A seat waiting for the proctor begins only with a start the proctor signed: starts the
+    /// store's owner writes (unsigned, another key, for another seat) leave it waiting, and
+    /// the console shows each refused.
+    @Test(.timeLimit(.minutes(2)))
+    func aWaitingSeatRefusesForgedStartsAndBeginsWithTheProctors() throws {
+        let pg = try PrivatePostgres()
+        defer { pg.destroy() }
+        let password = try String(contentsOfFile: pg.folder + "/password", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let url = try pg.database().replacingOccurrences(of: "postgresql://carrel@", with: "postgresql://carrel:\(password)@")
+        let proctor = Proctor()
+        let seatBox = try Sandbox()
+        let file = try seatBox.assessment(items: 2, extra: TestProctor.yaml)
+        let assessment = try #require(AssessmentReader.read(text: try String(contentsOfFile: file, encoding: .utf8), file: file).assessment)
+        #expect(try proctor.carrel(["room", "open", "w1", file, "--start", "proctor", "--shared", url]).status == 0)
+        let child = try seatBox.driver(["begin", file, "--shared", url, "--room", "w1", "--seat", "W1", "--follow", "--wait-start"],
+                                       environment: ["PGPASSFILE": pg.passwordFile])
+        #expect(child.expect("waiting ") != nil)
+        let database = String(url.split(separator: "/").last ?? "")
+        let other = try #require(try ProctorKey.make(passphrase: TestProctor.otherPassphrase, logRounds: 10)
+            .signingKey(passphrase: TestProctor.otherPassphrase))
+        let proctorKey = try #require(try ProctorKey(parsing: TestProctor.key).signingKey(passphrase: TestProctor.passphrase))
+        func start(seat: String?, key: ProctorSigningKey) throws -> String {
+            let now = Date()
+            let envelope = CommandEnvelope(room: "w1", seat: seat, action: .start, sequence: CommandEnvelope.nextSequence(now: now, after: 0),
+                                           issued: now.timeIntervalSince1970, fingerprint: Fingerprint.of(assessment))
+            let s = try SignedCommand.sign(envelope, with: key)
+            return "INSERT INTO carrel_commands (room, seat, action, envelope, signature, sequence) VALUES ('w1', NULL, 'start', $e$\(s.envelope)$e$, '\(s.signature)', 1)"
+        }
+        for sql in ["INSERT INTO carrel_commands (room, seat, action) VALUES ('w1', NULL, 'start')",
+                    try start(seat: nil, key: other), try start(seat: "W2", key: proctorKey)] {
+            let out = pg.psql(sql, database: database)
+            #expect(out.status == 0, "\(out.output)")
+        }
+        #expect(child.expect("began ", timeout: 4) == nil, "no forged start begins the seat")
+        var shown = ""
+        #expect(SharedStoreTests.eventually(20) {
+            shown = (try? proctor.carrel(["proctor", "--json", "--room", "w1", "--shared", url]))?.out.joined() ?? ""
+            return shown.contains("\"commands_refused\" : 3")
+        }, "\(shown)")
+        #expect(shown.contains("\"waiting\" : true"))
+        let started = try proctor.carrel(["proctor", "start", "--room", "w1", "--wait", "20", "--shared", url])
+        #expect(started.status == 0, "\(started.out)")
+        #expect(child.expect("began ", timeout: 20) != nil)
+        child.send("submit")
+        #expect(child.expect("finished ", timeout: 20) != nil)
+    }
 }

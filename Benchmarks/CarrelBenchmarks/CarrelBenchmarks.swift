@@ -135,6 +135,24 @@ let benchmarks: @Sendable () -> Void = {
         _ = runtime.send(.hangUp("benchmark over"))
     }
 
+    // What a seat does with each command the store hands it: the Ed25519 signature over the
+    // envelope, then the envelope read and checked (issue 25's goal: under 1 ms).
+    Benchmark("Verify a signed proctor command at a seat", configuration: .init(maxIterations: 5000)) { b in
+        let key = try ProctorKey.make(passphrase: "bench proctor phrase", logRounds: 10)
+        guard let signing = key.signingKey(passphrase: "bench proctor phrase") else { fatalError("the bench key does not derive") }
+        let now = Date()
+        let envelope = CommandEnvelope(room: "lab", seat: "A1", action: .message(String(repeating: "Question 3 ", count: 45)),
+                                       sequence: CommandEnvelope.nextSequence(now: now, after: 0),
+                                       issued: now.timeIntervalSince1970, fingerprint: "sha256:" + String(repeating: "ab", count: 32))
+        let signed = try SignedCommand.sign(envelope, with: signing)
+        let command = SignedCommand(id: 7, envelope: signed.envelope, signature: signed.signature)
+        let check = SignedCommand.Check(key: key, room: "lab", seat: "A1", fingerprint: envelope.fingerprint, now: now,
+                                        lastSequence: 0)
+        b.startMeasurement()
+        for _ in b.scaledIterations { blackHole(command.verify(check)) }
+        b.stopMeasurement()
+    }
+
     guard let five = assessment(5_000) else { fatalError("the benchmark assessment does not validate") }
     guard let thousand = results(five, count: 1_000) else { fatalError("the benchmark results do not decode") }
     Benchmark("Export 1 000 results of a 5 000-item test as CSV", configuration: .init(maxIterations: 5)) { b in

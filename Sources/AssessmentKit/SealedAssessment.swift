@@ -376,10 +376,36 @@ public enum SealedAssessment {
         if !passphraseChecked {
             guard header.metadata.passphrase.verify(passphrase) else { throw .wrongPassphrase }
         }
-        var plaintext: [UInt8]
         let key: SymmetricKey
         do {
             key = try deriveKey(passphrase, salt: header.salt, cost: header.cost)
+        } catch {
+            throw .damaged("authentication failed")
+        }
+        return try open(bytes, header: header, key: key, file: file)
+    }
+
+    /// Opens a package with its package key (as the proctor's start gives it to a seat,
+    /// wrapped to the seat alone): authenticated, validated and matched like `open`.
+    public static func open(_ bytes: [UInt8], packageKey: [UInt8], file: String) throws(Failure) -> Assessment {
+        guard packageKey.count == 32 else { throw .damaged("the package key given is not 32 bytes") }
+        return try open(bytes, header: try header(of: bytes), key: SymmetricKey(data: packageKey), file: file)
+    }
+
+    /// The package key `passphrase` derives for a package with this header's salt and cost
+    /// (the console derives it once to start a sealed room's seats).
+    public static func packageKey(passphrase: String, salt: [UInt8], cost: Cost) throws(Failure) -> [UInt8] {
+        if let problem = cost.problem { throw .unreasonableCost(problem) }
+        do {
+            return try deriveKey(passphrase, salt: salt, cost: cost).withUnsafeBytes { Array($0) }
+        } catch {
+            throw .damaged("the package key cannot be derived (\(error))")
+        }
+    }
+
+    static func open(_ bytes: [UInt8], header: Header, key: SymmetricKey, file: String) throws(Failure) -> Assessment {
+        var plaintext: [UInt8]
+        do {
             let box = try ChaChaPoly.SealedBox(
                 nonce: try ChaChaPoly.Nonce(data: header.nonce),
                 ciphertext: bytes[header.length..<(bytes.count - tagLength)],

@@ -71,11 +71,14 @@ public struct ProctorCommand: Sendable, Equatable {
     public var id: Int64
     public var action: ProctorAction
     public var sequence: Int64
+    /// A start's secrets, wrapped to this seat (never journalled).
+    public var keys: String?
 
-    public init(id: Int64, action: ProctorAction, sequence: Int64 = 0) {
+    public init(id: Int64, action: ProctorAction, sequence: Int64 = 0, keys: String? = nil) {
         self.id = id
         self.action = action
         self.sequence = sequence
+        self.keys = keys
     }
 
     /// The journal's detail for an applied command: `#ID[.SEQUENCE] NAME[ ARGUMENT]`.

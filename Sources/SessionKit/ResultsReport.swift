@@ -62,6 +62,9 @@ public struct SessionRow: Sendable, Equatable, Codable {
     public var started: String
     public var ended: String?
     public var timeUsedSeconds: Int
+    /// Checked with the proctor's key (`results --shared --passphrase-stdin`): whether every
+    /// record of the session was written by its seat. Absent when not checked.
+    public var verified: Bool?
 
     public init(session: String, candidate: String?, assessment: String, status: String, points: Double?, max: Double?,
                 pending: Double? = nil, started: String, ended: String?, timeUsedSeconds: Int) {
@@ -157,21 +160,22 @@ public enum CSV {
                                "time_used_seconds", "interruptions", "paste_attempts", "focus_losses",
                                "exit_attempts", "wrong_passphrases", "room", "seat", "candidate_number"]
 
-    public static func header(_ layout: GradebookLayout) -> String {
-        row(fixedColumns + layout.columns.map { layout.prefixed ? "\($0.assessment):\($0.item)" : $0.item })
+    public static func header(_ layout: GradebookLayout, verified: Bool = false) -> String {
+        row(fixedColumns + (verified ? ["verified"] : []) + layout.columns.map { layout.prefixed ? "\($0.assessment):\($0.item)" : $0.item })
     }
 
     /// One session's row. `csv` is the result's cells as ready fields (`fields`), used when
     /// the result's items are the gradebook's columns; otherwise `cells` places each cell in
     /// its column, and without them there is no row (nil: read the cells and ask again).
     public static func row(_ r: ResultHeading, integrity: IntegrityReport, items: [String], csv: String?, cells: [String]?,
-                           in layout: GradebookLayout) -> String? {
+                           in layout: GradebookLayout, verified: Bool? = nil) -> String? {
         let fixed = fields([r.session, r.candidate.map(safeCell) ?? "", r.assessment.id, r.status.rawValue,
                             PointsText.format(r.score.points), PointsText.format(r.score.max), PointsText.format(r.score.pending),
                             r.startedAt, r.endedAt,
                             "\(r.timeUsedSeconds)", "\(r.interruptions)", "\(integrity.pasteAttempts)", "\(integrity.focusLosses)",
                             "\(integrity.exitAttempts)", "\(integrity.wrongPassphrases)", r.room.map(safeCell) ?? "",
-                            r.seat.map(safeCell) ?? "", r.candidateNumber.map(safeCell) ?? ""])
+                            r.seat.map(safeCell) ?? "", r.candidateNumber.map(safeCell) ?? ""]
+                           + (verified.map { [$0 ? "yes" : "no"] } ?? []))
         if let csv, !layout.prefixed, items == layout.items {
             return fixed + (items.isEmpty ? "" : "," + csv) + "\r\n"
         }

@@ -1,3 +1,4 @@
+import AssessmentKit
 import Foundation
 
 /// One seat as the proctor's console shows it.
@@ -45,6 +46,33 @@ public struct SeatView: Sendable, Equatable, Codable {
     public var lastRefusal: String?
     /// The room's test has a proctor key: its seats can be commanded (watched only without).
     public var commandable = true
+    /// The seat's public key for the proctor's start, and its host, as it announced them.
+    public var seatKey: String?
+    public var host: String?
+    /// What proves the seat live, to a console that holds the proctor's key: its claim to a
+    /// server process (with its session's MAC), whether that process lives, and the start
+    /// that gave the session its key. Never written to `--json`.
+    public var liveness = Liveness()
+    /// Whether the session's liveness and records were checked with the proctor's key: nil
+    /// when not checked (no passphrase given), true when they verify, false when not.
+    public var verified: Bool?
+
+    public struct Liveness: Sendable, Equatable {
+        public var pid: Int?
+        public var mac: String?
+        public var alive = false
+        public var startEnvelope: String?
+        public var startSignature: String?
+
+        public init(pid: Int? = nil, mac: String? = nil, alive: Bool = false, startEnvelope: String? = nil,
+                    startSignature: String? = nil) {
+            self.pid = pid
+            self.mac = mac
+            self.alive = alive
+            self.startEnvelope = startEnvelope
+            self.startSignature = startSignature
+        }
+    }
     /// What the console flags, in words: "wrong test", "executable differs from the room's",
     /// "candidate seated twice".
     public var warnings: [String] = []
@@ -135,13 +163,15 @@ public struct SeatView: Sendable, Equatable, Codable {
         try room.encode(commandsRefused, forKey: .commandsRefused)
         try room.encode(lastRefusal, forKey: .lastRefusal)
         try room.encode(commandable, forKey: .commandable)
+        try room.encode(host, forKey: .host)
+        try room.encode(verified, forKey: .verified)
         try room.encode(warnings, forKey: .warnings)
     }
 
     /// The room's keys of `--json` (written, not read back: a snapshot read back has none).
     enum RoomKeys: String, CodingKey {
         case candidateNumber, waiting, paused, hand, commandsPending, carrelVersion, executableDigest, fingerprint, terminal, policy
-        case passphraseFailures, commandsRefused, lastRefusal, commandable, warnings
+        case passphraseFailures, commandsRefused, lastRefusal, commandable, host, verified, warnings
     }
 
     public static func troubleFirst(_ a: SeatView, _ b: SeatView) -> Bool {
@@ -153,3 +183,28 @@ public struct SeatView: Sendable, Equatable, Codable {
     }
 }
 
+extension SeatView {
+    /// Checks, with the proctor's key for this seat's room, what proves the seat live: a
+    /// session the proctor's start gave a key (the start verifies for this session and
+    /// carries keys) is live only while the server process it claimed with its session's MAC
+    /// lives, whatever locks anyone holds; a session begun without it is unverified.
+    public mutating func checkLiveness(key: ProctorKey, signing: ProctorSigningKey) {
+        let start = SignedCommand(id: 0, envelope: liveness.startEnvelope, signature: liveness.startSignature)
+        guard let envelope = start.envelope(signedBy: key), envelope.action == "start", envelope.session == session,
+              envelope.keys != nil, envelope.room == room else {
+            // Begun without the console's start (or waiting for it): nothing to prove it by.
+            if status != "not_started" { verified = false }
+            return
+        }
+        let expected = SessionMAC.live(key: signing.sessionKey(session), session: session, pid: Int64(liveness.pid ?? -1))
+        let claimed = SessionMAC.matches(liveness.mac, expected)
+        verified = claimed
+        guard ["active", "interrupted"].contains(status) else { return }
+        let live = claimed && liveness.alive
+        connected = live
+        status = live ? "active" : "interrupted"
+        if liveness.mac != nil && !claimed && !warnings.contains("liveness claimed by another connection") {
+            warnings.append("liveness claimed by another connection")
+        }
+    }
+}

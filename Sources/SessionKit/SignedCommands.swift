@@ -20,6 +20,10 @@ public struct CommandEnvelope: Codable, Sendable, Equatable {
     public var issued: Double
     public var expires: Double
     public var fingerprint: String
+    /// The session a command is for, when the console named one (a start that carries keys).
+    public var session: String?
+    /// The session's secrets wrapped to that seat's announced key (`KeyWrap`): a start only.
+    public var keys: String?
 
     public static let format = 1
     /// How long a command holds after it is issued: a seat cut off for longer applies none of
@@ -29,7 +33,9 @@ public struct CommandEnvelope: Codable, Sendable, Equatable {
     public static let clockSkew: Double = 30
 
     public init(room: String, seat: String?, action: ProctorAction, sequence: Int64, issued: Double,
-                expires: Double? = nil, fingerprint: String) {
+                expires: Double? = nil, fingerprint: String, session: String? = nil, keys: String? = nil) {
+        self.session = session
+        self.keys = keys
         v = Self.format
         self.room = room
         self.seat = seat
@@ -92,8 +98,12 @@ public struct SignedCommand: Sendable, Equatable {
         public var fingerprint: String
         public var now: Date
         public var lastSequence: Int64
+        /// The seat's session (its announced one while it waits).
+        public var session: String?
 
-        public init(key: ProctorKey?, room: String, seat: String, fingerprint: String, now: Date, lastSequence: Int64) {
+        public init(key: ProctorKey?, room: String, seat: String, fingerprint: String, now: Date, lastSequence: Int64,
+                    session: String? = nil) {
+            self.session = session
             self.key = key
             self.room = room
             self.seat = seat
@@ -120,6 +130,7 @@ public struct SignedCommand: Sendable, Equatable {
         guard decoded.room == check.room else { return .failure(.otherRoom(decoded.room)) }
         if let seat = decoded.seat, seat != check.seat { return .failure(.otherSeat(seat)) }
         guard decoded.fingerprint == check.fingerprint else { return .failure(.otherTest) }
+        if let target = decoded.session, target != check.session { return .failure(.otherSession) }
         let now = check.now.timeIntervalSince1970
         guard decoded.expires > decoded.issued, now < decoded.expires + CommandEnvelope.clockSkew else {
             return .failure(.expired)
@@ -129,7 +140,18 @@ public struct SignedCommand: Sendable, Equatable {
         guard let action = ProctorAction(name: decoded.action, argument: decoded.argument) else {
             return .failure(.unreadable)
         }
-        return .success(ProctorCommand(id: id, action: action, sequence: decoded.sequence))
+        return .success(ProctorCommand(id: id, action: action, sequence: decoded.sequence, keys: decoded.keys))
+    }
+
+    /// The envelope, when the signature is `key`'s over it (what a console checks of the
+    /// commands it finds in the store); nil otherwise.
+    public func envelope(signedBy key: ProctorKey) -> CommandEnvelope? {
+        guard let text = envelope, let signature, text.utf8.count <= Self.maximumEnvelopeBytes,
+              let bytes = Data(base64Encoded: signature), bytes.count == 64,
+              key.verifies(bytes, for: CommandEnvelope.signedBytes(text)),
+              let decoded = try? JSONDecoder().decode(CommandEnvelope.self, from: Data(text.utf8)),
+              decoded.v == CommandEnvelope.format else { return nil }
+        return decoded
     }
 
     /// The lowest sequence a seat that joins its room at `joined` applies: nothing issued
@@ -149,6 +171,9 @@ public enum CommandRefusal: Error, Sendable, Equatable, CustomStringConvertible 
     case otherRoom(String)
     case otherSeat(String)
     case otherTest
+    case otherSession
+    /// Keys that this seat cannot open (wrapped to another seat, or changed).
+    case notForThisSeat
     case expired
     case fromTheFuture
     /// Not newer than the last command applied (a replay, or issued out of order).
@@ -164,6 +189,8 @@ public enum CommandRefusal: Error, Sendable, Equatable, CustomStringConvertible 
         case let .otherRoom(room): return "for room \(v(room)), not this one"
         case let .otherSeat(seat): return "for seat \(v(seat)), not this one"
         case .otherTest: return "for another test"
+        case .otherSession: return "for another session"
+        case .notForThisSeat: return "its keys were not wrapped to this seat"
         case .expired: return "expired"
         case .fromTheFuture: return "issued in the future (the proctor's clock is ahead of this seat's)"
         case .notNewer: return "not newer than the last command applied (replayed or out of order)"

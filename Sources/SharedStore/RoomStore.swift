@@ -29,6 +29,9 @@ public struct RoomPlan: Sendable, Equatable, Codable {
     /// The test's `proctor: key:` (public): the console signs the room's commands with the
     /// key the proctor passphrase derives for it. Nil: seats can be watched, not commanded.
     public var proctorKey: String?
+    /// A sealed test's package parameters (`ln=…,r=…,p=…$SALT`, public, from its header): the
+    /// console derives the package key from the passphrase with them to start its seats.
+    public var package: String?
     /// Candidates on the roster (0 without one).
     public var candidates: Int
     public var openedBy: String
@@ -37,7 +40,7 @@ public struct RoomPlan: Sendable, Equatable, Codable {
 
     public init(room: String, fingerprint: String, assessmentID: String, assessmentTitle: String, items: Int,
                 timeLimitSeconds: Int?, startMode: RoomStartMode, carrelVersion: String, carrelDigest: String,
-                proctorKey: String? = nil, candidates: Int = 0, openedBy: String = "", openedAt: String = "", closedAt: String? = nil) {
+                proctorKey: String? = nil, package: String? = nil, candidates: Int = 0, openedBy: String = "", openedAt: String = "", closedAt: String? = nil) {
         self.room = room
         self.fingerprint = fingerprint
         self.assessmentID = assessmentID
@@ -48,10 +51,25 @@ public struct RoomPlan: Sendable, Equatable, Codable {
         self.carrelVersion = carrelVersion
         self.carrelDigest = carrelDigest
         self.proctorKey = proctorKey
+        self.package = package
         self.candidates = candidates
         self.openedBy = openedBy
         self.openedAt = openedAt
         self.closedAt = closedAt
+    }
+}
+
+/// Whom one command is for: a seat (nil: the whole room), the session there, and the keys
+/// wrapped to it (a start only).
+public struct CommandTarget: Sendable, Equatable {
+    public var seat: String?
+    public var session: String?
+    public var keys: String?
+
+    public init(seat: String? = nil, session: String? = nil, keys: String? = nil) {
+        self.seat = seat
+        self.session = session
+        self.keys = keys
     }
 }
 
@@ -123,15 +141,15 @@ extension SharedReader {
         let opened = try await StoreCall.guarded(c, timeout: 30) {
             try await StoreCall.value(c, """
                 INSERT INTO carrel_rooms (room, fingerprint, assessment_id, assessment_title, items, time_limit_seconds,
-                    start_mode, carrel_version, carrel_digest, roster, commands_before, proctor_key)
+                    start_mode, carrel_version, carrel_digest, roster, commands_before, proctor_key, package)
                   VALUES (\(plan.room), \(plan.fingerprint), \(plan.assessmentID), \(plan.assessmentTitle), \(plan.items),
                     \(plan.timeLimitSeconds), \(plan.startMode.rawValue), \(plan.carrelVersion), \(plan.carrelDigest),
-                    \(rosterJSON)::jsonb, (SELECT coalesce(max(id), 0) FROM carrel_commands), \(plan.proctorKey))
+                    \(rosterJSON)::jsonb, (SELECT coalesce(max(id), 0) FROM carrel_commands), \(plan.proctorKey), \(plan.package))
                 ON CONFLICT (room) DO UPDATE SET fingerprint = excluded.fingerprint, assessment_id = excluded.assessment_id,
                     assessment_title = excluded.assessment_title, items = excluded.items,
                     time_limit_seconds = excluded.time_limit_seconds, start_mode = excluded.start_mode,
                     carrel_version = excluded.carrel_version, carrel_digest = excluded.carrel_digest,
-                    roster = excluded.roster, commands_before = excluded.commands_before, proctor_key = excluded.proctor_key,
+                    roster = excluded.roster, commands_before = excluded.commands_before, proctor_key = excluded.proctor_key, package = excluded.package,
                     opened_by = current_user, opened_at = now(), closed_at = NULL
                   WHERE carrel_rooms.closed_at IS NOT NULL
                 RETURNING true
@@ -150,17 +168,29 @@ extension SharedReader {
             try await StoreCall.rows(c, """
                 SELECT room, fingerprint, assessment_id, assessment_title, items::text, time_limit_seconds::text, start_mode,
                        carrel_version, carrel_digest, coalesce(jsonb_array_length(roster), 0)::text, opened_by,
-                       extract(epoch FROM opened_at)::text, extract(epoch FROM closed_at)::text, proctor_key
+                       extract(epoch FROM opened_at)::text, extract(epoch FROM closed_at)::text, proctor_key, package
                 FROM carrel_rooms WHERE room = \(name)
                 """, logger: logger)
         }
-        guard let row = rows.first, let t = StoreRows.texts(row), t.count == 14 else { return nil }
+        guard let row = rows.first, let t = StoreRows.texts(row), t.count == 15 else { return nil }
         return RoomPlan(
             room: t[0] ?? name, fingerprint: t[1] ?? "", assessmentID: t[2] ?? "", assessmentTitle: t[3] ?? "",
             items: StoreRows.int(t[4], 0...1_000_000) ?? 0, timeLimitSeconds: StoreRows.int(t[5], 0...100_000_000),
             startMode: RoomStartMode(rawValue: t[6] ?? "") ?? .candidate, carrelVersion: t[7] ?? "",
-            carrelDigest: t[8] ?? "", proctorKey: t[13], candidates: StoreRows.int(t[9], 0...10_000_000) ?? 0, openedBy: t[10] ?? "",
+            carrelDigest: t[8] ?? "", proctorKey: t[13], package: t[14], candidates: StoreRows.int(t[9], 0...10_000_000) ?? 0, openedBy: t[10] ?? "",
             openedAt: StoreRows.date(t[11]).map(Timestamp.iso) ?? "", closedAt: StoreRows.date(t[12]).map(Timestamp.iso))
+    }
+
+    /// Every room's plan, open or closed.
+    public func rooms() async throws -> [RoomPlan] {
+        let c = connection
+        let logger = self.logger
+        let names = try await StoreCall.guarded(c, timeout: 10) {
+            try await StoreCall.rows(c, "SELECT room FROM carrel_rooms ORDER BY room", logger: logger)
+        }.compactMap { StoreRows.texts($0)?.first ?? nil }
+        var plans: [RoomPlan] = []
+        for name in names { if let plan = try await room(name) { plans.append(plan) } }
+        return plans
     }
 
     /// How many open rooms (this one, or any when nil) have a test with a proctor key: the
@@ -188,15 +218,20 @@ extension SharedReader {
         return closed == true
     }
 
-    /// Issues one command, signed: to the whole room (no seats) or to each seat named. Each
-    /// gets a sequence number above the room's last (`CommandEnvelope.nextSequence`) and an
-    /// envelope signed with `key` for the room's test (`fingerprint`). Returns the commands'
-    /// numbers, in order.
+    /// Issues one command, signed: to the whole room (no seats) or to each seat named.
     public func issue(room: String, seats: [String], action: ProctorAction, key: ProctorSigningKey,
+                      fingerprint: String) async throws -> [Int64] {
+        try await issue(room: room, targets: seats.isEmpty ? [CommandTarget()] : seats.map { CommandTarget(seat: $0) },
+                        action: action, key: key, fingerprint: fingerprint)
+    }
+
+    /// Issues one command per target, each signed: a sequence number above the room's last
+    /// (`CommandEnvelope.nextSequence`), an envelope for the room's test (`fingerprint`) and
+    /// the target's seat, session and wrapped keys. Returns the commands' numbers, in order.
+    public func issue(room: String, targets: [CommandTarget], action: ProctorAction, key: ProctorSigningKey,
                       fingerprint: String) async throws -> [Int64] {
         let c = connection
         let logger = self.logger
-        let targets: [String?] = seats.isEmpty ? [nil] : seats.map { Optional($0) }
         let name = action.name
         let argument = action.argument
         return try await StoreCall.guarded(c, timeout: 30) {
@@ -204,16 +239,20 @@ extension SharedReader {
                 c, "SELECT coalesce(max(sequence), 0) FROM carrel_commands WHERE room = \(room)", as: Int64.self,
                 logger: logger) ?? 0
             var ids: [Int64] = []
-            for seat in targets {
+            for target in targets {
                 let now = Date()
                 let sequence = CommandEnvelope.nextSequence(now: now, after: last)
                 last = sequence
-                let envelope = CommandEnvelope(room: room, seat: seat, action: action, sequence: sequence,
-                                               issued: now.timeIntervalSince1970, fingerprint: fingerprint)
+                let envelope = CommandEnvelope(room: room, seat: target.seat, action: action, sequence: sequence,
+                                               issued: now.timeIntervalSince1970, fingerprint: fingerprint,
+                                               session: target.session, keys: target.keys)
                 let signed = try SignedCommand.sign(envelope, with: key)
+                let seat = target.seat
+                let session = target.session
                 if let id = try await StoreCall.value(c, """
-                    INSERT INTO carrel_commands (room, seat, action, argument, envelope, signature, sequence)
-                    VALUES (\(room), \(seat), \(name), \(argument), \(signed.envelope), \(signed.signature), \(sequence))
+                    INSERT INTO carrel_commands (room, seat, action, argument, envelope, signature, sequence, session)
+                    VALUES (\(room), \(seat), \(name), \(argument), \(signed.envelope), \(signed.signature), \(sequence),
+                            \(session))
                     RETURNING id
                     """, as: Int64.self, logger: logger) {
                     ids.append(id)

@@ -1,4 +1,5 @@
 import AssessmentKit
+import Crypto
 import Foundation
 import Logging
 import PostgresNIO
@@ -17,12 +18,16 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         case connecting
         case connected
         case unreachable(String)
+        /// The store answers but did not keep a record as this seat sent it (something
+        /// written there first took its place): the journal keeps it, the proctor must know.
+        case notKept(String)
 
         public var words: String {
             switch self {
             case .connecting: return "connecting"
             case .connected: return "connected"
             case let .unreachable(why): return "not reachable (\(why))"
+            case let .notKept(why): return "did not keep what this seat sent (\(why)); tell the proctor"
             }
         }
     }
@@ -61,6 +66,9 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         /// them instead).
         var refusals: [String] = []
         var refusedStarts: Set<Int64> = []
+        /// The keys of sessions the proctor's start gave one: their records and liveness are
+        /// authenticated with it.
+        var sessionKeys: [String: [UInt8]] = [:]
         /// The room's last command when the seat joined: a start up to it was another
         /// session's (this seat's earlier one, say), never this one's.
         var startAfter: Int64 = 0
@@ -98,7 +106,12 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         public var assessmentID: String
         public var assessmentTitle: String
 
-        public init(session: String, label: SharedLabel, candidate: String?, assessmentID: String, assessmentTitle: String) {
+        /// The seat's public key for the proctor's start (`SeatBox`), when it waits for one.
+        public var boxKey: String?
+
+        public init(session: String, label: SharedLabel, candidate: String?, assessmentID: String, assessmentTitle: String,
+                    boxKey: String? = nil) {
+            self.boxKey = boxKey
             self.session = session
             self.label = label
             self.candidate = candidate
@@ -112,7 +125,8 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                 {"room":\(string(label.room)),"seat":\(string(label.seat)),"candidate":\(JSONLiteral.optional(candidate)),\
                 "assessment_id":\(string(assessmentID)),"assessment_title":\(string(assessmentTitle)),"total":\(label.total),\
                 "time_allowed_seconds":\(label.timeAllowed.map(String.init) ?? "null"),"pid":\(getpid()),\
-                "candidate_number":\(JSONLiteral.optional(label.candidateNumber))\(JSONLiteral.attestationField(label.attestation))}
+                "candidate_number":\(JSONLiteral.optional(label.candidateNumber)),"box_key":\(JSONLiteral.optional(boxKey))\
+                \(JSONLiteral.attestationField(label.attestation))}
                 """
         }
     }
@@ -215,19 +229,33 @@ public final class SeatPublisher: SessionPublishing, Sendable {
     public let startBell = Doorbell()
 
     /// The newest start read for this seat that verifies against `check` (its test's key, room,
-    /// seat and fingerprint, the clock, and the floor of what it may apply), or nil. Each one
-    /// that does not verify is reported to the console once, with why.
-    public func verifiedStart(_ check: SignedCommand.Check) -> ProctorCommand? {
+    /// seat, session and fingerprint, the clock, and the floor of what it may apply), with the
+    /// secrets it carries opened by `box` (a start whose keys this seat cannot open is refused);
+    /// nil until there is one. Each start that fails is reported to the console once, with why.
+    public func verifiedStart(_ check: SignedCommand.Check, box: SeatBox?) -> (command: ProctorCommand, secrets: SeatSecrets?)? {
         for start in starts {
-            switch start.verify(check) {
+            var outcome = start.verify(check)
+            var secrets: SeatSecrets?
+            if case let .success(command) = outcome, let keys = command.keys {
+                secrets = box.flatMap { $0.open(keys, session: check.session ?? "") }
+                if secrets == nil { outcome = .failure(.notForThisSeat) }
+            }
+            switch outcome {
             case let .success(command):
-                return command
+                return (command, secrets)
             case let .failure(refusal):
                 let first = shared.withLock { $0.refusedStarts.insert(start.id).inserted }
                 if first { reportRefusal(ProctorCommand.refusedDetail(start.id, refusal)) }
             }
         }
         return nil
+    }
+
+    /// Authenticates `session`'s records and liveness with `key` from now on (the key its
+    /// proctor's start gave it).
+    public func authenticate(session: String, key: [UInt8]) {
+        shared.withLock { $0.sessionKeys[session] = key }
+        ring()
     }
 
     /// A seat waiting at its start screen refused a start (`detail`: `#ID refused: REASON`):
@@ -261,6 +289,7 @@ public final class SeatPublisher: SessionPublishing, Sendable {
             switch storeState {
             case .connected: return nil
             case let .unreachable(why): return why
+            case let .notKept(why): return why
             case .connecting: usleep(UInt32(interval * 1e6))
             }
         }
@@ -321,6 +350,8 @@ public final class SeatPublisher: SessionPublishing, Sendable {
 
     func note(_ new: StoreState, session: String?) {
         let (changed, journal) = shared.withLock {
+            // Records the store did not keep stay said until this seat has gone.
+            if case .notKept = $0.state, new == .connected { return (false, $0.journal) }
             let changed = $0.state != new
             $0.state = new
             return (changed, $0.journal)
@@ -572,6 +603,8 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         var announced: String?
         /// The session whose advisory lock this connection holds (it is live while held).
         var locked: String?
+        /// The session whose authenticated claim names this connection's server process.
+        var live: String?
     }
 
     /// Announces a seat at its start screen, and holds the running session's advisory lock,
@@ -585,6 +618,17 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                 try await StoreCall.run(c, "SELECT carrel_hello(\(announcement.session), \(announcement.body)::jsonb)", logger: self.logger)
             }
             claimed.announced = announcement.session
+        }
+        if let session, claimed.live != session, let key = shared.withLock({ $0.sessionKeys[session] }) {
+            // Liveness only this seat can claim: its server process, with its session's MAC.
+            let pid = try await guarded(c) {
+                try await StoreCall.value(c, "SELECT pg_backend_pid()::int8", as: Int64.self, logger: self.logger) ?? 0
+            }
+            let mac = SessionMAC.live(key: key, session: session, pid: pid)
+            try await guarded(c) {
+                try await StoreCall.run(c, "SELECT carrel_live(\(session), \(mac))", logger: self.logger)
+            }
+            claimed.live = session
         }
         guard let session, claimed.locked != session else { return }
         if let old = claimed.locked {
@@ -625,21 +669,43 @@ public final class SeatPublisher: SessionPublishing, Sendable {
     /// two would lose the batch after the outbox had forgotten it. COMMIT's completion is sent
     /// once the commit is durable.
     func insert(_ batch: [OutboxRecord], on c: PostgresConnection) async throws {
+        let keys = shared.withLock { $0.sessionKeys }
         let sessions = batch.map(\.session)
         let seqs = batch.map(\.seq)
         let kinds = batch.map(\.kind)
         let times = batch.map(\.at)
         let bodies = batch.map { Self.storable($0.body) }
+        // An empty MAC stands for none (the store keeps NULL): a session the proctor did not start.
+        let macs: [String] = batch.indices.map { i in
+            keys[sessions[i]].map { SessionMAC.record(key: $0, session: sessions[i], seq: seqs[i], kind: kinds[i], body: bodies[i]) } ?? ""
+        }
+        let digests = bodies.map { Self.digest($0) }
         try await StoreCall.run(c, "BEGIN", logger: logger)
         try await StoreCall.run(c, """
-            INSERT INTO carrel_records (session, seq, kind, at, body)
-              SELECT s, q, k, a, b::jsonb
-              FROM unnest(\(sessions)::text[], \(seqs)::int8[], \(kinds)::text[], \(times)::timestamptz[], \(bodies)::text[])
-                WITH ORDINALITY AS r(s, q, k, a, b, n)
+            INSERT INTO carrel_records (session, seq, kind, at, body, body_text, mac)
+              SELECT s, q, k, a, b::jsonb, b, nullif(m, '')
+              FROM unnest(\(sessions)::text[], \(seqs)::int8[], \(kinds)::text[], \(times)::timestamptz[], \(bodies)::text[],
+                          \(macs)::text[])
+                WITH ORDINALITY AS r(s, q, k, a, b, m, n)
               ORDER BY n
             ON CONFLICT DO NOTHING
             """, logger: logger)
+        // What the store kept is what was sent: a record written there first under the same
+        // number (unauthenticated, or by anyone) would otherwise have taken this one's place.
+        let kept = try await StoreCall.value(c, """
+            SELECT carrel_seat_kept(\(sessions)::text[], \(seqs)::int8[], \(digests)::text[], \(macs)::text[])
+            """, as: Int64.self, logger: logger) ?? 0
         try await StoreCall.run(c, "COMMIT", logger: logger)
+        if kept < Int64(batch.count) {
+            let missing = batch.count - Int(kept)
+            note(.notKept("\(missing) of \(batch.count) record\(batch.count == 1 ? "" : "s") replaced by others written first"),
+                 session: sessions.last)
+        }
+    }
+
+    /// SHA-256 of a record's text as sent, in hex (what `carrel_seat_kept` compares).
+    static func digest(_ text: String) -> String {
+        SHA256.hash(data: Array(text.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
     /// A record's JSON as PostgreSQL's jsonb takes it: a NUL character (`\u0000`, which jsonb

@@ -66,6 +66,13 @@ public final class SharedReader: Sendable {
         var refused = 0
         var last_refusal: String?
         var room_key = false
+        var seat_key: String?
+        var host: String?
+        var backend_pid: Int?
+        var live_mac: String?
+        var process_alive = false
+        var start_envelope: String?
+        var start_signature: String?
 
         /// The columns `seats` selects, in order, each as text.
         static let columns = """
@@ -82,10 +89,12 @@ public final class SharedReader: Sendable {
             left(s.attestation->>'executable_digest', 100), left(s.attestation->>'terminal', 40),
             left(s.attestation->>'policy', 300), s.passphrase_failures::text,
             r.fingerprint, r.carrel_digest, r.start_mode, left(s.candidate_number, 64),
-            s.refused::text, left(s.last_refusal, 300), (r.proctor_key IS NOT NULL)::text
+            s.refused::text, left(s.last_refusal, 300), (r.proctor_key IS NOT NULL)::text,
+            left(s.seat_key, 100), left(s.host, 200), s.backend_pid::text, left(s.live_mac, 100), (live.pid IS NOT NULL)::text,
+            st.envelope, st.signature
             """
 
-        static let columnCount = 36
+        static let columnCount = 43
 
         init(cells c: [String?]) {
             session = c.first.flatMap { $0 } ?? "?"
@@ -129,6 +138,13 @@ public final class SharedReader: Sendable {
             refused = StoreRows.int(c[33], 0...10_000_000) ?? 0
             last_refusal = c[34]
             room_key = c[35] == "true"
+            seat_key = c[36]
+            host = c[37]
+            backend_pid = StoreRows.int(c[38], 1...Int(Int32.max))
+            live_mac = c[39]
+            process_alive = c[40] == "true"
+            start_envelope = c[41]
+            start_signature = c[42]
         }
 
         /// A row none of whose values can be read: shown, so that no seat is missing.
@@ -171,6 +187,9 @@ public final class SharedReader: Sendable {
             FROM chosen c JOIN carrel_sessions s ON s.session = c.session
               LEFT JOIN (SELECT DISTINCT key FROM held) h ON h.key = s.lock_key
               LEFT JOIN carrel_rooms r ON r.room = s.room AND r.closed_at IS NULL
+              LEFT JOIN (SELECT pid FROM pg_stat_activity) live ON live.pid = s.backend_pid
+              LEFT JOIN LATERAL (SELECT c2.envelope, c2.signature FROM carrel_commands c2
+                                 WHERE c2.session = s.session AND c2.action = 'start' ORDER BY c2.id DESC LIMIT 1) st ON true
             """, logger: logger) }
         var seats: [SeatView] = []
         for row in rows {
@@ -224,6 +243,10 @@ public final class SharedReader: Sendable {
         view.commandsRefused = raw.refused
         view.lastRefusal = raw.last_refusal.map { TerminalSafety.visible($0, keepLineBreaks: false) }
         view.commandable = raw.room_start == nil || raw.room_key
+        view.seatKey = raw.seat_key
+        view.host = raw.host.map { TerminalSafety.visible($0, keepLineBreaks: false) }
+        view.liveness = SeatView.Liveness(pid: raw.backend_pid, mac: raw.live_mac, alive: raw.process_alive,
+                                          startEnvelope: raw.start_envelope, startSignature: raw.start_signature)
         if raw.refused > 0 {
             view.warnings.append("refused \(raw.refused) command\(raw.refused == 1 ? "" : "s")")
         }

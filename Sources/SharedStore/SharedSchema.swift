@@ -213,11 +213,67 @@ public enum SharedSchema {
         ALTER TABLE carrel_commands
           ADD COLUMN envelope text CHECK (envelope IS NULL OR octet_length(envelope) <= 8192),
           ADD COLUMN signature text CHECK (signature IS NULL OR octet_length(signature) <= 200),
-          ADD COLUMN sequence bigint;
-        ALTER TABLE carrel_rooms ADD COLUMN proctor_key text CHECK (proctor_key IS NULL OR octet_length(proctor_key) <= 400);
+          ADD COLUMN sequence bigint,
+          ADD COLUMN session text CHECK (session IS NULL OR octet_length(session) <= 200);
+        CREATE INDEX carrel_commands_session ON carrel_commands (session) WHERE session IS NOT NULL;
+        ALTER TABLE carrel_rooms
+          ADD COLUMN proctor_key text CHECK (proctor_key IS NULL OR octet_length(proctor_key) <= 400),
+          ADD COLUMN package text CHECK (package IS NULL OR octet_length(package) <= 200);
         ALTER TABLE carrel_sessions
           ADD COLUMN refused integer NOT NULL DEFAULT 0,
-          ADD COLUMN last_refusal text;
+          ADD COLUMN last_refusal text,
+          ADD COLUMN seat_key text,
+          ADD COLUMN backend_pid integer,
+          ADD COLUMN live_mac text;
+
+        -- Records: each keeps the text its seat sent and the seat's MAC of it (with the
+        -- session's key, which only the proctor's start gives). A record already there with
+        -- the same session and number no longer keeps a later one out: only the same record
+        -- sent again (same MAC) is skipped, so nothing written first can hide a seat's own.
+        ALTER TABLE carrel_records
+          ADD COLUMN body_text text,
+          ADD COLUMN mac text CHECK (mac IS NULL OR octet_length(mac) <= 100);
+        ALTER TABLE carrel_records DROP CONSTRAINT carrel_records_pkey;
+        CREATE UNIQUE INDEX carrel_records_unsigned ON carrel_records (session, seq) WHERE mac IS NULL;
+        CREATE UNIQUE INDEX carrel_records_signed ON carrel_records (session, seq, mac) WHERE mac IS NOT NULL;
+        CREATE INDEX carrel_records_session ON carrel_records (session, seq);
+        CREATE OR REPLACE FUNCTION carrel_records_cap() RETURNS trigger
+          LANGUAGE plpgsql SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
+        BEGIN
+          -- As in version 2, the text as sent counted too.
+          IF octet_length(NEW.body::text) > 4194304 OR octet_length(coalesce(NEW.body_text, '')) > 4194304
+             OR octet_length(NEW.session) > 200 OR octet_length(NEW.kind) > 40 THEN
+            RETURN NULL;
+          END IF;
+          RETURN NEW;
+        END $$;
+
+        CREATE OR REPLACE FUNCTION carrel_hello(p_session text, p_body jsonb) RETURNS void
+          LANGUAGE sql SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
+          -- As in version 2, with the seat's public key for the proctor's start (`box_key`).
+          INSERT INTO carrel_sessions (session, room, seat, candidate, assessment_id, assessment_title, fingerprint,
+              total, time_allowed_seconds, host, pid, status, started_at, lock_key, candidate_number, attestation, seat_key)
+            VALUES (p_session, left(coalesce(p_body->>'room', ''), 200), left(coalesce(p_body->>'seat', ''), 200),
+              left(p_body->>'candidate', 200), left(coalesce(p_body->>'assessment_id', ''), 200),
+              left(coalesce(p_body->>'assessment_title', ''), 500), '',
+              coalesce(carrel_number(p_body->'total', 0, 1000000), 0)::integer,
+              carrel_number(p_body->'time_allowed_seconds', 0, 10000000),
+              left(p_body->>'host', 200), carrel_number(p_body->'pid', 0, 2147483647)::integer,
+              'not_started', now(), hashtextextended(p_session, 0), left(p_body->>'candidate_number', 64),
+              CASE WHEN jsonb_typeof(p_body->'attestation') = 'object' AND octet_length((p_body->'attestation')::text) <= 4000
+                THEN p_body->'attestation' END,
+              CASE WHEN p_body->>'box_key' ~ '^[A-Za-z0-9+/]{43}=$' THEN p_body->>'box_key' END)
+            ON CONFLICT (session) DO UPDATE SET last_seen = now() WHERE carrel_sessions.status = 'not_started';
+        $$;
+
+        CREATE FUNCTION carrel_live(p_session text, p_mac text) RETURNS void
+          LANGUAGE sql SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
+          -- The seat's claim to this connection: its server process, taken here (no caller can
+          -- name another's), with the seat's MAC of it; a console with the proctor's key counts
+          -- the seat live while that process lives and the MAC verifies.
+          UPDATE carrel_sessions SET backend_pid = pg_backend_pid(), live_mac = left(p_mac, 100)
+            WHERE session = p_session;
+        $$;
 
         CREATE FUNCTION carrel_seat_signed_commands(p_room text, p_seat text, p_after bigint)
           RETURNS TABLE (id bigint, envelope text, signature text)
@@ -294,6 +350,17 @@ public enum SharedSchema {
         REVOKE ALL ON FUNCTION carrel_seat_signed_commands(text, text, bigint) FROM PUBLIC;
         REVOKE ALL ON FUNCTION carrel_seat_starts(text, text, bigint) FROM PUBLIC;
         REVOKE ALL ON FUNCTION carrel_command_refused(text, text) FROM PUBLIC;
+        CREATE FUNCTION carrel_seat_kept(p_sessions text[], p_seqs int8[], p_digests text[], p_macs text[]) RETURNS int8
+          LANGUAGE sql STABLE SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
+          -- How many of the records a seat just sent the store holds as sent (same text, same
+          -- MAC): the seat says so when one was kept out by another written first.
+          SELECT count(*) FROM unnest(p_sessions[1:1000], p_seqs[1:1000], p_digests[1:1000], p_macs[1:1000]) AS u(s, q, d, m)
+          WHERE EXISTS (SELECT 1 FROM carrel_records r WHERE r.session = u.s AND r.seq = u.q AND coalesce(r.mac, '') = u.m
+                          AND encode(sha256(convert_to(coalesce(r.body_text, ''), 'UTF8')), 'hex') = u.d);
+        $$;
+        REVOKE ALL ON FUNCTION carrel_seat_kept(text[], int8[], text[], text[]) FROM PUBLIC;
+        REVOKE ALL ON FUNCTION carrel_live(text, text) FROM PUBLIC;
+        REVOKE ALL ON FUNCTION carrel_hello(text, jsonb) FROM PUBLIC;
         DO $$
         DECLARE
           r record;
@@ -302,7 +369,8 @@ public enum SharedSchema {
                    WHERE routine_name = 'carrel_seat_commands' AND privilege_type = 'EXECUTE'
                      AND routine_schema = current_schema() AND grantee <> current_user LOOP
             EXECUTE format('GRANT EXECUTE ON FUNCTION carrel_seat_signed_commands(text, text, bigint), '
-              'carrel_seat_starts(text, text, bigint), carrel_command_refused(text, text) TO %I', r.grantee);
+              'carrel_seat_starts(text, text, bigint), carrel_command_refused(text, text), carrel_live(text, text), '
+              'carrel_seat_kept(text[], int8[], text[], text[]) TO %I', r.grantee);
           END LOOP;
         END $$
         """

@@ -13,6 +13,35 @@ public struct StoreCopy: Sendable {
     public var waiting: Set<String>
     /// Each session left out, with why, ordered by id.
     public var skipped: [SkippedSession]
+    /// Each session's check with the proctor's key (only when asked for: `verifying`).
+    public var checks: [String: SessionCheck] = [:]
+}
+
+/// Whether a session's records were written by its seat, as the proctor's key shows.
+public struct SessionCheck: Sendable, Equatable {
+    /// Every record authenticated with the session's key, and a result among them.
+    public var verified: Bool
+    /// Why not, in words: one line per record that fails, or why none could be checked.
+    public var problems: [String]
+
+    public init(verified: Bool, problems: [String]) {
+        self.verified = verified
+        self.problems = problems
+    }
+}
+
+/// The proctor's keys of a room's test (its public key, and the signing key the passphrase
+/// derives for it), or nil when the room's seats cannot be checked.
+public typealias RoomKeys = @Sendable (String) -> (ProctorKey, ProctorSigningKey)?
+
+/// One record as the store holds it, for checking.
+struct StoredRecord: Sendable {
+    var session: String
+    var seq: Int64
+    var kind: String
+    var at: String?
+    var body: String?
+    var mac: String?
 }
 
 extension SharedReader {
@@ -20,7 +49,7 @@ extension SharedReader {
     /// rows, events and results, as `results` reads them from a seat's own journal. A session
     /// any of whose rows cannot be read is left out and named in `skipped`; the others are
     /// copied whole.
-    public func journalCopy(room: String?) async throws -> StoreCopy {
+    public func journalCopy(room: String?, verifying keys: RoomKeys? = nil) async throws -> StoreCopy {
         let connection = self.connection
         let logger = self.logger
         let rows = try await StoreCall.guarded(connection, timeout: 30) { try await StoreCall.rows(connection, """
@@ -44,6 +73,10 @@ extension SharedReader {
             """, logger: logger) }) {
             copy.add(result: row)
         }
+        var checks: [String: SessionCheck] = [:]
+        if let keys {
+            checks = try await verify(&copy, ids: ids, keys: keys)
+        }
         let journal = try Journal(writer: try DatabaseQueue())
         try await copy.write(to: journal)
         // Marks given in the store that the seat's own result does not carry yet.
@@ -53,7 +86,78 @@ extension SharedReader {
             _ = try? journal.recordMark(session: mark.session, item: mark.item, points: mark.points, comment: mark.comment,
                                         at: mark.at, storage: NoResultFiles())
         }
-        return StoreCopy(journal: journal, waiting: copy.waiting, skipped: copy.skipped.sorted { $0.session < $1.session })
+        return StoreCopy(journal: journal, waiting: copy.waiting, skipped: copy.skipped.sorted { $0.session < $1.session },
+                         checks: checks)
+    }
+
+    /// Checks every session of `copy` with its room's keys, and keeps in the copy only what
+    /// its seat wrote: a session the proctor's start gave a key has each record's MAC checked;
+    /// its events and result are the ones that verify, and each record that does not is named.
+    /// A session begun without that start is unverified, whatever its records say.
+    func verify(_ copy: inout CopyPlan, ids: [String], keys: RoomKeys) async throws -> [String: SessionCheck] {
+        let connection = self.connection
+        let logger = self.logger
+        let startRows = try await StoreCall.guarded(connection, timeout: 30) { try await StoreCall.rows(connection, """
+            SELECT session, envelope, signature FROM carrel_commands
+            WHERE action = 'start' AND session = ANY(\(ids)::text[]) ORDER BY id
+            """, logger: logger) }
+        var starts: [String: [SignedCommand]] = [:]
+        for row in startRows {
+            guard let t = StoreRows.texts(row), t.count == 3, let session = t[0] else { continue }
+            starts[session, default: []].append(SignedCommand(id: 0, envelope: t[1], signature: t[2]))
+        }
+        let recordRows = try await StoreCall.guarded(connection, timeout: 120) { try await StoreCall.rows(connection, """
+            SELECT session, seq::text AS seq_text, kind, extract(epoch FROM at)::text, body_text, mac FROM carrel_records
+            WHERE session = ANY(\(ids)::text[]) ORDER BY session, seq, received_at
+            """, logger: logger) }
+        var records: [String: [StoredRecord]] = [:]
+        for row in recordRows {
+            guard let t = StoreRows.texts(row), t.count == 6, let session = t[0], let seq = t[1].flatMap({ Int64($0) }) else { continue }
+            records[session, default: []].append(StoredRecord(session: session, seq: seq, kind: t[2] ?? "", at: t[3], body: t[4], mac: t[5]))
+        }
+        var checks: [String: SessionCheck] = [:]
+        for raw in copy.sessions {
+            let session = raw.session
+            let short = String(session.prefix(8))
+            guard let (publicKey, signing) = keys(raw.room) else {
+                checks[session] = SessionCheck(verified: false, problems: ["session \(short) cannot be checked: its room's test has no proctor key, or the passphrase is not its proctor's"])
+                continue
+            }
+            let keyed = (starts[session] ?? []).contains { start in
+                guard let envelope = start.envelope(signedBy: publicKey) else { return false }
+                return envelope.action == "start" && envelope.session == session && envelope.keys != nil && envelope.room == raw.room
+            }
+            guard keyed else {
+                checks[session] = SessionCheck(verified: false, problems: ["session \(short) was begun without the console's start, so nothing proves its records are its seat's"])
+                continue
+            }
+            let key = signing.sessionKey(session)
+            var problems: [String] = []
+            var events: [StoreRows.Event] = []
+            var result: String?
+            for record in records[session] ?? [] {
+                let expected = SessionMAC.record(key: key, session: session, seq: record.seq, kind: record.kind, body: record.body ?? "")
+                guard record.body != nil, SessionMAC.matches(record.mac, expected) else {
+                    let what = record.kind == "result" ? "result" : "\(TerminalSafety.visible(String(record.kind.prefix(40)), keepLineBreaks: false)) record \(record.seq)"
+                    problems.append("\(what) of session \(short) was not written by its seat")
+                    continue
+                }
+                let body = (try? JSONSerialization.jsonObject(with: Data((record.body ?? "").utf8))) as? [String: Any]
+                if record.kind == "event", let body, let event = try? StoreRows.Event([
+                    session, String(record.seq), record.at, body["kind"] as? String ?? "", body["detail"] as? String ?? "",
+                ]) {
+                    events.append(event)
+                } else if record.kind == "result", let json = body?["json"] as? String {
+                    result = json
+                }
+            }
+            copy.events[session] = events
+            copy.results[session] = nil
+            if let result { copy.add(result: session, json: result) }
+            checks[session] = SessionCheck(verified: problems.isEmpty && result != nil && copy.results[session] != nil,
+                                           problems: problems)
+        }
+        return checks
     }
 }
 
@@ -97,6 +201,10 @@ struct CopyPlan: Sendable {
             damage(Self.firstCell(row) ?? "?", "its result row cannot be read")
             return
         }
+        add(result: session, json: json)
+    }
+
+    mutating func add(result session: String, json: String) {
         do throws(StrictJSON.Problem) {
             let document = try ResultDocument.read(json)
             guard document.session == session else {

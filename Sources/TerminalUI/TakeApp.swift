@@ -51,6 +51,9 @@ public final class TakeApp: LoopedScreen {
     /// A seat the proctor starts: asked on every turn of the loop while the start screen
     /// waits; the proctor's start command, once there is one, begins the session.
     public var proctorStart: (() -> ProctorCommand?)?
+    /// For a sealed test the proctor's start opens (its package key came wrapped to this
+    /// seat): gives the model of the real test before the session begins.
+    public var startOpener: ((ProctorCommand, TakeModel) throws(SessionError) -> TakeModel)?
     /// The proctor's start that began this session.
     public private(set) var startedBy: ProctorCommand?
 
@@ -114,6 +117,15 @@ public final class TakeApp: LoopedScreen {
         if runtime == nil, prepare == nil, finalExit == nil, model.phase == .start, model.waitsForProctor,
            !model.showHelp, let start = proctorStart?() {
             startedBy = start
+            if let open = startOpener {
+                do {
+                    model = try open(start, model)
+                } catch {
+                    finalExit = Exit(error.exitCode, error.description)
+                    quit = true
+                    return
+                }
+            }
             let before = screenContext
             beginSession()
             frameDirty = true

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import AssessmentKit
 import Foundation
@@ -12,6 +15,7 @@ struct ActionTarget: ParsableArguments {
     @Option(name: .customLong("seat"), help: ArgumentHelp("A seat to act on (repeat for several; none: the whole room).", valueName: "seat"))
     var seats: [String] = []
     @Option(help: ArgumentHelp("Seconds to wait for the seats to apply it.", valueName: "seconds")) var wait: Double = 10
+    @Flag(help: "Send a sealed test's key to the seats listed without asking (start only).") var yes = false
     @Flag(name: .customLong("passphrase-stdin"), help: "Read the proctor passphrase, which signs the command, from the first line of standard input (asked without echo at a terminal otherwise).")
     var passphraseStdin = false
 
@@ -75,13 +79,38 @@ struct ActionTarget: ParsableArguments {
         }
     }
 
+    /// Before a sealed test's key leaves the console: every seat it goes to, with its
+    /// candidate, host, seat and executable digest, so that no seat the proctor did not expect
+    /// gets it. Asked at a terminal; from a script, `--yes` says the list was checked.
+    func confirmKeys(_ starts: [CommandTarget], seats: [SeatView], left: [SeatView], plan: RoomPlan) throws(CarrelFailure) {
+        let v = { (t: String?) in TerminalSafety.visible(t ?? "-", keepLineBreaks: false) }
+        var lines = ["The sealed test's key goes to \(starts.count) seat\(starts.count == 1 ? "" : "s"):"]
+        for target in starts {
+            guard let seat = seats.first(where: { $0.session == target.session }) else { continue }
+            let digest = seat.executableDigest.map { $0 == plan.carrelDigest ? "same Carrel as the room's" : "OTHER Carrel \(v($0))" }
+                ?? "Carrel not said"
+            lines.append("  \(v(seat.seat))  \(v(seat.candidateNumber ?? seat.candidate))  host \(v(seat.host))  \(digest)")
+        }
+        for seat in left { lines.append("  not sent: \(v(seat.seat)) announced no key (an older Carrel?)") }
+        FileOutput.standardError.write(lines.joined(separator: "\n") + "\n")
+        if yes || starts.isEmpty { return }
+        guard isatty(0) == 1, !passphraseStdin else {
+            throw CarrelFailure(status: .usage, message: "a sealed test's key is sent only to seats the proctor checked: read the list above and add --yes")
+        }
+        FileOutput.standardError.write("Send the key to these seats? y/N ")
+        guard RoomJoin.confirmed() else {
+            throw CarrelFailure(status: .refused, message: "nothing was sent")
+        }
+    }
+
     static func targetWords(_ action: ProctorAction) -> String {
         action == .start ? "is waiting to start" : "is running a session"
     }
 
     func perform(_ action: ProctorAction, room: String, reader: SharedReader, signer: ProctorSigner) async throws
         -> (targets: [SeatView], applied: Set<String>, refused: [String: String], ids: [Int64]) {
-        let (key, fingerprint) = try signer.key(room: room, plan: try await reader.room(room))
+        let plan = try await reader.room(room)
+        let (key, fingerprint) = try signer.key(room: room, plan: plan)
         let before = try await reader.seats(room: room)
         for seat in seats where !before.contains(where: { $0.seat == seat }) {
             throw CarrelFailure(status: .usage, message: "room \(TerminalSafety.visible(room, keepLineBreaks: false)) has no seat \(TerminalSafety.visible(seat, keepLineBreaks: false))")
@@ -94,7 +123,16 @@ struct ActionTarget: ParsableArguments {
             default: return seat.status == "active"
             }
         }
-        let ids = try await reader.issue(room: room, seats: seats, action: action, key: key, fingerprint: fingerprint)
+        let ids: [Int64]
+        if action == .start, let plan {
+            // Each waiting seat's own start, with its session's secrets wrapped to its key.
+            let (starts, left) = try signer.starts(room: room, plan: plan, seats: targets, key: key)
+            if plan.package != nil { try confirmKeys(starts, seats: targets, left: left, plan: plan) }
+            ids = starts.isEmpty ? [] : try await reader.issue(room: room, targets: starts, action: action, key: key,
+                                                               fingerprint: fingerprint)
+        } else {
+            ids = try await reader.issue(room: room, seats: seats, action: action, key: key, fingerprint: fingerprint)
+        }
         let deadline = ProcessInfo.processInfo.systemUptime + wait
         var applied: Set<String> = []
         var refused: [String: String] = [:]

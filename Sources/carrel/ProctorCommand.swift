@@ -46,6 +46,8 @@ struct ProctorWatch: AsyncParsableCommand {
     @Flag(name: .customLong("screen-reader"), help: "Keep the cursor on the focused seat; times in whole minutes, so the screen changes only when something happens.")
     var screenReader = false
     @Option(help: "default, mono (also chosen by a non-empty NO_COLOR) or contrast.") var theme: ThemeName?
+    @Flag(name: .customLong("passphrase-stdin"), help: "With --json: read the proctor passphrase from standard input and check each seat's liveness with the room's key (\"verified\").")
+    var passphraseStdin = false
 
     func run() async throws {
         try await reportingFailures {
@@ -57,9 +59,21 @@ struct ProctorWatch: AsyncParsableCommand {
             let reader = try await SharedOptions.reader(url)
             if json {
                 struct Snapshot: Encodable { var seats: [SeatView] }
-                let seats: [SeatView]
+                var seats: [SeatView]
+                let signer: ProctorSigner?
+                do throws(CarrelFailure) {
+                    signer = passphraseStdin ? ProctorSigner(passphrase: try SecretReader(prompting: false).read(prompt: "")) : nil
+                } catch {
+                    await reader.close()
+                    throw error
+                }
                 do {
                     seats = try await reader.seats(room: room)
+                    if let signer {
+                        var plans: [String: RoomPlan] = [:]
+                        for name in Set(seats.map(\.room)) { plans[name] = try await reader.room(name) }
+                        signer.check(&seats, plans: plans)
+                    }
                 } catch {
                     // Closed on every path: PostgresNIO stops the process when a connection is
                     // dropped without being closed.
@@ -121,6 +135,8 @@ final class ConsoleFeed: ConsoleSource, Sendable {
         /// Commands waiting to be sent, and what the last one sent did.
         var outgoing: [(ProctorAction, [SeatView])] = []
         var sent: String?
+        var plans: [String: RoomPlan] = [:]
+        var plansAt = Date.distantPast
     }
 
     let url: SharedURL
@@ -182,9 +198,19 @@ final class ConsoleFeed: ConsoleSource, Sendable {
             var ids: [Int64] = []
             do {
                 for (room, inRoom) in rooms.sorted(by: { $0.key < $1.key }) {
-                    let (key, fingerprint) = try signer.key(room: room, plan: try await reader.room(room))
-                    ids += try await reader.issue(room: room, seats: Array(Set(inRoom.map(\.seat))).sorted(), action: action,
-                                                  key: key, fingerprint: fingerprint)
+                    let plan = try await reader.room(room)
+                    let (key, fingerprint) = try signer.key(room: room, plan: plan)
+                    if action == .start, let plan {
+                        // Each waiting seat's own start, its session's secrets wrapped to its key.
+                        let waiting = inRoom.filter { $0.status == "not_started" && $0.connected }
+                        let (starts, _) = try signer.starts(room: room, plan: plan, seats: waiting, key: key)
+                        if !starts.isEmpty {
+                            ids += try await reader.issue(room: room, targets: starts, action: action, key: key, fingerprint: fingerprint)
+                        }
+                    } else {
+                        ids += try await reader.issue(room: room, seats: Array(Set(inRoom.map(\.seat))).sorted(), action: action,
+                                                      key: key, fingerprint: fingerprint)
+                    }
                 }
                 let words = seats.count == 1 ? "seat \(TerminalSafety.visible(seats[0].seat, keepLineBreaks: false))" : "\(seats.count) seats"
                 let note = "\(action.name) sent to \(words) (command \(ids.map(String.init).joined(separator: ", ")))"
@@ -197,6 +223,22 @@ final class ConsoleFeed: ConsoleSource, Sendable {
                 shared.withLock { $0.sent = note }
             }
         }
+    }
+
+    /// The rooms' plans, read again every few seconds (for their keys).
+    func plans(_ reader: SharedReader, rooms: Set<String>) async throws -> [String: RoomPlan] {
+        let now = Date()
+        var (known, at) = shared.withLock { ($0.plans, $0.plansAt) }
+        if now.timeIntervalSince(at) > 5 || !rooms.isSubset(of: Set(known.keys)) {
+            known = [:]
+            for room in rooms { known[room] = try await reader.room(room) }
+            let fresh = known
+            shared.withLock {
+                $0.plans = fresh
+                $0.plansAt = now
+            }
+        }
+        return known
     }
 
     func takeRequests() -> (report: String?, hurry: Bool) {
@@ -249,7 +291,9 @@ final class ConsoleFeed: ConsoleSource, Sendable {
             }
         }
         do {
-            publish(Reading(seats: try await reader.seats(room: room), problem: nil, at: Date()))
+            var seats = try await reader.seats(room: room)
+            if signer.hasPassphrase { signer.check(&seats, plans: try await plans(reader, rooms: Set(seats.map(\.room)))) }
+            publish(Reading(seats: seats, problem: nil, at: Date()))
             return true
         } catch {
             publish(Reading(seats: nil, problem: SeatPublisher.describe(error), at: Date()))

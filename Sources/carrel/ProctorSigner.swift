@@ -10,6 +10,9 @@ import Synchronization
 final class ProctorSigner: Sendable {
     private let passphrase: String?
     private let keys = Mutex<[String: ProctorSigningKey]>([:])
+    private let packageKeys = Mutex<[String: [UInt8]]>([:])
+
+    var hasPassphrase: Bool { passphrase != nil }
 
     init(passphrase: String?) {
         self.passphrase = passphrase
@@ -36,5 +39,67 @@ final class ProctorSigner: Sendable {
         }
         keys.withLock { $0[text] = signing }
         return (signing, plan.fingerprint)
+    }
+
+    /// A sealed room's package key, derived from the passphrase with the plan's parameters
+    /// (once per room plan); nil for a plain test.
+    func packageKey(room: String, plan: RoomPlan) throws(CarrelFailure) -> [UInt8]? {
+        guard let package = plan.package else { return nil }
+        if let known = packageKeys.withLock({ $0[package] }) { return known }
+        let name = TerminalSafety.visible(room, keepLineBreaks: false)
+        let parts = package.split(separator: "$").map(String.init)
+        var params: [String: Int] = [:]
+        for field in (parts.first ?? "").split(separator: ",") {
+            let kv = field.split(separator: "=").map(String.init)
+            if kv.count == 2, let value = Int(kv[1]) { params[kv[0]] = value }
+        }
+        guard parts.count == 2, let ln = params["ln"], let r = params["r"], let p = params["p"],
+              let salt = Data(base64Encoded: parts[1]), let passphrase else {
+            throw CarrelFailure(status: .refused, message: "room \(name)'s plan holds sealed-test parameters this Carrel cannot read; open the room again from the sealed file")
+        }
+        do throws(SealedAssessment.Failure) {
+            let key = try SealedAssessment.packageKey(passphrase: passphrase, salt: Array(salt),
+                                                      cost: .init(logRounds: ln, blockSize: r, parallelism: p))
+            packageKeys.withLock { $0[package] = key }
+            return key
+        } catch {
+            throw CarrelFailure(status: .refused, message: "room \(name)'s sealed test: \(error.description)")
+        }
+    }
+
+    /// One start per waiting seat, each for that seat's session and carrying its secrets
+    /// wrapped to the key the seat announced: the session's key, and a sealed test's package
+    /// key. A seat of a sealed room that announced no key cannot be started (it is left out
+    /// and named in `left`); a plain room's is started without keys (its session unverified).
+    func starts(room: String, plan: RoomPlan, seats: [SeatView], key: ProctorSigningKey) throws(CarrelFailure)
+        -> (targets: [CommandTarget], left: [SeatView]) {
+        let package = try packageKey(room: room, plan: plan)
+        var targets: [CommandTarget] = []
+        var left: [SeatView] = []
+        for seat in seats {
+            let secrets = SeatSecrets(sessionKey: key.sessionKey(seat.session), packageKey: package)
+            guard let seatKey = seat.seatKey, let wrapped = try? KeyWrap.wrap(secrets, to: seatKey, session: seat.session) else {
+                if package != nil {
+                    left.append(seat)
+                } else {
+                    targets.append(CommandTarget(seat: seat.seat, session: seat.session))
+                }
+                continue
+            }
+            targets.append(CommandTarget(seat: seat.seat, session: seat.session, keys: wrapped))
+        }
+        return (targets, left)
+    }
+
+    /// Checks each seat's liveness with the proctor's key for its room (`SeatView.checkLiveness`);
+    /// seats of rooms this signer cannot sign for are left as the store says.
+    func check(_ seats: inout [SeatView], plans: [String: RoomPlan]) {
+        guard passphrase != nil else { return }
+        for i in seats.indices {
+            let room = seats[i].room
+            guard let plan = plans[room], let text = plan.proctorKey, let key = try? ProctorKey(parsing: text),
+                  let (signing, _) = try? self.key(room: room, plan: plan) else { continue }
+            seats[i].checkLiveness(key: key, signing: signing)
+        }
     }
 }

@@ -57,10 +57,12 @@ struct ListResults: AsyncParsableCommand {
     @OptionGroup var skipping: SkipOptions
     @OptionGroup var state: StateOptions
     @OptionGroup var lab: SharedOptions
+    @OptionGroup var verify: VerifyOptions
 
     func run() async throws {
         try await reportingFailures {
-            let data = try await ResultsData.load(state, lab: lab)
+            let data = try await ResultsData.load(state, lab: lab, verify: verify)
+            VerifyOptions.report(data.checks, sessions: data.records.map(\.id))
             let count = try write(data)
             try data.finish(data.skipped.isEmpty ? nil : "Listed \(count) session\(count == 1 ? "" : "s")", strict: skipping.strict)
         }
@@ -71,10 +73,12 @@ struct ListResults: AsyncParsableCommand {
         let scores = try data.scores()
         let rows = filters.apply(data.records, waiting: data.waiting).map { r -> SessionRow in
             let score = scores[r.id]
-            return SessionRow(session: r.id, candidate: r.candidate, assessment: r.assessmentID,
-                              status: ResultFilters.status(r, waiting: data.waiting), points: score?.points,
-                              max: score?.max, pending: score?.pending, started: Timestamp.iso(r.startedAt),
-                              ended: r.endedAt.map(Timestamp.iso), timeUsedSeconds: TimeUsed.seconds(r.elapsed))
+            var row = SessionRow(session: r.id, candidate: r.candidate, assessment: r.assessmentID,
+                                 status: ResultFilters.status(r, waiting: data.waiting), points: score?.points,
+                                 max: score?.max, pending: score?.pending, started: Timestamp.iso(r.startedAt),
+                                 ended: r.endedAt.map(Timestamp.iso), timeUsedSeconds: TimeUsed.seconds(r.elapsed))
+            row.verified = data.checks.map { $0[r.id]?.verified ?? false }
+            return row
         }
         if json {
             FileOutput.standardOutput.write(try JSONText.pretty(rows))
@@ -84,16 +88,26 @@ struct ListResults: AsyncParsableCommand {
             FileOutput.standardOutput.write("No sessions match.\n")
             return 0
         }
-        var out = "session   candidate             assessment            status            score       started               time\n"
+        let checked = data.checks != nil
+        var out = "session   candidate             assessment            status            score       started               time"
+            + (checked ? "      verified" : "") + "\n"
         let pending = rows.compactMap(\.pending).filter { $0 > 0 }.count
         for r in rows {
             var score = r.points.map { "\(PointsText.format($0))/\(PointsText.format(r.max ?? 0))" } ?? "—"
             if let pending = r.pending, pending > 0 { score += " +\(PointsText.format(pending))?" }
             out += pad(String(r.session.prefix(8)), 10) + pad(r.candidate ?? "—", 22) + pad(r.assessment, 22)
-            out += pad(r.status, 18) + pad(score, 12) + pad(r.started, 22) + DurationText.format(r.timeUsedSeconds) + "\n"
+            out += pad(r.status, 18) + pad(score, 12) + pad(r.started, 22)
+            if let verified = r.verified {
+                out += pad(DurationText.format(r.timeUsedSeconds), 12) + (verified ? "yes" : "NO") + "\n"
+            } else {
+                out += DurationText.format(r.timeUsedSeconds) + "\n"
+            }
         }
         if pending > 0 {
             out += "\n+N? is points still to mark by hand (essays) in \(pending) session\(pending == 1 ? "" : "s").\n"
+        }
+        if checked {
+            out += "\nverified: every record and the result were written by the session's seat (checked with the proctor's key).\n"
         }
         FileOutput.standardOutput.write(out)
         return rows.count
@@ -185,6 +199,7 @@ struct ExportResults: AsyncParsableCommand {
     @OptionGroup var skipping: SkipOptions
     @OptionGroup var state: StateOptions
     @OptionGroup var lab: SharedOptions
+    @OptionGroup var verify: VerifyOptions
 
     func validate() throws {
         guard ["json", "csv"].contains(format) else { throw ValidationError("--format is json or csv, not \"\(format)\"") }
@@ -192,8 +207,9 @@ struct ExportResults: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            var data = try await ResultsData.load(state, lab: lab)
+            var data = try await ResultsData.load(state, lab: lab, verify: verify)
             let sessions = filters.apply(data.records, waiting: data.waiting)
+            VerifyOptions.report(data.checks, sessions: sessions.map(\.id))
             let text: String, count: Int
             if format == "csv" {
                 (text, count) = try data.gradebook(sessions)

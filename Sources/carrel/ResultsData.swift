@@ -20,21 +20,52 @@ struct ResultsData {
     let waiting: Set<String>
     /// Sessions left out because something of theirs cannot be read (named at the end).
     private(set) var skipped: [SkippedSession]
+    /// Each session's check with the proctor's key, when asked for (`--passphrase-stdin`).
+    var checks: [String: SessionCheck]?
 
     /// The results of this seat's journal, or with `--shared` (or CARREL_SHARED) those of the
     /// lab's shared store, one room or all, read into a journal of the same form.
-    static func load(_ state: StateOptions, lab: SharedOptions) async throws(CarrelFailure) -> ResultsData {
-        guard let url = try lab.url() else { return try ResultsData(state) }
+    static func load(_ state: StateOptions, lab: SharedOptions, verify: VerifyOptions? = nil) async throws(CarrelFailure) -> ResultsData {
+        guard let url = try lab.url() else {
+            if verify?.passphraseStdin == true {
+                throw CarrelFailure(status: .usage, message: "--passphrase-stdin checks a shared store's records: give --shared URL")
+            }
+            return try ResultsData(state)
+        }
+        let signer = try verify?.signer()
         let reader = try await SharedOptions.reader(url)
         do {
-            let copy = try await reader.journalCopy(room: lab.roomName)
+            var keys: RoomKeys?
+            if let signer { keys = try await Self.roomKeys(reader, signer: signer) }
+            let copy = try await reader.journalCopy(room: lab.roomName, verifying: keys)
             await reader.close()
-            return ResultsData(journal: copy.journal, records: try copy.journal.sessions(status: nil), waiting: copy.waiting,
-                               skipped: copy.skipped)
+            var data = ResultsData(journal: copy.journal, records: try copy.journal.sessions(status: nil), waiting: copy.waiting,
+                                   skipped: copy.skipped)
+            if signer != nil { data.checks = copy.checks }
+            return data
+        } catch let failure as CarrelFailure {
+            await reader.close()
+            throw failure
         } catch {
             await reader.close()
             throw CarrelFailure(status: .cannotOpenInput, message: "cannot read the shared store \(url): \(url.redacting(SeatPublisher.describe(error)))")
         }
+    }
+
+    /// Every room's keys the passphrase derives (a wrong passphrase for a room's key is said
+    /// at once, not found session by session).
+    static func roomKeys(_ reader: SharedReader, signer: ProctorSigner) async throws -> RoomKeys {
+        var keys: [String: (ProctorKey, ProctorSigningKey)] = [:]
+        for plan in try await reader.rooms() {
+            guard let text = plan.proctorKey, let key = try? ProctorKey(parsing: text) else { continue }
+            // A closed room's sessions are checked as an open one's.
+            var plan = plan
+            plan.closedAt = nil
+            let (signing, _) = try signer.key(room: plan.room, plan: plan)
+            keys[plan.room] = (key, signing)
+        }
+        let known = keys
+        return { room in known[room] }
     }
 
     init(journal: Journal?, records: [SessionRecord], waiting: Set<String>, skipped: [SkippedSession] = []) {
@@ -187,13 +218,15 @@ extension ResultsData {
             }
         }
         let layout = CSV.layout(entries.map { ($0.heading.assessment.id, $0.items) })
-        var text = CSV.header(layout)
+        var text = CSV.header(layout, verified: checks != nil)
         var count = 0
         for entry in entries {
+            let verified = checks.map { $0[entry.heading.session]?.verified ?? false }
             var row = CSV.row(entry.heading, integrity: entry.integrity, items: entry.items, csv: entry.csv,
-                              cells: entry.cells, in: layout)
+                              cells: entry.cells, in: layout, verified: verified)
             if row == nil, let cells = try cells(entry.heading.session) {
-                row = CSV.row(entry.heading, integrity: entry.integrity, items: entry.items, csv: nil, cells: cells, in: layout)
+                row = CSV.row(entry.heading, integrity: entry.integrity, items: entry.items, csv: nil, cells: cells, in: layout,
+                              verified: verified)
             }
             guard let row else {
                 skip(entry.heading.session, "its result has no cells")
@@ -255,5 +288,27 @@ extension ResultsData {
         }
         lists[itemsText] = items
         return .success(GradebookEntry(heading: heading, integrity: integrity, items: items, csv: row.csv, cells: nil))
+    }
+}
+
+/// `--passphrase-stdin` of the results commands: with `--shared`, each session's records are
+/// checked with the proctor's key of its room.
+struct VerifyOptions: ParsableArguments {
+    @Flag(name: .customLong("passphrase-stdin"), help: "With --shared: read the proctor passphrase from standard input and check that each session's records and result were written by its seat (a \"verified\" column; each record that fails is named).")
+    var passphraseStdin = false
+
+    func signer() throws(CarrelFailure) -> ProctorSigner? {
+        guard passphraseStdin else { return nil }
+        let reader = SecretReader(prompting: false)
+        defer { reader.finish() }
+        return ProctorSigner(passphrase: try reader.read(prompt: ""))
+    }
+
+    /// Names every record that failed its check, on standard error.
+    static func report(_ checks: [String: SessionCheck]?, sessions: [String]) {
+        guard let checks else { return }
+        for session in sessions {
+            for problem in checks[session]?.problems ?? [] { Console.error(problem) }
+        }
     }
 }

@@ -66,11 +66,14 @@ struct RoomOpen: AsyncParsableCommand {
             let loaded = try AssessmentFile.load(file)
             let plan: RoomPlan
             if SealedAssessment.isSealed(loaded.bytes) {
-                let meta = try SealedFile.header(loaded, path: file).metadata
+                let header = try SealedFile.header(loaded, path: file)
+                let meta = header.metadata
+                let c = header.cost
                 plan = RoomPlan(room: room, fingerprint: meta.fingerprint, assessmentID: meta.id, assessmentTitle: meta.title,
                                 items: meta.items, timeLimitSeconds: meta.timeLimit, startMode: start,
                                 carrelVersion: SelfAttestation.version, carrelDigest: SelfAttestation.digest,
-                                proctorKey: meta.key?.description)
+                                proctorKey: meta.key?.description,
+                                package: "ln=\(c.logRounds),r=\(c.blockSize),p=\(c.parallelism)$\(Data(header.salt).base64EncodedString())")
             } else {
                 let a = try AssessmentFile.validated(file, loaded: loaded)
                 plan = RoomPlan(room: room, fingerprint: Fingerprint.of(a), assessmentID: a.id, assessmentTitle: a.title,

@@ -89,13 +89,16 @@ struct TakeCommand: AsyncParsableCommand {
         let shownCandidate = room?.match.map { "\($0.name) (\($0.candidate))" } ?? candidate
         let screenReader = room?.match?.screenReader ?? display.screenReader
         let waits = room?.plan.startMode == .proctor
+        // A sealed test in a room the proctor starts, whose header carries the proctor's key:
+        // the start opens it (its package key comes wrapped to this seat), no passphrase here.
+        let startOpens = waits && header != nil && assessment.proctor.key != nil
         let model = { (assessment: Assessment) in
             var model = TakeModel(
                 assessment: assessment, candidate: shownCandidate,
                 timeAllowed: extra.apply(to: assessment.timeLimit).map { min($0, assessment.policy.maxDuration) },
                 theme: theme, screenReader: screenReader)
             model.waitingForProctor = waits
-            model.passphraseOpensTest = header != nil
+            model.passphraseOpensTest = header != nil && !startOpens
             return model
         }
         let app = TakeApp(model: model(assessment), terminal: Canvas(theme: theme))
@@ -127,6 +130,10 @@ struct TakeCommand: AsyncParsableCommand {
         // shown to the proctor under it ("not started") before it begins.
         let sessionID = SessionIDs.random.sessionID()
         let label = options.shared
+        // The seat's key pair for the proctor's start (only its public half leaves memory),
+        // and what the start gave this session.
+        let box = SeatBox()
+        let startSecrets = Holder<SeatSecrets?>(nil)
         let prepare = { () -> TakeApp.Exit? in
             var ready = state.context(needsTerminal: true, publisher: publisher)
             ready.ids = SessionIDs(sessionID: { sessionID }, seed: SessionIDs.random.seed)
@@ -140,7 +147,8 @@ struct TakeCommand: AsyncParsableCommand {
                 label.total = assessment.itemCount
                 label.timeAllowed = extra.apply(to: assessment.timeLimit).map { min($0, assessment.policy.maxDuration) }
                 publisher.announce(.init(session: sessionID, label: label, candidate: candidate,
-                                         assessmentID: assessment.id, assessmentTitle: assessment.title))
+                                         assessmentID: assessment.id, assessmentTitle: assessment.title,
+                                         boxKey: waits ? box.publicKey : nil))
                 publisher.start()
             }
             if let hash = assessment.proctor.passphrase, let make = ready.passphrases {
@@ -161,9 +169,27 @@ struct TakeCommand: AsyncParsableCommand {
                     let fingerprint = room.fingerprint
                     let floor = SignedCommand.floor(joined: Date())
                     app.proctorStart = {
-                        publisher.verifiedStart(SignedCommand.Check(
-                            key: key, room: label.room, seat: label.seat, fingerprint: fingerprint, now: Date(),
-                            lastSequence: floor))
+                        let check = SignedCommand.Check(key: key, room: label.room, seat: label.seat, fingerprint: fingerprint,
+                                                        now: Date(), lastSequence: floor, session: sessionID)
+                        guard let (command, secrets) = publisher.verifiedStart(check, box: box) else { return nil }
+                        // The session's key: its records and liveness are authenticated with it.
+                        if let secrets { publisher.authenticate(session: sessionID, key: secrets.sessionKey) }
+                        startSecrets.value = secrets
+                        return command
+                    }
+                    if startOpens {
+                        app.startOpener = { _, _ throws(SessionError) in
+                            guard let packageKey = startSecrets.value?.packageKey else {
+                                throw .sealed(file: file, .damaged("the proctor's start did not carry the package key"))
+                            }
+                            do throws(SealedAssessment.Failure) {
+                                let real = try SealedAssessment.open(loaded.bytes, packageKey: packageKey, file: file)
+                                opened = true
+                                return model(real)
+                            } catch {
+                                throw .sealed(file: file, error)
+                            }
+                        }
                     }
                 }
             }
@@ -314,4 +340,10 @@ enum Launcher {
             throw error.failure
         }
     }
+}
+
+/// A value the terminal thread's closures share (they all run on that one thread).
+final class Holder<Value> {
+    var value: Value
+    init(_ value: Value) { self.value = value }
 }

@@ -131,6 +131,9 @@ if let sharedURL {
 var earlyRunner: Task<Void, Never>?
 if let publisher, follow { earlyRunner = Task { await publisher.run() } }
 
+/// What the proctor's start gave this session (its key, a sealed test's package key).
+nonisolated(unsafe) var startSecrets: SeatSecrets?
+
 /// The plan's last command, and (waiting for the proctor) the start that began the session.
 @MainActor func joinRoom(_ assessment: Assessment, fingerprint: String) async -> RoomStart? {
     guard follow, let publisher else { return nil }
@@ -153,27 +156,43 @@ if let publisher, follow { earlyRunner = Task { await publisher.run() } }
                                  options: SessionOptions(shared: label))
     let id = SessionIDs.random.sessionID()
     context.ids = SessionIDs(sessionID: { id }, seed: SessionIDs.random.seed)
+    let box = SeatBox()
     publisher.announce(.init(session: id, label: SharedLabel(room: room, seat: seat, total: assessment.itemCount),
-                             candidate: candidate, assessmentID: assessment.id, assessmentTitle: assessment.title))
+                             candidate: candidate, assessmentID: assessment.id, assessmentTitle: assessment.title,
+                             boxKey: box.publicKey))
     publisher.start()
     say("waiting \(id)")
     let check = { SignedCommand.Check(key: assessment.proctor.key, room: room, seat: seat, fingerprint: fingerprint,
-                                      now: Date(), lastSequence: floor) }
+                                      now: Date(), lastSequence: floor, session: id) }
     while true {
-        if let start = publisher.verifiedStart(check()) { return RoomStart(command: start) }
+        if let (start, secrets) = publisher.verifiedStart(check(), box: box) {
+            if let secrets { publisher.authenticate(session: id, key: secrets.sessionKey) }
+            startSecrets = secrets
+            say("keys \(secrets == nil ? "none" : secrets?.packageKey == nil ? "session" : "session+package")")
+            return RoomStart(command: start)
+        }
         await publisher.startBell.wait(seconds: 1)
     }
 }
 
 let runtime: SessionRuntime
-do {
+do throws(SessionError) {
     switch mode {
     case "begin":
         guard args.count > 1, let data = FileManager.default.contents(atPath: args[1]) else { fail(66, "cannot open the file") }
         let format: StoredAssessment.Format = SealedAssessment.isSealed(data) ? .sealed : .yaml
         let source = StoredAssessment(bytes: data, path: args[1], format: format)
-        let assessment: Assessment
-        if format == .sealed {
+        var assessment: Assessment
+        // A sealed test in a room the proctor starts, with no passphrase given: the start
+        // opens it (the package key comes wrapped to this seat).
+        let startOpens = format == .sealed && passphrase == nil && waitStart
+        if startOpens {
+            do throws(SealedAssessment.Failure) {
+                assessment = try SealedAssessment.header(of: [UInt8](data)).metadata.preview
+            } catch {
+                throw SessionError.sealed(file: args[1], error)
+            }
+        } else if format == .sealed {
             assessment = try SessionRuntime.open(source, passphrase: passphrase)
         } else {
             guard let read = AssessmentReader.read(bytes: [UInt8](data), file: args[1]).assessment else { fail(65, "invalid assessment") }
@@ -183,6 +202,14 @@ do {
             ? ((try? SealedAssessment.header(of: [UInt8](data)).metadata.fingerprint) ?? "")
             : Fingerprint.of(assessment)
         let start = await joinRoom(assessment, fingerprint: fingerprint)
+        if startOpens {
+            guard let packageKey = startSecrets?.packageKey else { fail(69, "the proctor's start did not carry the package key") }
+            do throws(SealedAssessment.Failure) {
+                assessment = try SealedAssessment.open([UInt8](data), packageKey: packageKey, file: args[1])
+            } catch {
+                throw SessionError.sealed(file: args[1], error)
+            }
+        }
         var label = SharedLabel(room: room, seat: seat)
         if follow { label.attestation = ["carrel_version": "driver"] }
         runtime = try SessionRuntime.begin(

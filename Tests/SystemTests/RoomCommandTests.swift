@@ -251,4 +251,158 @@ struct RoomCommandTests {
         child.send("submit")
         #expect(child.expect("finished ", timeout: 20) != nil)
     }
+
+    /// A sealed room started from the console: the seat waits with no passphrase typed, the
+    /// start carries the package key and the session's key wrapped to that seat, the test runs,
+    /// and its records verify with the proctor's key. Neither the package key nor an answer
+    /// key is anywhere in the store. Records the store's owner adds later are named, and the
+    /// session is no longer verified; a killed seat is shown interrupted at once although
+    /// someone holds its lock.
+    @Test(.timeLimit(.minutes(3)))
+    func aSealedRoomStartedFromTheConsoleVerifiesAndKeepsItsKeysOutOfTheStore() throws {
+        let pg = try PrivatePostgres()
+        defer { pg.destroy() }
+        let password = try String(contentsOfFile: pg.folder + "/password", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let url = try pg.database().replacingOccurrences(of: "postgresql://carrel@", with: "postgresql://carrel:\(password)@")
+        let database = String(url.split(separator: "/").last ?? "")
+        let proctor = Proctor()
+        let seatBox = try Sandbox()
+        let plain = seatBox.root + "/secret.yaml"
+        try """
+            carrel: 1
+            id: secret
+            title: Secret
+            time_limit: 10m
+            policy: { multiplexer: allow }
+            \(TestProctor.yaml)
+            sections:
+              - items:
+                  - {id: q1, type: text, prompt: The hidden word, accept: [quixotically]}
+                  - {id: q2, type: choice, prompt: Pick, choices: [xylophonist, other], answer: xylophonist}
+            """.write(toFile: plain, atomically: true, encoding: .utf8)
+        let sealed = seatBox.root + "/secret.carrel"
+        let seal = ChildSpawn.run(ChildProcess.carrel, ["seal", plain, "--out", sealed],
+                                  input: TestProctor.passphrase + "\n" + TestProctor.passphrase + "\n",
+                                  environment: ProcessInfo.processInfo.environment, timeout: 60)
+        #expect(seal.status == 0, "\(seal.output)")
+        #expect(try proctor.carrel(["room", "open", "s1", sealed, "--start", "proctor", "--shared", url]).status == 0)
+
+        let child = try seatBox.driver(["begin", sealed, "--shared", url, "--room", "s1", "--seat", "S1", "--follow", "--wait-start"],
+                                       environment: ["PGPASSFILE": pg.passwordFile])
+        let waiting = try #require(child.expect("waiting "))
+        let session = String(waiting.split(separator: " ")[1])
+        // From a script the key goes only with --yes, after the list of seats.
+        let unasked = try proctor.carrel(["proctor", "start", "--room", "s1", "--wait", "0", "--shared", url])
+        #expect(unasked.status == 64, "\(unasked.out)")
+        let started = try proctor.carrel(["proctor", "start", "--room", "s1", "--yes", "--wait", "20", "--shared", url])
+        #expect(started.status == 0, "\(started.out)")
+        #expect(child.expect("keys session+package") != nil)
+        #expect(child.expect("began \(session)") != nil)
+        child.send("answer q1 \(Response.text("wrong").driverJSON)")
+        #expect(child.expect("ack q1") != nil)
+
+        // Live, proven with the proctor's key.
+        func console() -> String {
+            let run = ChildSpawn.run(ChildProcess.carrel, ["proctor", "--json", "--room", "s1", "--shared", url, "--passphrase-stdin"],
+                                     input: TestProctor.passphrase + "\n", environment: ProcessInfo.processInfo.environment, timeout: 30)
+            return run.output
+        }
+        var shown = ""
+        #expect(SharedStoreTests.eventually(20) {
+            shown = console()
+            return shown.contains("\"verified\" : true") && shown.contains("\"status\" : \"active\"")
+        }, "\(shown)")
+
+        child.send("submit")
+        #expect(child.expect("finished submitted", timeout: 20) != nil)
+        _ = child.readToEnd()
+        let list = { () -> ChildSpawn.Output in
+            ChildSpawn.run(ChildProcess.carrel, ["results", "list", "--shared", url, "--room", "s1", "--json", "--passphrase-stdin"],
+                           input: TestProctor.passphrase + "\n", environment: ProcessInfo.processInfo.environment, timeout: 30)
+        }
+        var listed = list()
+        #expect(SharedStoreTests.eventually(20) {
+            listed = list()
+            return listed.output.contains("\"verified\" : true")
+        }, "\(listed.output)")
+
+        // Nothing in the store reads as the package key or an answer key.
+        let dump = pg.psql("""
+            SELECT string_agg(t::text, ' ') FROM (
+              SELECT row_to_json(r)::text AS t FROM carrel_records r UNION ALL SELECT row_to_json(c)::text FROM carrel_commands c
+              UNION ALL SELECT row_to_json(s)::text FROM carrel_sessions s UNION ALL SELECT row_to_json(x)::text FROM carrel_results x
+              UNION ALL SELECT row_to_json(o)::text FROM carrel_rooms o) all_rows
+            """, database: database).output
+        #expect(dump.contains(session), "the dump has the session's rows")
+        #expect(!dump.contains("quixotically") && !dump.contains("xylophonist"), "no answer key in the store")
+
+        // The store's owner adds a result, an answer and an event to the session: each is
+        // named, and the session is no longer verified.
+        let forged = pg.psql("""
+            INSERT INTO carrel_records (session, seq, kind, at, body, body_text, mac) VALUES
+              ('\(session)', 900001, 'event', now(), '{"kind":"focus_lost","detail":""}', '{"kind":"focus_lost","detail":""}', 'AAAA'),
+              ('\(session)', 900002, 'answer', now(), '{"item":"q1","response":{"text":"x"},"answered":true}', NULL, NULL),
+              ('\(session)', 900003, 'result', now(), (SELECT body FROM carrel_records WHERE session = '\(session)' AND kind = 'result' LIMIT 1),
+                (SELECT body_text FROM carrel_records WHERE session = '\(session)' AND kind = 'result' LIMIT 1), 'forged')
+            """, database: database)
+        #expect(forged.status == 0, "\(forged.output)")
+        listed = list()
+        #expect(listed.output.contains("\"verified\" : false"), "\(listed.output)")
+        #expect(listed.output.contains("result of session \(session.prefix(8)) was not written by its seat"), "\(listed.output)")
+        #expect(listed.output.contains("answer record 900002 of session \(session.prefix(8)) was not written by its seat"))
+        #expect(listed.output.contains("event record 900001 of session \(session.prefix(8)) was not written by its seat"))
+        let csv = ChildSpawn.run(ChildProcess.carrel, ["results", "export", "--format", "csv", "--shared", url, "--room", "s1",
+                                                       "--passphrase-stdin"],
+                                 input: TestProctor.passphrase + "\n", environment: ProcessInfo.processInfo.environment, timeout: 30)
+        #expect(csv.output.contains(",verified"), "\(csv.output)")
+        #expect(csv.output.contains(",no"))
+    }
+
+    /// A seat whose process dies is shown interrupted at once by a console with the proctor's
+    /// key, although another connection holds the seat's advisory lock and claims its liveness.
+    @Test(.timeLimit(.minutes(2)))
+    func aKilledSeatIsInterruptedWhateverLocksAnotherHolds() throws {
+        let pg = try PrivatePostgres()
+        defer { pg.destroy() }
+        let password = try String(contentsOfFile: pg.folder + "/password", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let url = try pg.database().replacingOccurrences(of: "postgresql://carrel@", with: "postgresql://carrel:\(password)@")
+        let database = String(url.split(separator: "/").last ?? "")
+        let proctor = Proctor()
+        let seatBox = try Sandbox()
+        let file = try seatBox.assessment(items: 2, extra: TestProctor.yaml)
+        #expect(try proctor.carrel(["room", "open", "k1", file, "--start", "proctor", "--shared", url]).status == 0)
+        let child = try seatBox.driver(["begin", file, "--shared", url, "--room", "k1", "--seat", "K1", "--follow", "--wait-start"],
+                                       environment: ["PGPASSFILE": pg.passwordFile])
+        let waiting = try #require(child.expect("waiting "))
+        let session = String(waiting.split(separator: " ")[1])
+        #expect(try proctor.carrel(["proctor", "start", "--room", "k1", "--wait", "20", "--shared", url]).status == 0)
+        #expect(child.expect("keys session") != nil)
+        #expect(child.expect("began") != nil)
+        func console() -> String {
+            ChildSpawn.run(ChildProcess.carrel, ["proctor", "--json", "--room", "k1", "--shared", url, "--passphrase-stdin"],
+                           input: TestProctor.passphrase + "\n", environment: ProcessInfo.processInfo.environment, timeout: 30).output
+        }
+        var shown = ""
+        #expect(SharedStoreTests.eventually(20) {
+            shown = console()
+            return shown.contains("\"verified\" : true") && shown.contains("\"status\" : \"active\"")
+        }, "\(shown)")
+        // Another connection waits for the seat's lock, takes it when the seat dies, and
+        // replays the seat's own claim of liveness (its MAC) for itself.
+        var environment = ProcessInfo.processInfo.environment
+        environment["PGPASSFILE"] = pg.passwordFile
+        let psql = ChildSpawn.which("psql", environment: environment) ?? "/usr/bin/psql"
+        let holder = try ChildProcess(psql, ["-X", "-q", "-h", "127.0.0.1", "-p", String(pg.port), "-U", "carrel", "-d", database,
+                                             "-c", "SELECT pg_advisory_lock(hashtextextended('\(session)', 0))",
+                                             "-c", "SELECT carrel_live('\(session)', (SELECT live_mac FROM carrel_sessions WHERE session = '\(session)'))",
+                                             "-c", "SELECT pg_sleep(30)"], environment: environment)
+        defer { holder.signal(SIGTERM) }
+        child.signal(SIGKILL)
+        let killed = Date()
+        #expect(SharedStoreTests.eventually(20) {
+            shown = console()
+            return shown.contains("\"status\" : \"interrupted\"")
+        }, "\(shown)")
+        #expect(Date().timeIntervalSince(killed) < 10, "shown interrupted soon after the kill")
+    }
 }

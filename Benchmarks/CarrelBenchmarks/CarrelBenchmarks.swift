@@ -42,8 +42,8 @@ func assessment(_ count: Int) -> Assessment? {
 func model(_ a: Assessment, at position: Int) -> TakeModel {
     var m = TakeModel(assessment: a, candidate: "Bench", timeAllowed: 7200, theme: .mono, screenReader: false)
     let plan = SessionPlan.make(assessment: a, sessionID: "bench", seed: 1, extraTime: .none)
-    m.session = SessionState(plan: plan, status: .active, position: position)
-    m.phase = .question
+    m.show(SessionState(plan: plan, status: .active, position: position))
+    m.phase = .test
     m.viewSize = (80, 24)
     return m
 }
@@ -115,7 +115,10 @@ let benchmarks: @Sendable () -> Void = {
         }
         Benchmark("Review screen at \(count) items") { b in
             var m = model(a, at: count / 2)
-            m.phase = .review
+            if var reviewing = m.session {
+                reviewing.status = .review
+                m.show(reviewing)
+            }
             for _ in b.scaledIterations { blackHole(Views.render(m, width: 80, height: 24)) }
         }
     }

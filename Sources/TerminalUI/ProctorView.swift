@@ -100,6 +100,11 @@ public enum ProctorView {
         for warning in s.warnings { parts.append(warning) }
         if let refusal = s.lastRefusal, s.commandsRefused > 0 { parts.append("command \(name(String(refusal.dropFirst())))") }
         if !s.commandable { parts.append("watch only: the test has no proctor key") }
+        if s.status == "not_started" {
+            // Before a start that sends the test's key: where this seat is and what it runs.
+            if let host = s.host { parts.append("host \(name(host))") }
+            if let digest = s.executableDigest { parts.append("Carrel \(name(String(digest.prefix(19))))") }
+        }
         if s.commandsPending > 0 { parts.append("\(s.commandsPending) command\(s.commandsPending == 1 ? "" : "s") not applied yet") }
         parts.append("\(s.answered) of \(s.total) answered")
         if let left = s.timeLeftSeconds, ["active", "interrupted"].contains(s.status) {

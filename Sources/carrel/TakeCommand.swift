@@ -267,7 +267,13 @@ struct ResumeCommand: AsyncParsableCommand {
     /// caller runs).
     func session(_ record: SessionRecord, journal: Journal, publisher: SeatPublisher?) throws -> TakeApp.Exit {
         let context = state.context(needsTerminal: true, publisher: publisher)
-        let assessment = try ProctorCheck.open(record, journal: journal, location: context.location, action: "resume")
+        let (assessment, passphrase) = try ProctorCheck.opened(record, journal: journal, location: context.location, action: "resume")
+        if let publisher, record.options.shared != nil, let passphrase,
+           let signing = assessment.proctor.key?.signingKey(passphrase: passphrase) {
+            // The proctor's passphrase derives the session's key again: what the resumed
+            // session publishes is authenticated as before the interruption.
+            publisher.authenticate(session: record.id, key: signing.sessionKey(record.id))
+        }
         let theme = display.resolvedTheme(launched: record.options.theme)
         var model = TakeModel(
             assessment: assessment, candidate: record.candidate,

@@ -107,6 +107,12 @@ enum ProctorCheck {
     /// only, by the passphrase the gate accepted.
     static func open(_ record: SessionRecord, journal: Journal, location: StateLocation,
                      action: String) throws(CarrelFailure) -> Assessment {
+        try opened(record, journal: journal, location: location, action: action).assessment
+    }
+
+    /// `open`, with the passphrase the gate accepted (nil in practice mode).
+    static func opened(_ record: SessionRecord, journal: Journal, location: StateLocation,
+                       action: String) throws(CarrelFailure) -> (assessment: Assessment, passphrase: String?) {
         guard !journal.isReadOnly else {
             throw CarrelFailure(status: .cannotCreate, message: "cannot \(action) session \(record.id.prefix(8)): the state directory \(location.stateDirectory) cannot be written here (a read-only medium or another user's copy); \(action) needs to record in its journal, so run it where the journal can be written (status and results only read it)")
         }
@@ -114,12 +120,12 @@ enum ProctorCheck {
             let stored = try SessionRuntime.stored(record, journal: journal)
             guard stored.format == .sealed else {
                 let assessment = try SessionRuntime.readYAML(stored)
-                _ = try require(for: record, hash: assessment.proctor.passphrase, journal: journal, location: location, action: action)
-                return assessment
+                let typed = try require(for: record, hash: assessment.proctor.passphrase, journal: journal, location: location, action: action)
+                return (assessment, typed)
             }
             let hash = try SessionRuntime.publicFacts(stored).passphrase
             let typed = try require(for: record, hash: hash, journal: journal, location: location, action: action)
-            return try SessionRuntime.open(stored, passphrase: typed, checked: true)
+            return (try SessionRuntime.open(stored, passphrase: typed, checked: true), typed)
         } catch let error as SessionError {
             throw error.failure
         } catch let error as CarrelFailure {

@@ -409,7 +409,7 @@ _carrel_results() {
 
 _carrel_results_list() {
     repeating_flags=()
-    non_repeating_flags=(--json --strict --version -h --help)
+    non_repeating_flags=(--json --strict --passphrase-stdin --version -h --help)
     repeating_options=()
     non_repeating_options=(--assessment --since --status --state-dir --shared --room --seat)
     __carrel_offer_flags_options 0
@@ -466,7 +466,7 @@ _carrel_results_show() {
 
 _carrel_results_export() {
     repeating_flags=()
-    non_repeating_flags=(--strict --version -h --help)
+    non_repeating_flags=(--strict --passphrase-stdin --version -h --help)
     repeating_options=()
     non_repeating_options=(--format --out --assessment --since --status --state-dir --shared --room --seat)
     __carrel_offer_flags_options 0
@@ -555,7 +555,7 @@ _carrel_proctor() {
 
 _carrel_proctor_watch() {
     repeating_flags=()
-    non_repeating_flags=(--json --screen-reader --version -h --help)
+    non_repeating_flags=(--json --screen-reader --passphrase-stdin --version -h --help)
     repeating_options=()
     non_repeating_options=(--shared --room --seat --theme)
     __carrel_offer_flags_options 0
@@ -580,7 +580,7 @@ _carrel_proctor_watch() {
 
 _carrel_proctor_start() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--yes --passphrase-stdin --version -h --help)
     repeating_options=(--seat)
     non_repeating_options=(--shared --room --wait)
     __carrel_offer_flags_options 0
@@ -604,7 +604,7 @@ _carrel_proctor_start() {
 
 _carrel_proctor_pause() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--yes --passphrase-stdin --version -h --help)
     repeating_options=(--seat)
     non_repeating_options=(--shared --room --wait)
     __carrel_offer_flags_options 0
@@ -628,7 +628,7 @@ _carrel_proctor_pause() {
 
 _carrel_proctor_resume() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--yes --passphrase-stdin --version -h --help)
     repeating_options=(--seat)
     non_repeating_options=(--shared --room --wait)
     __carrel_offer_flags_options 0
@@ -652,7 +652,7 @@ _carrel_proctor_resume() {
 
 _carrel_proctor_time() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--yes --passphrase-stdin --version -h --help)
     repeating_options=(--seat)
     non_repeating_options=(--shared --room --wait)
     __carrel_offer_flags_options 1
@@ -676,7 +676,7 @@ _carrel_proctor_time() {
 
 _carrel_proctor_message() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--yes --passphrase-stdin --version -h --help)
     repeating_options=(--seat)
     non_repeating_options=(--shared --room --wait)
     __carrel_offer_flags_options 1
@@ -700,7 +700,7 @@ _carrel_proctor_message() {
 
 _carrel_proctor_end() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--yes --passphrase-stdin --version -h --help)
     repeating_options=(--seat)
     non_repeating_options=(--shared --room --wait)
     __carrel_offer_flags_options 0
@@ -724,7 +724,7 @@ _carrel_proctor_end() {
 
 _carrel_proctor_acknowledge() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--yes --passphrase-stdin --version -h --help)
     repeating_options=(--seat)
     non_repeating_options=(--shared --room --wait)
     __carrel_offer_flags_options 0

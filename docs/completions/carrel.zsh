@@ -55,7 +55,7 @@ _carrel() {
             'validate:Check assessment files and list every problem.'
             'inspect:Summarise an assessment: sections, items, points, time, policy, fingerprint.'
             'import:Convert Moodle GIFT or Aiken banks and QTI 2.1/3.0 items or packages into an assessment.'
-            'passphrase:Read a proctor passphrase twice and print the hash line for an assessment.'
+            'passphrase:Read a proctor passphrase twice and print the hash and signing-key lines for an assessment.'
             'seal:Encrypt an assessment under its proctor passphrase, for labs and shared computers.'
             'status:Show whether a session holds the lock, and any interrupted sessions.'
             'resume:Continue an interrupted session where it stopped (proctor).'
@@ -281,6 +281,7 @@ _carrel_results_list() {
         '--shared[Publish to (or read from) a lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
         '--seat[This seat'\''s name in the room (default\: host and terminal).]:name:'
+        '--passphrase-stdin[With --shared\: read the proctor passphrase from standard input and check that each session'\''s records and result were written by its seat (a "verified" column; each record that fails is named).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -320,6 +321,7 @@ _carrel_results_export() {
         '--shared[Publish to (or read from) a lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
         '--seat[This seat'\''s name in the room (default\: host and terminal).]:name:'
+        '--passphrase-stdin[With --shared\: read the proctor passphrase from standard input and check that each session'\''s records and result were written by its seat (a "verified" column; each record that fails is named).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -392,6 +394,7 @@ _carrel_proctor_watch() {
         '--json[Print one snapshot of the seats as JSON and exit.]'
         '--screen-reader[Keep the cursor on the focused seat; times in whole minutes, so the screen changes only when something happens.]'
         '--theme[default, mono (also chosen by a non-empty NO_COLOR) or contrast.]:theme:{__carrel_complete "${___theme[@]}"}'
+        '--passphrase-stdin[With --json\: read the proctor passphrase from standard input and check each seat'\''s liveness with the room'\''s key ("verified").]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -407,6 +410,8 @@ _carrel_proctor_start() {
         '--room[The room (also CARREL_ROOM).]:name:'
         '*--seat[A seat to act on (repeat for several; none\: the whole room).]:seat:'
         '--wait[Seconds to wait for the seats to apply it.]:seconds:'
+        '--yes[Send a sealed test'\''s key to the seats listed without asking (start only).]'
+        '--passphrase-stdin[Read the proctor passphrase, which signs the command, from the first line of standard input (asked without echo at a terminal otherwise).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -422,6 +427,8 @@ _carrel_proctor_pause() {
         '--room[The room (also CARREL_ROOM).]:name:'
         '*--seat[A seat to act on (repeat for several; none\: the whole room).]:seat:'
         '--wait[Seconds to wait for the seats to apply it.]:seconds:'
+        '--yes[Send a sealed test'\''s key to the seats listed without asking (start only).]'
+        '--passphrase-stdin[Read the proctor passphrase, which signs the command, from the first line of standard input (asked without echo at a terminal otherwise).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -437,6 +444,8 @@ _carrel_proctor_resume() {
         '--room[The room (also CARREL_ROOM).]:name:'
         '*--seat[A seat to act on (repeat for several; none\: the whole room).]:seat:'
         '--wait[Seconds to wait for the seats to apply it.]:seconds:'
+        '--yes[Send a sealed test'\''s key to the seats listed without asking (start only).]'
+        '--passphrase-stdin[Read the proctor passphrase, which signs the command, from the first line of standard input (asked without echo at a terminal otherwise).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -452,6 +461,8 @@ _carrel_proctor_time() {
         '--room[The room (also CARREL_ROOM).]:name:'
         '*--seat[A seat to act on (repeat for several; none\: the whole room).]:seat:'
         '--wait[Seconds to wait for the seats to apply it.]:seconds:'
+        '--yes[Send a sealed test'\''s key to the seats listed without asking (start only).]'
+        '--passphrase-stdin[Read the proctor passphrase, which signs the command, from the first line of standard input (asked without echo at a terminal otherwise).]'
         ':+time:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
@@ -468,6 +479,8 @@ _carrel_proctor_message() {
         '--room[The room (also CARREL_ROOM).]:name:'
         '*--seat[A seat to act on (repeat for several; none\: the whole room).]:seat:'
         '--wait[Seconds to wait for the seats to apply it.]:seconds:'
+        '--yes[Send a sealed test'\''s key to the seats listed without asking (start only).]'
+        '--passphrase-stdin[Read the proctor passphrase, which signs the command, from the first line of standard input (asked without echo at a terminal otherwise).]'
         ':text:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
@@ -484,6 +497,8 @@ _carrel_proctor_end() {
         '--room[The room (also CARREL_ROOM).]:name:'
         '*--seat[A seat to act on (repeat for several; none\: the whole room).]:seat:'
         '--wait[Seconds to wait for the seats to apply it.]:seconds:'
+        '--yes[Send a sealed test'\''s key to the seats listed without asking (start only).]'
+        '--passphrase-stdin[Read the proctor passphrase, which signs the command, from the first line of standard input (asked without echo at a terminal otherwise).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -499,6 +514,8 @@ _carrel_proctor_acknowledge() {
         '--room[The room (also CARREL_ROOM).]:name:'
         '*--seat[A seat to act on (repeat for several; none\: the whole room).]:seat:'
         '--wait[Seconds to wait for the seats to apply it.]:seconds:'
+        '--yes[Send a sealed test'\''s key to the seats listed without asking (start only).]'
+        '--passphrase-stdin[Read the proctor passphrase, which signs the command, from the first line of standard input (asked without echo at a terminal otherwise).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

@@ -305,6 +305,15 @@ class Run:
         os.chmod(relay_pass, 0o600)
         self.env["PGPASSFILE"] = relay_pass
         self.seat_url = self.pg_url.replace(f":{self.pg.port}/", f":{self.relay.port}/")
+        if a.sealed:
+            global ASSESSMENT
+            sealed = os.path.join(self.tmp, "room.carrel")
+            made = subprocess.run([CARREL, "seal", ASSESSMENT, "--out", sealed], input=(PASSPHRASE + "\n") * 2,
+                                  capture_output=True, text=True, env=self.env)
+            if made.returncode != 0:
+                say(f"seal failed: {made.stderr}")
+                return 2
+            ASSESSMENT = sealed
         _, took, code, out = self.command("room", "open", ROOM, ASSESSMENT, "--start", "proctor")
         if code != 0:
             say(f"room open failed: {out}")
@@ -342,7 +351,7 @@ class Run:
         say("\n(a) carrel proctor start --room: from the command's launch to each seat's `began`")
         seat_pids = [s.proc.pid for s in self.seats]
         cpu_before = (shared.cpu_seconds(seat_pids), shared.cpu_seconds(self.pg.pids()), sum(os.times()[:2]), shared.machine_cpu())
-        started, took, code, out = self.command("proctor", "start", "--room", ROOM, "--wait", "30")
+        started, took, code, out = self.command("proctor", "start", "--room", ROOM, "--wait", "30", "--yes")
         began = [s.began - started for s in self.seats if s.began]
         self.until(lambda: all(s.began for s in self.seats), 10)
         began = [s.began - started for s in self.seats if s.began]
@@ -637,6 +646,8 @@ def main():
     p.add_argument("--light", type=int, default=1000, help="light seats in (g); 0 skips (g)")
     p.add_argument("--light-seconds", type=float, default=60, help="how long the light seats run in (g)")
     p.add_argument("--light-every", type=float, default=5, help="seconds between a light seat's answers in (g)")
+    p.add_argument("--sealed", action="store_true",
+                   help="(a)-(d) with the test sealed: the seats wait with no passphrase and the start carries its key")
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--keep", action="store_true")
     args = p.parse_args()

@@ -238,7 +238,11 @@ extension SharedReader {
             var last = try await StoreCall.value(
                 c, "SELECT coalesce(max(sequence), 0) FROM carrel_commands WHERE room = \(room)", as: Int64.self,
                 logger: logger) ?? 0
-            var ids: [Int64] = []
+            var seats: [String] = []
+            var sessions: [String] = []
+            var envelopes: [String] = []
+            var signatures: [String] = []
+            var sequences: [Int64] = []
             for target in targets {
                 let now = Date()
                 let sequence = CommandEnvelope.nextSequence(now: now, after: last)
@@ -247,18 +251,23 @@ extension SharedReader {
                                                issued: now.timeIntervalSince1970, fingerprint: fingerprint,
                                                session: target.session, keys: target.keys)
                 let signed = try SignedCommand.sign(envelope, with: key)
-                let seat = target.seat
-                let session = target.session
-                if let id = try await StoreCall.value(c, """
-                    INSERT INTO carrel_commands (room, seat, action, argument, envelope, signature, sequence, session)
-                    VALUES (\(room), \(seat), \(name), \(argument), \(signed.envelope), \(signed.signature), \(sequence),
-                            \(session))
-                    RETURNING id
-                    """, as: Int64.self, logger: logger) {
-                    ids.append(id)
-                }
+                // An empty name stands for none (the store keeps NULL).
+                seats.append(target.seat ?? "")
+                sessions.append(target.session ?? "")
+                envelopes.append(signed.envelope)
+                signatures.append(signed.signature)
+                sequences.append(sequence)
             }
-            return ids
+            // One statement for them all: one notice wakes the room's seats once, not once per seat.
+            let rows = try await StoreCall.rows(c, """
+                INSERT INTO carrel_commands (room, seat, action, argument, envelope, signature, sequence, session)
+                  SELECT \(room), nullif(t, ''), \(name), \(argument), e, g, q, nullif(x, '')
+                  FROM unnest(\(seats)::text[], \(envelopes)::text[], \(signatures)::text[], \(sequences)::int8[], \(sessions)::text[])
+                    WITH ORDINALITY AS u(t, e, g, q, x, n)
+                  ORDER BY n
+                RETURNING id::text
+                """, logger: logger)
+            return rows.compactMap { StoreRows.texts($0)?.first.flatMap { $0 }.flatMap { Int64($0) } }.sorted()
         }
     }
 

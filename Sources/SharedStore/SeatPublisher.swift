@@ -436,6 +436,7 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                     lastCommandRead = ProcessInfo.processInfo.systemUptime
                     try await readCommands(c, room: follow.room, seat: follow.seat, waiting: journal == nil)
                 }
+                try await claimLive(c, &claimed, session: session)
                 let batch = try journal?.outbox(after: confirmed, limit: batchSize) ?? []
                 if let journal, !batch.isEmpty {
                     let sent = Self.latestProgressOnly(batch)
@@ -619,17 +620,6 @@ public final class SeatPublisher: SessionPublishing, Sendable {
             }
             claimed.announced = announcement.session
         }
-        if let session, claimed.live != session, let key = shared.withLock({ $0.sessionKeys[session] }) {
-            // Liveness only this seat can claim: its server process, with its session's MAC.
-            let pid = try await guarded(c) {
-                try await StoreCall.value(c, "SELECT pg_backend_pid()::int8", as: Int64.self, logger: self.logger) ?? 0
-            }
-            let mac = SessionMAC.live(key: key, session: session, pid: pid)
-            try await guarded(c) {
-                try await StoreCall.run(c, "SELECT carrel_live(\(session), \(mac))", logger: self.logger)
-            }
-            claimed.live = session
-        }
         guard let session, claimed.locked != session else { return }
         if let old = claimed.locked {
             // The seat moved on to another session (a demo): its old one is not live.
@@ -643,6 +633,20 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                                       logger: self.logger) ?? false
         }
         if granted { claimed.locked = session }
+    }
+
+    /// Liveness only this seat can claim: its connection's server process, with its session's
+    /// MAC (once per connection and session; after the commands a new connection reads first).
+    func claimLive(_ c: PostgresConnection, _ claimed: inout Claimed, session: String?) async throws {
+        guard let session, claimed.live != session, let key = shared.withLock({ $0.sessionKeys[session] }) else { return }
+        let pid = try await guarded(c) {
+            try await StoreCall.value(c, "SELECT pg_backend_pid()::int8", as: Int64.self, logger: self.logger) ?? 0
+        }
+        let mac = SessionMAC.live(key: key, session: session, pid: pid)
+        try await guarded(c) {
+            try await StoreCall.run(c, "SELECT carrel_live(\(session), \(mac))", logger: self.logger)
+        }
+        claimed.live = session
     }
 
     func guarded<T: Sendable>(_ c: PostgresConnection, _ work: @escaping @Sendable () async throws -> T) async throws -> T {

@@ -227,4 +227,39 @@ struct RoomEndToEndTests {
                            database: database)
         #expect(kept.output.trimmingCharacters(in: .whitespacesAndNewlines) == "small")
     }
+
+    /// The console asks the proctor passphrase once, signs what it sends, and starts a waiting
+    /// seat with its session's key; the seat's liveness then verifies in the console.
+    @Test(.timeLimit(.minutes(3)), .enabled(if: TestEnvironment.runs(whenInstalled: PrivatePostgres.unavailable == nil), "needs PostgreSQL (scripts/install-deps)"))
+    func theConsoleAsksThePassphraseOnceAndSignsWhatItSends() throws {
+        let pg = try PrivatePostgres.shared()
+        let lab = try lab(pg)
+        let t = try #require(TmuxHarness())
+        let file = try t.fixture("geography.yaml")
+        #expect(carrel(["room", "open", "lab6", file, "--start", "proctor", "--shared", lab.owner]).status == 0)
+        t.start("seat", ["take", file, "--shared", lab.seat, "--room", "lab6", "--seat", "F1", "--candidate", "Ada"])
+        #expect(t.waitFor("seat", "Waiting for the proctor") != nil)
+        let quoted = ([TmuxHarness.carrel, "proctor", "--shared", lab.owner, "--room", "lab6"])
+            .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        t.run(["new-window", "-d", "-n", "console", "sh -c '\"$0\" \"$@\"; echo EXIT=$?; sleep 600' " + quoted.joined(separator: " ")])
+        t.run(["resize-window", "-t", "e2e:console", "-x", "80", "-y", "24"])
+        #expect(t.waitFor("console", "Proctor passphrase (signs the console's commands") != nil)
+        t.type("console", TestProctor.passphrase)
+        t.keys("console", "Enter")
+        #expect(t.waitFor("console", "Seat F1, Ada: waiting") != nil)
+        #expect(!t.screen("console").contains(TestProctor.passphrase), "the passphrase is never shown")
+        t.keys("console", "s")
+        #expect(t.waitFor("seat", "This terminal is now locked to Carrel", timeout: 20) != nil)
+        t.keys("seat", "Enter")
+        #expect(t.waitFor("seat", "Question 1 of") != nil)
+        t.keys("console", "p")
+        #expect(t.waitFor("seat", "Paused by the proctor", timeout: 20) != nil)
+        let json = ChildSpawn.run(TmuxHarness.carrel, ["proctor", "--json", "--shared", lab.owner, "--room", "lab6", "--passphrase-stdin"],
+                                  input: TestProctor.passphrase + "\n", environment: ProcessInfo.processInfo.environment, timeout: 30)
+        #expect(json.output.contains("\"verified\" : true"), "\(json.output)")
+        t.keys("console", "c")
+        #expect(t.waitFor("seat", "Question 1 of", timeout: 20) != nil)
+        t.keys("console", "q")
+        #expect(t.exitStatus("console") == 0)
+    }
 }

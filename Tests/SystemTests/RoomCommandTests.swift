@@ -334,7 +334,19 @@ struct RoomCommandTests {
               UNION ALL SELECT row_to_json(o)::text FROM carrel_rooms o) all_rows
             """, database: database).output
         #expect(dump.contains(session), "the dump has the session's rows")
-        #expect(!dump.contains("quixotically") && !dump.contains("xylophonist"), "no answer key in the store")
+        let log = (try? String(contentsOfFile: pg.folder + "/server.log", encoding: .utf8)) ?? ""
+        for (text, place) in [(dump, "store"), (log, "server log")] {
+            #expect(!text.contains("quixotically") && !text.contains("xylophonist"), "no answer key in the \(place)")
+        }
+        // Nor the package key, in any spelling.
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: sealed)))
+        let header = try SealedAssessment.header(of: bytes)
+        let packageKey = try SealedAssessment.packageKey(passphrase: TestProctor.passphrase, salt: header.salt, cost: header.cost)
+        #expect(try SealedAssessment.open(bytes, packageKey: packageKey, file: sealed).id == "secret", "the derived key is the package's")
+        let spellings = [Data(packageKey).base64EncodedString(), packageKey.map { String(format: "%02x", $0) }.joined()]
+        for spelling in spellings {
+            #expect(!dump.contains(spelling) && !log.contains(spelling), "the package key is nowhere in the store or its log")
+        }
 
         // The store's owner adds a result, an answer and an event to the session: each is
         // named, and the session is no longer verified.

@@ -299,7 +299,7 @@ public final class SharedReader: Sendable {
         let logger = self.logger
         let rows = try await StoreCall.guarded(connection, timeout: 10) { try await StoreCall.rows(connection, """
             SELECT session, seq::text AS seq_text, extract(epoch FROM at)::text, left(coalesce(body->>'kind', ''), 100),
-                   left(coalesce(body->>'detail', ''), \(Self.detailLimit))
+                   left(coalesce(body->>'detail', ''), \(Self.detailLimit)::int)
             FROM carrel_records
             WHERE session = \(session) AND kind = 'event' ORDER BY seq LIMIT \(Self.eventLimit)
             """, logger: logger) }

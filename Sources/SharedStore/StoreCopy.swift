@@ -95,6 +95,32 @@ extension SharedReader {
     /// its events and result are the ones that verify, and each record that does not is named.
     /// A session begun without that start is unverified, whatever its records say.
     func verify(_ copy: inout CopyPlan, ids: [String], keys: RoomKeys) async throws -> [String: SessionCheck] {
+        let found = try await sessionChecks(copy.sessions.map { ($0.session, $0.room) }, keys: keys)
+        var checks: [String: SessionCheck] = [:]
+        for (session, found) in found {
+            if let genuine = found.genuine {
+                copy.events[session] = genuine.events
+                copy.results[session] = nil
+                if let result = genuine.result { copy.add(result: session, json: result) }
+            }
+            var check = found.check
+            // A result that cannot be read is no verified result.
+            if check.verified && copy.results[session] == nil { check.verified = false }
+            checks[session] = check
+        }
+        return checks
+    }
+
+    /// One session checked with its room's keys (the console's integrity report).
+    public func check(session: String, room: String, keys: RoomKeys) async throws -> SessionCheck? {
+        try await sessionChecks([(session, room)], keys: keys)[session]?.check
+    }
+
+    /// Each session's check, and for a session its start gave a key, the events and result
+    /// its own seat wrote (read from its records, never from the store's summary tables).
+    func sessionChecks(_ sessions: [(id: String, room: String)], keys: RoomKeys) async throws
+        -> [String: (check: SessionCheck, genuine: (events: [StoreRows.Event], result: String?)?)] {
+        let ids = sessions.map(\.id)
         let connection = self.connection
         let logger = self.logger
         let startRows = try await StoreCall.guarded(connection, timeout: 30) { try await StoreCall.rows(connection, """
@@ -115,20 +141,19 @@ extension SharedReader {
             guard let t = StoreRows.texts(row), t.count == 6, let session = t[0], let seq = t[1].flatMap({ Int64($0) }) else { continue }
             records[session, default: []].append(StoredRecord(session: session, seq: seq, kind: t[2] ?? "", at: t[3], body: t[4], mac: t[5]))
         }
-        var checks: [String: SessionCheck] = [:]
-        for raw in copy.sessions {
-            let session = raw.session
+        var out: [String: (check: SessionCheck, genuine: (events: [StoreRows.Event], result: String?)?)] = [:]
+        for (session, room) in sessions {
             let short = String(session.prefix(8))
-            guard let (publicKey, signing) = keys(raw.room) else {
-                checks[session] = SessionCheck(verified: false, problems: ["session \(short) cannot be checked: its room's test has no proctor key, or the passphrase is not its proctor's"])
+            guard let (publicKey, signing) = keys(room) else {
+                out[session] = (SessionCheck(verified: false, problems: ["session \(short) cannot be checked: its room's test has no proctor key, or the passphrase is not its proctor's"]), nil)
                 continue
             }
             let keyed = (starts[session] ?? []).contains { start in
                 guard let envelope = start.envelope(signedBy: publicKey) else { return false }
-                return envelope.action == "start" && envelope.session == session && envelope.keys != nil && envelope.room == raw.room
+                return envelope.action == "start" && envelope.session == session && envelope.keys != nil && envelope.room == room
             }
             guard keyed else {
-                checks[session] = SessionCheck(verified: false, problems: ["session \(short) was begun without the console's start, so nothing proves its records are its seat's"])
+                out[session] = (SessionCheck(verified: false, problems: ["session \(short) was begun without the console's start, so nothing proves its records are its seat's"]), nil)
                 continue
             }
             let key = signing.sessionKey(session)
@@ -151,13 +176,9 @@ extension SharedReader {
                     result = json
                 }
             }
-            copy.events[session] = events
-            copy.results[session] = nil
-            if let result { copy.add(result: session, json: result) }
-            checks[session] = SessionCheck(verified: problems.isEmpty && result != nil && copy.results[session] != nil,
-                                           problems: problems)
+            out[session] = (SessionCheck(verified: problems.isEmpty && result != nil, problems: problems), (events, result))
         }
-        return checks
+        return out
     }
 }
 

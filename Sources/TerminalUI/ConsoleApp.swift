@@ -20,11 +20,14 @@ public struct ConsoleSeatReport: Sendable, Equatable {
     public var session: String
     public var events: [JournalEvent]?
     public var problem: String?
+    /// The session's records checked with the proctor's key, in words (nil: not checked).
+    public var check: [String]?
 
-    public init(session: String, events: [JournalEvent]?, problem: String?) {
+    public init(session: String, events: [JournalEvent]?, problem: String?, check: [String]? = nil) {
         self.session = session
         self.events = events
         self.problem = problem
+        self.check = check
     }
 }
 
@@ -96,7 +99,7 @@ public final class ConsoleApp: LoopedScreen {
         }
         if let sent = source.takeSent() { model.notice = sent }
         if let report = source.takeReport(), model.report != nil, model.selectedSeat?.session == report.session {
-            model.report = reportLines(events: report.events, problem: report.problem)
+            model.report = reportLines(events: report.events, problem: report.problem, check: report.check)
         }
     }
 
@@ -127,7 +130,7 @@ public final class ConsoleApp: LoopedScreen {
         source.wantReport(seat.session)
     }
 
-    func reportLines(events: [JournalEvent]?, problem: String?) -> [String] {
+    func reportLines(events: [JournalEvent]?, problem: String?, check: [String]? = nil) -> [String] {
         guard let seat = model.selectedSeat else { return [] }
         let name = ProctorView.name
         // Everything a seat sent is shown as the list shows it: invisible characters spelled out.
@@ -138,6 +141,7 @@ public final class ConsoleApp: LoopedScreen {
             return lines + ["The events cannot be read now: \(problem). Esc, then Enter to try again."]
         }
         guard let events else { return lines + ["Reading the seat's events…"] }
+        if let check { lines += check.map(name) + [""] }
         lines += IntegrityReport(events: events, interruptions: seat.interruptions).lines
         lines += ["", "Timeline"]
         for e in events { lines.append("\(Timestamp.iso(e.at))  \(name(e.kind))  \(name(e.detail))") }

@@ -137,6 +137,8 @@ final class ConsoleFeed: ConsoleSource, Sendable {
         var sent: String?
         var plans: [String: RoomPlan] = [:]
         var plansAt = Date.distantPast
+        /// Each session's room, from the last reading (for its report's check).
+        var rooms: [String: String] = [:]
     }
 
     let url: SharedURL
@@ -285,7 +287,23 @@ final class ConsoleFeed: ConsoleSource, Sendable {
         await sendCommands(reader)
         if let wanted = requests.report {
             do {
-                setReport(ConsoleSeatReport(session: wanted, events: try await reader.events(session: wanted), problem: nil))
+                var check: [String]?
+                if signer.hasPassphrase, let room = shared.withLock({ $0.rooms[wanted] }) {
+                    // The records checked with the proctor's key, each that fails named.
+                    let plans = try await plans(reader, rooms: [room])
+                    let keys = signer.roomKeys(plans)
+                    if let found = try await reader.check(session: wanted, room: room, keys: keys) {
+                        if found.verified {
+                            check = ["Records: verified — every record and the result were written by this seat"]
+                        } else if found.problems.isEmpty {
+                            check = ["Records: every record so far was written by this seat (no result yet)"]
+                        } else {
+                            check = ["Records: NOT verified"] + found.problems.map { "  \($0)" }
+                        }
+                    }
+                }
+                setReport(ConsoleSeatReport(session: wanted, events: try await reader.events(session: wanted), problem: nil,
+                                            check: check))
             } catch {
                 setReport(ConsoleSeatReport(session: wanted, events: nil, problem: SeatPublisher.describe(error)))
             }
@@ -293,6 +311,8 @@ final class ConsoleFeed: ConsoleSource, Sendable {
         do {
             var seats = try await reader.seats(room: room)
             if signer.hasPassphrase { signer.check(&seats, plans: try await plans(reader, rooms: Set(seats.map(\.room)))) }
+            let rooms = Dictionary(seats.map { ($0.session, $0.room) }, uniquingKeysWith: { first, _ in first })
+            shared.withLock { $0.rooms = rooms }
             publish(Reading(seats: seats, problem: nil, at: Date()))
             return true
         } catch {

@@ -102,4 +102,19 @@ final class ProctorSigner: Sendable {
             seats[i].checkLiveness(key: key, signing: signing)
         }
     }
+
+    /// The keys of the rooms of `plans` this signer can sign for (closed rooms included), for
+    /// checking records.
+    func roomKeys(_ plans: [String: RoomPlan]) -> RoomKeys {
+        var keys: [String: (ProctorKey, ProctorSigningKey)] = [:]
+        for (room, plan) in plans {
+            var open = plan
+            open.closedAt = nil
+            guard let text = plan.proctorKey, let key = try? ProctorKey(parsing: text),
+                  let (signing, _) = try? self.key(room: room, plan: open) else { continue }
+            keys[room] = (key, signing)
+        }
+        let known = keys
+        return { known[$0] }
+    }
 }

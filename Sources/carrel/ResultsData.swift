@@ -55,17 +55,15 @@ struct ResultsData {
     /// Every room's keys the passphrase derives (a wrong passphrase for a room's key is said
     /// at once, not found session by session).
     static func roomKeys(_ reader: SharedReader, signer: ProctorSigner) async throws -> RoomKeys {
-        var keys: [String: (ProctorKey, ProctorSigningKey)] = [:]
-        for plan in try await reader.rooms() {
-            guard let text = plan.proctorKey, let key = try? ProctorKey(parsing: text) else { continue }
-            // A closed room's sessions are checked as an open one's.
-            var plan = plan
-            plan.closedAt = nil
-            let (signing, _) = try signer.key(room: plan.room, plan: plan)
-            keys[plan.room] = (key, signing)
+        var plans: [String: RoomPlan] = [:]
+        for plan in try await reader.rooms() where plan.proctorKey != nil {
+            // A closed room's sessions are checked as an open one's; a wrong passphrase is said now.
+            var open = plan
+            open.closedAt = nil
+            _ = try signer.key(room: plan.room, plan: open)
+            plans[plan.room] = plan
         }
-        let known = keys
-        return { room in known[room] }
+        return signer.roomKeys(plans)
     }
 
     init(journal: Journal?, records: [SessionRecord], waiting: Set<String>, skipped: [SkippedSession] = []) {

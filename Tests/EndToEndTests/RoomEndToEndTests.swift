@@ -259,6 +259,10 @@ struct RoomEndToEndTests {
         #expect(json.output.contains("\"verified\" : true"), "\(json.output)")
         t.keys("console", "c")
         #expect(t.waitFor("seat", "Question 1 of", timeout: 20) != nil)
+        // The seat's integrity report says its records were checked with the proctor's key.
+        t.keys("console", "Enter")
+        #expect(t.waitFor("console", "Records: every record so far was written by this seat") != nil, "\(t.screen("console"))")
+        t.keys("console", "Escape")
         t.keys("console", "q")
         #expect(t.exitStatus("console") == 0)
     }

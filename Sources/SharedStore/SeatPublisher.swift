@@ -436,7 +436,7 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                     lastCommandRead = ProcessInfo.processInfo.systemUptime
                     try await readCommands(c, room: follow.room, seat: follow.seat, waiting: journal == nil)
                 }
-                try await claimLive(c, &claimed, session: session)
+                try await claimLive(c, &claimed, session: session, elapsed: elapsed)
                 let batch = try journal?.outbox(after: confirmed, limit: batchSize) ?? []
                 if let journal, !batch.isEmpty {
                     let sent = Self.latestProgressOnly(batch)
@@ -485,9 +485,7 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                 let now = ProcessInfo.processInfo.systemUptime
                 if let session, let elapsed, now - lastPulse >= Self.pulseInterval {
                     lastPulse = now
-                    try await guarded(c) {
-                        try await StoreCall.run(c, "SELECT carrel_pulse(\(session), \(elapsed))", logger: self.logger)
-                    }
+                    try await pulse(c, &claimed, session: session, elapsed: elapsed)
                 }
                 // Sleep until the next thing due: the pulse of a running session, the fallback
                 // read of commands, at most `idleWait`. A seat waiting at its start screen has
@@ -606,6 +604,8 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         var locked: String?
         /// The session whose authenticated claim names this connection's server process.
         var live: String?
+        /// This connection's server process.
+        var pid: Int64?
     }
 
     /// Announces a seat at its start screen, and holds the running session's advisory lock,
@@ -636,17 +636,32 @@ public final class SeatPublisher: SessionPublishing, Sendable {
     }
 
     /// Liveness only this seat can claim: its connection's server process, with its session's
-    /// MAC (once per connection and session; after the commands a new connection reads first).
-    func claimLive(_ c: PostgresConnection, _ claimed: inout Claimed, session: String?) async throws {
-        guard let session, claimed.live != session, let key = shared.withLock({ $0.sessionKeys[session] }) else { return }
-        let pid = try await guarded(c) {
-            try await StoreCall.value(c, "SELECT pg_backend_pid()::int8", as: Int64.self, logger: self.logger) ?? 0
-        }
-        let mac = SessionMAC.live(key: key, session: session, pid: pid)
-        try await guarded(c) {
-            try await StoreCall.run(c, "SELECT carrel_live(\(session), \(mac))", logger: self.logger)
-        }
+    /// MAC, made once a connection has read the commands it waits for, and again with every
+    /// pulse (`pulse`), so that a claim someone else overwrote does not last.
+    func claimLive(_ c: PostgresConnection, _ claimed: inout Claimed, session: String?, elapsed: Double?) async throws {
+        guard let session, claimed.live != session, shared.withLock({ $0.sessionKeys[session] }) != nil else { return }
+        try await pulse(c, &claimed, session: session, elapsed: elapsed)
         claimed.live = session
+    }
+
+    /// The session's time used; for a session with a key, with its claim to this connection.
+    func pulse(_ c: PostgresConnection, _ claimed: inout Claimed, session: String, elapsed: Double?) async throws {
+        guard let key = shared.withLock({ $0.sessionKeys[session] }) else {
+            guard let elapsed else { return }
+            try await guarded(c) {
+                try await StoreCall.run(c, "SELECT carrel_pulse(\(session), \(elapsed))", logger: self.logger)
+            }
+            return
+        }
+        if claimed.pid == nil {
+            claimed.pid = try await guarded(c) {
+                try await StoreCall.value(c, "SELECT pg_backend_pid()::int8", as: Int64.self, logger: self.logger) ?? 0
+            }
+        }
+        let mac = SessionMAC.live(key: key, session: session, pid: claimed.pid ?? 0)
+        try await guarded(c) {
+            try await StoreCall.run(c, "SELECT carrel_live(\(session), \(mac), \(elapsed))", logger: self.logger)
+        }
     }
 
     func guarded<T: Sendable>(_ c: PostgresConnection, _ work: @escaping @Sendable () async throws -> T) async throws -> T {

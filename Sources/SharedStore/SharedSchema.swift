@@ -266,12 +266,14 @@ public enum SharedSchema {
             ON CONFLICT (session) DO UPDATE SET last_seen = now() WHERE carrel_sessions.status = 'not_started';
         $$;
 
-        CREATE FUNCTION carrel_live(p_session text, p_mac text) RETURNS void
+        CREATE FUNCTION carrel_live(p_session text, p_mac text, p_elapsed double precision) RETURNS void
           LANGUAGE sql SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
-          -- The seat's claim to this connection: its server process, taken here (no caller can
-          -- name another's), with the seat's MAC of it; a console with the proctor's key counts
-          -- the seat live while that process lives and the MAC verifies.
-          UPDATE carrel_sessions SET backend_pid = pg_backend_pid(), live_mac = left(p_mac, 100)
+          -- The pulse of a seat with a session key, and its claim to this connection: its server
+          -- process, taken here (no caller can name another's), with the seat's MAC of it. A
+          -- console with the proctor's key counts the seat live while that process lives and
+          -- the MAC verifies; a claim someone else overwrote is made again at the next pulse.
+          UPDATE carrel_sessions SET backend_pid = pg_backend_pid(), live_mac = left(p_mac, 100), last_seen = now(),
+              elapsed_seconds = coalesce(least(greatest(p_elapsed, 0), 10000000), elapsed_seconds)
             WHERE session = p_session;
         $$;
 
@@ -359,7 +361,7 @@ public enum SharedSchema {
                           AND encode(sha256(convert_to(coalesce(r.body_text, ''), 'UTF8')), 'hex') = u.d);
         $$;
         REVOKE ALL ON FUNCTION carrel_seat_kept(text[], int8[], text[], text[]) FROM PUBLIC;
-        REVOKE ALL ON FUNCTION carrel_live(text, text) FROM PUBLIC;
+        REVOKE ALL ON FUNCTION carrel_live(text, text, double precision) FROM PUBLIC;
         REVOKE ALL ON FUNCTION carrel_hello(text, jsonb) FROM PUBLIC;
         DO $$
         DECLARE
@@ -369,7 +371,7 @@ public enum SharedSchema {
                    WHERE routine_name = 'carrel_seat_commands' AND privilege_type = 'EXECUTE'
                      AND routine_schema = current_schema() AND grantee <> current_user LOOP
             EXECUTE format('GRANT EXECUTE ON FUNCTION carrel_seat_signed_commands(text, text, bigint), '
-              'carrel_seat_starts(text, text, bigint), carrel_command_refused(text, text), carrel_live(text, text), '
+              'carrel_seat_starts(text, text, bigint), carrel_command_refused(text, text), carrel_live(text, text, double precision), '
               'carrel_seat_kept(text[], int8[], text[], text[]) TO %I', r.grantee);
           END LOOP;
         END $$

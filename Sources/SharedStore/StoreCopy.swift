@@ -106,6 +106,17 @@ extension SharedReader {
             var check = found.check
             // A result that cannot be read is no verified result.
             if check.verified && copy.results[session] == nil { check.verified = false }
+            if check.verified, let document = copy.results[session]?.document,
+               let i = copy.sessions.firstIndex(where: { $0.session == session }) {
+                // What the list shows of a verified session comes from its seat's own result,
+                // not from the store's summary row (which records anyone sent have changed).
+                copy.sessions[i].candidate = document.candidate
+                copy.sessions[i].status = "ended"
+                copy.sessions[i].endReason = document.status.rawValue
+                copy.sessions[i].endedAt = Timestamp.date(document.endedAt) ?? copy.sessions[i].endedAt
+                copy.sessions[i].elapsed = Double(document.timeUsedSeconds)
+                copy.sessions[i].interruptions = document.interruptions
+            }
             checks[session] = check
         }
         return checks

@@ -78,7 +78,7 @@ public enum StoreSetup {
             GRANT EXECUTE ON FUNCTION carrel_pulse(text, double precision), carrel_hello(text, jsonb), carrel_schema_version(),
               carrel_room_plan(text, text), carrel_roster_candidate(text, text, text), carrel_seat_commands(text, text, bigint),
               carrel_seat_refused(text, jsonb), carrel_seat_marks(text[], bigint), carrel_seat_signed_commands(text, text, bigint),
-              carrel_seat_starts(text, text, bigint), carrel_command_refused(text, text), carrel_live(text, text),
+              carrel_seat_starts(text, text, bigint), carrel_command_refused(text, text), carrel_live(text, text, double precision),
               carrel_seat_kept(text[], int8[], text[], text[])
               TO \(seat)
             """,

@@ -54,8 +54,14 @@ final class ProctorSigner: Sendable {
             if kv.count == 2, let value = Int(kv[1]) { params[kv[0]] = value }
         }
         guard parts.count == 2, let ln = params["ln"], let r = params["r"], let p = params["p"],
-              let salt = Data(base64Encoded: parts[1]), let passphrase else {
+              let salt = Data(base64Encoded: parts[1]), salt.count >= 16, let passphrase else {
             throw CarrelFailure(status: .refused, message: "room \(name)'s plan holds sealed-test parameters this Carrel cannot read; open the room again from the sealed file")
+        }
+        // The plan is the store's: a cheaper derivation than any `carrel seal` makes would hand
+        // a made-up seat a fast way to guess the passphrase. Never below the sealing standard.
+        let standard = SealedAssessment.Cost.standard
+        guard ln >= standard.logRounds, r >= standard.blockSize else {
+            throw CarrelFailure(status: .refused, message: "room \(name)'s plan asks for a package key cheaper than any sealed test has (scrypt ln=\(ln), r=\(r)); it was changed in the store: open the room again from the sealed file")
         }
         do throws(SealedAssessment.Failure) {
             let key = try SealedAssessment.packageKey(passphrase: passphrase, salt: Array(salt),

@@ -127,11 +127,14 @@ struct ShowResult: AsyncParsableCommand {
     @OptionGroup var skipping: SkipOptions
     @OptionGroup var state: StateOptions
     @OptionGroup var lab: SharedOptions
+    @OptionGroup var verify: VerifyOptions
 
     func run() async throws {
         try await reportingFailures {
-            let data = try await ResultsData.load(state, lab: lab)
+            let data = try await ResultsData.load(state, lab: lab, verify: verify)
             let record = try data.session(session)
+            VerifyOptions.report(data.checks, sessions: [record.id])
+            let verified = data.checks.map { $0[record.id]?.verified ?? false }
             let integrity = try data.integrity(record)
             let result = try data.result(record.id)
             let events = try data.events(record)
@@ -140,9 +143,11 @@ struct ShowResult: AsyncParsableCommand {
                     var result: ResultDocument?
                     var integrity: IntegrityReport
                     var status: String
+                    var verified: Bool?
                 }
                 FileOutput.standardOutput.write(try JSONText.pretty(Output(result: result, integrity: integrity,
-                                                                      status: ResultFilters.status(record, waiting: data.waiting))))
+                                                                      status: ResultFilters.status(record, waiting: data.waiting),
+                                                                      verified: verified)))
                 try data.finish(nil, strict: skipping.strict)
                 return
             }
@@ -150,6 +155,10 @@ struct ShowResult: AsyncParsableCommand {
             out += "Candidate   \(TextWidth.sanitise(record.candidate ?? "—"))\n"
             out += "Assessment  \(record.assessmentID) — \(record.assessmentTitle) (\(record.fingerprint.prefix(19))…)\n"
             out += "Status      \(ResultFilters.status(record, waiting: data.waiting))\n"
+            if let verified {
+                out += "Verified    " + (verified ? "yes: every record and the result were written by its seat\n"
+                                                  : "NO (see the lines above)\n")
+            }
             out += "Started     \(Timestamp.iso(record.startedAt))\n"
             if let ended = record.endedAt { out += "Ended       \(Timestamp.iso(ended))\n" }
             out += "Time used   \(DurationText.format(TimeUsed.seconds(record.elapsed)))\n"

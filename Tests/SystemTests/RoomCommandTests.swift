@@ -406,7 +406,7 @@ struct RoomCommandTests {
         let psql = ChildSpawn.which("psql", environment: environment) ?? "/usr/bin/psql"
         let holder = try ChildProcess(psql, ["-X", "-q", "-h", "127.0.0.1", "-p", String(pg.port), "-U", "carrel", "-d", database,
                                              "-c", "SELECT pg_advisory_lock(hashtextextended('\(session)', 0))",
-                                             "-c", "SELECT carrel_live('\(session)', (SELECT live_mac FROM carrel_sessions WHERE session = '\(session)'))",
+                                             "-c", "SELECT carrel_live('\(session)', (SELECT live_mac FROM carrel_sessions WHERE session = '\(session)'), NULL)",
                                              "-c", "SELECT pg_sleep(30)"], environment: environment)
         defer { holder.signal(SIGTERM) }
         child.signal(SIGKILL)

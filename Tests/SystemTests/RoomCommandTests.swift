@@ -417,4 +417,76 @@ struct RoomCommandTests {
         }, "\(shown)")
         #expect(Date().timeIntervalSince(killed) < 10, "shown interrupted soon after the kill")
     }
+
+    /// Records written first under a session's next sequence numbers: they no longer keep the
+    /// seat's own out (a session with a key), and a seat whose record the store did not keep
+    /// (a session without one) says so instead of "connected".
+    @Test(.timeLimit(.minutes(3)))
+    func recordsWrittenFirstCannotHideASeatsOwnAndTheSeatSaysWhenOneWasNotKept() throws {
+        let pg = try PrivatePostgres()
+        defer { pg.destroy() }
+        let password = try String(contentsOfFile: pg.folder + "/password", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let url = try pg.database().replacingOccurrences(of: "postgresql://carrel@", with: "postgresql://carrel:\(password)@")
+        let database = String(url.split(separator: "/").last ?? "")
+        let proctor = Proctor()
+        func prefill(_ session: String) {
+            let out = pg.psql("""
+                INSERT INTO carrel_records (session, seq, kind, at, body, body_text)
+                SELECT '\(session)', g, 'answer', now(), '{"item":"q0","response":null,"answered":false}',
+                       '{"item":"q0","response":null,"answered":false}'
+                FROM generate_series((SELECT coalesce(max(seq), 0) + 1 FROM carrel_records WHERE session = '\(session)'),
+                                     (SELECT coalesce(max(seq), 0) + 400 FROM carrel_records WHERE session = '\(session)')) g
+                """, database: database)
+            #expect(out.status == 0, "\(out.output)")
+        }
+
+        // A session the proctor's start gave a key: its records are kept beside the forged ones.
+        let keyedBox = try Sandbox()
+        let file = try keyedBox.assessment(items: 2, extra: TestProctor.yaml)
+        #expect(try proctor.carrel(["room", "open", "r1", file, "--start", "proctor", "--shared", url]).status == 0)
+        let keyed = try keyedBox.driver(["begin", file, "--shared", url, "--room", "r1", "--seat", "R1", "--follow", "--wait-start"],
+                                        environment: ["PGPASSFILE": pg.passwordFile])
+        let waiting = try #require(keyed.expect("waiting "))
+        let session = String(waiting.split(separator: " ")[1])
+        #expect(try proctor.carrel(["proctor", "start", "--room", "r1", "--wait", "20", "--shared", url]).status == 0)
+        #expect(keyed.expect("began") != nil)
+        #expect(SharedStoreTests.eventually(20) {
+            pg.psql("SELECT count(*) FROM carrel_records WHERE session = '\(session)'", database: database).output.contains("1")
+        })
+        prefill(session)
+        keyed.send("answer q0 \(Response.text("mine").driverJSON)")
+        #expect(keyed.expect("ack q0") != nil)
+        #expect(SharedStoreTests.eventually(20) {
+            pg.psql("SELECT count(*) FROM carrel_records WHERE session = '\(session)' AND mac IS NOT NULL AND body_text LIKE '%mine%'",
+                    database: database).output.trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+        }, "the seat's own answer is in the store beside the forged ones")
+        keyed.send("store")
+        #expect(keyed.expect("store connected") != nil)
+        keyed.send("submit")
+        #expect(keyed.expect("finished ", timeout: 20) != nil)
+
+        // A session without a key (its room lets the candidate start): a record written first
+        // keeps the seat's out, and the seat says so.
+        let plainBox = try Sandbox()
+        let plain = try plainBox.assessment(items: 2, extra: TestProctor.yaml)
+        #expect(try proctor.carrel(["room", "open", "r2", plain, "--shared", url]).status == 0)
+        let open = try plainBox.driver(["begin", plain, "--shared", url, "--room", "r2", "--seat", "R2", "--follow"],
+                                       environment: ["PGPASSFILE": pg.passwordFile])
+        let began = try #require(open.expect("began "))
+        let other = String(began.split(separator: " ")[1])
+        #expect(SharedStoreTests.eventually(20) {
+            pg.psql("SELECT count(*) FROM carrel_records WHERE session = '\(other)'", database: database).output.contains("1")
+        })
+        prefill(other)
+        open.send("answer q0 \(Response.text("mine").driverJSON)")
+        #expect(open.expect("ack q0") != nil)
+        var said = ""
+        #expect(SharedStoreTests.eventually(20) {
+            open.send("store")
+            said = open.expect("store ") ?? ""
+            return said.contains("did not keep what this seat sent")
+        }, "\(said)")
+        open.send("submit")
+        #expect(open.expect("finished ", timeout: 20) != nil)
+    }
 }

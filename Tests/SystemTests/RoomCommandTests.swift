@@ -31,6 +31,23 @@ struct RoomCommandTests {
         }.flatMap { $0 }
     }
 
+    /// A private PostgreSQL and a database of its own, its URL with the password in it (the
+    /// sandbox's commands have no password file).
+    static func store() throws -> (PrivatePostgres, String) {
+        let pg = try PrivatePostgres()
+        let password = try String(contentsOfFile: pg.folder + "/password", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        return (pg, try pg.database().replacingOccurrences(of: "postgresql://carrel@", with: "postgresql://carrel:\(password)@"))
+    }
+
+    /// A seat of `room` waiting for the proctor's start (the driver); its session id.
+    static func waitingSeat(_ box: Sandbox, _ file: String, _ pg: PrivatePostgres, url: String, room: String, seat: String) throws
+        -> (ChildProcess, String) {
+        let child = try box.driver(["begin", file, "--shared", url, "--room", room, "--seat", seat, "--follow", "--wait-start"],
+                                   environment: ["PGPASSFILE": pg.passwordFile])
+        let waiting = try #require(child.expect("waiting "))
+        return (child, String(waiting.split(separator: " ")[1]))
+    }
+
     /// The proctor's commands (no state directory of their own).
     struct Proctor {
         func carrel(_ arguments: [String]) throws -> (status: Int32, out: [String]) {
@@ -42,11 +59,8 @@ struct RoomCommandTests {
 
     @Test(.timeLimit(.minutes(3)))
     func commandsQueuedWhileTheStoreRestartsAndWhileASeatIsFrozenApplyInOrderOnce() throws {
-        let pg = try PrivatePostgres()
+        let (pg, url) = try Self.store()
         defer { pg.destroy() }
-        let password = try String(contentsOfFile: pg.folder + "/password", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        // The password in the URL: the sandbox's commands have no password file.
-        let url = try pg.database().replacingOccurrences(of: "postgresql://carrel@", with: "postgresql://carrel:\(password)@")
         let proctor = Proctor()
         let seatBox = try Sandbox()
         let file = try seatBox.assessment(items: 4, extra: TestProctor.yaml)
@@ -98,10 +112,8 @@ struct RoomCommandTests {
     /// after them all still applies.
     @Test(.timeLimit(.minutes(3)))
     func commandsForgedInTheStoreAreRefusedLoggedAndShownAndNoneApplies() throws {
-        let pg = try PrivatePostgres()
+        let (pg, url) = try Self.store()
         defer { pg.destroy() }
-        let password = try String(contentsOfFile: pg.folder + "/password", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        let url = try pg.database().replacingOccurrences(of: "postgresql://carrel@", with: "postgresql://carrel:\(password)@")
         let proctor = Proctor()
         let seatBox = try Sandbox()
         let file = try seatBox.assessment(items: 3, extra: TestProctor.yaml)
@@ -177,10 +189,8 @@ struct RoomCommandTests {
     /// key is watched, never commanded.
     @Test(.timeLimit(.minutes(2)))
     func aWrongPassphraseOrATestWithoutAKeySendsNothing() throws {
-        let pg = try PrivatePostgres()
+        let (pg, url) = try Self.store()
         defer { pg.destroy() }
-        let password = try String(contentsOfFile: pg.folder + "/password", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        let url = try pg.database().replacingOccurrences(of: "postgresql://carrel@", with: "postgresql://carrel:\(password)@")
         let box = try Sandbox()
         let keyed = try box.assessment("keyed.yaml", items: 2, extra: TestProctor.yaml)
         let plain = try box.assessment("plain.yaml", items: 2)
@@ -210,18 +220,14 @@ struct RoomCommandTests {
     /// the console shows each refused.
     @Test(.timeLimit(.minutes(2)))
     func aWaitingSeatRefusesForgedStartsAndBeginsWithTheProctors() throws {
-        let pg = try PrivatePostgres()
+        let (pg, url) = try Self.store()
         defer { pg.destroy() }
-        let password = try String(contentsOfFile: pg.folder + "/password", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        let url = try pg.database().replacingOccurrences(of: "postgresql://carrel@", with: "postgresql://carrel:\(password)@")
         let proctor = Proctor()
         let seatBox = try Sandbox()
         let file = try seatBox.assessment(items: 2, extra: TestProctor.yaml)
         let assessment = try #require(AssessmentReader.read(text: try String(contentsOfFile: file, encoding: .utf8), file: file).assessment)
         #expect(try proctor.carrel(["room", "open", "w1", file, "--start", "proctor", "--shared", url]).status == 0)
-        let child = try seatBox.driver(["begin", file, "--shared", url, "--room", "w1", "--seat", "W1", "--follow", "--wait-start"],
-                                       environment: ["PGPASSFILE": pg.passwordFile])
-        #expect(child.expect("waiting ") != nil)
+        let (child, _) = try Self.waitingSeat(seatBox, file, pg, url: url, room: "w1", seat: "W1")
         let database = String(url.split(separator: "/").last ?? "")
         let other = try #require(try ProctorKey.make(passphrase: TestProctor.otherPassphrase, logRounds: 10)
             .signingKey(passphrase: TestProctor.otherPassphrase))
@@ -260,10 +266,8 @@ struct RoomCommandTests {
     /// someone holds its lock.
     @Test(.timeLimit(.minutes(3)))
     func aSealedRoomStartedFromTheConsoleVerifiesAndKeepsItsKeysOutOfTheStore() throws {
-        let pg = try PrivatePostgres()
+        let (pg, url) = try Self.store()
         defer { pg.destroy() }
-        let password = try String(contentsOfFile: pg.folder + "/password", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        let url = try pg.database().replacingOccurrences(of: "postgresql://carrel@", with: "postgresql://carrel:\(password)@")
         let database = String(url.split(separator: "/").last ?? "")
         let proctor = Proctor()
         let seatBox = try Sandbox()
@@ -287,10 +291,7 @@ struct RoomCommandTests {
         #expect(seal.status == 0, "\(seal.output)")
         #expect(try proctor.carrel(["room", "open", "s1", sealed, "--start", "proctor", "--shared", url]).status == 0)
 
-        let child = try seatBox.driver(["begin", sealed, "--shared", url, "--room", "s1", "--seat", "S1", "--follow", "--wait-start"],
-                                       environment: ["PGPASSFILE": pg.passwordFile])
-        let waiting = try #require(child.expect("waiting "))
-        let session = String(waiting.split(separator: " ")[1])
+        let (child, session) = try Self.waitingSeat(seatBox, sealed, pg, url: url, room: "s1", seat: "S1")
         // From a script the key goes only with --yes, after the list of seats.
         let unasked = try proctor.carrel(["proctor", "start", "--room", "s1", "--wait", "0", "--shared", url])
         #expect(unasked.status == 64, "\(unasked.out)")
@@ -374,19 +375,14 @@ struct RoomCommandTests {
     /// key, although another connection holds the seat's advisory lock and claims its liveness.
     @Test(.timeLimit(.minutes(2)))
     func aKilledSeatIsInterruptedWhateverLocksAnotherHolds() throws {
-        let pg = try PrivatePostgres()
+        let (pg, url) = try Self.store()
         defer { pg.destroy() }
-        let password = try String(contentsOfFile: pg.folder + "/password", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        let url = try pg.database().replacingOccurrences(of: "postgresql://carrel@", with: "postgresql://carrel:\(password)@")
         let database = String(url.split(separator: "/").last ?? "")
         let proctor = Proctor()
         let seatBox = try Sandbox()
         let file = try seatBox.assessment(items: 2, extra: TestProctor.yaml)
         #expect(try proctor.carrel(["room", "open", "k1", file, "--start", "proctor", "--shared", url]).status == 0)
-        let child = try seatBox.driver(["begin", file, "--shared", url, "--room", "k1", "--seat", "K1", "--follow", "--wait-start"],
-                                       environment: ["PGPASSFILE": pg.passwordFile])
-        let waiting = try #require(child.expect("waiting "))
-        let session = String(waiting.split(separator: " ")[1])
+        let (child, session) = try Self.waitingSeat(seatBox, file, pg, url: url, room: "k1", seat: "K1")
         #expect(try proctor.carrel(["proctor", "start", "--room", "k1", "--wait", "20", "--shared", url]).status == 0)
         #expect(child.expect("keys session") != nil)
         #expect(child.expect("began") != nil)
@@ -423,10 +419,8 @@ struct RoomCommandTests {
     /// (a session without one) says so instead of "connected".
     @Test(.timeLimit(.minutes(3)))
     func recordsWrittenFirstCannotHideASeatsOwnAndTheSeatSaysWhenOneWasNotKept() throws {
-        let pg = try PrivatePostgres()
+        let (pg, url) = try Self.store()
         defer { pg.destroy() }
-        let password = try String(contentsOfFile: pg.folder + "/password", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        let url = try pg.database().replacingOccurrences(of: "postgresql://carrel@", with: "postgresql://carrel:\(password)@")
         let database = String(url.split(separator: "/").last ?? "")
         let proctor = Proctor()
         func prefill(_ session: String) {
@@ -444,10 +438,7 @@ struct RoomCommandTests {
         let keyedBox = try Sandbox()
         let file = try keyedBox.assessment(items: 2, extra: TestProctor.yaml)
         #expect(try proctor.carrel(["room", "open", "r1", file, "--start", "proctor", "--shared", url]).status == 0)
-        let keyed = try keyedBox.driver(["begin", file, "--shared", url, "--room", "r1", "--seat", "R1", "--follow", "--wait-start"],
-                                        environment: ["PGPASSFILE": pg.passwordFile])
-        let waiting = try #require(keyed.expect("waiting "))
-        let session = String(waiting.split(separator: " ")[1])
+        let (keyed, session) = try Self.waitingSeat(keyedBox, file, pg, url: url, room: "r1", seat: "R1")
         #expect(try proctor.carrel(["proctor", "start", "--room", "r1", "--wait", "20", "--shared", url]).status == 0)
         #expect(keyed.expect("began") != nil)
         #expect(SharedStoreTests.eventually(20) {

@@ -58,8 +58,8 @@ public struct ProctorKey: Sendable, Hashable, Codable, CustomStringConvertible {
         if let problem = SealedAssessment.Cost(logRounds: ln, blockSize: r, parallelism: p).problem {
             throw .badParameters("a cost above the limit, \(problem)")
         }
-        guard let salt = Data(base64Encoded: parts[2]), salt.count >= Self.saltLength else {
-            throw .badParameters("a salt that is not base64 of at least \(Self.saltLength) bytes")
+        guard let salt = Data(base64Encoded: parts[2]), salt.count == Self.saltLength else {
+            throw .badParameters("a salt that is not base64 of \(Self.saltLength) bytes")
         }
         self.init(publicKey: Array(key), logRounds: ln, blockSize: r, parallelism: p, salt: Array(salt))
     }

@@ -27,6 +27,19 @@ public final class SeatBox: Sendable {
         publicKey = key.publicKey.rawRepresentation.base64EncodedString()
     }
 
+    /// The short fingerprint of this seat's public key, as the seat shows it and the console
+    /// lists it: 64 bits of its SHA-256 in four groups (`3f2a-91c0-77de-0b14`).
+    public var fingerprint: String { Self.fingerprint(publicKey) ?? "" }
+
+    /// The fingerprint of a seat's announced key (standard base64); nil for anything else.
+    public static func fingerprint(_ publicKey: String) -> String? {
+        guard let raw = Data(base64Encoded: publicKey), raw.count == 32 else { return nil }
+        let hex = SHA256.hash(data: raw).prefix(8).map { String(format: "%02x", $0) }.joined()
+        return stride(from: 0, to: 16, by: 4).map { i in
+            String(hex[hex.index(hex.startIndex, offsetBy: i)..<hex.index(hex.startIndex, offsetBy: i + 4)])
+        }.joined(separator: "-")
+    }
+
     /// The secrets `wrapped` holds for `session`, or nil when they were not wrapped to this
     /// seat's key for this session (or were changed on the way).
     public func open(_ wrapped: String, session: String) -> SeatSecrets? {

@@ -63,9 +63,12 @@ public struct SeatView: Sendable, Equatable, Codable {
         public var alive = false
         public var startEnvelope: String?
         public var startSignature: String?
+        /// Seconds since the seat last made its claim (with every pulse).
+        public var age: Double?
 
         public init(pid: Int? = nil, mac: String? = nil, alive: Bool = false, startEnvelope: String? = nil,
-                    startSignature: String? = nil) {
+                    startSignature: String? = nil, age: Double? = nil) {
+            self.age = age
             self.pid = pid
             self.mac = mac
             self.alive = alive
@@ -187,20 +190,29 @@ extension SeatView {
     /// Checks, with the proctor's key for this seat's room, what proves the seat live: a
     /// session the proctor's start gave a key (the start verifies for this session and
     /// carries keys) is live only while the server process it claimed with its session's MAC
-    /// lives, whatever locks anyone holds; a session begun without it is unverified.
-    public mutating func checkLiveness(key: ProctorKey, signing: ProctorSigningKey) {
+    /// lives and its claim is recent (made again with every pulse), whatever locks anyone
+    /// holds. A session begun without that start is unverified; in a room the proctor starts,
+    /// it is not counted live at all.
+    public mutating func checkLiveness(key: ProctorKey, signing: ProctorSigningKey, proctorStarts: Bool) {
         let start = SignedCommand(id: 0, envelope: liveness.startEnvelope, signature: liveness.startSignature)
+        let running = ["active", "interrupted"].contains(status)
         guard let envelope = start.envelope(signedBy: key), envelope.action == "start", envelope.session == session,
               envelope.keys != nil, envelope.room == room else {
             // Begun without the console's start (or waiting for it): nothing to prove it by.
             if status != "not_started" { verified = false }
+            if proctorStarts && running {
+                connected = false
+                status = "interrupted"
+                if !warnings.contains("no start signed by the proctor") { warnings.append("no start signed by the proctor") }
+            }
             return
         }
         let expected = SessionMAC.live(key: signing.sessionKey(session), session: session, pid: Int64(liveness.pid ?? -1))
         let claimed = SessionMAC.matches(liveness.mac, expected)
         verified = claimed
-        guard ["active", "interrupted"].contains(status) else { return }
-        let live = claimed && liveness.alive
+        guard running else { return }
+        let recent = (liveness.age ?? .infinity) < 3 * Self.pulseInterval
+        let live = claimed && liveness.alive && recent
         connected = live
         status = live ? "active" : "interrupted"
         if liveness.mac != nil && !claimed && !warnings.contains("liveness claimed by another connection") {

@@ -364,7 +364,7 @@ public final class SessionRuntime {
             guard outcome == nil else { break }
             let check = SignedCommand.Check(
                 key: assessment.proctor.key, room: seat.room, seat: seat.seat, fingerprint: record.fingerprint,
-                now: context.clock.now(), lastSequence: state.room.lastSequence)
+                now: context.clock.now(), lastSequence: state.room.lastSequence, session: record.id)
             switch signed.verify(check) {
             case let .success(command): reaction.merge(send(.proctor(command)))
             case let .failure(refusal): reaction.merge(send(.commandRefused(id: signed.id, refusal)))

@@ -49,7 +49,9 @@ public struct CommandEnvelope: Codable, Sendable, Equatable {
 
     /// The sequence number a console issues at `now`, after the room's `last`.
     public static func nextSequence(now: Date, after last: Int64) -> Int64 {
-        max(sequence(at: now.timeIntervalSince1970), last + 1)
+        // The room's last number comes from the store: bounded, so no value there can make
+        // this overflow (a number past the year 5138 is refused by every seat anyway).
+        max(sequence(at: now.timeIntervalSince1970), min(max(last, 0), sequence(at: 1e11)) + 1)
     }
 
     static func sequence(at seconds: Double) -> Int64 {

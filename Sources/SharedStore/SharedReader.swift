@@ -73,6 +73,7 @@ public final class SharedReader: Sendable {
         var process_alive = false
         var start_envelope: String?
         var start_signature: String?
+        var live_age: Double?
 
         /// The columns `seats` selects, in order, each as text.
         static let columns = """
@@ -91,10 +92,10 @@ public final class SharedReader: Sendable {
             r.fingerprint, r.carrel_digest, r.start_mode, left(s.candidate_number, 64),
             s.refused::text, left(s.last_refusal, 300), (r.proctor_key IS NOT NULL)::text,
             left(s.seat_key, 100), left(s.host, 200), s.backend_pid::text, left(s.live_mac, 100), (live.pid IS NOT NULL)::text,
-            st.envelope, st.signature
+            st.envelope, st.signature, extract(epoch FROM clock_timestamp() - s.live_at)::text
             """
 
-        static let columnCount = 43
+        static let columnCount = 44
 
         init(cells c: [String?]) {
             session = c.first.flatMap { $0 } ?? "?"
@@ -145,6 +146,7 @@ public final class SharedReader: Sendable {
             process_alive = c[40] == "true"
             start_envelope = c[41]
             start_signature = c[42]
+            live_age = StoreRows.number(c[43])
         }
 
         /// A row none of whose values can be read: shown, so that no seat is missing.
@@ -246,7 +248,8 @@ public final class SharedReader: Sendable {
         view.seatKey = raw.seat_key
         view.host = raw.host.map { TerminalSafety.visible($0, keepLineBreaks: false) }
         view.liveness = SeatView.Liveness(pid: raw.backend_pid, mac: raw.live_mac, alive: raw.process_alive,
-                                          startEnvelope: raw.start_envelope, startSignature: raw.start_signature)
+                                          startEnvelope: raw.start_envelope, startSignature: raw.start_signature,
+                                          age: raw.live_age)
         if raw.refused > 0 {
             view.warnings.append("refused \(raw.refused) command\(raw.refused == 1 ? "" : "s")")
         }

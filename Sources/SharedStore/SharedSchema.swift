@@ -224,12 +224,13 @@ public enum SharedSchema {
           ADD COLUMN last_refusal text,
           ADD COLUMN seat_key text,
           ADD COLUMN backend_pid integer,
-          ADD COLUMN live_mac text;
+          ADD COLUMN live_mac text,
+          ADD COLUMN live_at timestamptz;
 
-        -- Records: each keeps the text its seat sent and the seat's MAC of it (with the
-        -- session's key, which only the proctor's start gives). A record already there with
-        -- the same session and number no longer keeps a later one out: only the same record
-        -- sent again (same MAC) is skipped, so nothing written first can hide a seat's own.
+        -- Records: each keeps the text its seat sent and the MAC the seat made of it (with
+        -- the key of the session, which only the start from the proctor gives). A record already
+        -- there with the same session and number no longer keeps a later one out: only the same
+        -- record sent again (same MAC) is skipped, so nothing written first can hide one.
         ALTER TABLE carrel_records
           ADD COLUMN body_text text,
           ADD COLUMN mac text CHECK (mac IS NULL OR octet_length(mac) <= 100);
@@ -272,7 +273,7 @@ public enum SharedSchema {
           -- process, taken here (no caller can name another's), with the seat's MAC of it. A
           -- console with the proctor's key counts the seat live while that process lives and
           -- the MAC verifies; a claim someone else overwrote is made again at the next pulse.
-          UPDATE carrel_sessions SET backend_pid = pg_backend_pid(), live_mac = left(p_mac, 100), last_seen = now(),
+          UPDATE carrel_sessions SET backend_pid = pg_backend_pid(), live_mac = left(p_mac, 100), live_at = now(), last_seen = now(),
               elapsed_seconds = coalesce(least(greatest(p_elapsed, 0), 10000000), elapsed_seconds)
             WHERE session = p_session;
         $$;

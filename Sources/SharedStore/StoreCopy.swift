@@ -79,8 +79,12 @@ extension SharedReader {
         }
         let journal = try Journal(writer: try DatabaseQueue())
         try await copy.write(to: journal)
-        // Marks given in the store that the seat's own result does not carry yet.
-        for mark in try await marks(sessions: ids) where !((try? journal.hasMark(session: mark.session, item: mark.item, at: mark.at)) ?? true) {
+        // Marks given in the store that the seat's own result does not carry yet. Not for a
+        // verified session: anyone who can write the store could have written them, and the
+        // marks its seat took are in its verified result already.
+        let verified = Set(checks.filter { $0.value.verified }.map(\.key))
+        for mark in try await marks(sessions: ids) where !verified.contains(mark.session)
+            && !((try? journal.hasMark(session: mark.session, item: mark.item, at: mark.at)) ?? true) {
             // A mark that does not fit the copied result (an item it lacks) changes nothing in
             // this copy, which is for reading: the store keeps the mark as given.
             _ = try? journal.recordMark(session: mark.session, item: mark.item, points: mark.points, comment: mark.comment,
@@ -116,6 +120,12 @@ extension SharedReader {
                 copy.sessions[i].endedAt = Timestamp.date(document.endedAt) ?? copy.sessions[i].endedAt
                 copy.sessions[i].elapsed = Double(document.timeUsedSeconds)
                 copy.sessions[i].interruptions = document.interruptions
+                copy.sessions[i].assessmentID = document.assessment.id
+                copy.sessions[i].assessmentTitle = document.assessment.title
+                copy.sessions[i].fingerprint = document.assessment.fingerprint
+                copy.sessions[i].startedAt = Timestamp.date(document.startedAt) ?? copy.sessions[i].startedAt
+                if let room = document.room { copy.sessions[i].room = room }
+                if let seat = document.seat { copy.sessions[i].seat = seat }
             }
             checks[session] = check
         }

@@ -102,7 +102,9 @@ extension ProctorModel {
             }
         case .markAll:
             marked = marked.count == seats.count ? [] : Set(seats.map(\.session))
-        case .start: return command(.start)
+        case .start:
+            // The start sends each seat its keys: asked first, as an end is.
+            if !targets.isEmpty { entry = Entry(kind: .confirmStart, text: "") }
         case .pause: return command(.pause)
         case .resume: return command(.resume)
         case .acknowledge: return command(.acknowledge)
@@ -157,14 +159,16 @@ extension ProctorModel {
                 return command(action)
             case .confirmEnd:
                 return e.text.lowercased() == "y" ? command(.end) : .none
+            case .confirmStart:
+                return e.text.lowercased() == "y" ? command(.start) : .none
             }
         case .backspace:
             if !e.text.isEmpty { e.text.removeLast() }
         case let .character(ch):
-            if e.kind == .confirmEnd {
+            if e.kind == .confirmEnd || e.kind == .confirmStart {
                 if ch == "y" || ch == "Y" { e.text = "y"; entry = e; return entryKey(.enter) }
                 entry = nil
-                notice = "Nothing ended"
+                notice = e.kind == .confirmEnd ? "Nothing ended" : "Nothing started"
                 return .none
             }
             let limit = e.kind == .minutes ? 3 : ProctorAction.messageLimit

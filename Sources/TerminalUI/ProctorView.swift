@@ -25,7 +25,7 @@ public struct ProctorModel: Sendable, Equatable {
     public var handsSeen: Set<String> = []
 
     public struct Entry: Sendable, Equatable {
-        public enum Kind: Sendable, Equatable { case minutes, message, confirmEnd }
+        public enum Kind: Sendable, Equatable { case minutes, message, confirmEnd, confirmStart }
         public var kind: Kind
         public var text: String
 
@@ -34,6 +34,7 @@ public struct ProctorModel: Sendable, Equatable {
             case .minutes: return "Minutes to add: "
             case .message: return "Message: "
             case .confirmEnd: return "End these sessions now (answers are kept and scored)? y/N "
+            case .confirmStart: return "Start them and send each its keys (seat keys as listed)? y/N "
             }
         }
     }
@@ -101,7 +102,9 @@ public enum ProctorView {
         if let refusal = s.lastRefusal, s.commandsRefused > 0 { parts.append("command \(name(String(refusal.dropFirst())))") }
         if !s.commandable { parts.append("watch only: the test has no proctor key") }
         if s.status == "not_started" {
-            // Before a start that sends the test's key: where this seat is and what it runs.
+            // Before a start that sends the test's key: where this seat is, what it runs, and
+            // the key it showed on its own screen.
+            if let key = s.seatKey.flatMap(SeatBox.fingerprint) { parts.append("seat key \(key)") }
             if let host = s.host { parts.append("host \(name(host))") }
             if let digest = s.executableDigest { parts.append("Carrel \(name(String(digest.prefix(19))))") }
         }

@@ -72,6 +72,9 @@ public struct TakeModel: Sendable {
     public var startMessage: String?
     /// A room whose proctor starts every seat (`--start proctor`): the start screen waits.
     public var waitingForProctor = false
+    /// The short fingerprint of the key this seat announced for the proctor's start (shown
+    /// while it waits, so the proctor can match it to the console's list).
+    public var seatKey: String?
     /// The start screen's passphrase opens a sealed test (it cannot be skipped).
     public var passphraseOpensTest = false
     /// The start screen's passphrase was accepted.

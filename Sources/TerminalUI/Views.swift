@@ -112,6 +112,10 @@ public enum Views {
             let text = "Waiting for the proctor to start. Nothing is locked and no time runs yet."
             s.put(TextWidth.clip(text, to: width - 4), row: r, column: 2, role: .title)
             s.cursor = (r, 2)
+            if let key = m.seatKey, r + 1 < height - 2 {
+                // What the proctor's console lists for this seat before it sends the test's key.
+                s.put(TextWidth.clip("Seat key: \(key) (the proctor checks it before starting)", to: width - 4), row: r + 1, column: 2)
+            }
         } else if m.needsLaunchPassphrase {
             let label = "Proctor passphrase: "
             s.put("The proctor enters the passphrase to start.", row: r, column: 2)

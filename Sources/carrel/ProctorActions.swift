@@ -15,7 +15,7 @@ struct ActionTarget: ParsableArguments {
     @Option(name: .customLong("seat"), help: ArgumentHelp("A seat to act on (repeat for several; none: the whole room).", valueName: "seat"))
     var seats: [String] = []
     @Option(help: ArgumentHelp("Seconds to wait for the seats to apply it.", valueName: "seconds")) var wait: Double = 10
-    @Flag(help: "Send a sealed test's key to the seats listed without asking (start only).") var yes = false
+    @Flag(help: "Send the keys to the seats listed without asking (start only; check the list first).") var yes = false
     @Flag(name: .customLong("passphrase-stdin"), help: "Read the proctor passphrase, which signs the command, from the first line of standard input (asked without echo at a terminal otherwise).")
     var passphraseStdin = false
 
@@ -84,18 +84,20 @@ struct ActionTarget: ParsableArguments {
     /// gets it. Asked at a terminal; from a script, `--yes` says the list was checked.
     func confirmKeys(_ starts: [CommandTarget], seats: [SeatView], left: [SeatView], plan: RoomPlan) throws(CarrelFailure) {
         let v = { (t: String?) in TerminalSafety.visible(t ?? "-", keepLineBreaks: false) }
-        var lines = ["The sealed test's key goes to \(starts.count) seat\(starts.count == 1 ? "" : "s"):"]
+        let what = plan.package != nil ? "The test's key and each session's key go" : "Each session's key goes"
+        var lines = ["\(what) to \(starts.count) seat\(starts.count == 1 ? "" : "s") (each shows its seat key while it waits):"]
         for target in starts {
             guard let seat = seats.first(where: { $0.session == target.session }) else { continue }
             let digest = seat.executableDigest.map { $0 == plan.carrelDigest ? "same Carrel as the room's" : "OTHER Carrel \(v($0))" }
                 ?? "Carrel not said"
-            lines.append("  \(v(seat.seat))  \(v(seat.candidateNumber ?? seat.candidate))  host \(v(seat.host))  \(digest)")
+            let key = seat.seatKey.flatMap(SeatBox.fingerprint) ?? "no key"
+            lines.append("  \(v(seat.seat))  \(v(seat.candidateNumber ?? seat.candidate))  seat key \(key)  host \(v(seat.host))  \(digest)")
         }
         for seat in left { lines.append("  not sent: \(v(seat.seat)) announced no key (an older Carrel?)") }
         FileOutput.standardError.write(lines.joined(separator: "\n") + "\n")
         if yes || starts.isEmpty { return }
         guard isatty(0) == 1, !passphraseStdin else {
-            throw CarrelFailure(status: .usage, message: "a sealed test's key is sent only to seats the proctor checked: read the list above and add --yes")
+            throw CarrelFailure(status: .usage, message: "keys are sent only to seats the proctor checked: compare the list above with the seat keys on the seats' screens, then add --yes")
         }
         FileOutput.standardError.write("Send the key to these seats? y/N ")
         guard RoomJoin.confirmed() else {
@@ -127,11 +129,19 @@ struct ActionTarget: ParsableArguments {
         if action == .start, let plan {
             // Each waiting seat's own start, with its session's secrets wrapped to its key.
             let (starts, left) = try signer.starts(room: room, plan: plan, seats: targets, key: key)
-            if plan.package != nil { try confirmKeys(starts, seats: targets, left: left, plan: plan) }
+            // Keys leave the console only for seats the proctor has seen listed (any start with keys).
+            if starts.contains(where: { $0.keys != nil }) || !left.isEmpty {
+                try confirmKeys(starts, seats: targets, left: left, plan: plan)
+            }
             ids = starts.isEmpty ? [] : try await reader.issue(room: room, targets: starts, action: action, key: key,
                                                                fingerprint: fingerprint)
+        } else if seats.isEmpty {
+            ids = try await reader.issue(room: room, seats: [], action: action, key: key, fingerprint: fingerprint)
         } else {
-            ids = try await reader.issue(room: room, seats: seats, action: action, key: key, fingerprint: fingerprint)
+            // Seats named: each command is bound to the session there now, so that it can never
+            // be replayed to another session at that seat.
+            ids = try await reader.issue(room: room, targets: targets.map { CommandTarget(seat: $0.seat, session: $0.session) },
+                                         action: action, key: key, fingerprint: fingerprint)
         }
         let deadline = ProcessInfo.processInfo.systemUptime + wait
         var applied: Set<String> = []

@@ -210,8 +210,9 @@ final class ConsoleFeed: ConsoleSource, Sendable {
                             ids += try await reader.issue(room: room, targets: starts, action: action, key: key, fingerprint: fingerprint)
                         }
                     } else {
-                        ids += try await reader.issue(room: room, seats: Array(Set(inRoom.map(\.seat))).sorted(), action: action,
-                                                      key: key, fingerprint: fingerprint)
+                        // Each bound to the session at the seat now: never replayable to another.
+                        let targets = inRoom.map { CommandTarget(seat: $0.seat, session: $0.session) }
+                        ids += try await reader.issue(room: room, targets: targets, action: action, key: key, fingerprint: fingerprint)
                     }
                 }
                 let words = seats.count == 1 ? "seat \(TerminalSafety.visible(seats[0].seat, keepLineBreaks: false))" : "\(seats.count) seats"

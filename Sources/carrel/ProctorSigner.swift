@@ -54,11 +54,13 @@ final class ProctorSigner: Sendable {
             if kv.count == 2, let value = Int(kv[1]) { params[kv[0]] = value }
         }
         guard parts.count == 2, let ln = params["ln"], let r = params["r"], let p = params["p"],
-              let salt = Data(base64Encoded: parts[1]), salt.count >= 16, let passphrase else {
+              let salt = Data(base64Encoded: parts[1]), salt.count == 16, let passphrase else {
             throw CarrelFailure(status: .refused, message: "room \(name)'s plan holds sealed-test parameters this Carrel cannot read; open the room again from the sealed file")
         }
-        // The plan is the store's: a cheaper derivation than any `carrel seal` makes would hand
-        // a made-up seat a fast way to guess the passphrase. Never below the sealing standard.
+        // The plan is the store's. Its salt is exactly a sealed header's length: a longer one
+        // could be the signing key's label and salt, and the console would wrap its own signing
+        // seed to a seat. A cheaper derivation than any `carrel seal` makes would hand a made-up
+        // seat a fast way to guess the passphrase. Never below the sealing standard.
         let standard = SealedAssessment.Cost.standard
         guard ln >= standard.logRounds, r >= standard.blockSize else {
             throw CarrelFailure(status: .refused, message: "room \(name)'s plan asks for a package key cheaper than any sealed test has (scrypt ln=\(ln), r=\(r)); it was changed in the store: open the room again from the sealed file")
@@ -103,9 +105,11 @@ final class ProctorSigner: Sendable {
         guard passphrase != nil else { return }
         for i in seats.indices {
             let room = seats[i].room
-            guard let plan = plans[room], let text = plan.proctorKey, let key = try? ProctorKey(parsing: text),
-                  let (signing, _) = try? self.key(room: room, plan: plan) else { continue }
-            seats[i].checkLiveness(key: key, signing: signing)
+            // A closed room's seats are checked as an open one's.
+            guard var plan = plans[room], let text = plan.proctorKey, let key = try? ProctorKey(parsing: text) else { continue }
+            plan.closedAt = nil
+            guard let (signing, _) = try? self.key(room: room, plan: plan) else { continue }
+            seats[i].checkLiveness(key: key, signing: signing, proctorStarts: plan.startMode == .proctor)
         }
     }
 

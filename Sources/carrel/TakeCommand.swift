@@ -92,6 +92,8 @@ struct TakeCommand: AsyncParsableCommand {
         // A sealed test in a room the proctor starts, whose header carries the proctor's key:
         // the start opens it (its package key comes wrapped to this seat), no passphrase here.
         let startOpens = waits && header != nil && assessment.proctor.key != nil
+        // The seat's key pair for the proctor's start (only its public half leaves memory).
+        let box = SeatBox()
         let model = { (assessment: Assessment) in
             var model = TakeModel(
                 assessment: assessment, candidate: shownCandidate,
@@ -99,6 +101,7 @@ struct TakeCommand: AsyncParsableCommand {
                 theme: theme, screenReader: screenReader)
             model.waitingForProctor = waits
             model.passphraseOpensTest = header != nil && !startOpens
+            if waits { model.seatKey = box.fingerprint }
             return model
         }
         let app = TakeApp(model: model(assessment), terminal: Canvas(theme: theme))
@@ -130,9 +133,7 @@ struct TakeCommand: AsyncParsableCommand {
         // shown to the proctor under it ("not started") before it begins.
         let sessionID = SessionIDs.random.sessionID()
         let label = options.shared
-        // The seat's key pair for the proctor's start (only its public half leaves memory),
-        // and what the start gave this session.
-        let box = SeatBox()
+        // What the proctor's start gave this session.
         let startSecrets = Holder<SeatSecrets?>(nil)
         let prepare = { () -> TakeApp.Exit? in
             var ready = state.context(needsTerminal: true, publisher: publisher)

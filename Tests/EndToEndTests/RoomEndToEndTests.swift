@@ -248,7 +248,13 @@ struct RoomEndToEndTests {
         t.keys("console", "Enter")
         #expect(t.waitFor("console", "Seat F1, Ada: waiting") != nil)
         #expect(!t.screen("console").contains(TestProctor.passphrase), "the passphrase is never shown")
+        // The seat shows its key; the console lists the same before it sends anything.
+        let shown = try #require(t.waitFor("seat", "Seat key: "))
+        let key = try #require(shown.components(separatedBy: "Seat key: ").last?.prefix(19))
+        #expect(t.waitFor("console", "seat key \(key)") != nil)
         t.keys("console", "s")
+        #expect(t.waitFor("console", "Start them and send each its keys") != nil)
+        t.keys("console", "y")
         #expect(t.waitFor("seat", "This terminal is now locked to Carrel", timeout: 20) != nil)
         t.keys("seat", "Enter")
         #expect(t.waitFor("seat", "Question 1 of") != nil)

@@ -15,7 +15,9 @@ public enum TestProctor {
     /// `--passphrase-stdin` and `passphrase` (the test proctor's unless told) as its input.
     public static func signing(_ arguments: [String], passphrase: String = TestProctor.passphrase) -> (arguments: [String], input: String?) {
         guard arguments.count > 1, arguments[0] == "proctor", actions.contains(arguments[1]) else { return (arguments, nil) }
-        return (arguments + ["--passphrase-stdin"], passphrase + "\n")
+        // A start sends keys only to seats the proctor checked: the tests have checked them.
+        let checked = arguments[1] == "start" && !arguments.contains("--yes") && !arguments.contains("--no-yes")
+        return (arguments.filter { $0 != "--no-yes" } + ["--passphrase-stdin"] + (checked ? ["--yes"] : []), passphrase + "\n")
     }
 
     /// Another passphrase's key: what a forger who is not the proctor signs with.

@@ -293,10 +293,15 @@ struct RoomCommandTests {
 
         let (child, session) = try Self.waitingSeat(seatBox, sealed, pg, url: url, room: "s1", seat: "S1")
         // From a script the key goes only with --yes, after the list of seats.
-        let unasked = try proctor.carrel(["proctor", "start", "--room", "s1", "--wait", "0", "--shared", url])
+        let unasked = try proctor.carrel(["proctor", "start", "--room", "s1", "--wait", "0", "--shared", url, "--no-yes"])
         #expect(unasked.status == 64, "\(unasked.out)")
         let started = try proctor.carrel(["proctor", "start", "--room", "s1", "--yes", "--wait", "20", "--shared", url])
         #expect(started.status == 0, "\(started.out)")
+        // The list named the seat by the key it showed on its screen.
+        let fingerprint = try #require(pg.psql("SELECT seat_key FROM carrel_sessions WHERE session = '\(session)'",
+                                               database: database).output.split(separator: "\n").first.map(String.init)
+                                        .flatMap(SeatBox.fingerprint))
+        #expect(unasked.out.joined(separator: "\n").contains("seat key \(fingerprint)"), "\(unasked.out)")
         #expect(child.expect("keys session+package") != nil)
         #expect(child.expect("began \(session)") != nil)
         child.send("answer q1 \(Response.text("wrong").driverJSON)")

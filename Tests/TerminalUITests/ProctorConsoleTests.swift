@@ -158,6 +158,19 @@ struct ProctorConsoleActionTests {
         #expect(m.marked.isEmpty)
     }
 
+    /// A start sends each seat its keys: the console asks first, and anything but y sends nothing.
+    @Test func startingAsksFirst() {
+        var m = Self.model()
+        let selected = [m.selectedSeat].compactMap { $0 }
+        #expect(m.handle(.character("s"), pageSize: 5) == .none)
+        #expect(m.entry?.kind == .confirmStart)
+        #expect(ProctorView.render(m, width: 80, height: 24).lines[23].hasPrefix("Start them and send each its keys"))
+        #expect(m.handle(.character("n"), pageSize: 5) == .none)
+        #expect(m.entry == nil && m.notice == "Nothing started")
+        _ = m.handle(.character("s"), pageSize: 5)
+        #expect(m.handle(.character("y"), pageSize: 5) == .send(.start, selected))
+    }
+
     @Test func addingTimeAsksTheMinutesAndEndingAsksFirst() {
         var m = Self.model()
         #expect(m.handle(.character("t"), pageSize: 5) == .none)

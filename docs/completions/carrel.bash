@@ -442,7 +442,7 @@ _carrel_results_list() {
 
 _carrel_results_show() {
     repeating_flags=()
-    non_repeating_flags=(--json --strict --version -h --help)
+    non_repeating_flags=(--json --strict --passphrase-stdin --version -h --help)
     repeating_options=()
     non_repeating_options=(--state-dir --shared --room --seat)
     __carrel_offer_flags_options 1

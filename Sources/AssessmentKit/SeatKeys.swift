@@ -116,13 +116,15 @@ public enum SessionMAC {
 }
 
 extension ProctorSigningKey {
-    /// The key of `session`, derived from the proctor's key: the start command gives it to
-    /// the seat, and the proctor (with the passphrase) derives it again to verify what the
-    /// seat published. Nothing in the store lets anyone else derive it.
-    public func sessionKey(_ session: String) -> [UInt8] {
+    /// The key of `session` as started at the seat that announced `seatKey`, derived from the
+    /// proctor's key: the start command gives it to that seat, and the proctor (with the
+    /// passphrase) derives it again to verify what the seat published. Nothing in the store
+    /// lets anyone else derive it, and a second start of the session (to a key the store swapped
+    /// in) gives a different one, which the session's first start does not vouch for.
+    public func sessionKey(_ session: String, seatKey: String) -> [UInt8] {
         let vault = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: seed), salt: Array("carrel".utf8),
                                            info: Array("carrel proctor vault v1".utf8), outputByteCount: 32)
-        let code = HMAC<SHA256>.authenticationCode(for: Array("carrel session key v1\n\(session)".utf8), using: vault)
+        let code = HMAC<SHA256>.authenticationCode(for: Array("carrel session key v2\n\(session)\n\(seatKey)".utf8), using: vault)
         return Array(code)
     }
 }

@@ -71,14 +71,17 @@ public struct ProctorCommand: Sendable, Equatable {
     public var id: Int64
     public var action: ProctorAction
     public var sequence: Int64
-    /// A start's secrets, wrapped to this seat (never journalled).
+    /// A start's secrets, wrapped to this seat (never journalled), and the seat key they were
+    /// wrapped to.
     public var keys: String?
+    public var seatKey: String?
 
-    public init(id: Int64, action: ProctorAction, sequence: Int64 = 0, keys: String? = nil) {
+    public init(id: Int64, action: ProctorAction, sequence: Int64 = 0, keys: String? = nil, seatKey: String? = nil) {
         self.id = id
         self.action = action
         self.sequence = sequence
         self.keys = keys
+        self.seatKey = seatKey
     }
 
     /// The journal's detail for an applied command: `#ID[.SEQUENCE] NAME[ ARGUMENT]`.

@@ -196,8 +196,16 @@ extension SeatView {
     public mutating func checkLiveness(key: ProctorKey, signing: ProctorSigningKey, proctorStarts: Bool) {
         let start = SignedCommand(id: 0, envelope: liveness.startEnvelope, signature: liveness.startSignature)
         let running = ["active", "interrupted"].contains(status)
-        guard let envelope = start.envelope(signedBy: key), envelope.action == "start", envelope.session == session,
-              envelope.keys != nil, envelope.room == room else {
+        let signedStart = start.envelope(signedBy: key).flatMap { envelope in
+            envelope.action == "start" && envelope.session == session && envelope.room == room ? envelope : nil
+        }
+        if signedStart != nil && signedStart?.keys == nil {
+            // The proctor's start, sent without keys (the seat announced none): unverified, and
+            // live as its lock says.
+            if status != "not_started" { verified = false }
+            return
+        }
+        guard let envelope = signedStart, envelope.keys != nil else {
             // Begun without the console's start (or waiting for it): nothing to prove it by.
             if status != "not_started" { verified = false }
             if proctorStarts && running {
@@ -207,11 +215,13 @@ extension SeatView {
             }
             return
         }
-        let expected = SessionMAC.live(key: signing.sessionKey(session), session: session, pid: Int64(liveness.pid ?? -1))
+        let sessionKey = signing.sessionKey(session, seatKey: envelope.seatKey ?? "")
+        let expected = SessionMAC.live(key: sessionKey, session: session, pid: Int64(liveness.pid ?? -1))
         let claimed = SessionMAC.matches(liveness.mac, expected)
         verified = claimed
         guard running else { return }
-        let recent = (liveness.age ?? .infinity) < 3 * Self.pulseInterval
+        // A claim from the future (a time the store made up) is no claim.
+        let recent = (liveness.age ?? .infinity) < 3 * Self.pulseInterval && (liveness.age ?? -1) >= -1
         let live = claimed && liveness.alive && recent
         connected = live
         status = live ? "active" : "interrupted"

@@ -28,6 +28,9 @@ public enum EventKind: String, Sendable, Codable, CaseIterable {
     /// A command the seat did not apply (`#ID refused: REASON`): unsigned, a signature that
     /// does not verify, for another room, seat or test, expired, or replayed.
     case commandRefused = "command_refused"
+    /// The public key this seat announced and the proctor's start wrapped the session's key to
+    /// (standard base64): `resume` derives the session's key again from it and the passphrase.
+    case seatKey = "seat_key"
 }
 
 public enum SessionStatus: String, Sendable, Codable {

@@ -114,6 +114,7 @@ public final class SessionRuntime {
             // start that began it is recorded as applied.
             if let command = start.command {
                 _ = runtime.send(.proctor(command))
+                if let seatKey = command.seatKey { _ = runtime.log(.seatKey, seatKey) }
             } else if start.seen > 0 {
                 _ = runtime.send(.commandsBefore(start.seen))
             }

@@ -24,6 +24,8 @@ public struct CommandEnvelope: Codable, Sendable, Equatable {
     public var session: String?
     /// The session's secrets wrapped to that seat's announced key (`KeyWrap`): a start only.
     public var keys: String?
+    /// The seat's announced key they were wrapped to (the session's key depends on it).
+    public var seatKey: String?
 
     public static let format = 1
     /// How long a command holds after it is issued: a seat cut off for longer applies none of
@@ -33,9 +35,11 @@ public struct CommandEnvelope: Codable, Sendable, Equatable {
     public static let clockSkew: Double = 30
 
     public init(room: String, seat: String?, action: ProctorAction, sequence: Int64, issued: Double,
-                expires: Double? = nil, fingerprint: String, session: String? = nil, keys: String? = nil) {
+                expires: Double? = nil, fingerprint: String, session: String? = nil, keys: String? = nil,
+                seatKey: String? = nil) {
         self.session = session
         self.keys = keys
+        self.seatKey = seatKey
         v = Self.format
         self.room = room
         self.seat = seat
@@ -49,9 +53,12 @@ public struct CommandEnvelope: Codable, Sendable, Equatable {
 
     /// The sequence number a console issues at `now`, after the room's `last`.
     public static func nextSequence(now: Date, after last: Int64) -> Int64 {
-        // The room's last number comes from the store: bounded, so no value there can make
-        // this overflow (a number past the year 5138 is refused by every seat anyway).
-        max(sequence(at: now.timeIntervalSince1970), min(max(last, 0), sequence(at: 1e11)) + 1)
+        // The room's last number comes from the store. One ahead of this clock (a number the
+        // store made up, which every seat refuses) is not followed: a made-up number cannot
+        // push every later command out of what seats accept, nor overflow this.
+        let ceiling = sequence(at: now.timeIntervalSince1970 + clockSkew)
+        let followed = last > 0 && last < ceiling ? last + 1 : 0
+        return max(sequence(at: now.timeIntervalSince1970), followed)
     }
 
     static func sequence(at seconds: Double) -> Int64 {
@@ -137,12 +144,13 @@ public struct SignedCommand: Sendable, Equatable {
         guard decoded.expires > decoded.issued, now < decoded.expires + CommandEnvelope.clockSkew else {
             return .failure(.expired)
         }
-        guard decoded.issued <= now + CommandEnvelope.clockSkew else { return .failure(.fromTheFuture) }
+        guard decoded.issued <= now + CommandEnvelope.clockSkew,
+              decoded.sequence <= CommandEnvelope.sequence(at: now + CommandEnvelope.clockSkew) else { return .failure(.fromTheFuture) }
         guard decoded.sequence > check.lastSequence else { return .failure(.notNewer) }
         guard let action = ProctorAction(name: decoded.action, argument: decoded.argument) else {
             return .failure(.unreadable)
         }
-        return .success(ProctorCommand(id: id, action: action, sequence: decoded.sequence, keys: decoded.keys))
+        return .success(ProctorCommand(id: id, action: action, sequence: decoded.sequence, keys: decoded.keys, seatKey: decoded.seatKey))
     }
 
     /// The envelope, when the signature is `key`'s over it (what a console checks of the

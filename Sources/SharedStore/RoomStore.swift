@@ -65,11 +65,14 @@ public struct CommandTarget: Sendable, Equatable {
     public var seat: String?
     public var session: String?
     public var keys: String?
+    /// The seat's announced key the keys were wrapped to.
+    public var seatKey: String?
 
-    public init(seat: String? = nil, session: String? = nil, keys: String? = nil) {
+    public init(seat: String? = nil, session: String? = nil, keys: String? = nil, seatKey: String? = nil) {
         self.seat = seat
         self.session = session
         self.keys = keys
+        self.seatKey = seatKey
     }
 }
 
@@ -249,7 +252,7 @@ extension SharedReader {
                 last = sequence
                 let envelope = CommandEnvelope(room: room, seat: target.seat, action: action, sequence: sequence,
                                                issued: now.timeIntervalSince1970, fingerprint: fingerprint,
-                                               session: target.session, keys: target.keys)
+                                               session: target.session, keys: target.keys, seatKey: target.seatKey)
                 let signed = try SignedCommand.sign(envelope, with: key)
                 // An empty name stands for none (the store keeps NULL).
                 seats.append(target.seat ?? "")

@@ -445,6 +445,12 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                     // Forgetting is housekeeping: a record kept by mistake is sent again and
                     // changes nothing in the store.
                     try? journal.removePublished(through: confirmed)
+                    // A long backlog does not hold the pulse back (a console would see the seat
+                    // as gone).
+                    if let session, let elapsed, ProcessInfo.processInfo.systemUptime - lastPulse >= Self.pulseInterval {
+                        lastPulse = ProcessInfo.processInfo.systemUptime
+                        try await pulse(c, &claimed, session: session, elapsed: elapsed)
+                    }
                     continue
                 }
                 drainedNow(asked)

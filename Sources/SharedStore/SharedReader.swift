@@ -191,7 +191,7 @@ public final class SharedReader: Sendable {
               LEFT JOIN carrel_rooms r ON r.room = s.room AND r.closed_at IS NULL
               LEFT JOIN (SELECT pid FROM pg_stat_activity) live ON live.pid = s.backend_pid
               LEFT JOIN LATERAL (SELECT c2.envelope, c2.signature FROM carrel_commands c2
-                                 WHERE c2.session = s.session AND c2.action = 'start' ORDER BY c2.id DESC LIMIT 1) st ON true
+                                 WHERE c2.session = s.session AND c2.action = 'start' ORDER BY c2.id LIMIT 1) st ON true
             """, logger: logger) }
         var seats: [SeatView] = []
         for row in rows {

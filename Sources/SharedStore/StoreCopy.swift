@@ -79,12 +79,15 @@ extension SharedReader {
         }
         let journal = try Journal(writer: try DatabaseQueue())
         try await copy.write(to: journal)
-        // Marks given in the store that the seat's own result does not carry yet. Not for a
-        // verified session: anyone who can write the store could have written them, and the
-        // marks its seat took are in its verified result already.
-        let verified = Set(checks.filter { $0.value.verified }.map(\.key))
-        for mark in try await marks(sessions: ids) where !verified.contains(mark.session)
-            && !((try? journal.hasMark(session: mark.session, item: mark.item, at: mark.at)) ?? true) {
+        // Marks given in the store that the seat's own result does not carry yet. Anyone who can
+        // write the store could have written one, and none is signed: a verified session with
+        // such a mark is shown with it, and no longer as verified.
+        for mark in try await marks(sessions: ids) where !((try? journal.hasMark(session: mark.session, item: mark.item, at: mark.at)) ?? true) {
+            if checks[mark.session]?.verified == true {
+                checks[mark.session]?.verified = false
+                let item = TerminalSafety.visible(String(mark.item.prefix(60)), keepLineBreaks: false)
+                checks[mark.session]?.problems.append("mark of \(item) on session \(mark.session.prefix(8)) was given in the store, where nothing proves who gave it")
+            }
             // A mark that does not fit the copied result (an item it lacks) changes nothing in
             // this copy, which is for reading: the store keeps the mark as given.
             _ = try? journal.recordMark(session: mark.session, item: mark.item, points: mark.points, comment: mark.comment,
@@ -169,15 +172,16 @@ extension SharedReader {
                 out[session] = (SessionCheck(verified: false, problems: ["session \(short) cannot be checked: its room's test has no proctor key, or the passphrase is not its proctor's"]), nil)
                 continue
             }
-            let keyed = (starts[session] ?? []).contains { start in
-                guard let envelope = start.envelope(signedBy: publicKey) else { return false }
-                return envelope.action == "start" && envelope.session == session && envelope.keys != nil && envelope.room == room
+            // The session's first start the proctor signed with keys: its key depends on the seat
+            // key that start was wrapped to (a later start, to a key swapped in, vouches for nothing).
+            let keyed = (starts[session] ?? []).lazy.compactMap { $0.envelope(signedBy: publicKey) }.first { envelope in
+                envelope.action == "start" && envelope.session == session && envelope.keys != nil && envelope.room == room
             }
-            guard keyed else {
+            guard let keyed else {
                 out[session] = (SessionCheck(verified: false, problems: ["session \(short) was begun without the console's start, so nothing proves its records are its seat's"]), nil)
                 continue
             }
-            let key = signing.sessionKey(session)
+            let key = signing.sessionKey(session, seatKey: keyed.seatKey ?? "")
             var problems: [String] = []
             var events: [StoreRows.Event] = []
             var result: String?

@@ -93,7 +93,7 @@ struct ActionTarget: ParsableArguments {
             let key = seat.seatKey.flatMap(SeatBox.fingerprint) ?? "no key"
             lines.append("  \(v(seat.seat))  \(v(seat.candidateNumber ?? seat.candidate))  seat key \(key)  host \(v(seat.host))  \(digest)")
         }
-        for seat in left { lines.append("  not sent: \(v(seat.seat)) announced no key (an older Carrel?)") }
+        for seat in left { lines.append("  not sent: \(v(seat.seat)) announced no key, or its session was started with keys before") }
         FileOutput.standardError.write(lines.joined(separator: "\n") + "\n")
         if yes || starts.isEmpty { return }
         guard isatty(0) == 1, !passphraseStdin else {
@@ -122,7 +122,9 @@ struct ActionTarget: ParsableArguments {
             switch action {
             case .start: return seat.status == "not_started" && seat.connected
             case .acknowledge: return seat.status == "active" && seat.hand == "raised"
-            default: return seat.status == "active"
+            // A seat named is sent the command even while it is cut off: it applies it when it
+            // comes back (an interrupted session resumes under the same id).
+            default: return seat.status == "active" || (!seats.isEmpty && seat.status == "interrupted")
             }
         }
         let ids: [Int64]

@@ -82,11 +82,18 @@ final class ProctorSigner: Sendable {
     func starts(room: String, plan: RoomPlan, seats: [SeatView], key: ProctorSigningKey) throws(CarrelFailure)
         -> (targets: [CommandTarget], left: [SeatView]) {
         let package = try packageKey(room: room, plan: plan)
+        let publicKey = plan.proctorKey.flatMap { try? ProctorKey(parsing: $0) }
         var targets: [CommandTarget] = []
         var left: [SeatView] = []
         for seat in seats {
-            let secrets = SeatSecrets(sessionKey: key.sessionKey(seat.session), packageKey: package)
-            guard let seatKey = seat.seatKey, let wrapped = try? KeyWrap.wrap(secrets, to: seatKey, session: seat.session) else {
+            // A session the proctor started with keys is never sent keys again (a row the store
+            // set back to waiting, with a key swapped in, would otherwise get them).
+            let started = SignedCommand(id: 0, envelope: seat.liveness.startEnvelope, signature: seat.liveness.startSignature)
+            if let publicKey, let earlier = started.envelope(signedBy: publicKey), earlier.session == seat.session, earlier.keys != nil {
+                left.append(seat)
+                continue
+            }
+            guard let seatKey = seat.seatKey else {
                 if package != nil {
                     left.append(seat)
                 } else {
@@ -94,7 +101,16 @@ final class ProctorSigner: Sendable {
                 }
                 continue
             }
-            targets.append(CommandTarget(seat: seat.seat, session: seat.session, keys: wrapped))
+            let secrets = SeatSecrets(sessionKey: key.sessionKey(seat.session, seatKey: seatKey), packageKey: package)
+            guard let wrapped = try? KeyWrap.wrap(secrets, to: seatKey, session: seat.session) else {
+                if package != nil {
+                    left.append(seat)
+                } else {
+                    targets.append(CommandTarget(seat: seat.seat, session: seat.session))
+                }
+                continue
+            }
+            targets.append(CommandTarget(seat: seat.seat, session: seat.session, keys: wrapped, seatKey: seatKey))
         }
         return (targets, left)
     }

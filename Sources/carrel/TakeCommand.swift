@@ -270,10 +270,12 @@ struct ResumeCommand: AsyncParsableCommand {
         let context = state.context(needsTerminal: true, publisher: publisher)
         let (assessment, passphrase) = try ProctorCheck.opened(record, journal: journal, location: context.location, action: "resume")
         if let publisher, record.options.shared != nil, let passphrase,
+           let seatKey = try? journal.events(session: record.id).last(where: { $0.kind == EventKind.seatKey.rawValue })?.detail,
            let signing = assessment.proctor.key?.signingKey(passphrase: passphrase) {
-            // The proctor's passphrase derives the session's key again: what the resumed
-            // session publishes is authenticated as before the interruption.
-            publisher.authenticate(session: record.id, key: signing.sessionKey(record.id))
+            // The proctor's passphrase derives the session's key again (with the seat key its
+            // start was wrapped to): what the resumed session publishes is authenticated as
+            // before the interruption. A journal that cannot be read here leaves it unverified.
+            publisher.authenticate(session: record.id, key: signing.sessionKey(record.id, seatKey: seatKey))
         }
         let theme = display.resolvedTheme(launched: record.options.theme)
         var model = TakeModel(

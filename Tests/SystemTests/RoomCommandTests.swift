@@ -400,6 +400,15 @@ struct RoomCommandTests {
             shown = console()
             return shown.contains("\"verified\" : true") && shown.contains("\"status\" : \"active\"")
         }, "\(shown)")
+        // A session started with keys is never sent keys again, even set back to waiting with
+        // another seat key by whoever can write the store.
+        let other = SeatBox().publicKey
+        #expect(pg.psql("UPDATE carrel_sessions SET status = 'not_started', seat_key = '\(other)' WHERE session = '\(session)'",
+                        database: database).status == 0)
+        _ = try proctor.carrel(["proctor", "start", "--room", "k1", "--wait", "0", "--shared", url])
+        #expect(pg.psql("SELECT count(*) FROM carrel_commands WHERE session = '\(session)' AND action = 'start'",
+                        database: database).output.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+        #expect(pg.psql("UPDATE carrel_sessions SET status = 'active' WHERE session = '\(session)'", database: database).status == 0)
         // Another connection waits for the seat's lock, takes it when the seat dies, and
         // replays the seat's own claim of liveness (its MAC) for itself.
         var environment = ProcessInfo.processInfo.environment

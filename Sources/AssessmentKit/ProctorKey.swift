@@ -88,6 +88,8 @@ public struct ProctorKey: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The signing key `passphrase` gives for this public key, or nil when it gives another
     /// (a wrong passphrase, or a key made from another one).
     public func signingKey(passphrase: String) -> ProctorSigningKey? {
+        // A derivation that fails (a passphrase beyond the limit) gives no key: nothing is
+        // signed, and the caller says the passphrase is not this key's.
         guard let signing = try? Self.derive(passphrase, salt: salt, logRounds: logRounds, blockSize: blockSize,
                                             parallelism: parallelism) else { return nil }
         let derived = Array(signing.publicKey.rawRepresentation)
@@ -99,6 +101,7 @@ public struct ProctorKey: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// True when `signature` is this key's over `message`.
     public func verifies(_ signature: some DataProtocol, for message: some DataProtocol) -> Bool {
+        // A key that cannot be read verifies nothing (fails closed).
         guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey) else { return false }
         return key.isValidSignature(signature, for: message)
     }

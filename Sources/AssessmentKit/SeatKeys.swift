@@ -43,6 +43,8 @@ public final class SeatBox: Sendable {
     /// The secrets `wrapped` holds for `session`, or nil when they were not wrapped to this
     /// seat's key for this session (or were changed on the way).
     public func open(_ wrapped: String, session: String) -> SeatSecrets? {
+        // Every failure below (a key that is not one, a box that does not open) is the same
+        // answer: these keys are not for this seat, and the start is refused.
         guard let bytes = Data(base64Encoded: wrapped), bytes.count > 32 + 12 + 16,
               let mine = try? Curve25519.KeyAgreement.PrivateKey(rawRepresentation: privateKey),
               let ephemeral = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: bytes.prefix(32)),

@@ -131,7 +131,8 @@ public struct SignedCommand: Sendable, Equatable {
               key.verifies(bytes, for: CommandEnvelope.signedBytes(text)) else {
             return .failure(.badSignature)
         }
-        // Signed by the proctor from here on: what it says is what the console meant.
+        // Signed by the proctor from here on: what it says is what the console meant. Text that
+        // does not decode is refused (`unreadable`), never read in part.
         guard let decoded = try? JSONDecoder().decode(CommandEnvelope.self, from: Data(text.utf8)),
               decoded.v == CommandEnvelope.format else {
             return .failure(.unreadable)
@@ -156,6 +157,7 @@ public struct SignedCommand: Sendable, Equatable {
     /// The envelope, when the signature is `key`'s over it (what a console checks of the
     /// commands it finds in the store); nil otherwise.
     public func envelope(signedBy key: ProctorKey) -> CommandEnvelope? {
+        // Anything that does not verify or decode is no envelope (fails closed).
         guard let text = envelope, let signature, text.utf8.count <= Self.maximumEnvelopeBytes,
               let bytes = Data(base64Encoded: signature), bytes.count == 64,
               key.verifies(bytes, for: CommandEnvelope.signedBytes(text)),

@@ -192,6 +192,8 @@ extension SharedReader {
                     problems.append("\(what) of session \(short) was not written by its seat")
                     continue
                 }
+                // An authenticated body that does not parse adds no event and no result: the
+                // session then has no verified result, and is not verified.
                 let body = (try? JSONSerialization.jsonObject(with: Data((record.body ?? "").utf8))) as? [String: Any]
                 if record.kind == "event", let body, let event = try? StoreRows.Event([
                     session, String(record.seq), record.at, body["kind"] as? String ?? "", body["detail"] as? String ?? "",

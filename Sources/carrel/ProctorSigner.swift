@@ -102,6 +102,7 @@ final class ProctorSigner: Sendable {
                 continue
             }
             let secrets = SeatSecrets(sessionKey: key.sessionKey(seat.session, seatKey: seatKey), packageKey: package)
+            // A seat key that is not an X25519 key gets no keys (a sealed room's seat is left out).
             guard let wrapped = try? KeyWrap.wrap(secrets, to: seatKey, session: seat.session) else {
                 if package != nil {
                     left.append(seat)
@@ -121,7 +122,8 @@ final class ProctorSigner: Sendable {
         guard passphrase != nil else { return }
         for i in seats.indices {
             let room = seats[i].room
-            // A closed room's seats are checked as an open one's.
+            // A closed room's seats are checked as an open one's. A room whose key cannot be read
+            // or derived is left as the store says (the console shows no `verified` for it).
             guard var plan = plans[room], let text = plan.proctorKey, let key = try? ProctorKey(parsing: text) else { continue }
             plan.closedAt = nil
             guard let (signing, _) = try? self.key(room: room, plan: plan) else { continue }

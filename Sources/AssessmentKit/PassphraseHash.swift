@@ -33,22 +33,14 @@ public struct PassphraseHash: Sendable, Hashable, Codable, CustomStringConvertib
     public init(parsing text: String) throws(ParseError) {
         let parts = text.split(separator: "$", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 4, parts[0] == "scrypt" else { throw .notAHash }
-        var params: [String: Int] = [:]
-        for field in parts[1].split(separator: ",") {
-            let kv = field.split(separator: "=", maxSplits: 1).map(String.init)
-            guard kv.count == 2, let value = Int(kv[1]), params[kv[0]] == nil else {
-                throw .badParameters("unreadable parameters \"\(parts[1])\"")
-            }
-            params[kv[0]] = value
-        }
-        guard Set(params.keys) == ["ln", "r", "p"], let ln = params["ln"], let r = params["r"], let p = params["p"] else {
-            throw .badParameters("parameters other than ln, r and p")
-        }
         // Bounded exactly as a sealed header's key (at most 256 MiB and 4 passes): a hostile
         // file cannot make each check take seconds and gigabytes, wherever the hash is read.
-        if let problem = SealedAssessment.Cost(logRounds: ln, blockSize: r, parallelism: p).problem {
-            throw .badParameters("a cost above the limit, \(problem)")
+        let cost: SealedAssessment.Cost
+        switch SealedAssessment.Cost.reading(parts[1]) {
+        case let .success(read): cost = read
+        case let .failure(problem): throw .badParameters(problem.description)
         }
+        let (ln, r, p) = (cost.logRounds, cost.blockSize, cost.parallelism)
         guard let salt = Data(base64Encoded: parts[2]), salt.count >= Self.saltLength else {
             throw .badParameters("a salt that is not base64 of at least \(Self.saltLength) bytes")
         }

@@ -44,20 +44,12 @@ public struct ProctorKey: Sendable, Hashable, Codable, CustomStringConvertible {
               (try? Curve25519.Signing.PublicKey(rawRepresentation: key)) != nil else {
             throw .badParameters("a public key that is not base64 of 32 bytes")
         }
-        var params: [String: Int] = [:]
-        for field in parts[1].split(separator: ",") {
-            let kv = field.split(separator: "=", maxSplits: 1).map(String.init)
-            guard kv.count == 2, let value = Int(kv[1]), params[kv[0]] == nil else {
-                throw .badParameters("unreadable parameters \"\(parts[1])\"")
-            }
-            params[kv[0]] = value
+        let cost: SealedAssessment.Cost
+        switch SealedAssessment.Cost.reading(parts[1]) {
+        case let .success(read): cost = read
+        case let .failure(problem): throw .badParameters(problem.description)
         }
-        guard Set(params.keys) == ["ln", "r", "p"], let ln = params["ln"], let r = params["r"], let p = params["p"] else {
-            throw .badParameters("parameters other than ln, r and p")
-        }
-        if let problem = SealedAssessment.Cost(logRounds: ln, blockSize: r, parallelism: p).problem {
-            throw .badParameters("a cost above the limit, \(problem)")
-        }
+        let (ln, r, p) = (cost.logRounds, cost.blockSize, cost.parallelism)
         guard let salt = Data(base64Encoded: parts[2]), salt.count == Self.saltLength else {
             throw .badParameters("a salt that is not base64 of \(Self.saltLength) bytes")
         }
@@ -108,12 +100,9 @@ public struct ProctorKey: Sendable, Hashable, Codable, CustomStringConvertible {
 
     static func derive(_ passphrase: String, salt: [UInt8], logRounds: Int, blockSize: Int, parallelism: Int) throws
         -> Curve25519.Signing.PrivateKey {
-        guard passphrase.utf8.count <= PassphraseHash.maximumBytes else { throw PassphraseHash.InputProblem.tooLong }
-        var bytes = Array(PassphraseHash.normalise(passphrase).utf8)
-        defer { SealedAssessment.wipe(&bytes) }
-        let seed = try KDF.Scrypt.deriveKey(
-            from: bytes, salt: domain + salt, outputByteCount: 32,
-            rounds: 1 << logRounds, blockSize: blockSize, parallelism: parallelism)
+        // The same scrypt as a sealed package's key, with the label before the key's own salt.
+        let seed = try SealedAssessment.deriveKey(
+            passphrase, salt: domain + salt, cost: .init(logRounds: logRounds, blockSize: blockSize, parallelism: parallelism))
         return try seed.withUnsafeBytes { try Curve25519.Signing.PrivateKey(rawRepresentation: $0) }
     }
 

@@ -81,6 +81,31 @@ public enum SealedAssessment {
             return nil
         }
 
+        /// Why `ln=…,r=…,p=…` is not a cost Carrel accepts, in the words of a hash's or a key's
+        /// message ("unreadable parameters …", "parameters other than ln, r and p", "a cost
+        /// above the limit, …").
+        public struct TextProblem: Error, Equatable, CustomStringConvertible {
+            public var description: String
+        }
+
+        /// The cost written as `ln=15,r=8,p=1` (each once, nothing else), within the limits.
+        public static func reading(_ text: String) -> Result<Cost, TextProblem> {
+            var params: [String: Int] = [:]
+            for field in text.split(separator: ",") {
+                let kv = field.split(separator: "=", maxSplits: 1).map(String.init)
+                guard kv.count == 2, let value = Int(kv[1]), params[kv[0]] == nil else {
+                    return .failure(TextProblem(description: "unreadable parameters \"\(text)\""))
+                }
+                params[kv[0]] = value
+            }
+            guard Set(params.keys) == ["ln", "r", "p"], let ln = params["ln"], let r = params["r"], let p = params["p"] else {
+                return .failure(TextProblem(description: "parameters other than ln, r and p"))
+            }
+            let cost = Cost(logRounds: ln, blockSize: r, parallelism: p)
+            if let problem = cost.problem { return .failure(TextProblem(description: "a cost above the limit, \(problem)")) }
+            return .success(cost)
+        }
+
         /// The package key costs at least as much as the passphrase hash it travels with.
         public static func matching(_ hash: PassphraseHash) -> Cost {
             var cost = standard

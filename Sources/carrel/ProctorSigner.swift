@@ -48,12 +48,7 @@ final class ProctorSigner: Sendable {
         if let known = packageKeys.withLock({ $0[package] }) { return known }
         let name = TerminalSafety.visible(room, keepLineBreaks: false)
         let parts = package.split(separator: "$").map(String.init)
-        var params: [String: Int] = [:]
-        for field in (parts.first ?? "").split(separator: ",") {
-            let kv = field.split(separator: "=").map(String.init)
-            if kv.count == 2, let value = Int(kv[1]) { params[kv[0]] = value }
-        }
-        guard parts.count == 2, let ln = params["ln"], let r = params["r"], let p = params["p"],
+        guard parts.count == 2, case let .success(cost) = SealedAssessment.Cost.reading(parts[0]),
               let salt = Data(base64Encoded: parts[1]), salt.count == 16, let passphrase else {
             throw CarrelFailure(status: .refused, message: "room \(name)'s plan holds sealed-test parameters this Carrel cannot read; open the room again from the sealed file")
         }
@@ -62,12 +57,11 @@ final class ProctorSigner: Sendable {
         // seed to a seat. A cheaper derivation than any `carrel seal` makes would hand a made-up
         // seat a fast way to guess the passphrase. Never below the sealing standard.
         let standard = SealedAssessment.Cost.standard
-        guard ln >= standard.logRounds, r >= standard.blockSize else {
-            throw CarrelFailure(status: .refused, message: "room \(name)'s plan asks for a package key cheaper than any sealed test has (scrypt ln=\(ln), r=\(r)); it was changed in the store: open the room again from the sealed file")
+        guard cost.logRounds >= standard.logRounds, cost.blockSize >= standard.blockSize else {
+            throw CarrelFailure(status: .refused, message: "room \(name)'s plan asks for a package key cheaper than any sealed test has (scrypt ln=\(cost.logRounds), r=\(cost.blockSize)); it was changed in the store: open the room again from the sealed file")
         }
         do throws(SealedAssessment.Failure) {
-            let key = try SealedAssessment.packageKey(passphrase: passphrase, salt: Array(salt),
-                                                      cost: .init(logRounds: ln, blockSize: r, parallelism: p))
+            let key = try SealedAssessment.packageKey(passphrase: passphrase, salt: Array(salt), cost: cost)
             packageKeys.withLock { $0[package] = key }
             return key
         } catch {

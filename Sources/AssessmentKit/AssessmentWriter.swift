@@ -76,7 +76,7 @@ public enum AssessmentWriter {
         case let .text(accept, caseSensitive):
             if case let .texts(answers)? = item.marking {
                 w.add(4, "accept:")
-                for a in answers { option(a.text, credit: a.credit == 100 ? nil : a.credit, feedback: a.feedback, &w) }
+                for a in answers { option(a.text, credit: a.credit == 100 ? nil : a.credit, feedback: a.feedback, 5, &w) }
             } else {
                 w.list(4, "accept", accept)
             }
@@ -102,7 +102,51 @@ public enum AssessmentWriter {
             w.add(4, "pairs:")
             for pair in pairs { w.add(5, "\(quoted(pair.left)): \(quoted(pair.right))") }
             if !distractors.isEmpty { w.list(4, "distractors", distractors) }
+        case let .gaps(gaps):
+            w.add(4, "gaps:")
+            for gap in gaps { write(gap, &w) }
         }
+    }
+
+    /// One entry of `gaps`, at level 5, its keys at level 6 and options at level 7.
+    static func write(_ gap: Gap, _ w: inout Lines) {
+        w.entry(5)
+        switch gap.kind {
+        case let .text(answers, caseSensitive):
+            w.add(6, "accept:")
+            for a in answers { option(a.text, credit: a.credit == 100 ? nil : a.credit, feedback: a.feedback, 7, &w) }
+            if caseSensitive { w.add(6, "case_sensitive: true") }
+        case let .choice(options, multiple):
+            let plainKey = options.allSatisfy { $0.feedback == nil && ($0.credit ?? 0 == 0 || $0.credit == 100) }
+                && options.filter { $0.credit == 100 }.count == 1
+            if !multiple && plainKey, let answer = options.first(where: { $0.credit == 100 }) {
+                w.list(6, "choices", options.map(\.text))
+                w.add(6, "answer: \(quoted(answer.text))")
+            } else {
+                if multiple { w.add(6, "multiple: true") }
+                w.add(6, "choices:")
+                for o in options {
+                    let credit = o.credit == 0 || (!multiple && o.credit == 100) ? nil : o.credit
+                    option(o.text, credit: credit, feedback: o.feedback, 7, &w)
+                }
+                if !multiple, let answer = options.first(where: { $0.credit == 100 }) {
+                    w.add(6, "answer: \(quoted(answer.text))")
+                }
+            }
+        case let .number(answers):
+            if answers.count == 1, answers[0].credit == 100, answers[0].feedback == nil {
+                numeric(answers[0].answer, 6, &w)
+            } else {
+                w.add(6, "answers:")
+                for a in answers {
+                    w.entry(7)
+                    numeric(a.answer, 8, &w)
+                    if a.credit != 100 { w.add(8, "credit: \(number(a.credit))%") }
+                    if let f = a.feedback { w.text(8, "feedback", f) }
+                }
+            }
+        }
+        if let p = gap.points { w.add(6, "points: \(number(p))") }
     }
 
     static func writeChoices(_ choices: [String], _ marking: Marking?, _ w: inout Lines) {
@@ -111,19 +155,19 @@ public enum AssessmentWriter {
             return
         }
         w.add(4, "choices:")
-        for mark in marks { option(mark.text, credit: mark.credit, feedback: mark.feedback, &w) }
+        for mark in marks { option(mark.text, credit: mark.credit, feedback: mark.feedback, 5, &w) }
     }
 
     /// A plain entry, or `text:` with its credit and feedback.
-    static func option(_ text: String, credit: Double?, feedback: String?, _ w: inout Lines) {
+    static func option(_ text: String, credit: Double?, feedback: String?, _ level: Int, _ w: inout Lines) {
         guard credit != nil || feedback != nil else {
-            w.add(5, "- \(quoted(text))")
+            w.add(level, "- \(quoted(text))")
             return
         }
-        w.entry(5)
-        w.add(6, "text: \(quoted(text))")
-        if let c = credit { w.add(6, "credit: \(number(c))%") }
-        if let f = feedback { w.text(6, "feedback", f) }
+        w.entry(level)
+        w.add(level + 1, "text: \(quoted(text))")
+        if let c = credit { w.add(level + 1, "credit: \(number(c))%") }
+        if let f = feedback { w.text(level + 1, "feedback", f) }
     }
 
     static func numeric(_ answer: NumericAnswer, _ level: Int, _ w: inout Lines) {

@@ -23,7 +23,7 @@ public struct Item: Sendable, Hashable, Codable, Identifiable {
         self.marking = marking
     }
 
-    /// The eight item types and what each needs to be scored.
+    /// The nine item types and what each needs to be scored.
     public enum Kind: Sendable, Hashable, Codable {
         case choice(choices: [String], answer: String)
         case multiple(choices: [String], answers: [String], scoring: MultipleScoring)
@@ -33,6 +33,8 @@ public struct Item: Sendable, Hashable, Codable, Identifiable {
         case essay(minWords: Int?, maxWords: Int?)
         case order(items: [String])
         case match(pairs: [MatchPair], distractors: [String])
+        /// A text with numbered gaps (`{1}`, `{2}`, … in the prompt, in order), one entry per gap.
+        case gaps([Gap])
     }
 
     public var type: ItemType {
@@ -45,6 +47,7 @@ public struct Item: Sendable, Hashable, Codable, Identifiable {
         case .essay: return .essay
         case .order: return .order
         case .match: return .match
+        case .gaps: return .gaps
         }
     }
 }
@@ -53,7 +56,7 @@ public struct Item: Sendable, Hashable, Codable, Identifiable {
 public enum ItemType: String, Sendable, Hashable, Codable, CaseIterable {
     case choice, multiple
     case trueFalse = "true_false"
-    case text, numeric, essay, order, match
+    case text, numeric, essay, order, match, gaps
 }
 
 public enum MultipleScoring: String, Sendable, Hashable, Codable, CaseIterable {
@@ -86,5 +89,73 @@ public struct MatchPair: Sendable, Hashable, Codable {
     public init(left: String, right: String) {
         self.left = left
         self.right = right
+    }
+}
+
+/// One gap of a `gaps` item: what fills it, and its weight.
+public struct Gap: Sendable, Hashable, Codable {
+    public var kind: GapKind
+    /// The gap's own points; nil gives it an equal share. When some gaps have points, each gap
+    /// without is worth 1 and the item's points are split in proportion (`Gap.shares`).
+    public var points: Double?
+    public init(kind: GapKind, points: Double? = nil) {
+        self.kind = kind
+        self.points = points
+    }
+
+    /// What each gap is worth, out of an item's points, in gap order.
+    public static func shares(_ gaps: [Gap], of points: Double) -> [Double] {
+        let weights = gaps.map { $0.points ?? 1 }
+        let total = weights.reduce(0, +)
+        guard total > 0 else { return gaps.map { _ in 0 } }
+        return weights.map { points * $0 / total }
+    }
+}
+
+/// What a gap accepts. Credits are percentages of the gap's share, as for whole items.
+public enum GapKind: Sendable, Hashable, Codable {
+    /// Typed text: every accepted answer with its credit, and whether case matters.
+    case text(answers: [TextAnswer], caseSensitive: Bool)
+    /// One pick among options (or several when `multiple`: the picked credits add up, Moodle's
+    /// rule). An option without a credit earns nothing.
+    case choice(options: [ChoiceMark], multiple: Bool)
+    /// A typed number: every accepted value or range with its credit.
+    case number(answers: [NumberAnswer])
+
+    public var isChoice: Bool {
+        if case .choice = self { return true }
+        return false
+    }
+
+    /// The options, for a choice gap.
+    public var options: [String] {
+        if case let .choice(options, _) = self { return options.map(\.text) }
+        return []
+    }
+}
+
+extension Item {
+    /// The places of the gaps of a `gaps` prompt: `{1}`, `{2}`, … as written (the number is
+    /// the gap's; anything else in braces is text). Offsets are in Unicode scalars.
+    public static func gapMarkers(in prompt: String) -> [(number: Int, range: Range<Int>)] {
+        var out: [(number: Int, range: Range<Int>)] = []
+        let scalars = Array(prompt.unicodeScalars)
+        var i = 0
+        while i < scalars.count {
+            guard scalars[i] == "{" else { i += 1; continue }
+            var j = i + 1
+            var value = 0
+            while j < scalars.count, j - i <= 4, ("0"..."9").contains(scalars[j]) {
+                value = value * 10 + Int(scalars[j].value - 48)
+                j += 1
+            }
+            if j > i + 1, j < scalars.count, scalars[j] == "}", value >= 1 {
+                out.append((value, i..<(j + 1)))
+                i = j + 1
+            } else {
+                i += 1
+            }
+        }
+        return out
     }
 }

@@ -12,6 +12,7 @@ struct ItemDecoder {
         .essay: ["min_words", "max_words"],
         .order: ["items"],
         .match: ["pairs", "distractors"],
+        .gaps: ["gaps"],
     ]
     /// The keys an item of each type may have, made once rather than for every item.
     static let allowedByType: [ItemType: [String]] = keysByType.mapValues { commonKeys + $0 }
@@ -45,8 +46,13 @@ struct ItemDecoder {
         let feedback = map["feedback"].flatMap { fields.text($0, "feedback", .multiLine) }
         let proctorNote = map["proctor_note"].flatMap { fields.text($0, "proctor_note", .multiLine) }
         guard let type else { return nil }
-        guard let (kind, marking) = self.kind(type, map, what: what) else { return nil }
-        guard let id, let prompt, let points else { return nil }
+        let keyed = type == .gaps ? gaps(map, prompt: prompt, what: what) : self.kind(type, map, what: what)
+        guard let (kind, marking) = keyed else { return nil }
+        guard let id, let prompt, var points else { return nil }
+        if map["points"] == nil, case let .gaps(gaps) = kind, gaps.contains(where: { $0.points != nil }) {
+            // Gaps with their own points make the item worth their sum (a gap without is worth 1).
+            points = gaps.reduce(0) { $0 + ($1.points ?? 1) }
+        }
         return Item(id: id, prompt: prompt, points: points, feedback: feedback, kind: kind,
                     proctorNote: proctorNote, marking: marking)
     }
@@ -90,6 +96,7 @@ struct ItemDecoder {
         case .essay: return essay(map).map { ($0, nil) }
         case .order: return order(map, what: what).map { ($0, nil) }
         case .match: return match(map, what: what).map { ($0, nil) }
+        case .gaps: return gaps(map, prompt: nil, what: what)
         }
     }
 

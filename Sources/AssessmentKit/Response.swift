@@ -14,6 +14,9 @@ public enum Response: Sendable, Hashable, Codable {
     case order([String])
     /// Left-hand entry → the right-hand entry the student picked.
     case match([String: String])
+    /// One entry per gap of a `gaps` item: what was typed or picked (several picks for a gap
+    /// that takes more than one); an empty entry is a gap left open.
+    case gaps([[String]])
 
     /// True when the student has given nothing that could earn a point.
     public var isEmpty: Bool {
@@ -24,6 +27,7 @@ public enum Response: Sendable, Hashable, Codable {
         case .trueFalse: return false
         case .order(let entries): return entries.isEmpty
         case .match(let picks): return picks.isEmpty
+        case .gaps(let entries): return entries.allSatisfy { $0.allSatisfy { $0.trimmingSpaces().isEmpty } }
         }
     }
 }

@@ -92,6 +92,13 @@ public enum Scoring {
             guard !pairs.isEmpty else { return 0 }
             let right = pairs.filter { picks[$0.left] == $0.right }.count
             return Double(right) / Double(pairs.count)
+        case let (.gaps(gaps), .gaps(entries)):
+            let weights = Gap.shares(gaps, of: 1)
+            var sum = 0.0
+            for (i, gap) in gaps.enumerated() where i < entries.count {
+                sum += weights[i] * gapCredit(gap.kind, entries[i])
+            }
+            return sum
         default:
             // A response of another item type cannot earn points.
             return 0
@@ -120,6 +127,42 @@ public enum Scoring {
         default:
             return nil
         }
+    }
+
+    /// Each gap's score, in gap order: its share of the item's points and what the entry earned.
+    public static func gapScores(_ item: Item, _ response: Response?) -> [ItemScore] {
+        guard case let .gaps(gaps) = item.kind else { return [] }
+        let shares = Gap.shares(gaps, of: item.points)
+        var entries: [[String]] = []
+        if case let .gaps(given)? = response { entries = given }
+        return gaps.enumerated().map { i, gap in
+            let entry = i < entries.count ? entries[i] : []
+            guard entry.contains(where: { !$0.trimmingSpaces().isEmpty }) else {
+                return ItemScore(points: 0, max: shares[i], outcome: .unanswered)
+            }
+            var fraction = gapCredit(gap.kind, entry)
+            if 1 - fraction < 1e-6 { fraction = 1 }
+            return ItemScore(points: rounded(fraction * shares[i]), max: shares[i], outcome: outcome(fraction: fraction))
+        }
+    }
+
+    /// What one gap's entry earns, from 0 to 1: a gap's penalty never takes from another gap.
+    static func gapCredit(_ kind: GapKind, _ entry: [String]) -> Double {
+        let credit: Double
+        switch kind {
+        case let .text(answers, caseSensitive):
+            guard let typed = entry.first else { return 0 }
+            let given = AnswerText.normalise(typed, caseSensitive: caseSensitive)
+            let matching = answers.filter { AnswerText.normalise($0.text, caseSensitive: caseSensitive) == given }
+            credit = matching.map(\.credit).max() ?? 0
+        case let .choice(options, multiple):
+            let picked = multiple ? Set(entry) : Set(entry.prefix(1))
+            credit = options.filter { picked.contains($0.text) }.reduce(0) { $0 + ($1.credit ?? 0) }
+        case let .number(answers):
+            guard let typed = entry.first, let value = NumericText.parse(typed) else { return 0 }
+            credit = answers.filter { $0.answer.accepts(value) }.map(\.credit).max() ?? 0
+        }
+        return Swift.min(1, Swift.max(0, credit / 100))
     }
 
     /// Partial: +1/k per correct pick, −1/k per wrong pick, floor 0 (k = number of answers).

@@ -40,6 +40,16 @@ public enum JSONValue: Sendable, Equatable, Codable {
         case let .multiple(picks)?: self = .array(picks.map(JSONValue.string))
         case let .order(entries)?: self = .array(entries.map(JSONValue.string))
         case let .match(pairs)?: self = .object(pairs.mapValues(JSONValue.string))
+        case let .gaps(entries)?: self = .array(entries.map(JSONValue.init(gapEntry:)))
+        }
+    }
+
+    /// One gap's entry: what was typed or picked, a list for several picks, null when open.
+    public init(gapEntry entry: [String]) {
+        switch entry.count {
+        case 0: self = .null
+        case 1: self = .string(entry[0])
+        default: self = .array(entry.map(JSONValue.string))
         }
     }
 }
@@ -64,6 +74,18 @@ public struct ResultDocument: Sendable, Equatable, Codable {
         /// A person's mark, which `points` and `outcome` follow; absent until someone marks
         /// the item, so results written before marking existed read the same.
         public var mark: Mark?
+        /// Each gap of a `gaps` item, in gap order (absent for other items).
+        public var gaps: [GapResult]?
+    }
+
+    /// How one gap of a `gaps` item fared.
+    public struct GapResult: Sendable, Equatable, Codable {
+        /// 1-based, as `{1}` in the prompt.
+        public var gap: Int
+        public var response: JSONValue
+        public var points: Double
+        public var max: Double
+        public var outcome: Outcome
     }
 
     /// What a person gave an item with `carrel results mark`.
@@ -113,7 +135,8 @@ public struct ResultDocument: Sendable, Equatable, Codable {
         let items = assessment.items.map { item -> ItemResult in
             let s = Scoring.score(item, responses[item.id])
             return ItemResult(id: item.id, type: item.type.rawValue, response: JSONValue(responses[item.id]),
-                              points: s.points, max: s.max, flagged: flags.contains(item.id), outcome: s.outcome)
+                              points: s.points, max: s.max, flagged: flags.contains(item.id), outcome: s.outcome,
+                              gaps: gapResults(item, responses[item.id]))
         }
         return ResultDocument(
             session: record.id, candidate: record.candidate, status: reason,
@@ -124,6 +147,16 @@ public struct ResultDocument: Sendable, Equatable, Codable {
             events: events.map { Event(at: Timestamp.iso($0.at), kind: $0.kind, detail: $0.detail) },
             room: record.options.shared?.room, seat: record.options.shared?.seat,
             candidateNumber: record.options.shared?.candidateNumber)
+    }
+
+    static func gapResults(_ item: Item, _ response: Response?) -> [GapResult]? {
+        guard case .gaps = item.kind else { return nil }
+        var entries: [[String]] = []
+        if case let .gaps(given)? = response { entries = given }
+        return Scoring.gapScores(item, response).enumerated().map { i, score in
+            GapResult(gap: i + 1, response: JSONValue(gapEntry: i < entries.count ? entries[i] : []),
+                      points: score.points, max: score.max, outcome: score.outcome)
+        }
     }
 
     public func json() throws -> Data {
@@ -163,7 +196,7 @@ public struct ResultDigest: Sendable, Equatable {
     public init(_ document: ResultDocument) {
         heading = ResultHeading(document)
         items = document.items.map(\.id)
-        cells = document.items.map { CSV.safeCell(CSV.cell($0.response)) }
+        cells = document.items.map { CSV.safeCell(CSV.cell($0)) }
     }
 
     /// The stored form: heading, items and cells as JSON, and the cells as CSV fields.

@@ -119,6 +119,12 @@ public enum CSV {
     }
 
     /// A response as one cell: text as typed, lists joined with "; ", matches as `left=right`.
+    /// An item's response as a gradebook shows it; a `gaps` item's names each gap.
+    public static func cell(_ item: ResultDocument.ItemResult) -> String {
+        guard let gaps = item.gaps else { return cell(item.response) }
+        return gaps.map { "gap \($0.gap): \(cell($0.response))" }.joined(separator: "; ")
+    }
+
     public static func cell(_ value: JSONValue) -> String {
         switch value {
         case let .string(s): return s

@@ -114,6 +114,12 @@ public struct SessionPlan: Sendable, Equatable {
                 for r in pairs.map(\.right) + distractors where !rights.contains(r) { rights.append(r) }
                 rng.shuffle(&rights)
                 display[item.id] = rights
+            case let .gaps(gaps) where assessment.shuffle.choices:
+                for (i, gap) in gaps.enumerated() where gap.kind.isChoice {
+                    var options = gap.kind.options
+                    rng.shuffle(&options)
+                    display["\(item.id)#\(i + 1)"] = options
+                }
             default:
                 break
             }

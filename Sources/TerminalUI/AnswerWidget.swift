@@ -33,11 +33,16 @@ struct WidgetContext {
     let screenReader: Bool
     /// The screen's width (an essay wraps by it).
     let viewWidth: Int
+    /// A text with gaps: each gap's options as shown (empty for a typed gap).
+    var gapOptions: [[String]] = []
+    /// A text with gaps: the highlighted option of a gap that takes several picks.
+    var optionHighlight = 0
 }
 
 /// What a key did to a widget: the model applies it.
 struct WidgetChange {
     var highlight: Int?
+    var optionHighlight: Int?
     var editor: TextEditor?
     /// A status to say ("Ottawa selected").
     var say: String?
@@ -68,12 +73,13 @@ enum AnswerWidgets {
         case .essay: return EssayWidget(context: context)
         case .order: return OrderWidget(context: context)
         case .match: return MatchWidget(context: context)
+        case .gaps: return GapsWidget(context: context)
         }
     }
 
     /// The answer keys of every kind in words, one row for kinds that share their keys: the
     /// question screen's help and the README list these.
-    static let summaries: [KeyListing.Row] = [ChoiceWidget.summary, OrderWidget.summary, MatchWidget.summary, TextFieldWidget.summary]
+    static let summaries: [KeyListing.Row] = [ChoiceWidget.summary, OrderWidget.summary, MatchWidget.summary, TextFieldWidget.summary, GapsWidget.summary]
 
     typealias Binding = KeyBinding<AnswerAction>
 

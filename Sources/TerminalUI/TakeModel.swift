@@ -190,11 +190,26 @@ public struct TakeModel: Sendable {
         session?.plan.displayOrders[item.id] ?? []
     }
 
+    /// The key of `item`'s editor: a text with gaps has one per gap, the focused gap's in use.
+    func editorKey(_ item: Item) -> String {
+        guard case let .gaps(gaps) = item.kind else { return item.id }
+        return "\(item.id)#\(min(highlight[item.id] ?? 0, max(0, gaps.count - 1)))"
+    }
+
+    /// A pick gap's options as shown: the plan's order, else as written.
+    public func gapDisplayOrder(_ item: Item, gap: Int) -> [String] {
+        guard case let .gaps(gaps) = item.kind, gaps.indices.contains(gap) else { return [] }
+        return session?.plan.displayOrders["\(item.id)#\(gap + 1)"] ?? gaps[gap].kind.options
+    }
+
     public func editor(for item: Item) -> TextEditor {
-        if let e = editors[item.id] { return e }
+        if let e = editors[editorKey(item)] { return e }
         let existing: String
         switch session?.answer(item.id) {
         case let .text(s)?, let .numeric(s)?, let .essay(s)?: existing = s
+        case let .gaps(entries)?:
+            let h = highlight[item.id] ?? 0
+            existing = entries.indices.contains(h) ? entries[h].first ?? "" : ""
         default: existing = ""
         }
         if case .essay = item.kind { return TextEditor(text: existing, multiline: true) }

@@ -225,8 +225,10 @@ extension TakeModel {
             followFocus = true
         }
         let change = widget(for: item).perform(action, key: key)
+        let editorKey = self.editorKey(item)
         if let h = change.highlight, h != highlight[item.id] ?? 0 { highlight[item.id] = h }
-        if let e = change.editor { editors[item.id] = e }
+        if let h = change.optionHighlight { highlight[item.id + "#options"] = h }
+        if let e = change.editor { editors[editorKey] = e }
         if let text = change.say { show(text, now: now) }
         return change.nextQuestion ? next(session) : change.commands
     }
@@ -254,6 +256,10 @@ extension TakeModel {
         guard !keys.isEmpty, keyScreen == .question, let item = currentItem else { return nil }
         switch item.kind {
         case .text, .numeric, .essay: break
+        case let .gaps(gaps):
+            // Typing in a typed gap; a pick gap's letters choose.
+            let h = min(highlight[item.id] ?? 0, max(0, gaps.count - 1))
+            guard gaps.indices.contains(h), !gaps[h].kind.isChoice else { return nil }
         default: return nil
         }
         let map = keyMap
@@ -287,9 +293,17 @@ extension TakeModel {
     /// The widget of `item`: its keys and its lines, over what the screen holds for it.
     func widget(for item: Item) -> any AnswerWidget {
         let opts = options(item)
-        let context = WidgetContext(item: item, response: session?.answer(item.id), options: opts, rights: displayOrder(item),
-                                    highlight: min(highlight[item.id] ?? 0, max(0, opts.count - 1)), editor: editor(for: item),
+        var count = opts.count
+        var gapOptions: [[String]] = []
+        if case let .gaps(gaps) = item.kind {
+            count = gaps.count
+            gapOptions = gaps.indices.map { gapDisplayOrder(item, gap: $0) }
+        }
+        var context = WidgetContext(item: item, response: session?.answer(item.id), options: opts, rights: displayOrder(item),
+                                    highlight: min(highlight[item.id] ?? 0, max(0, count - 1)), editor: editor(for: item),
                                     screenReader: screenReader, viewWidth: viewSize.width)
+        context.gapOptions = gapOptions
+        context.optionHighlight = highlight[item.id + "#options"] ?? 0
         return AnswerWidgets.make(context)
     }
 }

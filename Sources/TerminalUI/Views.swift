@@ -261,8 +261,12 @@ public enum Views {
             for line in TextWidth.wrap(instructions, width: textWidth) { lines.append(BodyLine(text: line, role: .dim, indent: 2)) }
             lines.append(BodyLine(text: "", role: .plain, indent: 2))
         }
-        for line in TextWidth.wrap(item.prompt, width: textWidth) { lines.append(BodyLine(text: line, role: .plain, indent: 2)) }
-        lines.append(BodyLine(text: "", role: .plain, indent: 2))
+        if case .gaps = item.kind {
+            // The widget shows the prompt, with each gap's field in its place.
+        } else {
+            for line in TextWidth.wrap(item.prompt, width: textWidth) { lines.append(BodyLine(text: line, role: .plain, indent: 2)) }
+            lines.append(BodyLine(text: "", role: .plain, indent: 2))
+        }
         let widget = Widgets.lines(m, item: item, width: width)
         let focus = (lines.count + widget.focus.line, widget.focus.column)
         return Body(lines: lines + widget.lines, focus: focus)
@@ -311,6 +315,12 @@ public enum Views {
         for i in offset..<min(body.lines.count, offset + rows) {
             let line = body.lines[i]
             s.put(line.text, row: top + i - offset, column: line.indent, role: line.role)
+            if let columns = line.highlight {
+                // The focused field within a line of text.
+                let (before, rest) = TextWidth.split(line.text, at: columns.lowerBound)
+                let (field, _) = TextWidth.split(rest, at: columns.count)
+                s.put(field, row: top + i - offset, column: line.indent + TextWidth.of(before), role: .focus)
+            }
         }
         // Scrolling is said in words, on lines of their own.
         if offset > 0 {

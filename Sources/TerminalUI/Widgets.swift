@@ -6,6 +6,8 @@ public struct BodyLine: Sendable, Equatable {
     public var text: String
     public var role: Role
     public var indent: Int
+    /// Columns of `text` drawn as the focused element (a gap's field in a line of text).
+    public var highlight: Range<Int>? = nil
 }
 
 /// The answer area of a question: wrapped lines to show and where the focus is. Every entry

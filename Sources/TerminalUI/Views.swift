@@ -317,7 +317,7 @@ public enum Views {
             s.put(line.text, row: top + i - offset, column: line.indent, role: line.role)
             if let columns = line.highlight {
                 // The focused field within a line of text.
-                let (before, rest) = TextWidth.split(line.text, at: columns.lowerBound)
+                let (before, rest) = columns.lowerBound == 0 ? ("", line.text) : TextWidth.split(line.text, at: columns.lowerBound)
                 let (field, _) = TextWidth.split(rest, at: columns.count)
                 s.put(field, row: top + i - offset, column: line.indent + TextWidth.of(before), role: .focus)
             }

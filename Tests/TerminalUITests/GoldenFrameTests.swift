@@ -70,6 +70,7 @@ struct GoldenFrameTests {
         "canada": .choice("Ottawa"), "primes": .multiple(["2", "11"]), "ottawa": .trueFalse(true),
         "word": .text("schnauzer"), "pi": .numeric("3,14"), "dog": .essay("A grey dog\nwith a beard and bushy eyebrows."),
         "sizes": .order(["mouse", "cat", "horse", "elephant"]), "capitals": .match(["Canada": "Ottawa", "Japan": "Tokyo"]),
+        "ice": .gaps([["so"], [], ["12"]]),
     ]
 
     @Test(arguments: themes)
@@ -245,7 +246,7 @@ struct GoldenFrameTests {
                 count += 1
             }
         }
-        #expect(count == 16, "every item type of the workshop test, at both sizes")
+        #expect(count == 18, "every item type of the workshop test, at both sizes")
     }
 
     @Test(arguments: [0, 1])

@@ -218,7 +218,7 @@ struct KeyMapTests {
         }
         #expect(KeyTable.markdown == TakeKeys.question().listing.markdown)
         #expect(KeyTable.plainText.hasPrefix("Tab / Ctrl-N: next question"))
-        #expect(TakeKeys.question().listing.rows.count == 15)
+        #expect(TakeKeys.question().listing.rows.count == 16)
     }
 
     @Test func theReviewsHelpListsTheReviewsKeys() {

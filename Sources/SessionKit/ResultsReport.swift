@@ -119,6 +119,16 @@ public enum CSV {
     }
 
     /// A response as one cell: text as typed, lists joined with "; ", matches as `left=right`.
+    /// Each gap of a `gaps` item on a line of its own: number, outcome, points and response
+    /// (made safe to show), for `results show` and `results mark`.
+    public static func gapLines(_ item: ResultDocument.ItemResult) -> [String] {
+        (item.gaps ?? []).map { gap in
+            let response = TerminalSafety.visible(cell(gap.response), keepLineBreaks: false)
+            return "gap \(gap.gap)  \(gap.outcome.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) "
+                + "\(PointsText.format(gap.points))/\(PointsText.format(gap.max))  \(response.isEmpty ? "(open)" : String(response.prefix(60)))"
+        }
+    }
+
     /// An item's response as a gradebook shows it; a `gaps` item's names each gap.
     public static func cell(_ item: ResultDocument.ItemResult) -> String {
         guard let gaps = item.gaps else { return cell(item.response) }

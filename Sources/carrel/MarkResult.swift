@@ -107,6 +107,8 @@ struct MarkResult: AsyncParsableCommand {
         line += ": \(PointsText.format(given?.points ?? value)) of \(PointsText.format(given?.max ?? 0))."
         line += " Score \(PointsText.format(marked.score.points)) of \(PointsText.format(marked.score.max))"
         line += marked.score.pending > 0 ? ", \(PointsText.format(marked.score.pending)) still to mark." : ", nothing left to mark."
+        // A text with gaps: what each gap was given and scored, beside the mark.
+        for gap in given.map(CSV.gapLines) ?? [] { line += "\n  " + gap }
         return line
     }
 

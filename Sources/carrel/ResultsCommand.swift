@@ -170,6 +170,7 @@ struct ShowResult: AsyncParsableCommand {
                     let flag = item.flagged ? " ⚑" : ""
                     out += "  \(item.id.padding(toLength: 20, withPad: " ", startingAt: 0)) \(item.outcome.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) "
                     out += "\(PointsText.format(item.points))/\(PointsText.format(item.max))\(flag)  \(TextWidth.sanitise(CSV.cell(item)).prefix(60))\n"
+                    for line in CSV.gapLines(item) { out += "  \(String(repeating: " ", count: 20)) \(line)\n" }
                     if let mark = item.mark {
                         out += "  \(String(repeating: " ", count: 20)) marked \(PointsText.format(mark.points)) at \(mark.at)"
                         out += mark.comment.map { ": \(TextWidth.sanitise($0))\n" } ?? "\n"

@@ -42,6 +42,14 @@ public struct Assessment: Sendable, Hashable, Codable {
     public var maximumPoints: Double {
         sections.reduce(0) { total, section in section.items.reduce(total) { $0 + $1.points } }
     }
+
+    /// The questions each session is given: every item, less those a pool leaves out.
+    public var questionsPerSession: Int {
+        sections.reduce(0) { total, section in total + min(section.draw ?? section.items.count, section.items.count) }
+    }
+
+    /// True when some section draws its items from a pool.
+    public var hasPools: Bool { sections.contains { $0.draw != nil } }
 }
 
 public enum Navigation: String, Sendable, Hashable, Codable, CaseIterable {
@@ -85,10 +93,13 @@ public struct Section: Sendable, Hashable, Codable {
     public var items: [Item]
     /// For the proctor only, like `Item.proctorNote`.
     public var proctorNote: String?
-    public init(title: String? = nil, instructions: String? = nil, items: [Item], proctorNote: String? = nil) {
+    /// A pool: each session is given this many of the section's items, drawn from its seed.
+    public var draw: Int?
+    public init(title: String? = nil, instructions: String? = nil, items: [Item], proctorNote: String? = nil, draw: Int? = nil) {
         self.title = title
         self.instructions = instructions
         self.items = items
         self.proctorNote = proctorNote
+        self.draw = draw
     }
 }

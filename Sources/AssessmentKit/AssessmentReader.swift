@@ -212,7 +212,7 @@ struct AssessmentDecoder {
     func section(_ node: YNode, number: Int, ids: inout ItemIDs) -> Section? {
         let what = "section \(number)"
         guard let map = fields.mapping(node, what) else { return nil }
-        fields.rejectUnknownKeys(map, allowed: ["title", "instructions", "proctor_note", "items"])
+        fields.rejectUnknownKeys(map, allowed: ["title", "instructions", "proctor_note", "items", "draw"])
         let title = map["title"].flatMap { fields.text($0, "\(what) title") }
         let instructions = map["instructions"].flatMap { fields.text($0, "\(what) instructions", .multiLine) }
         let proctorNote = map["proctor_note"].flatMap { fields.text($0, "\(what) proctor_note", .multiLine) }
@@ -233,6 +233,19 @@ struct AssessmentDecoder {
                 ok = false
             }
         }
-        return ok ? Section(title: title, instructions: instructions, items: items, proctorNote: proctorNote) : nil
+        guard ok else { return nil }
+        var section = Section(title: title, instructions: instructions, items: items, proctorNote: proctorNote)
+        if let drawNode = map["draw"] {
+            guard let draw = fields.wholeNumber(drawNode, "\(what) draw", atLeast: 1) else { return nil }
+            guard draw <= items.count else {
+                fields.error(drawNode, "\(what) draws \(draw) items but has only \(items.count); draw at most \(items.count)")
+                return nil
+            }
+            if let first = items.first, let other = items.first(where: { $0.points != first.points }) {
+                fields.warning(drawNode, "the items of this pool are not worth the same points (\(first.id): \(PointsText.format(first.points)), \(other.id): \(PointsText.format(other.points))), so students can be given tests of different totals")
+            }
+            section.draw = draw
+        }
+        return section
     }
 }

@@ -28,6 +28,7 @@ public enum AssessmentWriter {
             if let t = section.title { w.text(2, "title", t) }
             if let i = section.instructions { w.text(2, "instructions", i) }
             if let n = section.proctorNote { w.text(2, "proctor_note", n) }
+            if let d = section.draw { w.add(2, "draw: \(d)") }
             w.add(2, "items:")
             for item in section.items { write(item, &w) }
         }

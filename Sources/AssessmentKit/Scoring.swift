@@ -1,6 +1,8 @@
 /// How one response fared.
 public enum Outcome: String, Sendable, Hashable, Codable, CaseIterable {
     case correct, incorrect, partial, unanswered, pending
+    /// A pool left the item out of this session: the student was never given it.
+    case notDrawn = "not_drawn"
 }
 
 public struct ItemScore: Sendable, Hashable, Codable {

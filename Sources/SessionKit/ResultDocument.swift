@@ -118,6 +118,9 @@ public struct ResultDocument: Sendable, Equatable, Codable {
     public var room: String?
     public var seat: String?
     public var candidateNumber: String?
+    /// The ids of the items this session was given, in file order, when its test draws from
+    /// pools (absent otherwise: every item was given).
+    public var drawn: [String]?
 
     enum CodingKeys: String, CodingKey {
         case session, candidate, status, assessment
@@ -126,13 +129,19 @@ public struct ResultDocument: Sendable, Equatable, Codable {
         case timeUsedSeconds = "time_used_seconds"
         case interruptions, score, items, events, room, seat
         case candidateNumber = "candidate_number"
+        case drawn
     }
 
     /// Items in file order, so results of shuffled sessions line up.
     public static func make(assessment: Assessment, record: SessionRecord, reason: EndReason, endedAt: Date,
                             elapsed: Double, responses: [String: Response], flags: Set<String>,
                             events: [JournalEvent]) -> ResultDocument {
+        let drawn = SessionPlan.drawn(assessment, seed: record.seed)
         let items = assessment.items.map { item -> ItemResult in
+            if let drawn, !drawn.contains(item.id) {
+                return ItemResult(id: item.id, type: item.type.rawValue, response: .null, points: 0, max: 0, flagged: false,
+                                  outcome: .notDrawn)
+            }
             let s = Scoring.score(item, responses[item.id])
             return ItemResult(id: item.id, type: item.type.rawValue, response: JSONValue(responses[item.id]),
                               points: s.points, max: s.max, flagged: flags.contains(item.id), outcome: s.outcome,
@@ -143,11 +152,17 @@ public struct ResultDocument: Sendable, Equatable, Codable {
             assessment: AssessmentRef(id: assessment.id, title: assessment.title, fingerprint: record.fingerprint),
             startedAt: Timestamp.iso(record.startedAt), endedAt: Timestamp.iso(endedAt),
             timeUsedSeconds: TimeUsed.seconds(elapsed), interruptions: record.interruptions,
-            score: Scoring.summary(assessment, responses: responses), items: items,
-            events: events.map { Event(at: Timestamp.iso($0.at), kind: $0.kind, detail: $0.detail) },
+            score: Scoring.summary(items.map { ItemScore(points: $0.points, max: $0.max, outcome: $0.outcome) }),
+            items: items, events: events.map { Event(at: Timestamp.iso($0.at), kind: $0.kind, detail: $0.detail) },
             room: record.options.shared?.room, seat: record.options.shared?.seat,
-            candidateNumber: record.options.shared?.candidateNumber)
+            candidateNumber: record.options.shared?.candidateNumber,
+            drawn: drawn.map { ids in items.map(\.id).filter(ids.contains) })
     }
+
+    /// The items the student was given (all but those a pool left out), and of them those
+    /// answered: the receipt's and the proctor's "answered N of M".
+    public var given: Int { items.filter { $0.outcome != .notDrawn }.count }
+    public var answered: Int { items.filter { $0.outcome != .notDrawn && $0.outcome != .unanswered }.count }
 
     static func gapResults(_ item: Item, _ response: Response?) -> [GapResult]? {
         guard case .gaps = item.kind else { return nil }

@@ -10,6 +10,8 @@ public enum MarkRefusal: Error, Sendable, Equatable, CustomStringConvertible {
     case noResult(session: String)
     case unknownItem(String, known: [String])
     case pointsOutOfRange(item: String, max: Double)
+    /// A pool left the item out of the session: there is nothing to mark.
+    case notDrawn(item: String)
 
     /// Items named in a message, so a long test still gives one readable line.
     static let itemsNamed = 12
@@ -26,6 +28,8 @@ public enum MarkRefusal: Error, Sendable, Equatable, CustomStringConvertible {
             let named = known.prefix(Self.itemsNamed).joined(separator: ", ")
             let more = known.count > Self.itemsNamed ? " … (\(known.count) in all)" : ""
             return "no item \(item); its items are \(named)\(more)"
+        case let .notDrawn(item):
+            return "\(item) was not drawn for this session (its pool gave the student other items), so there is nothing to mark"
         case let .pointsOutOfRange(item, max):
             return "\(item) takes a mark from 0 to \(PointsText.format(max)) point\(max == 1 ? "" : "s")"
         }
@@ -50,6 +54,7 @@ extension ResultDocument {
             throw .unknownItem(item, known: items.map(\.id))
         }
         let before = items[index]
+        guard before.outcome != .notDrawn else { throw .notDrawn(item: item) }
         guard points.isFinite, points >= 0, points <= before.max else {
             throw .pointsOutOfRange(item: item, max: before.max)
         }

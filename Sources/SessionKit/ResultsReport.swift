@@ -131,6 +131,7 @@ public enum CSV {
 
     /// An item's response as a gradebook shows it; a `gaps` item's names each gap.
     public static func cell(_ item: ResultDocument.ItemResult) -> String {
+        if item.outcome == .notDrawn { return "(not drawn)" }
         guard let gaps = item.gaps else { return cell(item.response) }
         return gaps.map { "gap \($0.gap): \(cell($0.response))" }.joined(separator: "; ")
     }

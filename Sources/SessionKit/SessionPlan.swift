@@ -89,39 +89,43 @@ public struct SessionPlan: Sendable, Equatable {
     public static func make(assessment: Assessment, sessionID: String, seed: UInt64, extraTime: ExtraTime) -> SessionPlan {
         var rng = SplitMix64(seed: seed)
         var order: [String] = []
-        for section in assessment.sections {
-            var ids = section.items.map(\.id)
+        let pools = draws(assessment, seed: seed)
+        for (index, section) in assessment.sections.enumerated() {
+            var ids = pools[index] ?? section.items.map(\.id)
             if assessment.shuffle.items { rng.shuffle(&ids) }
             order += ids
         }
         var display: [String: [String]] = [:]
-        for item in assessment.items {
-            switch item.kind {
-            case let .choice(choices, _), let .multiple(choices, _, _):
-                var c = choices
-                if assessment.shuffle.choices { rng.shuffle(&c) }
-                display[item.id] = c
-            case let .order(entries):
-                // Always shown out of order; never in the correct order when it can be avoided.
-                var c = entries
-                for _ in 0..<8 {
-                    rng.shuffle(&c)
-                    if c != entries { break }
+        let given: Set<String>? = pools.isEmpty ? nil : Set(order)
+        for section in assessment.sections {
+            for item in section.items where given?.contains(item.id) ?? true {
+                switch item.kind {
+                case let .choice(choices, _), let .multiple(choices, _, _):
+                    var c = choices
+                    if assessment.shuffle.choices { rng.shuffle(&c) }
+                    display[item.id] = c
+                case let .order(entries):
+                    // Always shown out of order; never in the correct order when it can be avoided.
+                    var c = entries
+                    for _ in 0..<8 {
+                        rng.shuffle(&c)
+                        if c != entries { break }
+                    }
+                    display[item.id] = c
+                case let .match(pairs, distractors):
+                    var rights: [String] = []
+                    for r in pairs.map(\.right) + distractors where !rights.contains(r) { rights.append(r) }
+                    rng.shuffle(&rights)
+                    display[item.id] = rights
+                case let .gaps(gaps) where assessment.shuffle.choices:
+                    for (i, gap) in gaps.enumerated() where gap.kind.isChoice {
+                        var options = gap.kind.options
+                        rng.shuffle(&options)
+                        display["\(item.id)#\(i + 1)"] = options
+                    }
+                default:
+                    break
                 }
-                display[item.id] = c
-            case let .match(pairs, distractors):
-                var rights: [String] = []
-                for r in pairs.map(\.right) + distractors where !rights.contains(r) { rights.append(r) }
-                rng.shuffle(&rights)
-                display[item.id] = rights
-            case let .gaps(gaps) where assessment.shuffle.choices:
-                for (i, gap) in gaps.enumerated() where gap.kind.isChoice {
-                    var options = gap.kind.options
-                    rng.shuffle(&options)
-                    display["\(item.id)#\(i + 1)"] = options
-                }
-            default:
-                break
             }
         }
         let allowed = extraTime.apply(to: assessment.timeLimit).map { min($0, assessment.policy.maxDuration) }
@@ -129,6 +133,41 @@ public struct SessionPlan: Sendable, Equatable {
             sessionID: sessionID, seed: seed, itemOrder: order, displayOrders: display, timeAllowed: allowed,
             maxDuration: assessment.policy.maxDuration, navigation: assessment.navigation, policy: assessment.policy,
             practiceMode: assessment.proctor.passphrase == nil)
+    }
+}
+
+extension SessionPlan {
+    /// The items each pool gives this session, by section index, in file order: `draw` of the
+    /// section's items, each equally likely, from the session's seed (so `resume` draws the
+    /// same on any machine). Drawn with a generator of its own, so the shuffles of tests
+    /// without pools are what they always were.
+    public static func draws(_ assessment: Assessment, seed: UInt64) -> [Int: [String]] {
+        guard assessment.hasPools else { return [:] }
+        var rng = SplitMix64(seed: seed ^ 0x6A09_E667_F3BC_C908)
+        var out: [Int: [String]] = [:]
+        for (index, section) in assessment.sections.enumerated() {
+            guard let draw = section.draw, draw < section.items.count else { continue }
+            // A partial Fisher–Yates shuffle of the places, with our own index draws like
+            // `shuffle` (the standard library's may change): the first `draw` are the pick.
+            var places = Array(section.items.indices)
+            for i in 0..<draw {
+                let j = i + Int(rng.next() % UInt64(places.count - i))
+                places.swapAt(i, j)
+            }
+            out[index] = places[0..<draw].sorted().map { section.items[$0].id }
+        }
+        return out
+    }
+
+    /// The ids of the items a session was given, or nil when the test has no pool (every item).
+    public static func drawn(_ assessment: Assessment, seed: UInt64) -> Set<String>? {
+        let pools = draws(assessment, seed: seed)
+        guard !pools.isEmpty else { return nil }
+        var ids = Set<String>()
+        for (index, section) in assessment.sections.enumerated() {
+            ids.formUnion(pools[index] ?? section.items.map(\.id))
+        }
+        return ids
     }
 }
 

@@ -355,10 +355,9 @@ public final class TakeApp: LoopedScreen {
         finalExit = Self.exit(for: outcome, session: runtime.record.id, state: runtime.state)
         switch outcome {
         case let .finished(result, path, problem):
-            let answered = result.items.filter { $0.outcome != .unanswered }.count
             model.phase = .receipt(TakeModel.Receipt(
-                status: result.status, session: result.session, timeUsed: result.timeUsedSeconds, answered: answered,
-                total: result.items.count, score: model.assessment.results.showScore ? result.score : nil,
+                status: result.status, session: result.session, timeUsed: result.timeUsedSeconds, answered: result.answered,
+                total: result.given, score: model.assessment.results.showScore ? result.score : nil,
                 resultPath: path, problem: problem))
         case .interrupted, .saveFailed:
             quit = true

@@ -97,7 +97,7 @@ public enum Views {
         r += 1
         let time = m.timeAllowed.map { "time allowed \(DurationText.format($0))" } ?? "no time limit"
         let nav = a.navigation == .linear ? "no going back" : "move freely between questions"
-        s.put("\(a.sections.reduce(0) { $0 + $1.items.count }) questions · \(time) · \(nav)", row: r, column: 2)
+        s.put("\(a.questionsPerSession) questions · \(time) · \(nav)", row: r, column: 2)
         r += 2
         if let d = a.description {
             r = paragraph(&s, d, row: r, limit: r + 4) + 1

@@ -118,7 +118,11 @@ struct AssessmentSummary {
         out += "  file:        \(file)\n"
         out += "  sections:    \(a.sections.count)\n"
         out += "  items:       \(a.itemCount) (\(counts))\n"
-        out += "  points:      \(PointsText.format(a.maximumPoints))\n"
+        if a.hasPools {
+            out += "  per session: \(a.questionsPerSession) questions drawn, \(Self.pointsText(a.sections.map(Self.pointsPerSession)))\n"
+        } else {
+            out += "  points:      \(PointsText.format(a.maximumPoints))\n"
+        }
         out += "  time limit:  \(a.timeLimit.map(DurationText.format) ?? "none (untimed)")\n"
         out += "  navigation:  \(a.navigation.rawValue)"
         out += a.navigation == .linear ? " (no going back)\n" : " (move to any question)\n"
@@ -130,7 +134,13 @@ struct AssessmentSummary {
         out += "\nSections\n"
         for (i, section) in a.sections.enumerated() {
             let points = section.items.reduce(0) { $0 + $1.points }
-            out += "  \(i + 1). \(section.title ?? "(untitled)") — \(section.items.count) items, \(PointsText.format(points)) points\n"
+            if let draw = section.draw {
+                out += "  \(i + 1). \(section.title ?? "(untitled)") — a pool: each session draws \(draw) of its \(section.items.count) items, "
+                out += "\(Self.pointsText([Self.pointsPerSession(section)]))\n"
+            } else {
+                let n = section.items.count
+                out += "  \(i + 1). \(section.title ?? "(untitled)") — \(n) item\(n == 1 ? "" : "s"), \(PointsText.format(points)) point\(points == 1 ? "" : "s")\n"
+            }
             out += Self.note(section.proctorNote, indent: 7)
             let width = section.items.map(\.id.count).max() ?? 0
             for item in section.items {
@@ -161,6 +171,19 @@ struct AssessmentSummary {
         return out
     }
 
+    /// The fewest and most points a session can be given from a section.
+    static func pointsPerSession(_ section: Section) -> ClosedRange<Double> {
+        let points = section.items.map(\.points).sorted()
+        let n = min(section.draw ?? points.count, points.count)
+        return points.prefix(n).reduce(0, +)...points.suffix(n).reduce(0, +)
+    }
+
+    /// "12 points", or "10 to 14 points" when pools of unequal items make totals differ.
+    static func pointsText(_ ranges: [ClosedRange<Double>]) -> String {
+        let low = ranges.reduce(0) { $0 + $1.lowerBound }, high = ranges.reduce(0) { $0 + $1.upperBound }
+        return low == high ? "\(PointsText.format(low)) points" : "\(PointsText.format(low)) to \(PointsText.format(high)) points"
+    }
+
     /// A proctor note under its section or item, one `proctor:` line per line of the note.
     static func note(_ text: String?, indent: Int) -> String {
         guard var text else { return "" }
@@ -178,6 +201,8 @@ struct AssessmentSummary {
                 var points: Double
                 var proctorNote: String?
                 var proctorNotes: [String: String]?
+                /// A pool: how many of `items` each session is given.
+                var draw: Int?
             }
             var id: String
             var title: String
@@ -191,6 +216,7 @@ struct AssessmentSummary {
             var policy: [String: String]
             var sections: [SectionOut]
             var sealed: Bool
+            var questionsPerSession: Int
         }
         let a = assessment
         var policy: [String: String] = [:]
@@ -204,8 +230,8 @@ struct AssessmentSummary {
                 let notes = s.items.compactMap { item in item.proctorNote.map { (item.id, $0) } }
                 return .init(title: s.title, items: s.items.map(\.id), points: s.items.reduce(0) { $0 + $1.points },
                              proctorNote: s.proctorNote,
-                             proctorNotes: notes.isEmpty ? nil : Dictionary(uniqueKeysWithValues: notes))
-            }, sealed: sealed)
+                             proctorNotes: notes.isEmpty ? nil : Dictionary(uniqueKeysWithValues: notes), draw: s.draw)
+            }, sealed: sealed, questionsPerSession: a.questionsPerSession)
         return try JSONText.summary(output)
     }
 }

@@ -215,7 +215,7 @@ struct StatusCommand: ParsableCommand {
             if stored.format == .sealed {
                 return (try? SessionRuntime.publicFacts(stored)).map { ($0.items, $0.timeLimit) }
             }
-            return (try? SessionRuntime.readYAML(stored)).map { ($0.itemCount, $0.timeLimit) }
+            return (try? SessionRuntime.readYAML(stored)).map { ($0.questionsPerSession, $0.timeLimit) }
         }
         let answers = try journal.answers(session: record.id)
         let answered = answers.values.filter { !$0.isEmpty }.count

@@ -145,7 +145,7 @@ struct TakeCommand: AsyncParsableCommand {
                 return TakeApp.Exit(error.status.rawValue, error.message)
             }
             if let publisher, var label {
-                label.total = assessment.itemCount
+                label.total = assessment.questionsPerSession
                 label.timeAllowed = extra.apply(to: assessment.timeLimit).map { min($0, assessment.policy.maxDuration) }
                 publisher.announce(.init(session: sessionID, label: label, candidate: candidate,
                                          assessmentID: assessment.id, assessmentTitle: assessment.title,

@@ -82,9 +82,8 @@ struct UnlockCommand: AsyncParsableCommand {
                 guard let result = ending.result, ending.recorded else {
                     throw CarrelFailure(status: .cannotCreate, message: "session \(record.id) could not be ended: \(ending.problem ?? "the journal refused the result"); it still waits for the proctor — free space in \(state.location.stateDirectory) and run `carrel unlock` again")
                 }
-                let answered = result.items.filter { $0.outcome != .unanswered }.count
                 var line = "Session \(result.session) (\(result.candidate ?? "no candidate")) ended by the proctor; "
-                line += "\(answered) of \(result.items.count) answered."
+                line += "\(result.answered) of \(result.given) answered."
                 if let path = ending.resultPath { line += " Result: \(path)" }
                 FileOutput.standardOutput.write(line + "\n")
                 if let problem = ending.problem {

@@ -135,6 +135,21 @@ public enum GapKind: Sendable, Hashable, Codable {
 }
 
 extension Item {
+    /// The prompt as a line of a list (the review): a gap-fill item's markers become `___`.
+    public var listedPrompt: String {
+        guard case .gaps = kind else { return prompt }
+        var out = String.UnicodeScalarView()
+        let scalars = Array(prompt.unicodeScalars)
+        var at = 0
+        for marker in Self.gapMarkers(in: prompt) {
+            out.append(contentsOf: scalars[at..<marker.range.lowerBound])
+            out.append(contentsOf: "___".unicodeScalars)
+            at = marker.range.upperBound
+        }
+        out.append(contentsOf: scalars[at...])
+        return String(out)
+    }
+
     /// The places of the gaps of a `gaps` prompt: `{1}`, `{2}`, … as written (the number is
     /// the gap's; anything else in braces is text). Offsets are in Unicode scalars.
     public static func gapMarkers(in prompt: String) -> [(number: Int, range: Range<Int>)] {

@@ -365,7 +365,7 @@ public enum Views {
         for (i, id) in items.enumerated() where i >= offset && i < offset + rows {
             let answered = session.answer(id).map { !$0.isEmpty } ?? false
             let isFlagged = session.flags.contains(id)
-            let prompt = m.item(id)?.prompt ?? id
+            let prompt = m.item(id)?.listedPrompt ?? id
             // State in words; the symbols only repeat them.
             let state = sr ? (answered ? "answered" : "not answered") + (isFlagged ? ", flagged" : "")
                 : (answered ? "✓ answered    " : "○ not answered") + (isFlagged ? "  ⚑ flagged" : "           ")

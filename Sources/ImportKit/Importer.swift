@@ -128,7 +128,9 @@ public enum Importer {
                     sources[item.id] = question
                     items.append(item)
                 }
-                let title = imported.title ?? (banks.count > 1 ? QTIReader.stem(bank.file) : nil)
+                // A file's name is text like any other: a control or invisible mark in it would fail validation.
+                let fileTitle = banks.count > 1 ? ImportText.clean(QTIReader.stem(bank.file), multiLine: false).nonEmpty : nil
+                let title = imported.title ?? fileTitle
                 sections.append(Section(title: title, instructions: imported.instructions, items: items))
             }
         }

@@ -149,7 +149,10 @@ public enum Importer {
             }
             assessment.sections.removeAll { $0.items.isEmpty }
         }
-        guard !assessment.items.isEmpty, readsBack(assessment) else {
+        guard !assessment.items.isEmpty else { return Assembly(assessment: nil, yaml: nil, diagnostics: diagnostics) }
+        if let problem = firstError(assessment) {
+            // Every question passes alone, so what fails is shared: a title, a section's heading.
+            diagnostics.append(.error(banks.first?.file ?? options.title, nil, "the converted assessment does not pass validation: \(problem)"))
             return Assembly(assessment: nil, yaml: nil, diagnostics: diagnostics)
         }
         return Assembly(assessment: assessment, yaml: AssessmentWriter.yaml(assessment, header: header), diagnostics: diagnostics)

@@ -83,6 +83,33 @@ public enum TerminalSafety {
         return nil
     }
 
+    /// The text without the invisible characters `firstUnsafe` refuses where they stand (a soft
+    /// hyphen, a zero width joiner between Latin letters, a variation selector after a letter
+    /// that has no variants, a tag outside a flag…), and those characters in the order they
+    /// were met. The ones a script or an emoji sequence needs stay. Controls and bidirectional
+    /// controls are the caller's to remove first. Taking one character out gives another new
+    /// neighbours, so the text is looked at again until nothing more goes: what comes back
+    /// holds no invisible character the validator refuses.
+    public static func removingUnneededInvisibles(_ text: String) -> (text: String, removed: [Unicode.Scalar]) {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return (text, []) }
+        var scalars = Array(text.unicodeScalars)
+        var removed: [Unicode.Scalar] = []
+        while true {
+            var kept: [Unicode.Scalar] = []
+            kept.reserveCapacity(scalars.count)
+            for i in scalars.indices {
+                if isInvisible(scalars[i]) && !servesScript(scalars, at: i) {
+                    removed.append(scalars[i])
+                } else {
+                    kept.append(scalars[i])
+                }
+            }
+            if kept.count == scalars.count { break }
+            scalars = kept
+        }
+        return (String(String.UnicodeScalarView(scalars)), removed)
+    }
+
     // MARK: invisible characters that a script needs
 
     /// Letters of scripts whose shaping uses ZWJ/ZWNJ: Arabic, Syriac, N'Ko, the Indic

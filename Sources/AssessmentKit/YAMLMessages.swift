@@ -11,8 +11,11 @@ enum PlainWords {
         if problem.contains("cannot start any token") || problem.contains("tab character") {
             return tab(at: mark, in: text)
         }
-        if problem.contains("could not find expected ':'"), let context {
-            return missingColon(at: context, in: text)
+        if problem.contains("could not find expected ':'"), let context, let missing = missingColon(at: context, in: text) {
+            return missing
+        }
+        if let misaligned = YAMLIndentation.explanation(in: text, breakingAt: mark.line) {
+            return misaligned
         }
         if problem.contains("mapping values are not allowed") {
             return colonInValue(at: mark, in: text)

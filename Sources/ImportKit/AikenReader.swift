@@ -9,7 +9,8 @@ public enum AikenReader {
         if source.unicodeScalars.first == "\u{FEFF}" { source.unicodeScalars.removeFirst() }
         var section = ImportedSection()
         var diagnostics: [ImportDiagnostic] = []
-        var open: (prompt: String, line: Int, choices: [String])? = nil
+        // The question being read; its cleaner takes its prompt and choices.
+        var open: (prompt: String, line: Int, choices: [String], cleaner: TextCleaner)? = nil
         var number = 0
         var lineNumber = 0
         for raw in GIFTReader.lines(of: source) {
@@ -18,12 +19,12 @@ public enum AikenReader {
             // Moodle skips lines shorter than two bytes.
             if line.utf8.count < 2 { continue }
             if isChoice(line) {
-                guard open != nil else {
+                guard let cleaner = open?.cleaner else {
                     diagnostics.append(.error(file, lineNumber, "a choice line with no question before it"))
                     continue
                 }
                 let choice = String(line.unicodeScalars.dropFirst(2).map(Character.init)).trimmedPHP()
-                open?.choices.append(ImportText.clean(choice, multiLine: false))
+                open?.choices.append(cleaner.clean(choice, multiLine: false))
             } else if line.hasPrefix("ANSWER:") {
                 guard let question = open else {
                     diagnostics.append(.error(file, lineNumber, "an `ANSWER:` line with no question before it"))
@@ -54,6 +55,7 @@ public enum AikenReader {
                     for w in built.warnings { diagnostics.append(.warning(file, question.line, w)) }
                     let item = Item(id: "q\(number)", prompt: question.prompt, kind: built.kind, marking: built.marking)
                     section.questions.append(ImportedQuestion(item: item, file: file, line: question.line, name: nil))
+                    if let warning = question.cleaner.warning { diagnostics.append(.warning(file, question.line, warning)) }
                 } catch {
                     diagnostics.append(error.diagnostic(file, question.line))
                 }
@@ -61,7 +63,8 @@ public enum AikenReader {
                 if let unfinished = open {
                     diagnostics.append(.error(file, unfinished.line, "the question has no `ANSWER:` line before the next question (line \(lineNumber)); question text is one line"))
                 }
-                open = (ImportText.clean(line, multiLine: false), lineNumber, [])
+                let cleaner = TextCleaner()
+                open = (cleaner.clean(line, multiLine: false), lineNumber, [], cleaner)
             }
         }
         if let unfinished = open {

@@ -6,6 +6,8 @@ import AssessmentKit
 struct GIFTQuestion {
     let answers: GIFTText
     let format: GIFTReader.Format
+    /// The question's cleaner, which every answer and feedback text passes through.
+    let cleaner: TextCleaner
 
     func build() throws(BuildFailure) -> BuiltKind {
         if answers.isEmpty { return BuiltKind(kind: .essay(minWords: nil, maxWords: nil)) }
@@ -26,13 +28,13 @@ struct GIFTQuestion {
 
     func rendered(_ text: GIFTText, multiLine: Bool) -> String {
         let (body, f) = GIFTReader.formatted(text.trimmed(), default: format)
-        return GIFTReader.render(body, f, multiLine: multiLine)
+        return GIFTReader.render(body, f, multiLine: multiLine, cleaner)
     }
 
     /// The literal text of an answer a student types: format tag removed, no HTML rendering.
     func literal(_ text: GIFTText) -> String {
         let (body, _) = GIFTReader.formatted(text.trimmed(), default: format)
-        return ImportText.clean(body.string.trimmedPHP(), multiLine: false)
+        return cleaner.clean(body.string.trimmedPHP(), multiLine: false)
     }
 
     /// Moodle's weight: `%50%`, `%-33.33333%`, `%100%` at the start of an answer
@@ -106,7 +108,7 @@ struct GIFTQuestion {
                 throw .malformed("matching pairs are written `=left -> right`; “\(pair.string.clippedForMessage)” has no `->`")
             }
             let left = rendered(pair[0..<arrow], multiLine: false)
-            let right = ImportText.clean(pair[(arrow + 2)..<pair.count].string.trimmedPHP(), multiLine: false)
+            let right = cleaner.clean(pair[(arrow + 2)..<pair.count].string.trimmedPHP(), multiLine: false)
             pairs.append((left, right))
         }
         return try ItemBuilder.match(pairs)

@@ -108,25 +108,27 @@ public enum GIFTReader {
 
         mutating func read(_ block: Block) {
             var text = block.text
+            // Every text of the block (its name, prompt, answers, feedback) passes through it.
+            let cleaner = TextCleaner()
             if text.hasPrefix("$CATEGORY:") {
-                category(text.dropFirst(10), block)
+                category(text.dropFirst(10), block, cleaner)
                 return
             }
             var name: String? = nil
             if text.hasPrefix("::") {
                 text = text.dropFirst(2)
                 if let end = text.range(of: "::") {
-                    name = ImportText.clean(text[0..<end].string, multiLine: false)
+                    name = cleaner.clean(text[0..<end].string, multiLine: false)
                     text = text[(end + 2)..<text.count].trimmed()
                 }
             }
             let open = text.firstIndex(of: "{"), close = text.firstIndex(of: "}")
             switch (open, close) {
             case (nil, nil):
-                description(text, block)
+                description(text, block, cleaner)
             case let (o?, c?) where c > o:
                 questionNumber += 1
-                question(text, open: o, close: c, name: name, block)
+                question(text, open: o, close: c, name: name, block, cleaner)
             case (nil, _?):
                 diagnostics.append(.error(file, block.line, "a `}` has no opening `{`; write \\} for a brace in the text"))
             case (_?, nil):
@@ -137,24 +139,30 @@ public enum GIFTReader {
         }
 
         /// `$CATEGORY: $course$/top/Unit 1/Week 2` → a section titled `Unit 1 / Week 2`.
-        mutating func category(_ rest: GIFTText, _ block: Block) {
+        /// The warning naming the invisible characters taken out of a block that was kept.
+        mutating func noteRemovals(_ cleaner: TextCleaner, _ block: Block) {
+            if let warning = cleaner.warning { diagnostics.append(.warning(file, block.line, warning)) }
+        }
+
+        mutating func category(_ rest: GIFTText, _ block: Block, _ cleaner: TextCleaner) {
             let lines = rest.string.split(separator: "\n", omittingEmptySubsequences: false)
             if lines.count > 1 {
                 diagnostics.append(.warning(file, block.line, "the lines after `$CATEGORY:` belong to the category name in Moodle, so no question is read from them; put a blank line after the category"))
             }
-            let title = GIFTReader.categoryTitle(String(lines.first ?? ""))
+            let title = GIFTReader.categoryTitle(String(lines.first ?? ""), cleaner)
             if sections.last.map({ $0.questions.isEmpty && $0.instructions == nil }) == true {
                 sections.removeLast()
                 descriptionLines.removeLast()
             }
             sections.append(ImportedSection(title: title))
             descriptionLines.append(nil)
+            noteRemovals(cleaner, block)
         }
 
         /// A block without braces is a description: instructions for the questions after it.
-        mutating func description(_ text: GIFTText, _ block: Block) {
+        mutating func description(_ text: GIFTText, _ block: Block, _ cleaner: TextCleaner) {
             let (body, format) = GIFTReader.formatted(text, default: .moodle)
-            let rendered = GIFTReader.render(body, format, multiLine: true)
+            let rendered = GIFTReader.render(body, format, multiLine: true, cleaner)
             guard !rendered.isEmpty else { return }
             if let last = sections.last, !last.questions.isEmpty {
                 sections.append(ImportedSection(title: last.title))
@@ -164,9 +172,10 @@ public enum GIFTReader {
             sections[i].instructions = sections[i].instructions.map { $0 + "\n\n" + rendered } ?? rendered
             sections[i].descriptions += 1
             if descriptionLines[i] == nil { descriptionLines[i] = block.line }
+            noteRemovals(cleaner, block)
         }
 
-        mutating func question(_ text: GIFTText, open: Int, close: Int, name: String?, _ block: Block) {
+        mutating func question(_ text: GIFTText, open: Int, close: Int, name: String?, _ block: Block, _ cleaner: TextCleaner) {
             var answers = text[(open + 1)..<close].trimmed()
             if text[(close + 1)..<text.count].firstIndex(of: "{") != nil {
                 // Moodle reads such a block as one question too, its later braces as text.
@@ -185,15 +194,15 @@ public enum GIFTReader {
                 answers = answers[0..<g].trimmed()
             }
             let (stemBody, format) = GIFTReader.formatted(stem, default: .moodle)
-            var prompt = GIFTReader.render(stemBody, format, multiLine: true)
+            var prompt = GIFTReader.render(stemBody, format, multiLine: true, cleaner)
             if prompt.isEmpty, let name { prompt = name }
             guard !prompt.isEmpty else {
                 diagnostics.append(.error(file, block.line, "the question has no text"))
                 return
             }
             let feedback = general.map { GIFTReader.formatted($0, default: format) }
-                .map { GIFTReader.render($0.0, $0.1, multiLine: true) }.flatMap(\.nonEmpty)
-            let question = GIFTQuestion(answers: answers, format: format)
+                .map { GIFTReader.render($0.0, $0.1, multiLine: true, cleaner) }.flatMap(\.nonEmpty)
+            let question = GIFTQuestion(answers: answers, format: format, cleaner: cleaner)
             do {
                 let built = try question.build()
                 for warning in built.warnings { diagnostics.append(.warning(file, block.line, warning)) }
@@ -201,6 +210,7 @@ public enum GIFTReader {
                 // Moodle's idnumber (`// [id:…]`) names the question more precisely than its title.
                 let id = block.idnumber ?? name
                 sections[sections.count - 1].questions.append(ImportedQuestion(item: item, file: file, line: block.line, name: id))
+                noteRemovals(cleaner, block)
             } catch {
                     diagnostics.append(error.diagnostic(file, block.line))
             }
@@ -231,16 +241,16 @@ public enum GIFTReader {
     }
 
     /// The text as a student should read it, whatever its format.
-    static func render(_ text: GIFTText, _ format: Format, multiLine: Bool) -> String {
+    static func render(_ text: GIFTText, _ format: Format, multiLine: Bool, _ cleaner: TextCleaner) -> String {
         let raw = text.string.trimmedPHP()
         switch format {
-        case .html: return ImportText.fromHTML(raw, keepLineBreaks: false, multiLine: multiLine)
-        case .moodle: return ImportText.fromHTML(raw, keepLineBreaks: true, multiLine: multiLine)
-        case .plain, .markdown: return ImportText.clean(raw, multiLine: multiLine)
+        case .html: return cleaner.fromHTML(raw, keepLineBreaks: false, multiLine: multiLine)
+        case .moodle: return cleaner.fromHTML(raw, keepLineBreaks: true, multiLine: multiLine)
+        case .plain, .markdown: return cleaner.clean(raw, multiLine: multiLine)
         }
     }
 
-    static func categoryTitle(_ path: String) -> String? {
+    static func categoryTitle(_ path: String, _ cleaner: TextCleaner) -> String? {
         var rest = Substring(path.trimmedPHP())
         // A context prefix such as `$course$/` or `$system$/`.
         if rest.hasPrefix("$"), let close = rest.dropFirst().firstIndex(of: "$") {
@@ -250,7 +260,7 @@ public enum GIFTReader {
         // `//` stands for a slash inside a name.
         let parts = rest.replacingOccurrences(of: "//", with: "\u{0}").split(separator: "/")
             .map { $0.replacingOccurrences(of: "\u{0}", with: "/") }
-            .map { ImportText.clean($0, multiLine: false) }.filter { !$0.isEmpty }
+            .map { cleaner.clean($0, multiLine: false) }.filter { !$0.isEmpty }
         let named = parts.first?.lowercased() == "top" ? Array(parts.dropFirst()) : parts
         return named.isEmpty ? nil : named.joined(separator: " / ")
     }

@@ -2,9 +2,18 @@ import AssessmentKit
 
 /// Text from an imported file made fit for a terminal and for the validator: line breaks of
 /// every kind become `\n` (or a space), controls, bidirectional controls and invisible marks are
-/// dropped, tabs become spaces, runs of blank lines shrink to one.
+/// dropped, invisible characters used for typography (soft hyphens, stray joiners…) are taken
+/// out, tabs become spaces, runs of blank lines shrink to one.
 public enum ImportText {
+    /// For text that does not come from a bank (a title given on the command line): cleaned
+    /// as bank text is, with nothing to report. A bank's texts go through a `TextCleaner`.
     public static func clean(_ text: String, multiLine: Bool) -> String {
+        TextCleaner().clean(text, multiLine: multiLine)
+    }
+
+    /// Line breaks made `\n` (or a space), tabs and no-break spaces spaces; controls,
+    /// bidirectional controls and invisible marks dropped.
+    static func withoutControls(_ text: String, multiLine: Bool) -> String {
         var out = String.UnicodeScalarView()
         var previousWasCR = false
         for s in text.unicodeScalars {
@@ -21,7 +30,7 @@ public enum ImportText {
                 out.append(s)
             }
         }
-        return tidy(String(out), multiLine: multiLine)
+        return String(out)
     }
 
     /// Marks that change how text around them reads without showing themselves.
@@ -57,12 +66,75 @@ public enum ImportText {
         if multiLine { return String(joined.drop { $0 == " " }) }
         return joined.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
     }
+}
+
+/// The one way a bank's texts are imported: each question (or section heading) has a cleaner,
+/// and every text of it (prompt, choices, answers, feedback, names, titles) passes through
+/// `clean` or `fromHTML`. Besides cleaning (`ImportText`), it counts the invisible characters
+/// it took out for typography, which the validator would refuse, so that the question gets one
+/// warning naming them. Used by one reader at a time, never shared.
+final class TextCleaner {
+    private(set) var removed: [TypographyMark: Int] = [:]
+
+    init() {}
+
+    func clean(_ text: String, multiLine: Bool) -> String {
+        let (visible, taken) = TerminalSafety.removingUnneededInvisibles(ImportText.withoutControls(text, multiLine: multiLine))
+        for s in taken { removed[TypographyMark(s), default: 0] += 1 }
+        return ImportText.tidy(visible, multiLine: multiLine)
+    }
 
     /// HTML (or Moodle's auto-format, which is HTML whose line breaks count) as plain text.
-    public static func fromHTML(_ html: String, keepLineBreaks: Bool = false, multiLine: Bool = true) -> String {
+    func fromHTML(_ html: String, keepLineBreaks: Bool = false, multiLine: Bool = true) -> String {
         var builder = TextBuilder(keepLineBreaks: keepLineBreaks)
         HTMLText.render(html, into: &builder)
         return clean(builder.text, multiLine: multiLine)
+    }
+
+    /// `removed 2 soft hyphens and 1 zero-width joiner used for typography`; nil when nothing was.
+    var warning: String? {
+        let counts = TypographyMark.allCases.compactMap { mark in removed[mark].map { "\($0) \(mark.name(count: $0))" } }
+        guard let last = counts.last else { return nil }
+        let list = counts.count == 1 ? last : counts.dropLast().joined(separator: ", ") + " and " + last
+        return "removed \(list) used for typography"
+    }
+}
+
+/// The kinds of invisible character a bank uses for typography, as a warning names them.
+enum TypographyMark: CaseIterable, Hashable {
+    case softHyphen, zeroWidthJoiner, zeroWidthNonJoiner, variationSelector, combiningGraphemeJoiner
+    case hangulFiller, mongolianVowelSeparator, mongolianVariationSelector, tag, other
+
+    init(_ s: Unicode.Scalar) {
+        switch s.value {
+        case 0xAD: self = .softHyphen
+        case 0x200D: self = .zeroWidthJoiner
+        case 0x200C: self = .zeroWidthNonJoiner
+        case 0xFE00...0xFE0F, 0xE0100...0xE01EF: self = .variationSelector
+        case 0x034F: self = .combiningGraphemeJoiner
+        case 0x115F, 0x1160, 0x3164, 0xFFA0: self = .hangulFiller
+        case 0x180E: self = .mongolianVowelSeparator
+        case 0x180B...0x180D, 0x180F: self = .mongolianVariationSelector
+        case 0xE0000...0xE007F: self = .tag
+        default: self = .other
+        }
+    }
+
+    func name(count: Int) -> String {
+        let singular: String
+        switch self {
+        case .softHyphen: singular = "soft hyphen"
+        case .zeroWidthJoiner: singular = "zero-width joiner"
+        case .zeroWidthNonJoiner: singular = "zero-width non-joiner"
+        case .variationSelector: singular = "variation selector"
+        case .combiningGraphemeJoiner: singular = "combining grapheme joiner"
+        case .hangulFiller: singular = "Hangul filler"
+        case .mongolianVowelSeparator: singular = "Mongolian vowel separator"
+        case .mongolianVariationSelector: singular = "Mongolian variation selector"
+        case .tag: singular = "tag character"
+        case .other: singular = "other invisible character"
+        }
+        return count == 1 ? singular : singular + "s"
     }
 }
 

@@ -128,7 +128,9 @@ public enum Importer {
                     sources[item.id] = question
                     items.append(item)
                 }
-                let title = imported.title ?? (banks.count > 1 ? QTIReader.stem(bank.file) : nil)
+                // A file's name is text like any other: a control or invisible mark in it would fail validation.
+                let fileTitle = banks.count > 1 ? ImportText.clean(QTIReader.stem(bank.file), multiLine: false).nonEmpty : nil
+                let title = imported.title ?? fileTitle
                 sections.append(Section(title: title, instructions: imported.instructions, items: items))
             }
         }
@@ -147,7 +149,10 @@ public enum Importer {
             }
             assessment.sections.removeAll { $0.items.isEmpty }
         }
-        guard !assessment.items.isEmpty, readsBack(assessment) else {
+        guard !assessment.items.isEmpty else { return Assembly(assessment: nil, yaml: nil, diagnostics: diagnostics) }
+        if let problem = firstError(assessment) {
+            // Every question passes alone, so what fails is shared: a title, a section's heading.
+            diagnostics.append(.error(banks.first?.file ?? options.title, nil, "the converted assessment does not pass validation: \(problem)"))
             return Assembly(assessment: nil, yaml: nil, diagnostics: diagnostics)
         }
         return Assembly(assessment: assessment, yaml: AssessmentWriter.yaml(assessment, header: header), diagnostics: diagnostics)

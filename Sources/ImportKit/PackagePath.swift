@@ -20,12 +20,23 @@ public enum PackagePath {
     /// `href` written in a file at `base` (a path inside the package), as a package path; nil
     /// for a link to elsewhere (a URL), an absolute path or one that leaves the package.
     public static func resolve(_ href: String, from base: String) -> String? {
-        // `#top` is a place in the item itself, `//host/x.png` a web address without its scheme.
-        let target = href.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        let decoded = percentDecoded(target)
-        guard !decoded.isEmpty, !hasScheme(decoded), !decoded.hasPrefix("//") else { return nil }
+        guard isLocal(href) else { return nil }
+        let decoded = percentDecoded(target(of: href))
         let folder = base.split(separator: "/").dropLast().joined(separator: "/")
         return normalised(folder.isEmpty ? decoded : folder + "/" + decoded)
+    }
+
+    /// True when `href` names a file (in the package or out of it), not a web address or a
+    /// place in the same file: `#top` is a place in the item itself, `//host/x.png` a web
+    /// address without its scheme.
+    static func isLocal(_ href: String) -> Bool {
+        let decoded = percentDecoded(target(of: href))
+        return !decoded.isEmpty && !hasScheme(decoded) && !decoded.hasPrefix("//")
+    }
+
+    /// `href` without its `#fragment`.
+    static func target(of href: String) -> String {
+        href.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
     }
 
     static func hasScheme(_ s: String) -> Bool {

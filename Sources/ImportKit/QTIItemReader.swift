@@ -77,7 +77,9 @@ enum QTIItemReader {
         var renderer = QTIBody(target: interaction)
         renderer.render(body)
         out.assets = renderer.assets
-        let prompt = ImportText.clean(renderer.builder.text, multiLine: true)
+        // Every text of the item (prompt, choices, answers, note) passes through it.
+        let cleaner = TextCleaner()
+        let prompt = cleaner.clean(renderer.builder.text, multiLine: true)
         guard !prompt.isEmpty else {
             out.diagnostics.append(.error(file, line, "the item has no question text"))
             return out
@@ -85,9 +87,9 @@ enum QTIItemReader {
         let declaration = root.all("responseDeclaration").first { $0.attributes["identifier"] == interaction.attributes["responseIdentifier"] }
         let response = declaration.map(QTIResponse.init)
         do {
-            let built = try kind(interaction, response, root: root)
+            let built = try kind(interaction, response, root: root, cleaner)
             let points = QTIResponse.points(root: root, response: response)
-            let note = renderer.proctorNote.map { ImportText.clean($0, multiLine: true) }.flatMap(\.nonEmpty)
+            let note = renderer.proctorNote.map { cleaner.clean($0, multiLine: true) }.flatMap(\.nonEmpty)
             let item = Item(id: "q", prompt: prompt, points: points, kind: built.kind, proctorNote: note, marking: built.marking)
             built.warnings.forEach { out.diagnostics.append(.warning(file, line, $0)) }
             if let id = response?.identifier, let why = QTIResponse.customScoring(root, id) {
@@ -95,25 +97,27 @@ enum QTIItemReader {
             }
             let name = root.attributes["identifier"].flatMap(\.nonEmpty) ?? fallbackName
             out.question = ImportedQuestion(item: item, file: file, line: line, name: name)
+            if let warning = cleaner.warning { out.diagnostics.append(.warning(file, line, warning)) }
         } catch {
             out.diagnostics.append(error.diagnostic(file, interaction.line))
         }
         return out
     }
 
-    static func kind(_ interaction: XElement, _ response: QTIResponse?, root: XElement) throws(BuildFailure) -> BuiltKind {
+    static func kind(_ interaction: XElement, _ response: QTIResponse?, root: XElement,
+                     _ cleaner: TextCleaner) throws(BuildFailure) -> BuiltKind {
         switch interaction.name {
         case "extendedTextInteraction":
             return BuiltKind(kind: .essay(minWords: nil, maxWords: nil))
         case "choiceInteraction":
-            let choices = try QTIChoices(interaction.all("simpleChoice"))
+            let choices = try QTIChoices(interaction.all("simpleChoice"), cleaner)
             let response = try require(response)
             let single = Int(interaction.attributes["maxChoices"] ?? "1") == 1
             return single ? try response.single(choices) : try response.multiple(choices)
         case "inlineChoiceInteraction":
-            return try require(response).single(try QTIChoices(interaction.all("inlineChoice")))
+            return try require(response).single(try QTIChoices(interaction.all("inlineChoice"), cleaner))
         case "orderInteraction":
-            let choices = try QTIChoices(interaction.all("simpleChoice"))
+            let choices = try QTIChoices(interaction.all("simpleChoice"), cleaner)
             let order = try require(response).correct
             guard !order.isEmpty else { throw QTIResponse.noKey }
             guard order.count == choices.ids.count, Set(order) == Set(choices.ids) else {
@@ -121,11 +125,11 @@ enum QTIItemReader {
             }
             return try ItemBuilder.order(try order.map { id throws(BuildFailure) in try choices.text(of: id) })
         case "matchInteraction":
-            return try match(interaction, try require(response))
+            return try match(interaction, try require(response), cleaner)
         case "textEntryInteraction":
             let response = try require(response)
             switch response.baseType {
-            case "string": return try response.text(root: root)
+            case "string": return try response.text(root: root, cleaner)
             case "float", "integer": return try response.numeric(root: root)
             default: throw .unsupported("a text entry with answers of type \(response.baseType.clippedForMessage) has no Carrel item type")
             }
@@ -140,11 +144,11 @@ enum QTIItemReader {
     }
 
     /// The first match set is the left-hand column, the second the right-hand one.
-    static func match(_ interaction: XElement, _ response: QTIResponse) throws(BuildFailure) -> BuiltKind {
+    static func match(_ interaction: XElement, _ response: QTIResponse, _ cleaner: TextCleaner) throws(BuildFailure) -> BuiltKind {
         let sets = interaction.all("simpleMatchSet")
         guard sets.count == 2 else { throw .malformed("a match interaction needs two <simpleMatchSet> lists") }
-        let lefts = try QTIChoices(sets[0].all("simpleAssociableChoice"))
-        let rights = try QTIChoices(sets[1].all("simpleAssociableChoice"))
+        let lefts = try QTIChoices(sets[0].all("simpleAssociableChoice"), cleaner)
+        let rights = try QTIChoices(sets[1].all("simpleAssociableChoice"), cleaner)
         var correct = response.correct
         if correct.isEmpty, let mapping = response.mapping {
             correct = mapping.entries.filter { $0.value > 0 }.map(\.key)
@@ -190,14 +194,14 @@ struct QTIChoices {
     var ids: [String] = []
     var texts: [String: String] = [:]
 
-    init(_ elements: [XElement]) throws(BuildFailure) {
+    init(_ elements: [XElement], _ cleaner: TextCleaner) throws(BuildFailure) {
         for e in elements {
             guard let id = e.attributes["identifier"], !id.isEmpty else { throw .malformed("a choice has no identifier") }
             guard texts[id] == nil else { throw .malformed("two choices share the identifier “\(id.clippedForMessage)”") }
             var body = QTIBody(target: nil)
             body.render(e)
             ids.append(id)
-            texts[id] = ImportText.clean(body.builder.text, multiLine: false)
+            texts[id] = cleaner.clean(body.builder.text, multiLine: false)
         }
     }
 

@@ -57,6 +57,15 @@ public enum QTIReader {
         if let (path, root) = manifest {
             let listed = resources(root, manifestPath: path)
             itemPaths = listed.items
+            for href in listed.outside {
+                bank.diagnostics.append(.error(files.label(path), nil, "the manifest's reference href=\"\(href.clippedForMessage(limit: 200))\" leaves the package; only files inside the package are read, so that item was not imported"))
+            }
+            for (href, owner) in listed.outsideFiles {
+                bank.diagnostics.append(.warning(files.label(owner ?? path), nil, "asset \(href.clippedForMessage(limit: 200)) points outside the package (listed in the manifest)"))
+            }
+            if itemPaths.isEmpty && listed.outside.isEmpty {
+                bank.diagnostics.append(.error(files.label(path), nil, "the manifest lists no QTI item (a <resource> whose type starts with imsqti_item)"))
+            }
             for (asset, owner) in listed.files where !files.paths.contains(asset) {
                 bank.diagnostics.append(.warning(files.label(owner ?? path), nil, "missing asset \(asset.clippedForMessage(limit: 200)) (listed in the manifest)"))
             }
@@ -101,10 +110,18 @@ public enum QTIReader {
             .min { ($0.split(separator: "/").count, $0) < ($1.split(separator: "/").count, $1) }
     }
 
-    /// Item files (resources of an `imsqti_item_*` type) and every listed file with the item it belongs to.
-    static func resources(_ root: XElement, manifestPath: String) -> (items: [String], files: [(String, String?)]) {
+    /// What a manifest lists: item files (resources of an `imsqti_item_*` type), every other
+    /// listed file with the item it belongs to, and the references that leave the package
+    /// (`../x.xml`, `/x.xml`, a web address), as written: items, then other files.
+    struct Listing {
         var items: [String] = []
         var files: [(String, String?)] = []
+        var outside: [String] = []
+        var outsideFiles: [(String, String?)] = []
+    }
+
+    static func resources(_ root: XElement, manifestPath: String) -> Listing {
+        var listing = Listing()
         for resources in root.all("resources") {
             let outer = resources.attributes["base"] ?? ""
             for resource in resources.all("resource") {
@@ -116,19 +133,26 @@ public enum QTIReader {
                 let type = (resource.attributes["type"] ?? "").lowercased()
                 let isItem = type.hasPrefix("imsqti") && type.contains("item")
                 var itemPath: String? = nil
-                if isItem, let href = resource.attributes["href"] ?? resource.first("file")?.attributes["href"],
-                   let path = PackagePath.resolve(href, from: anchor) {
-                    itemPath = path
-                    if !items.contains(path) { items.append(path) }
+                let itemHref = isItem ? resource.attributes["href"] ?? resource.first("file")?.attributes["href"] : nil
+                if let href = itemHref {
+                    if let path = PackagePath.resolve(href, from: anchor) {
+                        itemPath = path
+                        if !listing.items.contains(path) { listing.items.append(path) }
+                    } else if !listing.outside.contains(href) {
+                        listing.outside.append(href)
+                    }
                 }
                 for file in resource.all("file") {
-                    guard let href = file.attributes["href"], let path = PackagePath.resolve(href, from: anchor),
-                          path != itemPath else { continue }
-                    files.append((path, itemPath))
+                    guard let href = file.attributes["href"], href != itemHref else { continue }
+                    guard let path = PackagePath.resolve(href, from: anchor) else {
+                        if PackagePath.isLocal(href) { listing.outsideFiles.append((href, itemPath)) }
+                        continue
+                    }
+                    if path != itemPath { listing.files.append((path, itemPath)) }
                 }
             }
         }
-        return (items, files)
+        return listing
     }
 
     /// Warnings for the images and media an item shows that the package does not hold.
@@ -139,9 +163,7 @@ public enum QTIReader {
             guard let path = PackagePath.resolve(asset, from: itemPath) else {
                 // A web address or an empty reference is not the package's; a path that climbs
                 // out of the package cannot be shown from it.
-                let target = asset.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-                let decoded = PackagePath.percentDecoded(target)
-                if !decoded.isEmpty, !PackagePath.hasScheme(decoded), !decoded.hasPrefix("//"), seen.insert(asset).inserted {
+                if PackagePath.isLocal(asset), seen.insert(asset).inserted {
                     out.append(.warning(label, nil, "asset \(asset.clippedForMessage(limit: 200)) points outside the package (shown by the item)"))
                 }
                 continue

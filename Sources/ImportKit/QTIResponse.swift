@@ -81,13 +81,13 @@ struct QTIResponse {
     }
 
     /// Accepted strings: the correct ones, and mapped ones with their share of the score.
-    func text(root: XElement) throws(BuildFailure) -> BuiltKind {
-        var options = correct.map { BankOption(ImportText.clean($0, multiLine: false), credit: 100) }
+    func text(root: XElement, _ cleaner: TextCleaner) throws(BuildFailure) -> BuiltKind {
+        var options = correct.map { BankOption(cleaner.clean($0, multiLine: false), credit: 100) }
         var caseSensitive = !Self.matchesIgnoringCase(root, identifier)
         if let mapping, let scale = scale(addingUp: false) {
             let correctTexts = Set(options.map { AnswerText.normalise($0.text, caseSensitive: true) })
             for entry in mapping.entries {
-                let option = BankOption(ImportText.clean(entry.key, multiLine: false), credit: credit(entry.value, scale: scale))
+                let option = BankOption(cleaner.clean(entry.key, multiLine: false), credit: credit(entry.value, scale: scale))
                 // The correct response mapped again at full credit is the usual way to write
                 // it, not a repeat.
                 if option.credit >= 100, correctTexts.contains(AnswerText.normalise(option.text, caseSensitive: true)) { continue }

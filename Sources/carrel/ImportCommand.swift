@@ -87,8 +87,11 @@ struct ImportCommand: ParsableCommand {
                 FileOutput.standardError.write(diagnostic.description.clippedForMessage(limit: 2000) + "\n")
             }
             guard let assessment = assembly.assessment, let yaml = assembly.yaml else {
-                throw CarrelFailure(status: .invalidAssessment,
-                                    message: "no question could be converted; see the lines above (nothing was written)")
+                // Point at the lines above only when some were printed.
+                let why = diagnostics.isEmpty
+                    ? "no question was found in \(files.count == 1 ? "the file" : "the files")"
+                    : "see the lines above"
+                throw CarrelFailure(status: .invalidAssessment, message: "no question could be converted; \(why) (nothing was written)")
             }
             try write(yaml)
             let skipped = diagnostics.filter(\.skipped).count

@@ -70,6 +70,24 @@ struct TerminalSafetyTests {
         #expect(TerminalSafety.firstUnsafe(in: "x\u{E0041}\u{E007F}")?.hazard == .invisible, "tags outside a flag")
     }
 
+    @Test func removingUnneededInvisiblesLeavesTextThatPassesAndKeepsWhatAScriptNeeds() {
+        // Every text of up to four of these, in every order: what comes back passes, keeps the
+        // order of what it keeps, and loses only invisible characters.
+        let alphabet: [String] = ["a", "\u{AD}", "\u{200D}", "\u{200C}", "👩", "💻", "\u{FE0F}", "🏴", "\u{E0067}", "\u{E007F}", "ب", "葛", "\u{E0100}"]
+        var texts = [""]
+        for _ in 0..<4 { texts = texts.flatMap { t in alphabet.map { t + $0 } } }
+        for text in texts {
+            let (kept, removed) = TerminalSafety.removingUnneededInvisibles(text)
+            #expect(TerminalSafety.firstUnsafe(in: kept) == nil, "\(text.debugDescription) → \(kept.debugDescription)")
+            #expect(removed.allSatisfy(TerminalSafety.isInvisible), "\(text.debugDescription)")
+            #expect(kept.unicodeScalars.count + removed.count == text.unicodeScalars.count)
+            if TerminalSafety.firstUnsafe(in: text) == nil { #expect(removed.isEmpty && kept == text, "\(text.debugDescription)") }
+        }
+        #expect(TerminalSafety.removingUnneededInvisibles("Co\u{AD}op\u{200D}erate 👩\u{200D}💻 ❤\u{FE0F}") ==
+                ("Cooperate 👩\u{200D}💻 ❤\u{FE0F}", ["\u{AD}", "\u{200D}"]))
+        #expect(TerminalSafety.removingUnneededInvisibles("plain") == ("plain", []))
+    }
+
     @Test func everyKindOfInvisibleCharacterIsFound() {
         let invisible: [UInt32] = [0x200B, 0xFEFF, 0x2060, 0x2061, 0x2064, 0x00AD, 0x034F, 0x115F, 0x3164, 0xFFA0, 0x180E,
                                    0xFFF9, 0xFFFA, 0xFFFB, 0x2028, 0x2029, 0xE0001, 0xE0020, 0x1D173, 0x17B4]

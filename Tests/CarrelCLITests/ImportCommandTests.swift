@@ -108,6 +108,49 @@ struct ImportCommandTests {
         #expect(!FileManager.default.fileExists(atPath: out.path))
     }
 
+    @Test func aManifestWhoseItemLeavesThePackageSaysSoAndNothingIsWritten() throws {
+        let folder = try Self.scratch()
+        let package = folder.appendingPathComponent("pack")
+        try FileManager.default.createDirectory(at: package, withIntermediateDirectories: true)
+        try Data(#"<manifest><resources><resource identifier="i" type="imsqti_item_xmlv2p1" href="../x.xml"/></resources></manifest>"#.utf8)
+            .write(to: package.appendingPathComponent("imsmanifest.xml"))
+        // The file is there, next to the package, and still not read.
+        try Data(contentsOf: URL(fileURLWithPath: Self.fixture("qti21/choice.xml"))).write(to: folder.appendingPathComponent("x.xml"))
+        let out = folder.appendingPathComponent("o.yaml")
+        let result = try CarrelProcess.run(["import", package.path, "--out", out.path])
+        #expect(result.status == 65)
+        #expect(result.stderr == """
+            \(package.path)/imsmanifest.xml: error: the manifest's reference href="../x.xml" leaves the package; only files inside the package are read, so that item was not imported
+            carrel: no question could be converted; see the lines above (nothing was written)
+
+            """)
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
+    /// `carrel import` of a GIFT bank holding `text`: the bank, where it was written to and how it went.
+    func importGIFT(_ text: String) throws -> (bank: URL, out: URL, result: CarrelProcess.Result) {
+        let folder = try Self.scratch()
+        let bank = folder.appendingPathComponent("bank.gift")
+        try Data(text.utf8).write(to: bank)
+        let out = folder.appendingPathComponent("o.yaml")
+        return (bank, out, try CarrelProcess.run(["import", bank.path, "--out", out.path]))
+    }
+
+    @Test func aBankWithoutQuestionsSaysSoInsteadOfPointingAtNoLines() throws {
+        let (_, out, result) = try importGIFT("// only a comment\n")
+        #expect(result.status == 65)
+        #expect(result.stderr == "carrel: no question could be converted; no question was found in the file (nothing was written)\n")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
+    @Test func invisibleTypographyIsRemovedWithAWarningAndTheQuestionImports() throws {
+        let (bank, out, result) = try importGIFT("::q::Co\u{AD}op\u{AD}erate wi\u{200D}th us? 👩\u{200D}💻{=Ye\u{AD}s ~No}\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "\(bank.path):1: warning: removed 3 soft hyphens and 1 zero-width joiner used for typography\n")
+        #expect(try read(out).items.map(\.prompt) == ["Cooperate with us? 👩\u{200D}💻"])
+        #expect(try CarrelProcess.run(["validate", out.path]).status == 0)
+    }
+
     @Test func anUnreadableFileExits66() throws {
         let out = try Self.scratch().appendingPathComponent("o.yaml")
         let result = try CarrelProcess.run(["import", Self.fixture("gift/every-construct.gift"), "no-such-bank.gift", "--out", out.path])

@@ -174,6 +174,36 @@ struct QTITests {
         ])
     }
 
+    static func manifest(_ resources: String) -> [UInt8] {
+        Array("<manifest><resources>\(resources)</resources></manifest>".utf8)
+    }
+
+    @Test(arguments: ["../x.xml", "/etc/x.xml", "items/../../x.xml", "C:\\bank\\x.xml", "https://example.org/x.xml"])
+    func aManifestWhoseItemLeavesThePackageSaysSo(href: String) throws {
+        let resource = "<resource identifier=\"i\" type=\"imsqti_item_xmlv2p1\" href=\"\(href)\"><file href=\"\(href)\"/></resource>"
+        let package = MemoryPackage(name: "p", files: ["imsmanifest.xml": Self.manifest(resource), "items/a.xml": try Fixtures.bytes("qti21/choice.xml")])
+        let bank = try QTIReader.readPackage(package, name: "p")
+        #expect(bank.items.isEmpty)
+        #expect(bank.diagnostics.map(\.description) == [
+            "p/imsmanifest.xml: error: the manifest's reference href=\"\(href)\" leaves the package; only files inside the package are read, so that item was not imported",
+        ])
+    }
+
+    @Test func aManifestListingNoItemAndAssetsOutsideThePackageAreNamed() throws {
+        let none = MemoryPackage(name: "p", files: ["imsmanifest.xml": Self.manifest(
+            "<resource identifier=\"t\" type=\"imsqti_test_xmlv2p1\" href=\"test.xml\"><file href=\"test.xml\"/></resource>"), "test.xml": [1]])
+        #expect(try QTIReader.readPackage(none, name: "p").diagnostics.map(\.description) == [
+            "p/imsmanifest.xml: error: the manifest lists no QTI item (a <resource> whose type starts with imsqti_item)",
+        ])
+        let asset = MemoryPackage(name: "p", files: ["imsmanifest.xml": Self.manifest("""
+            <resource identifier="i" type="imsqti_item_xmlv2p1" href="items/a.xml"><file href="items/a.xml"/>\
+            <file href="../logo.png"/><file href="https://example.org/x.png"/></resource>
+            """), "items/a.xml": try Fixtures.bytes("qti21/choice.xml"), "items/images/sign.png": [1]])
+        let bank = try QTIReader.readPackage(asset, name: "p")
+        #expect(bank.items.count == 1)
+        #expect(bank.diagnostics.map(\.description) == ["p/items/a.xml: warning: asset ../logo.png points outside the package (listed in the manifest)"])
+    }
+
     @Test func aManifestFileNamedDirectlyReadsItsFolder() throws {
         let package = try Self.folder("package30")
         let bank = try QTIReader.read(bytes: try Fixtures.bytes("package30/imsmanifest.xml"), file: "package30/imsmanifest.xml",

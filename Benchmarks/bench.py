@@ -164,9 +164,11 @@ class Bench:
     def assessment(self, count):
         if count == 0:
             return os.path.join(ROOT, "Assessments", "geography.yaml")
-        path = os.path.join(self.tmp, f"bench-{count}.yaml")
+        draw = self.args.draw
+        path = os.path.join(self.tmp, f"bench-{count}{f'-draw-{draw}' if draw else ''}.yaml")
         if not os.path.exists(path):
-            subprocess.run([os.path.join(ROOT, "Benchmarks", "make-assessment"), str(count), path], check=True)
+            extra = ["--draw", str(draw)] if draw else []
+            subprocess.run([os.path.join(ROOT, "Benchmarks", "make-assessment"), str(count), path, *extra], check=True)
         return path
 
     def carrel(self, count, extra=()):
@@ -196,7 +198,7 @@ class Bench:
                     pane = Pane(["dialog", "--msgbox", "Carrel benchmark: first frame", "10", "40"], env=self.env)
                     dialog.append(pane.read_until("OK"))
                     pane.close()
-            label = "geography" if count == 0 else f"{count} items"
+            label = "geography" if count == 0 else f"{count} items" + (f", draw {self.args.draw}" if self.args.draw else "")
             row = [f"launch -> start screen, {label}", ms(statistics.median(carrel)), ms(max(carrel))]
             if dialog:
                 d = statistics.median(dialog)
@@ -317,6 +319,7 @@ def main():
     parser.add_argument("--idle", type=float, default=10.0, help="seconds of idle measurement")
     parser.add_argument("--seats", type=int, default=100)
     parser.add_argument("--seat-items", type=int, default=15000)
+    parser.add_argument("--draw", type=int, help="the large tests as one pool, each session drawing this many")
     args = parser.parse_args()
     if not os.access(CARREL, os.X_OK):
         sys.exit(f"bench: {CARREL} is missing; run scripts/bench (it builds it)")

@@ -20,7 +20,7 @@ extension TmuxHarness {
     func typingSchIntoTheWorkshopWord(_ window: String) throws -> Bool {
         guard begin(window, try fixture("workshop.yaml")) else { return false }
         keys(window, "Tab", "Tab", "Tab")
-        guard waitFor(window, "Question 4 of 8") != nil else { return false }
+        guard waitFor(window, "Question 4 of 9") != nil else { return false }
         type(window, "sch")
         return true
     }
@@ -70,7 +70,7 @@ struct LockdownAttackEndToEndTests {
         let file = try t.fixture("workshop.yaml")
         #expect(t.begin("w", file))
         t.keys("w", "Tab", "Tab", "Tab", "Tab", "Tab")
-        #expect(t.waitFor("w", "Question 6 of 8") != nil)
+        #expect(t.waitFor("w", "Question 6 of 9") != nil)
         let text = String(String(repeating: "the quick brown fox jumps ", count: 8).prefix(200))
         for ch in text {
             t.run(["send-keys", "-t", "e2e:w", "-l", String(ch)])

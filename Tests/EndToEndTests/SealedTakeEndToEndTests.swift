@@ -58,13 +58,7 @@ struct SealedTakeEndToEndTests {
         #expect(stored.bytes == (try Data(contentsOf: URL(fileURLWithPath: package))))
 
         // A crash, then the proctor resumes: the passphrase opens the journal's sealed copy.
-        let pid = try #require(t.holderPid)
-        kill(pid, SIGKILL)
-        #expect(t.exitStatus("w") == 137)
-        t.start("r", ["resume"])
-        #expect(t.waitFor("r", "Proctor passphrase to resume") != nil)
-        t.type("r", "proctor phrase")
-        t.keys("r", "Enter")
+        #expect(t.killAndResume("w", in: "r"))
         let resumed = try #require(t.waitFor("r", "Question 2 of 8"))
         #expect(resumed.contains("sizygy"))
         t.keys("r", "Tab")

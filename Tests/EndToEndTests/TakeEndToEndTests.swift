@@ -54,6 +54,19 @@ extension TmuxHarness {
         return exitStatus(window) == 0
     }
 
+    /// Kills the session in `window` with SIGKILL (it exits 137), then resumes it in `resumed`
+    /// with the proctor's passphrase. True when both went as a proctor would see them.
+    func killAndResume(_ window: String, in resumed: String) -> Bool {
+        guard let pid = holderPid else { return false }
+        kill(pid, SIGKILL)
+        guard exitStatus(window) == 137 else { return false }
+        start(resumed, ["resume"])
+        guard waitFor(resumed, "Proctor passphrase to resume") != nil else { return false }
+        type(resumed, "proctor phrase")
+        keys(resumed, "Enter")
+        return true
+    }
+
     var holderPid: Int32? {
         if case let .held(holder?) = location.lockState { return holder.pid }
         return nil

@@ -198,6 +198,8 @@ struct GapsWidget: AnswerWidget {
         case .choice:
             content = entry.isEmpty ? (sr ? "not chosen" : "choose ▾") : entry.joined(separator: ", ") + (sr ? "" : " ▾")
         }
+        // Measured as it will be drawn (a tab in a stored answer is four spaces on screen).
+        content = TextWidth.sanitise(content)
         let room = max(4, maxWidth - TextWidth.of(number) - 4)
         if TextWidth.of(content) > room {
             if index == focused, !gaps[index].kind.isChoice {

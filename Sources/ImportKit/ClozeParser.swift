@@ -195,11 +195,14 @@ struct ClozeParser {
     /// after it starts.
     mutating func gap(_ number: Int, _ header: ClozeSyntax.Header, open: Int) -> Int {
         let shown = "gap \(number) ({\(header.weight):\(header.type):…})"
+        let reported = problems.count
         let (alternatives, end, closed) = alternatives(from: header.body, gap: shown)
         guard closed else {
             error(open, "\(shown) has no closing `}`; write \\} for a brace inside an answer")
             return end
         }
+        // A credit that is no number has been reported; the gap goes no further.
+        guard problems.count == reported else { return end }
         guard let kind = ClozeSyntax.types[header.type] else {
             let upper = header.type.uppercased()
             if ClozeSyntax.types[upper] != nil {
@@ -467,8 +470,8 @@ struct ClozeParser {
             switch ClozeNumber.answer(written) {
             case let .success(answer):
                 list.append(NumberAnswer(answer: answer, credit: alt.credit ?? 0, feedback: feedback(alt)))
-            case let .failure(reason):
-                error(alt.start, "\(shown): \(reason)")
+            case let .failure(failure):
+                error(alt.start, "\(shown): \(failure.reason)")
                 ok = false
             }
         }

@@ -83,7 +83,7 @@ public enum ClozeReader {
     /// at its line in the file (the text starting at `line`), and an error names the question.
     static func question(_ read: ClozeText, file: String, line: Int, name: String?, number: Int,
                          diagnostics: inout [ImportDiagnostic]) -> ImportedQuestion? {
-        let question = name.map { "the question “\($0.clippedForMessage)”" } ?? "the question"
+        let question = name.map { "the question “\($0.clippedForMessage(limit: 60))”" } ?? "the question"
         for problem in read.problems {
             if problem.isError {
                 diagnostics.append(.error(file, line + problem.line, "\(problem.message) (\(question) is not imported)"))

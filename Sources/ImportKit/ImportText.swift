@@ -11,6 +11,11 @@ public enum ImportText {
         TextCleaner().clean(text, multiLine: multiLine)
     }
 
+    /// HTML as plain text, cleaned like `clean` (the characters taken out are not counted).
+    public static func fromHTML(_ html: String, keepLineBreaks: Bool = false, multiLine: Bool = true) -> String {
+        TextCleaner().fromHTML(html, keepLineBreaks: keepLineBreaks, multiLine: multiLine)
+    }
+
     /// Line breaks made `\n` (or a space), tabs and no-break spaces spaces; controls,
     /// bidirectional controls and invisible marks dropped.
     static func withoutControls(_ text: String, multiLine: Bool) -> String {

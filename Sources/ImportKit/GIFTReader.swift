@@ -5,9 +5,6 @@ import Foundation
 /// separated by blank lines; `//` lines are comments; `$CATEGORY:` starts a section; the first
 /// `{…}` holds the answers and decides the type.
 public enum GIFTReader {
-    /// Moodle's text formats; `html` and `moodle` (the default) are HTML to Moodle.
-    enum Format: String { case moodle, html, plain, markdown }
-
     public static func read(_ text: String, file: String) -> ImportedBank {
         var state = State(file: file)
         for block in blocks(of: text) {
@@ -99,8 +96,7 @@ public enum GIFTReader {
 
     struct State {
         let file: String
-        var sections: [ImportedSection] = [ImportedSection()]
-        var descriptionLines: [Int?] = [nil]
+        var sections = BankSections()
         var diagnostics: [ImportDiagnostic] = []
         var questionNumber = 0
 
@@ -143,27 +139,14 @@ public enum GIFTReader {
                 diagnostics.append(.warning(file, block.line, "the lines after `$CATEGORY:` belong to the category name in Moodle, so no question is read from them; put a blank line after the category"))
             }
             let title = GIFTReader.categoryTitle(String(lines.first ?? ""))
-            if sections.last.map({ $0.questions.isEmpty && $0.instructions == nil }) == true {
-                sections.removeLast()
-                descriptionLines.removeLast()
-            }
-            sections.append(ImportedSection(title: title))
-            descriptionLines.append(nil)
+            sections.start(title: title)
         }
 
         /// A block without braces is a description: instructions for the questions after it.
         mutating func description(_ text: GIFTText, _ block: Block) {
             let (body, format) = GIFTReader.formatted(text, default: .moodle)
             let rendered = GIFTReader.render(body, format, multiLine: true)
-            guard !rendered.isEmpty else { return }
-            if let last = sections.last, !last.questions.isEmpty {
-                sections.append(ImportedSection(title: last.title))
-                descriptionLines.append(nil)
-            }
-            let i = sections.count - 1
-            sections[i].instructions = sections[i].instructions.map { $0 + "\n\n" + rendered } ?? rendered
-            sections[i].descriptions += 1
-            if descriptionLines[i] == nil { descriptionLines[i] = block.line }
+            sections.describe(rendered, line: block.line)
         }
 
         mutating func question(_ text: GIFTText, open: Int, close: Int, name: String?, _ block: Block) {
@@ -200,59 +183,51 @@ public enum GIFTReader {
                 let item = Item(id: "q\(questionNumber)", prompt: prompt, feedback: feedback, kind: built.kind, marking: built.marking)
                 // Moodle's idnumber (`// [id:…]`) names the question more precisely than its title.
                 let id = block.idnumber ?? name
-                sections[sections.count - 1].questions.append(ImportedQuestion(item: item, file: file, line: block.line, name: id))
+                sections.add(ImportedQuestion(item: item, file: file, line: block.line, name: id))
             } catch {
                     diagnostics.append(error.diagnostic(file, block.line))
             }
         }
 
         mutating func finish() -> ImportedBank {
-            var kept: [ImportedSection] = []
-            for (i, section) in sections.enumerated() {
-                if section.questions.isEmpty {
-                    if section.instructions != nil {
-                        diagnostics.append(.warning(file, descriptionLines[i], "a description with no question after it was left out"))
-                    }
-                    continue
-                }
-                kept.append(section)
-            }
+            let kept = sections.finish(file: file, diagnostics: &diagnostics)
             return ImportedBank(file: file, sections: kept, diagnostics: diagnostics)
         }
     }
 
     /// Moodle's `[html]`, `[moodle]`, `[plain]`, `[markdown]` at the start of a text.
-    static func formatted(_ text: GIFTText, default format: Format) -> (GIFTText, Format) {
+    static func formatted(_ text: GIFTText, default format: TextFormat) -> (GIFTText, TextFormat) {
         guard let first = text.chars.first, first.scalar == "[", !first.escaped,
               let end = text.chars.firstIndex(where: { $0.scalar == "]" }),
-              let named = Format(rawValue: text[1..<end].string)
+              let named = TextFormat(rawValue: text[1..<end].string)
         else { return (text, format) }
         return (text[(end + 1)..<text.count], named)
     }
 
     /// The text as a student should read it, whatever its format.
-    static func render(_ text: GIFTText, _ format: Format, multiLine: Bool) -> String {
-        let raw = text.string.trimmedPHP()
-        switch format {
-        case .html: return ImportText.fromHTML(raw, keepLineBreaks: false, multiLine: multiLine)
-        case .moodle: return ImportText.fromHTML(raw, keepLineBreaks: true, multiLine: multiLine)
-        case .plain, .markdown: return ImportText.clean(raw, multiLine: multiLine)
-        }
+    static func render(_ text: GIFTText, _ format: TextFormat, multiLine: Bool) -> String {
+        var images: [String] = []
+        return ImportText.render(text.string.trimmedPHP(), format, multiLine: multiLine, images: &images)
     }
 
     static func categoryTitle(_ path: String) -> String? {
+        let named = categoryPath(path)
+        return named.isEmpty ? nil : named.joined(separator: " / ")
+    }
+
+    /// `$course$/top/Unit 1/Week 2` → `["Unit 1", "Week 2"]`: the context prefix and `top`
+    /// dropped, `//` read as a slash inside a name, as Moodle splits category paths.
+    static func categoryPath(_ path: String) -> [String] {
         var rest = Substring(path.trimmedPHP())
         // A context prefix such as `$course$/` or `$system$/`.
         if rest.hasPrefix("$"), let close = rest.dropFirst().firstIndex(of: "$") {
             rest = rest[rest.index(after: close)...]
             if rest.hasPrefix("/") { rest = rest.dropFirst() }
         }
-        // `//` stands for a slash inside a name.
         let parts = rest.replacingOccurrences(of: "//", with: "\u{0}").split(separator: "/")
             .map { $0.replacingOccurrences(of: "\u{0}", with: "/") }
             .map { ImportText.clean($0, multiLine: false) }.filter { !$0.isEmpty }
-        let named = parts.first?.lowercased() == "top" ? Array(parts.dropFirst()) : parts
-        return named.isEmpty ? nil : named.joined(separator: " / ")
+        return parts.first?.lowercased() == "top" ? Array(parts.dropFirst()) : parts
     }
 }
 

@@ -57,6 +57,7 @@ enum HTMLText {
             case .cell: out.add(" ")
             case .image:
                 let alt = tag.attribute("alt").map(decodeEntities), source = tag.attribute("src").map(decodeEntities)
+                if !tag.closing { out.images.append(source ?? "") }
                 out.add(" " + HTMLLayout.image(alt: alt, source: source) + " ")
             case .hidden:
                 // Scripts, styles and the like: nothing inside is text.

@@ -60,15 +60,53 @@ public enum ImportText {
 
     /// HTML (or Moodle's auto-format, which is HTML whose line breaks count) as plain text.
     public static func fromHTML(_ html: String, keepLineBreaks: Bool = false, multiLine: Bool = true) -> String {
+        var images: [String] = []
+        return fromHTML(html, keepLineBreaks: keepLineBreaks, multiLine: multiLine, images: &images)
+    }
+
+    /// The same, adding the source of every image the HTML shows to `images`.
+    static func fromHTML(_ html: String, keepLineBreaks: Bool, multiLine: Bool, images: inout [String]) -> String {
         var builder = TextBuilder(keepLineBreaks: keepLineBreaks)
         HTMLText.render(html, into: &builder)
+        images += builder.images
         return clean(builder.text, multiLine: multiLine)
+    }
+
+    /// Text in one of Moodle's formats as a student should read it; the sources of the images
+    /// it shows are added to `images`.
+    static func render(_ raw: String, _ format: TextFormat, multiLine: Bool, images: inout [String]) -> String {
+        switch format {
+        case .html: return fromHTML(raw, keepLineBreaks: false, multiLine: multiLine, images: &images)
+        case .moodle: return fromHTML(raw, keepLineBreaks: true, multiLine: multiLine, images: &images)
+        case .plain, .markdown: return clean(raw, multiLine: multiLine)
+        }
+    }
+}
+
+/// Moodle's text formats. `html` is HTML; `moodle` (Moodle's auto-format) is HTML whose line
+/// breaks count; `plain` and `markdown` read well as they are written. The raw values are
+/// GIFT's names (`[html]`, `[moodle]`, `[plain]`, `[markdown]`).
+enum TextFormat: String, Sendable {
+    case moodle, html, plain, markdown
+
+    /// A Moodle XML `format="…"` attribute: `html`, `moodle_auto_format`, `plain_text`,
+    /// `markdown`, `wiki_like` (read as plain text); anything else is HTML, as Moodle assumes.
+    init(moodleXML name: String?, default fallback: TextFormat) {
+        switch name?.trimmedPHP() {
+        case nil: self = fallback
+        case "moodle_auto_format": self = .moodle
+        case "plain_text", "wiki_like": self = .plain
+        case "markdown": self = .markdown
+        default: self = .html
+        }
     }
 }
 
 /// Collects text as a browser would lay it out: whitespace folded, blocks on their own lines.
 struct TextBuilder {
     private(set) var text = ""
+    /// The sources of the images met, in order (`src` as written).
+    var images: [String] = []
     private var pendingSpace = false
     private var pendingBreaks = 0
     private var atLineStart = true

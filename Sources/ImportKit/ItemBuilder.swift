@@ -120,6 +120,52 @@ enum ItemBuilder {
                          marking: plain ? nil : .texts(list), warnings: warnings)
     }
 
+    /// Short answers as Moodle matches them: `*` in an answer stands for any text, `\*` is a
+    /// star. Carrel matches no pattern, so an answer with a wildcard is left out: silently when
+    /// it earns nothing and says nothing (anything else earns nothing in Carrel too), with a
+    /// warning otherwise; a question whose only right answers are patterns is skipped.
+    static func shortAnswer(_ options: [BankOption], caseSensitive: Bool) throws(BuildFailure) -> BuiltKind {
+        var kept: [BankOption] = []
+        var wildcards = 0
+        for option in options {
+            guard hasWildcard(option.text) else {
+                kept.append(BankOption(option.text.replacingEscapedStars(), credit: option.credit, feedback: option.feedback))
+                continue
+            }
+            if option.credit > 0 || option.feedback != nil { wildcards += 1 }
+        }
+        if !kept.contains(where: { $0.credit > 0 }) && wildcards > 0 {
+            throw .unsupported("its answers use Moodle's * wildcard, which Carrel does not match")
+        }
+        var built = try text(kept, caseSensitive: caseSensitive)
+        if wildcards > 0 {
+            built.warnings.append("left out \(wildcards) answer\(wildcards == 1 ? "" : "s") with Moodle's * wildcard, which Carrel does not match")
+        }
+        return built
+    }
+
+    /// True when `text` holds a `*` not written `\*`.
+    static func hasWildcard(_ text: String) -> Bool {
+        var previous: Unicode.Scalar? = nil
+        for s in text.unicodeScalars {
+            if s == "*" && previous != "\\" { return true }
+            previous = s
+        }
+        return false
+    }
+
+    /// A number as a bank writes a key: a point or a lone comma for the decimals; a comma that
+    /// could group thousands is an error rather than a guess.
+    static func number(_ written: String) throws(BuildFailure) -> Double {
+        if NumericText.isAmbiguousGrouping(written) {
+            throw .malformed("“\(written.clippedForMessage)” could be a whole number with a thousands separator or a decimal; write it without the comma, or with a point for a decimal")
+        }
+        guard let v = NumericText.parse(written) else {
+            throw .malformed("“\(written.clippedForMessage)” is not a number")
+        }
+        return v
+    }
+
     static func numeric(_ answers: [NumberAnswer]) throws(BuildFailure) -> BuiltKind {
         let list = answers.map { NumberAnswer(answer: $0.answer, credit: clamp($0.credit), feedback: $0.feedback) }
         guard let best = list.map(\.credit).max(), best > 0, let key = Marking.key(of: list) else {

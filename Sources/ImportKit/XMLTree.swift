@@ -70,11 +70,13 @@ enum XMLTree {
         case malformed(line: Int, String)
     }
 
-    static func parse(_ bytes: [UInt8]) throws(Problem) -> XElement {
-        guard bytes.count <= maximumBytes else { throw .refused("the XML file is larger than 16 MiB") }
+    /// `format` names what the file should be, for the refusal of a document type; `limit`
+    /// is its largest size in bytes.
+    static func parse(_ bytes: [UInt8], format: String = "QTI", limit: Int = maximumBytes) throws(Problem) -> XElement {
+        guard bytes.count <= limit else { throw .refused("the XML file is larger than \(limit / 1024 / 1024) MiB") }
         let text = try decode(bytes)
         if let found = declaration(in: text) {
-            throw .refused("the XML declares \(found); QTI needs none, and document types can read other files or expand without end")
+            throw .refused("the XML declares \(found); \(format) needs none, and document types can read other files or expand without end")
         }
         let prepared = numericEntities(withoutProcessingInstructions(withoutXMLDeclaration(text)))
         let builder = TreeBuilder()

@@ -2,11 +2,13 @@ import AssessmentKit
 
 /// The question-bank formats Carrel reads.
 public enum ImportFormat: String, Sendable, Hashable, CaseIterable {
-    case gift, aiken, qti
+    case gift, aiken, qti, moodle
 
     /// The format of a file from its name and first bytes, or nil when it cannot be told.
+    /// XML whose root is `<quiz>` is Moodle XML, whatever the file is called.
     public static func guess(name: String, bytes: [UInt8]) -> ImportFormat? {
         if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) || bytes.starts(with: [0x50, 0x4B, 0x05, 0x06]) { return .qti }
+        if MoodleReader.looksLikeQuiz(bytes) { return .moodle }
         let lower = name.lowercased()
         if lower.hasSuffix(".zip") || lower.hasSuffix(".xml") || lower.hasSuffix(".qti") { return .qti }
         if lower.hasSuffix(".gift") { return .gift }
@@ -31,9 +33,11 @@ public enum Importer {
     /// Text banks (GIFT, Aiken) larger than this are refused, like assessment files.
     public static let maximumTextBytes = SourceText.maximumBytes
 
-    /// Reads one GIFT or Aiken file. Bytes that are not UTF-8 are read as Windows-1252, the
-    /// encoding old exports use, with a warning.
+    /// Reads one GIFT or Aiken file (or a Moodle XML or QTI file, handed to its reader). Bytes
+    /// of a text bank that are not UTF-8 are read as Windows-1252, the encoding old exports
+    /// use, with a warning.
     public static func readText(_ bytes: [UInt8], file: String, format: ImportFormat) throws(ImportRefusal) -> ImportedBank {
+        if format == .moodle { return try MoodleReader.read(bytes: bytes, file: file) }
         guard bytes.count <= maximumTextBytes else {
             throw ImportRefusal(file: file, reason: "the file is larger than \(maximumTextBytes / 1024 / 1024) MiB")
         }
@@ -56,6 +60,7 @@ public enum Importer {
         case .gift: bank = GIFTReader.read(text, file: file)
         case .aiken: bank = AikenReader.read(text, file: file)
         case .qti: return try QTIReader.read(bytes: bytes, file: file, folder: nil, path: nil)
+        case .moodle: return try MoodleReader.read(bytes: bytes, file: file)
         }
         bank.diagnostics = notes + bank.diagnostics
         return bank
@@ -133,7 +138,13 @@ public enum Importer {
             }
         }
         var diagnostics: [ImportDiagnostic] = []
-        var assessment = Assessment(id: options.id, title: options.title, timeLimit: options.timeLimit, sections: sections)
+        let order = banks.map(\.choiceOrder).reduce(ChoiceOrder(), +)
+        if order.isMixed && !banks.contains(where: \.choiceOrder.isMixed) {
+            // Each bank is consistent on its own (a mixed one has said so already), but not together.
+            diagnostics.append(.warning(banks.map(\.file).joined(separator: ", "), nil, order.mixedWarning))
+        }
+        var assessment = Assessment(id: options.id, title: options.title, timeLimit: options.timeLimit,
+                                    shuffle: Shuffle(choices: order.shufflesAll), sections: sections)
         if !readsBack(assessment) {
             // Find the questions the validator refuses, report them where they came from, drop them.
             for (s, section) in assessment.sections.enumerated() {

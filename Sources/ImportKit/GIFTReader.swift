@@ -234,10 +234,14 @@ public enum GIFTReader {
 extension StringProtocol {
     /// PHP's trim(): spaces, tabs, line breaks, NUL and vertical tab at both ends.
     func trimmedPHP() -> String {
-        let blank: Set<Unicode.Scalar> = [" ", "\t", "\n", "\r", "\0", "\u{0B}"]
-        var scalars = Substring(self).unicodeScalars[...]
-        while let f = scalars.first, blank.contains(f) { scalars = scalars.dropFirst() }
-        while let l = scalars.last, blank.contains(l) { scalars = scalars.dropLast() }
-        return String(String.UnicodeScalarView(scalars))
+        // Every blank is one ASCII byte, so the ends are found in the UTF-8 view and the
+        // middle is copied as it is (not scalar by scalar: a large bank trims every text).
+        func blank(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D || b == 0x00 || b == 0x0B }
+        let text = Substring(self)
+        let bytes = text.utf8
+        guard let first = bytes.firstIndex(where: { !blank($0) }), let last = bytes.lastIndex(where: { !blank($0) }) else {
+            return ""
+        }
+        return String(text[first...last])
     }
 }

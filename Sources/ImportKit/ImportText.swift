@@ -5,6 +5,8 @@ import AssessmentKit
 /// dropped, tabs become spaces, runs of blank lines shrink to one.
 public enum ImportText {
     public static func clean(_ text: String, multiLine: Bool) -> String {
+        // Printable ASCII and line feeds have nothing to drop or change: only the tidying.
+        if text.utf8.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A }) { return tidy(text, multiLine: multiLine) }
         var out = String.UnicodeScalarView()
         var previousWasCR = false
         for s in text.unicodeScalars {
@@ -34,6 +36,12 @@ public enum ImportText {
 
     /// Trailing spaces off every line, at most one blank line in a row, nothing around the whole.
     static func tidy(_ text: String, multiLine: Bool) -> String {
+        // One line with nothing around it (and, on one line, no run of spaces) is tidy already.
+        let bytes = text.utf8
+        if bytes.first != 0x20, bytes.last != 0x20, !bytes.contains(0x0A),
+           multiLine || !zip(bytes, bytes.dropFirst()).contains(where: { $0 == 0x20 && $1 == 0x20 }) {
+            return text
+        }
         var lines: [Substring] = []
         var blank = 0
         for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -67,7 +75,12 @@ public enum ImportText {
     /// The same, adding the source of every image the HTML shows to `images`.
     static func fromHTML(_ html: String, keepLineBreaks: Bool, multiLine: Bool, images: inout [String]) -> String {
         var builder = TextBuilder(keepLineBreaks: keepLineBreaks)
-        HTMLText.render(html, into: &builder)
+        if html.utf8.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "&") }) {
+            HTMLText.render(html, into: &builder)
+        } else {
+            // Without a tag or an entity, HTML is its text with white space folded.
+            builder.add(html)
+        }
         images += builder.images
         return clean(builder.text, multiLine: multiLine)
     }
@@ -115,17 +128,28 @@ struct TextBuilder {
     init(keepLineBreaks: Bool = false) { self.keepLineBreaks = keepLineBreaks }
 
     mutating func add(_ s: String) {
-        for scalar in s.unicodeScalars {
-            if scalar == "\n" && keepLineBreaks {
-                lineBreak()
-            } else if scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r" || scalar == "\u{0C}" {
-                pendingSpace = true
-            } else {
-                flush()
-                text.unicodeScalars.append(scalar)
-                atLineStart = false
+        // Runs of text between white space are copied whole.
+        let scalars = s.unicodeScalars
+        var run: String.Index? = nil
+        var i = scalars.startIndex
+        while i < scalars.endIndex {
+            let scalar = scalars[i]
+            if scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r" || scalar == "\u{0C}" {
+                if let start = run { append(s[start..<i]) }
+                run = nil
+                if scalar == "\n" && keepLineBreaks { lineBreak() } else { pendingSpace = true }
+            } else if run == nil {
+                run = i
             }
+            i = scalars.index(after: i)
         }
+        if let start = run { append(s[start..<s.endIndex]) }
+    }
+
+    private mutating func append(_ run: Substring) {
+        flush()
+        text += run
+        atLineStart = false
     }
 
     /// Text inside `<pre>`: spaces and line breaks as written.

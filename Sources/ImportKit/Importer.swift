@@ -145,7 +145,8 @@ public enum Importer {
         }
         var assessment = Assessment(id: options.id, title: options.title, timeLimit: options.timeLimit,
                                     shuffle: Shuffle(choices: order.shufflesAll), sections: sections)
-        if !readsBack(assessment) {
+        var yaml = AssessmentWriter.yaml(assessment, header: header)
+        if !reads(yaml, as: assessment) {
             // Find the questions the validator refuses, report them where they came from, drop them.
             for (s, section) in assessment.sections.enumerated() {
                 assessment.sections[s].items = section.items.filter { item in
@@ -157,16 +158,17 @@ public enum Importer {
                 }
             }
             assessment.sections.removeAll { $0.items.isEmpty }
+            yaml = AssessmentWriter.yaml(assessment, header: header)
+            guard reads(yaml, as: assessment) else { return Assembly(assessment: nil, yaml: nil, diagnostics: diagnostics) }
         }
-        guard !assessment.items.isEmpty, readsBack(assessment) else {
-            return Assembly(assessment: nil, yaml: nil, diagnostics: diagnostics)
-        }
-        return Assembly(assessment: assessment, yaml: AssessmentWriter.yaml(assessment, header: header), diagnostics: diagnostics)
+        guard !assessment.items.isEmpty else { return Assembly(assessment: nil, yaml: nil, diagnostics: diagnostics) }
+        return Assembly(assessment: assessment, yaml: yaml, diagnostics: diagnostics)
     }
 
-    static func readsBack(_ a: Assessment) -> Bool {
+    /// True when the written YAML passes validation and reads back as the assessment it was written from.
+    static func reads(_ yaml: String, as a: Assessment) -> Bool {
         guard !a.sections.isEmpty else { return false }
-        let outcome = AssessmentReader.read(text: AssessmentWriter.yaml(a), file: "import.yaml")
+        let outcome = AssessmentReader.read(text: yaml, file: "import.yaml")
         return outcome.diagnostics.errors.isEmpty && outcome.assessment == a
     }
 

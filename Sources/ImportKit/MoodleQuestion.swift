@@ -111,6 +111,7 @@ struct MoodleQuestion {
         for file in element?.all("file") ?? [] {
             if let name = file.attributes["name"] { need(name) }
         }
+        guard raw.utf8.contains(UInt8(ascii: "@")) else { return }
         var rest = Substring(raw)
         while let found = rest.range(of: "@@PLUGINFILE@@/") {
             let tail = rest[found.upperBound...]

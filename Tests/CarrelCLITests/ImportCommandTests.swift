@@ -53,7 +53,7 @@ struct ImportCommandTests {
                       "aiken/capitals.txt", "aiken/malformed.txt", "aiken/crlf.txt", "package21", "package30",
                       "package30/imsmanifest.xml"]
             + ["qti21", "qti30"].flatMap { version in
-                ["choice", "choice_multiple", "order", "match", "text_entry", "text_entry_numeric", "extended_text", "inline_choice"]
+                ["choice", "choice_multiple", "order", "match", "text_entry", "text_entry_numeric", "extended_text", "inline_choice", "gaps"]
                     .map { "\(version)/\($0).xml" }
             }
         for (i, input) in inputs.enumerated() {
@@ -65,7 +65,7 @@ struct ImportCommandTests {
             #expect(!validate.stderr.contains("error"), "\(input): \(validate.stderr)")
             ran += 1
         }
-        #expect(ran == 30)
+        #expect(ran == 32)
     }
 
     @Test func problemsAreReportedPerQuestionWithASummary() throws {

@@ -340,3 +340,24 @@ struct ClozeTests {
         ])
     }
 }
+
+@Suite("Cloze in HTML")
+struct ClozeHTMLTests {
+    @Test func aGapInsideAnHTMLCommentIsAnError() {
+        let read = ClozeText.read("<p>Seen {1:SA:=yes}</p>\n<!-- hidden {1:SA:=no} -->", markup: .html(keepLineBreaks: true))
+        #expect(read.hasErrors)
+        #expect(read.problems.map(\.message) == [
+            "not every embedded answer stands in the text as it is shown (one inside an HTML comment, tag or script is lost); move it into the text",
+        ])
+    }
+
+    @Test func optionsAreHTMLAndTypedAnswersAreLiteral() {
+        let read = ClozeText.read("<p>{1:MC:=<b>bold</b>~plain} and {1:SA:=a &lt; b}</p>", markup: .html(keepLineBreaks: false))
+        #expect(read.problems.isEmpty)
+        #expect(read.prompt == "{1} and {2}")
+        #expect(read.gaps == [
+            Gap(kind: .choice(options: [ChoiceMark(text: "bold", credit: 100), ChoiceMark(text: "plain")], multiple: false)),
+            Gap(kind: .text(answers: [TextAnswer(text: "a < b")], caseSensitive: false)),
+        ])
+    }
+}

@@ -360,4 +360,17 @@ struct ClozeHTMLTests {
             Gap(kind: .text(answers: [TextAnswer(text: "a < b")], caseSensitive: false)),
         ])
     }
+
+    @Test func aBraceMadeFromAnEntityStaysText() {
+        let read = ClozeText.read("<p>&#123;1} is {1:SA:=a set}</p>", markup: .html(keepLineBreaks: false))
+        #expect(read.prompt == "{ 1} is {1}")
+        #expect(read.problems.map(\.message) == ["the text “{1}” would read as a gap; it is written “{ 1}”"])
+        #expect(!read.hasErrors)
+    }
+
+    @Test func weightsAddingUpBeyondAThousandPointsAreRefused() {
+        let read = ClozeText.read("{600:SA:=a} and {500:SA:=b}")
+        #expect(read.problems.map(\.message) == ["the gaps' weights add up to 1100; a question is worth at most 1000 points"])
+        #expect(read.hasErrors)
+    }
 }

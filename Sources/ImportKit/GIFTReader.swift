@@ -116,6 +116,19 @@ public enum GIFTReader {
                     text = text[(end + 2)..<text.count].trimmed()
                 }
             }
+            // Embedded answers pasted from Moodle's Cloze: the whole text is one gap-fill item,
+            // read before the first `{…}` would be taken for the answers.
+            let (body, format) = GIFTReader.formatted(text, default: .moodle)
+            let source = GIFTReader.clozeSource(body)
+            if ClozeText.mentions(source) {
+                questionNumber += 1
+                let offset = block.text.chars[0..<(block.text.count - text.count)].filter { $0.scalar == "\n" && !$0.escaped }.count
+                let read = ClozeText.read(source, markup: format.clozeMarkup)
+                let question = ClozeReader.question(read, file: file, line: block.line + offset, name: block.idnumber ?? name,
+                                                    number: questionNumber, diagnostics: &diagnostics)
+                if let question { sections.add(question) }
+                return
+            }
             let open = text.firstIndex(of: "{"), close = text.firstIndex(of: "}")
             switch (open, close) {
             case (nil, nil):
@@ -204,6 +217,42 @@ public enum GIFTReader {
         return (text[(end + 1)..<text.count], named)
     }
 
+    /// A GIFT text as Cloze reads it. GIFT's escapes come first. Inside an embedded answer,
+    /// `\}`, `\~`, `\#` and `\\` stay Cloze's escapes (a brace, tilde, hash or backslash in
+    /// an answer); elsewhere they are the characters. When the text escapes the embedded
+    /// answers' own syntax (`\{1\:SA\:…\}`, as a writer that escapes every GIFT character
+    /// does), every escape is resolved. A GIFT `\n` becomes a line break that is no line of
+    /// the file.
+    static func clozeSource(_ text: GIFTText) -> String {
+        let resolved = text.chars.map(\.scalar)
+        var escapedSyntax = false
+        for (i, c) in text.chars.enumerated() where c.scalar == "{" {
+            if let header = ClozeSyntax.header(resolved, at: i), ClozeSyntax.isEmbedded(header),
+               text.chars[i..<header.body].contains(where: \.escaped) {
+                escapedSyntax = true
+                break
+            }
+        }
+        var out = String.UnicodeScalarView()
+        var inside = false
+        for (i, c) in text.chars.enumerated() {
+            if c.escaped && c.scalar == "\n" {
+                out.append("\u{2028}")
+                continue
+            }
+            if !escapedSyntax && !c.escaped {
+                if c.scalar == "{", let header = ClozeSyntax.header(resolved, at: i), ClozeSyntax.isEmbedded(header) {
+                    inside = true
+                } else if c.scalar == "}" {
+                    inside = false
+                }
+            }
+            if inside && c.escaped && ["}", "~", "#", "\\"].contains(c.scalar) { out.append("\\") }
+            out.append(c.scalar)
+        }
+        return String(out)
+    }
+
     /// The text as a student should read it, whatever its format.
     static func render(_ text: GIFTText, _ format: TextFormat, multiLine: Bool) -> String {
         var images: [String] = []
@@ -243,5 +292,17 @@ extension StringProtocol {
             return ""
         }
         return String(text[first...last])
+    }
+}
+
+extension TextFormat {
+    /// How Cloze reads a text in this format: HTML (its line breaks counting in Moodle's
+    /// auto-format), or plain text.
+    var clozeMarkup: ClozeMarkup {
+        switch self {
+        case .moodle: return .html(keepLineBreaks: true)
+        case .html: return .html(keepLineBreaks: false)
+        case .plain, .markdown: return .plain
+        }
     }
 }

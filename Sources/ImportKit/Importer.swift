@@ -2,7 +2,7 @@ import AssessmentKit
 
 /// The question-bank formats Carrel reads.
 public enum ImportFormat: String, Sendable, Hashable, CaseIterable {
-    case gift, aiken, qti, moodle
+    case gift, aiken, qti, moodle, cloze
 
     /// The format of a file from its name and first bytes, or nil when it cannot be told.
     /// XML whose root is `<quiz>` is Moodle XML, whatever the file is called.
@@ -13,6 +13,7 @@ public enum ImportFormat: String, Sendable, Hashable, CaseIterable {
         if lower.hasSuffix(".zip") || lower.hasSuffix(".xml") || lower.hasSuffix(".qti") { return .qti }
         if lower.hasSuffix(".gift") { return .gift }
         if lower.hasSuffix(".aiken") { return .aiken }
+        if lower.hasSuffix(".cloze") { return .cloze }
         let text = Importer.utf16Text(bytes.prefix(1 << 20), prefix: bytes.count > 1 << 20) ?? String(decoding: bytes.prefix(1 << 20), as: UTF8.self)
         let start = text.drop { $0 == "\u{FEFF}" || $0.isWhitespace }
         if start.hasPrefix("<") { return .qti }
@@ -20,22 +21,35 @@ public enum ImportFormat: String, Sendable, Hashable, CaseIterable {
         for raw in GIFTReader.lines(of: text) {
             let line = raw.trimmedPHP()
             if line.hasPrefix("ANSWER:") { aiken += 1 }
+            // Moodle's Cloze export separates questions with this line; a line ending with an
+            // embedded answer is no sign of GIFT either.
+            if line == ClozeReader.separator || endsWithEmbeddedAnswer(line) { continue }
             if line.hasPrefix("::") || line.hasPrefix("$CATEGORY:") || line.hasSuffix("}") || line.hasPrefix("//") { gift += 1 }
         }
         if aiken > 0 && gift == 0 { return .aiken }
         if gift > 0 && aiken == 0 { return .gift }
+        if gift == 0 && aiken == 0 && ClozeText.contains(text) { return .cloze }
         return nil
+    }
+}
+
+extension ImportFormat {
+    /// True when the line's last `{` opens an embedded answer `{1:SA:…}` that the line closes.
+    static func endsWithEmbeddedAnswer(_ line: String) -> Bool {
+        let s = Array(line.unicodeScalars)
+        guard s.last == "}", let open = s.lastIndex(of: "{") else { return false }
+        return ClozeSyntax.header(s, at: open).map(ClozeSyntax.isEmbedded) ?? false
     }
 }
 
 /// Turns bank files into one assessment that passes validation.
 public enum Importer {
-    /// Text banks (GIFT, Aiken) larger than this are refused, like assessment files.
+    /// Text banks (GIFT, Aiken, Cloze) larger than this are refused, like assessment files.
     public static let maximumTextBytes = SourceText.maximumBytes
 
-    /// Reads one GIFT or Aiken file (or a Moodle XML or QTI file, handed to its reader). Bytes
-    /// of a text bank that are not UTF-8 are read as Windows-1252, the encoding old exports
-    /// use, with a warning.
+    /// Reads one GIFT, Aiken or Cloze file (or a Moodle XML or QTI file, handed to its reader).
+    /// Bytes of a text bank that are not UTF-8 are read as Windows-1252, the encoding old
+    /// exports use, with a warning.
     public static func readText(_ bytes: [UInt8], file: String, format: ImportFormat) throws(ImportRefusal) -> ImportedBank {
         if format == .moodle { return try MoodleReader.read(bytes: bytes, file: file) }
         guard bytes.count <= maximumTextBytes else {
@@ -59,6 +73,7 @@ public enum Importer {
         switch format {
         case .gift: bank = GIFTReader.read(text, file: file)
         case .aiken: bank = AikenReader.read(text, file: file)
+        case .cloze: bank = ClozeReader.read(text, file: file)
         case .qti: return try QTIReader.read(bytes: bytes, file: file, folder: nil, path: nil)
         case .moodle: return try MoodleReader.read(bytes: bytes, file: file)
         }

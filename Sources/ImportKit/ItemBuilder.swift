@@ -175,6 +175,32 @@ enum ItemBuilder {
         return BuiltKind(kind: .numeric(key), marking: plain ? nil : .numbers(list))
     }
 
+    /// A built question as one gap of a `gaps` item: a pick with its credits (the answer at
+    /// 100), typed text or a number with every accepted answer. A pick with two options at full
+    /// credit cannot be a gap, which has one right option.
+    static func gap(_ built: BuiltKind) throws(BuildFailure) -> GapKind {
+        switch (built.kind, built.marking) {
+        case let (.choice(choices, answer), marking):
+            var marks = choices.map { ChoiceMark(text: $0) }
+            if case let .choices(given)? = marking { marks = given }
+            for i in marks.indices where marks[i].text == answer { marks[i].credit = 100 }
+            guard marks.filter({ $0.credit == 100 }).count == 1 else {
+                throw .unsupported("two choices earn full credit, and a gap's pick has one right choice")
+            }
+            return .choice(options: marks, multiple: false)
+        case let (.text(_, caseSensitive), .texts(answers)?):
+            return .text(answers: answers, caseSensitive: caseSensitive)
+        case let (.text(accept, caseSensitive), _):
+            return .text(answers: accept.map { TextAnswer(text: $0) }, caseSensitive: caseSensitive)
+        case let (.numeric(_), .numbers(answers)?):
+            return .number(answers: answers)
+        case let (.numeric(key), _):
+            return .number(answers: [NumberAnswer(answer: key)])
+        default:
+            throw .unsupported("only a text entry or an inline choice can be a gap")
+        }
+    }
+
     /// Longer keys than this cannot be written as YAML mapping keys.
     static let longestLeftEntry = 1000
 

@@ -17,7 +17,7 @@ struct Carrel: AsyncParsableCommand {
             collects the results; `carrel demo` is the workshop playground.
 
             Teachers write assessments in YAML (see Assessments/README.md) or bring question banks \
-            with `carrel import` (Moodle GIFT and Aiken, QTI 2.1/3.0), and check them with \
+            with `carrel import` (Moodle GIFT, Aiken and Cloze, QTI 2.1/3.0), and check them with \
             `carrel validate`; `carrel inspect` shows what a student will get and the policy that \
             applies; `carrel passphrase` makes the hash line for a proctor passphrase; \
             `carrel seal` encrypts an assessment under it for labs and shared computers.

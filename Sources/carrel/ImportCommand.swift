@@ -9,12 +9,13 @@ import Lockdown
 
 /// The bank formats `--format` names.
 enum BankFormat: String, CaseIterable, ExpressibleByArgument {
-    case gift, aiken, qti, moodle
+    case moodle, gift, aiken, cloze, qti
 
     var format: ImportFormat {
         switch self {
         case .gift: return .gift
         case .aiken: return .aiken
+        case .cloze: return .cloze
         case .qti: return .qti
         case .moodle: return .moodle
         }
@@ -34,11 +35,13 @@ struct TimeLimit: ExpressibleByArgument {
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Convert Moodle XML, GIFT or Aiken banks and QTI 2.1/3.0 items or packages into an assessment.",
+        abstract: "Convert Moodle XML, GIFT, Aiken or Cloze banks and QTI 2.1/3.0 items or packages into an assessment.",
         discussion: """
-            FILE may be a Moodle XML export (<quiz>), a GIFT or Aiken text file, a QTI item (.xml), \
-            a package's imsmanifest.xml, a folder holding one, or a QTI package (.zip). The format \
-            is guessed from each file's name and content unless --format says it. Every question is converted to the Carrel \
+            FILE may be a Moodle XML export (<quiz>), a GIFT, Aiken or Cloze (Moodle's embedded \
+            answers) text file, a QTI item (.xml), a package's imsmanifest.xml, a folder holding \
+            one, or a QTI package (.zip). The format is guessed from each file's name and content \
+            unless --format says it; a Cloze file is one question, or several separated by lines \
+            //NEWCLOZEQUESTION. Every question is converted to the Carrel \
             item closest to it; each one that cannot be is reported as FILE:LINE: warning: skipped: \
             REASON (no Carrel equivalent) or FILE:LINE: error: REASON (malformed), and the rest is \
             written. The output passes `carrel validate`; check it with `carrel inspect` before a test.
@@ -49,10 +52,10 @@ struct ImportCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("Question banks: Moodle XML, GIFT, Aiken, QTI items, manifests, package folders or zips.", valueName: "file"))
+    @Argument(help: ArgumentHelp("Question banks: Moodle XML, GIFT, Aiken, Cloze, QTI items, manifests, package folders or zips.", valueName: "file"))
     var files: [String]
 
-    @Option(help: "The format of every FILE: moodle (Moodle XML), gift, aiken or qti (default: guessed for each file).")
+    @Option(help: "The format of every FILE: moodle (Moodle XML), gift, aiken, cloze or qti (default: guessed for each file).")
     var format: BankFormat?
 
     @Option(help: ArgumentHelp("The assessment file to write (YAML, mode 0600).", valueName: "file.yaml"))
@@ -155,7 +158,7 @@ struct ImportCommand: ParsableCommand {
             throw CarrelFailure(status: .invalidAssessment, message: "\(path) is larger than \(Self.maximumPackageBytes / 1024 / 1024) MiB; no question bank is that large")
         }
         guard let kind = format?.format ?? ImportFormat.guess(name: path, bytes: loaded.bytes) else {
-            throw CarrelFailure(status: .invalidAssessment, message: "cannot tell the format of \(path); give --format moodle, gift, aiken or qti")
+            throw CarrelFailure(status: .invalidAssessment, message: "cannot tell the format of \(path); give --format moodle, gift, aiken, cloze or qti")
         }
         return .file(path: path, bytes: loaded.bytes, format: kind)
     }

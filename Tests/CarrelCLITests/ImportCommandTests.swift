@@ -49,10 +49,11 @@ struct ImportCommandTests {
         let folder = try Self.scratch()
         var ran = 0
         let inputs = ["gift/every-construct.gift", "gift/crlf-bom.gift", "gift/cr-only.gift", "gift/malformed.gift",
+                      "gift/cloze.gift", "cloze/moodle-example.txt", "cloze/every-type.txt", "cloze/malformed.txt",
                       "aiken/capitals.txt", "aiken/malformed.txt", "aiken/crlf.txt", "package21", "package30",
                       "package30/imsmanifest.xml"]
             + ["qti21", "qti30"].flatMap { version in
-                ["choice", "choice_multiple", "order", "match", "text_entry", "text_entry_numeric", "extended_text", "inline_choice"]
+                ["choice", "choice_multiple", "order", "match", "text_entry", "text_entry_numeric", "extended_text", "inline_choice", "gaps"]
                     .map { "\(version)/\($0).xml" }
             }
         for (i, input) in inputs.enumerated() {
@@ -64,7 +65,7 @@ struct ImportCommandTests {
             #expect(!validate.stderr.contains("error"), "\(input): \(validate.stderr)")
             ran += 1
         }
-        #expect(ran == 26)
+        #expect(ran == 32)
     }
 
     @Test func problemsAreReportedPerQuestionWithASummary() throws {
@@ -102,7 +103,53 @@ struct ImportCommandTests {
         try Data("Just some notes.\n".utf8).write(to: ambiguous)
         let unknown = try CarrelProcess.run(["import", ambiguous.path, "--out", out])
         #expect(unknown.status == 65)
-        #expect(unknown.stderr == "carrel: cannot tell the format of \(ambiguous.path); give --format moodle, gift, aiken or qti\n")
+        #expect(unknown.stderr == "carrel: cannot tell the format of \(ambiguous.path); give --format moodle, gift, aiken, cloze or qti\n")
+    }
+
+    @Test func aClozeFileGivesGapsItemsWithItsLinesAndTheSummary() throws {
+        let out = try Self.scratch().appendingPathComponent("cloze.yaml")
+        let input = Self.fixture("cloze/malformed.txt")
+        let result = try CarrelProcess.run(["import", input, "--out", out.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "\(out.path): wrote 2 questions (gaps 2); 0 skipped, 12 errors\n")
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count == 13)
+        #expect(lines.first == "\(input):3: error: gap 1 ({1:MC:…}): a pick needs at least two options; it has 1 (the question “One option only: Paris is in ….” is not imported)")
+        #expect(lines.contains("\(input):16: error: gap 1 ({1:SA:…}) has no closing `}`; write \\} for a brace inside an answer (the question “The gap on the next line is never closed:” is not imported)"))
+        let a = try read(out)
+        #expect(a.items.map(\.type) == [.gaps, .gaps])
+        #expect(a.items.map(\.id) == ["a-good-question-comes-first-der", "the-last-one-is-good-again-das-gut"])
+        #expect(try CarrelProcess.run(["validate", out.path]).status == 0)
+    }
+
+    @Test func formatClozeReadsAFileThatStartsLikeHTML() throws {
+        let folder = try Self.scratch()
+        let out = folder.appendingPathComponent("symbols.yaml").path
+        let input = Self.fixture("cloze/english-symbols.txt")
+        // It starts with `<p>`, so it is not guessed as Cloze.
+        #expect(try CarrelProcess.run(["import", input, "--out", out]).status == 65)
+        let result = try CarrelProcess.run(["import", input, "--format", "cloze", "--out", out])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "\(out): wrote 1 question (gaps 1); 0 skipped, 0 errors\n")
+        #expect(result.stderr == "\(input):7: warning: gap 9 ({1:SA:…}): left out the answer “colo*r” (100%): Moodle's * matches any text there, Carrel does not\n")
+        let a = try read(URL(fileURLWithPath: out))
+        #expect(a.items.first?.points == 10)
+    }
+
+    @Test func aClozeFileWithOnlyBrokenQuestionsExits65() throws {
+        let folder = try Self.scratch()
+        let bank = folder.appendingPathComponent("broken.txt")
+        try Data("Paris is in {1:MC:=France}.\n//NEWCLOZEQUESTION\nA week has {1:NM:=seven} days.\n".utf8).write(to: bank)
+        let out = folder.appendingPathComponent("o.yaml")
+        let result = try CarrelProcess.run(["import", bank.path, "--out", out.path])
+        #expect(result.status == 65)
+        #expect(result.stderr == """
+            \(bank.path):1: error: gap 1 ({1:MC:…}): a pick needs at least two options; it has 1 (the question “Paris is in ….” is not imported)
+            \(bank.path):3: error: gap 1 ({1:NM:…}): “seven” is not a number; a NUMERICAL answer is written =3.14 or =3.14:0.01 (the question “A week has … days.” is not imported)
+            carrel: no question could be converted; see the lines above (nothing was written)
+
+            """)
+        #expect(!FileManager.default.fileExists(atPath: out.path))
     }
 
     @Test func nothingConvertedExits65AndWritesNothing() throws {

@@ -112,8 +112,24 @@ extension MoodleQuestion {
         return String(out)
     }
 
-    /// Embedded answers (Moodle's cloze, `multianswer`).
+    /// Embedded answers (Moodle's cloze, `multianswer`), read by `ClozeText`: every
+    /// `{N:TYPE:…}` a gap. The question is worth the sum of its gaps' weights, as in Moodle
+    /// (which ignores `<defaultgrade>` here); each problem is reported at its own line.
     mutating func cloze() throws(BuildFailure) -> (String, BuiltKind) {
-        throw .unsupported("a cloze question (embedded answers) is not read yet")
+        let raw = questionSource()
+        let text = element.first("questiontext")
+        noteFiles(of: text, in: raw)
+        let read = ClozeText.read(raw, markup: format.clozeMarkup)
+        // The text's lines are counted from its <text>, where Moodle writes the CDATA.
+        let first = text?.first("text")?.line ?? element.line
+        for problem in read.problems {
+            let at = (line: first + problem.line, message: problem.message)
+            if problem.isError { placedErrors.append(at) } else { placedWarnings.append(at) }
+        }
+        if let error = read.problems.first(where: \.isError) { throw .malformed(error.message) }
+        let choices = read.gaps.indices.filter { read.gaps[$0].kind.isChoice }
+        if !choices.isEmpty { shuffles = choices.allSatisfy { read.shuffled.contains($0 + 1) } }
+        pointsOverride = read.points
+        return (read.prompt, BuiltKind(kind: .gaps(read.gaps)))
     }
 }

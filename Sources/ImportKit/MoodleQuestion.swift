@@ -16,6 +16,11 @@ struct MoodleQuestion {
     /// Whether Moodle shuffles its choices, for a question that has choices.
     var shuffles: Bool?
     var warnings: [String] = []
+    /// Problems found at a line of their own (inside a cloze text), reported there.
+    var placedWarnings: [(line: Int, message: String)] = []
+    var placedErrors: [(line: Int, message: String)] = []
+    /// The points when the type decides them (a cloze question: its gaps' weights).
+    var pointsOverride: Double?
     /// Files the question shows or links to (images, sounds), by name, in order.
     var files: [String] = []
     private var named: Set<String> = []
@@ -181,7 +186,9 @@ struct MoodleQuestion {
         guard !prompt.isEmpty else { throw .malformed("the question has no text") }
         let feedback = rich(element.first("generalfeedback"), multiLine: true).nonEmpty
         warnings += built.warnings
-        return Item(id: "q", prompt: prompt, points: try points(), feedback: feedback, kind: built.kind,
+        let worth: Double
+        if let decided = pointsOverride { worth = decided } else { worth = try points() }
+        return Item(id: "q", prompt: prompt, points: worth, feedback: feedback, kind: built.kind,
                     proctorNote: note, marking: built.marking)
     }
 

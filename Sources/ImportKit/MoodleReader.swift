@@ -98,14 +98,28 @@ public enum MoodleReader {
             do {
                 let item = try question.convert()
                 report(question, warnings: question.warnings + question.notes())
+                reportPlaced(question)
                 if let shuffles = question.shuffles {
                     if shuffles { order.shuffled += 1 } else { order.inOrder += 1 }
                 }
                 sections.add(ImportedQuestion(item: item, file: file, line: line, name: question.name))
             } catch {
                 report(question, warnings: question.notes())
-                let named = question.label + ": " + error.reason
-                diagnostics.append(BuildFailure.same(as: error, named).diagnostic(file, line))
+                reportPlaced(question)
+                if question.placedErrors.isEmpty {
+                    let named = question.label + ": " + error.reason
+                    diagnostics.append(BuildFailure.same(as: error, named).diagnostic(file, line))
+                }
+            }
+        }
+
+        /// Problems inside the text, each at its own line; an error says the question is left out.
+        mutating func reportPlaced(_ question: MoodleQuestion) {
+            for (line, message) in question.placedWarnings {
+                diagnostics.append(.warning(file, line, question.label + ": " + message))
+            }
+            for (line, message) in question.placedErrors {
+                diagnostics.append(.error(file, line, question.label + ": " + message + " (the question is not imported)"))
             }
         }
 

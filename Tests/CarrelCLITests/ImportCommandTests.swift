@@ -181,7 +181,7 @@ struct ImportCommandTests {
         let bank = Self.fixture("moodle/carrel/every-type.xml")
         let result = try CarrelProcess.run(["import", bank, "--out", out.path])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == "\(out.path): wrote 10 questions (choice 1, multiple 1, true_false 1, text 1, numeric 2, essay 1, match 1, gaps 2) and 1 description (as section instructions); 9 skipped, 0 errors\n")
+        #expect(result.stdout == "\(out.path): wrote 11 questions (choice 1, multiple 1, true_false 1, text 1, numeric 2, essay 1, match 1, gaps 3) and 1 description (as section instructions); 9 skipped, 0 errors\n")
         let lines = result.stderr.split(separator: "\n").map(String.init)
         let text = try String(contentsOfFile: bank, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
         let calculated = try #require(text.firstIndex { $0.contains("<question type=\"calculated\">") }) + 1

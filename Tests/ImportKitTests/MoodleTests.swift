@@ -35,8 +35,8 @@ struct MoodleTests {
         ("moodle/old_format_file.xml", 2, 2, 0, 0, 0),
         ("moodle/html_chars_in_idnumbers.xml", 1, 1, 0, 0, 0),
         ("moodle/error_invalid_grades.xml", 1, 1, 0, 0, 0),
-        ("moodle/sample_questions_with_old_image_tag.xml", 2, 1, 1, 0, 0),
-        ("moodle/broken_cloze_questions.xml", 5, 0, 5, 0, 0),
+        ("moodle/sample_questions_with_old_image_tag.xml", 2, 2, 0, 0, 0),
+        ("moodle/broken_cloze_questions.xml", 5, 0, 0, 5, 0),
         ("moodle/qtype_multichoice.xml", 1, 1, 0, 0, 0),
         ("moodle/qtype_truefalse.xml", 1, 1, 0, 0, 0),
         ("moodle/qtype_shortanswer.xml", 1, 1, 0, 0, 0),
@@ -126,7 +126,8 @@ struct MoodleTests {
         let mcq = try line(of: "<question type=\"multichoice\">", in: file)
         #expect(bank.diagnostics.map(\.description).contains(
             "\(file):\(mcq): warning: “mcq with image”: needs files a terminal cannot show: moodle.png; an image stands in the text as [image: its description]"))
-        #expect(bank.choiceOrder == ChoiceOrder(shuffled: 1, inOrder: 0))
+        // The multiple choice shuffles; the cloze question's MULTICHOICE gaps do not.
+        #expect(bank.choiceOrder == ChoiceOrder(shuffled: 1, inOrder: 1))
     }
 
     @Test func typeFixturesGiveMoodlesKeys() throws {
@@ -191,8 +192,8 @@ struct MoodleTests {
         #expect(bank.sections.map(\.title) == ["Week 1: Capitals", "Numbers / facts"])
         #expect(bank.sections.first?.instructions == "Answer every question.\n\nThe map shows Europe.\nUse it for the next questions.")
         #expect(bank.descriptions == 1)
-        #expect(bank.sections.map(\.questions.count) == [4, 6])
-        #expect(bank.typeCounts == [.choice: 1, .multiple: 1, .trueFalse: 1, .text: 1, .numeric: 2, .match: 1, .essay: 1, .gaps: 2])
+        #expect(bank.sections.map(\.questions.count) == [4, 7])
+        #expect(bank.typeCounts == [.choice: 1, .multiple: 1, .trueFalse: 1, .text: 1, .numeric: 2, .match: 1, .essay: 1, .gaps: 3])
         let skipped = try [
             ("calculated", "“Distance travelled”: a calculated question (calculated) draws its numbers for each student and computes the answer, which Carrel does not do"),
             ("calculatedsimple", "“Area”: a calculated question (calculatedsimple) draws its numbers for each student and computes the answer, which Carrel does not do"),
@@ -320,9 +321,9 @@ struct MoodleTests {
 
     @Test func choicesShuffleOnlyWhenNoQuestionKeepsItsOrder() throws {
         let bank = try read(Self.everyType)
-        #expect(bank.choiceOrder == ChoiceOrder(shuffled: 3, inOrder: 1))
+        #expect(bank.choiceOrder == ChoiceOrder(shuffled: 4, inOrder: 1))
         #expect(bank.diagnostics.map(\.description).contains(
-            "\(Self.everyType): warning: 3 questions shuffle their choices in Moodle and 1 keeps them in order; an assessment shuffles every question's choices or none, so they stay in order (write `shuffle: {choices: true}` to shuffle them all)"))
+            "\(Self.everyType): warning: 4 questions shuffle their choices in Moodle and 1 keeps them in order; an assessment shuffles every question's choices or none, so they stay in order (write `shuffle: {choices: true}` to shuffle them all)"))
         #expect(Importer.assemble([bank], options: .init(id: "a", title: "A")).assessment?.shuffle.choices == false)
         let all = try read("moodle/qtype_multichoice.xml")
         #expect(Importer.assemble([all], options: .init(id: "a", title: "A")).assessment?.shuffle.choices == true)
@@ -331,6 +332,56 @@ struct MoodleTests {
         let assembly = Importer.assemble([all, kept], options: .init(id: "a", title: "A"))
         #expect(assembly.assessment?.shuffle.choices == false)
         #expect(assembly.diagnostics.map(\.message) == [ChoiceOrder(shuffled: 1, inOrder: 1).mixedWarning])
+    }
+
+    @Test func clozeQuestionsAreGapsItemsWorthTheirGapsWeights() throws {
+        let bank = try read(Self.everyType)
+        let q = try bank.question("Facts in a sentence")
+        #expect(q.prompt == "Mont Blanc is {1} m high and stands in {2}.\n\nIts name means {3}.")
+        #expect(q.points == 4)
+        #expect(q.feedback == "Mont Blanc: 4 806 m.")
+        let countries = ["France", "Italy", "Spain"]
+        #expect(q.kind == .gaps([
+            Gap(kind: .number(answers: [NumberAnswer(answer: .value(4806, tolerance: 10))]), points: 2),
+            Gap(kind: .choice(options: countries.map { ChoiceMark(text: $0, credit: $0 == "France" ? 100 : nil) }, multiple: false)),
+            Gap(kind: .text(answers: [TextAnswer(text: "white mountain")], caseSensitive: false)),
+        ]))
+        let text = try line(of: "{2:NUMERICAL:=4806:10}", in: Self.everyType)
+        let wildcard = bank.diagnostics.filter { $0.message.hasPrefix("“Facts in a sentence”:") }
+        #expect(wildcard.map(\.line) == [text + 1])
+        #expect(wildcard.first?.severity == .warning)
+        #expect(Scoring.score(q, .gaps([["4810"], ["France"], ["White Mountain"]])).outcome == .correct)
+        #expect(Scoring.score(q, .gaps([["4810"], ["Italy"], ["white"]])).points == 2)
+
+        let old = try read("moodle/sample_questions_with_old_image_tag.xml").question("cloze question with image")
+        #expect(old.prompt.hasPrefix("This is a multianswer question with an image in the old \"image\" field that was used in moodle 1.9.\nMatch the following cities with the correct state:\n* San Francisco: {1}\n* Tucson: {2}"))
+        #expect(old.prompt.hasSuffix("The capital of France is {5}.\n[image: moodle.png]"))
+        #expect(old.points == 5)
+        guard case let .gaps(gaps) = old.kind else { Issue.record("not a gaps item: \(old.kind)"); return }
+        #expect(gaps.map(\.kind.options) == [
+            ["California", "Arizona"], ["California", "Arizona"], ["California", "Arizona"], ["California", "Arizona"], [],
+        ])
+        #expect(Scoring.score(old, .gaps([["California"], ["Arizona"], ["California"], ["Arizona"], ["Paris"]])).outcome == .correct)
+    }
+
+    @Test func clozeQuestionsMoodleRefusesAreErrorsAtTheirLineWithTheirName() throws {
+        let file = "moodle/broken_cloze_questions.xml"
+        let bank = try read(file)
+        #expect(bank.items.isEmpty)
+        let names = ["Multianswer question without subquestions", "Multichoice subquestion without choices",
+                     "Multichoice subquestion with only one choice", "Multichoice subquestion with no completely correct answer",
+                     "Numerical subquestion with buggy answer"]
+        #expect(bank.errors.count == names.count)
+        var checked = 0
+        for (error, name) in zip(bank.errors, names) {
+            let textLine = try line(of: "<text>\(name)</text>", in: file) + 3
+            #expect(error.line == textLine, "\(error)")
+            #expect(error.message.hasPrefix("“\(name)”: "), "\(error)")
+            #expect(error.message.hasSuffix(" (the question is not imported)"), "\(error)")
+            checked += 1
+        }
+        #expect(checked == 5)
+        #expect(bank.errors.first?.message == "“Multianswer question without subquestions”: the text holds no embedded answer such as {1:SHORTANSWER:=word} (the question is not imported)")
     }
 
     // MARK: - Bad input

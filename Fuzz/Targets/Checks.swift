@@ -32,12 +32,31 @@ enum Checks {
                 q.item.proctorNote.map { terminalSafe($0) }
                 if case let .choice(choices, _) = q.item.kind { choices.forEach { terminalSafe($0, multiLine: false) } }
                 if case let .multiple(choices, _, _) = q.item.kind { choices.forEach { terminalSafe($0, multiLine: false) } }
+                if case let .gaps(gaps) = q.item.kind { self.gaps(gaps, prompt: q.item.prompt) }
             }
         }
         guard deep else { return }
         let assembly = Importer.assemble([bank], options: .init(id: "fuzz", title: "Fuzz"))
         guard let a = assembly.assessment, let yaml = assembly.yaml else { return }
         roundTrip(a, yaml)
+    }
+
+    /// Every gap's texts are safe, and the prompt marks each gap once, in order.
+    static func gaps(_ gaps: [Gap], prompt: String) {
+        let numbers = Item.gapMarkers(in: prompt).map(\.number)
+        guard !gaps.isEmpty, numbers == Array(1...gaps.count) else {
+            fatalError("the prompt marks \(numbers) for \(gaps.count) gaps: \(prompt.debugDescription)")
+        }
+        for gap in gaps {
+            switch gap.kind {
+            case let .text(answers, _):
+                for a in answers { terminalSafe(a.text, multiLine: false); a.feedback.map { terminalSafe($0) } }
+            case let .choice(options, _):
+                for o in options { terminalSafe(o.text, multiLine: false); o.feedback.map { terminalSafe($0) } }
+            case let .number(answers):
+                for a in answers { a.feedback.map { terminalSafe($0) } }
+            }
+        }
     }
 
     static func roundTrip(_ a: Assessment, _ yaml: String) {

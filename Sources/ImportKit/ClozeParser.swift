@@ -140,6 +140,10 @@ struct ClozeParser {
         problems.append((line(of: position), message, false))
     }
 
+    /// Marks a gap's place while the text is rendered: private-use characters no text keeps
+    /// (they are taken out of the text first), so no `{1}` the text makes can pass for a gap.
+    static let openMark: Unicode.Scalar = "\u{E000}", closeMark: Unicode.Scalar = "\u{E001}"
+
     mutating func run() -> ClozeText {
         var raw = String.UnicodeScalarView()
         var number = 0
@@ -153,42 +157,78 @@ struct ClozeParser {
             appendText(textStart..<open, to: &raw)
             number += 1
             let end = gap(number, header, open: open)
-            raw.append(contentsOf: "{\(number)}".unicodeScalars)
+            raw.append(Self.openMark)
+            raw.append(contentsOf: String(number).unicodeScalars)
+            raw.append(Self.closeMark)
             i = end
             textStart = end
         }
         appendText(textStart..<s.count, to: &raw)
-        var prompt = render(String(raw), multiLine: true)
         if number == 0 {
             error(0, "the text holds no embedded answer such as {1:SHORTANSWER:=word}")
-        } else if !problems.contains(where: \.isError) {
-            let markers = Item.gapMarkers(in: prompt).map(\.number)
-            if markers != Array(1...number) {
+        } else if points > 1000 {
+            error(0, "the gaps' weights add up to \(AssessmentWriter.number(points)); a question is worth at most 1000 points")
+        }
+        var prompt = ""
+        if !problems.contains(where: \.isError) {
+            let (text, numbers) = markGaps(render(String(raw), multiLine: true))
+            if numbers == Array(1...number) {
+                prompt = text
+            } else {
                 error(0, "not every embedded answer stands in the text as it is shown (one inside an HTML comment, tag or script is lost); move it into the text")
-                prompt = ""
             }
         }
         return ClozeText(prompt: prompt, gaps: gaps, problems: problems, shuffled: shuffled)
     }
 
+    /// The gaps' weights added up, as Moodle counts the question's points.
+    var points: Double { gaps.reduce(0) { $0 + ($1.points ?? 1) } }
+
     /// Text between embedded answers, with `{5}` (which would read as a gap) kept as text.
     mutating func appendText(_ range: Range<Int>, to raw: inout String.UnicodeScalarView) {
-        let piece = String(String.UnicodeScalarView(s[range]))
-        let markers = Item.gapMarkers(in: piece)
-        guard !markers.isEmpty else {
-            raw.append(contentsOf: piece.unicodeScalars)
-            return
+        let (text, found) = Self.keepingBraces(s[range].filter { $0 != Self.openMark && $0 != Self.closeMark })
+        raw.append(contentsOf: text)
+        for (offset, n) in found {
+            warning(range.lowerBound + offset, "the text “{\(n)}” would read as a gap; it is written “{ \(n)}”")
         }
-        let scalars = Array(piece.unicodeScalars)
+    }
+
+    /// `{5}` written `{ 5}`, with where each stood and its number.
+    static func keepingBraces(_ scalars: [Unicode.Scalar]) -> ([Unicode.Scalar], [(offset: Int, number: Int)]) {
+        let markers = Item.gapMarkers(in: String(String.UnicodeScalarView(scalars)))
+        var out: [Unicode.Scalar] = []
         var at = 0
         for marker in markers {
-            raw.append(contentsOf: scalars[at..<(marker.range.lowerBound + 1)])
-            raw.append(" ")
+            out.append(contentsOf: scalars[at...marker.range.lowerBound])
+            out.append(" ")
             at = marker.range.lowerBound + 1
-            warning(range.lowerBound + marker.range.lowerBound,
-                    "the text “{\(marker.number)}” would read as a gap; it is written “{ \(marker.number)}”")
         }
-        raw.append(contentsOf: scalars[at...])
+        out.append(contentsOf: scalars[at...])
+        return (out, markers.map { ($0.range.lowerBound, $0.number) })
+    }
+
+    /// The rendered text with each gap's mark made its marker `{n}` (and any `{5}` that
+    /// rendering made, from `&#123;5}` say, kept as text), and the gap numbers in text order.
+    mutating func markGaps(_ rendered: String) -> (String, [Int]) {
+        let (text, found) = Self.keepingBraces(Array(rendered.unicodeScalars))
+        for (_, n) in found { warning(0, "the text “{\(n)}” would read as a gap; it is written “{ \(n)}”") }
+        var out = String.UnicodeScalarView()
+        var numbers: [Int] = []
+        var digits: String? = nil
+        for c in text {
+            if c == Self.openMark {
+                digits = ""
+            } else if c == Self.closeMark, let d = digits {
+                numbers.append(Int(d) ?? 0)
+                out.append(contentsOf: "{\(d)}".unicodeScalars)
+                digits = nil
+            } else if digits != nil {
+                digits?.unicodeScalars.append(c)
+            } else {
+                out.append(c)
+            }
+        }
+        return (String(out), numbers)
     }
 
     /// Reads embedded answer `number` whose header starts at `open`; returns where the text
@@ -426,7 +466,7 @@ struct ClozeParser {
         var kept: [ClozeAlternative] = []
         for alt in alternatives {
             let text = literal(alt.answer)
-            guard GIFTQuestion.hasWildcard(text) else { kept.append(alt); continue }
+            guard ItemBuilder.hasWildcard(text) else { kept.append(alt); continue }
             let at = alt.start
             let credit = AssessmentWriter.number(alt.credit ?? 0)
             if text == "*" {

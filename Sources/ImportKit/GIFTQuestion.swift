@@ -5,7 +5,7 @@ import AssessmentKit
 /// matching, `T`/`TRUE`/`F`/`FALSE` true-false, anything else short answer.
 struct GIFTQuestion {
     let answers: GIFTText
-    let format: GIFTReader.Format
+    let format: TextFormat
     /// The question's cleaner, which every answer and feedback text passes through.
     let cleaner: TextCleaner
 
@@ -147,34 +147,8 @@ struct GIFTQuestion {
     func shortAnswer() throws(BuildFailure) -> BuiltKind {
         let answers = try weightedAnswers(self.answers)
         guard !answers.isEmpty else { throw .malformed("a short-answer question needs at least one answer") }
-        var options: [BankOption] = []
-        var wildcards = 0
-        for answer in answers {
-            let typed = literal(answer.text)
-            // Moodle's `*` matches anything; `\*` is a star.
-            if Self.hasWildcard(typed) {
-                wildcards += 1
-                continue
-            }
-            options.append(BankOption(typed.replacingEscapedStars(), credit: answer.credit, feedback: answer.feedback))
-        }
-        if options.isEmpty && wildcards > 0 {
-            throw .unsupported("its answers use Moodle's * wildcard, which Carrel does not match")
-        }
-        var built = try ItemBuilder.text(options, caseSensitive: false)
-        if wildcards > 0 {
-            built.warnings.append("left out \(wildcards) answer\(wildcards == 1 ? "" : "s") with Moodle's * wildcard, which Carrel does not match")
-        }
-        return built
-    }
-
-    static func hasWildcard(_ text: String) -> Bool {
-        var previous: Unicode.Scalar? = nil
-        for s in text.unicodeScalars {
-            if s == "*" && previous != "\\" { return true }
-            previous = s
-        }
-        return false
+        let options = answers.map { BankOption(literal($0.text), credit: $0.credit, feedback: $0.feedback) }
+        return try ItemBuilder.shortAnswer(options, caseSensitive: false)
     }
 
     func numerical() throws(BuildFailure) -> BuiltKind {
@@ -202,15 +176,7 @@ struct GIFTQuestion {
 
     /// `3.14`, `3.14:0.01` (answer and margin), `1..5` (a range).
     static func number(_ written: String) throws(BuildFailure) -> NumericAnswer {
-        func parse(_ s: Substring) throws(BuildFailure) -> Double {
-            if NumericText.isAmbiguousGrouping(String(s)) {
-                throw .malformed("“\(String(s).clippedForMessage)” could be a whole number with a thousands separator or a decimal; write it without the comma, or with a point for a decimal")
-            }
-            guard let v = NumericText.parse(String(s)) else {
-                throw .malformed("“\(String(s).clippedForMessage)” is not a number")
-            }
-            return v
-        }
+        func parse(_ s: Substring) throws(BuildFailure) -> Double { try ItemBuilder.number(String(s)) }
         if let dots = written.range(of: ".."), dots.lowerBound > written.startIndex {
             let a = try parse(written[..<dots.lowerBound]), b = try parse(written[dots.upperBound...])
             return .range(min(a, b), max(a, b))

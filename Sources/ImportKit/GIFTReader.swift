@@ -5,19 +5,6 @@ import Foundation
 /// separated by blank lines; `//` lines are comments; `$CATEGORY:` starts a section; the first
 /// `{…}` holds the answers and decides the type.
 public enum GIFTReader {
-    /// Moodle's text formats; `html` and `moodle` (the default) are HTML to Moodle.
-    enum Format: String {
-        case moodle, html, plain, markdown
-
-        var clozeMarkup: ClozeMarkup {
-            switch self {
-            case .moodle: return .html(keepLineBreaks: true)
-            case .html: return .html(keepLineBreaks: false)
-            case .plain, .markdown: return .plain
-            }
-        }
-    }
-
     public static func read(_ text: String, file: String) -> ImportedBank {
         var state = State(file: file)
         for block in blocks(of: text) {
@@ -109,8 +96,7 @@ public enum GIFTReader {
 
     struct State {
         let file: String
-        var sections: [ImportedSection] = [ImportedSection()]
-        var descriptionLines: [Int?] = [nil]
+        var sections = BankSections()
         var diagnostics: [ImportDiagnostic] = []
         var questionNumber = 0
 
@@ -142,7 +128,7 @@ public enum GIFTReader {
                 let read = ClozeText.read(source, markup: format.clozeMarkup)
                 let question = ClozeReader.question(read, file: file, line: block.line + offset, name: block.idnumber ?? name,
                                                     number: questionNumber, diagnostics: &diagnostics)
-                if let question { sections[sections.count - 1].questions.append(question) }
+                if let question { sections.add(question) }
                 return
             }
             let open = text.firstIndex(of: "{"), close = text.firstIndex(of: "}")
@@ -173,12 +159,7 @@ public enum GIFTReader {
                 diagnostics.append(.warning(file, block.line, "the lines after `$CATEGORY:` belong to the category name in Moodle, so no question is read from them; put a blank line after the category"))
             }
             let title = GIFTReader.categoryTitle(String(lines.first ?? ""), cleaner)
-            if sections.last.map({ $0.questions.isEmpty && $0.instructions == nil }) == true {
-                sections.removeLast()
-                descriptionLines.removeLast()
-            }
-            sections.append(ImportedSection(title: title))
-            descriptionLines.append(nil)
+            sections.start(title: title)
             noteRemovals(cleaner, block)
         }
 
@@ -187,14 +168,7 @@ public enum GIFTReader {
             let (body, format) = GIFTReader.formatted(text, default: .moodle)
             let rendered = GIFTReader.render(body, format, multiLine: true, cleaner)
             guard !rendered.isEmpty else { return }
-            if let last = sections.last, !last.questions.isEmpty {
-                sections.append(ImportedSection(title: last.title))
-                descriptionLines.append(nil)
-            }
-            let i = sections.count - 1
-            sections[i].instructions = sections[i].instructions.map { $0 + "\n\n" + rendered } ?? rendered
-            sections[i].descriptions += 1
-            if descriptionLines[i] == nil { descriptionLines[i] = block.line }
+            sections.describe(rendered, line: block.line)
             noteRemovals(cleaner, block)
         }
 
@@ -232,7 +206,7 @@ public enum GIFTReader {
                 let item = Item(id: "q\(questionNumber)", prompt: prompt, feedback: feedback, kind: built.kind, marking: built.marking)
                 // Moodle's idnumber (`// [id:…]`) names the question more precisely than its title.
                 let id = block.idnumber ?? name
-                sections[sections.count - 1].questions.append(ImportedQuestion(item: item, file: file, line: block.line, name: id))
+                sections.add(ImportedQuestion(item: item, file: file, line: block.line, name: id))
                 noteRemovals(cleaner, block)
             } catch {
                     diagnostics.append(error.diagnostic(file, block.line))
@@ -240,25 +214,16 @@ public enum GIFTReader {
         }
 
         mutating func finish() -> ImportedBank {
-            var kept: [ImportedSection] = []
-            for (i, section) in sections.enumerated() {
-                if section.questions.isEmpty {
-                    if section.instructions != nil {
-                        diagnostics.append(.warning(file, descriptionLines[i], "a description with no question after it was left out"))
-                    }
-                    continue
-                }
-                kept.append(section)
-            }
+            let kept = sections.finish(file: file, diagnostics: &diagnostics)
             return ImportedBank(file: file, sections: kept, diagnostics: diagnostics)
         }
     }
 
     /// Moodle's `[html]`, `[moodle]`, `[plain]`, `[markdown]` at the start of a text.
-    static func formatted(_ text: GIFTText, default format: Format) -> (GIFTText, Format) {
+    static func formatted(_ text: GIFTText, default format: TextFormat) -> (GIFTText, TextFormat) {
         guard let first = text.chars.first, first.scalar == "[", !first.escaped,
               let end = text.chars.firstIndex(where: { $0.scalar == "]" }),
-              let named = Format(rawValue: text[1..<end].string)
+              let named = TextFormat(rawValue: text[1..<end].string)
         else { return (text, format) }
         return (text[(end + 1)..<text.count], named)
     }
@@ -300,38 +265,55 @@ public enum GIFTReader {
     }
 
     /// The text as a student should read it, whatever its format.
-    static func render(_ text: GIFTText, _ format: Format, multiLine: Bool, _ cleaner: TextCleaner) -> String {
-        let raw = text.string.trimmedPHP()
-        switch format {
-        case .html: return cleaner.fromHTML(raw, keepLineBreaks: false, multiLine: multiLine)
-        case .moodle: return cleaner.fromHTML(raw, keepLineBreaks: true, multiLine: multiLine)
-        case .plain, .markdown: return cleaner.clean(raw, multiLine: multiLine)
-        }
+    static func render(_ text: GIFTText, _ format: TextFormat, multiLine: Bool, _ cleaner: TextCleaner) -> String {
+        var images: [String] = []
+        return cleaner.render(text.string.trimmedPHP(), format, multiLine: multiLine, images: &images)
     }
 
     static func categoryTitle(_ path: String, _ cleaner: TextCleaner) -> String? {
+        let named = categoryPath(path, cleaner)
+        return named.isEmpty ? nil : named.joined(separator: " / ")
+    }
+
+    /// `$course$/top/Unit 1/Week 2` → `["Unit 1", "Week 2"]`: the context prefix and `top`
+    /// dropped, `//` read as a slash inside a name, as Moodle splits category paths.
+    static func categoryPath(_ path: String, _ cleaner: TextCleaner) -> [String] {
         var rest = Substring(path.trimmedPHP())
         // A context prefix such as `$course$/` or `$system$/`.
         if rest.hasPrefix("$"), let close = rest.dropFirst().firstIndex(of: "$") {
             rest = rest[rest.index(after: close)...]
             if rest.hasPrefix("/") { rest = rest.dropFirst() }
         }
-        // `//` stands for a slash inside a name.
         let parts = rest.replacingOccurrences(of: "//", with: "\u{0}").split(separator: "/")
             .map { $0.replacingOccurrences(of: "\u{0}", with: "/") }
             .map { cleaner.clean($0, multiLine: false) }.filter { !$0.isEmpty }
-        let named = parts.first?.lowercased() == "top" ? Array(parts.dropFirst()) : parts
-        return named.isEmpty ? nil : named.joined(separator: " / ")
+        return parts.first?.lowercased() == "top" ? Array(parts.dropFirst()) : parts
     }
 }
 
 extension StringProtocol {
     /// PHP's trim(): spaces, tabs, line breaks, NUL and vertical tab at both ends.
     func trimmedPHP() -> String {
-        let blank: Set<Unicode.Scalar> = [" ", "\t", "\n", "\r", "\0", "\u{0B}"]
-        var scalars = Substring(self).unicodeScalars[...]
-        while let f = scalars.first, blank.contains(f) { scalars = scalars.dropFirst() }
-        while let l = scalars.last, blank.contains(l) { scalars = scalars.dropLast() }
-        return String(String.UnicodeScalarView(scalars))
+        // Every blank is one ASCII byte, so the ends are found in the UTF-8 view and the
+        // middle is copied as it is (not scalar by scalar: a large bank trims every text).
+        func blank(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D || b == 0x00 || b == 0x0B }
+        let text = Substring(self)
+        let bytes = text.utf8
+        guard let first = bytes.firstIndex(where: { !blank($0) }), let last = bytes.lastIndex(where: { !blank($0) }) else {
+            return ""
+        }
+        return String(text[first...last])
+    }
+}
+
+extension TextFormat {
+    /// How Cloze reads a text in this format: HTML (its line breaks counting in Moodle's
+    /// auto-format), or plain text.
+    var clozeMarkup: ClozeMarkup {
+        switch self {
+        case .moodle: return .html(keepLineBreaks: true)
+        case .html: return .html(keepLineBreaks: false)
+        case .plain, .markdown: return .plain
+        }
     }
 }

@@ -9,39 +9,59 @@ enum HTMLText {
         let s = Array(html.unicodeScalars)
         var search = Search(s)
         var i = 0
-        var pending = String.UnicodeScalarView()
+        // Text waiting to be laid out: `pending`, then the run of `html` from `run` on, copied
+        // whole when it ends (an entity, a tag, a comment) rather than scalar by scalar.
+        var pending = ""
+        var run: Int? = nil
+        let view = html.unicodeScalars
+        var cursor = (offset: 0, index: view.startIndex)
+        func index(_ offset: Int) -> String.Index {
+            // Runs end in order, so the cursor only moves forward: linear in all.
+            cursor.index = view.index(cursor.index, offsetBy: offset - cursor.offset)
+            cursor.offset = offset
+            return cursor.index
+        }
+        func take(upTo end: Int) {
+            guard let start = run else { return }
+            run = nil
+            let from = index(start)
+            pending += Substring(view[from..<index(end)])
+        }
         var preformatted = 0
         func emit(_ out: inout TextBuilder) {
+            take(upTo: i)
             guard !pending.isEmpty else { return }
-            if preformatted > 0 { out.addPreformatted(String(pending)) } else { out.add(String(pending)) }
-            pending.removeAll()
+            if preformatted > 0 { out.addPreformatted(pending) } else { out.add(pending) }
+            pending = ""
         }
         while i < s.count {
             let c = s[i]
             if c == "&", let (decoded, next) = Entities.decode(s, at: i) {
-                pending.append(contentsOf: decoded.unicodeScalars)
+                take(upTo: i)
+                pending += decoded
                 i = next
                 continue
             }
             guard c == "<", i + 1 < s.count else {
-                pending.append(c)
+                if run == nil { run = i }
                 i += 1
                 continue
             }
             if s[i + 1] == "!" || s[i + 1] == "?" {
                 let comment = s[i...].starts(with: "<!--".unicodeScalars)
                 guard let end = comment ? search.end(of: "-->", from: i + 4) : search.end(of: ">", from: i) else {
-                    pending.append(c)
+                    if run == nil { run = i }
                     i += 1
                     continue
                 }
+                take(upTo: i)
                 i = end
                 continue
             }
             guard s[i + 1] == "/" || s[i + 1].properties.isAlphabetic,
                   let close = search.end(of: ">", from: i + 1), close - i <= longestTag
             else {
-                pending.append(c)
+                if run == nil { run = i }
                 i += 1
                 continue
             }
@@ -57,6 +77,7 @@ enum HTMLText {
             case .cell: out.add(" ")
             case .image:
                 let alt = tag.attribute("alt").map(decodeEntities), source = tag.attribute("src").map(decodeEntities)
+                if !tag.closing { out.images.append(source ?? "") }
                 out.add(" " + HTMLLayout.image(alt: alt, source: source) + " ")
             case .hidden:
                 // Scripts, styles and the like: nothing inside is text.

@@ -30,7 +30,9 @@ public struct IdentifierMaker: Sendable {
 
     /// `Week 1: Capitals` → `week-1-capitals` (at most 48 characters; empty when nothing is left).
     public static func slug(_ text: String) -> String {
-        let folded = text.folding(options: [.diacriticInsensitive, .caseInsensitive, .widthInsensitive], locale: nil)
+        // ASCII has nothing to fold that the loop below does not lower itself.
+        let folded = text.utf8.allSatisfy { $0 < 0x80 }
+            ? text : text.folding(options: [.diacriticInsensitive, .caseInsensitive, .widthInsensitive], locale: nil)
         var out = ""
         var dash = false
         for s in folded.unicodeScalars {

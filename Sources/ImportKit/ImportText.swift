@@ -48,6 +48,12 @@ public enum ImportText {
 
     /// Trailing spaces off every line, at most one blank line in a row, nothing around the whole.
     static func tidy(_ text: String, multiLine: Bool) -> String {
+        // One line with nothing around it (and, on one line, no run of spaces) is tidy already.
+        let bytes = text.utf8
+        if bytes.first != 0x20, bytes.last != 0x20, !bytes.contains(0x0A),
+           multiLine || !zip(bytes, bytes.dropFirst()).contains(where: { $0 == 0x20 && $1 == 0x20 }) {
+            return text
+        }
         var lines: [Substring] = []
         var blank = 0
         for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -84,6 +90,8 @@ final class TextCleaner {
     init() {}
 
     func clean(_ text: String, multiLine: Bool) -> String {
+        // Printable ASCII and line feeds have nothing to drop or change: only the tidying.
+        if text.utf8.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A }) { return ImportText.tidy(text, multiLine: multiLine) }
         let (visible, taken) = TerminalSafety.removingUnneededInvisibles(ImportText.withoutControls(text, multiLine: multiLine))
         for s in taken { removed[TypographyMark(s), default: 0] += 1 }
         return ImportText.tidy(visible, multiLine: multiLine)
@@ -91,8 +99,20 @@ final class TextCleaner {
 
     /// HTML (or Moodle's auto-format, which is HTML whose line breaks count) as plain text.
     func fromHTML(_ html: String, keepLineBreaks: Bool = false, multiLine: Bool = true) -> String {
+        var images: [String] = []
+        return fromHTML(html, keepLineBreaks: keepLineBreaks, multiLine: multiLine, images: &images)
+    }
+
+    /// The same, adding the source of every image the HTML shows to `images`.
+    func fromHTML(_ html: String, keepLineBreaks: Bool, multiLine: Bool, images: inout [String]) -> String {
         var builder = TextBuilder(keepLineBreaks: keepLineBreaks)
-        HTMLText.render(html, into: &builder)
+        if html.utf8.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "&") }) {
+            HTMLText.render(html, into: &builder)
+        } else {
+            // Without a tag or an entity, HTML is its text with white space folded.
+            builder.add(html)
+        }
+        images += builder.images
         return clean(builder.text, multiLine: multiLine)
     }
 
@@ -102,6 +122,16 @@ final class TextCleaner {
         guard let last = counts.last else { return nil }
         let list = counts.count == 1 ? last : counts.dropLast().joined(separator: ", ") + " and " + last
         return "removed \(list) used for typography"
+    }
+
+    /// Text in one of Moodle's formats as a student should read it; the sources of the images
+    /// it shows are added to `images`.
+    func render(_ raw: String, _ format: TextFormat, multiLine: Bool, images: inout [String]) -> String {
+        switch format {
+        case .html: return fromHTML(raw, keepLineBreaks: false, multiLine: multiLine, images: &images)
+        case .moodle: return fromHTML(raw, keepLineBreaks: true, multiLine: multiLine, images: &images)
+        case .plain, .markdown: return clean(raw, multiLine: multiLine)
+        }
     }
 }
 
@@ -143,9 +173,30 @@ enum TypographyMark: CaseIterable, Hashable {
     }
 }
 
+/// Moodle's text formats. `html` is HTML; `moodle` (Moodle's auto-format) is HTML whose line
+/// breaks count; `plain` and `markdown` read well as they are written. The raw values are
+/// GIFT's names (`[html]`, `[moodle]`, `[plain]`, `[markdown]`).
+enum TextFormat: String, Sendable {
+    case moodle, html, plain, markdown
+
+    /// A Moodle XML `format="…"` attribute: `html`, `moodle_auto_format`, `plain_text`,
+    /// `markdown`, `wiki_like` (read as plain text); anything else is HTML, as Moodle assumes.
+    init(moodleXML name: String?, default fallback: TextFormat) {
+        switch name?.trimmedPHP() {
+        case nil: self = fallback
+        case "moodle_auto_format": self = .moodle
+        case "plain_text", "wiki_like": self = .plain
+        case "markdown": self = .markdown
+        default: self = .html
+        }
+    }
+}
+
 /// Collects text as a browser would lay it out: whitespace folded, blocks on their own lines.
 struct TextBuilder {
     private(set) var text = ""
+    /// The sources of the images met, in order (`src` as written).
+    var images: [String] = []
     private var pendingSpace = false
     private var pendingBreaks = 0
     private var atLineStart = true
@@ -154,17 +205,28 @@ struct TextBuilder {
     init(keepLineBreaks: Bool = false) { self.keepLineBreaks = keepLineBreaks }
 
     mutating func add(_ s: String) {
-        for scalar in s.unicodeScalars {
-            if scalar == "\n" && keepLineBreaks {
-                lineBreak()
-            } else if scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r" || scalar == "\u{0C}" {
-                pendingSpace = true
-            } else {
-                flush()
-                text.unicodeScalars.append(scalar)
-                atLineStart = false
+        // Runs of text between white space are copied whole.
+        let scalars = s.unicodeScalars
+        var run: String.Index? = nil
+        var i = scalars.startIndex
+        while i < scalars.endIndex {
+            let scalar = scalars[i]
+            if scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r" || scalar == "\u{0C}" {
+                if let start = run { append(s[start..<i]) }
+                run = nil
+                if scalar == "\n" && keepLineBreaks { lineBreak() } else { pendingSpace = true }
+            } else if run == nil {
+                run = i
             }
+            i = scalars.index(after: i)
         }
+        if let start = run { append(s[start..<s.endIndex]) }
+    }
+
+    private mutating func append(_ run: Substring) {
+        flush()
+        text += run
+        atLineStart = false
     }
 
     /// Text inside `<pre>`: spaces and line breaks as written.

@@ -37,6 +37,9 @@ public struct ImportedBank: Sendable, Hashable {
     public var file: String
     public var sections: [ImportedSection]
     public var diagnostics: [ImportDiagnostic]
+    /// How many questions with choices the bank says to shuffle, and how many to keep in order
+    /// (Moodle XML's `<shuffleanswers>`); both 0 when the format does not say.
+    public var choiceOrder = ChoiceOrder()
 
     public init(file: String, sections: [ImportedSection] = [], diagnostics: [ImportDiagnostic] = []) {
         self.file = file
@@ -48,4 +51,31 @@ public struct ImportedBank: Sendable, Hashable {
 
     /// The descriptions kept as section instructions.
     public var descriptions: Int { sections.map(\.descriptions).reduce(0, +) }
+}
+
+/// Questions whose choices a bank shuffles, and questions whose choices it keeps in order.
+public struct ChoiceOrder: Sendable, Hashable {
+    public var shuffled = 0
+    public var inOrder = 0
+    public init(shuffled: Int = 0, inOrder: Int = 0) {
+        self.shuffled = shuffled
+        self.inOrder = inOrder
+    }
+
+    /// A Carrel assessment shuffles every question's choices or none: all, when every
+    /// question that says shuffles them; none as soon as one keeps its order (its choices may
+    /// read "all of the above").
+    public var shufflesAll: Bool { shuffled > 0 && inOrder == 0 }
+
+    public var isMixed: Bool { shuffled > 0 && inOrder > 0 }
+
+    public static func + (a: ChoiceOrder, b: ChoiceOrder) -> ChoiceOrder {
+        ChoiceOrder(shuffled: a.shuffled + b.shuffled, inOrder: a.inOrder + b.inOrder)
+    }
+
+    /// Why choices stay in order although some questions shuffle them.
+    public var mixedWarning: String {
+        "\(shuffled) question\(shuffled == 1 ? "" : "s") shuffle their choices in Moodle and \(inOrder) keep\(inOrder == 1 ? "s" : "") them in order; "
+            + "an assessment shuffles every question's choices or none, so they stay in order (write `shuffle: {choices: true}` to shuffle them all)"
+    }
 }

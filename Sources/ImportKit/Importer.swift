@@ -2,11 +2,13 @@ import AssessmentKit
 
 /// The question-bank formats Carrel reads.
 public enum ImportFormat: String, Sendable, Hashable, CaseIterable {
-    case gift, aiken, qti, cloze
+    case gift, aiken, qti, moodle, cloze
 
     /// The format of a file from its name and first bytes, or nil when it cannot be told.
+    /// XML whose root is `<quiz>` is Moodle XML, whatever the file is called.
     public static func guess(name: String, bytes: [UInt8]) -> ImportFormat? {
         if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) || bytes.starts(with: [0x50, 0x4B, 0x05, 0x06]) { return .qti }
+        if MoodleReader.looksLikeQuiz(bytes) { return .moodle }
         let lower = name.lowercased()
         if lower.hasSuffix(".zip") || lower.hasSuffix(".xml") || lower.hasSuffix(".qti") { return .qti }
         if lower.hasSuffix(".gift") { return .gift }
@@ -45,9 +47,11 @@ public enum Importer {
     /// Text banks (GIFT, Aiken, Cloze) larger than this are refused, like assessment files.
     public static let maximumTextBytes = SourceText.maximumBytes
 
-    /// Reads one GIFT, Aiken or Cloze file. Bytes that are not UTF-8 are read as Windows-1252, the
-    /// encoding old exports use, with a warning.
+    /// Reads one GIFT, Aiken or Cloze file (or a Moodle XML or QTI file, handed to its reader).
+    /// Bytes of a text bank that are not UTF-8 are read as Windows-1252, the encoding old
+    /// exports use, with a warning.
     public static func readText(_ bytes: [UInt8], file: String, format: ImportFormat) throws(ImportRefusal) -> ImportedBank {
+        if format == .moodle { return try MoodleReader.read(bytes: bytes, file: file) }
         guard bytes.count <= maximumTextBytes else {
             throw ImportRefusal(file: file, reason: "the file is larger than \(maximumTextBytes / 1024 / 1024) MiB")
         }
@@ -71,6 +75,7 @@ public enum Importer {
         case .aiken: bank = AikenReader.read(text, file: file)
         case .cloze: bank = ClozeReader.read(text, file: file)
         case .qti: return try QTIReader.read(bytes: bytes, file: file, folder: nil, path: nil)
+        case .moodle: return try MoodleReader.read(bytes: bytes, file: file)
         }
         bank.diagnostics = notes + bank.diagnostics
         return bank
@@ -150,8 +155,15 @@ public enum Importer {
             }
         }
         var diagnostics: [ImportDiagnostic] = []
-        var assessment = Assessment(id: options.id, title: options.title, timeLimit: options.timeLimit, sections: sections)
-        if !readsBack(assessment) {
+        let order = banks.map(\.choiceOrder).reduce(ChoiceOrder(), +)
+        if order.isMixed && !banks.contains(where: \.choiceOrder.isMixed) {
+            // Each bank is consistent on its own (a mixed one has said so already), but not together.
+            diagnostics.append(.warning(banks.map(\.file).joined(separator: ", "), nil, order.mixedWarning))
+        }
+        var assessment = Assessment(id: options.id, title: options.title, timeLimit: options.timeLimit,
+                                    shuffle: Shuffle(choices: order.shufflesAll), sections: sections)
+        var yaml = AssessmentWriter.yaml(assessment, header: header)
+        if !reads(yaml, as: assessment) {
             // Find the questions the validator refuses, report them where they came from, drop them.
             for (s, section) in assessment.sections.enumerated() {
                 assessment.sections[s].items = section.items.filter { item in
@@ -163,24 +175,26 @@ public enum Importer {
                 }
             }
             assessment.sections.removeAll { $0.items.isEmpty }
+            guard !assessment.items.isEmpty else { return Assembly(assessment: nil, yaml: nil, diagnostics: diagnostics) }
+            yaml = AssessmentWriter.yaml(assessment, header: header)
+            if let problem = firstError(assessment, yaml: yaml) {
+                // Every question passes alone, so what fails is shared: a title, a section's heading.
+                diagnostics.append(.error(banks.first?.file ?? options.title, nil, "the converted assessment does not pass validation: \(problem)"))
+                return Assembly(assessment: nil, yaml: nil, diagnostics: diagnostics)
+            }
         }
-        guard !assessment.items.isEmpty else { return Assembly(assessment: nil, yaml: nil, diagnostics: diagnostics) }
-        if let problem = firstError(assessment) {
-            // Every question passes alone, so what fails is shared: a title, a section's heading.
-            diagnostics.append(.error(banks.first?.file ?? options.title, nil, "the converted assessment does not pass validation: \(problem)"))
-            return Assembly(assessment: nil, yaml: nil, diagnostics: diagnostics)
-        }
-        return Assembly(assessment: assessment, yaml: AssessmentWriter.yaml(assessment, header: header), diagnostics: diagnostics)
+        return Assembly(assessment: assessment, yaml: yaml, diagnostics: diagnostics)
     }
 
-    static func readsBack(_ a: Assessment) -> Bool {
+    /// True when the written YAML passes validation and reads back as the assessment it was written from.
+    static func reads(_ yaml: String, as a: Assessment) -> Bool {
         guard !a.sections.isEmpty else { return false }
-        let outcome = AssessmentReader.read(text: AssessmentWriter.yaml(a), file: "import.yaml")
+        let outcome = AssessmentReader.read(text: yaml, file: "import.yaml")
         return outcome.diagnostics.errors.isEmpty && outcome.assessment == a
     }
 
-    static func firstError(_ a: Assessment) -> String? {
-        let outcome = AssessmentReader.read(text: AssessmentWriter.yaml(a), file: "import.yaml")
+    static func firstError(_ a: Assessment, yaml: String? = nil) -> String? {
+        let outcome = AssessmentReader.read(text: yaml ?? AssessmentWriter.yaml(a), file: "import.yaml")
         if let error = outcome.diagnostics.errors.first { return error.message }
         return outcome.assessment == a ? nil : "it reads back differently from how it was converted"
     }

@@ -120,6 +120,52 @@ enum ItemBuilder {
                          marking: plain ? nil : .texts(list), warnings: warnings)
     }
 
+    /// Short answers as Moodle matches them: `*` in an answer stands for any text, `\*` is a
+    /// star. Carrel matches no pattern, so an answer with a wildcard is left out: silently when
+    /// it earns nothing and says nothing (anything else earns nothing in Carrel too), with a
+    /// warning otherwise; a question whose only right answers are patterns is skipped.
+    static func shortAnswer(_ options: [BankOption], caseSensitive: Bool) throws(BuildFailure) -> BuiltKind {
+        var kept: [BankOption] = []
+        var wildcards = 0
+        for option in options {
+            guard hasWildcard(option.text) else {
+                kept.append(BankOption(option.text.replacingEscapedStars(), credit: option.credit, feedback: option.feedback))
+                continue
+            }
+            if option.credit > 0 || option.feedback != nil { wildcards += 1 }
+        }
+        if !kept.contains(where: { $0.credit > 0 }) && wildcards > 0 {
+            throw .unsupported("its answers use Moodle's * wildcard, which Carrel does not match")
+        }
+        var built = try text(kept, caseSensitive: caseSensitive)
+        if wildcards > 0 {
+            built.warnings.append("left out \(wildcards) answer\(wildcards == 1 ? "" : "s") with Moodle's * wildcard, which Carrel does not match")
+        }
+        return built
+    }
+
+    /// True when `text` holds a `*` not written `\*`.
+    static func hasWildcard(_ text: String) -> Bool {
+        var previous: Unicode.Scalar? = nil
+        for s in text.unicodeScalars {
+            if s == "*" && previous != "\\" { return true }
+            previous = s
+        }
+        return false
+    }
+
+    /// A number as a bank writes a key: a point or a lone comma for the decimals; a comma that
+    /// could group thousands is an error rather than a guess.
+    static func number(_ written: String) throws(BuildFailure) -> Double {
+        if NumericText.isAmbiguousGrouping(written) {
+            throw .malformed("“\(written.clippedForMessage)” could be a whole number with a thousands separator or a decimal; write it without the comma, or with a point for a decimal")
+        }
+        guard let v = NumericText.parse(written) else {
+            throw .malformed("“\(written.clippedForMessage)” is not a number")
+        }
+        return v
+    }
+
     static func numeric(_ answers: [NumberAnswer]) throws(BuildFailure) -> BuiltKind {
         let list = answers.map { NumberAnswer(answer: $0.answer, credit: clamp($0.credit), feedback: $0.feedback) }
         guard let best = list.map(\.credit).max(), best > 0, let key = Marking.key(of: list) else {
@@ -127,6 +173,32 @@ enum ItemBuilder {
         }
         let plain = list.count == 1 && list[0].credit == 100 && list[0].feedback == nil
         return BuiltKind(kind: .numeric(key), marking: plain ? nil : .numbers(list))
+    }
+
+    /// A built question as one gap of a `gaps` item: a pick with its credits (the answer at
+    /// 100), typed text or a number with every accepted answer. A pick with two options at full
+    /// credit cannot be a gap, which has one right option.
+    static func gap(_ built: BuiltKind) throws(BuildFailure) -> GapKind {
+        switch (built.kind, built.marking) {
+        case let (.choice(choices, answer), marking):
+            var marks = choices.map { ChoiceMark(text: $0) }
+            if case let .choices(given)? = marking { marks = given }
+            for i in marks.indices where marks[i].text == answer { marks[i].credit = 100 }
+            guard marks.filter({ $0.credit == 100 }).count == 1 else {
+                throw .unsupported("two choices earn full credit, and a gap's pick has one right choice")
+            }
+            return .choice(options: marks, multiple: false)
+        case let (.text(_, caseSensitive), .texts(answers)?):
+            return .text(answers: answers, caseSensitive: caseSensitive)
+        case let (.text(accept, caseSensitive), _):
+            return .text(answers: accept.map { TextAnswer(text: $0) }, caseSensitive: caseSensitive)
+        case let (.numeric(_), .numbers(answers)?):
+            return .number(answers: answers)
+        case let (.numeric(key), _):
+            return .number(answers: [NumberAnswer(answer: key)])
+        default:
+            throw .unsupported("only a text entry or an inline choice can be a gap")
+        }
     }
 
     /// Longer keys than this cannot be written as YAML mapping keys.

@@ -1,8 +1,9 @@
 import AssessmentKit
 
 /// One QTI 2.1, 2.2 or 3.0 `assessmentItem` as a Carrel item: choice (one answer, or several),
-/// order, match, text entry (text or numeric), extended text (essay), and a lone inline choice.
-/// Everything else is reported as skipped with the reason.
+/// order, match, text entry (text or numeric), extended text (essay), and a lone inline choice;
+/// several text entries and inline choices in one text make a `gaps` item. Everything else is
+/// reported as skipped with the reason.
 enum QTIItemReader {
     struct Outcome {
         var question: ImportedQuestion?
@@ -65,6 +66,9 @@ enum QTIItemReader {
             out.diagnostics.append(.skip(file, line, "the item has no interaction, so there is nothing to answer"))
             return out
         }
+        if interactions.count > 1, interactions.allSatisfy({ QTIBody.gapInteractions.contains($0.name) }) {
+            return gaps(root, body: body, interactions: interactions, file: file, fallbackName: fallbackName)
+        }
         guard interactions.count == 1 else {
             let names = Array(Set(interactions.map(\.name))).sorted().joined(separator: ", ").clippedForMessage(limit: 200)
             out.diagnostics.append(.skip(file, interactions[1].line, "the item has \(interactions.count) interactions (\(names)); a Carrel item has one"))
@@ -101,6 +105,57 @@ enum QTIItemReader {
         } catch {
             out.diagnostics.append(error.diagnostic(file, interaction.line))
         }
+        return out
+    }
+
+    /// Several text entries and inline choices: one gap each, `{1}`, `{2}`, … where they stand
+    /// in the text, each scored by its own response declaration. A gap's weight is what its
+    /// mapping is worth (1 without one); the item is worth its MAXSCORE, else their sum.
+    static func gaps(_ root: XElement, body: XElement, interactions: [XElement], file: String, fallbackName: String) -> Outcome {
+        var out = Outcome()
+        var gaps: [Gap] = []
+        var weights: [Double] = []
+        var failed = false
+        // Every text of the item (prompt, options, answers, note) passes through it.
+        let cleaner = TextCleaner()
+        for (i, interaction) in interactions.enumerated() {
+            let declaration = root.all("responseDeclaration").first { $0.attributes["identifier"] == interaction.attributes["responseIdentifier"] }
+            let response = declaration.map(QTIResponse.init)
+            do {
+                let built = try kind(interaction, response, root: root, cleaner)
+                gaps.append(Gap(kind: try ItemBuilder.gap(built)))
+                weights.append(response?.scale(addingUp: false) ?? 1)
+                built.warnings.forEach { out.diagnostics.append(.warning(file, interaction.line, "gap \(i + 1): \($0)")) }
+                if let id = response?.identifier, let why = QTIResponse.customScoring(root, id) {
+                    out.diagnostics.append(.warning(file, interaction.line, "gap \(i + 1): \(why)"))
+                }
+            } catch {
+                var diagnostic = error.diagnostic(file, interaction.line)
+                diagnostic.message = "gap \(i + 1) of \(interactions.count): \(diagnostic.message)"
+                out.diagnostics.append(diagnostic)
+                failed = true
+            }
+        }
+        guard !failed else { return out }
+        var renderer = QTIBody(target: nil)
+        for (i, interaction) in interactions.enumerated() { renderer.gapNumbers[ObjectIdentifier(interaction)] = i + 1 }
+        renderer.render(body)
+        out.assets = renderer.assets
+        let prompt = cleaner.clean(renderer.builder.text, multiLine: true)
+        guard Item.gapMarkers(in: prompt).map(\.number) == Array(1...gaps.count) else {
+            out.diagnostics.append(.skip(file, root.line, "the item's text holds braces such as {1} that Carrel would read as a gap; write them another way"))
+            return out
+        }
+        if Set(weights).count > 1, weights.allSatisfy({ $0 > 0 && $0 <= 1000 }) {
+            for i in gaps.indices { gaps[i].points = (weights[i] * 10_000).rounded() / 10_000 }
+        }
+        let points = QTIResponse.maxScore(root) ?? gaps.reduce(0) { $0 + ($1.points ?? 1) }
+        let note = renderer.proctorNote.map { cleaner.clean($0, multiLine: true) }.flatMap(\.nonEmpty)
+        let item = Item(id: "q", prompt: prompt, points: points > 0 && points <= 1000 ? points : Double(gaps.count),
+                        kind: .gaps(gaps), proctorNote: note)
+        let name = root.attributes["identifier"].flatMap(\.nonEmpty) ?? fallbackName
+        out.question = ImportedQuestion(item: item, file: file, line: root.line, name: name)
+        if let warning = cleaner.warning { out.diagnostics.append(.warning(file, root.line, warning)) }
         return out
     }
 
@@ -222,6 +277,10 @@ struct QTIBody {
     var preformatted = false
 
     static let inlineInteractions: Set<String> = ["textEntryInteraction", "inlineChoiceInteraction", "endAttemptInteraction"]
+    /// The interactions that can be gaps of a `gaps` item.
+    static let gapInteractions: Set<String> = ["textEntryInteraction", "inlineChoiceInteraction"]
+    /// The number of each gap's interaction, for a `gaps` item: `{1}` is shown in its place.
+    var gapNumbers: [ObjectIdentifier: Int] = [:]
     static let leftOut: Set<String> = [
         "feedbackBlock", "feedbackInline", "modalFeedback", "templateBlock", "templateInline", "stylesheet",
         "apipAccessibility", "accessibilityInfo", "catalogInfo", "companionMaterialsInfo", "responseProcessing",
@@ -245,6 +304,10 @@ struct QTIBody {
                 render(prompt)
                 builder.paragraph()
             }
+            return
+        }
+        if let number = gapNumbers[ObjectIdentifier(e)] {
+            builder.add("{\(number)}")
             return
         }
         if Self.leftOut.contains(e.name) || e.name.hasSuffix("Interaction") { return }

@@ -181,10 +181,15 @@ struct QTIResponse {
         return r
     }
 
+    /// The item's MAXSCORE outcome, when it declares one.
+    static func maxScore(_ root: XElement) -> Double? {
+        root.all("outcomeDeclaration").first { $0.attributes["identifier"] == "MAXSCORE" }?
+            .first("defaultValue")?.first("value").flatMap { number($0.text.trimmedPHP()) }
+    }
+
     /// The item's worth: its MAXSCORE, else what its mapping adds up to, else 1.
     static func points(root: XElement, response: QTIResponse?) -> Double {
-        let declared = root.all("outcomeDeclaration").first { $0.attributes["identifier"] == "MAXSCORE" }?
-            .first("defaultValue")?.first("value").flatMap { number($0.text.trimmedPHP()) }
+        let declared = maxScore(root)
         let mapped = response?.scale(addingUp: response?.cardinality == "multiple")
         let points = declared ?? mapped ?? 1
         return points > 0 && points <= 1000 ? (points * 10_000).rounded() / 10_000 : 1

@@ -21,8 +21,16 @@ final class XElement {
         children.compactMap { if case let .element(e) = $0 { return e } else { return nil } }
     }
 
-    func first(_ name: String) -> XElement? { elements.first { $0.name == name } }
-    func all(_ name: String) -> [XElement] { elements.filter { $0.name == name } }
+    func first(_ name: String) -> XElement? {
+        for case let .element(e) in children where e.name == name { return e }
+        return nil
+    }
+
+    func all(_ name: String) -> [XElement] {
+        var out: [XElement] = []
+        for case let .element(e) in children where e.name == name { out.append(e) }
+        return out
+    }
 
     /// Every element below this one, depth first, in document order.
     var descendants: [XElement] {
@@ -70,11 +78,13 @@ enum XMLTree {
         case malformed(line: Int, String)
     }
 
-    static func parse(_ bytes: [UInt8]) throws(Problem) -> XElement {
-        guard bytes.count <= maximumBytes else { throw .refused("the XML file is larger than 16 MiB") }
+    /// `format` names what the file should be, for the refusal of a document type; `limit`
+    /// is its largest size in bytes.
+    static func parse(_ bytes: [UInt8], format: String = "QTI", limit: Int = maximumBytes) throws(Problem) -> XElement {
+        guard bytes.count <= limit else { throw .refused("the XML file is larger than \(limit / 1024 / 1024) MiB") }
         let text = try decode(bytes)
         if let found = declaration(in: text) {
-            throw .refused("the XML declares \(found); QTI needs none, and document types can read other files or expand without end")
+            throw .refused("the XML declares \(found); \(format) needs none, and document types can read other files or expand without end")
         }
         let prepared = numericEntities(withoutProcessingInstructions(withoutXMLDeclaration(text)))
         let builder = TreeBuilder()
@@ -103,10 +113,53 @@ enum XMLTree {
 
     /// `<!DOCTYPE` or `<!ENTITY`, in any case, anywhere.
     static func declaration(in text: String) -> String? {
-        let upper = text.uppercased()
-        if upper.contains("<!DOCTYPE") { return "a document type (<!DOCTYPE)" }
-        if upper.contains("<!ENTITY") { return "an entity (<!ENTITY)" }
+        var entity = false
+        let bang: [UInt8] = Array("<!".utf8), doctype: [UInt8] = Array("DOCTYPE".utf8), entityName: [UInt8] = Array("ENTITY".utf8)
+        let found: Bool = withBytes(text) { bytes in
+            var i = 0
+            while let at = find(bang, in: bytes, from: i) {
+                let rest = bytes[(at + 2)...]
+                if startsCaseInsensitively(rest, with: doctype) { return true }
+                if startsCaseInsensitively(rest, with: entityName) { entity = true }
+                i = at + 2
+            }
+            return false
+        }
+        if found { return "a document type (<!DOCTYPE)" }
+        return entity ? "an entity (<!ENTITY)" : nil
+    }
+
+    /// The UTF-8 bytes of a string, without a copy when it is stored contiguously. Searches
+    /// here compare bytes: Foundation's search goes through UTF-16, seconds on a large export.
+    static func withBytes<T>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+        if let done = text.utf8.withContiguousStorageIfAvailable(body) { return done }
+        return Array(text.utf8).withUnsafeBufferPointer(body)
+    }
+
+    /// Where `needle` starts in `bytes` at or after `from`.
+    static func find(_ needle: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+        guard let first = needle.first, needle.count <= bytes.count else { return nil }
+        var i = from
+        while i + needle.count <= bytes.count {
+            if bytes[i] == first {
+                var k = 1
+                while k < needle.count && bytes[i + k] == needle[k] { k += 1 }
+                if k == needle.count { return i }
+            }
+            i += 1
+        }
         return nil
+    }
+
+    static func contains(_ text: String, _ needle: String) -> Bool {
+        let n = Array(needle.utf8)
+        return withBytes(text) { find(n, in: $0, from: 0) != nil }
+    }
+
+    static func startsCaseInsensitively(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, with upper: [UInt8]) -> Bool {
+        guard bytes.count >= upper.count else { return false }
+        for (byte, letter) in zip(bytes, upper) where byte != letter && byte & 0xDF != letter { return false }
+        return true
     }
 
     /// UTF-8 (with or without a byte-order mark), UTF-16 with a mark, or Latin-1 when the
@@ -133,12 +186,23 @@ enum XMLTree {
 
     /// The text handed to the parser is UTF-8 whatever the file declared, so the declaration goes.
     static func withoutXMLDeclaration(_ text: String) -> String {
-        let trimmed = text.drop { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }
-        guard trimmed.hasPrefix("<?xml"), let end = trimmed.range(of: "?>") else { return text }
+        let bytes = text.utf8
+        var start = bytes.startIndex
+        while start < bytes.endIndex, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[start]) { start = bytes.index(after: start) }
+        guard bytes[start...].starts(with: "<?xml".utf8) else { return text }
+        var end = start
+        var previous: UInt8 = 0
+        var closed = false
+        while end < bytes.endIndex, !closed {
+            let byte = bytes[end]
+            end = bytes.index(after: end)
+            closed = previous == UInt8(ascii: "?") && byte == UInt8(ascii: ">")
+            previous = byte
+        }
+        guard closed else { return text }
         // Keep the line count so reported lines still match the file.
-        let removed = trimmed[..<end.upperBound]
-        let lines = removed.filter { $0 == "\n" }.count + text.prefix(text.count - trimmed.count).filter { $0 == "\n" }.count
-        return String(repeating: "\n", count: lines) + trimmed[end.upperBound...]
+        let lines = bytes[..<end].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+        return String(repeating: "\n", count: lines) + String(text[end...])
     }
 
     /// Processing instructions with no data (`<?target?>`) given one (`<?target _?>`):
@@ -149,7 +213,7 @@ enum XMLTree {
     /// two pieces of text can join into new markup. Carrel reads no instruction; a CDATA
     /// section that spells one out gains the two characters too.
     static func withoutProcessingInstructions(_ text: String) -> String {
-        guard text.contains("<?") else { return text }
+        guard contains(text, "<?") else { return text }
         let s = Array(text.utf8)
         let lt = UInt8(ascii: "<"), question = UInt8(ascii: "?"), gt = UInt8(ascii: ">")
         // Where `?>` closes a `<?` with no white space before it: a space and a `_` go there.
@@ -184,7 +248,7 @@ enum XMLTree {
     /// HTML's named references (`&nbsp;`, `&eacute;`) as numeric ones: without a DTD an XML
     /// parser knows only the five of XML itself. CDATA sections are left alone.
     static func numericEntities(_ text: String) -> String {
-        guard text.contains("&") else { return text }
+        guard text.utf8.contains(UInt8(ascii: "&")) else { return text }
         let s = Array(text.unicodeScalars)
         var out = String.UnicodeScalarView()
         var i = 0
@@ -219,10 +283,12 @@ enum XMLTree {
 
     /// QTI 3 names (`qti-choice-interaction`, `max-choices`) as QTI 2 names (`choiceInteraction`, `maxChoices`).
     static func localName(_ qualified: String, element: Bool) -> String {
+        // Most names (all of Moodle's, QTI 2's) have neither a prefix nor a hyphen.
+        if !qualified.utf8.contains(where: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "-") }) { return qualified }
         var name = Substring(qualified)
         if let colon = name.lastIndex(of: ":") { name = name[name.index(after: colon)...] }
         if element && name.hasPrefix("qti-") { name = name.dropFirst(4) }
-        guard name.contains("-"), element || !name.hasPrefix("data-") else { return String(name) }
+        guard name.utf8.contains(UInt8(ascii: "-")), element || !name.hasPrefix("data-") else { return String(name) }
         var out = ""
         var upper = false
         for c in name {

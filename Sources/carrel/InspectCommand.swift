@@ -104,11 +104,15 @@ struct AssessmentSummary {
         self.fingerprint = Fingerprint.of(assessment)
     }
 
-    var countsByType: [(ItemType, Int)] {
-        ItemType.allCases.compactMap { type in
-            let n = assessment.items.filter { $0.type == type }.count
-            return n > 0 ? (type, n) : nil
+    var countsByType: [(ItemType, Int)] { Self.countsByType(assessment) }
+
+    /// How many items of each type, in the format's order of types (none left out).
+    static func countsByType(_ assessment: Assessment) -> [(ItemType, Int)] {
+        var counts: [ItemType: Int] = [:]
+        for section in assessment.sections {
+            for item in section.items { counts[item.type, default: 0] += 1 }
         }
+        return ItemType.allCases.compactMap { type in counts[type].map { (type, $0) } }
     }
 
     func text(file: String) -> String {

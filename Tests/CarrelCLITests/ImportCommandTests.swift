@@ -53,7 +53,7 @@ struct ImportCommandTests {
                       "aiken/capitals.txt", "aiken/malformed.txt", "aiken/crlf.txt", "package21", "package30",
                       "package30/imsmanifest.xml"]
             + ["qti21", "qti30"].flatMap { version in
-                ["choice", "choice_multiple", "order", "match", "text_entry", "text_entry_numeric", "extended_text", "inline_choice"]
+                ["choice", "choice_multiple", "order", "match", "text_entry", "text_entry_numeric", "extended_text", "inline_choice", "gaps"]
                     .map { "\(version)/\($0).xml" }
             }
         for (i, input) in inputs.enumerated() {
@@ -65,7 +65,7 @@ struct ImportCommandTests {
             #expect(!validate.stderr.contains("error"), "\(input): \(validate.stderr)")
             ran += 1
         }
-        #expect(ran == 30)
+        #expect(ran == 32)
     }
 
     @Test func problemsAreReportedPerQuestionWithASummary() throws {
@@ -91,14 +91,19 @@ struct ImportCommandTests {
         let out = folder.appendingPathComponent("o.yaml").path
         #expect(try CarrelProcess.run(["import", bank.path, "--format", "aiken", "--out", out]).status == 0)
         #expect(try CarrelProcess.run(["import", bank.path, "--out", out]).status == 0)
-        let wrong = try CarrelProcess.run(["import", bank.path, "--format", "moodle", "--out", out])
+        let wrong = try CarrelProcess.run(["import", bank.path, "--format", "word", "--out", out])
         #expect(wrong.status == 64)
+        #expect(wrong.stderr.contains("moodle"))
         #expect(wrong.stderr.contains("gift"))
+        // An Aiken bank read as Moodle XML is not XML: nothing is converted.
+        let notXML = try CarrelProcess.run(["import", bank.path, "--format", "moodle", "--out", out])
+        #expect(notXML.status == 65)
+        #expect(notXML.stderr.hasPrefix("\(bank.path):1: error: the XML cannot be read: "))
         let ambiguous = folder.appendingPathComponent("notes.txt")
         try Data("Just some notes.\n".utf8).write(to: ambiguous)
         let unknown = try CarrelProcess.run(["import", ambiguous.path, "--out", out])
         #expect(unknown.status == 65)
-        #expect(unknown.stderr == "carrel: cannot tell the format of \(ambiguous.path); give --format gift, aiken, cloze or qti\n")
+        #expect(unknown.stderr == "carrel: cannot tell the format of \(ambiguous.path); give --format moodle, gift, aiken, cloze or qti\n")
     }
 
     @Test func aClozeFileGivesGapsItemsWithItsLinesAndTheSummary() throws {
@@ -212,6 +217,61 @@ struct ImportCommandTests {
         let result = try CarrelProcess.run(["import", Self.fixture(file), "--out", out.path])
         #expect(result.status == 65)
         #expect(result.stderr == "carrel: \(Self.fixture(file)): refused: the XML declares a document type (<!DOCTYPE); QTI needs none, and document types can read other files or expand without end; nothing was written\n")
+    }
+
+    @Test func aMoodleXMLExportIsKnownByItsQuizRootAndEachQuestionLeftOutIsNamed() throws {
+        let out = try Self.scratch().appendingPathComponent("geography.yaml")
+        let bank = Self.fixture("moodle/carrel/every-type.xml")
+        let result = try CarrelProcess.run(["import", bank, "--out", out.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "\(out.path): wrote 11 questions (choice 1, multiple 1, true_false 1, text 1, numeric 2, essay 1, match 1, gaps 3) and 1 description (as section instructions); 9 skipped, 0 errors\n")
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        let text = try String(contentsOfFile: bank, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        let calculated = try #require(text.firstIndex { $0.contains("<question type=\"calculated\">") }) + 1
+        #expect(lines.contains("\(bank):\(calculated): warning: skipped: “Distance travelled”: a calculated question (calculated) draws its numbers for each student and computes the answer, which Carrel does not do"))
+        #expect(lines.filter { $0.contains("warning: skipped:") }.count == 9)
+        let a = try read(out)
+        #expect(a.title == "every-type")
+        #expect(a.sections.map(\.title) == ["Week 1: Capitals", "Numbers / facts"])
+        #expect(a.items.first?.id == "capital-of-france")
+        #expect(a.shuffle.choices == false)
+        let validate = try CarrelProcess.run(["validate", out.path])
+        #expect(validate.status == 0, "\(validate.stderr)")
+    }
+
+    /// Moodle's own fixtures import and validate; the one of broken cloze questions has nothing to write.
+    @Test func everyMoodleFixtureImportsToAFileThatValidates() throws {
+        let folder = try Self.scratch()
+        let root = Self.fixtures.appendingPathComponent("moodle").path
+        let files = try FileManager.default.contentsOfDirectory(atPath: root).filter { $0.hasSuffix(".xml") }.sorted()
+        var ran = 0
+        for file in files {
+            let out = folder.appendingPathComponent("\(file).yaml")
+            let result = try CarrelProcess.run(["import", "\(root)/\(file)", "--out", out.path])
+            if file == "broken_cloze_questions.xml" {
+                #expect(result.status == 65, "\(result.stderr)")
+                continue
+            }
+            #expect(result.status == 0, "\(file): \(result.stderr)")
+            let validate = try CarrelProcess.run(["validate", out.path])
+            #expect(validate.status == 0, "\(file): \(validate.stderr)")
+            ran += 1
+        }
+        #expect(ran == 13)
+    }
+
+    @Test func aMoodleFileThatIsNotAnExportOrDeclaresADocumentTypeIsRefused() throws {
+        let out = try Self.scratch().appendingPathComponent("o.yaml")
+        let item = Self.fixture("qti21/choice.xml")
+        let notQuiz = try CarrelProcess.run(["import", item, "--format", "moodle", "--out", out.path])
+        #expect(notQuiz.status == 65)
+        #expect(notQuiz.stderr.hasPrefix("\(item):"))
+        #expect(notQuiz.stderr.contains(": error: this is not a Moodle XML export: its root element is <assessmentItem>, not <quiz>\n"))
+        let hostile = Self.fixture("hostile/xxe.xml")
+        let refused = try CarrelProcess.run(["import", hostile, "--format", "moodle", "--out", out.path])
+        #expect(refused.status == 65)
+        #expect(refused.stderr == "carrel: \(hostile): refused: the XML declares a document type (<!DOCTYPE); Moodle XML needs none, and document types can read other files or expand without end; nothing was written\n")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
     }
 
     static func zip(_ entries: [(String, [UInt8])], to url: URL) throws {

@@ -340,3 +340,37 @@ struct ClozeTests {
         ])
     }
 }
+
+@Suite("Cloze in HTML")
+struct ClozeHTMLTests {
+    @Test func aGapInsideAnHTMLCommentIsAnError() {
+        let read = ClozeText.read("<p>Seen {1:SA:=yes}</p>\n<!-- hidden {1:SA:=no} -->", markup: .html(keepLineBreaks: true))
+        #expect(read.hasErrors)
+        #expect(read.problems.map(\.message) == [
+            "not every embedded answer stands in the text as it is shown (one inside an HTML comment, tag or script is lost); move it into the text",
+        ])
+    }
+
+    @Test func optionsAreHTMLAndTypedAnswersAreLiteral() {
+        let read = ClozeText.read("<p>{1:MC:=<b>bold</b>~plain} and {1:SA:=a &lt; b}</p>", markup: .html(keepLineBreaks: false))
+        #expect(read.problems.isEmpty)
+        #expect(read.prompt == "{1} and {2}")
+        #expect(read.gaps == [
+            Gap(kind: .choice(options: [ChoiceMark(text: "bold", credit: 100), ChoiceMark(text: "plain")], multiple: false)),
+            Gap(kind: .text(answers: [TextAnswer(text: "a < b")], caseSensitive: false)),
+        ])
+    }
+
+    @Test func aBraceMadeFromAnEntityStaysText() {
+        let read = ClozeText.read("<p>&#123;1} is {1:SA:=a set}</p>", markup: .html(keepLineBreaks: false))
+        #expect(read.prompt == "{ 1} is {1}")
+        #expect(read.problems.map(\.message) == ["the text “{1}” would read as a gap; it is written “{ 1}”"])
+        #expect(!read.hasErrors)
+    }
+
+    @Test func weightsAddingUpBeyondAThousandPointsAreRefused() {
+        let read = ClozeText.read("{600:SA:=a} and {500:SA:=b}")
+        #expect(read.problems.map(\.message) == ["the gaps' weights add up to 1100; a question is worth at most 1000 points"])
+        #expect(read.hasErrors)
+    }
+}

@@ -66,6 +66,17 @@ struct GIFTTests {
         #expect(f.marking == .trueFalse(ifTrue: "It is a satellite.", ifFalse: "Right, it orbits the Earth."))
     }
 
+    @Test func aCatchAllWildcardIsLeftOutQuietlyOnlyWhenItEarnsAndSaysNothing() throws {
+        let quiet = read("Capital of France? {=Paris =%0%*}")
+        #expect(quiet.items.map(\.kind) == [.text(accept: ["Paris"], caseSensitive: false)])
+        #expect(quiet.diagnostics.isEmpty, "\(quiet.diagnostics)")
+        let said = read("Capital of France? {=Paris =%0%*#No, try again.}")
+        #expect(said.diagnostics.map(\.message) == ["left out 1 answer with Moodle's * wildcard, which Carrel does not match"])
+        let credited = read("Capital of France? {=Paris =%50%Par*}")
+        #expect(credited.diagnostics.map(\.message) == ["left out 1 answer with Moodle's * wildcard, which Carrel does not match"])
+        #expect(read("Escaped star? {=a\\*b}").items.map(\.kind) == [.text(accept: ["a*b"], caseSensitive: false)])
+    }
+
     @Test func shortAnswersWithSeveralAnswersAndPartialCredit() throws {
         let bank = GIFTReader.read(try Fixtures.text("gift/every-construct.gift"), file: "f.gift")
         let q = try bank.question("Short")

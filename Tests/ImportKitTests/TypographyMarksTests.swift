@@ -120,6 +120,34 @@ struct TypographyMarksTests {
         _ = try expectValidAssessment([bank])
     }
 
+    @Test func moodleXMLQuestionsAndCategoriesAreCleanedWithAWarningEach() throws {
+        let xml = """
+            <quiz>
+            <question type="category"><category><text>$course$/top/Un\u{AD}it 1</text></category></question>
+            <question type="shortanswer">
+              <name><text>Co\u{AD}lour</text></name>
+              <questiontext format="html"><text>Na&shy;me a co\u{200D}lour:</text></questiontext>
+              <answer fraction="100"><text>re\u{AD}d</text></answer>
+            </question>
+            <question type="truefalse">
+              <name><text>Clean</text></name>
+              <questiontext format="html"><text>Clean question?</text></questiontext>
+              <answer fraction="100"><text>true</text></answer>
+              <answer fraction="0"><text>false</text></answer>
+            </question>
+            </quiz>
+            """
+        let bank = try MoodleReader.read(bytes: Array(xml.utf8), file: "t.xml")
+        #expect(bank.diagnostics.map(\.description) == [
+            "t.xml:2: warning: removed 1 soft hyphen used for typography",
+            "t.xml:3: warning: “Colour”: removed 3 soft hyphens and 1 zero-width joiner used for typography",
+        ])
+        #expect(bank.sections.map(\.title) == ["Unit 1"])
+        #expect(bank.items.map(\.prompt) == ["Name a colour:", "Clean question?"])
+        #expect(bank.items.first?.kind == .text(accept: ["red"], caseSensitive: false))
+        _ = try expectValidAssessment([bank])
+    }
+
     @Test func softHyphensWrittenAsEntitiesAreRemovedToo() throws {
         let gift = GIFTReader.read("[html]<p>Hy&shy;phen&shy;ated?</p>{T}\n", file: "t.gift")
         #expect(gift.diagnostics.map(\.description) == ["t.gift:1: warning: removed 2 soft hyphens used for typography"])

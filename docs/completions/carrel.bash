@@ -275,7 +275,7 @@ _carrel_import() {
     # Offer option value completions
     case "${prev}" in
     '--format')
-        __carrel_add_completions -W 'gift'$'\n''aiken'$'\n''cloze'$'\n''qti'
+        __carrel_add_completions -W 'moodle'$'\n''gift'$'\n''aiken'$'\n''cloze'$'\n''qti'
         return
         ;;
     '--out')

@@ -54,7 +54,7 @@ _carrel() {
             'demo:The workshop playground: begin and end a real session, try typing and pasting, watch the log.'
             'validate:Check assessment files and list every problem.'
             'inspect:Summarise an assessment: sections, items, points, time, policy, fingerprint.'
-            'import:Convert Moodle GIFT, Aiken or Cloze banks and QTI 2.1/3.0 items or packages into an assessment.'
+            'import:Convert Moodle XML, GIFT, Aiken or Cloze banks and QTI 2.1/3.0 items or packages into an assessment.'
             'passphrase:Read a proctor passphrase twice and print the hash and signing-key lines for an assessment.'
             'seal:Encrypt an assessment under its proctor passphrase, for labs and shared computers.'
             'status:Show whether a session holds the lock, and any interrupted sessions.'
@@ -149,11 +149,11 @@ _carrel_inspect() {
 
 _carrel_import() {
     local -i ret=1
-    local -ar ___format=('gift' 'aiken' 'cloze' 'qti')
+    local -ar ___format=('moodle' 'gift' 'aiken' 'cloze' 'qti')
     local -ar ___time_limit=('10m' '45m' '1h' '1h30m')
     local -ar arg_specs=(
         '*:file:'
-        '--format[The format of every FILE\: gift, aiken, cloze or qti (default\: guessed for each file).]:format:{__carrel_complete "${___format[@]}"}'
+        '--format[The format of every FILE\: moodle (Moodle XML), gift, aiken, cloze or qti (default\: guessed for each file).]:format:{__carrel_complete "${___format[@]}"}'
         '--out[The assessment file to write (YAML, mode 0600).]:file.yaml:'
         '--id[The assessment'\''s id (default\: from the output file'\''s name).]:id:'
         '--title[The assessment'\''s title (default\: from the input file'\''s name).]:title:'

@@ -1,13 +1,14 @@
 import AssessmentKit
 
-/// QTI items and content packages: a single item file, a package's `imsmanifest.xml` with the
-/// items it lists, or a zip holding both.
+/// QTI items, tests and content packages: a single item file, a test file next to its items,
+/// a package's `imsmanifest.xml` with the test or items it lists, or a zip holding them.
 public enum QTIReader {
     /// Item files and manifests larger than this are refused.
     public static let maximumXMLBytes = XMLTree.maximumBytes
 
-    /// A zip package, a manifest, or one item. `folder` holds the files next to `file` (the
-    /// package a manifest lists, the images an item shows); `path` is `file` inside it.
+    /// A zip package, a manifest, a test or one item. `folder` holds the files next to `file`
+    /// (the package a manifest lists, the items a test uses, the images an item shows); `path`
+    /// is `file` inside it.
     public static func read(bytes: [UInt8], file: String, folder: PackageFiles?, path: String?) throws(ImportRefusal) -> ImportedBank {
         if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) || bytes.starts(with: [0x50, 0x4B, 0x05, 0x06]) {
             return try readPackage(ZipPackage(bytes: bytes, name: file), name: file)
@@ -21,6 +22,12 @@ public enum QTIReader {
         if root.name == "manifest", let folder {
             return try readPackage(folder, name: file, manifest: (path ?? "imsmanifest.xml", root))
         }
+        if root.name == "assessmentTest", let folder, let path {
+            // A test named on its own: its items are the files next to it.
+            var bank = ImportedBank(file: file)
+            _ = try QTITestReader.read(root, path: path, in: folder, into: &bank)
+            return bank
+        }
         var bank = ImportedBank(file: file)
         let outcome = QTIItemReader.read(root, file: file, fallbackName: stem(file))
         bank.diagnostics = outcome.diagnostics
@@ -33,7 +40,9 @@ public enum QTIReader {
         return bank
     }
 
-    /// Items in the order the manifest lists them; without a manifest, every item file in the package.
+    /// The package's test when it has one (its items in the test's sections, the items no test
+    /// uses left out); else its items in the order the manifest lists them; without a
+    /// manifest, every item file in the package.
     public static func readPackage(_ files: PackageFiles, name: String) throws(ImportRefusal) -> ImportedBank {
         try readPackage(files, name: name, manifest: nil)
     }
@@ -54,44 +63,95 @@ public enum QTIReader {
             }
         }
         var itemPaths: [String] = []
+        var testPaths: [String] = []
+        // Tests already parsed (a package without a manifest is read whole to find its test;
+        // item trees are not kept, so only one is in memory at a time).
+        var parsed: [String: XElement] = [:]
         if let (path, root) = manifest {
             let listed = resources(root, manifestPath: path)
-            itemPaths = listed.items
             for (asset, owner) in listed.files where !files.paths.contains(asset) {
                 bank.diagnostics.append(.warning(files.label(owner ?? path), nil, "missing asset \(asset.clippedForMessage(limit: 200)) (listed in the manifest)"))
             }
-            for item in itemPaths where !files.paths.contains(item) {
-                bank.diagnostics.append(.error(files.label(path), nil, "the manifest lists \(item.clippedForMessage(limit: 200)), which is not in the package"))
+            for listedPath in listed.tests + listed.items where !files.paths.contains(listedPath) {
+                bank.diagnostics.append(.error(files.label(path), nil, "the manifest lists \(listedPath.clippedForMessage(limit: 200)), which is not in the package"))
             }
-            itemPaths = itemPaths.filter { files.paths.contains($0) }
+            itemPaths = listed.items.filter { files.paths.contains($0) }
+            testPaths = listed.tests.filter { files.paths.contains($0) }
         } else {
-            itemPaths = files.paths.filter { $0.lowercased().hasSuffix(".xml") }.sorted()
-            bank.diagnostics.append(.warning(name, nil, "the package has no imsmanifest.xml; every XML file in it is read as an item"))
+            for path in files.paths.filter({ $0.lowercased().hasSuffix(".xml") }).sorted() {
+                guard let root = try parseFile(path, in: files, what: "XML", into: &bank.diagnostics) else { continue }
+                switch root.name {
+                case "assessmentItem": itemPaths.append(path)
+                case "assessmentTest": testPaths.append(path); parsed[path] = root
+                default: continue
+                }
+            }
+            let read = testPaths.first.map { "its test \($0.clippedForMessage(limit: 200)) is read" } ?? "every XML file in it is read as an item"
+            bank.diagnostics.insert(.warning(name, nil, "the package has no imsmanifest.xml; \(read)"), at: 0)
+        }
+        if let test = testPaths.first {
+            let place = manifest.map { files.label($0.path) } ?? name
+            if testPaths.count > 1 {
+                let others = testPaths.dropFirst().map { $0.clippedForMessage(limit: 200) }.joined(separator: ", ")
+                bank.diagnostics.append(.warning(place, nil, "the package holds \(testPaths.count) tests; only \(test.clippedForMessage(limit: 200)) is read (left out: \(others.clippedForMessage(limit: 400)))"))
+            }
+            guard let root = try parsedOrRead(test, parsed, files, what: "test", into: &bank.diagnostics) else { return bank }
+            guard root.name == "assessmentTest" else {
+                bank.diagnostics.append(.error(files.label(test), root.line, "the manifest lists this file as a test, but its root element is <\(root.name.clippedForMessage)>, not <assessmentTest>"))
+                return bank
+            }
+            let used = try QTITestReader.read(root, path: test, in: files, into: &bank)
+            let unused = itemPaths.filter { !used.contains($0) }.count
+            if unused > 0 {
+                let items = unused == 1 ? "1 item" : "\(unused) items"
+                bank.diagnostics.append(.warning(place, nil, "\(items) of the package \(unused == 1 ? "is" : "are") not in the test and left out"))
+            }
+            return bank
         }
         var section = ImportedSection()
         for path in itemPaths {
-            let label = files.label(path)
-            guard let bytes = try files.read(path, limit: maximumXMLBytes) else {
-                bank.diagnostics.append(.error(label, nil, "the item file cannot be read"))
-                continue
-            }
-            let root: XElement
-            do {
-                root = try XMLTree.parse(bytes)
-            } catch {
-                bank.diagnostics.append(try problem(error, label))
-                continue
-            }
-            if manifest == nil && root.name != "assessmentItem" { continue }
-            let outcome = QTIItemReader.read(root, file: label, fallbackName: stem(path))
-            bank.diagnostics += outcome.diagnostics
-            if let question = outcome.question {
+            guard let root = try parsedOrRead(path, parsed, files, what: "item", into: &bank.diagnostics) else { continue }
+            if let question = item(root, path: path, in: files, into: &bank.diagnostics) {
                 section.questions.append(question)
-                bank.diagnostics += missing(outcome.assets, from: path, in: files, label: label)
             }
         }
         if !section.questions.isEmpty { bank.sections = [section] }
         return bank
+    }
+
+    /// A file parsed before, or parsed now.
+    static func parsedOrRead(_ path: String, _ parsed: [String: XElement], _ files: PackageFiles, what: String,
+                             into diagnostics: inout [ImportDiagnostic]) throws(ImportRefusal) -> XElement? {
+        if let root = parsed[path] { return root }
+        return try parseFile(path, in: files, what: what, into: &diagnostics)
+    }
+
+    /// One file of the package parsed, or nil with the reason added to `diagnostics`.
+    static func parseFile(_ path: String, in files: PackageFiles, what: String,
+                          into diagnostics: inout [ImportDiagnostic]) throws(ImportRefusal) -> XElement? {
+        let label = files.label(path)
+        guard let bytes = try files.read(path, limit: maximumXMLBytes) else {
+            diagnostics.append(.error(label, nil, "the \(what) file cannot be read"))
+            return nil
+        }
+        do {
+            return try XMLTree.parse(bytes)
+        } catch {
+            diagnostics.append(try problem(error, label))
+            return nil
+        }
+    }
+
+    /// One item of the package as a question, with its diagnostics and the files it shows
+    /// that the package does not hold.
+    static func item(_ root: XElement, path: String, in files: PackageFiles,
+                     into diagnostics: inout [ImportDiagnostic]) -> ImportedQuestion? {
+        let label = files.label(path)
+        let outcome = QTIItemReader.read(root, file: label, fallbackName: stem(path))
+        diagnostics += outcome.diagnostics
+        guard let question = outcome.question else { return nil }
+        diagnostics += missing(outcome.assets, from: path, in: files, label: label)
+        return question
     }
 
     /// `imsmanifest.xml` at the top, else the shallowest one.
@@ -101,9 +161,11 @@ public enum QTIReader {
             .min { ($0.split(separator: "/").count, $0) < ($1.split(separator: "/").count, $1) }
     }
 
-    /// Item files (resources of an `imsqti_item_*` type) and every listed file with the item it belongs to.
-    static func resources(_ root: XElement, manifestPath: String) -> (items: [String], files: [(String, String?)]) {
+    /// Item files (resources of an `imsqti_item_*` type), test files (`imsqti_test_*`) and
+    /// every other listed file with the item it belongs to.
+    static func resources(_ root: XElement, manifestPath: String) -> (items: [String], tests: [String], files: [(String, String?)]) {
         var items: [String] = []
+        var tests: [String] = []
         var files: [(String, String?)] = []
         for resources in root.all("resources") {
             let outer = resources.attributes["base"] ?? ""
@@ -114,12 +176,15 @@ public enum QTIReader {
                 let anchor = prefix.isEmpty ? "x" : prefix + "/x"
                 // imsqti_item_xmlv2p1, imsqti_item_xmlv3p0, imsqti_apipitem_xmlv2p1 …
                 let type = (resource.attributes["type"] ?? "").lowercased()
+                // imsqti_test_xmlv2p1, imsqti_test_xmlv2p2, imsqti_test_xmlv3p0 …
                 let isItem = type.hasPrefix("imsqti") && type.contains("item")
+                let isTest = type.hasPrefix("imsqti_test")
                 var itemPath: String? = nil
-                if isItem, let href = resource.attributes["href"] ?? resource.first("file")?.attributes["href"],
+                if isItem || isTest, let href = resource.attributes["href"] ?? resource.first("file")?.attributes["href"],
                    let path = PackagePath.resolve(href, from: anchor) {
                     itemPath = path
-                    if !items.contains(path) { items.append(path) }
+                    if isItem, !items.contains(path) { items.append(path) }
+                    if isTest, !tests.contains(path) { tests.append(path) }
                 }
                 for file in resource.all("file") {
                     guard let href = file.attributes["href"], let path = PackagePath.resolve(href, from: anchor),
@@ -128,7 +193,7 @@ public enum QTIReader {
                 }
             }
         }
-        return (items, files)
+        return (items, tests, files)
     }
 
     /// Warnings for the images and media an item shows that the package does not hold.

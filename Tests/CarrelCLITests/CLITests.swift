@@ -67,7 +67,7 @@ struct CLITests {
         #expect(result.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(object["id"] as? String == "workshop-demo")
-        #expect(object["items"] as? Int == 8)
+        #expect(object["items"] as? Int == 9)
         #expect((object["policy"] as? [String: String])?["multiplexer"] == "allow")
         #expect((object["fingerprint"] as? String)?.hasPrefix("sha256:") == true)
     }

@@ -7,7 +7,7 @@ struct KeysCommandTests {
         let plain = try CarrelProcess.run(["keys"])
         #expect(plain.status == 0, "\(plain.stderr)")
         #expect(plain.stdout.hasPrefix("Tab / Ctrl-N: next question"))
-        #expect(plain.stdout.split(separator: "\n").count == 15)
+        #expect(plain.stdout.split(separator: "\n").count == 16)
         let markdown = try CarrelProcess.run(["keys", "--markdown"])
         let readme = try String(contentsOf: CarrelProcess.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
         #expect(readme.contains("<!-- keys:begin -->\n" + markdown.stdout + "<!-- keys:end -->"))

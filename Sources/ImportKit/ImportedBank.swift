@@ -16,19 +16,31 @@ public struct ImportedQuestion: Sendable, Hashable {
     }
 }
 
-/// A group of questions: a GIFT category, or one file.
+/// A group of questions: a GIFT category, one file, or a section of a QTI test.
 public struct ImportedSection: Sendable, Hashable {
     public var title: String?
     public var instructions: String?
     public var questions: [ImportedQuestion]
     /// How many GIFT descriptions the instructions hold (Moodle counts each as a question).
     public var descriptions: Int
+    /// For the proctor only (a QTI section's rubric for the scorer, proctor or tutor).
+    public var proctorNote: String?
+    /// A pool: each session is given this many of the questions (a QTI `selection`).
+    public var draw: Int?
+    /// Where the section was written, for diagnostics about it as a whole.
+    public var file: String?
+    public var line: Int?
 
-    public init(title: String? = nil, instructions: String? = nil, questions: [ImportedQuestion] = [], descriptions: Int = 0) {
+    public init(title: String? = nil, instructions: String? = nil, questions: [ImportedQuestion] = [], descriptions: Int = 0,
+                proctorNote: String? = nil, draw: Int? = nil, file: String? = nil, line: Int? = nil) {
         self.title = title
         self.instructions = instructions
         self.questions = questions
         self.descriptions = descriptions
+        self.proctorNote = proctorNote
+        self.draw = draw
+        self.file = file
+        self.line = line
     }
 }
 
@@ -40,6 +52,12 @@ public struct ImportedBank: Sendable, Hashable {
     /// How many questions with choices the bank says to shuffle, and how many to keep in order
     /// (Moodle XML's `<shuffleanswers>`); both 0 when the format does not say.
     public var choiceOrder = ChoiceOrder()
+    /// What a QTI test says of the whole assessment: its title, time limit (seconds),
+    /// navigation and whether items are shuffled within their sections.
+    public var title: String?
+    public var timeLimit: Int?
+    public var navigation: Navigation?
+    public var shuffleItems = false
 
     public init(file: String, sections: [ImportedSection] = [], diagnostics: [ImportDiagnostic] = []) {
         self.file = file

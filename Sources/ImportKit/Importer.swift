@@ -131,11 +131,14 @@ public enum Importer {
         public var diagnostics: [ImportDiagnostic]
     }
 
-    /// One assessment from every bank: a section per GIFT category or per file, unique ids,
-    /// and only questions the validator accepts (checked by reading the written YAML back).
+    /// One assessment from every bank: a section per GIFT category, per QTI test section or per
+    /// file, unique ids, and only questions the validator accepts (checked by reading the
+    /// written YAML back). A QTI test's time limit (unless `options` gives one), linear
+    /// navigation and item shuffle hold for the whole assessment.
     public static func assemble(_ banks: [ImportedBank], options: Options, header: [String] = []) -> Assembly {
         var ids = IdentifierMaker()
         var sections: [Section] = []
+        var origins: [ImportedSection] = []
         var sources: [String: ImportedQuestion] = [:]
         var number = 0
         for bank in banks {
@@ -151,7 +154,9 @@ public enum Importer {
                 // A file's name is text like any other: a control or invisible mark in it would fail validation.
                 let fileTitle = banks.count > 1 ? ImportText.clean(QTIReader.stem(bank.file), multiLine: false).nonEmpty : nil
                 let title = imported.title ?? fileTitle
-                sections.append(Section(title: title, instructions: imported.instructions, items: items))
+                sections.append(Section(title: title, instructions: imported.instructions, items: items,
+                                        proctorNote: imported.proctorNote, draw: imported.draw))
+                origins.append(imported)
             }
         }
         var diagnostics: [ImportDiagnostic] = []
@@ -160,8 +165,11 @@ public enum Importer {
             // Each bank is consistent on its own (a mixed one has said so already), but not together.
             diagnostics.append(.warning(banks.map(\.file).joined(separator: ", "), nil, order.mixedWarning))
         }
-        var assessment = Assessment(id: options.id, title: options.title, timeLimit: options.timeLimit,
-                                    shuffle: Shuffle(choices: order.shufflesAll), sections: sections)
+        var assessment = Assessment(id: options.id, title: options.title,
+                                    timeLimit: options.timeLimit ?? banks.lazy.compactMap(\.timeLimit).first,
+                                    navigation: banks.contains { $0.navigation == .linear } ? .linear : .free,
+                                    shuffle: Shuffle(items: banks.contains(where: \.shuffleItems), choices: order.shufflesAll),
+                                    sections: sections)
         var yaml = AssessmentWriter.yaml(assessment, header: header)
         if !reads(yaml, as: assessment) {
             // Find the questions the validator refuses, report them where they came from, drop them.
@@ -172,6 +180,14 @@ public enum Importer {
                     let source = sources[item.id]
                     diagnostics.append(.error(source?.file ?? "", source?.line, "the converted question does not pass validation: \(problem)"))
                     return false
+                }
+                let left = assessment.sections[s].items.count
+                if let draw = section.draw, left < section.items.count, draw >= left {
+                    // A pool left with no more items than it draws gives them all.
+                    let origin = origins[s]
+                    let name = section.title.map { "section “\($0)”" } ?? "the section"
+                    diagnostics.append(.warning(origin.file ?? "", origin.line, "\(name) draws \(draw) of its items, but only \(left) passed validation; every one of them is given"))
+                    assessment.sections[s].draw = nil
                 }
             }
             assessment.sections.removeAll { $0.items.isEmpty }

@@ -1,13 +1,14 @@
 import AssessmentKit
 
-/// QTI items and content packages: a single item file, a package's `imsmanifest.xml` with the
-/// items it lists, or a zip holding both.
+/// QTI items, tests and content packages: a single item file, a test file next to its items,
+/// a package's `imsmanifest.xml` with the test or items it lists, or a zip holding them.
 public enum QTIReader {
     /// Item files and manifests larger than this are refused.
     public static let maximumXMLBytes = XMLTree.maximumBytes
 
-    /// A zip package, a manifest, or one item. `folder` holds the files next to `file` (the
-    /// package a manifest lists, the images an item shows); `path` is `file` inside it.
+    /// A zip package, a manifest, a test or one item. `folder` holds the files next to `file`
+    /// (the package a manifest lists, the items a test uses, the images an item shows); `path`
+    /// is `file` inside it.
     public static func read(bytes: [UInt8], file: String, folder: PackageFiles?, path: String?) throws(ImportRefusal) -> ImportedBank {
         if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) || bytes.starts(with: [0x50, 0x4B, 0x05, 0x06]) {
             return try readPackage(ZipPackage(bytes: bytes, name: file), name: file)
@@ -21,6 +22,12 @@ public enum QTIReader {
         if root.name == "manifest", let folder {
             return try readPackage(folder, name: file, manifest: (path ?? "imsmanifest.xml", root))
         }
+        if root.name == "assessmentTest", let folder, let path {
+            // A test named on its own: its items are the files next to it.
+            var bank = ImportedBank(file: file)
+            _ = try QTITestReader.read(root, path: path, in: folder, into: &bank)
+            return bank
+        }
         var bank = ImportedBank(file: file)
         let outcome = QTIItemReader.read(root, file: file, fallbackName: stem(file))
         bank.diagnostics = outcome.diagnostics
@@ -33,7 +40,9 @@ public enum QTIReader {
         return bank
     }
 
-    /// Items in the order the manifest lists them; without a manifest, every item file in the package.
+    /// The package's test when it has one (its items in the test's sections, the items no test
+    /// uses left out); else its items in the order the manifest lists them; without a
+    /// manifest, every item file in the package.
     public static func readPackage(_ files: PackageFiles, name: String) throws(ImportRefusal) -> ImportedBank {
         try readPackage(files, name: name, manifest: nil)
     }
@@ -54,53 +63,104 @@ public enum QTIReader {
             }
         }
         var itemPaths: [String] = []
+        var testPaths: [String] = []
+        // Tests already parsed (a package without a manifest is read whole to find its test;
+        // item trees are not kept, so only one is in memory at a time).
+        var parsed: [String: XElement] = [:]
         if let (path, root) = manifest {
             let listed = resources(root, manifestPath: path)
-            itemPaths = listed.items
             for href in listed.outside {
                 bank.diagnostics.append(.error(files.label(path), nil, "the manifest's reference href=\"\(href.clippedForMessage(limit: 200))\" leaves the package; only files inside the package are read, so that item was not imported"))
             }
             for (href, owner) in listed.outsideFiles {
                 bank.diagnostics.append(.warning(files.label(owner ?? path), nil, "asset \(href.clippedForMessage(limit: 200)) points outside the package (listed in the manifest)"))
             }
-            if itemPaths.isEmpty && listed.outside.isEmpty {
-                bank.diagnostics.append(.error(files.label(path), nil, "the manifest lists no QTI item (a <resource> whose type starts with imsqti_item)"))
+            if listed.items.isEmpty && listed.tests.isEmpty && listed.outside.isEmpty {
+                bank.diagnostics.append(.error(files.label(path), nil, "the manifest lists no QTI item (a <resource> whose type starts with imsqti_item) and no test (imsqti_test)"))
             }
             for (asset, owner) in listed.files where !files.paths.contains(asset) {
                 bank.diagnostics.append(.warning(files.label(owner ?? path), nil, "missing asset \(asset.clippedForMessage(limit: 200)) (listed in the manifest)"))
             }
-            for item in itemPaths where !files.paths.contains(item) {
-                bank.diagnostics.append(.error(files.label(path), nil, "the manifest lists \(item.clippedForMessage(limit: 200)), which is not in the package"))
+            for listedPath in listed.tests + listed.items where !files.paths.contains(listedPath) {
+                bank.diagnostics.append(.error(files.label(path), nil, "the manifest lists \(listedPath.clippedForMessage(limit: 200)), which is not in the package"))
             }
-            itemPaths = itemPaths.filter { files.paths.contains($0) }
+            itemPaths = listed.items.filter { files.paths.contains($0) }
+            testPaths = listed.tests.filter { files.paths.contains($0) }
         } else {
-            itemPaths = files.paths.filter { $0.lowercased().hasSuffix(".xml") }.sorted()
-            bank.diagnostics.append(.warning(name, nil, "the package has no imsmanifest.xml; every XML file in it is read as an item"))
+            for path in files.paths.filter({ $0.lowercased().hasSuffix(".xml") }).sorted() {
+                guard let root = try parseFile(path, in: files, what: "XML", into: &bank.diagnostics) else { continue }
+                switch root.name {
+                case "assessmentItem": itemPaths.append(path)
+                case "assessmentTest": testPaths.append(path); parsed[path] = root
+                default: continue
+                }
+            }
+            let read = testPaths.first.map { "its test \($0.clippedForMessage(limit: 200)) is read" } ?? "every XML file in it is read as an item"
+            bank.diagnostics.insert(.warning(name, nil, "the package has no imsmanifest.xml; \(read)"), at: 0)
+        }
+        if let test = testPaths.first {
+            let place = manifest.map { files.label($0.path) } ?? name
+            if testPaths.count > 1 {
+                let others = testPaths.dropFirst().map { $0.clippedForMessage(limit: 200) }.joined(separator: ", ")
+                bank.diagnostics.append(.warning(place, nil, "the package holds \(testPaths.count) tests; only \(test.clippedForMessage(limit: 200)) is read (left out: \(others.clippedForMessage(limit: 400)))"))
+            }
+            guard let root = try parsedOrRead(test, parsed, files, what: "test", into: &bank.diagnostics) else { return bank }
+            guard root.name == "assessmentTest" else {
+                bank.diagnostics.append(.error(files.label(test), root.line, "the manifest lists this file as a test, but its root element is <\(root.name.clippedForMessage)>, not <assessmentTest>"))
+                return bank
+            }
+            let used = try QTITestReader.read(root, path: test, in: files, into: &bank)
+            let unused = itemPaths.filter { !used.contains($0) }.count
+            if unused > 0 {
+                let items = unused == 1 ? "1 item" : "\(unused) items"
+                bank.diagnostics.append(.warning(place, nil, "\(items) of the package \(unused == 1 ? "is" : "are") not in the test and left out"))
+            }
+            return bank
         }
         var section = ImportedSection()
         for path in itemPaths {
-            let label = files.label(path)
-            guard let bytes = try files.read(path, limit: maximumXMLBytes) else {
-                bank.diagnostics.append(.error(label, nil, "the item file cannot be read"))
-                continue
-            }
-            let root: XElement
-            do {
-                root = try XMLTree.parse(bytes)
-            } catch {
-                bank.diagnostics.append(try problem(error, label))
-                continue
-            }
-            if manifest == nil && root.name != "assessmentItem" { continue }
-            let outcome = QTIItemReader.read(root, file: label, fallbackName: stem(path))
-            bank.diagnostics += outcome.diagnostics
-            if let question = outcome.question {
+            guard let root = try parsedOrRead(path, parsed, files, what: "item", into: &bank.diagnostics) else { continue }
+            if let question = item(root, path: path, in: files, into: &bank.diagnostics) {
                 section.questions.append(question)
-                bank.diagnostics += missing(outcome.assets, from: path, in: files, label: label)
             }
         }
         if !section.questions.isEmpty { bank.sections = [section] }
         return bank
+    }
+
+    /// A file parsed before, or parsed now.
+    static func parsedOrRead(_ path: String, _ parsed: [String: XElement], _ files: PackageFiles, what: String,
+                             into diagnostics: inout [ImportDiagnostic]) throws(ImportRefusal) -> XElement? {
+        if let root = parsed[path] { return root }
+        return try parseFile(path, in: files, what: what, into: &diagnostics)
+    }
+
+    /// One file of the package parsed, or nil with the reason added to `diagnostics`.
+    static func parseFile(_ path: String, in files: PackageFiles, what: String,
+                          into diagnostics: inout [ImportDiagnostic]) throws(ImportRefusal) -> XElement? {
+        let label = files.label(path)
+        guard let bytes = try files.read(path, limit: maximumXMLBytes) else {
+            diagnostics.append(.error(label, nil, "the \(what) file cannot be read"))
+            return nil
+        }
+        do {
+            return try XMLTree.parse(bytes)
+        } catch {
+            diagnostics.append(try problem(error, label))
+            return nil
+        }
+    }
+
+    /// One item of the package as a question, with its diagnostics and the files it shows
+    /// that the package does not hold.
+    static func item(_ root: XElement, path: String, in files: PackageFiles,
+                     into diagnostics: inout [ImportDiagnostic]) -> ImportedQuestion? {
+        let label = files.label(path)
+        let outcome = QTIItemReader.read(root, file: label, fallbackName: stem(path))
+        diagnostics += outcome.diagnostics
+        guard let question = outcome.question else { return nil }
+        diagnostics += missing(outcome.assets, from: path, in: files, label: label)
+        return question
     }
 
     /// `imsmanifest.xml` at the top, else the shallowest one.
@@ -110,11 +170,13 @@ public enum QTIReader {
             .min { ($0.split(separator: "/").count, $0) < ($1.split(separator: "/").count, $1) }
     }
 
-    /// What a manifest lists: item files (resources of an `imsqti_item_*` type), every other
-    /// listed file with the item it belongs to, and the references that leave the package
-    /// (`../x.xml`, `/x.xml`, a web address), as written: items, then other files.
+    /// What a manifest lists: item files (resources of an `imsqti_item_*` type), test files
+    /// (`imsqti_test_*`), every other listed file with the item it belongs to, and the
+    /// references that leave the package (`../x.xml`, `/x.xml`, a web address), as written:
+    /// items and tests, then other files.
     struct Listing {
         var items: [String] = []
+        var tests: [String] = []
         var files: [(String, String?)] = []
         var outside: [String] = []
         var outsideFiles: [(String, String?)] = []
@@ -131,13 +193,16 @@ public enum QTIReader {
                 let anchor = prefix.isEmpty ? "x" : prefix + "/x"
                 // imsqti_item_xmlv2p1, imsqti_item_xmlv3p0, imsqti_apipitem_xmlv2p1 …
                 let type = (resource.attributes["type"] ?? "").lowercased()
+                // imsqti_test_xmlv2p1, imsqti_test_xmlv2p2, imsqti_test_xmlv3p0 …
                 let isItem = type.hasPrefix("imsqti") && type.contains("item")
+                let isTest = type.hasPrefix("imsqti_test")
                 var itemPath: String? = nil
-                let itemHref = isItem ? resource.attributes["href"] ?? resource.first("file")?.attributes["href"] : nil
+                let itemHref = isItem || isTest ? resource.attributes["href"] ?? resource.first("file")?.attributes["href"] : nil
                 if let href = itemHref {
                     if let path = PackagePath.resolve(href, from: anchor) {
                         itemPath = path
-                        if !listing.items.contains(path) { listing.items.append(path) }
+                        if isItem, !listing.items.contains(path) { listing.items.append(path) }
+                        if isTest, !listing.tests.contains(path) { listing.tests.append(path) }
                     } else if !listing.outside.contains(href) {
                         listing.outside.append(href)
                     }

@@ -38,10 +38,12 @@ struct ImportCommand: ParsableCommand {
         abstract: "Convert Moodle XML, GIFT, Aiken or Cloze banks and QTI 2.1/3.0 items or packages into an assessment.",
         discussion: """
             FILE may be a Moodle XML export (<quiz>), a GIFT, Aiken or Cloze (Moodle's embedded \
-            answers) text file, a QTI item (.xml), a package's imsmanifest.xml, a folder holding \
-            one, or a QTI package (.zip). The format is guessed from each file's name and content \
-            unless --format says it; a Cloze file is one question, or several separated by lines \
-            //NEWCLOZEQUESTION. Every question is converted to the Carrel \
+            answers) text file, a QTI item (.xml), a QTI test (.xml, next to its items), a \
+            package's imsmanifest.xml, a folder holding one, or a QTI package (.zip); a QTI test \
+            keeps its sections, pools (selection), shuffle, time limit and linear navigation. The \
+            format is guessed from each file's name and content unless --format says it; a Cloze \
+            file is one question, or several separated by lines //NEWCLOZEQUESTION. Every \
+            question is converted to the Carrel \
             item closest to it; each one that cannot be is reported as FILE:LINE: warning: skipped: \
             REASON (no Carrel equivalent) or FILE:LINE: error: REASON (malformed), and the rest is \
             written. The output passes `carrel validate`; check it with `carrel inspect` before a test.
@@ -64,10 +66,10 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "The assessment's id (default: from the output file's name).")
     var id: String?
 
-    @Option(help: "The assessment's title (default: from the input file's name).")
+    @Option(help: "The assessment's title (default: a QTI test's own, else from the input file's name).")
     var title: String?
 
-    @Option(name: .customLong("time-limit"), help: ArgumentHelp("A time limit such as 45m or 1h30m (default: untimed).", valueName: "duration"))
+    @Option(name: .customLong("time-limit"), help: ArgumentHelp("A time limit such as 45m or 1h30m (default: a QTI test's own, else untimed).", valueName: "duration"))
     var timeLimit: TimeLimit?
 
     func validate() throws {
@@ -82,7 +84,7 @@ struct ImportCommand: ParsableCommand {
         try reportingFailures {
             let inputs = try files.map(readInput)
             let banks = try inputs.map(convert)
-            let assembly = Importer.assemble(banks, options: options(), header: [
+            let assembly = Importer.assemble(banks, options: options(banks), header: [
                 "Imported by `carrel import` from \(files.joined(separator: ", ")).",
                 "Check it with `carrel validate` and `carrel inspect` before a test.",
             ])
@@ -115,10 +117,11 @@ struct ImportCommand: ParsableCommand {
         return "wrote \(n) question\(n == 1 ? "" : "s") (\(counts.joined(separator: ", ")))\(descriptions)"
     }
 
-    func options() -> Importer.Options {
+    /// The title defaults to a lone QTI test's own, else the input file's name.
+    func options(_ banks: [ImportedBank]) -> Importer.Options {
         let outName = BankPaths.stem(out)
         let assessmentID = id ?? IdentifierMaker.slug(outName).nonEmpty ?? "imported"
-        let defaultTitle = files.count == 1 ? BankPaths.stem(files[0]) : "Imported questions"
+        let defaultTitle = files.count == 1 ? banks.first?.title ?? BankPaths.stem(files[0]) : "Imported questions"
         let cleanTitle = ImportText.clean(title ?? defaultTitle, multiLine: false)
         return Importer.Options(id: assessmentID, title: cleanTitle.isEmpty ? "Imported questions" : cleanTitle,
                                 timeLimit: timeLimit?.seconds)

@@ -51,7 +51,7 @@ struct ImportCommandTests {
         let inputs = ["gift/every-construct.gift", "gift/crlf-bom.gift", "gift/cr-only.gift", "gift/malformed.gift",
                       "gift/cloze.gift", "cloze/moodle-example.txt", "cloze/every-type.txt", "cloze/malformed.txt",
                       "aiken/capitals.txt", "aiken/malformed.txt", "aiken/crlf.txt", "package21", "package30",
-                      "package30/imsmanifest.xml"]
+                      "package30/imsmanifest.xml", "test21", "test30", "qtiworks-webdev/template_test1.xml"]
             + ["qti21", "qti30"].flatMap { version in
                 ["choice", "choice_multiple", "order", "match", "text_entry", "text_entry_numeric", "extended_text", "inline_choice", "gaps"]
                     .map { "\(version)/\($0).xml" }
@@ -65,7 +65,60 @@ struct ImportCommandTests {
             #expect(!validate.stderr.contains("error"), "\(input): \(validate.stderr)")
             ran += 1
         }
-        #expect(ran == 32)
+        #expect(ran == 35)
+    }
+
+    @Test func aQTITestPackageBecomesSectionsWithAPoolTimeLimitAndNavigation() throws {
+        let out = try Self.scratch().appendingPathComponent("geography.yaml")
+        let result = try CarrelProcess.run(["import", Self.fixture("test21"), "--out", out.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "\(out.path): wrote 6 questions (choice 6); 0 skipped, 0 errors\n")
+        #expect(result.stderr == """
+            \(Self.fixture("test21"))/tests/geography.xml:13: warning: only some sections shuffle their items; Carrel shuffles the items of every section, so section “Warm-up” is shuffled too
+            \(Self.fixture("test21"))/imsmanifest.xml: warning: 1 item of the package is not in the test and left out
+
+            """)
+        let a = try read(out)
+        #expect(a.title == "Geography quiz")
+        #expect(a.timeLimit == 30 * 60)
+        #expect(a.navigation == .linear)
+        #expect(a.shuffle.items)
+        #expect(a.sections.map(\.title) == ["Warm-up", "Rivers, mountains, deserts and lakes"])
+        #expect(a.sections.map(\.draw) == [nil, 2])
+        let yaml = try String(contentsOf: out, encoding: .utf8)
+        #expect(yaml.contains("time_limit: 30m\n") && yaml.contains("navigation: linear\n") && yaml.contains("    draw: 2\n"), "\(yaml)")
+        let validate = try CarrelProcess.run(["validate", out.path])
+        #expect(validate.status == 0, "\(validate.stderr)")
+
+        // The command line's title and time limit win over the test's.
+        let own = try CarrelProcess.run(["import", Self.fixture("test21"), "--out", out.path, "--title", "Quiz", "--time-limit", "10m"])
+        #expect(own.status == 0, "\(own.stderr)")
+        let b = try read(out)
+        #expect(b.title == "Quiz")
+        #expect(b.timeLimit == 600)
+    }
+
+    @Test func aQTITestNamedDirectlyAndOneWithBadReferencesReportWithTheirLines() throws {
+        let folder = try Self.scratch()
+        let out = folder.appendingPathComponent("web.yaml")
+        let test = Self.fixture("qtiworks-webdev/template_test1.xml")
+        let result = try CarrelProcess.run(["import", test, "--out", out.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "\(out.path): wrote 8 questions (choice 6, multiple 2); 1 skipped, 0 errors\n")
+        #expect(result.stderr.contains("\(test):24: warning: outcomeProcessing is not kept: Carrel's score is the sum of the items' points\n"))
+        #expect(try read(out).navigation == .linear)
+
+        // A pool larger than its section, a reference out of the package: errors, and the rest is written.
+        let bad = try CarrelProcess.run(["import", Self.fixture("test-errors/test.xml"), "--out", out.path])
+        #expect(bad.status == 0, "\(bad.stderr)")
+        let t = Self.fixture("test-errors/test.xml")
+        #expect(bad.stderr == """
+            \(t):6: error: the item reference “../../secret.xml” leads outside the package; it is not followed, so it is left out
+            \(t):4: error: section “Pool” selects 3 items but holds only 2; every item of it is given
+
+            """)
+        #expect(bad.stdout == "\(out.path): wrote 1 question (choice 1); 0 skipped, 2 errors\n")
+        #expect(try read(out).sections.map(\.draw) == [nil])
     }
 
     @Test func problemsAreReportedPerQuestionWithASummary() throws {

@@ -243,7 +243,7 @@ struct QTITests {
         let none = MemoryPackage(name: "p", files: ["imsmanifest.xml": Self.manifest(
             "<resource identifier=\"t\" type=\"imsqti_test_xmlv2p1\" href=\"test.xml\"><file href=\"test.xml\"/></resource>"), "test.xml": [1]])
         #expect(try QTIReader.readPackage(none, name: "p").diagnostics.map(\.description) == [
-            "p/imsmanifest.xml: error: the manifest lists no QTI item (a <resource> whose type starts with imsqti_item)",
+            "p/imsmanifest.xml: error: the manifest lists no QTI item (a <resource> whose type starts with imsqti_item) and no test (imsqti_test)",
         ])
         let asset = MemoryPackage(name: "p", files: ["imsmanifest.xml": Self.manifest("""
             <resource identifier="i" type="imsqti_item_xmlv2p1" href="items/a.xml"><file href="items/a.xml"/>\

@@ -156,8 +156,8 @@ _carrel_import() {
         '--format[The format of every FILE\: moodle (Moodle XML), gift, aiken, cloze or qti (default\: guessed for each file).]:format:{__carrel_complete "${___format[@]}"}'
         '--out[The assessment file to write (YAML, mode 0600).]:file.yaml:'
         '--id[The assessment'\''s id (default\: from the output file'\''s name).]:id:'
-        '--title[The assessment'\''s title (default\: from the input file'\''s name).]:title:'
-        '--time-limit[A time limit such as 45m or 1h30m (default\: untimed).]:duration:{__carrel_complete "${___time_limit[@]}"}'
+        '--title[The assessment'\''s title (default\: a QTI test'\''s own, else from the input file'\''s name).]:title:'
+        '--time-limit[A time limit such as 45m or 1h30m (default\: a QTI test'\''s own, else untimed).]:duration:{__carrel_complete "${___time_limit[@]}"}'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

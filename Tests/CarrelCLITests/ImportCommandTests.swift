@@ -104,7 +104,7 @@ struct ImportCommandTests {
         let test = Self.fixture("qtiworks-webdev/template_test1.xml")
         let result = try CarrelProcess.run(["import", test, "--out", out.path])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == "\(out.path): wrote 8 questions (choice 6, multiple 2); 1 skipped, 0 errors\n")
+        #expect(result.stdout == "\(out.path): wrote 9 questions (choice 6, multiple 2, gaps 1); 0 skipped, 0 errors\n")
         #expect(result.stderr.contains("\(test):24: warning: outcomeProcessing is not kept: Carrel's score is the sum of the items' points\n"))
         #expect(try read(out).navigation == .linear)
 

@@ -106,18 +106,20 @@ struct QTITestTests {
         #expect(!bank.shuffleItems)
         #expect(bank.sections.map(\.title) == ["Electronics and Computer Science"])
         // Every item says identifier="choice"; the test's references name them apart.
-        #expect(bank.questions.compactMap(\.name) == ["question1", "question2", "question3", "question4", "question5", "question6", "question7", "question9"])
-        #expect(bank.types == [.choice, .choice, .choice, .choice, .multiple, .choice, .choice, .multiple])
+        #expect(bank.questions.compactMap(\.name) == ["question1", "question2", "question3", "question4", "question5", "question6", "question7", "question8", "question9"])
+        // Question 8's two inline choices are one gap-fill item; each gap's empty choice is left out.
+        #expect(bank.types == [.choice, .choice, .choice, .choice, .multiple, .choice, .choice, .gaps, .multiple])
         #expect(messages(bank) == [
             "qtiworks-webdev/question4.xml: warning: missing asset directory.jpg (shown by the item)",
-            "qtiworks-webdev/question8.xml:33: warning: skipped: the item has 2 interactions (inlineChoiceInteraction); a Carrel item has one",
+            "qtiworks-webdev/question8.xml:28: warning: gap 1: left out 1 empty choice",
+            "qtiworks-webdev/question8.xml:33: warning: gap 2: left out 1 empty choice",
             "qtiworks-webdev/template_test1.xml:9: warning: itemSessionControl is not kept: attempts, review, skipping, feedback and solutions follow Carrel's own navigation and results settings",
             "qtiworks-webdev/template_test1.xml:24: warning: outcomeProcessing is not kept: Carrel's score is the sum of the items' points",
             "qtiworks-webdev/template_test1.xml:42: warning: testFeedback is not kept: Carrel shows no feedback of the test's own",
         ])
         let a = try expectValidAssessment([bank])
-        #expect(a.items.map(\.id) == ["question1", "question2", "question3", "question4", "question5", "question6", "question7", "question9"])
-        #expect(a.maximumPoints == 10)
+        #expect(a.items.map(\.id) == ["question1", "question2", "question3", "question4", "question5", "question6", "question7", "question8", "question9"])
+        #expect(a.maximumPoints == 12)
     }
 
     @Test func whatCarrelDoesNotKeepIsNamedOncePerKindWithItsLine() throws {

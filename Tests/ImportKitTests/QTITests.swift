@@ -241,7 +241,7 @@ struct QTITests {
 
     @Test func aManifestListingNoItemAndAssetsOutsideThePackageAreNamed() throws {
         let none = MemoryPackage(name: "p", files: ["imsmanifest.xml": Self.manifest(
-            "<resource identifier=\"t\" type=\"imsqti_test_xmlv2p1\" href=\"test.xml\"><file href=\"test.xml\"/></resource>"), "test.xml": [1]])
+            "<resource identifier=\"t\" type=\"webcontent\" href=\"page.html\"><file href=\"page.html\"/></resource>"), "page.html": [1]])
         #expect(try QTIReader.readPackage(none, name: "p").diagnostics.map(\.description) == [
             "p/imsmanifest.xml: error: the manifest lists no QTI item (a <resource> whose type starts with imsqti_item) and no test (imsqti_test)",
         ])

@@ -67,10 +67,13 @@ public enum ClozeReader {
         var number = 0
         for block in blocks(of: source) {
             number += 1
+            let cleaner = TextCleaner()
+            cleaner.count(block.text, markup: .html(keepLineBreaks: true))
             let read = ClozeText.read(block.text, markup: .html(keepLineBreaks: true))
             if let question = question(read, file: file, line: block.line, name: title(block.text), number: number,
                                        diagnostics: &diagnostics) {
                 section.questions.append(question)
+                if let warning = cleaner.warning { diagnostics.append(.warning(file, block.line, warning)) }
             }
         }
         if number == 0 {
@@ -132,10 +135,11 @@ public enum ClozeReader {
     /// A name from the question's first line with text, each embedded answer shown as `…`, at
     /// most 45 characters (Moodle names a Cloze question from its text).
     static func title(_ text: String) -> String? {
+        let cleaner = TextCleaner()
         for line in GIFTReader.lines(of: text) {
             var plain = ""
             var depth = 0
-            for c in ImportText.fromHTML(String(line), multiLine: false) {
+            for c in cleaner.fromHTML(String(line), multiLine: false) {
                 if c == "{" {
                     if depth == 0 { plain += "…" }
                     depth += 1
@@ -145,10 +149,21 @@ public enum ClozeReader {
                     plain.append(c)
                 }
             }
-            let name = ImportText.clean(plain, multiLine: false)
+            let name = cleaner.clean(plain, multiLine: false)
             guard name.contains(where: { $0.isLetter || $0.isNumber }) else { continue }
             return name.count > 45 ? String(name.prefix(44)) + "…" : name
         }
         return nil
+    }
+}
+
+extension TextCleaner {
+    /// Counts what cleaning a whole Cloze text takes out, once: the reader cleans it in pieces,
+    /// some more than once (a name from the first line, an answer as typed and as shown).
+    func count(_ text: String, markup: ClozeMarkup) {
+        switch markup {
+        case .plain: _ = clean(text, multiLine: true)
+        case .html: _ = clean(HTMLText.decodeEntities(text), multiLine: true)
+        }
     }
 }

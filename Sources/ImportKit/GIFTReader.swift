@@ -125,10 +125,14 @@ public enum GIFTReader {
             if ClozeText.mentions(source) {
                 questionNumber += 1
                 let offset = block.text.chars[0..<(block.text.count - text.count)].filter { $0.scalar == "\n" && !$0.escaped }.count
+                cleaner.count(source, markup: format.clozeMarkup)
                 let read = ClozeText.read(source, markup: format.clozeMarkup)
                 let question = ClozeReader.question(read, file: file, line: block.line + offset, name: block.idnumber ?? name,
                                                     number: questionNumber, diagnostics: &diagnostics)
-                if let question { sections.add(question) }
+                if let question {
+                    sections.add(question)
+                    noteRemovals(cleaner, block)
+                }
                 return
             }
             let open = text.firstIndex(of: "{"), close = text.firstIndex(of: "}")

@@ -119,6 +119,7 @@ extension MoodleQuestion {
         let raw = questionSource()
         let text = element.first("questiontext")
         noteFiles(of: text, in: raw)
+        cleaner.count(raw, markup: format.clozeMarkup)
         let read = ClozeText.read(raw, markup: format.clozeMarkup)
         // The text's lines are counted from its <text>, where Moodle writes the CDATA.
         let first = text?.first("text")?.line ?? element.line

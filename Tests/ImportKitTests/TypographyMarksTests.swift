@@ -148,6 +148,30 @@ struct TypographyMarksTests {
         _ = try expectValidAssessment([bank])
     }
 
+    @Test func embeddedAnswersInGIFTClozeFilesAndMoodleXMLAreCleanedWithAWarningEach() throws {
+        let gift = GIFTReader.read("::Prep:: I went {1:MC:~wi\u{AD}th~=about} it with {1:SA:=fe\u{AD}w} friends.\n", file: "t.gift")
+        #expect(gift.diagnostics.map(\.description) == ["t.gift:1: warning: removed 2 soft hyphens used for typography"])
+        guard case let .gaps(gaps)? = gift.items.first?.kind else {
+            Issue.record("not a gaps item: \(gift.items)")
+            return
+        }
+        #expect(gaps.first?.kind.options == ["with", "about"])
+        if case let .text(answers, _) = gaps.last?.kind { #expect(answers.map(\.text) == ["few"]) } else { Issue.record("gap 2 is not typed") }
+
+        let cloze = try Importer.readText(Array("Co&shy;lour: {1:SA:=re\u{200D}d}\n//NEWCLOZEQUESTION\nClean: {1:SA:=yes}\n".utf8),
+                                          file: "t.txt", format: .cloze)
+        #expect(cloze.diagnostics.map(\.description) == ["t.txt:1: warning: removed 1 soft hyphen and 1 zero-width joiner used for typography"])
+        #expect(cloze.items.map(\.prompt) == ["Colour: {1}", "Clean: {1}"])
+
+        let xml = """
+            <quiz><question type="cloze"><name><text>Ga\u{AD}ps</text></name>
+            <questiontext format="html"><text>Pick {1:MC:=o\u{AD}ne~two}.</text></questiontext></question></quiz>
+            """
+        let moodle = try MoodleReader.read(bytes: Array(xml.utf8), file: "t.xml")
+        #expect(moodle.diagnostics.map(\.description) == ["t.xml:1: warning: “Gaps”: removed 2 soft hyphens used for typography"])
+        _ = try expectValidAssessment([gift, cloze, moodle])
+    }
+
     @Test func softHyphensWrittenAsEntitiesAreRemovedToo() throws {
         let gift = GIFTReader.read("[html]<p>Hy&shy;phen&shy;ated?</p>{T}\n", file: "t.gift")
         #expect(gift.diagnostics.map(\.description) == ["t.gift:1: warning: removed 2 soft hyphens used for typography"])

@@ -142,11 +142,11 @@ extension Item {
         let scalars = Array(prompt.unicodeScalars)
         var at = 0
         for marker in Self.gapMarkers(in: prompt) {
-            out.append(contentsOf: scalars[at..<marker.range.lowerBound])
-            out.append(contentsOf: "___".unicodeScalars)
+            out.appendEach(scalars[at..<marker.range.lowerBound])
+            out.appendEach("___".unicodeScalars)
             at = marker.range.upperBound
         }
-        out.append(contentsOf: scalars[at...])
+        out.appendEach(scalars[at...])
         return String(out)
     }
 

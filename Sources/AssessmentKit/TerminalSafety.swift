@@ -202,7 +202,7 @@ public enum TerminalSafety {
             let s = scalars[i]
             let crlf = keepLineBreaks && s == "\r" && i + 1 < scalars.count && scalars[i + 1] == "\n"
             if !crlf, hazard(scalars, at: i, allowed: kept) != nil {
-                out.append(contentsOf: "\\u{\(String(s.value, radix: 16, uppercase: true))}".unicodeScalars)
+                out.appendEach("\\u{\(String(s.value, radix: 16, uppercase: true))}".unicodeScalars)
             } else {
                 out.append(s)
             }

@@ -149,7 +149,9 @@ struct ClozeParser {
     static let openMark: Unicode.Scalar = "\u{E000}", closeMark: Unicode.Scalar = "\u{E001}"
 
     mutating func run() -> ClozeText {
-        var raw = String.UnicodeScalarView()
+        // Collected as scalars and made a string once: appending to a string's scalar view
+        // copies it each time, which made a text of many gaps quadratic.
+        var raw: [Unicode.Scalar] = []
         var number = 0
         var i = 0
         var textStart = 0
@@ -175,7 +177,7 @@ struct ClozeParser {
         }
         var prompt = ""
         if !problems.contains(where: \.isError) {
-            let (text, numbers) = markGaps(render(String(raw), multiLine: true))
+            let (text, numbers) = markGaps(render(String(String.UnicodeScalarView(raw)), multiLine: true))
             if numbers == Array(1...number) {
                 prompt = text
             } else {
@@ -189,7 +191,7 @@ struct ClozeParser {
     var points: Double { gaps.reduce(0) { $0 + ($1.points ?? 1) } }
 
     /// Text between embedded answers, with `{5}` (which would read as a gap) kept as text.
-    mutating func appendText(_ range: Range<Int>, to raw: inout String.UnicodeScalarView) {
+    mutating func appendText(_ range: Range<Int>, to raw: inout [Unicode.Scalar]) {
         let (text, found) = Self.keepingBraces(s[range].filter { $0 != Self.openMark && $0 != Self.closeMark })
         raw.append(contentsOf: text)
         for (offset, n) in found {
@@ -224,7 +226,7 @@ struct ClozeParser {
                 digits = ""
             } else if c == Self.closeMark, let d = digits {
                 numbers.append(Int(d) ?? 0)
-                out.append(contentsOf: "{\(d)}".unicodeScalars)
+                out.appendEach("{\(d)}".unicodeScalars)
                 digits = nil
             } else if digits != nil {
                 digits?.unicodeScalars.append(c)

@@ -46,7 +46,7 @@ struct GIFTText: Sendable, Hashable {
     /// The text as written, escapes resolved.
     var string: String {
         var view = String.UnicodeScalarView()
-        view.append(contentsOf: chars.map(\.scalar))
+        view.appendEach(chars.map(\.scalar))
         return String(view)
     }
 

@@ -128,7 +128,7 @@ enum HTMLText {
         var i = 0
         while i < s.count {
             if s[i] == "&", let (decoded, next) = Entities.decode(s, at: i) {
-                out.append(contentsOf: decoded.unicodeScalars)
+                out.appendEach(decoded.unicodeScalars)
                 i = next
             } else {
                 out.append(s[i])

@@ -60,7 +60,7 @@ extension MoodleQuestion {
                 if j > i + 2, j + 1 < s.count, s[j] == "]", s[j + 1] == "]" {
                     places.append(value)
                     out.append(gapOpen)
-                    out.append(contentsOf: String(places.count).unicodeScalars)
+                    out.appendEach(String(places.count).unicodeScalars)
                     out.append(gapClose)
                     i = j + 2
                     continue
@@ -97,7 +97,7 @@ extension MoodleQuestion {
             } else if scalar == Self.gapClose, let digits = number {
                 seen.append(Int(String(digits)) ?? 0)
                 out.append("{")
-                out.append(contentsOf: digits)
+                out.appendEach(digits)
                 out.append("}")
                 number = nil
             } else if number != nil {

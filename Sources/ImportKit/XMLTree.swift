@@ -256,7 +256,7 @@ enum XMLTree {
             if s[i] == "<", s[i...].starts(with: "<![CDATA[".unicodeScalars) {
                 var search = HTMLText.Search(s)
                 let end = search.end(of: "]]>", from: i) ?? s.count
-                out.append(contentsOf: s[i..<end])
+                out.appendEach(s[i..<end])
                 i = end
                 continue
             }
@@ -270,7 +270,7 @@ enum XMLTree {
                 let word = String(name)
                 if j < s.count, s[j] == ";", !word.isEmpty, !Entities.xmlPredefined.contains(word),
                    let code = Entities.named[word] {
-                    out.append(contentsOf: "&#\(code);".unicodeScalars)
+                    out.appendEach("&#\(code);".unicodeScalars)
                     i = j + 1
                     continue
                 }

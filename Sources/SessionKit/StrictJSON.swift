@@ -169,7 +169,7 @@ public enum StrictJSON {
                 if b < 0x20 { throw problem("a raw control character inside a string") }
                 if keeping, escaped != nil || b == UInt8(ascii: "\\") {
                     escaped = escaped ?? String.UnicodeScalarView()
-                    escaped?.append(contentsOf: String(decoding: bytes[runStart..<index], as: UTF8.self).unicodeScalars)
+                    escaped?.appendEach(String(decoding: bytes[runStart..<index], as: UTF8.self).unicodeScalars)
                 }
                 index += 1
                 if b == UInt8(ascii: "\"") {

@@ -175,7 +175,7 @@ struct GapsWidget: AnswerWidget {
         let scalars = Array(prompt.unicodeScalars)
         let start = index > 0 ? markers[index - 1].range.upperBound : 0
         var view = String.UnicodeScalarView()
-        view.append(contentsOf: scalars[start..<markers[index].range.lowerBound])
+        view.appendEach(scalars[start..<markers[index].range.lowerBound])
         let line = String(view).split(separator: "\n", omittingEmptySubsequences: false).last ?? ""
         return line.split(separator: " ").suffix(5).joined(separator: " ")
     }
@@ -326,7 +326,7 @@ struct GapsLayout {
         var at = 0
         func text(_ range: Range<Int>) -> String {
             var view = String.UnicodeScalarView()
-            view.append(contentsOf: scalars[range])
+            view.appendEach(scalars[range])
             return String(view)
         }
         for marker in Item.gapMarkers(in: prompt) where marker.number <= count {

@@ -44,7 +44,7 @@ public enum TextWidth {
         var out = String.UnicodeScalarView()
         for s in text.unicodeScalars {
             if s == "\t" {
-                out.append(contentsOf: "    ".unicodeScalars)
+                out.appendEach("    ".unicodeScalars)
             } else if TerminalSafety.isControl(s) || TerminalSafety.isBidiControl(s) {
                 out.append("\u{FFFD}")
             } else {

@@ -45,6 +45,10 @@ public enum MoodleReader {
             } else if rest.hasPrefix("<!--") {
                 guard let end = rest.range(of: "-->") else { return false }
                 rest = rest[end.upperBound...]
+            } else if rest.hasPrefix("<!DOCTYPE") {
+                // A document type naming `quiz` is a Moodle XML file's, which its reader refuses.
+                let name = rest.dropFirst(9).drop { $0.isWhitespace }.prefix { !$0.isWhitespace && $0 != "[" && $0 != ">" }
+                return name == "quiz"
             } else {
                 break
             }

@@ -549,6 +549,11 @@ struct MoodleTests {
         #expect(ImportFormat.guess(name: "bank.xml", bytes: quiz) == .moodle)
         #expect(ImportFormat.guess(name: "bank.txt", bytes: quiz) == .moodle)
         #expect(ImportFormat.guess(name: "bank.xml", bytes: Array("<quizzes/>".utf8)) == .qti)
+        // A document type naming quiz is Moodle XML's, so its refusal names Moodle XML.
+        let typed = Array("<?xml version=\"1.0\"?>\n<!DOCTYPE quiz [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>\n<quiz/>".utf8)
+        #expect(ImportFormat.guess(name: "bank.xml", bytes: typed) == .moodle)
+        #expect(throws: ImportRefusal.self) { try MoodleReader.read(bytes: typed, file: "bank.xml") }
+        #expect(ImportFormat.guess(name: "item.xml", bytes: Array("<!DOCTYPE assessmentItem>\n<assessmentItem/>".utf8)) == .qti)
         #expect(ImportFormat.guess(name: "item.xml", bytes: Array("<assessmentItem/>".utf8)) == .qti)
         var utf16: [UInt8] = [0xFF, 0xFE]
         for unit in "<quiz></quiz>".utf16 { utf16 += [UInt8(unit & 0xFF), UInt8(unit >> 8)] }

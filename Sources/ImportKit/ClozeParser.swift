@@ -105,17 +105,13 @@ struct ClozeAlternative {
 struct ClozeParser {
     let s: [Unicode.Scalar]
     let markup: ClozeMarkup
-    /// Cleans every text of the question. A text is cleaned in pieces and some more than once,
-    /// so what it takes out is not what a warning counts (see `TextCleaner.count`).
-    let cleaner: TextCleaner
     /// Where each line starts, for the line of any position.
     let lineStarts: [Int]
     var problems: [(line: Int, message: String, isError: Bool)] = []
     var gaps: [Gap] = []
     var shuffled: [Int] = []
 
-    init(_ text: String, markup: ClozeMarkup, cleaner: TextCleaner = TextCleaner()) {
-        self.cleaner = cleaner
+    init(_ text: String, markup: ClozeMarkup) {
         s = Array(text.unicodeScalars)
         self.markup = markup
         var starts = [0]
@@ -375,18 +371,20 @@ struct ClozeParser {
 
     // MARK: - Gaps
 
+    /// Texts are cleaned in pieces, some more than once, so nothing is counted here: a reader
+    /// counts what the whole text loses once (`TextCleaner.count`).
     func render(_ text: String, multiLine: Bool) -> String {
         switch markup {
-        case .plain: return cleaner.clean(text, multiLine: multiLine)
-        case let .html(keepLineBreaks): return cleaner.fromHTML(text, keepLineBreaks: keepLineBreaks, multiLine: multiLine)
+        case .plain: return ImportText.clean(text, multiLine: multiLine)
+        case let .html(keepLineBreaks): return ImportText.fromHTML(text, keepLineBreaks: keepLineBreaks, multiLine: multiLine)
         }
     }
 
     /// What a student types: entities decoded, no other HTML reading.
     func literal(_ text: String) -> String {
         switch markup {
-        case .plain: return cleaner.clean(text, multiLine: false).trimmed()
-        case .html: return cleaner.clean(HTMLText.decodeEntities(text), multiLine: false).trimmed()
+        case .plain: return ImportText.clean(text, multiLine: false).trimmed()
+        case .html: return ImportText.clean(HTMLText.decodeEntities(text), multiLine: false).trimmed()
         }
     }
 

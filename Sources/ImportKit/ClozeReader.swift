@@ -135,11 +135,10 @@ public enum ClozeReader {
     /// A name from the question's first line with text, each embedded answer shown as `…`, at
     /// most 45 characters (Moodle names a Cloze question from its text).
     static func title(_ text: String) -> String? {
-        let cleaner = TextCleaner()
         for line in GIFTReader.lines(of: text) {
             var plain = ""
             var depth = 0
-            for c in cleaner.fromHTML(String(line), multiLine: false) {
+            for c in ImportText.fromHTML(String(line), multiLine: false) {
                 if c == "{" {
                     if depth == 0 { plain += "…" }
                     depth += 1
@@ -149,7 +148,7 @@ public enum ClozeReader {
                     plain.append(c)
                 }
             }
-            let name = cleaner.clean(plain, multiLine: false)
+            let name = ImportText.clean(plain, multiLine: false)
             guard name.contains(where: { $0.isLetter || $0.isNumber }) else { continue }
             return name.count > 45 ? String(name.prefix(44)) + "…" : name
         }

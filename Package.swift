@@ -20,9 +20,11 @@ let package = Package(
         .systemLibrary(name: "CNcursesw", path: "Sources/CNcursesw"),
         // prctl and other Linux calls that do not import into Swift.
         .target(name: "CLinux", path: "Sources/CLinux"),
+        .target(name: "Localization"),
         .target(
             name: "AssessmentKit",
             dependencies: [
+                "Localization",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -39,7 +41,7 @@ let package = Package(
         .target(
             name: "SessionKit",
             dependencies: [
-                "AssessmentKit",
+                "AssessmentKit", "Localization",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -63,11 +65,11 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
-        .target(name: "TerminalUI", dependencies: ["CNcursesw", "AssessmentKit", "SessionKit"]),
+        .target(name: "TerminalUI", dependencies: ["CNcursesw", "AssessmentKit", "SessionKit", "Localization"]),
         .executableTarget(
             name: "carrel",
             dependencies: [
-                "AssessmentKit", "ImportKit", "SessionKit", "Lockdown", "TerminalUI", "SharedStore",
+                "AssessmentKit", "Localization", "ImportKit", "SessionKit", "Lockdown", "TerminalUI", "SharedStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // The release binary carries the Swift runtime and Foundation inside it: loading
@@ -115,7 +117,7 @@ let package = Package(
             "AssessmentKit", "SessionKit", "Lockdown", "SessionTestSupport", "SharedStore", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TerminalUITests", dependencies: [
-            "AssessmentKit", "SessionKit", "TerminalUI", "SessionTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            "AssessmentKit", "Localization", "SessionKit", "TerminalUI", "SessionTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ], exclude: ["Golden"]),
         // End-to-end tests: the real `carrel` driven in tmux, as a student and a proctor would.
         .testTarget(name: "EndToEndTests", dependencies: ["AssessmentKit", "SessionKit", "Lockdown", "SessionTestSupport"]),

@@ -1,3 +1,4 @@
+import Localization
 import AssessmentKit
 
 /// Kinds of journal events (docs/security-model.md, "The evidence it records").
@@ -113,7 +114,7 @@ public enum SessionEffect: Sendable, Equatable {
     case saveProgress(position: Int, elapsed: Double)
     case log(EventKind, String)
     /// A short message for the student that does not block typing.
-    case notice(String)
+    case notice(Phrase)
     /// Score, write the result, and run the end steps.
     case finish(EndReason)
     /// Ring the terminal bell (a time warning).

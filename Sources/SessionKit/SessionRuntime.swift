@@ -1,3 +1,4 @@
+import Localization
 import AssessmentKit
 import Foundation
 import GRDB
@@ -17,7 +18,7 @@ public enum SessionOutcome: Sendable, Equatable {
 
 /// What the front end should show after a message.
 public struct Reaction: Sendable, Equatable {
-    public var notices: [String] = []
+    public var notices: [Phrase] = []
     /// Items whose answer is now committed to the journal.
     public var saved: [String] = []
     /// Items whose save failed, with the reason.
@@ -453,7 +454,7 @@ public final class SessionRuntime {
             } else if ending {
                 reaction.outcome = leave(.interrupted("could not record the end: \(why)"), unsaved: state.unsavedIDs, failure: why)
             } else if !answered.isEmpty || !retained.isEmpty {
-                reaction.notices.append("Not saved: \(why). Carrel keeps trying; tell your proctor")
+                reaction.notices.append(Phrase("Not saved: {0}. Carrel keeps trying; tell your proctor", .s(why)))
             }
             return reaction
         }
@@ -497,7 +498,7 @@ public final class SessionRuntime {
         } catch {
             // Kept for the next commit, never dropped.
             retained = writes
-            reaction.notices.append("Not saved: \(SessionLifecycle.describe(error)). Carrel keeps trying; tell your proctor")
+            reaction.notices.append(Phrase("Not saved: {0}. Carrel keeps trying; tell your proctor", .s(SessionLifecycle.describe(error))))
         }
         return reaction
     }

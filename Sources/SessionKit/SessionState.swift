@@ -1,5 +1,6 @@
 import Foundation
 import AssessmentKit
+import Localization
 
 /// Typed text (or an answer whose save failed) that the journal does not have yet.
 public struct Draft: Sendable, Equatable {
@@ -99,7 +100,13 @@ public struct SessionState: Sendable, Equatable {
     }
 
     /// The words a paused seat shows and speaks.
-    public static let pausedWords = "Paused by the proctor — the clock is stopped"
+    public static let pausedWords: Phrase = "Paused by the proctor — the clock is stopped"
+
+    /// A time warning in words: "5 minutes left", "30 seconds left".
+    public static func warningWords(_ mark: Int) -> Phrase {
+        mark >= 60 ? Phrase("{0, plural, one {# minute left} other {# minutes left}}", .n(mark / 60))
+            : Phrase("{0, plural, one {# second left} other {# seconds left}}", .n(mark))
+    }
 
     public var isRunning: Bool { status == .active || status == .review }
 
@@ -339,12 +346,12 @@ public struct SessionState: Sendable, Equatable {
             // A warning already given is given again if the new time left passes its mark.
             let left = Double(allowed + added) - elapsed
             warned = warned.filter { Double($0) >= left }
-            let words = added == 0 ? "The session cap is reached: no time could be added"
-                : "The proctor added \(DurationText.format(added)): \(DurationText.format(Int(left.rounded(.down)))) left"
+            let words: Phrase = added == 0 ? "The session cap is reached: no time could be added"
+                : Phrase("The proctor added {0}: {1} left", .time(added), .time(Int(left.rounded(.down))))
             return [.notice(words)]
         case let .message(text):
             room.message = text
-            return [.notice("Message from the proctor: \(text)"), .bell]
+            return [.notice(Phrase("Message from the proctor: {0}", .s(text))), .bell]
         case .end:
             return finish(.endedByProctor, log: .ended, detail: "ended by the proctor from the console")
         case .acknowledge:
@@ -403,9 +410,9 @@ public struct SessionState: Sendable, Equatable {
             }
             return effects
         case let .mustWait(seconds):
-            return [.notice("Wait \(Int(seconds.rounded(.up))) s before trying again")]
+            return [.notice(Phrase("{0, plural, one {Wait # second before trying again} other {Wait # seconds before trying again}}", .n(Int(seconds.rounded(.up)))))]
         case let .unavailable(why):
-            return [.notice("The passphrase cannot be checked: \(why)")]
+            return [.notice(Phrase("The passphrase cannot be checked: {0}", .s(why)))]
         }
     }
 
@@ -425,7 +432,7 @@ public struct SessionState: Sendable, Equatable {
                 warned.insert(mark)
                 let words = mark >= 60 ? "\(mark / 60) minute\(mark == 60 ? "" : "s")" : "\(mark) seconds"
                 effects.append(.log(.timeWarning, "\(words) left"))
-                effects.append(.notice("\(words.prefix(1).uppercased() + words.dropFirst()) left"))
+                effects.append(.notice(Self.warningWords(mark)))
                 effects.append(.bell)
             }
         }

@@ -1,3 +1,4 @@
+import Localization
 import AssessmentKit
 import SessionKit
 
@@ -31,6 +32,8 @@ struct WidgetContext {
     let highlight: Int
     let editor: TextEditor
     let screenReader: Bool
+    /// The student's language.
+    var say = Localizer.english
     /// The screen's width (an essay wraps by it).
     let viewWidth: Int
     /// A text with gaps: each gap's options as shown (empty for a typed gap).

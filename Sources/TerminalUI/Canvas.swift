@@ -83,6 +83,16 @@ public final class Canvas: Terminal {
         wrefresh(win)
     }
 
+    public func clearLine(_ row: Int) {
+        guard active, row >= 0, row < Int(carrel_lines()) else { return }
+        let win = carrel_stdscr()
+        wmove(win, Int32(row), 0)
+        wclrtoeol(win)
+        wrefresh(win)
+        // The row shown is blank now: the next paint writes it whatever it holds.
+        previous = nil
+    }
+
     /// Paints only when something changed, so screen readers hear no churn.
     public func paint(_ screen: Screen) {
         guard active else { return }

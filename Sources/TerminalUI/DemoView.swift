@@ -1,9 +1,12 @@
+import Localization
 import AssessmentKit
 import SessionKit
 
 /// The workshop playground's screen, in the spirit of the ASAMple app: the lock status, the
 /// actions, a field to try typing and pasting in, the effective policy, and a live event log.
 public struct DemoModel: Sendable {
+    /// The language the demo speaks.
+    public var say = Localizer.english
     public var lockStatus = "No session"
     public var sessionActive = false
     public var field = TextEditor()

@@ -1,9 +1,12 @@
+import Localization
 import AssessmentKit
 import Foundation
 import SessionKit
 
 /// The proctor's console: every seat of a room, trouble first, and one seat's integrity report.
 public struct ProctorModel: Sendable, Equatable {
+    /// The language the console speaks.
+    public var say = Localizer.english
     public var room: String?
     public var seats: [SeatView] = []
     /// The selected seat, by session, so a refresh that reorders rows keeps it.

@@ -156,3 +156,13 @@ public struct Theme: Sendable, Equatable {
         }
     }
 }
+
+extension Screen {
+    /// The same screen with one row blank (what a terminal shows after `clearLine`).
+    public func blankingRow(_ row: Int) -> Screen {
+        var copy = self
+        guard copy.cells.indices.contains(row) else { return copy }
+        copy.cells[row] = Array(repeating: Cell(text: " ", role: .plain), count: copy.cells[row].count)
+        return copy
+    }
+}

@@ -195,12 +195,13 @@ public final class TakeApp: LoopedScreen {
         // judged typing.
         shownTentative = reader?.tentative ?? []
         let shown = model.typingPreview(shownTentative, now: monotonic()) ?? model
-        terminal.paint(Views.render(shown, width: w, height: h))
         if model.repeatNotice {
-            // The same status again (a second Ctrl-T): written again so it is said again.
+            // A status written over another (a second Ctrl-T, "13 minutes 30 seconds left"
+            // over "… 35 …"): the line is blanked first, so it is written, and said, whole.
             model.repeatNotice = false
-            if model.notice != nil { terminal.repaintLine(h - 2) }
+            if model.notice != nil { terminal.clearLine(h - 2) }
         }
+        terminal.paint(Views.render(shown, width: w, height: h))
         if model.bell {
             model.bell = false
             terminal.bell()

@@ -1,3 +1,4 @@
+import Localization
 import AssessmentKit
 import SessionKit
 
@@ -53,6 +54,8 @@ public struct TakeModel: Sendable {
     public let timeAllowed: Int?
     public var theme: Theme
     public var screenReader: Bool
+    /// The student's language: every sentence on screen and every status is said in it.
+    public var say = Localizer.english
     public var phase: Phase = .start
     /// The session as the runtime last left it: a snapshot replaced whole after every call to
     /// the runtime (`apply`), never changed here.
@@ -106,6 +109,8 @@ public struct TakeModel: Sendable {
     public var repaintWhole = false
     /// Write the notice line again even when it did not change (a repeated Ctrl-T).
     public var repeatNotice = false
+    /// The status outlives a move to another question (a time warning, the proctor's word).
+    var noticeStays = false
     /// The status shown when the last key arrived.
     var noticeBeforeKey: String?
 
@@ -159,8 +164,11 @@ public struct TakeModel: Sendable {
     /// Shows a one-line status. In screen-reader mode, and for warnings, it stays until the
     /// next key: a timed redraw would be read out as noise, and a warning must not be missed.
     public mutating func show(_ text: String, now: Double, seconds: Double = 4, sticky: Bool = false) {
-        if notice == text || noticeBeforeKey == text { repeatNotice = true }
+        // Written again whole, so that a screen reader says all of it, not only the
+        // characters that differ from what the line held ("13 minutes 35" → "30").
+        if notice != nil || noticeBeforeKey != nil { repeatNotice = true }
         notice = text
+        noticeStays = false
         noticeUntil = sticky || screenReader ? .infinity : now + seconds
     }
 
@@ -172,15 +180,15 @@ public struct TakeModel: Sendable {
     }
 
     public func timeText(_ session: SessionState) -> String {
-        guard let left = session.remaining else { return "No time limit" }
-        return "\(Clock.text(Int(left.rounded(.up)))) left"
+        guard let left = session.remaining else { return say("No time limit") }
+        return say("⟨clock⟩{0} left", .s(Clock.text(Int(left.rounded(.up)))))
     }
 
     /// The time left in words, never as a time of day: "13 minutes 35 seconds left".
     public func timeWords(_ session: SessionState) -> String {
-        guard let left = session.remaining else { return "No time limit" }
-        let words = Clock.words(Int(left.rounded(.up))) + " left"
-        return session.room.paused ? words + "; " + SessionState.pausedWords : words
+        guard let left = session.remaining else { return say("No time limit") }
+        let words = say("⟨time in words⟩{0} left", .time(Int(left.rounded(.up))))
+        return session.room.paused ? words + "; " + say.say(SessionState.pausedWords) : words
     }
 
     // MARK: widgets
@@ -220,7 +228,7 @@ public struct TakeModel: Sendable {
     public func options(_ item: Item) -> [String] {
         switch item.kind {
         case .choice, .multiple: return displayOrder(item)
-        case .trueFalse: return ["True", "False"]
+        case .trueFalse: return [say("True"), say("False")]
         case let .match(pairs, _): return pairs.map(\.left)
         case .order:
             if case let .order(current)? = session?.answer(item.id) { return current }
@@ -241,17 +249,22 @@ public struct TakeModel: Sendable {
 
     /// After the runtime reacted: the new state, notices, the bell.
     public mutating func apply(_ reaction: Reaction, state: SessionState, now: Double) {
-        if session?.position != state.position {
+        if session?.position != state.position || session?.status != state.status {
             // A new question opens at its first line.
             scroll = 0
             followFocus = false
+            // A status belongs to the question it was said on ("False selected", "Question
+            // flagged"): it goes with it. A time warning or the proctor's word stays.
+            if !noticeStays { notice = nil }
         }
         session = state
         if let last = reaction.notices.last {
-            // A notice that rings the bell is a time warning: it stays until a key is
-            // pressed, and Ctrl-T repeats it.
-            if reaction.bell { lastWarning = last }
-            show(last, now: now, sticky: reaction.bell)
+            // A notice that rings the bell is a time warning or the proctor's: it stays
+            // until a key is pressed, and Ctrl-T repeats a warning.
+            let text = say.say(last)
+            if reaction.bell { lastWarning = text }
+            show(text, now: now, sticky: reaction.bell)
+            noticeStays = reaction.bell
         }
         if reaction.bell { bell = true }
     }

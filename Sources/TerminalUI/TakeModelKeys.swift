@@ -1,3 +1,4 @@
+import Localization
 import AssessmentKit
 import SessionKit
 
@@ -65,7 +66,7 @@ extension TakeModel {
         guard let action = keyMap.action(for: key) else { return [] }
         if phase == .test, let session, session.room.paused, !showHelp, session.prompt == nil,
            !Self.worksWhilePaused(action) {
-            show(SessionState.pausedWords, now: now)
+            show(say.say(SessionState.pausedWords), now: now)
             return []
         }
         switch keyScreen {
@@ -116,7 +117,7 @@ extension TakeModel {
         case .help: showHelp = true
         case _ where waitsForProctor:
             // The proctor's start begins this seat; no key at the seat does.
-            startMessage = "Waiting for the proctor to start"
+            startMessage = say("Waiting for the proctor to start")
         case .edit: _ = secret.apply(key)
         default:
             guard needsLaunchPassphrase else {
@@ -190,10 +191,10 @@ extension TakeModel {
         case .hand: return [.session(.raiseHand)]
         case .time:
             let time = timeWords(session)
-            show(lastWarning.map { "Time warning: \($0). \(time)" } ?? time, now: now)
+            show(lastWarning.map { say("Time warning: {0}. {1}", .s($0), .s(time)) } ?? time, now: now)
         case .clock:
             clockHidden.toggle()
-            show(clockHidden ? "Clock hidden; Ctrl-K shows it. Ctrl-T says the time left." : "Clock shown", now: now)
+            show(clockHidden ? say("Clock hidden; Ctrl-K shows it. Ctrl-T says the time left.") : say("Clock shown"), now: now)
         case .scrollUp, .scrollDown: page(action == .scrollDown ? 1 : -1)
         case let .move(move): moveReview(move, count: session.plan.itemOrder.count)
         case .open: return [.session(.jump(reviewHighlight))]
@@ -304,6 +305,7 @@ extension TakeModel {
                                     screenReader: screenReader, viewWidth: viewSize.width)
         context.gapOptions = gapOptions
         context.optionHighlight = highlight[item.id + "#options"] ?? 0
+        context.say = say
         return AnswerWidgets.make(context)
     }
 }

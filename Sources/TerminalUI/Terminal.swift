@@ -14,6 +14,10 @@ public protocol Terminal: AnyObject {
     func repaintWhole()
     /// Writes one row of what is shown again, now, even though it did not change.
     func repaintLine(_ row: Int)
+    /// Blanks one row now, so that the next paint writes it whole: a screen reader that
+    /// speaks what changed then says the whole new line, not only the characters that
+    /// differ from the old one.
+    func clearLine(_ row: Int)
     /// Waits up to `seconds` for input bytes: [] when nothing arrived, nil once the
     /// terminal has gone.
     func readBytes(waiting seconds: Double) -> [UInt8]?
@@ -34,6 +38,8 @@ public final class MemoryTerminal: Terminal {
     /// How often the whole screen was written again, and which rows were written again.
     public private(set) var wholeRepaints = 0
     public private(set) var repaintedLines: [Int] = []
+    /// Rows blanked before a paint, in order.
+    public private(set) var clearedLines: [Int] = []
     public private(set) var started = false
     /// What each read returns, in order: bytes, or nil for "nothing arrived this time".
     /// When the queue is empty the terminal is gone.
@@ -76,6 +82,11 @@ public final class MemoryTerminal: Terminal {
     public func invalidate() {}
     public func repaintWhole() { wholeRepaints += 1 }
     public func repaintLine(_ row: Int) { repaintedLines.append(row) }
+    public func clearLine(_ row: Int) {
+        clearedLines.append(row)
+        // The next paint is recorded even when it equals the last frame: it is written.
+        if let last = frames.last { frames.append(last.blankingRow(row)) }
+    }
 
     public func readBytes(waiting seconds: Double) -> [UInt8]? {
         beforeRead?()

@@ -417,7 +417,7 @@ public enum Views {
         if let message = session.room.message {
             box(&s, ["Message from the proctor", message, "Press any key to close this message."], field: nil, secret: 0)
         } else if session.room.paused {
-            box(&s, [SessionState.pausedWords, "Your answers are saved. Ctrl-T says the time left; F12 calls the proctor."],
+            box(&s, [SessionState.pausedWords.english, "Your answers are saved. Ctrl-T says the time left; F12 calls the proctor."],
                 field: nil, secret: 0)
         }
     }

@@ -1,0 +1,4 @@
+extension English {
+    static let console: [String] = [
+    ]
+}

@@ -1,0 +1,3 @@
+extension Spanish {
+    static let core: [String: String] = [:]
+}

@@ -1,0 +1,3 @@
+extension Japanese {
+    static let screens: [String: String] = [:]
+}

@@ -1,0 +1,3 @@
+extension Spanish {
+    static let screens: [String: String] = [:]
+}

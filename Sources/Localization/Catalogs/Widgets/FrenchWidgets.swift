@@ -1,0 +1,3 @@
+extension French {
+    static let widgets: [String: String] = [:]
+}

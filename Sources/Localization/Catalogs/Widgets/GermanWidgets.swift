@@ -1,0 +1,3 @@
+extension German {
+    static let widgets: [String: String] = [:]
+}

@@ -118,7 +118,7 @@ let package = Package(
         ]),
         .testTarget(name: "TerminalUITests", dependencies: [
             "AssessmentKit", "Localization", "SessionKit", "TerminalUI", "SessionTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
-        ], exclude: ["Golden"]),
+        ], exclude: ["Golden", "Fixtures"]),
         // End-to-end tests: the real `carrel` driven in tmux, as a student and a proctor would.
         .testTarget(name: "EndToEndTests", dependencies: ["AssessmentKit", "SessionKit", "Lockdown", "SessionTestSupport"]),
         .testTarget(name: "CarrelCLITests", dependencies: [

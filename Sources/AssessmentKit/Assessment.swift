@@ -12,6 +12,9 @@ public struct Assessment: Sendable, Hashable, Codable {
     public var proctor: ProctorSettings
     public var policy: RestrictionPolicy
     public var sections: [Section]
+    /// The language the students read the test's screens in (`language: fr`), unless the
+    /// roster or `--language` says otherwise; nil leaves it to the student's environment.
+    public var language: String?
 
     public init(
         formatVersion: Int = 1, id: String, title: String, description: String? = nil,

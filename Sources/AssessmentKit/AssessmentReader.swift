@@ -1,3 +1,4 @@
+import Localization
 /// Reads and validates an assessment file, reporting every problem in one pass.
 public enum AssessmentReader {
     public struct Outcome: Sendable {
@@ -10,7 +11,7 @@ public enum AssessmentReader {
 
     static let topLevelKeys = [
         "carrel", "id", "title", "description", "time_limit", "navigation", "shuffle", "results",
-        "proctor", "policy", "sections",
+        "proctor", "policy", "sections", "language",
     ]
 
     public static func read(bytes: [UInt8], file: String, fileSize: Int? = nil) -> Outcome {
@@ -76,11 +77,21 @@ struct AssessmentDecoder {
             fields.warning(node, "time_limit is longer than the session cap (policy.max_duration \(DurationText.format(policy.maxDuration))); the session will end at the cap")
         }
         let sections = required(map, "sections", in: "the assessment").flatMap(sectionList)
+        var language: String?
+        if let node = map["language"], let tag = fields.text(node, "language") {
+            if let known = Language(tag: tag), known != .pseudo {
+                language = known.rawValue
+            } else {
+                fields.error(node, "language: " + Language.unknown(tag.clippedForMessage))
+            }
+        }
         guard let version, let id, let title, let sections else { return nil }
-        return Assessment(
+        var assessment = Assessment(
             formatVersion: version, id: id, title: title, description: description, timeLimit: timeLimit,
             navigation: navigation, shuffle: shuffle, results: results, proctor: proctor, policy: policy,
             sections: sections)
+        assessment.language = language
+        return assessment
     }
 
     func required(_ map: Mapping, _ key: String, in what: String) -> YNode? {

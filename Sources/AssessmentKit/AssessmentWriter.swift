@@ -9,6 +9,7 @@ public enum AssessmentWriter {
         w.add(0, "id: \(quoted(a.id))")
         w.text(0, "title", a.title)
         if let d = a.description { w.text(0, "description", d) }
+        if let language = a.language { w.add(0, "language: \(quoted(language))") }
         if let t = a.timeLimit { w.add(0, "time_limit: \(DurationText.format(t))") }
         if a.navigation != .free { w.add(0, "navigation: \(a.navigation.rawValue)") }
         if a.shuffle != Shuffle() {

@@ -1,3 +1,4 @@
+import Localization
 import Crypto
 import _CryptoExtras
 import Foundation
@@ -129,9 +130,12 @@ public enum SealedAssessment {
         /// before the package is open. Authenticated with the rest of the header.
         public var key: ProctorKey?
         public var fingerprint: String
+        /// The language the test's screens speak (its `language:` key), so that the start
+        /// screen speaks it before the package is open; nil in packages sealed without one.
+        public var language: String?
 
         enum CodingKeys: String, CodingKey {
-            case id, title, description, items, navigation, policy, passphrase, key, fingerprint
+            case id, title, description, items, navigation, policy, passphrase, key, fingerprint, language
             case timeLimit = "time_limit"
         }
 
@@ -146,6 +150,7 @@ public enum SealedAssessment {
             self.passphrase = passphrase
             key = assessment.proctor.key
             self.fingerprint = fingerprint
+            language = assessment.language
         }
 
         /// Why the metadata cannot be what `carrel seal` wrote, or nil.
@@ -159,6 +164,9 @@ public enum SealedAssessment {
             }
             guard (1...SealedAssessment.maximumItems).contains(items) else { return "the item count \(items) is impossible" }
             if let timeLimit, !(1...(366 * 24 * 3600)).contains(timeLimit) { return "the time limit is impossible" }
+            if let language, Language(tag: language).map({ $0.rawValue != language }) ?? true {
+                return "the language is not one Carrel speaks"
+            }
             // The hash is checked before anything else: its cost is bounded like the key's.
             let hashCost = Cost(logRounds: passphrase.logRounds, blockSize: passphrase.blockSize, parallelism: passphrase.parallelism)
             if let problem = hashCost.problem { return "the passphrase hash asks for \(problem)" }
@@ -183,9 +191,11 @@ public enum SealedAssessment {
             let placeholders = (0..<items).map { n in
                 Item(id: "sealed-\(n + 1)", prompt: "(sealed)", points: 0, kind: .essay(minWords: nil, maxWords: nil))
             }
-            return Assessment(
+            var preview = Assessment(
                 id: id, title: title, description: description, timeLimit: timeLimit, navigation: navigation,
                 proctor: ProctorSettings(passphrase: passphrase, key: key), policy: policy, sections: [Section(items: placeholders)])
+            preview.language = language
+            return preview
         }
     }
 

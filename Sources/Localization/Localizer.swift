@@ -34,6 +34,12 @@ public struct Phrase: Sendable, Equatable, ExpressibleByStringLiteral, CustomStr
         self.args = []
     }
 
+    /// Two phrases are equal when they say the same in English ("5 minutes left" written
+    /// as a template with its number, or as it reads).
+    public static func == (a: Phrase, b: Phrase) -> Bool {
+        (a.template == b.template && a.args == b.args) || a.english == b.english
+    }
+
     /// The sentence in English (logs, tests, messages for the proctor).
     public var description: String { Localizer.english.say(self) }
     public var english: String { description }
@@ -72,6 +78,23 @@ public struct Localizer: Sendable, Equatable {
         default:
             return Catalog.table(language)[template] ?? Catalog.strippingContext(template)
         }
+    }
+
+    /// A key as the keyboard says it: unchanged, except a yes key ("y" is "o" in French).
+    public func keyName(_ key: String) -> String {
+        let template = "⟨key⟩" + key
+        return Catalog.englishKeys.contains(template) ? translated(template) : key
+    }
+
+    /// A footer's label ("next", "flag"), said in this language.
+    public func footerLabel(_ label: String) -> String {
+        translated("⟨footer⟩" + label)
+    }
+
+    /// Keys in words ("Enter or Space"): translated where they hold words, else as written.
+    public func keyWords(_ words: String) -> String {
+        let template = "⟨keys⟩" + words
+        return Catalog.englishKeys.contains(template) ? translated(template) : words
     }
 
     /// A length of time in words in this language: "1 hour 2 minutes 3 seconds".

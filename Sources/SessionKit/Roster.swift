@@ -1,3 +1,4 @@
+import Localization
 import Foundation
 import AssessmentKit
 
@@ -293,10 +294,12 @@ public enum Roster {
                 let isTag = (2...35).contains(value.utf8.count) && value.utf8.allSatisfy {
                     (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == UInt8(ascii: "-")
                 }
-                if isTag {
-                    language = value
+                if isTag, let known = Language(tag: value), known != .pseudo {
+                    language = known.rawValue
+                } else if isTag {
+                    problem("language " + Language.unknown(value))
                 } else {
-                    problem("language \(Roster.quoted(value)) is not a language tag such as en, fr or pt-BR (letters, digits and hyphens, 2 to 35 characters)")
+                    problem("language \(Roster.quoted(value)) is not a language tag such as en, fr or es-MX (letters, digits and hyphens, 2 to 35 characters)")
                 }
             }
 

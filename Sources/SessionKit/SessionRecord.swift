@@ -5,6 +5,9 @@ import Foundation
 public struct SessionOptions: Sendable, Equatable, Codable {
     public var theme: String?
     public var screenReader: Bool?
+    /// The language the student's screens speak (`en`, `fr`…): `resume` keeps it. nil in
+    /// journals written before it was kept (English).
+    public var language: String?
     /// Set when the session publishes to a lab's shared store.
     public var shared: SharedLabel?
 

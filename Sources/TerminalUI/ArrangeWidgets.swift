@@ -1,4 +1,5 @@
 import AssessmentKit
+import Localization
 import SessionKit
 
 /// Ordering: ↑ ↓ highlight an entry, Shift-↑ ↓ (or u / d, - / +) move it; Enter keeps the order.
@@ -23,19 +24,19 @@ struct OrderWidget: AnswerWidget {
         func move(to: Int) -> WidgetChange {
             var arranged = opts
             arranged.swapAt(h, to)
-            return WidgetChange(highlight: to, say: "\(arranged[to]) moved to position \(to + 1) of \(opts.count)",
+            return WidgetChange(highlight: to, say: context.say("{0} moved to position {1} of {2}", .s(arranged[to]), .n(to + 1), .n(opts.count)),
                                 commands: [.session(.answer(context.item.id, .order(arranged)))])
         }
         switch action {
         case .up, .down: return WidgetChange(highlight: AnswerWidgets.moved(action, from: h, count: opts.count))
         case .earlier:
-            guard h > 0 else { return WidgetChange(say: "\(opts.first ?? "") is already first") }
+            guard h > 0 else { return WidgetChange(say: context.say("{0} is already first", .s(opts.first ?? ""))) }
             return move(to: h - 1)
         case .later:
-            guard h + 1 < opts.count else { return WidgetChange(say: "\(opts.last ?? "") is already last") }
+            guard h + 1 < opts.count else { return WidgetChange(say: context.say("{0} is already last", .s(opts.last ?? ""))) }
             return move(to: h + 1)
         case .choose:
-            return WidgetChange(say: "This order is your answer", commands: [.session(.answer(context.item.id, .order(opts)))])
+            return WidgetChange(say: context.say("This order is your answer"), commands: [.session(.answer(context.item.id, .order(opts)))])
         default:
             return .none
         }
@@ -46,14 +47,14 @@ struct OrderWidget: AnswerWidget {
         let arranged = context.options, h = context.highlight
         let touched: Bool = { if case .order? = context.response { return true } else { return false } }()
         for (i, o) in arranged.enumerated() {
-            let prefix = context.screenReader ? "position \(i + 1) of \(arranged.count): " : "\(i + 1). "
+            let prefix = context.screenReader ? context.say("position {0} of {1}:", .n(i + 1), .n(arranged.count)) + " " : "\(i + 1). "
             let line = out.entry(prefix: Widgets.marker(i == h) + prefix, o, role: Widgets.role(i == h, false), width: width)
             if i == h { out.focus = (line, 4) }
         }
         out.add("", indent: 2)
-        out.paragraph(touched ? "This order is your answer." : "Not answered yet: move entries, or Enter to keep this order.",
-                      width: width)
-        out.paragraph("↑ ↓ choose an entry · Shift-↑ ↓ or u / d move it", width: width)
+        out.paragraph(touched ? context.say("This order is your answer.")
+                      : context.say("Not answered yet: move entries, or Enter to keep this order."), width: width)
+        out.paragraph(context.say("↑ ↓ choose an entry · Shift-↑ ↓ or u / d move it"), width: width)
         return out
     }
 }
@@ -88,7 +89,7 @@ struct MatchWidget: AnswerWidget {
         func pick(_ right: String?) -> WidgetChange {
             var next = picks
             next[left] = right
-            return WidgetChange(say: right.map { "\(left) → \($0)" } ?? "\(left): no match",
+            return WidgetChange(say: right.map { context.say("{0} → {1}", .s(left), .s($0)) } ?? context.say("{0}: no match", .s(left)),
                                 commands: [.session(.answer(context.item.id, .match(next)))])
         }
         switch action {
@@ -115,7 +116,7 @@ struct MatchWidget: AnswerWidget {
         let rights = context.rights, lefts = context.options, h = context.highlight
         let leftWidth = min(max(8, (width - 12) / 3), lefts.map(TextWidth.of).max() ?? 0)
         for (i, left) in lefts.enumerated() {
-            let pick = picks[left].map { r in "\(Widgets.letter(rights.firstIndex(of: r) ?? 0))) \(r)" } ?? "no match yet"
+            let pick = picks[left].map { r in "\(Widgets.letter(rights.firstIndex(of: r) ?? 0))) \(r)" } ?? context.say("no match yet")
             // The left entry wraps in its own column; its match follows the arrow.
             let leftLines = TextWidth.wrap(left, width: leftWidth)
             let head = Widgets.marker(i == h)
@@ -136,8 +137,8 @@ struct MatchWidget: AnswerWidget {
         }
         out.add("", indent: 2)
         let choices = rights.enumerated().map { "\(Widgets.letter($0.offset))) \($0.element)" }.joined(separator: " · ")
-        out.paragraph("Choose from: " + choices, width: width)
-        out.paragraph("↑ ↓ choose an entry · ← → or a letter picks its match · Backspace clears", width: width)
+        out.paragraph(context.say("Choose from: {0}", .s(choices)), width: width)
+        out.paragraph(context.say("↑ ↓ choose an entry · ← → or a letter picks its match · Backspace clears"), width: width)
         return out
     }
 }

@@ -1,4 +1,5 @@
 import AssessmentKit
+import Localization
 import SessionKit
 
 /// One answer from a list: ↑ ↓ and Enter or Space, or the entry's letter or digit.
@@ -16,7 +17,7 @@ struct ChoiceWidget: AnswerWidget {
         if let h = AnswerWidgets.moved(action, from: context.highlight, count: context.options.count) { return WidgetChange(highlight: h) }
         guard let i = AnswerWidgets.entry(action, key: key, context) else { return .none }
         let opts = context.options
-        return WidgetChange(highlight: i, say: "\(opts[i]) selected",
+        return WidgetChange(highlight: i, say: context.say("{0} selected", .s(opts[i])),
                             commands: [.session(.answer(context.item.id, .choice(opts[i])))])
     }
 
@@ -50,13 +51,13 @@ struct TrueFalseWidget: AnswerWidget {
         case .pick: value = Self.trueKeys.contains(key)
         default: return .none
         }
-        return WidgetChange(highlight: value ? 0 : 1, say: "\(value ? "True" : "False") selected",
+        return WidgetChange(highlight: value ? 0 : 1, say: context.say("{0} selected", .s(context.say(value ? "True" : "False"))),
                             commands: [.session(.answer(context.item.id, .trueFalse(value)))])
     }
 
     func lines(width: Int) -> Widgets.Output {
         var picked: String?
-        if case let .trueFalse(b)? = context.response { picked = b ? "True" : "False" }
+        if case let .trueFalse(b)? = context.response { picked = context.say(b ? "True" : "False") }
         return Widgets.radioList(context, picked: picked, width: width)
     }
 }
@@ -81,7 +82,8 @@ struct CheckboxWidget: AnswerWidget {
         let choice = opts[i]
         let on = !picks.contains(choice)
         let set = on ? picks + [choice] : picks.filter { $0 != choice }
-        return WidgetChange(highlight: i, say: "\(choice) \(on ? "checked" : "unchecked"); \(set.count) checked",
+        return WidgetChange(highlight: i, say: on ? context.say("{0} checked; {1, plural, one {# checked} other {# checked}}", .s(choice), .n(set.count))
+                                  : context.say("{0} unchecked; {1, plural, one {# checked} other {# checked}}", .s(choice), .n(set.count)),
                             commands: [.session(.answer(context.item.id, .multiple(opts.filter { set.contains($0) })))])
     }
 
@@ -91,12 +93,14 @@ struct CheckboxWidget: AnswerWidget {
         for (i, o) in context.options.enumerated() {
             let on = picks.contains(o)
             let line = out.entry(prefix: Widgets.marker(i == h) + (on ? "[x] " : "[ ] ") + Widgets.letter(i) + ") ",
-                                 Widgets.stated(o, on ? "checked" : (sr ? "not checked" : nil), screenReader: sr),
+                                 Widgets.stated(o, on ? context.say("⟨state⟩checked") : (sr ? context.say("⟨state⟩not checked") : nil),
+                                                screenReader: sr, say: context.say),
                                  role: Widgets.role(i == h, on), width: width)
             if i == h { out.focus = (line, 4) }
         }
         out.add("", indent: 2)
-        out.paragraph("Pick all that apply: \(picks.count) checked. Space or a letter checks or unchecks.", width: width)
+        out.paragraph(context.say("Pick all that apply: {0, plural, one {# checked} other {# checked}}. Space or a letter checks or unchecks.",
+                                  .n(picks.count)), width: width)
         return out
     }
 }

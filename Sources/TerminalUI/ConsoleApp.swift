@@ -1,5 +1,6 @@
 import AssessmentKit
 import Foundation
+import Localization
 import SessionKit
 
 /// One reading of a room from the store: the seats, or why they could not be read.
@@ -91,13 +92,17 @@ public final class ConsoleApp: LoopedScreen {
             if let seats = reading.seats {
                 if model.update(seats) { terminal.bell() }
                 lastGood = reading.at
-                model.storeLine = model.screenReader ? "store connected" : "updated \(clock(reading.at))"
+                model.storeLine = model.screenReader ? say("store connected") : say("updated {0}", .s(clock(reading.at)))
             } else {
-                let since = lastGood.map { "; seats as of \(clock($0))" } ?? ""
-                model.storeLine = "store not reachable: \(reading.problem ?? "no answer"); retrying\(since)"
+                let problem = reading.problem ?? say("no answer")
+                if let lastGood {
+                    model.storeLine = say("store not reachable: {0}; retrying; seats as of {1}", .s(problem), .s(clock(lastGood)))
+                } else {
+                    model.storeLine = say("store not reachable: {0}; retrying", .s(problem))
+                }
             }
         }
-        if let sent = source.takeSent() { model.notice = sent }
+        if let sent = source.takeSent() { model.notice = Self.sentWords(sent, say: say) }
         if let report = source.takeReport(), model.report != nil, model.selectedSeat?.session == report.session {
             model.report = reportLines(events: report.events, problem: report.problem, check: report.check)
         }
@@ -130,21 +135,80 @@ public final class ConsoleApp: LoopedScreen {
         source.wantReport(seat.session)
     }
 
+    /// The console's language.
+    var say: Localizer { model.say }
+
     func reportLines(events: [JournalEvent]?, problem: String?, check: [String]? = nil) -> [String] {
         guard let seat = model.selectedSeat else { return [] }
         let name = ProctorView.name
         // Everything a seat sent is shown as the list shows it: invisible characters spelled out.
-        var lines = ["Integrity report — seat \(name(seat.seat))" + (seat.candidate.map { ", \(name($0))" } ?? ""),
-                     "Session \(name(seat.session)) · \(name(seat.assessment)) — \(name(seat.assessmentTitle))",
-                     ProctorView.sentence(seat, coarse: model.screenReader), ""]
+        let title = seat.candidate.map { say("Integrity report — seat {0}, {1}", .s(name(seat.seat)), .s(name($0))) }
+            ?? say("Integrity report — seat {0}", .s(name(seat.seat)))
+        var lines = [title,
+                     say("Session {0} · {1} — {2}", .s(name(seat.session)), .s(name(seat.assessment)), .s(name(seat.assessmentTitle))),
+                     ProctorView.sentence(seat, coarse: model.screenReader, say: say), ""]
         if let problem {
-            return lines + ["The events cannot be read now: \(problem). Esc, then Enter to try again."]
+            return lines + [say("The events cannot be read now: {0}. Esc, then Enter to try again.", .s(problem))]
         }
-        guard let events else { return lines + ["Reading the seat's events…"] }
-        if let check { lines += check.map(name) + [""] }
-        lines += IntegrityReport(events: events, interruptions: seat.interruptions).lines
-        lines += ["", "Timeline"]
+        guard let events else { return lines + [say("Reading the seat's events…")] }
+        if let check { lines += check.map { Self.checkWords(name($0), say: say) } + [""] }
+        lines += integrityLines(IntegrityReport(events: events, interruptions: seat.interruptions))
+        lines += ["", say("Timeline")]
+        // The journal's own record: its event kinds and details are shown as they were written.
         for e in events { lines.append("\(Timestamp.iso(e.at))  \(name(e.kind))  \(name(e.detail))") }
         return lines
+    }
+
+    /// The integrity report's counts, their names lined up, then what clearing each pasteboard did.
+    func integrityLines(_ report: IntegrityReport) -> [String] {
+        let counts = [(say("⟨integrity report⟩paste attempts"), report.pasteAttempts),
+                      (say("⟨integrity report⟩focus losses"), report.focusLosses),
+                      (say("⟨integrity report⟩exit attempts"), report.exitAttempts),
+                      (say("⟨integrity report⟩wrong passphrases"), report.wrongPassphrases),
+                      (say("⟨integrity report⟩interruptions"), report.interruptions)]
+        let column = max(20, (counts.map { TextWidth.of($0.0) }.max() ?? 0) + 2)
+        var out = counts.map { label, n in label + String(repeating: " ", count: column - TextWidth.of(label)) + String(n) }
+        out.append(say("⟨integrity report⟩pasteboards"))
+        for backend in report.pasteboards.keys.sorted() {
+            for line in report.pasteboards[backend] ?? [] { out.append("  " + DemoModel.clearedWords(line, say: say)) }
+        }
+        return out
+    }
+
+    /// The records' check (the feed's lines, in English) in the console's language; the
+    /// problems it names are shown as they are.
+    static func checkWords(_ line: String, say: Localizer) -> String {
+        switch line {
+        case "Records: verified — every record and the result were written by this seat":
+            return say("Records: verified — every record and the result were written by this seat")
+        case "Records: every record so far was written by this seat (no result yet)":
+            return say("Records: every record so far was written by this seat (no result yet)")
+        case "Records: NOT verified": return say("Records: NOT verified")
+        default: return line
+        }
+    }
+
+    /// What the feed says a command did ("pause sent to 3 seats (command 7, 8, 9)", "pause not
+    /// sent: REASON") in the console's language; the reason is shown as it is.
+    static func sentWords(_ note: String, say: Localizer) -> String {
+        guard let space = note.firstIndex(of: " ") else { return note }
+        let command = String(note[..<space])
+        guard ProctorModel.commandNames.contains(command) else { return note }
+        let what = ProctorModel.commandWords(command, say)
+        let rest = note[note.index(after: space)...]
+        if rest.hasPrefix("not sent: ") {
+            return say("{0} not sent: {1}", .s(what), .s(String(rest.dropFirst("not sent: ".count))))
+        }
+        guard rest.hasPrefix("sent to "), rest.hasSuffix(")"), let open = rest.range(of: " (command ", options: .backwards) else { return note }
+        let target = rest[rest.index(rest.startIndex, offsetBy: "sent to ".count)..<open.lowerBound]
+        let ids = String(rest[open.upperBound..<rest.index(before: rest.endIndex)])
+        if target.hasPrefix("seat ") {
+            return say("{0} sent to seat {1} (command {2})", .s(what), .s(String(target.dropFirst("seat ".count))), .s(ids))
+        }
+        let words = target.split(separator: " ")
+        if words.count == 2, words[1] == "seats", let n = Int(words[0]) {
+            return say("{0} sent to {1, plural, one {# seat} other {# seats}} (command {2})", .s(what), .n(n), .s(ids))
+        }
+        return note
     }
 }

@@ -1,4 +1,5 @@
 import AssessmentKit
+import Localization
 import SessionKit
 
 /// What a key does in the proctor's console.
@@ -46,8 +47,15 @@ extension ProctorModel {
         Binding("x", "end the seats' sessions (asks first; answers are kept and scored)", keys: [.character("x")], .end),
     ] + refreshAndQuit)
 
-    /// The commands' keys, on a line of their own above the seat's sentence.
-    public static let actionsLine = "Space mark  * all  s start  p pause  c resume  t time  m message  a hand  x end"
+    /// The commands' keys, on a line of their own above the seat's sentence: each key and its
+    /// word (said through the catalogs as "⟨console action⟩WORD").
+    public static let actions: [(key: String, label: String)] = [
+        ("Space", "mark"), ("*", "all"), ("s", "start"), ("p", "pause"), ("c", "resume"), ("t", "time"), ("m", "message"),
+        ("a", "hand"), ("x", "end"),
+    ]
+
+    /// The commands' keys in English: "Space mark  * all  s start …".
+    public static var actionsLine: String { actions.map { "\($0.key) \($0.label)" }.joined(separator: "  ") }
 
     /// The line that asks for minutes, a message's text or a confirmation.
     public static let entryKeyMap = KeyMap<ConsoleAction>("console-entry", "The console's question line", [
@@ -125,13 +133,37 @@ extension ProctorModel {
     mutating func command(_ action: ProctorAction) -> Action {
         let to = targets
         guard !to.isEmpty else { return .none }
-        notice = "Sending \(action.name) to \(Self.seatWords(to))…"
+        let what = Self.commandWords(action.name, say)
+        if to.count == 1 {
+            notice = say("Sending {0} to seat {1}…", .s(what), .s(ProctorView.name(to[0].seat)))
+        } else {
+            notice = say("Sending {0} to {1, plural, one {# seat} other {# seats}}…", .s(what), .n(to.count))
+        }
         return .send(action, to)
     }
 
-    static func seatWords(_ seats: [SeatView]) -> String {
-        if seats.count == 1 { return "seat \(ProctorView.name(seats[0].seat))" }
-        return "\(seats.count) seats"
+    /// The commands' names, as the store and the journal know them.
+    static let commandNames: Set<String> = ["start", "pause", "resume", "time", "message", "end", "acknowledge"]
+
+    /// A command's name (as the store and the journal know it) in the console's language.
+    static func commandWords(_ name: String, _ say: Localizer) -> String {
+        switch name {
+        case "start": return say("⟨command⟩start")
+        case "pause": return say("⟨command⟩pause")
+        case "resume": return say("⟨command⟩resume")
+        case "time": return say("⟨command⟩time")
+        case "message": return say("⟨command⟩message")
+        case "end": return say("⟨command⟩end")
+        case "acknowledge": return say("⟨command⟩acknowledge")
+        default: return name
+        }
+    }
+
+    /// Letters that answer yes to the console's questions: y, and the yes letter of the
+    /// console's language (o in French, j in German, s in Spanish), in either case.
+    func saysYes(_ ch: Character) -> Bool {
+        let lower = Character(ch.lowercased())
+        return lower == "y" || String(lower) == say.keyName("y")
     }
 
     /// A key in the question line: minutes, a message, or y/N before ending sessions.
@@ -140,20 +172,20 @@ extension ProctorModel {
         switch key {
         case .escape:
             entry = nil
-            notice = "Cancelled"
+            notice = say("Cancelled")
             return .none
         case .enter:
             entry = nil
             switch e.kind {
             case .minutes:
                 guard let minutes = Int(e.text.trimmingCharacters(in: .whitespaces)), minutes > 0, minutes <= 600 else {
-                    notice = "Give whole minutes from 1 to 600"
+                    notice = say("Give whole minutes from 1 to 600")
                     return .none
                 }
                 return command(.addTime(seconds: minutes * 60))
             case .message:
                 guard let action = ProctorAction(name: "message", argument: e.text) else {
-                    notice = "Nothing sent: the message is empty"
+                    notice = say("Nothing sent: the message is empty")
                     return .none
                 }
                 return command(action)
@@ -166,9 +198,9 @@ extension ProctorModel {
             if !e.text.isEmpty { e.text.removeLast() }
         case let .character(ch):
             if e.kind == .confirmEnd || e.kind == .confirmStart {
-                if ch == "y" || ch == "Y" { e.text = "y"; entry = e; return entryKey(.enter) }
+                if saysYes(ch) { e.text = "y"; entry = e; return entryKey(.enter) }
                 entry = nil
-                notice = e.kind == .confirmEnd ? "Nothing ended" : "Nothing started"
+                notice = e.kind == .confirmEnd ? say("Nothing ended") : say("Nothing started")
                 return .none
             }
             let limit = e.kind == .minutes ? 3 : ProctorAction.messageLimit

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import AssessmentKit
 import Foundation
+import Localization
 import SessionKit
 
 /// The workshop demo in the app loop: keys and pastes, the real session controller, the lock's
@@ -147,7 +148,7 @@ public final class DemoApp: LoopedScreen {
                 enterUI: { terminal.setReports(true) }, leaveUI: { terminal.setReports(false) })
             model.field = TextEditor()
         } catch {
-            note("Begin session — failed: \(error.description)")
+            note(model.say("Begin session — failed: {0}", .s(error.description)))
         }
         lastStatusCheck = -Double.infinity
     }
@@ -169,9 +170,9 @@ public final class DemoApp: LoopedScreen {
     /// The session's events in words; a journal that cannot be read says so in the log.
     func events(of c: SessionRuntime) -> [String] {
         do {
-            return DemoModel.describe(try c.journal.events(session: c.record.id))
+            return DemoModel.describe(try c.journal.events(session: c.record.id), say: model.say)
         } catch {
-            return ["The journal cannot be read: \(error)"]
+            return [model.say("The journal cannot be read: {0}", .s("\(error)"))]
         }
     }
 
@@ -186,16 +187,28 @@ public final class DemoApp: LoopedScreen {
         let now = monotonic()
         guard now - lastStatusCheck >= 1 else { return }
         lastStatusCheck = now
+        let say = model.say
         switch context.lock.inspect() {
         case .free:
-            model.lockStatus = "No session — the lock is free"
+            model.lockStatus = say("No session — the lock is free")
         case let .held(holder?):
-            let since = holder.started.dropFirst(11).prefix(5)
-            let whose = holder.pid == context.pid ? "this demo" : "another process"
-            model.lockStatus = "Session active since \(since) UTC, lock held by pid \(holder.pid) (\(whose))"
+            let since = Arg.s(String(holder.started.dropFirst(11).prefix(5)))
+            let pid = Arg.s(String(holder.pid))
+            model.lockStatus = holder.pid == context.pid
+                ? say("Session active since {0} UTC, lock held by pid {1} (this demo)", since, pid)
+                : say("Session active since {0} UTC, lock held by pid {1} (another process)", since, pid)
         case .held(nil):
-            model.lockStatus = "Lock held by a session that is starting"
+            model.lockStatus = say("Lock held by a session that is starting")
         }
+    }
+
+    /// How the workshop test ended (the demo command's line, in English) in the demo's language;
+    /// the reason it gives is shown as it is.
+    static func workshopWords(_ line: String, say: Localizer) -> String {
+        if line == "Workshop test finished" { return say("Workshop test finished") }
+        let ended = "Workshop test ended: "
+        if line.hasPrefix(ended) { return say("Workshop test ended: {0}", .s(String(line.dropFirst(ended.count)))) }
+        return line
     }
 
     /// The workshop test runs on the real terminal with this screen stopped, then the demo
@@ -203,7 +216,7 @@ public final class DemoApp: LoopedScreen {
     func openWorkshop() {
         guard let workshop else { return }
         terminal.stop()
-        note(workshop())
+        note(Self.workshopWords(workshop(), say: model.say))
         guard terminal.start() else {
             quit = true
             return

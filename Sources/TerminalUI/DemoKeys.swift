@@ -1,3 +1,5 @@
+import Localization
+
 /// What a key does in the workshop demo.
 public enum DemoAction: Sendable, Equatable {
     case begin, end, workshop, quit, olderLog, newerLog
@@ -45,7 +47,9 @@ extension DemoModel {
     public static let confirmQuitKeyMap: KeyMap<DemoAction> = TakeKeys.confirmDemoQuit.map { $0 == .yes ? .yes : .no }
 
     /// The map the demo reacts by now.
-    public var keyMap: KeyMap<DemoAction> { confirmQuit ? Self.confirmQuitKeyMap : Self.mainKeyMap }
+    public var keyMap: KeyMap<DemoAction> {
+        confirmQuit ? Self.confirmQuitKeyMap.adding(TakeKeys.yesKeys(say), to: .yes) : Self.mainKeyMap
+    }
 
     /// Does what the screen itself can (the log's scrolling, the field, the quit question) and
     /// says what the loop must do. `sessionRunning`: the loop's session, as it is now.
@@ -58,9 +62,9 @@ extension DemoModel {
         case .begin: return .begin
         case .end: return .end
         case .workshop:
-            if sessionRunning { return .note("End the demo session before opening the workshop test") }
+            if sessionRunning { return .note(say("End the demo session before opening the workshop test")) }
             if workshopAvailable { return .openWorkshop }
-            return workshopMissing.map { .note("Workshop test: \($0)") }
+            return workshopMissingWords.map { .note(say("Workshop test: {0}", .s($0))) }
         case .quit:
             guard sessionRunning else { return .quit }
             confirmQuit = true
@@ -70,9 +74,9 @@ extension DemoModel {
             if sessionRunning { return .exitAttempt(TakeKeys.leaveName(key)) }
             if key == .control("c") { return .quit }
         case .elsewhere:
-            let say = { (a: DemoAction, verb: String) in "\(Self.mainKeyMap.footerKey(a) ?? "") \(verb)" }
-            return .note("In the demo: " + [say(.begin, "begins"), say(.end, "ends"), say(.workshop, "opens the workshop test"),
-                                            say(.quit, "quits")].joined(separator: ", "))
+            let key = { (a: DemoAction) in Arg.s(Self.mainKeyMap.footerKey(a) ?? "") }
+            return .note(say("In the demo: {0} begins, {1} ends, {2} opens the workshop test, {3} quits",
+                             key(.begin), key(.end), key(.workshop), key(.quit)))
         case .edit:
             if field.apply(key) { return .fieldEdited }
         }

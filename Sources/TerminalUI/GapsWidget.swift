@@ -1,4 +1,5 @@
 import AssessmentKit
+import Localization
 import SessionKit
 
 /// A text with gaps: the text is shown with each gap's field in its place, wrapped with the
@@ -63,7 +64,7 @@ struct GapsWidget: AnswerWidget {
         case .up, .down:
             let to = action == .up ? max(0, focused - 1) : min(count - 1, focused + 1)
             if to == focused {
-                return WidgetChange(say: action == .up ? "This is the first gap" : "This is the last gap")
+                return WidgetChange(say: context.say(action == .up ? "This is the first gap" : "This is the last gap"))
             }
             return WidgetChange(highlight: to, say: description(of: to, entries: entries))
         case .next:
@@ -120,7 +121,7 @@ struct GapsWidget: AnswerWidget {
         }
         var all = entries
         all[focused] = entry
-        let said = entry.isEmpty ? "Gap \(focused + 1) cleared" : state(of: focused, entries: all)
+        let said = entry.isEmpty ? context.say("Gap {0} cleared", .n(focused + 1)) : state(of: focused, entries: all)
         return WidgetChange(optionHighlight: optionHighlight, say: said,
                             commands: [.session(.answer(context.item.id, response(setting: entry)))])
     }
@@ -132,7 +133,7 @@ struct GapsWidget: AnswerWidget {
     }
 
     func optionWords(_ option: String, entry: [String]) -> String {
-        "\(option): \(entry.contains(option) ? "checked" : "not checked")"
+        context.say(entry.contains(option) ? "{0}: checked" : "{0}: not checked", .s(option))
     }
 
     /// The whole response with the focused gap's entry replaced; nil when every gap is open.
@@ -147,24 +148,27 @@ struct GapsWidget: AnswerWidget {
     /// What the screen reader hears on arriving at a gap: its number, the words before it and
     /// its state.
     func description(of index: Int, entries: [[String]]) -> String {
-        var words = "Gap \(index + 1) of \(gaps.count)"
+        let say = context.say
         let before = Self.wordsBefore(index, in: context.item.prompt)
-        if !before.isEmpty { words += ", after “\(before)”" }
-        return words + ": " + state(of: index, entries: entries)
+        let words = before.isEmpty ? say("Gap {0} of {1}", .n(index + 1), .n(gaps.count))
+            : say("Gap {0} of {1}, after “{2}”", .n(index + 1), .n(gaps.count), .s(before))
+        return say("⟨gap, then its state⟩{0}: {1}", .s(words), .s(state(of: index, entries: entries)))
     }
 
     /// A gap's state in words.
     func state(of index: Int, entries: [[String]]) -> String {
         let entry = entries[index]
+        let say = context.say
         switch gaps[index].kind {
         case .text, .number:
-            return entry.first.map { "typed \($0)" } ?? "empty, type your answer"
+            return entry.first.map { say("typed {0}", .s($0)) } ?? say("empty, type your answer")
         case let .choice(_, multiple):
             if entry.isEmpty {
-                return multiple ? "nothing checked; ← → and Space, or a letter, check options"
-                    : "nothing chosen; ← → or a letter choose"
+                return multiple ? say("nothing checked; ← → and Space, or a letter, check options")
+                    : say("nothing chosen; ← → or a letter choose")
             }
-            return multiple ? "\(entry.joined(separator: ", ")) checked" : "\(entry[0]) chosen"
+            return multiple ? say("{0} checked", .s(entry.joined(separator: say("⟨between checked options⟩, "))))
+                : say("{0} chosen", .s(entry[0]))
         }
     }
 
@@ -186,17 +190,19 @@ struct GapsWidget: AnswerWidget {
     func field(_ index: Int, entries: [[String]], maxWidth: Int) -> String {
         let entry = entries[index]
         let sr = context.screenReader
-        let number = sr ? "gap \(index + 1)" : "\(index + 1)"
+        let say = context.say
+        let number = sr ? say("gap {0}", .n(index + 1)) : "\(index + 1)"
         var content: String
         switch gaps[index].kind {
         case .text, .number:
             if index == focused {
-                content = context.editor.text.isEmpty ? (sr ? "empty" : "______") : context.editor.text
+                content = context.editor.text.isEmpty ? (sr ? say("⟨gap⟩empty") : "______") : context.editor.text
             } else {
-                content = entry.first ?? (sr ? "empty" : "______")
+                content = entry.first ?? (sr ? say("⟨gap⟩empty") : "______")
             }
         case .choice:
-            content = entry.isEmpty ? (sr ? "not chosen" : "choose ▾") : entry.joined(separator: ", ") + (sr ? "" : " ▾")
+            content = entry.isEmpty ? (sr ? say("⟨gap⟩not chosen") : say("⟨gap⟩choose ▾"))
+                : entry.joined(separator: say("⟨between checked options⟩, ")) + (sr ? "" : " ▾")
         }
         // Measured as it will be drawn (a tab in a stored answer is four spaces on screen).
         content = TextWidth.sanitise(content)
@@ -225,7 +231,7 @@ struct GapsWidget: AnswerWidget {
             out.lines.append(body)
         }
         if let place = layout.places.first(where: { $0.gap == focused }) {
-            let number = context.screenReader ? "gap \(focused + 1)" : "\(focused + 1)"
+            let number = context.screenReader ? context.say("gap {0}", .n(focused + 1)) : "\(focused + 1)"
             var column = place.columns.lowerBound + TextWidth.of(number) + 3
             if !gaps[focused].kind.isChoice {
                 let shown = field(focused, entries: entries, maxWidth: textWidth)
@@ -246,14 +252,15 @@ struct GapsWidget: AnswerWidget {
                 let box = multiple ? (on ? "[x] " : "[ ] ") : (on ? "(•) " : "( ) ")
                 let marker = multiple && i == context.optionHighlight ? "› " : "  "
                 out.entry(prefix: marker + box + Widgets.letter(i) + ") ",
-                          Widgets.stated(option, on ? (multiple ? "checked" : "chosen") : nil, screenReader: context.screenReader),
+                          Widgets.stated(option, on ? context.say(multiple ? "⟨state⟩checked" : "⟨state⟩chosen") : nil,
+                                         screenReader: context.screenReader, say: context.say),
                           role: on ? .selected : .plain, indent: 4, width: width)
             }
         }
         let filled = entries.filter { !$0.isEmpty }.count
         out.add("", indent: 2)
-        out.paragraph("\(filled) of \(gaps.count) gaps filled. ↑ ↓ or Enter: another gap; Tab: the next question.",
-                      width: width)
+        out.paragraph(context.say("{0} of {1, plural, one {# gap} other {# gaps}} filled. ↑ ↓ or Enter: another gap; Tab: the next question.",
+                                  .n(filled), .n(gaps.count)), width: width)
         return out
     }
 }

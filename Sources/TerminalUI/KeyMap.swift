@@ -1,3 +1,4 @@
+import Localization
 /// Keys a binding answers to beyond the ones it names.
 public enum KeyClass: Sendable, Equatable {
     /// Any character typed into a field: letters, digits, punctuation and space, in any script.
@@ -84,8 +85,11 @@ public struct KeyMap<Action: Sendable & Equatable>: Sendable {
     }
 
     /// The footer as one line of words: "y: submit · n: keep working".
-    public var footerLine: String {
-        footer().map { "\($0.0): \($0.1)" }.joined(separator: " · ")
+    public var footerLine: String { footerLine(.english) }
+
+    /// The footer as one line of words in a language: "o : rendre · n : continuer".
+    public func footerLine(_ say: Localizer) -> String {
+        footer().map { say("{0}: {1}", .s(say.keyName($0.0)), .s(say.footerLabel($0.1))) }.joined(separator: " · ")
     }
 
     /// The footer key of the binding for `action`.
@@ -96,6 +100,15 @@ public struct KeyMap<Action: Sendable & Equatable>: Sendable {
     /// The same keys for another screen's actions.
     public func map<Other>(_ transform: (Action) -> Other) -> KeyMap<Other> {
         KeyMap<Other>(name, title, bindings.map { $0.map(transform) })
+    }
+
+    /// The same map with more keys for `action` (a confirmation's yes in the student's language).
+    public func adding(_ keys: [Key], to action: Action) -> KeyMap {
+        KeyMap(name, title, bindings.map { b in
+            guard b.action == action else { return b }
+            let more = keys.filter { !b.keys.contains($0) }
+            return KeyBinding(b.words, b.meaning, keys: b.keys + more, keyClass: b.keyClass, b.action, footer: b.footer.map { ($0.key, $0.label) })
+        })
     }
 
     /// The same keys under another name.

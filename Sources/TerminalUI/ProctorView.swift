@@ -14,8 +14,9 @@ public struct ProctorModel: Sendable, Equatable {
     /// The integrity report open for the selected seat (Enter), as lines.
     public var report: [String]?
     public var reportScroll = 0
-    /// How the store was last read: "updated 10:02:03", or why it could not be.
-    public var storeLine = "connecting to the shared store…"
+    /// How the store was last read: "updated 10:02:03", or why it could not be (nil before the
+    /// first reading: the console says it is connecting).
+    public var storeLine: String?
     public var screenReader: Bool
     public var quit = false
     /// Seats marked for the next command (by session).
@@ -32,12 +33,16 @@ public struct ProctorModel: Sendable, Equatable {
         public var kind: Kind
         public var text: String
 
-        public var prompt: String {
+        /// The question, in English.
+        public var prompt: String { prompt(Localizer.english) }
+
+        /// The question in the console's language, ending with a space before the answer.
+        public func prompt(_ say: Localizer) -> String {
             switch kind {
-            case .minutes: return "Minutes to add: "
-            case .message: return "Message: "
-            case .confirmEnd: return "End these sessions now (answers are kept and scored)? y/N "
-            case .confirmStart: return "Start them and send each its keys (seat keys as listed)? y/N "
+            case .minutes: return say("Minutes to add:") + " "
+            case .message: return say("Message:") + " "
+            case .confirmEnd: return say("End these sessions now (answers are kept and scored)? {0}/N", .s(say("⟨key⟩y"))) + " "
+            case .confirmStart: return say("Start them and send each its keys (seat keys as listed)? {0}/N", .s(say("⟨key⟩y"))) + " "
             }
         }
     }
@@ -78,74 +83,143 @@ public struct ProctorModel: Sendable, Equatable {
 public enum ProctorView {
     /// Whole minutes for a screen reader (the frame changes at most once a minute by itself),
     /// minutes and seconds otherwise.
-    static func clock(_ seconds: Int, coarse: Bool) -> String {
-        if coarse { return seconds < 60 ? "under 1 min" : "\(seconds / 60) min" }
+    static func clock(_ seconds: Int, coarse: Bool, say: Localizer = .english) -> String {
+        if coarse { return seconds < 60 ? say("⟨time left⟩under 1 min") : say("⟨time left⟩{0} min", .n(seconds / 60)) }
         return seconds >= 3600 ? String(format: "%d:%02d:%02d", seconds / 3600, seconds / 60 % 60, seconds % 60)
                                : String(format: "%d:%02d", seconds / 60, seconds % 60)
     }
 
-    static func heard(_ s: SeatView, coarse: Bool) -> String {
+    static func heard(_ s: SeatView, coarse: Bool, say: Localizer = .english) -> String {
         // Within two of a running seat's reports: heard from now.
-        if Double(s.lastHeardSeconds) < 2 * SeatView.pulseInterval { return "now" }
-        if coarse { return s.lastHeardSeconds < 60 ? "under 1 min ago" : "\(s.lastHeardSeconds / 60) min ago" }
-        if s.lastHeardSeconds < 120 { return "\(s.lastHeardSeconds) s ago" }
-        if s.lastHeardSeconds < 7200 { return "\(s.lastHeardSeconds / 60) min ago" }
-        return "\(s.lastHeardSeconds / 3600) h ago"
+        if Double(s.lastHeardSeconds) < 2 * SeatView.pulseInterval { return say("⟨heard⟩now") }
+        if coarse {
+            return s.lastHeardSeconds < 60 ? say("⟨heard⟩under 1 min ago") : say("⟨heard⟩{0} min ago", .n(s.lastHeardSeconds / 60))
+        }
+        if s.lastHeardSeconds < 120 { return say("⟨heard⟩{0} s ago", .n(s.lastHeardSeconds)) }
+        if s.lastHeardSeconds < 7200 { return say("⟨heard⟩{0} min ago", .n(s.lastHeardSeconds / 60)) }
+        return say("⟨heard⟩{0} h ago", .n(s.lastHeardSeconds / 3600))
     }
 
     /// A name that came from a seat, with invisible characters shown as `\u{200B}`, so that a
     /// seat cannot pass for another ("A1" and "A\u{200B}1").
     static func name(_ text: String) -> String { TerminalSafety.visible(text, keepLineBreaks: false) }
 
+    /// Between the parts of a seat's sentence, and of the room's summary.
+    static func comma(_ say: Localizer) -> String { say("⟨seat sentence⟩, ") }
+
     /// One seat in words, as the focused line says it.
-    public static func sentence(_ s: SeatView, coarse: Bool, marked: Bool = false) -> String {
-        var parts = ["Seat \(name(s.seat))" + (s.candidate.map { ", \(name($0))" } ?? "") + ": \(statusWords(s))"]
-        if marked { parts.append("marked") }
-        for warning in s.warnings { parts.append(warning) }
-        if let refusal = s.lastRefusal, s.commandsRefused > 0 { parts.append("command \(name(String(refusal.dropFirst())))") }
-        if !s.commandable { parts.append("watch only: the test has no proctor key") }
+    public static func sentence(_ s: SeatView, coarse: Bool, marked: Bool = false, say: Localizer = .english) -> String {
+        let state = statusWords(s, say: say)
+        var parts = [s.candidate.map { say("Seat {0}, {1}: {2}", .s(name(s.seat)), .s(name($0)), .s(state)) }
+            ?? say("Seat {0}: {1}", .s(name(s.seat)), .s(state))]
+        if marked { parts.append(say("⟨seat⟩marked")) }
+        for warning in s.warnings { parts.append(warningWords(warning, say: say)) }
+        if let refusal = s.lastRefusal, s.commandsRefused > 0 { parts.append(refusalWords(String(refusal.dropFirst()), say: say)) }
+        if !s.commandable { parts.append(say("watch only: the test has no proctor key")) }
         if s.status == "not_started" {
             // Before a start that sends the test's key: where this seat is, what it runs, and
             // the key it showed on its own screen.
-            if let key = s.seatKey.flatMap(SeatBox.fingerprint) { parts.append("seat key \(key)") }
-            if let host = s.host { parts.append("host \(name(host))") }
+            if let key = s.seatKey.flatMap(SeatBox.fingerprint) { parts.append(say("seat key {0}", .s(key))) }
+            if let host = s.host { parts.append(say("host {0}", .s(name(host)))) }
+            // "Carrel" and its digest are names.
             if let digest = s.executableDigest { parts.append("Carrel \(name(String(digest.prefix(19))))") }
         }
-        if s.commandsPending > 0 { parts.append("\(s.commandsPending) command\(s.commandsPending == 1 ? "" : "s") not applied yet") }
-        parts.append("\(s.answered) of \(s.total) answered")
-        if let left = s.timeLeftSeconds, ["active", "interrupted"].contains(s.status) {
-            parts.append("\(clock(left, coarse: coarse)) left")
+        if s.commandsPending > 0 {
+            parts.append(say("{0, plural, one {# command not applied yet} other {# commands not applied yet}}", .n(s.commandsPending)))
         }
-        parts.append("\(s.pasteAttempts) paste attempt\(s.pasteAttempts == 1 ? "" : "s")")
-        parts.append("\(s.focusLosses) focus loss\(s.focusLosses == 1 ? "" : "es")")
-        parts.append("\(s.exitAttempts) exit attempt\(s.exitAttempts == 1 ? "" : "s")")
-        parts.append("last heard \(heard(s, coarse: coarse))")
-        return parts.joined(separator: ", ")
+        parts.append(say("{0} of {1} answered", .n(s.answered), .n(s.total)))
+        if let left = s.timeLeftSeconds, ["active", "interrupted"].contains(s.status) {
+            parts.append(say("{0} left", .s(clock(left, coarse: coarse, say: say))))
+        }
+        parts.append(say("{0, plural, one {# paste attempt} other {# paste attempts}}", .n(s.pasteAttempts)))
+        parts.append(say("{0, plural, one {# focus loss} other {# focus losses}}", .n(s.focusLosses)))
+        parts.append(say("{0, plural, one {# exit attempt} other {# exit attempts}}", .n(s.exitAttempts)))
+        parts.append(say("last heard {0}", .s(heard(s, coarse: coarse, say: say))))
+        return parts.joined(separator: comma(say))
+    }
+
+    /// What the store flags about a seat (`SeatView.warnings`, in English), in the console's
+    /// language; a flag the console does not know is shown as it is.
+    static func warningWords(_ warning: String, say: Localizer) -> String {
+        switch warning {
+        case "wrong test": return say("⟨seat warning⟩wrong test")
+        case "candidate seated twice": return say("⟨seat warning⟩candidate seated twice")
+        case "executable differs from the room's": return say("⟨seat warning⟩executable differs from the room's")
+        case "no start signed by the proctor": return say("⟨seat warning⟩no start signed by the proctor")
+        case "liveness claimed by another connection": return say("⟨seat warning⟩liveness claimed by another connection")
+        default:
+            // "refused 3 commands"
+            let words = warning.split(separator: " ")
+            if words.count == 3, words[0] == "refused", let n = Int(words[1]), words[2] == "command" || words[2] == "commands" {
+                return say("{0, plural, one {refused # command} other {refused # commands}}", .n(n))
+            }
+            return warning
+        }
+    }
+
+    /// The last command a seat refused ("12 refused: expired"); the reason is the seat's own.
+    static func refusalWords(_ refusal: String, say: Localizer) -> String {
+        if let at = refusal.range(of: " refused: ") {
+            return say("command {0} refused: {1}", .s(name(String(refusal[..<at.lowerBound]))),
+                       .s(name(String(refusal[at.upperBound...]))))
+        }
+        return say("command {0}", .s(name(refusal)))
+    }
+
+    /// A seat's status (`SeatView.status`) in words.
+    static func stateWords(_ status: String, say: Localizer) -> String {
+        switch status {
+        case "not_started": return say("⟨seat state⟩not started")
+        case "active": return say("⟨seat state⟩active")
+        case "interrupted": return say("⟨seat state⟩interrupted")
+        case "submitted": return say("⟨seat state⟩submitted")
+        case "timed_out": return say("⟨seat state⟩timed out")
+        case "ended": return say("⟨seat state⟩ended")
+        case "wrong_test": return say("⟨seat state⟩wrong test")
+        default: return status.replacingOccurrences(of: "_", with: " ")
+        }
     }
 
     /// The status in words, the proctor's part first: "asks for help", "paused", "waiting".
-    static func statusWords(_ s: SeatView) -> String {
+    static func statusWords(_ s: SeatView, say: Localizer = .english) -> String {
         var words: [String] = []
-        if s.hand == "raised" { words.append("asks for help") }
-        if s.hand == "acknowledged" && s.status == "active" { words.append("help coming") }
-        if s.status == "wrong_test" { return "wrong test" }
-        if s.status == "candidate_twice" { return "refused: candidate seated twice" }
-        if s.waiting { words.append("waiting for the start") } else if s.paused && s.status == "active" { words.append("paused") } else {
-            words.append(s.statusWords)
+        if s.hand == "raised" { words.append(say("asks for help")) }
+        if s.hand == "acknowledged" && s.status == "active" { words.append(say("help coming")) }
+        if s.status == "wrong_test" { return stateWords(s.status, say: say) }
+        if s.status == "candidate_twice" { return say("refused: candidate seated twice") }
+        if s.waiting { words.append(say("waiting for the start")) } else if s.paused && s.status == "active" {
+            words.append(say("⟨seat state⟩paused"))
+        } else {
+            words.append(stateWords(s.status, say: say))
         }
-        return words.joined(separator: ", ")
+        return words.joined(separator: comma(say))
     }
 
-    static func summary(_ seats: [SeatView]) -> String {
-        var counts: [(String, Int)] = []
+    /// How many seats are in a state: "2 interrupted".
+    static func stateCount(_ status: String, _ n: Int, say: Localizer) -> String {
+        switch status {
+        case "interrupted": return say("⟨seats⟩{0, plural, one {# interrupted} other {# interrupted}}", .n(n))
+        case "active": return say("⟨seats⟩{0, plural, one {# active} other {# active}}", .n(n))
+        case "not_started": return say("⟨seats⟩{0, plural, one {# not started} other {# not started}}", .n(n))
+        case "submitted": return say("⟨seats⟩{0, plural, one {# submitted} other {# submitted}}", .n(n))
+        case "timed_out": return say("⟨seats⟩{0, plural, one {# timed out} other {# timed out}}", .n(n))
+        case "ended": return say("⟨seats⟩{0, plural, one {# ended} other {# ended}}", .n(n))
+        default: return "\(n) \(status.replacingOccurrences(of: "_", with: " "))"
+        }
+    }
+
+    static func summary(_ seats: [SeatView], say: Localizer = .english) -> String {
+        var counts: [String] = []
         for status in ["interrupted", "active", "not_started", "submitted", "timed_out", "ended"] {
             let n = seats.filter { $0.status == status }.count
-            if n > 0 { counts.append((status.replacingOccurrences(of: "_", with: " "), n)) }
+            if n > 0 { counts.append(stateCount(status, n, say: say)) }
         }
         let trouble = seats.filter { $0.status == "active" && $0.incidents > 0 }.count
-        var text = "\(seats.count) seat\(seats.count == 1 ? "" : "s")"
-        if trouble > 0 { text += " (\(trouble) active with incidents)" }
-        if !counts.isEmpty { text += ": " + counts.map { "\($1) \($0)" }.joined(separator: ", ") }
+        var text = say("{0, plural, one {# seat} other {# seats}}", .n(seats.count))
+        if trouble > 0 {
+            text = say("{0} ({1, plural, one {# active with incidents} other {# active with incidents}})", .s(text), .n(trouble))
+        }
+        if !counts.isEmpty { text = say("⟨seat summary⟩{0}: {1}", .s(text), .s(counts.joined(separator: comma(say)))) }
         return text
     }
 
@@ -160,79 +234,200 @@ public enum ProctorView {
         return out + "…" + String(repeating: " ", count: max(0, width - 1 - TextWidth.of(out)))
     }
 
+    /// The last `columns` columns of `text`, whole characters only.
+    static func tail(_ text: String, columns: Int) -> String {
+        var kept: [Character] = []
+        var used = 0
+        for ch in text.reversed() {
+            let w = TextWidth.of(ch)
+            if used + w > columns { break }
+            used += w
+            kept.append(ch)
+        }
+        return String(kept.reversed())
+    }
+
+    /// A key map's footer in the console's language: "Enter: integrity report".
+    static func footerEntries(_ map: KeyMap<ConsoleAction>, say: Localizer) -> [String] {
+        map.footer().map { say("⟨footer entry⟩{0}: {1}", .s($0.0), .s(say("⟨footer⟩" + $0.1))) }
+    }
+
+    /// `lead` then as many of `entries` as fit `width` columns, in order, joined by `separator`:
+    /// an entry that does not fit is left out whole (a later, shorter one may still fit). With
+    /// `keepLast`, room is kept for the last entry (quit) first.
+    static func fitted(_ lead: [String], _ entries: [String], width: Int, separator: String = " · ", keepLast: Bool = false) -> String {
+        func joined(_ parts: [String]) -> String { parts.joined(separator: separator) }
+        let all = lead + entries
+        if TextWidth.of(joined(all)) <= width { return joined(all) }
+        let last = keepLast ? entries.last : nil
+        let others = keepLast ? Array(entries.dropLast()) : entries
+        var kept = lead
+        for entry in others where TextWidth.of(joined(kept + [entry] + (last.map { [$0] } ?? []))) <= width {
+            kept.append(entry)
+        }
+        if let last, TextWidth.of(joined(kept + [last])) <= width { kept.append(last) }
+        return joined(kept)
+    }
+
+    /// `entries` on at most `lines` lines of `width` columns, each entry whole and in order; an
+    /// entry that fits on none is left out.
+    static func packed(_ entries: [String], width: Int, separator: String, lines: Int) -> [String] {
+        var out: [String] = []
+        var line = ""
+        for entry in entries {
+            let next = line.isEmpty ? entry : line + separator + entry
+            if TextWidth.of(next) <= width {
+                line = next
+            } else if out.count + 1 < lines, TextWidth.of(entry) <= width {
+                out.append(line)
+                line = entry
+            }
+        }
+        if !line.isEmpty { out.append(line) }
+        return out
+    }
+
+    /// The seats' table: its headings, each column's width, and each seat's cells. Columns are
+    /// as wide as their headings and words need (at least: seat 12, candidate 16, status 12,
+    /// answered 9, left 8, counts 12, then the time heard from). When that is wider than the
+    /// screen, the candidate's column gives up to 6 columns, then columns are left out from the
+    /// right (the focused seat's sentence says them all): no word is cut. Names are the seats'
+    /// own and are cut with "…" where they are longer than their column.
+    static func table(_ m: ProctorModel, width: Int) -> (headings: [String], widths: [Int], rows: [[String]]) {
+        let say = m.say
+        let coarse = m.screenReader
+        let headings = [say("⟨column⟩seat"), say("⟨column⟩candidate"), say("⟨column⟩status"), say("⟨column⟩answered"),
+                        say("⟨column⟩left"), say("⟨column⟩pst foc ext"), say("⟨column⟩heard")]
+        let rows: [[String]] = m.seats.map { s in
+            let left = ["active", "interrupted"].contains(s.status) ? (s.timeLeftSeconds.map { clock($0, coarse: coarse, say: say) } ?? "—") : "—"
+            return [(m.marked.contains(s.session) ? "* " : "") + name(s.seat), s.candidate.map(name) ?? "—", statusWords(s, say: say),
+                    "\(s.answered)/\(s.total)", left, String(format: "%3d %3d %3d", s.pasteAttempts, s.focusLosses, s.exitAttempts),
+                    heard(s, coarse: coarse, say: say)]
+        }
+        // The seat's and the candidate's names do not widen their columns; words do.
+        let least = [12, 16, 12, 9, 8, 12, 0]
+        let measured = [false, false, true, true, true, true, true]
+        var widths = headings.indices.map { i in
+            let words = measured[i] ? (rows.map { TextWidth.of(TextWidth.sanitise($0[i])) }.max() ?? 0) : 0
+            let gap = i == headings.count - 1 ? 0 : 1
+            return max(least[i], TextWidth.of(headings[i]) + gap, words + gap)
+        }
+        if widths.reduce(0, +) > width {
+            widths[1] = max(10, TextWidth.of(headings[1]) + 1, widths[1] - max(0, widths.reduce(0, +) - width))
+        }
+        while widths.count > 3, widths.reduce(0, +) > width { widths.removeLast() }
+        return (headings, widths, rows)
+    }
+
+    /// One line of the table: each cell at its column's width, the last as it is.
+    static func tableLine(_ cells: [String], _ widths: [Int]) -> String {
+        var line = ""
+        for (i, w) in widths.enumerated() {
+            line += i == widths.count - 1 && i == cells.count - 1 ? TextWidth.sanitise(cells[i]) : cell(cells[i], w)
+        }
+        return line
+    }
+
     public static func render(_ m: ProctorModel, width: Int, height: Int) -> Screen {
         var screen = Screen(width: width, height: height)
+        let say = m.say
         if width < 40 || height < 10 {
-            _ = screen.put(cell("Make this window at least 40 × 10 to see the seats.", width), row: 0, column: 0)
+            let lines = TextWidth.wrap(say("Make this window at least {0} × {1} to see the seats.", .n(40), .n(10)), width: width)
+            for (i, line) in lines.prefix(height).enumerated() { _ = screen.put(line, row: i, column: 0) }
             return screen
         }
-        let title = "Carrel proctor — " + (m.room.map { "room \(name($0))" } ?? "every room")
-        _ = screen.put(TextWidth.sanitise(title), row: 0, column: 0, role: .title)
-        for (i, line) in TextWidth.wrap(summary(m.seats), width: width).prefix(2).enumerated() {
+        let title = m.room.map { say("Carrel proctor — room {0}", .s(name($0))) } ?? say("Carrel proctor — every room")
+        for (i, line) in TextWidth.wrap(TextWidth.sanitise(title), width: width).prefix(1).enumerated() {
+            _ = screen.put(line, row: i, column: 0, role: .title)
+        }
+        let summaryLines = TextWidth.wrap(summary(m.seats, say: say), width: width).prefix(3)
+        for (i, line) in summaryLines.enumerated() {
             _ = screen.put(line, row: 1 + i, column: 0)
         }
+        // Row 3 in English: the summary takes two lines at most.
+        let top = max(3, 1 + summaryLines.count)
         let coarse = m.screenReader
         if let report = m.report {
-            let room = height - 4
-            let start = min(m.reportScroll, max(0, report.count - room))
-            for (i, line) in report.dropFirst(start).prefix(room).enumerated() {
-                _ = screen.put(cell(line, width), row: 3 + i, column: 0)
+            // Long lines wrap: a line of the report is never cut.
+            let lines = report.flatMap { TextWidth.wrap(TextWidth.sanitise($0), width: width) }
+            let room = max(1, height - 1 - top)
+            let start = min(m.reportScroll, max(0, lines.count - room))
+            for (i, line) in lines.dropFirst(start).prefix(room).enumerated() {
+                _ = screen.put(line, row: top + i, column: 0)
             }
-            _ = screen.put(cell(m.keyMap.footerLine, width), row: height - 1, column: 0, role: .dim)
-            screen.cursor = (3, 0)
+            _ = screen.put(cell(fitted([], footerEntries(m.keyMap, say: say), width: width, keepLast: true), width),
+                           row: height - 1, column: 0, role: .dim)
+            screen.cursor = (top, 0)
             return screen
         }
-        // seat 12 · candidate 16 · status 12 · answered 8 · left 8 · P/F/X 9 · heard rest
-        let heading = cell("seat", 12) + cell("candidate", 16) + cell("status", 12) + cell("answered", 9)
-            + cell("left", 8) + cell("pst foc ext", 12) + "heard"
-        _ = screen.put(cell(heading, width), row: 3, column: 0, role: .dim)
-        // One line less for the seats: the commands' keys are said above the seat's sentence.
-        let rows = max(1, height - 8)
+        let (headings, widths, cells) = table(m, width: width)
+        _ = screen.put(cell(tableLine(headings, widths), width), row: top, column: 0, role: .dim)
+        // From the bottom up: the key line (or the question being asked), the focused seat's
+        // sentence (two lines, or three), the commands' keys (one line, or two in a language
+        // whose words are longer), each whole; the seats have the rows left.
+        var bottom: [String]
+        if let entry = m.entry {
+            // The question replaces the key line (and, when it is long, the lines above it); the
+            // cursor waits after the answer typed so far.
+            var question = TextWidth.wrap(entry.prompt(say), width: width - 3)
+            var last = (question.popLast() ?? "") + " " + entry.text
+            if TextWidth.of(last) >= width - 1 { last = "…" + tail(last, columns: width - 4) }
+            bottom = question.suffix(2) + [last]
+        } else {
+            // The store's state first: at any width, "not reachable" is what must show. The keys
+            // follow, as many as fit, each whole, the last (quit) kept first.
+            let store = m.storeLine ?? say("connecting to the shared store…")
+            bottom = bottomLines((m.notice.map { [$0] } ?? []) + [store], footerEntries(m.keyMap, say: say), width: width)
+        }
+        let actions = m.seats.isEmpty ? [] : packed(ProctorModel.actions.map { "\($0.key) \(say("⟨console action⟩" + $0.label))" },
+                                                    width: width, separator: "  ", lines: 2)
+        let words = m.selectedSeat.map { s in
+            TextWidth.wrap(TextWidth.sanitise(sentence(s, coarse: coarse, marked: m.marked.contains(s.session), say: say)), width: width)
+        } ?? []
+        let sentenceRows = max(2, min(3, words.count))
+        let sentenceRow = height - bottom.count - sentenceRows
+        let actionsRow = sentenceRow - max(1, actions.count)
+        let rows = max(1, actionsRow - top - 1)
         let selected = m.selectedIndex
         let first = max(0, min(selected - rows / 2, m.seats.count - rows))
         if m.seats.isEmpty {
-            _ = screen.put(cell("No seats yet. Seats appear here when they begin with --shared" + (m.room.map { " --room \(name($0))" } ?? "") + ".", width),
-                           row: 4, column: 0)
-            screen.cursor = (4, 0)
-        }
-        for (offset, s) in m.seats.dropFirst(first).prefix(rows).enumerated() {
-            let index = first + offset
-            let left = s.timeLeftSeconds.map { clock($0, coarse: coarse) } ?? "—"
-            let shownLeft = ["active", "interrupted"].contains(s.status) ? left : "—"
-            let counts = String(format: "%3d %3d %3d", s.pasteAttempts, s.focusLosses, s.exitAttempts)
-            let mark = m.marked.contains(s.session) ? "* " : ""
-            var line = cell(mark + name(s.seat), 12) + cell(s.candidate.map(name) ?? "—", 16) + cell(statusWords(s), 12)
-            line += cell("\(s.answered)/\(s.total)", 9) + cell(shownLeft, 8) + cell(counts, 12) + heard(s, coarse: coarse)
-            let role: Role = index == selected ? .focus : (s.rank <= 1 ? .warning : .plain)
-            let row = 4 + offset
-            _ = screen.put(cell(line, width), row: row, column: 0, role: role)
-            if index == selected { screen.cursor = (row, 0) }
-        }
-        if !m.seats.isEmpty {
-            _ = screen.put(cell(ProctorModel.actionsLine, width), row: height - 4, column: 0, role: .dim)
-        }
-        if let s = m.selectedSeat {
-            // The focused seat in words, wrapped over two lines; with a screen reader the
-            // cursor is there, so the line it reads says everything about the seat.
-            let words = sentence(s, coarse: coarse, marked: m.marked.contains(s.session))
-            let wrapped = TextWidth.wrap(TextWidth.sanitise(words), width: width)
-            for (i, line) in wrapped.prefix(2).enumerated() {
-                _ = screen.put(line, row: height - 3 + i, column: 0)
+            let text = m.room.map { say("No seats yet. Seats appear here when they begin with --shared --room {0}.", .s(name($0))) }
+                ?? say("No seats yet. Seats appear here when they begin with --shared.")
+            for (i, line) in TextWidth.wrap(TextWidth.sanitise(text), width: width).prefix(max(1, height - bottom.count - top - 1)).enumerated() {
+                _ = screen.put(line, row: top + 1 + i, column: 0)
             }
-            if m.screenReader { screen.cursor = (height - 3, 0) }
+            screen.cursor = (top + 1, 0)
         }
-        if let entry = m.entry {
-            // The question line replaces the key line; the cursor waits in it.
-            let text = entry.prompt + entry.text
-            let shown = TextWidth.of(text) < width - 1 ? text : "…" + String(text.suffix(width - 4))
-            let end = screen.put(cell(shown, width), row: height - 1, column: 0, role: .title)
-            _ = end
-            screen.cursor = (height - 1, min(width - 1, TextWidth.of(shown)))
-            return screen
+        for (offset, s) in m.seats.enumerated().dropFirst(first).prefix(rows) {
+            let role: Role = offset == selected ? .focus : (s.rank <= 1 ? .warning : .plain)
+            let row = top + 1 + offset - first
+            _ = screen.put(cell(tableLine(cells[offset], widths), width), row: row, column: 0, role: role)
+            if offset == selected { screen.cursor = (row, 0) }
         }
-        // The store's state first: at any width, "not reachable" is what must show.
-        let keys = (m.notice.map { $0 + " · " } ?? "") + m.storeLine + " · " + m.keyMap.footerLine
-        _ = screen.put(cell(keys, width), row: height - 1, column: 0, role: .dim)
+        for (i, line) in actions.enumerated() {
+            _ = screen.put(cell(line, width), row: actionsRow + i, column: 0, role: .dim)
+        }
+        if !words.isEmpty {
+            // The focused seat in words; with a screen reader the cursor is there, so the line
+            // it reads says everything about the seat.
+            for (i, line) in words.prefix(sentenceRows).enumerated() {
+                _ = screen.put(line, row: sentenceRow + i, column: 0)
+            }
+            if m.screenReader { screen.cursor = (sentenceRow, 0) }
+        }
+        for (i, line) in bottom.enumerated() {
+            _ = screen.put(cell(line, width), row: height - bottom.count + i, column: 0, role: m.entry == nil ? .dim : .title)
+        }
+        if m.entry != nil, let last = bottom.last { screen.cursor = (height - 1, min(width - 1, TextWidth.of(last))) }
         return screen
+    }
+
+    /// The console's last lines: `lead` (what the last command did, the store's state) then the
+    /// keys, on one line when that fits (keys left out whole where they do not); else the lead
+    /// wrapped (three lines at most), then the keys on a line of their own.
+    static func bottomLines(_ lead: [String], _ entries: [String], width: Int) -> [String] {
+        let leadText = lead.joined(separator: " · ")
+        if TextWidth.of(leadText) <= width { return [fitted(lead, entries, width: width, keepLast: true)] }
+        return Array(TextWidth.wrap(leadText, width: width).prefix(3)) + [fitted([], entries, width: width, keepLast: true)]
     }
 }

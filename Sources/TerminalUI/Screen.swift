@@ -17,6 +17,9 @@ public struct Screen: Sendable, Equatable {
     public private(set) var cells: [[Cell]]
     /// Where the hardware cursor goes: the focused element.
     public var cursor: (row: Int, column: Int)
+    /// Some text ran past the right edge and was cut there (a layout fault the language
+    /// tests look for; clipping on purpose uses `TextWidth.clip`, which fits).
+    public private(set) var overflowed = false
 
     public init(width: Int, height: Int) {
         self.width = max(1, width)
@@ -43,7 +46,10 @@ public struct Screen: Sendable, Equatable {
                 if col > 0, col - 1 < width { cells[row][col - 1].text.append(ch) }
                 continue
             }
-            guard col >= 0, col + w <= width else { break }
+            guard col >= 0, col + w <= width else {
+                if col >= 0 { overflowed = true }
+                break
+            }
             cells[row][col] = Cell(text: String(ch), role: role)
             if w == 2 { cells[row][col + 1] = Cell(text: "", role: role) }
             col += w

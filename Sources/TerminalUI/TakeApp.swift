@@ -1,3 +1,4 @@
+import Localization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -199,7 +200,10 @@ public final class TakeApp: LoopedScreen {
             // A status written over another (a second Ctrl-T, "13 minutes 30 seconds left"
             // over "… 35 …"): the line is blanked first, so it is written, and said, whole.
             model.repeatNotice = false
-            if model.notice != nil { terminal.clearLine(h - 2) }
+            if let notice = model.notice {
+                if Views.noticeLines(notice, width: w).count > 1 { terminal.clearLine(h - 3) }
+                terminal.clearLine(h - 2)
+            }
         }
         terminal.paint(Views.render(shown, width: w, height: h))
         if model.bell {
@@ -321,10 +325,15 @@ public final class TakeApp: LoopedScreen {
                 quit = true
                 return
             }
-            let waitText = wait >= 1 ? "; wait \(Int(wait.rounded(.up))) s" : ""
-            model.startMessage = "That passphrase is not right (attempt \(attempt), \(triesLeft) left\(waitText))."
+            let say = model.say
+            let tries = say("{0, plural, one {That passphrase is not right (attempt {1}, # try left).} other {That passphrase is not right (attempt {1}, # tries left).}}",
+                            .n(triesLeft), .n(attempt))
+            model.startMessage = wait >= 1
+                ? tries + " " + say("{0, plural, one {Wait # second before trying again.} other {Wait # seconds before trying again.}}", .n(Int(wait.rounded(.up))))
+                : tries
         case let .mustWait(seconds):
-            model.startMessage = "Wait \(Int(seconds.rounded(.up))) s before trying the passphrase again."
+            model.startMessage = model.say("{0, plural, one {Wait # second before trying the passphrase again.} other {Wait # seconds before trying the passphrase again.}}",
+                                           .n(Int(seconds.rounded(.up))))
         case let .unavailable(why):
             finalExit = Exit(73, "the proctor passphrase cannot be checked: \(why)")
             quit = true

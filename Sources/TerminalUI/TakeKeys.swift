@@ -1,3 +1,4 @@
+import Localization
 import SessionKit
 
 /// What a key does on a screen of `carrel take`.
@@ -167,6 +168,17 @@ public enum TakeKeys {
                 footer: ("PgDn ↓ PgUp ↑", "scroll")),
         Binding("", "", keys: [.pageUp], .move(.pageUp)),
     ])
+
+    /// The letters that say yes, in the languages Carrel speaks: y, and French o(ui),
+    /// German j(a), Spanish s(í). A confirmation takes y and its own language's letter.
+    public static func yesKeys(_ say: Localizer) -> [Key] {
+        let letter = say.keyName("y")
+        var keys: [Key] = [.character("y"), .character("Y")]
+        if letter != "y", let c = letter.first, letter.count == 1 {
+            keys += [.character(c), .character(Character(c.uppercased()))]
+        }
+        return keys
+    }
 
     /// Every screen's map, in the order `carrel keys --all` lists them.
     public static var all: [KeyListing] {

@@ -33,12 +33,12 @@ extension TakeModel {
         switch keyScreen {
         case .help: return TakeKeys.help
         case .start: return TakeKeys.start(passphrase: needsLaunchPassphrase)
-        case .confirmLock: return TakeKeys.confirmLock
+        case .confirmLock: return TakeKeys.confirmLock.adding(TakeKeys.yesKeys(say), to: .yes)
         case .banner: return TakeKeys.banner
         case .receipt: return TakeKeys.receipt
-        case .skip: return TakeKeys.confirmSkip
-        case .prompt(.confirmSubmit): return TakeKeys.confirmSubmit
-        case .prompt(.confirmEnd): return TakeKeys.confirmEnd
+        case .skip: return TakeKeys.confirmSkip.adding(TakeKeys.yesKeys(say), to: .yes)
+        case .prompt(.confirmSubmit): return TakeKeys.confirmSubmit.adding(TakeKeys.yesKeys(say), to: .yes)
+        case .prompt(.confirmEnd): return TakeKeys.confirmEnd.adding(TakeKeys.yesKeys(say), to: .yes)
         case .prompt(.proctor): return TakeKeys.proctorPrompt
         case .review:
             return session == nil ? KeyMap("review", "The review screen", []) : TakeKeys.review(linear: linear)

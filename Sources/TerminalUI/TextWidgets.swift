@@ -1,4 +1,5 @@
 import AssessmentKit
+import Localization
 import SessionKit
 
 extension AnswerWidgets {
@@ -41,13 +42,13 @@ struct TextFieldWidget: AnswerWidget {
     func lines(width: Int) -> Widgets.Output {
         var out = Widgets.Output()
         let e = context.editor
-        let label = "Answer: "
+        let label = context.say("⟨typed answer⟩Answer:") + " "
         let visible = width - 4 - TextWidth.of(label) - 2
         let (shown, cursorCol) = Widgets.window(e.text, cursorColumn: e.cursorColumn, width: visible)
         out.add(label + shown)
         out.add(String(repeating: " ", count: TextWidth.of(label)) + String(repeating: "‾", count: max(1, min(visible, 40))), .dim)
         out.focus = (0, 4 + TextWidth.of(label) + cursorCol)
-        if e.text.isEmpty { out.paragraph("Not answered yet: type your answer.", width: width) }
+        if e.text.isEmpty { out.paragraph(context.say("Not answered yet: type your answer."), width: width) }
         return out
     }
 }
@@ -66,7 +67,7 @@ struct NumericWidget: AnswerWidget {
         let text = context.editor.text
         // Under the field (an empty field says it is not answered yet instead).
         if !text.isEmpty, NumericText.parse(text) == nil {
-            out.paragraph("Not a number yet: use digits, one decimal point or comma, and an optional exponent such as 2e3.",
+            out.paragraph(context.say("Not a number yet: use digits, one decimal point or comma, and an optional exponent such as 2e3."),
                           .warning, width: width)
         }
         return out
@@ -103,13 +104,15 @@ struct EssayWidget: AnswerWidget {
         }
         out.focus = (row, 6 + column)
         let words = AnswerText.wordCount(e.text)
-        var count = "\(words) word\(words == 1 ? "" : "s")"
-        if let minWords { count += " · at least \(minWords)" }
-        if let maxWords { count += " · at most \(maxWords)" }
+        let say = context.say
+        var count = say("{0, plural, one {# word} other {# words}}", .n(words))
+        if let minWords { count = say("{0} · at least {1}", .s(count), .n(minWords)) }
+        if let maxWords { count = say("{0} · at most {1}", .s(count), .n(maxWords)) }
         let outside = (minWords.map { words < $0 } ?? false) || (maxWords.map { words > $0 } ?? false)
+        if outside { count = say("{0} (outside the range)", .s(count)) }
         out.add("", indent: 2)
-        out.paragraph(count + (outside ? " (outside the range)" : ""), outside ? .warning : .dim, width: width)
-        out.paragraph("Enter starts a new line; ↑ ↓ move by line; Tab goes to the next question.", width: width)
+        out.paragraph(count, outside ? .warning : .dim, width: width)
+        out.paragraph(say("Enter starts a new line; ↑ ↓ move by line; Tab goes to the next question."), width: width)
         return out
     }
 }

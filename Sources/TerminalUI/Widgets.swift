@@ -1,4 +1,5 @@
 import AssessmentKit
+import Localization
 import SessionKit
 
 /// One line of the question area: its text, its role and the column it starts at.
@@ -46,10 +47,12 @@ public enum Widgets {
     }
 
     /// Text with its state in words: after it ("Ottawa — selected") or, for a screen reader,
-    /// before it, so the word is on the line the cursor is on however the text wraps.
-    static func stated(_ text: String, _ state: String?, screenReader: Bool) -> String {
+    /// before it, so the word is on the line the cursor is on however the text wraps. `state`
+    /// is already said in the student's language.
+    static func stated(_ text: String, _ state: String?, screenReader: Bool, say: Localizer) -> String {
         guard let state else { return text }
-        return screenReader ? "\(state): \(text)" : "\(text) — \(state)"
+        return screenReader ? say("⟨state, then the entry⟩{0}: {1}", .s(state), .s(text))
+            : say("⟨the entry, then its state⟩{0} — {1}", .s(text), .s(state))
     }
 
     static func marker(_ focused: Bool) -> String { focused ? "› " : "  " }
@@ -62,11 +65,12 @@ public enum Widgets {
         for (i, o) in context.options.enumerated() {
             let on = o == picked
             let line = out.entry(prefix: marker(i == h) + (on ? "(•) " : "( ) ") + letter(i) + ") ",
-                                 stated(o, on ? "selected" : nil, screenReader: sr), role: role(i == h, on), width: width)
+                                 stated(o, on ? context.say("⟨state⟩selected") : nil, screenReader: sr, say: context.say),
+                                 role: role(i == h, on), width: width)
             if i == h { out.focus = (line, 4) }
         }
         out.add("", indent: 2)
-        out.paragraph(picked.map { "Your answer: \($0)" } ?? "Not answered yet", width: width)
+        out.paragraph(picked.map { context.say("Your answer: {0}", .s($0)) } ?? context.say("⟨answer area⟩Not answered yet"), width: width)
         return out
     }
 

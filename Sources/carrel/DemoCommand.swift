@@ -1,3 +1,4 @@
+import Localization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,6 +24,7 @@ struct DemoCommand: AsyncParsableCommand {
 
     @Option(help: "The assessment F5 opens (default: Assessments/workshop.yaml when present).") var workshop: String?
     @Option(help: "default, mono (also chosen by NO_COLOR) or contrast.") var theme: String?
+    @Option(help: ArgumentHelp(LanguagePick.help, valueName: "code")) var language: String?
     @OptionGroup var state: StateOptions
     @OptionGroup var lab: SharedOptions
 
@@ -55,6 +57,7 @@ struct DemoCommand: AsyncParsableCommand {
                           context: state.context(needsTerminal: true, publisher: publisher), theme: chosen,
                           terminal: Canvas(theme: chosen), workshopAvailable: available)
         app.model.workshopMissing = missing
+        app.model.say = Localizer(try LanguagePick.choose(option: language).language)
         app.label = publisher.map { lab.label(publishingTo: $0) }
         if available { app.workshop = { runWorkshop(workshopPath, theme: chosen, publisher: publisher) } }
         app.run()
@@ -71,6 +74,7 @@ extension DemoCommand {
             var take = try TakeCommand.parse([path, "--candidate", "Workshop"] + (state.stateDir.map { ["--state-dir", $0] } ?? []))
             take.lab = lab
             take.display.theme = ThemeName(rawValue: theme.name)
+            take.display.language = language
             try take.session(try take.launch(), publisher: publisher).conclude()
             return "Workshop test finished"
         } catch let failure as CarrelFailure {

@@ -1,3 +1,4 @@
+import Localization
 import ArgumentParser
 import AssessmentKit
 import Foundation
@@ -65,6 +66,7 @@ struct SealedSummary {
         out += m.navigation == .linear ? " (no going back)\n" : " (move to any question)\n"
         out += "  proctor:     passphrase required to open, launch, end early, resume, unlock\n"
         out += "  commands:    \(AssessmentSummary.commandsText(m.key))\n"
+        out += "  language:    \(AssessmentSummary.languageText(m.language))\n"
         out += AssessmentSummary.policyText(m.policy)
         out += "\nFingerprint: \(m.fingerprint) (this package's, keyed by its passphrase; --passphrase-stdin shows the content's sha256)\n"
         return out
@@ -82,13 +84,15 @@ struct SealedSummary {
             var policy: [String: String]
             var sealed: Bool
             var opened: Bool
+            var language: String?
         }
         let m = metadata
         var policy: [String: String] = [:]
         for row in m.policy.summary { policy[row.key] = row.value }
         return try JSONText.summary(Output(
             id: m.id, title: m.title, fingerprint: m.fingerprint, items: m.items, timeLimitSeconds: m.timeLimit,
-            navigation: m.navigation.rawValue, passphraseRequired: true, policy: policy, sealed: true, opened: false))
+            navigation: m.navigation.rawValue, passphraseRequired: true, policy: policy, sealed: true, opened: false,
+            language: m.language))
     }
 }
 
@@ -134,6 +138,7 @@ struct AssessmentSummary {
         out += "  score:       \(a.results.showScore ? "shown to the student at the end" : "not shown to the student")\n"
         out += "  proctor:     \(a.proctor.passphrase == nil ? "no passphrase (practice mode)" : "passphrase required to launch, end early, resume, unlock")\n"
         out += "  commands:    \(AssessmentSummary.commandsText(a.proctor.key))\n"
+        out += "  language:    \(Self.languageText(a.language))\n"
         if sealed { out += "  sealed:      yes (opened in memory with the passphrase)\n" }
         out += "\nSections\n"
         for (i, section) in a.sections.enumerated() {
@@ -155,6 +160,16 @@ struct AssessmentSummary {
         out += Self.policyText(a.policy)
         out += "\nFingerprint: \(fingerprint)\n"
         return out
+    }
+
+    /// The language the students' screens speak, and where that comes from.
+    static func languageText(_ language: String?) -> String {
+        let environment = Language.fromEnvironment(ProcessInfo.processInfo.environment)
+        guard let tag = language, let known = Language(tag: tag) else {
+            return "not set: each seat's LC_ALL / LC_MESSAGES / LANG, else English (here: \(environment.rawValue), \(environment.name)); "
+                + "a roster's language column or --language chooses one"
+        }
+        return "\(known.rawValue) (\(known.name)), from the assessment's language key; a roster's language column or --language chooses another"
     }
 
     /// Whether a room's console can command seats sitting this test.
@@ -221,6 +236,8 @@ struct AssessmentSummary {
             var sections: [SectionOut]
             var sealed: Bool
             var questionsPerSession: Int
+            /// The assessment's language key (nil: each seat's environment, else English).
+            var language: String?
         }
         let a = assessment
         var policy: [String: String] = [:]
@@ -235,7 +252,7 @@ struct AssessmentSummary {
                 return .init(title: s.title, items: s.items.map(\.id), points: s.items.reduce(0) { $0 + $1.points },
                              proctorNote: s.proctorNote,
                              proctorNotes: notes.isEmpty ? nil : Dictionary(uniqueKeysWithValues: notes), draw: s.draw)
-            }, sealed: sealed, questionsPerSession: a.questionsPerSession)
+            }, sealed: sealed, questionsPerSession: a.questionsPerSession, language: a.language)
         return try JSONText.summary(output)
     }
 }

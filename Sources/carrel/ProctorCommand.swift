@@ -1,3 +1,4 @@
+import Localization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -46,6 +47,7 @@ struct ProctorWatch: AsyncParsableCommand {
     @Flag(name: .customLong("screen-reader"), help: "Keep the cursor on the focused seat; times in whole minutes, so the screen changes only when something happens.")
     var screenReader = false
     @Option(help: "default, mono (also chosen by a non-empty NO_COLOR) or contrast.") var theme: ThemeName?
+    @Option(help: ArgumentHelp(LanguagePick.help, valueName: "code")) var language: String?
     @Flag(name: .customLong("passphrase-stdin"), help: "With --json: read the proctor passphrase from standard input and check each seat's liveness with the room's key (\"verified\").")
     var passphraseStdin = false
 
@@ -107,6 +109,7 @@ struct ProctorWatch: AsyncParsableCommand {
             }
             let chosen = Theme.named(theme?.rawValue, environment: ProcessInfo.processInfo.environment) ?? .standard
             let screenReader = self.screenReader
+            let say = Localizer(try LanguagePick.choose(option: language).language)
             let feed = ConsoleFeed(url: url, room: room, signer: ProctorSigner(passphrase: passphrase))
             // The feed reads the store as a child task; the console's loop waits on the terminal
             // on a thread of its own. When the proctor quits, the feed is cancelled and closes
@@ -115,7 +118,9 @@ struct ProctorWatch: AsyncParsableCommand {
                 group.addTask { await feed.run(first: reader) }
                 defer { group.cancelAll() }
                 try await TerminalThread.run {
-                    ConsoleApp(source: feed, room: room, screenReader: screenReader).run(on: Canvas(theme: chosen))
+                    let app = ConsoleApp(source: feed, room: room, screenReader: screenReader)
+                    app.model.say = say
+                    app.run(on: Canvas(theme: chosen))
                 }
             }
         }

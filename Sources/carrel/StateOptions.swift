@@ -71,6 +71,7 @@ struct DisplayOptions: ParsableArguments {
     @Flag(name: .customLong("screen-reader"), help: "Keep the cursor on the focused element and never redraw by itself.")
     var screenReader = false
     @Option(help: "default, mono (also chosen by a non-empty NO_COLOR) or contrast.") var theme: ThemeName?
+    @Option(help: ArgumentHelp(LanguagePick.help, valueName: "code")) var language: String?
 
     /// The theme chosen here, else the one the session was launched with, else the default.
     func resolvedTheme(launched: String? = nil) -> Theme {

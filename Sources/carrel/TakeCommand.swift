@@ -1,3 +1,4 @@
+import Localization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -72,6 +73,8 @@ struct TakeCommand: AsyncParsableCommand {
         let loaded = try AssessmentFile.load(file)
         let header = SealedAssessment.isSealed(loaded.bytes) ? try SealedFile.header(loaded, path: file) : nil
         let assessment = try header.map(\.metadata.preview) ?? AssessmentFile.validated(file, loaded: loaded)
+        // A language Carrel does not speak is said before anything else is asked of the terminal.
+        _ = try LanguagePick.choose(option: display.language, assessment: assessment.language)
         try Launcher.requireTerminal()
         return Launch(loaded: loaded, header: header, assessment: assessment)
     }
@@ -88,6 +91,7 @@ struct TakeCommand: AsyncParsableCommand {
         let candidate = room?.match.map { TerminalSafety.visible($0.name, keepLineBreaks: false) } ?? self.candidate
         let shownCandidate = room?.match.map { "\($0.name) (\($0.candidate))" } ?? candidate
         let screenReader = room?.match?.screenReader ?? display.screenReader
+        let language = try LanguagePick.choose(roster: room?.match?.language, option: display.language, assessment: assessment.language)
         let waits = room?.plan.startMode == .proctor
         // A sealed test in a room the proctor starts, whose header carries the proctor's key:
         // the start opens it (its package key comes wrapped to this seat), no passphrase here.
@@ -99,6 +103,7 @@ struct TakeCommand: AsyncParsableCommand {
                 assessment: assessment, candidate: shownCandidate,
                 timeAllowed: extra.apply(to: assessment.timeLimit).map { min($0, assessment.policy.maxDuration) },
                 theme: theme, screenReader: screenReader)
+            model.say = Localizer(language.language)
             model.waitingForProctor = waits
             model.passphraseOpensTest = header != nil && !startOpens
             if waits { model.seatKey = box.fingerprint }
@@ -122,7 +127,8 @@ struct TakeCommand: AsyncParsableCommand {
         var seatLabel = publisher.map { lab.label(publishingTo: $0) }
         seatLabel?.attestation = room.map { SeatFacts.attestation(fingerprint: $0.fingerprint, policy: assessment.policy) }
         seatLabel?.candidateNumber = room?.match?.candidate
-        let options = SessionOptions(theme: themeName, screenReader: screenReader, shared: seatLabel)
+        var options = SessionOptions(theme: themeName, screenReader: screenReader, shared: seatLabel)
+        options.language = language.language.rawValue
         let source = StoredAssessment(bytes: Data(loaded.bytes), path: file, format: header == nil ? .yaml : .sealed)
         // The probes (loaded code, multiplexer, tracer), the lock and the journal run after
         // the start screen is on screen and before the first key is read: nothing can begin
@@ -282,8 +288,10 @@ struct ResumeCommand: AsyncParsableCommand {
             assessment: assessment, candidate: record.candidate,
             timeAllowed: record.extraTime.apply(to: assessment.timeLimit).map { min($0, assessment.policy.maxDuration) },
             theme: theme, screenReader: display.screenReader || record.options.screenReader == true)
+        // The language the session was launched in, unless --language asks for another.
+        model.say = Localizer(try LanguagePick.choose(option: display.language ?? record.options.language, assessment: assessment.language).language)
         model.phase = .test
-        model.show("Session resumed: your answers, flags and time are restored", now: SessionClock.system.monotonic())
+        model.show(model.say("Session resumed: your answers, flags and time are restored"), now: SessionClock.system.monotonic())
         if record.options.shared != nil {
             try Launcher.requireStore(publisher, policy: assessment.policy)
         }

@@ -102,7 +102,7 @@ struct ProctorCommandTests {
         queue.add(ProctorCommand(id: 3, action: .addTime(seconds: 600)))
         let reaction = r.pump()
         #expect(r.state.timeAllowed == 1200)
-        #expect(reaction.notices.first?.hasPrefix("The proctor added 10m") == true)
+        #expect(reaction.notices.first?.english.hasPrefix("The proctor added 10 minutes") == true)
         // The cap is 8 hours: no more than that is ever allowed.
         queue.add(ProctorCommand(id: 4, action: .addTime(seconds: 86_400)))
         _ = r.pump()

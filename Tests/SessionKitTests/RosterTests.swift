@@ -28,7 +28,7 @@ struct RosterTests {
             + "1042,\"Lee, Ann\",A1,1.5,yes,default,en\r\n"
             + "1043,E\u{1F44D}\u{1F3FD},A2,+15m,No,MONO,fr\r\n"
             + "\r\n"
-            + " 1044 ,Zo\u{EB} \u{D1}\u{FA}\u{F1}ez,\"B,1\",unlimited,TRUE,contrast,pt-BR\r\n"
+            + " 1044 ,Zo\u{EB} \u{D1}\u{FA}\u{F1}ez,\"B,1\",unlimited,TRUE,contrast,es-MX\r\n"
             + "1045,\"Ann \"\"Nan\"\" Lee\",,x2,0,,\r\n"
             + "1046,\"\u{4E2D}\u{6587} \u{0627}\u{0644}\u{0639}\u{0631}\u{0628}\u{064A}\u{0629}\"\r\n"
             + ",,,,,,\r\n"
@@ -40,7 +40,7 @@ struct RosterTests {
             RosterEntry(candidate: "1043", name: "E\u{1F44D}\u{1F3FD}", seat: "A2", extraTime: .add(seconds: 900),
                         screenReader: false, theme: "mono", language: "fr", line: 3),
             RosterEntry(candidate: "1044", name: "Zoë Ñúñez", seat: "B,1", extraTime: .unlimited, screenReader: true,
-                        theme: "contrast", language: "pt-BR", line: 5),
+                        theme: "contrast", language: "es", line: 5),
             RosterEntry(candidate: "1045", name: "Ann \"Nan\" Lee", extraTime: .multiplier(2), screenReader: false, line: 6),
             RosterEntry(candidate: "1046", name: "中文 العربية", line: 7),
         ])
@@ -235,9 +235,10 @@ struct RosterTests {
         #expect(Self.problems(text) == [
             "line 2: error: screen_reader \"maybe\" is not yes or no (true, false, 1 and 0 are also accepted)",
             "line 3: error: theme \"dark\" is not one of default, mono, contrast",
-            "line 4: error: language \"e\" is not a language tag such as en, fr or pt-BR (letters, digits and hyphens, 2 to 35 characters)",
-            "line 5: error: language \"en_US\" is not a language tag such as en, fr or pt-BR (letters, digits and hyphens, 2 to 35 characters)",
-            "line 6: error: language \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\" is not a language tag such as en, fr or pt-BR (letters, digits and hyphens, 2 to 35 characters)",
+            "line 4: error: language \"e\" is not a language tag such as en, fr or es-MX (letters, digits and hyphens, 2 to 35 characters)",
+            "line 5: error: language \"en_US\" is not a language tag such as en, fr or es-MX (letters, digits and hyphens, 2 to 35 characters)",
+            "line 6: error: language \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\" is not a language tag such as en, fr or es-MX (letters, digits and hyphens, 2 to 35 characters)",
+            "line 7: error: language \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\" is not a language Carrel speaks; the languages are en (English), fr (Français), de (Deutsch), es (Español), ja (日本語)",
         ])
     }
 
@@ -309,7 +310,7 @@ struct RosterTests {
         let text = "candidate,name,seat,extra_time,screen_reader,theme,language\n"
             + "1042,\"Lee, Ann\",A1,1.5,yes,default,en\n"
             + "1043,\u{1F469}\u{200D}\u{1F469}\u{200D}\u{1F467} E\u{1F44D}\u{1F3FD},,+15m,,,\n"
-            + "1044,Zo\u{EB},B2,unlimited,no,contrast,pt-BR\n"
+            + "1044,Zo\u{EB},B2,unlimited,no,contrast,ja\n"
             + "1045,Dee,,1,,,\n"
         let entries = Self.read(text).entries
         try #require(entries.count == 4)

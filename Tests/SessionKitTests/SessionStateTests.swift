@@ -223,7 +223,7 @@ struct SessionStateTests {
         _ = s.update(.passphrase(correct: false), now: 50)
         #expect(s.passphrase.wait(now: 50) == PassphraseBackoff.delay(afterFailures: 4))
         // A passphrase typed during the wait is not checked.
-        #expect(s.update(.passphraseChecked(.mustWait(3)), now: 51) == [.notice("Wait 3 s before trying again")])
+        #expect(s.update(.passphraseChecked(.mustWait(3)), now: 51) == [.notice("Wait 3 seconds before trying again")])
         #expect(s.passphraseFailures == 4)
         let end = s.update(.passphrase(correct: true), now: 100)
         #expect(end.contains(.log(.ended, "ended by the proctor")) && end.last == .finish(.endedByProctor))

@@ -30,6 +30,11 @@ struct GoldenFrameTests {
 
     func check(_ name: String, _ screen: Screen, theme: Theme, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let frame = screen.text + "\n--- styles (\(theme.name)) ---\n" + screen.styleMap(theme) + "\n--- cursor \(screen.cursor.row),\(screen.cursor.column) ---\n"
+        try check(name, text: frame, sourceLocation: sourceLocation)
+    }
+
+    /// Compares `frame` with the golden file `name` (under Golden/, which may name a subfolder).
+    func check(_ name: String, text frame: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let file = Self.folder.appendingPathComponent("\(name).txt")
         let update = ProcessInfo.processInfo.environment["CARREL_UPDATE_GOLDEN"] == "1"
         if update && TestEnvironment.underCI {
@@ -39,7 +44,7 @@ struct GoldenFrameTests {
             return
         }
         if update {
-            try FileManager.default.createDirectory(at: Self.folder, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(frame.utf8).write(to: file)
             return
         }

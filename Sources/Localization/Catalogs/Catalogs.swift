@@ -1,7 +1,11 @@
 /// Every template Carrel says, in English, by area: a sentence said through `Localizer` that
 /// is not listed here shows unmarked in the pseudo-language, and the golden frames fail.
 enum English {
-    static let keys: [String] = core + screens + widgets + console
+    /// Every template once, in area order (two areas may share a sentence).
+    static let keys: [String] = {
+        var seen = Set<String>()
+        return (core + screens + widgets + console).filter { seen.insert($0).inserted }
+    }()
 }
 
 /// Each language's table, by area, merged once.

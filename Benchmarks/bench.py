@@ -171,18 +171,32 @@ class Bench:
             subprocess.run([os.path.join(ROOT, "Benchmarks", "make-assessment"), str(count), path, *extra], check=True)
         return path
 
+    # What each language's screens say where the benchmark waits: the start screen's help
+    # key, the lock question and its yes key, the banner, the first question's header.
+    WORDS = {
+        "en": ("F1 help", "y/N", b"y", "Carrel", "Question 1 of"),
+        "fr": ("F1 aide", "o/N", b"o", "Carrel", "Question 1 sur"),
+        "de": ("F1 Hilfe", "j/N", b"j", "Carrel", "Frage 1 von"),
+        "es": ("F1 ayuda", "s/N", b"s", "Carrel", "Pregunta 1 de"),
+        "ja": ("F1 ヘルプ", "y/N", b"y", "Carrel", "問題 1"),
+    }
+
+    def words(self):
+        return self.WORDS[self.args.language]
+
     def carrel(self, count, extra=()):
         self.runs += 1
         state = os.path.join(self.tmp, f"state-{self.runs}")
-        return Pane([CARREL, "take", self.assessment(count), "--state-dir", state, "--candidate", "Bench", *extra],
-                    env=self.env)
+        return Pane([CARREL, "take", self.assessment(count), "--state-dir", state, "--candidate", "Bench",
+                     "--language", self.args.language, *extra], env=self.env)
 
     def carrel_in_question(self, count, extra=()):
+        help_key, ask, yes, banner, header = self.words()
         pane = self.carrel(count, extra)
-        pane.read_until("F1 help")
-        pane.send_until(b"\r", "y/N")
-        pane.send_until(b"y", "locked")
-        pane.send_until(b" ", "Question 1 of")
+        pane.read_until(help_key)
+        pane.send_until(b"\r", ask)
+        pane.send_until(yes, banner)
+        pane.send_until(b" ", header)
         pane.drain(0.3)
         return pane
 
@@ -192,7 +206,7 @@ class Bench:
             carrel, dialog = [], []
             for _ in range(self.args.repeat):
                 pane = self.carrel(count)
-                carrel.append(pane.read_until("F1 help"))
+                carrel.append(pane.read_until(self.words()[0]))
                 pane.close()
                 if count == counts[0]:
                     pane = Pane(["dialog", "--msgbox", "Carrel benchmark: first frame", "10", "40"], env=self.env)
@@ -251,13 +265,14 @@ class Bench:
         panes = []
         for _ in range(n):
             panes.append(self.carrel(count))
+        help_key, ask, yes, banner, header = self.words()
         for pane in panes:
-            pane.read_until("F1 help", timeout=120)
+            pane.read_until(help_key, timeout=120)
         all_started = time.monotonic() - start
         for pane in panes:
-            pane.send_until(b"\r", "y/N", timeout=60)
-            pane.send_until(b"y", "locked", timeout=60)
-            pane.send_until(b" ", "Question 1 of", timeout=60)
+            pane.send_until(b"\r", ask, timeout=60)
+            pane.send_until(yes, banner, timeout=60)
+            pane.send_until(b" ", header, timeout=60)
         for pane in panes:
             pane.drain(0.0)
         first = panes[0]
@@ -279,7 +294,7 @@ class Bench:
 
     def run(self):
         a = self.args
-        print(f"carrel: {CARREL}; {os.cpu_count()} cores; repeat {a.repeat}, {a.keys} keys, {a.tabs} Tabs")
+        print(f"carrel: {CARREL}; {os.cpu_count()} cores; language {a.language}; repeat {a.repeat}, {a.keys} keys, {a.tabs} Tabs")
         if "launch" in a.only:
             for row in self.first_frame([0] + a.sizes):
                 print(" | ".join(row))
@@ -319,6 +334,8 @@ def main():
     parser.add_argument("--idle", type=float, default=10.0, help="seconds of idle measurement")
     parser.add_argument("--seats", type=int, default=100)
     parser.add_argument("--seat-items", type=int, default=15000)
+    parser.add_argument("--language", default="en", choices=["en", "fr", "de", "es", "ja"],
+                        help="the language of the screens (every figure is taken in it)")
     parser.add_argument("--draw", type=int, help="the large tests as one pool, each session drawing this many")
     args = parser.parse_args()
     if not os.access(CARREL, os.X_OK):

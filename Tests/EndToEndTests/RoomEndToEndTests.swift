@@ -82,7 +82,7 @@ struct RoomEndToEndTests {
         #expect(t.waitFor("seat", "Waiting for the proctor to start") != nil)
         // No key at the seat begins it; the roster's extra time is shown.
         t.keys("seat", "Enter")
-        #expect(t.waitFor("seat", "time allowed 15m") != nil)
+        #expect(t.waitFor("seat", "time allowed 15 minutes") != nil)
         #expect(!t.screen("seat").contains("locked to Carrel"))
 
         // The same candidate at another seat is refused and both seats are flagged.

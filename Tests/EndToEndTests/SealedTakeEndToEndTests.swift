@@ -102,7 +102,7 @@ struct SealedTakeEndToEndTests {
         // Before the passphrase, the start screen shows the package's public facts.
         let start = try #require(t.waitFor("w", "Proctor passphrase:"))
         #expect(start.contains("Spelling — week 12"))
-        #expect(start.contains("8 questions · time allowed 15m · no going back"))
+        #expect(start.contains("8 questions · time allowed 15 minutes · no going back"))
         for attempt in 1...3 {
             t.type("w", "not the phrase \(attempt)")
             t.keys("w", "Enter")

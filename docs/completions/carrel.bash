@@ -188,7 +188,7 @@ _carrel_take() {
     repeating_flags=()
     non_repeating_flags=(--screen-reader --version -h --help)
     repeating_options=()
-    non_repeating_options=(--candidate --extra-time --theme --state-dir --shared --room --seat)
+    non_repeating_options=(--candidate --extra-time --theme --language --state-dir --shared --room --seat)
     __carrel_offer_flags_options 1
 
     # Offer option value completions
@@ -202,6 +202,9 @@ _carrel_take() {
         ;;
     '--theme')
         __carrel_add_completions -W 'default'$'\n''mono'$'\n''contrast'
+        return
+        ;;
+    '--language')
         return
         ;;
     '--state-dir')
@@ -223,7 +226,7 @@ _carrel_demo() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(--workshop --theme --state-dir --shared --room --seat)
+    non_repeating_options=(--workshop --theme --language --state-dir --shared --room --seat)
     __carrel_offer_flags_options 0
 
     # Offer option value completions
@@ -232,6 +235,9 @@ _carrel_demo() {
         return
         ;;
     '--theme')
+        return
+        ;;
+    '--language')
         return
         ;;
     '--state-dir')
@@ -336,13 +342,16 @@ _carrel_resume() {
     repeating_flags=()
     non_repeating_flags=(--screen-reader --version -h --help)
     repeating_options=()
-    non_repeating_options=(--theme --state-dir --shared --room --seat)
+    non_repeating_options=(--theme --language --state-dir --shared --room --seat)
     __carrel_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '--theme')
         __carrel_add_completions -W 'default'$'\n''mono'$'\n''contrast'
+        return
+        ;;
+    '--language')
         return
         ;;
     '--state-dir')
@@ -557,7 +566,7 @@ _carrel_proctor_watch() {
     repeating_flags=()
     non_repeating_flags=(--json --screen-reader --passphrase-stdin --version -h --help)
     repeating_options=()
-    non_repeating_options=(--shared --room --seat --theme)
+    non_repeating_options=(--shared --room --seat --theme --language)
     __carrel_offer_flags_options 0
 
     # Offer option value completions
@@ -573,6 +582,9 @@ _carrel_proctor_watch() {
         ;;
     '--theme')
         __carrel_add_completions -W 'default'$'\n''mono'$'\n''contrast'
+        return
+        ;;
+    '--language')
         return
         ;;
     esac

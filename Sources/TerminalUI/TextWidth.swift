@@ -102,6 +102,12 @@ public enum TextWidth {
                     if !word.isEmpty { place() }
                     spaces += 1
                 } else {
+                    // Japanese and Chinese break between any two wide characters, except
+                    // before closing punctuation (。、）」) and after opening (（「).
+                    if !word.isEmpty, of(ch) == 2, let last = word.last, of(last) == 2,
+                       !closesLine(ch), !opensLine(last) {
+                        place()
+                    }
                     word.append(ch)
                 }
             }
@@ -111,6 +117,11 @@ public enum TextWidth {
         while lines.count > 1 && lines.last == "" { lines.removeLast() }
         return lines
     }
+
+    /// Wide punctuation that never begins a line (kinsoku).
+    static func closesLine(_ ch: Character) -> Bool { "。、，．）」』】〕〉》！？：；ー・…".contains(ch) }
+    /// Wide punctuation that never ends a line.
+    static func opensLine(_ ch: Character) -> Bool { "（「『【〔〈《".contains(ch) }
 
     /// The longest prefix that fits `columns`, and the rest.
     public static func split(_ text: String, at columns: Int) -> (String, String) {

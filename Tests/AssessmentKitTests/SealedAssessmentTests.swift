@@ -53,6 +53,24 @@ struct SealedAssessmentTests {
         #expect(header.cost == Self.cheap)
     }
 
+    @Test func theLanguageIsInThePublicHeaderSoTheStartScreenSpeaksItBeforeOpening() throws {
+        var a = try Self.spelling()
+        #expect(try Self.sealed().1.count > 0)
+        let plain = try SealedAssessment.header(of: try SealedAssessment.seal(a, passphrase: Self.passphrase, cost: Self.cheap))
+        #expect(plain.metadata.language == nil && plain.metadata.preview.language == nil)
+        a.language = "fr"
+        let package = try SealedAssessment.seal(a, passphrase: Self.passphrase, cost: Self.cheap)
+        let header = try SealedAssessment.header(of: package)
+        #expect(header.metadata.language == "fr")
+        #expect(header.metadata.preview.language == "fr")
+        #expect(try SealedAssessment.open(package, passphrase: Self.passphrase, file: "s.carrel").language == "fr")
+        // A header naming a language Carrel does not speak is damaged, not a quiet English.
+        var forged = header.metadata
+        forged.language = "xx"
+        let refused = Self.replacingMetadata(package, header: header, with: forged)
+        #expect(throws: SealedAssessment.Failure.self) { try SealedAssessment.header(of: refused) }
+    }
+
     @Test func nothingOfTheKeyIsReadableInThePackage() throws {
         let (_, package) = try Self.sealed()
         let text = String(decoding: package, as: UTF8.self)

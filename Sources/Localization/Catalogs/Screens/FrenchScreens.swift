@@ -51,15 +51,15 @@ extension French {
         "Never offered: autocorrect, spell check, predictive text, lookup, clipboard, extensions.":
             "Jamais proposés\u{00A0}: correction automatique, vérification orthographique, saisie prédictive, recherche, presse-papiers, extensions.",
         "Waiting for the proctor to start. Nothing is locked and no time runs yet.":
-            "En attente du lancement par le surveillant. Rien n’est verrouillé et le temps ne court pas encore.",
+            "En attente du démarrage par le surveillant. Rien n’est verrouillé et le temps ne court pas encore.",
         "Seat key: {0} (the proctor checks it before starting)":
-            "Clé du poste\u{00A0}: {0} (le surveillant la vérifie avant de lancer l’épreuve)",
+            "Clé du poste\u{00A0}: {0} (le surveillant la vérifie avant de démarrer l’épreuve)",
         "The proctor enters the passphrase to start.":
             "Le surveillant saisit la phrase secrète pour commencer.",
         "Proctor passphrase:":
             "Phrase secrète du surveillant\u{00A0}:",
         "This terminal will be locked to this test until you submit, for at most {0}.":
-            "Ce terminal sera réservé à cette épreuve jusqu’à ce que vous rendiez votre copie, pendant {0} au maximum.",
+            "Ce terminal sera verrouillé sur cette épreuve jusqu’à ce que vous rendiez votre copie, pendant {0} au maximum.",
         "Pasting, other programs and leaving with Ctrl-C or Ctrl-Z will not be possible until then.":
             "D’ici là, vous ne pourrez ni coller, ni utiliser d’autres programmes, ni quitter avec Ctrl-C ou Ctrl-Z.",
         "Begin? {0}/N":
@@ -115,7 +115,7 @@ extension French {
         "In this test you cannot come back to it. Leave it unanswered?":
             "Dans cette épreuve, vous ne pourrez pas y revenir. La laisser sans réponse\u{00A0}?",
         "Review: {0} of {1} answered, {2} flagged":
-            "Récapitulatif\u{00A0}: {0} sur {1} avec réponse, marquées\u{00A0}: {2}",
+            "Récapitulatif\u{00A0}: {0} sur {1} avec réponse, {2, plural, one {# marquée} many {# marquées} other {# marquées}}",
         "⟨question state⟩answered":
             "avec réponse",
         "⟨question state⟩not answered":

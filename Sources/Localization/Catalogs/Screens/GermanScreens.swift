@@ -11,7 +11,7 @@ extension German {
         "no time limit":
             "ohne Zeitbegrenzung",
         "no going back":
-            "kein Zurückgehen",
+            "kein Zurückgehen möglich",
         "move freely between questions":
             "freier Wechsel zwischen den Fragen",
         "During this assessment":
@@ -25,7 +25,7 @@ extension German {
         "Clipboards: left alone":
             "Zwischenablagen: unverändert",
         "Ctrl-C: end this practice test (asks first; your answers are kept)":
-            "Ctrl-C: diesen Übungstest beenden (mit Rückfrage; Ihre Antworten bleiben erhalten)",
+            "Ctrl-C: diese Übungsprüfung beenden (mit Rückfrage; Ihre Antworten bleiben erhalten)",
         "Ctrl-C / Ctrl-Z: ask your proctor":
             "Ctrl-C / Ctrl-Z: wenden Sie sich an die Aufsicht",
         "Ctrl-C / Ctrl-Z: leave (saved, resumable)":
@@ -49,7 +49,7 @@ extension German {
         "Ends itself after {0} at most":
             "Endet spätestens nach {0} von selbst",
         "Never offered: autocorrect, spell check, predictive text, lookup, clipboard, extensions.":
-            "Nie angeboten: Autokorrektur, Rechtschreibprüfung, Wortvorschläge, Nachschlagen, Zwischenablage, Erweiterungen.",
+            "Nicht verfügbar: Autokorrektur, Rechtschreibprüfung, Wortvorschläge, Nachschlagen, Zwischenablage, Erweiterungen.",
         "Waiting for the proctor to start. Nothing is locked and no time runs yet.":
             "Warten auf den Start durch die Aufsicht. Noch ist nichts gesperrt, und die Zeit läuft noch nicht.",
         "Seat key: {0} (the proctor checks it before starting)":
@@ -59,21 +59,21 @@ extension German {
         "Proctor passphrase:":
             "Passphrase der Aufsicht:",
         "This terminal will be locked to this test until you submit, for at most {0}.":
-            "Dieses Terminal wird bis zu Ihrer Abgabe für diesen Test gesperrt, höchstens {0} lang.",
+            "Dieses Terminal wird bis zu Ihrer Abgabe, höchstens {0} lang, gesperrt und ist nur für diese Prüfung nutzbar.",
         "Pasting, other programs and leaving with Ctrl-C or Ctrl-Z will not be possible until then.":
             "Einfügen, andere Programme und Verlassen mit Ctrl-C oder Ctrl-Z sind bis dahin nicht möglich.",
         "Begin? {0}/N":
             "Beginnen? {0}/N",
         "This terminal is now locked to Carrel":
-            "Dieses Terminal ist jetzt für Carrel gesperrt",
+            "Dieses Terminal ist jetzt gesperrt und nur für Carrel nutzbar",
         "Press any key for the first question.":
             "Drücken Sie eine beliebige Taste für die erste Frage.",
         "Please enlarge the terminal to at least {0}×{1} (now {2}×{3}).":
             "Bitte vergrößern Sie das Terminal auf mindestens {0}×{1} (jetzt {2}×{3}).",
         "Please enlarge the terminal to at least {0}×{1} (now {2}×{3}). Your time keeps counting; keys do nothing until the test fits.":
-            "Bitte vergrößern Sie das Terminal auf mindestens {0}×{1} (jetzt {2}×{3}). Ihre Zeit läuft weiter; Tasten bewirken nichts, bis der Test hineinpasst.",
+            "Bitte vergrößern Sie das Terminal auf mindestens {0}×{1} (jetzt {2}×{3}). Ihre Zeit läuft weiter; Tasten bewirken nichts, bis die Prüfung auf den Bildschirm passt.",
         "End this practice test now?":
-            "Diesen Übungstest jetzt beenden?",
+            "Diese Übungsprüfung jetzt beenden?",
         "Submit? Enlarge the terminal to see what is unanswered":
             "Abgeben? Vergrößern Sie das Terminal, um die unbeantworteten Fragen zu sehen",
         "Question {0} of {1}":
@@ -113,7 +113,7 @@ extension German {
         "Question {0} is not answered.":
             "Frage {0} ist nicht beantwortet.",
         "In this test you cannot come back to it. Leave it unanswered?":
-            "In diesem Test können Sie nicht zu ihr zurückkehren. Unbeantwortet lassen?",
+            "In dieser Prüfung können Sie nicht zu dieser Frage zurückkehren. Unbeantwortet lassen?",
         "Review: {0} of {1} answered, {2} flagged":
             "Übersicht: {0} von {1} beantwortet, {2} markiert",
         "⟨question state⟩answered":
@@ -163,7 +163,7 @@ extension German {
         "Ask your proctor to end this session.":
             "Bitten Sie die Aufsicht, diese Sitzung zu beenden.",
         "Your answers are saved. Esc returns to the test.":
-            "Ihre Antworten sind gespeichert. Mit Esc kehren Sie zum Test zurück.",
+            "Ihre Antworten sind gespeichert. Mit Esc kehren Sie zur Prüfung zurück.",
         "Your answers are kept and submitted as they are.":
             "Ihre Antworten bleiben erhalten und werden so abgegeben, wie sie sind.",
         "Message from the proctor":
@@ -197,7 +197,7 @@ extension German {
         "{0} of {1} points ({2} still to be marked by a person)":
             "{0} von {1} Punkten ({2} noch von einer Person zu bewerten)",
         "Tell your proctor: {0}":
-            "Melden Sie der Aufsicht: {0}",
+            "Teilen Sie der Aufsicht mit: {0}",
         "This terminal is no longer locked.":
             "Dieses Terminal ist nicht mehr gesperrt.",
         "Keys":

@@ -9,7 +9,7 @@ extension Japanese {
         "time allowed {0}":
             "制限時間 {0}",
         "no time limit":
-            "時間制限なし",
+            "制限時間なし",
         "no going back":
             "前の問題には戻れません",
         "move freely between questions":
@@ -31,9 +31,9 @@ extension Japanese {
         "Ctrl-C / Ctrl-Z: leave (saved, resumable)":
             "Ctrl-C / Ctrl-Z：中断（保存され、再開できます）",
         "Leaving this window: logged":
-            "このウィンドウから離れる：記録されます",
+            "ウィンドウの切り替え：記録されます",
         "Leaving this window: not logged":
-            "このウィンドウから離れる：記録されません",
+            "ウィンドウの切り替え：記録されません",
         "tmux/screen: refused":
             "tmux/screen：使用不可",
         "tmux/screen: allowed":
@@ -87,7 +87,7 @@ extension Japanese {
         "section {0}":
             "セクション {0}",
         "⟨question state⟩flagged":
-            "フラグ付き",
+            "マーク付き",
         "part answered: {0}":
             "一部解答：{0}",
         "⟨question state⟩part answered":
@@ -115,7 +115,7 @@ extension Japanese {
         "In this test you cannot come back to it. Leave it unanswered?":
             "この試験では、この問題に戻ることはできません。未解答のままにしますか？",
         "Review: {0} of {1} answered, {2} flagged":
-            "見直し：{1} 問中 {0} 問解答済み、フラグ付き {2} 問",
+            "見直し：{1} 問中 {0} 問解答済み、マーク付き {2} 問",
         "⟨question state⟩answered":
             "解答済み",
         "⟨question state⟩not answered":
@@ -143,11 +143,11 @@ extension Japanese {
         "{0, plural, one {# question not answered} other {# questions not answered}}":
             "{0, plural, other {未解答の問題 # 問}}",
         "Flagged: {0, plural, one {question {1}} other {questions {1}}}":
-            "フラグ付き：{0, plural, other {問題 {1}}}",
+            "マーク付き：{0, plural, other {問題 {1}}}",
         "{0, plural, one {# question flagged} other {# questions flagged}}; first: {1} …":
-            "{0, plural, other {フラグ付きの問題 # 問}}。最初の問題：{1} …",
+            "{0, plural, other {マーク付きの問題 # 問}}。最初の問題：{1} …",
         "{0, plural, one {# question flagged} other {# questions flagged}}":
-            "{0, plural, other {フラグ付きの問題 # 問}}",
+            "{0, plural, other {マーク付きの問題 # 問}}",
         "Part answered: {0, plural, one {question {1}} other {questions {1}}}":
             "一部解答：{0, plural, other {問題 {1}}}",
         "{0, plural, one {# question part answered} other {# questions part answered}}; first: {1} …":

@@ -11,11 +11,11 @@ extension Spanish {
         "no time limit":
             "sin límite de tiempo",
         "no going back":
-            "sin volver atrás",
+            "sin poder volver atrás",
         "move freely between questions":
-            "libre desplazamiento entre preguntas",
+            "navegación libre entre preguntas",
         "During this assessment":
-            "Durante esta evaluación",
+            "Durante esta prueba",
         "Pasting: blocked and logged":
             "Pegar: bloqueado y registrado",
         "Pasting: allowed":
@@ -55,17 +55,17 @@ extension Spanish {
         "Seat key: {0} (the proctor checks it before starting)":
             "Clave del puesto: {0} (el supervisor la comprueba antes de empezar)",
         "The proctor enters the passphrase to start.":
-            "El supervisor introduce la frase de paso para empezar.",
+            "El supervisor introduce la frase de contraseña para empezar.",
         "Proctor passphrase:":
-            "Frase de paso del supervisor:",
+            "Frase de contraseña del supervisor:",
         "This terminal will be locked to this test until you submit, for at most {0}.":
-            "Este terminal quedará bloqueado para esta prueba hasta que la entregue, durante {0} como máximo.",
+            "Este terminal quedará bloqueado en esta prueba hasta que la entregue, durante {0} como máximo.",
         "Pasting, other programs and leaving with Ctrl-C or Ctrl-Z will not be possible until then.":
             "Hasta entonces no podrá pegar, usar otros programas ni salir con Ctrl-C o Ctrl-Z.",
         "Begin? {0}/N":
             "¿Empezar? {0}/N",
         "This terminal is now locked to Carrel":
-            "Este terminal queda bloqueado para Carrel",
+            "Este terminal queda bloqueado en Carrel",
         "Press any key for the first question.":
             "Pulse cualquier tecla para ver la primera pregunta.",
         "Please enlarge the terminal to at least {0}×{1} (now {2}×{3}).":
@@ -93,7 +93,7 @@ extension Spanish {
         "⟨question state⟩part answered":
             "respuesta parcial",
         "paused by the proctor":
-            "en pausa por el supervisor",
+            "pausada por el supervisor",
         "⟨header⟩paused":
             "en pausa",
         "⟨between parts of a line⟩, ":
@@ -105,7 +105,7 @@ extension Spanish {
         "proctor called":
             "supervisor avisado",
         "the proctor is coming":
-            "el supervisor viene",
+            "el supervisor está en camino",
         "{0, plural, one {# line above} other {# lines above}}: PgUp":
             "{0, plural, one {# línea arriba} many {# líneas arriba} other {# líneas arriba}}: PgUp",
         "{0, plural, one {# more line below} other {# more lines below}}: PgDn":
@@ -115,7 +115,7 @@ extension Spanish {
         "In this test you cannot come back to it. Leave it unanswered?":
             "En esta prueba no podrá volver a ella. ¿Dejarla sin responder?",
         "Review: {0} of {1} answered, {2} flagged":
-            "Revisión: {0} de {1} respondidas, marcadas: {2}",
+            "Revisión: {0} de {1} respondidas, {2, plural, one {# marcada} many {# marcadas} other {# marcadas}}",
         "⟨question state⟩answered":
             "respondida",
         "⟨question state⟩not answered":

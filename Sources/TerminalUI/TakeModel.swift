@@ -272,18 +272,6 @@ public struct TakeModel: Sendable {
 
 /// `9:05`, `1:02:03`.
 public enum Clock {
-    /// "1 hour 2 minutes 3 seconds", "13 minutes 35 seconds", "1 minute", "45 seconds".
-    public static func words(_ seconds: Int) -> String {
-        let s = max(0, seconds)
-        let h = s / 3600, m = (s % 3600) / 60, sec = s % 60
-        func unit(_ n: Int, _ name: String) -> String { "\(n) \(name)\(n == 1 ? "" : "s")" }
-        var parts: [String] = []
-        if h > 0 { parts.append(unit(h, "hour")) }
-        if m > 0 { parts.append(unit(m, "minute")) }
-        if sec > 0 || parts.isEmpty { parts.append(unit(sec, "second")) }
-        return parts.joined(separator: " ")
-    }
-
     public static func text(_ seconds: Int) -> String {
         let s = max(0, seconds)
         let h = s / 3600, m = (s % 3600) / 60, sec = s % 60

@@ -15,9 +15,21 @@ public final class Canvas: Terminal {
 
     public init(theme: Theme) { self.theme = theme }
 
+    /// The environment's locale, with UTF-8 characters whatever it names. Carrel's text is
+    /// UTF-8 in every language; a student's `LANG=ja_JP.UTF-8` on a machine where that locale
+    /// was never generated (or `LANG=C`) would otherwise leave curses reading every byte as a
+    /// character, and a French or Japanese screen would come out as mojibake.
+    static func useUTF8Characters() {
+        let chosen = setlocale(LC_ALL, "")
+        if chosen != nil, let codeset = nl_langinfo(nl_item(CODESET)), String(cString: codeset) == "UTF-8" { return }
+        for name in ["C.UTF-8", "C.utf8", "en_US.UTF-8"] where setlocale(LC_CTYPE, name) != nil {
+            return
+        }
+    }
+
     /// Starts curses; false when the terminal cannot be used.
     public func start() -> Bool {
-        setlocale(LC_ALL, "")
+        Self.useUTF8Characters()
         guard initscr() != nil else { return false }
         active = true
         // Started again (the demo after the workshop test): nothing of the old frame is shown.

@@ -91,6 +91,20 @@ struct LanguageEndToEndTests {
         #expect(t.exitStatus("fr") == 0)
     }
 
+    /// The environment chooses Japanese; the machine may never have generated that locale
+    /// (this one has only C.UTF-8): the screen is Japanese all the same, not mojibake.
+    @Test(.timeLimit(.minutes(3)))
+    func theEnvironmentsLanguageIsSpokenEvenWhenItsLocaleIsNotInstalled() throws {
+        let t = try #require(TmuxHarness())
+        let file = try Self.practice(t)
+        t.start("ja", ["take", file, "--candidate", "花子"], environment: ["LANG": "ja_JP.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""])
+        let start = try #require(t.waitFor("ja", "F1 ヘルプ"), "the start screen speaks Japanese:\n\(t.screen("ja"))")
+        #expect(start.contains("全 2 問"), "\(start)")
+        #expect(start.contains("受験者：花子"), "wide characters are drawn as characters:\n\(start)")
+        t.keys("ja", "Escape")
+        #expect(t.exitStatus("ja") == 0)
+    }
+
     @Test(.timeLimit(.minutes(3)))
     func aResumedSessionKeepsItsLanguage() throws {
         let t = try #require(TmuxHarness())

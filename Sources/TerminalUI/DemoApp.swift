@@ -142,9 +142,12 @@ public final class DemoApp: LoopedScreen {
         guard controller == nil else { return }
         do {
             let terminal = self.terminal
+            // The demo's language goes with its session, as `take` keeps it for `resume`.
+            var options = SessionOptions(shared: label)
+            options.language = model.say.language.rawValue
             controller = try SessionRuntime.begin(
                 assessment: assessment, source: source, candidate: "Demo", extraTime: .none,
-                options: SessionOptions(shared: label), context: context,
+                options: options, context: context,
                 enterUI: { terminal.setReports(true) }, leaveUI: { terminal.setReports(false) })
             model.field = TextEditor()
         } catch {

@@ -132,6 +132,15 @@ struct LanguageFrameTests {
                                                  resultPath: "/state/results/x.json", problem: nil))
             add("receipt-\(status.rawValue)", r)
         }
+        // Too small: the sentence, the clock, and what still answers a box (at 60×20).
+        var small = model(language, responses: answered)
+        out.append(("too-small", Views.render(small, width: 60, height: 20)))
+        small.session?.prompt = .confirmSubmit
+        out.append(("too-small-submit", Views.render(small, width: 60, height: 20)))
+        small.session?.prompt = .proctor
+        out.append(("too-small-proctor", Views.render(small, width: 60, height: 20)))
+        small.session?.prompt = .confirmEnd
+        out.append(("too-small-end", Views.render(small, width: 60, height: 20)))
         var help = model(language)
         help.showHelp = true
         add("help", help)

@@ -28,8 +28,9 @@ public enum Language: String, CaseIterable, Sendable, Codable {
     /// The language of a tag as people write it: `fr`, `FR`, `fr-CA`, `fr_FR.UTF-8`,
     /// `de_DE@euro`; nil for a language Carrel does not speak.
     public init?(tag: String) {
+        // The pseudo-language is for tests, which name it in code: no tag, option, roster,
+        // assessment or environment chooses it.
         let lowered = tag.lowercased()
-        if lowered == Language.pseudo.rawValue { self = .pseudo; return }
         var primary = ""
         for ch in lowered {
             if ch == "-" || ch == "_" || ch == "." || ch == "@" { break }
@@ -108,7 +109,8 @@ public struct LanguageChoice: Sendable, Equatable {
     public static func resolve(roster: String?, option: String?, assessment: String?,
                                environment: [String: String]) -> Result<LanguageChoice, Failure> {
         for (tag, source) in [(roster, LanguageSource.roster), (option, .option), (assessment, .assessment)] {
-            guard let tag, !tag.isEmpty else { continue }
+            // An empty roster cell or assessment key says nothing; `--language ""` is a mistake.
+            guard let tag, !tag.isEmpty || source == .option else { continue }
             guard let language = Language(tag: tag) else { return .failure(.unknown(tag: tag, source: source)) }
             return .success(LanguageChoice(language: language, source: source))
         }

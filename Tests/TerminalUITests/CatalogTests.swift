@@ -129,6 +129,8 @@ struct CatalogTests {
         #expect(Language(tag: "ja_JP.UTF-8") == .ja)
         #expect(Language(tag: "it") == nil)
         #expect(Language(tag: "") == nil)
+        #expect(Language(tag: "x-pseudo") == nil, "the test language is not offered to anyone")
+        #expect(Language.fromEnvironment(["LANG": "x-pseudo"]) == .en)
         #expect(Language.fromEnvironment(["LANG": "C.UTF-8"]) == .en)
         #expect(Language.fromEnvironment(["LC_ALL": "es_ES.UTF-8", "LANG": "fr_FR.UTF-8"]) == .es)
         #expect(Language.fromEnvironment(["LC_ALL": "", "LC_MESSAGES": "de_DE", "LANG": "fr_FR.UTF-8"]) == .de)
@@ -155,5 +157,13 @@ struct CatalogTests {
         #expect(failure.description.contains("\"klingon\" is not a language Carrel speaks"))
         for language in Language.offered { #expect(failure.description.contains(language.rawValue + " (")) }
         #expect(!failure.description.contains("x-pseudo"))
+        for tag in ["", "x-pseudo", "fr fr", "../fr"] {
+            guard case .failure = LanguageChoice.resolve(roster: nil, option: tag, assessment: nil, environment: env) else {
+                Issue.record("--language \(tag.debugDescription) is refused")
+                continue
+            }
+        }
+        #expect(try LanguageChoice.resolve(roster: "", option: nil, assessment: nil, environment: env).get().source == .environment,
+                "an empty roster cell says nothing")
     }
 }

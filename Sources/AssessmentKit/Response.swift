@@ -77,6 +77,18 @@ public enum NumericText {
     }
 }
 
+extension Unicode.GeneralCategory {
+    var isPunctuationOrSymbol: Bool {
+        switch self {
+        case .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation, .initialPunctuation,
+             .finalPunctuation, .otherPunctuation, .mathSymbol, .currencySymbol, .modifierSymbol, .otherSymbol:
+            return true
+        default:
+            return false
+        }
+    }
+}
+
 /// Text comparison for short answers: NFC, folded whitespace, optional case folding.
 public enum AnswerText {
     public static func normalise(_ text: String, caseSensitive: Bool) -> String {
@@ -97,7 +109,40 @@ public enum AnswerText {
         return caseSensitive ? joined : joined.lowercased()
     }
 
+    /// Words as a reader counts them: runs between spaces, and in Chinese, Japanese and
+    /// Korean (written without spaces) each ideograph, kana or hangul syllable on its own, as
+    /// word processors count East Asian text. Punctuation alone is no word.
     public static func wordCount(_ text: String) -> Int {
-        text.split(whereSeparator: { $0.isWhitespace }).count
+        var count = 0
+        var inWord = false
+        for scalar in text.unicodeScalars {
+            if scalar.properties.isWhitespace {
+                inWord = false
+            } else if (0x3099...0x309C).contains(scalar.value) || scalar.value == 0x30FC {
+                // Sound marks and the long-vowel mark belong to the kana before them.
+                continue
+            } else if isEastAsianWord(scalar) {
+                count += 1
+                inWord = false
+            } else if scalar.properties.generalCategory.isPunctuationOrSymbol && !inWord {
+                continue
+            } else if !inWord {
+                count += 1
+                inWord = true
+            }
+        }
+        return count
+    }
+
+    /// A character that is a word by itself in East Asian text.
+    static func isEastAsianWord(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x3040...0x30FF, 0x31F0...0x31FF, // hiragana, katakana
+             0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF, 0x20000...0x2FA1F, // ideographs
+             0xAC00...0xD7AF, 0xFF66...0xFF9D: // hangul syllables, half-width katakana
+            return scalar.value != 0x30FB // the middle dot is punctuation
+        default:
+            return false
+        }
     }
 }

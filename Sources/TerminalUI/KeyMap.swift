@@ -88,8 +88,11 @@ public struct KeyMap<Action: Sendable & Equatable>: Sendable {
     public var footerLine: String { footerLine(.english) }
 
     /// The footer as one line of words in a language: "o : rendre · n : continuer".
-    public func footerLine(_ say: Localizer) -> String {
-        footer().map { say("{0}: {1}", .s(say.keyName($0.0)), .s(say.footerLabel($0.1))) }.joined(separator: " · ")
+    public func footerLine(_ say: Localizer, yes: String? = nil) -> String {
+        footer().map { entry in
+            let key = entry.0 == "y" ? yes ?? say.keyName("y") : say.keyName(entry.0)
+            return say("{0}: {1}", .s(key), .s(say.footerLabel(entry.1)))
+        }.joined(separator: " · ")
     }
 
     /// The footer key of the binding for `action`.

@@ -171,14 +171,26 @@ public enum TakeKeys {
 
     /// The letters that say yes, in the languages Carrel speaks: y, and French o(ui),
     /// German j(a), Spanish s(í). A confirmation takes y and its own language's letter.
-    public static func yesKeys(_ say: Localizer) -> [Key] {
-        let letter = say.keyName("y")
+    public static func yesKeys(_ say: Localizer, opener: Character? = nil) -> [Key] {
+        let letter = yesLetter(say, opener: opener)
         var keys: [Key] = [.character("y"), .character("Y")]
         if letter != "y", let c = letter.first, letter.count == 1 {
             keys += [.character(c), .character(Character(c.uppercased()))]
         }
         return keys
     }
+
+    /// The letter a confirmation shows for yes: its language's own, unless that letter is the
+    /// one that opens the confirmation (Spanish `s` is also the review's submit key, and `s`
+    /// twice must never submit): then `y`.
+    public static func yesLetter(_ say: Localizer, opener: Character? = nil) -> String {
+        let letter = say.keyName("y")
+        if let opener, letter.lowercased() == String(opener).lowercased() { return "y" }
+        return letter
+    }
+
+    /// The key that opens the submit confirmation from the review.
+    static let submitLetter: Character = "s"
 
     /// Every screen's map, in the order `carrel keys --all` lists them.
     public static var all: [KeyListing] {

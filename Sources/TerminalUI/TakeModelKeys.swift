@@ -37,7 +37,8 @@ extension TakeModel {
         case .banner: return TakeKeys.banner
         case .receipt: return TakeKeys.receipt
         case .skip: return TakeKeys.confirmSkip.adding(TakeKeys.yesKeys(say), to: .yes)
-        case .prompt(.confirmSubmit): return TakeKeys.confirmSubmit.adding(TakeKeys.yesKeys(say), to: .yes)
+        case .prompt(.confirmSubmit):
+            return TakeKeys.confirmSubmit.adding(TakeKeys.yesKeys(say, opener: TakeKeys.submitLetter), to: .yes)
         case .prompt(.confirmEnd): return TakeKeys.confirmEnd.adding(TakeKeys.yesKeys(say), to: .yes)
         case .prompt(.proctor): return TakeKeys.proctorPrompt
         case .review:

@@ -254,34 +254,63 @@ public enum Views {
             ? say.say(Phrase(template: "Please enlarge the terminal to at least {0}×{1} (now {2}×{3}).", args: sizes))
             : say.say(Phrase(template: "Please enlarge the terminal to at least {0}×{1} (now {2}×{3}). Your time keeps counting; keys do nothing until the test fits.",
                              args: sizes))
-        let lines = TextWidth.wrap(text, width: max(1, width - 2))
-        for (i, line) in lines.enumerated() { s.put(line, row: i, column: 1, role: i == 0 ? .warning : .plain) }
-        s.cursor = (0, 1)
-        var row = lines.count + 1
+        let columns = max(1, width - 2)
+        // The lines as a list first, so that none is ever written over another: on a tiny
+        // screen the question asked (and its keys) is kept, then the sentence's first lines.
+        var explanation = TextWidth.wrap(text, width: columns).map { ($0, Role.plain) }
+        if !explanation.isEmpty { explanation[0].1 = .warning }
+        var clock: [(String, Role)] = []
         // The clock ticks here only where it ticks on the test itself.
         if let session = m.session, session.plan.timeAllowed != nil, !m.screenReader, !m.clockHidden {
-            s.put(m.timeText(session), row: min(height - 1, row), column: 1)
-            row += 2
+            clock = [(TextWidth.clip(m.timeText(session), to: columns), .plain)]
         }
+        var asked: [(String, Role)] = []
+        var secret = 0
         switch m.session?.prompt {
         case .confirmEnd?:
-            let lines = TextWidth.wrap(say("End this practice test now?") + " " + TakeKeys.confirmEnd.footerLine(say), width: max(1, width - 2))
-            for (i, line) in lines.enumerated() { s.put(line, row: min(height - 1, row + i), column: 1, role: .title) }
-            s.cursor = (min(height - 1, row), 1)
+            asked = TextWidth.wrap(say("End this practice test now?") + " " + TakeKeys.confirmEnd.footerLine(say), width: columns).map { ($0, .title) }
         case .confirmSubmit?:
             // Only "no" works here: what is unanswered cannot be shown.
             let no = KeyMap("", "", TakeKeys.confirmSubmit.bindings.filter { $0.action == .no }).footerLine(say)
-            let lines = TextWidth.wrap(say("Submit? Enlarge the terminal to see what is unanswered") + " · " + no, width: max(1, width - 2))
-            for (i, line) in lines.enumerated() { s.put(line, row: min(height - 1, row + i), column: 1, role: .title) }
-            s.cursor = (min(height - 1, row), 1)
+            asked = TextWidth.wrap(say("Submit? Enlarge the terminal to see what is unanswered") + " · " + no, width: columns).map { ($0, .title) }
+        case .proctor?:
+            // The proctor can still end the session from here.
+            asked = [(TextWidth.clip(passphraseLabel(say), to: max(1, columns - 4)), .title)]
+            secret = m.secret.characters.count
         default:
             break
         }
-        if m.session?.prompt == .proctor {
-            // The proctor can still end the session from here.
-            let end = s.put(passphraseLabel(say), row: min(height - 1, row), column: 1, role: .title)
-            s.put(String(repeating: "•", count: m.secret.characters.count), row: min(height - 1, row), column: end)
-            s.cursor = (min(height - 1, row), end + m.secret.characters.count)
+        var gap = 1
+        while explanation.count + clock.count * (1 + gap) + (asked.isEmpty ? 0 : asked.count + gap) > height {
+            if gap > 0 { gap = 0 } else if !clock.isEmpty { clock = [] } else if explanation.count > 1 { explanation.removeLast() } else { break }
+        }
+        if asked.count > height {
+            asked = Array(asked.prefix(max(1, height)))
+            asked[asked.count - 1].0 = TextWidth.clip(asked[asked.count - 1].0 + " …", to: columns)
+            explanation = []
+        }
+        var row = 0
+        for (line, role) in explanation where row < height {
+            s.put(line, row: row, column: 1, role: role)
+            row += 1
+        }
+        s.cursor = (0, 1)
+        for (line, role) in clock where row + gap < height {
+            row += gap
+            s.put(line, row: row, column: 1, role: role)
+            row += 1
+        }
+        if !asked.isEmpty {
+            row = min(row + gap, max(0, height - asked.count))
+            s.cursor = (row, 1)
+            for (i, (line, role)) in asked.enumerated() where row + i < height {
+                let end = s.put(line, row: row + i, column: 1, role: role)
+                if secret > 0 || m.session?.prompt == .proctor {
+                    let dots = String(repeating: "•", count: min(secret, max(0, width - end)))
+                    s.put(dots, row: row + i, column: end)
+                    s.cursor = (row + i, min(width - 1, end + dots.count))
+                }
+            }
         }
         return s
     }
@@ -581,7 +610,7 @@ public enum Views {
             }
             if !part.isEmpty { lines.append(numbers(part, what: "Part answered", room: inner * 2, say: say)) }
             if !flagged.isEmpty { lines.append(numbers(flagged, what: "Flagged", room: inner * 2, say: say)) }
-            lines.append(TakeKeys.confirmSubmit.footerLine(say))
+            lines.append(TakeKeys.confirmSubmit.footerLine(say, yes: TakeKeys.yesLetter(say, opener: TakeKeys.submitLetter)))
             box(&s, lines, field: nil, secret: 0)
         case .proctor:
             box(&s, [say("Ask your proctor to end this session."), say("Your answers are saved. Esc returns to the test.")],

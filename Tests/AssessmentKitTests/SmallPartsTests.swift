@@ -32,3 +32,18 @@ struct SmallPartsTests {
         #expect(PointsText.format(22.0 / 3.0) == "7.33")
     }
 }
+
+@Suite("Counting words")
+struct WordCountTests {
+    @Test func wordsBetweenSpacesAndEachEastAsianCharacter() {
+        #expect(AnswerText.wordCount("A grey dog\nwith a beard.") == 6)
+        #expect(AnswerText.wordCount("  ") == 0)
+        #expect(AnswerText.wordCount("a — b") == 2, "a dash alone is no word")
+        #expect(AnswerText.wordCount("don't stop") == 2)
+        // Japanese is written without spaces: each character counts, as word processors count it.
+        #expect(AnswerText.wordCount("私の犬は元気です。") == 8, "the full stop is no word")
+        #expect(AnswerText.wordCount("コーヒー") == 2, "the long-vowel mark belongs to the kana before it")
+        #expect(AnswerText.wordCount("한국어 문장") == 5)
+        #expect(AnswerText.wordCount("Carrel は試験です") == 6)
+    }
+}

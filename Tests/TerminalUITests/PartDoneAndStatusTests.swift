@@ -122,3 +122,79 @@ struct PartDoneAndStatusTests {
         #expect(terminal.frames.contains { $0.text.contains("Question 1 sur 1") }, "the session spoke French")
     }
 }
+
+/// The yes letter of a language never submits by itself twice, and a tiny screen never writes
+/// one line over another.
+@Suite("Confirmations and tiny screens in every language")
+struct ConfirmationAndTinyScreenTests {
+    static func model(_ language: Language) -> TakeModel {
+        var m = PartDoneAndStatusTests.model(["f": .trueFalse(true)], language: language)
+        m.session?.status = .review
+        return m
+    }
+
+    @Test func sTwiceInTheSpanishReviewOpensTheSubmitBoxAndDoesNotSubmit() {
+        var m = Self.model(.es)
+        #expect(m.handle(.character("s"), now: 0) == [.session(.submitRequested)])
+        m.session?.prompt = .confirmSubmit
+        #expect(m.handle(.character("s"), now: 0).isEmpty, "the key that opened the box does not confirm it")
+        #expect(Views.render(m, width: 80, height: 24).text.contains("y: entregar"), "the box shows the key that confirms")
+        #expect(m.handle(.character("y"), now: 0) == [.session(.submitConfirmed)])
+        // Other confirmations keep the language's own letter; other languages keep theirs.
+        var f = Self.model(.fr)
+        f.session?.prompt = .confirmSubmit
+        #expect(f.handle(.character("o"), now: 0) == [.session(.submitConfirmed)])
+        var g = Self.model(.de)
+        g.session?.prompt = .confirmSubmit
+        #expect(g.handle(.character("o"), now: 0) != [.session(.submitConfirmed)], "o is not yes in German")
+        var e = Self.model(.es)
+        e.session?.prompt = .confirmEnd
+        #expect(e.handle(.character("s"), now: 0) == [.session(.endConfirmed)], "s is yes in Spanish where nothing opened with it")
+    }
+
+    @Test func aTinyScreenKeepsTheQuestionAskedAndNeverWritesALineOverAnother() {
+        var checked = 0
+        for language in Language.offered + [.pseudo] {
+            for (width, height) in [(24, 6), (30, 8), (40, 12), (60, 20), (79, 24)] {
+                for prompt in [nil, SessionPrompt.confirmSubmit, .confirmEnd, .proctor] {
+                    var m = PartDoneAndStatusTests.model([:], language: language)
+                    m.session?.prompt = prompt
+                    let screen = Views.render(m, width: width, height: height)
+                    checked += 1
+                    #expect(!screen.overflowed, "\(language.rawValue) \(width)×\(height)")
+                    let rows = screen.lines.filter { !$0.isEmpty }.map { $0.trimmingCharacters(in: .whitespaces) }
+                    #expect(Set(rows).count == rows.count || rows.count <= 1, "a row repeated: \(rows)")
+                    // Every row is a line the screen meant to write, whole: nothing is drawn
+                    // over another line's end.
+                    let meant = Self.meantLines(m, width: width)
+                    for row in rows where !meant.contains(row) && !row.hasSuffix("…") && !row.contains("•") {
+                        Issue.record("\(language.rawValue) \(width)×\(height) \(String(describing: prompt)): \(row.debugDescription) is not one of \(meant)")
+                    }
+                    if prompt != nil {
+                        #expect(screen.cursor.row < height && !screen.lines[screen.cursor.row].isEmpty, "the cursor is on the question asked")
+                    }
+                }
+            }
+        }
+        #expect(checked == 6 * 5 * 4)
+    }
+
+    static func meantLines(_ m: TakeModel, width: Int) -> Set<String> {
+        let say = m.say
+        let columns = max(1, width - 2)
+        var lines = Set<String>()
+        for h in 0...60 {
+            let sentence = say("Please enlarge the terminal to at least {0}×{1} (now {2}×{3}). Your time keeps counting; keys do nothing until the test fits.",
+                               .s("80"), .s("24"), .s(String(width)), .s(String(h)))
+            for line in TextWidth.wrap(sentence, width: columns) { lines.insert(line.trimmingCharacters(in: .whitespaces)) }
+        }
+        if let session = m.session { lines.insert(TextWidth.clip(m.timeText(session), to: columns)) }
+        lines.insert(TextWidth.clip(Views.passphraseLabel(say), to: max(1, columns - 4)).trimmingCharacters(in: .whitespaces))
+        let no = KeyMap("", "", TakeKeys.confirmSubmit.bindings.filter { $0.action == .no }).footerLine(say)
+        for text in [say("End this practice test now?") + " " + TakeKeys.confirmEnd.footerLine(say),
+                     say("Submit? Enlarge the terminal to see what is unanswered") + " · " + no] {
+            for line in TextWidth.wrap(text, width: columns) { lines.insert(line.trimmingCharacters(in: .whitespaces)) }
+        }
+        return lines
+    }
+}

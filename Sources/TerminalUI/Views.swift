@@ -224,7 +224,9 @@ public enum Views {
         rule(&s, row: 1)
         var r = paragraph(&s, say("This terminal will be locked to this test until you submit, for at most {0}.",
                                   .time(m.assessment.policy.maxDuration)), row: 4)
-        r = paragraph(&s, say("Pasting, other programs and leaving with Ctrl-C or Ctrl-Z will not be possible until then."), row: r + 1)
+        // A practice test (no proctor passphrase) lets Ctrl-C end it after asking: it says so.
+        let leaving = m.needsLaunchPassphrase ? say("Pasting, other programs and leaving with Ctrl-C or Ctrl-Z will not be possible until then.") : say("Pasting and other programs will not be possible until then; Ctrl-C asks whether to end this practice test.")
+        r = paragraph(&s, leaving, row: r + 1)
         let end = s.put(say("Begin? {0}/N", .s(say.keyName("y"))) + " ", row: r + 1, column: 2, role: .title)
         s.cursor = (r + 1, end)
         footer(&s, TakeKeys.confirmLock.footer(), say: say)

@@ -35,6 +35,7 @@ extension English {
         // Lock confirmation and banner
         "This terminal will be locked to this test until you submit, for at most {0}.",
         "Pasting, other programs and leaving with Ctrl-C or Ctrl-Z will not be possible until then.",
+        "Pasting and other programs will not be possible until then; Ctrl-C asks whether to end this practice test.",
         "Begin? {0}/N",
         "This terminal is now locked to Carrel",
         "Press any key for the first question.",

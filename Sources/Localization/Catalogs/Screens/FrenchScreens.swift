@@ -62,6 +62,8 @@ extension French {
             "Ce terminal sera verrouillé sur cette épreuve jusqu’à ce que vous rendiez votre copie, pendant {0} au maximum.",
         "Pasting, other programs and leaving with Ctrl-C or Ctrl-Z will not be possible until then.":
             "D’ici là, vous ne pourrez ni coller, ni utiliser d’autres programmes, ni quitter avec Ctrl-C ou Ctrl-Z.",
+        "Pasting and other programs will not be possible until then; Ctrl-C asks whether to end this practice test.":
+            "D’ici là, vous ne pourrez ni coller ni utiliser d’autres programmes\u{00A0}; Ctrl-C propose de terminer cet entraînement.",
         "Begin? {0}/N":
             "Commencer\u{00A0}? {0}/N",
         "This terminal is now locked to Carrel":

@@ -62,6 +62,8 @@ extension German {
             "Dieses Terminal wird bis zu Ihrer Abgabe, höchstens {0} lang, gesperrt und ist nur für diese Prüfung nutzbar.",
         "Pasting, other programs and leaving with Ctrl-C or Ctrl-Z will not be possible until then.":
             "Einfügen, andere Programme und Verlassen mit Ctrl-C oder Ctrl-Z sind bis dahin nicht möglich.",
+        "Pasting and other programs will not be possible until then; Ctrl-C asks whether to end this practice test.":
+            "Bis dahin sind Einfügen und andere Programme nicht möglich; Ctrl-C fragt, ob Sie diese Übungsprüfung beenden möchten.",
         "Begin? {0}/N":
             "Beginnen? {0}/N",
         "This terminal is now locked to Carrel":

@@ -62,6 +62,8 @@ extension Japanese {
             "この端末は、解答を提出するまで（最長 {0}）この試験専用にロックされます。",
         "Pasting, other programs and leaving with Ctrl-C or Ctrl-Z will not be possible until then.":
             "それまでは、貼り付け、他のプログラムの使用、Ctrl-C や Ctrl-Z による終了はできません。",
+        "Pasting and other programs will not be possible until then; Ctrl-C asks whether to end this practice test.":
+            "それまでは、貼り付けや他のプログラムの使用はできません。Ctrl-C を押すと、この練習テストを終了するか確認します。",
         "Begin? {0}/N":
             "開始しますか？ {0}/N",
         "This terminal is now locked to Carrel":

@@ -62,6 +62,8 @@ extension Spanish {
             "Este terminal quedará bloqueado en esta prueba hasta que la entregue, durante {0} como máximo.",
         "Pasting, other programs and leaving with Ctrl-C or Ctrl-Z will not be possible until then.":
             "Hasta entonces no podrá pegar, usar otros programas ni salir con Ctrl-C o Ctrl-Z.",
+        "Pasting and other programs will not be possible until then; Ctrl-C asks whether to end this practice test.":
+            "Hasta entonces no podrá pegar ni usar otros programas; Ctrl-C pregunta si desea terminar esta prueba de práctica.",
         "Begin? {0}/N":
             "¿Empezar? {0}/N",
         "This terminal is now locked to Carrel":

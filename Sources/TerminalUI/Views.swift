@@ -488,7 +488,9 @@ public enum Views {
             // Reading away from the answer: the cursor is where the reading is.
             s.cursor = (top, 2)
         }
-        footer(&s, TakeKeys.question(linear: session.plan.navigation == .linear).footer(), notice: m.notice, say: say)
+        // Under a box the screen's own keys do nothing: the box says its keys, the footer none.
+        let boxed = session.prompt != nil || m.confirmSkip
+        footer(&s, boxed ? [] : TakeKeys.question(linear: session.plan.navigation == .linear).footer(), notice: m.notice, say: say)
         if let prompt = session.prompt {
             overlay(&s, m, prompt, session)
         } else if m.confirmSkip {
@@ -584,7 +586,7 @@ public enum Views {
             let text = "↓ " + say("{0} more below", .n(items.count - offset - rows))
             s.put(text, row: height - 3, column: max(0, min(width - 18, width - TextWidth.of(text) - 2)), role: .dim)
         }
-        footer(&s, TakeKeys.review(linear: session.plan.navigation == .linear).footer(), notice: m.notice, say: say)
+        footer(&s, session.prompt != nil ? [] : TakeKeys.review(linear: session.plan.navigation == .linear).footer(), notice: m.notice, say: say)
         if let prompt = session.prompt { overlay(&s, m, prompt, session) } else { roomOverlay(&s, session, say: say) }
         return s
     }

@@ -80,11 +80,15 @@ public struct Localizer: Sendable, Equatable {
         }
     }
 
-    /// A key as the keyboard says it: unchanged, except a yes key ("y" is "o" in French).
-    public func keyName(_ key: String) -> String {
-        let template = "⟨key⟩" + key
-        return Catalog.englishKeys.contains(template) ? translated(template) : key
+    /// `word` in this language where the catalogs list it under `context` (`⟨seat state⟩active`),
+    /// else `word` as it is: for words that come as data (a seat's state, a command's name).
+    public func known(_ word: String, context: String) -> String {
+        let template = "⟨" + context + "⟩" + word
+        return Catalog.englishKeys.contains(template) ? translated(template) : word
     }
+
+    /// A key as the keyboard says it: unchanged, except a yes key ("y" is "o" in French).
+    public func keyName(_ key: String) -> String { known(key, context: "key") }
 
     /// A footer's label ("next", "flag"), said in this language.
     public func footerLabel(_ label: String) -> String {
@@ -92,10 +96,7 @@ public struct Localizer: Sendable, Equatable {
     }
 
     /// Keys in words ("Enter or Space"): translated where they hold words, else as written.
-    public func keyWords(_ words: String) -> String {
-        let template = "⟨keys⟩" + words
-        return Catalog.englishKeys.contains(template) ? translated(template) : words
-    }
+    public func keyWords(_ words: String) -> String { known(words, context: "keys") }
 
     /// A length of time in words in this language: "1 hour 2 minutes 3 seconds".
     public func duration(_ seconds: Int) -> String {

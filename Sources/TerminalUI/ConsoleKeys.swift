@@ -147,16 +147,7 @@ extension ProctorModel {
 
     /// A command's name (as the store and the journal know it) in the console's language.
     static func commandWords(_ name: String, _ say: Localizer) -> String {
-        switch name {
-        case "start": return say("⟨command⟩start")
-        case "pause": return say("⟨command⟩pause")
-        case "resume": return say("⟨command⟩resume")
-        case "time": return say("⟨command⟩time")
-        case "message": return say("⟨command⟩message")
-        case "end": return say("⟨command⟩end")
-        case "acknowledge": return say("⟨command⟩acknowledge")
-        default: return name
-        }
+        say.known(name, context: "command")
     }
 
     /// Letters that answer yes to the console's questions: y, and the yes letter of the

@@ -141,20 +141,12 @@ public enum ProctorView {
     /// What the store flags about a seat (`SeatView.warnings`, in English), in the console's
     /// language; a flag the console does not know is shown as it is.
     static func warningWords(_ warning: String, say: Localizer) -> String {
-        switch warning {
-        case "wrong test": return say("⟨seat warning⟩wrong test")
-        case "candidate seated twice": return say("⟨seat warning⟩candidate seated twice")
-        case "executable differs from the room's": return say("⟨seat warning⟩executable differs from the room's")
-        case "no start signed by the proctor": return say("⟨seat warning⟩no start signed by the proctor")
-        case "liveness claimed by another connection": return say("⟨seat warning⟩liveness claimed by another connection")
-        default:
-            // "refused 3 commands"
-            let words = warning.split(separator: " ")
-            if words.count == 3, words[0] == "refused", let n = Int(words[1]), words[2] == "command" || words[2] == "commands" {
-                return say("{0, plural, one {refused # command} other {refused # commands}}", .n(n))
-            }
-            return warning
+        // "refused 3 commands"
+        let words = warning.split(separator: " ")
+        if words.count == 3, words[0] == "refused", let n = Int(words[1]), words[2] == "command" || words[2] == "commands" {
+            return say("{0, plural, one {refused # command} other {refused # commands}}", .n(n))
         }
+        return say.known(warning, context: "seat warning")
     }
 
     /// The last command a seat refused ("12 refused: expired"); the reason is the seat's own.
@@ -168,16 +160,7 @@ public enum ProctorView {
 
     /// A seat's status (`SeatView.status`) in words.
     static func stateWords(_ status: String, say: Localizer) -> String {
-        switch status {
-        case "not_started": return say("⟨seat state⟩not started")
-        case "active": return say("⟨seat state⟩active")
-        case "interrupted": return say("⟨seat state⟩interrupted")
-        case "submitted": return say("⟨seat state⟩submitted")
-        case "timed_out": return say("⟨seat state⟩timed out")
-        case "ended": return say("⟨seat state⟩ended")
-        case "wrong_test": return say("⟨seat state⟩wrong test")
-        default: return status.replacingOccurrences(of: "_", with: " ")
-        }
+        say.known(status.replacingOccurrences(of: "_", with: " "), context: "seat state")
     }
 
     /// The status in words, the proctor's part first: "asks for help", "paused", "waiting".

@@ -291,7 +291,11 @@ class Run:
         a = self.args
         # Every seat holds one connection; the proctor's commands and the harness need a few more.
         os.environ["CARREL_PG_MAX_CONNECTIONS"] = str(max(300, a.seats + 100, a.light + 100))
+        if a.profile_store:
+            os.environ["CARREL_PG_OPTIONS"] = "-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all"
         self.pg.start()
+        if a.profile_store:
+            self.pg.psql("CREATE EXTENSION pg_stat_statements")
         self.pg_url = self.pg.url + "?sslmode=disable"
         self.env["PGPASSFILE"] = os.path.join(self.pg.folder, "pgpass")
         self.relay = Relay(self.pg.port)
@@ -334,6 +338,22 @@ class Run:
             self.typing_part()
         return 0 if self.ok else 1
 
+    def store_profile_reset(self):
+        if self.args.profile_store:
+            self.pg.psql("SELECT pg_stat_statements_reset()")
+
+    def store_profile(self, part):
+        """With --profile-store: the statements that took the store's time in `part`."""
+        if not self.args.profile_store:
+            return
+        out = self.pg.psql("""
+            SELECT round(total_exec_time::numeric, 1), calls, round((total_exec_time / greatest(calls, 1))::numeric, 3),
+                   left(regexp_replace(query, '\\s+', ' ', 'g'), 110)
+            FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 12""")
+        say(f"  the store's statements in ({part}): total ms | calls | ms each | statement")
+        for line in out.strip().splitlines():
+            say("    " + line)
+
     def seat_parts(self):
         """(a) to (d) with --seats driver seats; a number when the run cannot go on."""
         a = self.args
@@ -351,6 +371,7 @@ class Run:
         say("\n(a) carrel proctor start --room: from the command's launch to each seat's `began`")
         seat_pids = [s.proc.pid for s in self.seats]
         cpu_before = (shared.cpu_seconds(seat_pids), shared.cpu_seconds(self.pg.pids()), sum(os.times()[:2]), shared.machine_cpu())
+        self.store_profile_reset()
         started, took, code, out = self.command("proctor", "start", "--room", ROOM, "--wait", "30", "--yes")
         began = [s.began - started for s in self.seats if s.began]
         self.until(lambda: all(s.began for s in self.seats), 10)
@@ -363,6 +384,7 @@ class Run:
             f" machine {(busy[0] - cpu_before[3][0]) / max(1, busy[1] - cpu_before[3][1]) * 100:.0f} % busy")
         if code != 0:
             say("  " + out.strip().replace("\n", "\n  ")[-600:])
+        self.store_profile("a")
         ok = len(began) == a.seats and pct(began, 99) <= 1.0
         say(f"  every seat began, p99 ≤ 1 s: {shared.verdict(ok)}")
         self.ok &= ok
@@ -409,6 +431,7 @@ class Run:
             _, _, code, out = self.command("proctor", words[0], "--room", ROOM, words[1], "--wait", "0")
             ids += command_ids(out)
         self.pump(max(0, a.outage - 2))
+        self.store_profile_reset()
         back = time.monotonic()
         self.relay.set_cut(False)
         self.until(lambda: all(len(s.commands) - before[id(s)] >= len(ids) for s in self.seats), 30)
@@ -423,6 +446,7 @@ class Run:
                 late.append(got[len(ids) - 1][1] - back)
         say(f"  commands {ids}: all applied by {len(late)} of {a.seats} seats; from the return: {spread(late)};"
             f" seats with a command missing, twice or out of order: {wrong}")
+        self.store_profile("d")
         ok = len(late) == a.seats and wrong == 0 and (max(late) if late else 99) <= 2.0
         say(f"  every seat within 2 s, in order, none twice: {shared.verdict(ok)}")
         self.ok &= ok
@@ -481,6 +505,7 @@ class Run:
         time.sleep(min(10, a.light_seconds / 4))
 
         # The console's reading over them.
+        self.store_profile_reset()
         runs = []
         listed = 0
         for _ in range(5):
@@ -503,6 +528,7 @@ class Run:
         say(f"  room-wide message: applied by {len(lat)} of {a.light}; {spread(lat)}; `proctor message` exited {code}"
             f" after {shared.ms(took)}")
         ok_message = len(lat) == a.light and pct(lat, 99) <= 2.0
+        self.store_profile("g")
 
         while done[0] is None and sim.poll() is None:
             time.sleep(0.5)
@@ -650,6 +676,8 @@ def main():
                    help="(a)-(d) with the test sealed: the seats wait with no passphrase and the start carries its key")
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--keep", action="store_true")
+    p.add_argument("--profile-store", action="store_true",
+                   help="after (a) and (d), the statements that took PostgreSQL's time (pg_stat_statements)")
     args = p.parse_args()
     for path in (CARREL, DRIVER) + ((SIM,) if args.light > 0 else ()):
         if not os.access(path, os.X_OK):

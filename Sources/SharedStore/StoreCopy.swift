@@ -55,7 +55,7 @@ extension SharedReader {
         let rows = try await StoreCall.guarded(connection, timeout: 30) { try await StoreCall.rows(connection, """
             \(unescaped: Self.heldLocks)
             SELECT \(unescaped: StoreRows.Session.columns)
-            FROM carrel_sessions s LEFT JOIN (SELECT DISTINCT key FROM held) h ON h.key = s.lock_key
+            FROM carrel_sessions s
             WHERE (\(room)::text IS NULL OR s.room = \(room)::text) AND s.status <> 'not_started'
             ORDER BY s.started_at, s.session
             """, logger: logger) }

@@ -70,7 +70,7 @@ enum StoreRows {
         static let columns = """
             s.session, s.candidate, s.room, s.seat, s.assessment_id, s.assessment_title, s.fingerprint, s.status,
             s.end_reason, extract(epoch FROM s.started_at)::text, extract(epoch FROM s.ended_at)::text,
-            s.saved_elapsed_seconds::text, s.interruptions::text, s.pid::text, s.host, (h.key IS NOT NULL)::text
+            s.saved_elapsed_seconds::text, s.interruptions::text, s.pid::text, s.host, \(SharedReader.holdsLock)::text
             """
 
         /// Reads the cells, or throws why the session cannot be shown.

@@ -214,10 +214,18 @@ public enum TerminalSafety {
     /// by the encoder written as a `\uXXXX` escape (surrogate pairs above U+FFFF). Such
     /// characters only occur inside JSON strings, so the document means exactly the same.
     public static func escapingJSON(_ encoded: String) -> String {
+        // Printable ASCII and line breaks are never escaped: a document made only of them (a
+        // console's listing of a room, most results) is returned as it is, without asking the
+        // Unicode properties of every character (most of `proctor --json`'s time for 1 000 seats).
+        if encoded.utf8.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A }) { return encoded }
         var out = ""
         out.unicodeScalars.reserveCapacity(encoded.unicodeScalars.count)
         for s in encoded.unicodeScalars {
-            let hostile = (isControl(s) && s != "\n") || isBidiControl(s) || isInvisible(s)
+            if (s.value >= 0x20 && s.value < 0x7F) || s == "\n" {
+                out.unicodeScalars.append(s)
+                continue
+            }
+            let hostile = isControl(s) || isBidiControl(s) || isInvisible(s)
             guard hostile else {
                 out.unicodeScalars.append(s)
                 continue

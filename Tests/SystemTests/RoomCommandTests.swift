@@ -251,6 +251,20 @@ struct RoomCommandTests {
             return shown.contains("\"commands_refused\" : 3")
         }, "\(shown)")
         #expect(shown.contains("\"waiting\" : true"))
+        // While it waits, the seat rehearsed its begin on its connection, in a transaction it
+        // rolled back: the store counted the records written, and keeps none of them, nor the
+        // claim of liveness; the session is still the waiting one.
+        var counts: [[String]] = []
+        #expect(SharedStoreTests.eventually(20) {
+            counts = pg.rows("""
+                SELECT (SELECT count(*) FROM carrel_records), n_tup_ins,
+                       (SELECT count(*) FROM carrel_sessions WHERE status = 'not_started' AND backend_pid IS NULL AND live_mac IS NULL)
+                FROM pg_stat_user_tables WHERE relname = 'carrel_records'
+                """, url: url)
+            return counts.first.map { $0.count == 3 && (Int($0[1]) ?? 0) >= 4 } ?? false
+        }, "\(counts)")
+        #expect(counts.first?.first == "0")
+        #expect(counts.first?.last == "1")
         let started = try proctor.carrel(["proctor", "start", "--room", "w1", "--wait", "20", "--shared", url])
         #expect(started.status == 0, "\(started.out)")
         #expect(child.expect("began ", timeout: 20) != nil)

@@ -285,6 +285,25 @@ extension SharedReader {
         }
         return Set(rows.compactMap { StoreRows.texts($0)?.first ?? nil })
     }
+
+    /// Where each of `sessions` stands while a command waits for them: its status and the
+    /// last command it refused (`#ID refused: REASON`). What `carrel proctor ACTION --wait`
+    /// asks many times a second, so only these columns of these rows: reading the whole
+    /// room as the console does took PostgreSQL's time from the seats it waited for.
+    public func standing(_ sessions: [String]) async throws -> [(session: String, status: String, lastRefusal: String?)] {
+        guard !sessions.isEmpty else { return [] }
+        let c = connection
+        let logger = self.logger
+        let rows = try await StoreCall.guarded(c, timeout: 10) {
+            try await StoreCall.rows(c, """
+                SELECT session, status, left(last_refusal, 300) FROM carrel_sessions WHERE session = ANY(\(sessions)::text[])
+                """, logger: logger)
+        }
+        return rows.compactMap { row in
+            guard let cells = StoreRows.texts(row), cells.count == 3, let session = cells[0] else { return nil }
+            return (session, cells[1] ?? "", cells[2])
+        }
+    }
 }
 
 /// A mark a proctor gave in the store, as a seat or a copy takes it.

@@ -152,8 +152,8 @@ struct ActionTarget: ParsableArguments {
         while true {
             applied = try await reader.applied(ids)
             if answered() { break }
-            let now = try await reader.seats(room: room)
-            for seat in now where targets.contains(where: { $0.session == seat.session }) {
+            let open = targets.map(\.session).filter { !applied.contains($0) }
+            for seat in try await reader.standing(open) {
                 // A seat that refused one of these commands says so (`#ID refused: REASON`).
                 if let last = seat.lastRefusal, ids.contains(where: { last.hasPrefix("#\($0) refused: ") }) {
                     refused[seat.session] = String(last.drop(while: { $0 != ":" }).dropFirst(2))

@@ -781,7 +781,7 @@ public final class SeatPublisher: SessionPublishing, Sendable {
 
     /// SHA-256 of a record's text as sent, in hex (what `carrel_seat_kept` compares).
     static func digest(_ text: String) -> String {
-        SHA256.hash(data: Array(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        lowercaseHex(SHA256.hash(data: Array(text.utf8)))
     }
 
     /// A record's JSON as PostgreSQL's jsonb takes it: a NUL character (`\u0000`, which jsonb

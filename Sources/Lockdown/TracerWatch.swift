@@ -60,10 +60,13 @@ public struct TracerWatch: Sendable {
 
     /// The `TracerPid:` field of a status file, when it names a process. Read every second of
     /// a session, so without Foundation's character sets (a tenth of an idle session's CPU).
+    /// Its lines are read as bytes, not characters: splitting text into characters costs
+    /// more than the rest of the check.
     static func parseTracerPid(_ status: String) -> Int? {
-        for line in status.split(separator: "\n") where line.hasPrefix("TracerPid:") {
-            let digits = line.dropFirst("TracerPid:".count).drop { $0 == " " || $0 == "\t" }
-            let value = Int(digits.prefix { $0 != " " && $0 != "\t" }) ?? 0
+        let field = Array("TracerPid:".utf8)
+        for line in status.utf8.split(separator: 0x0A) where line.starts(with: field) {
+            let digits = line.dropFirst(field.count).drop { $0 == 0x20 || $0 == 0x09 }
+            let value = Int(String(decoding: digits.prefix { $0 != 0x20 && $0 != 0x09 }, as: UTF8.self)) ?? 0
             return value > 0 ? value : nil
         }
         return nil

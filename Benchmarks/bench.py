@@ -326,7 +326,8 @@ class Bench:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
-def main():
+def arguments():
+    """The options of this bench, with their defaults (bench_room reuses them for its typing part)."""
     parser = argparse.ArgumentParser(description="Times carrel in a pty against dialog.")
     parser.add_argument("--only", nargs="+", default=["launch", "keys", "idle"],
                         choices=["launch", "keys", "idle", "seats"], help="which figures (seats is slow)")
@@ -340,7 +341,11 @@ def main():
     parser.add_argument("--language", default="en", choices=["en", "fr", "de", "es", "ja"],
                         help="the language of the screens (every figure is taken in it)")
     parser.add_argument("--draw", type=int, help="the large tests as one pool, each session drawing this many")
-    args = parser.parse_args()
+    return parser
+
+
+def main():
+    args = arguments().parse_args()
     if not os.access(CARREL, os.X_OK):
         sys.exit(f"bench: {CARREL} is missing; run scripts/bench (it builds it)")
     if shutil.which("dialog") is None:

@@ -15,7 +15,7 @@ public enum Fingerprint {
     /// `sha256:` followed by 64 lowercase hex digits.
     public static func of(_ assessment: Assessment) -> String {
         let digest = SHA256.hash(data: canonicalForm(assessment))
-        return "sha256:" + lowercaseHex(digest)
+        return "sha256:" + hex(digest)
     }
 
     /// `sha256:` and the hex digest of a file read through `descriptor` (the caller opened it
@@ -30,19 +30,19 @@ public enum Fingerprint {
             if n == 0 { break }
             hasher.update(data: chunk[0..<n])
         }
-        return "sha256:" + lowercaseHex(hasher.finalize())
+        return "sha256:" + hex(hasher.finalize())
     }
-}
 
-/// Bytes as lowercase hex digits, two a byte. Not `String(format:)`, which goes through
-/// Foundation's formatter for every byte: a seat writes the digest of every record it sends.
-public func lowercaseHex<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-    let digits = Array("0123456789abcdef".utf8)
-    var out: [UInt8] = []
-    out.reserveCapacity(bytes.underestimatedCount * 2)
-    for byte in bytes {
-        out.append(digits[Int(byte >> 4)])
-        out.append(digits[Int(byte & 0x0F)])
+    /// Bytes as lowercase hex digits, two a byte. Not `String(format:)`, which goes through
+    /// Foundation's formatter for every byte: a seat writes the digest of every record it sends.
+    public static func hex<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.underestimatedCount * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
-    return String(decoding: out, as: UTF8.self)
 }

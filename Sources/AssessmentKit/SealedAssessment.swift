@@ -514,7 +514,7 @@ public enum SealedAssessment {
     static func keyedFingerprint(_ plain: String, key: SymmetricKey) -> String {
         let label = HMAC<SHA256>.authenticationCode(for: Array("carrel sealed fingerprint".utf8), using: key)
         let mac = HMAC<SHA256>.authenticationCode(for: Array(plain.utf8), using: SymmetricKey(data: label))
-        return fingerprintPrefix + lowercaseHex(mac)
+        return fingerprintPrefix + Fingerprint.hex(mac)
     }
 
     static func deriveKey(_ passphrase: String, salt: [UInt8], cost: Cost) throws -> SymmetricKey {

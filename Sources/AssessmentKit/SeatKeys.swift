@@ -34,7 +34,7 @@ public final class SeatBox: Sendable {
     /// The fingerprint of a seat's announced key (standard base64); nil for anything else.
     public static func fingerprint(_ publicKey: String) -> String? {
         guard let raw = Data(base64Encoded: publicKey), raw.count == 32 else { return nil }
-        let hex = lowercaseHex(SHA256.hash(data: raw).prefix(8))
+        let hex = Fingerprint.hex(SHA256.hash(data: raw).prefix(8))
         return stride(from: 0, to: 16, by: 4).map { i in
             String(hex[hex.index(hex.startIndex, offsetBy: i)..<hex.index(hex.startIndex, offsetBy: i + 4)])
         }.joined(separator: "-")

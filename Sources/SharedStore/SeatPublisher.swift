@@ -393,6 +393,8 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         var lastCommandRead = -Double.infinity
         var lastMarkRead = -Double.infinity
         var marksAfter: Int64 = 0
+        // The waiting session whose begin was rehearsed (`rehearseBegin`).
+        var rehearsed: String?
         // A connection just made reads the proctor's commands before anything else: after an
         // outage they are what the room waits for, and the backlog can follow them.
         var readCommandsFirst = false
@@ -443,8 +445,12 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                     lastCommandRead = ProcessInfo.processInfo.systemUptime
                     try await readCommands(c, room: follow.room, seat: follow.seat, waiting: journal == nil)
                 }
-                if journal == nil, let waiting = announcement, claimed.announced == waiting.session, !claimed.rehearsed {
-                    claimed.rehearsed = true
+                // Once for the waiting session, not once per connection: after an outage the
+                // room's seats would all rehearse together, the burst this spares the store.
+                // Not when a start has just been read: the begin itself is due.
+                if journal == nil, let waiting = announcement, claimed.announced == waiting.session,
+                   rehearsed != waiting.session, shared.withLock({ $0.starts.isEmpty }) {
+                    rehearsed = waiting.session
                     try await rehearseBegin(c, announcement: waiting)
                 }
                 try await claimLive(c, &claimed, session: session, elapsed: elapsed)
@@ -623,8 +629,6 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         var live: String?
         /// This connection's server process.
         var pid: Int64?
-        /// Whether this connection rehearsed a waiting seat's begin (`rehearseBegin`).
-        var rehearsed = false
     }
 
     /// Announces a seat at its start screen, and holds the running session's advisory lock,
@@ -755,7 +759,9 @@ public final class SeatPublisher: SessionPublishing, Sendable {
     /// runs a statement the first time it meets it several times slower than afterwards
     /// (it loads the tables' descriptions and compiles and plans the functions and triggers:
     /// about 6 ms a seat). A room's seats pay that now, one by one while they wait, instead
-    /// of all at once on the store when the proctor starts them.
+    /// of all at once on the store when the proctor starts them. Each statement is given a
+    /// second on the server: a slow store cancels the rehearsal there, and the connection,
+    /// its advisory lock and the seat's place in the console stay.
     func rehearseBegin(_ c: PostgresConnection, announcement: Announcement) async throws {
         let session = announcement.session
         let records: [(kind: String, body: String)] = [
@@ -767,7 +773,8 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         let bodies = records.map(\.body)
         try await guarded(c) {
             try await StoreCall.run(c, "BEGIN", logger: self.logger)
-            // A rehearsal that fails changes nothing and is not tried again on this connection:
+            try? await StoreCall.run(c, "SET LOCAL statement_timeout = '1s'", logger: self.logger)
+            // A rehearsal that fails changes nothing and is not tried again for this session:
             // the begin itself will meet whatever it met. Only a connection that cannot even
             // roll back is given up (the loop's error path), as any broken connection is.
             _ = try? await self.write(
@@ -781,7 +788,7 @@ public final class SeatPublisher: SessionPublishing, Sendable {
 
     /// SHA-256 of a record's text as sent, in hex (what `carrel_seat_kept` compares).
     static func digest(_ text: String) -> String {
-        lowercaseHex(SHA256.hash(data: Array(text.utf8)))
+        Fingerprint.hex(SHA256.hash(data: Array(text.utf8)))
     }
 
     /// A record's JSON as PostgreSQL's jsonb takes it: a NUL character (`\u0000`, which jsonb

@@ -33,10 +33,10 @@ struct FingerprintTests {
 
     /// The hex every digest is written in: two lowercase digits a byte, every byte value.
     @Test func digestsAreWrittenAsLowercaseHex() {
-        #expect(lowercaseHex([0x00, 0x0f, 0xa0, 0xff]) == "000fa0ff")
-        #expect(lowercaseHex([UInt8]()) == "")
+        #expect(Fingerprint.hex([0x00, 0x0f, 0xa0, 0xff]) == "000fa0ff")
+        #expect(Fingerprint.hex([UInt8]()) == "")
         let all = (0...255).map { UInt8($0) }
-        #expect(lowercaseHex(all) == all.map { String(format: "%02x", $0) }.joined())
+        #expect(Fingerprint.hex(all) == all.map { String(format: "%02x", $0) }.joined())
     }
 
     @Test func stableAcrossKeyOrderWhitespaceAndComments() throws {

@@ -393,8 +393,13 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         var lastCommandRead = -Double.infinity
         var lastMarkRead = -Double.infinity
         var marksAfter: Int64 = 0
-        // The waiting session whose begin was rehearsed (`rehearseBegin`).
-        var rehearsed: String?
+        // When this connection may rehearse a waiting seat's begin (`rehearseBegin`), and
+        // whether it did: at once on the first connection; a few seconds after a reconnection,
+        // drawn anew, so that a room's seats that lost the store together do not rehearse
+        // together when it returns.
+        var rehearseAfter = 0.0
+        var rehearsed = false
+        var firstConnection = true
         // A connection just made reads the proctor's commands before anything else: after an
         // outage they are what the room waits for, and the backlog can follow them.
         var readCommandsFirst = false
@@ -416,6 +421,9 @@ public final class SeatPublisher: SessionPublishing, Sendable {
             if connection == nil {
                 do {
                     connection = try await StoreCall.open(url, as: "carrel seat", logger: logger, timeout: queryTimeout)
+                    rehearsed = false
+                    rehearseAfter = ProcessInfo.processInfo.systemUptime + (firstConnection ? 0 : Double.random(in: 0...3))
+                    firstConnection = false
                     claimed = Claimed()
                     backoff = 0.2
                     readCommandsFirst = true
@@ -445,12 +453,11 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                     lastCommandRead = ProcessInfo.processInfo.systemUptime
                     try await readCommands(c, room: follow.room, seat: follow.seat, waiting: journal == nil)
                 }
-                // Once for the waiting session, not once per connection: after an outage the
-                // room's seats would all rehearse together, the burst this spares the store.
-                // Not when a start has just been read: the begin itself is due.
-                if journal == nil, let waiting = announcement, claimed.announced == waiting.session,
-                   rehearsed != waiting.session, shared.withLock({ $0.starts.isEmpty }) {
-                    rehearsed = waiting.session
+                // The server process the begin will use is the one to rehearse on: once per
+                // connection. Not when a start has just been read: the begin itself is due.
+                if journal == nil, let waiting = announcement, claimed.announced == waiting.session, !rehearsed,
+                   ProcessInfo.processInfo.systemUptime >= rehearseAfter, shared.withLock({ $0.starts.isEmpty }) {
+                    rehearsed = true
                     try await rehearseBegin(c, announcement: waiting)
                 }
                 try await claimLive(c, &claimed, session: session, elapsed: elapsed)
@@ -521,6 +528,11 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                 }
                 if shared.withLock({ $0.follow != nil }) {
                     pause = min(pause, max(0.02, commandFallbackNow - (later - lastCommandRead)))
+                }
+                // A rehearsal put off after a reconnection is due then (one that is due now and
+                // was not made, for a start read, is not waited for).
+                if journal == nil, announcement != nil, !rehearsed, rehearseAfter > later {
+                    pause = min(pause, max(0.02, rehearseAfter - later))
                 }
                 if let journal { await journal.outboxBell.wait(seconds: pause) } else { await bell.wait(seconds: pause) }
             } catch {
@@ -774,7 +786,7 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         try await guarded(c) {
             try await StoreCall.run(c, "BEGIN", logger: self.logger)
             try? await StoreCall.run(c, "SET LOCAL statement_timeout = '1s'", logger: self.logger)
-            // A rehearsal that fails changes nothing and is not tried again for this session:
+            // A rehearsal that fails changes nothing and is not tried again on this connection:
             // the begin itself will meet whatever it met. Only a connection that cannot even
             // roll back is given up (the loop's error path), as any broken connection is.
             _ = try? await self.write(

@@ -393,13 +393,12 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         var lastCommandRead = -Double.infinity
         var lastMarkRead = -Double.infinity
         var marksAfter: Int64 = 0
-        // When this connection may rehearse a waiting seat's begin (`rehearseBegin`), and
-        // whether it did: at once on the first connection; a few seconds after a reconnection,
-        // drawn anew, so that a room's seats that lost the store together do not rehearse
-        // together when it returns.
-        var rehearseAfter = 0.0
-        var rehearsed = false
-        var firstConnection = true
+        // When this connection may rehearse a waiting seat's begin (`rehearseBegin`); nil once
+        // it did. At once on the first connection; a few seconds after a reconnection, drawn
+        // anew, so that a room's seats that lost the store together do not rehearse together
+        // when it returns.
+        var rehearseAt: Double?
+        var reconnecting = false
         // A connection just made reads the proctor's commands before anything else: after an
         // outage they are what the room waits for, and the backlog can follow them.
         var readCommandsFirst = false
@@ -421,9 +420,8 @@ public final class SeatPublisher: SessionPublishing, Sendable {
             if connection == nil {
                 do {
                     connection = try await StoreCall.open(url, as: "carrel seat", logger: logger, timeout: queryTimeout)
-                    rehearsed = false
-                    rehearseAfter = ProcessInfo.processInfo.systemUptime + (firstConnection ? 0 : Double.random(in: 0...3))
-                    firstConnection = false
+                    rehearseAt = ProcessInfo.processInfo.systemUptime + (reconnecting ? Double.random(in: 0...3) : 0)
+                    reconnecting = true
                     claimed = Claimed()
                     backoff = 0.2
                     readCommandsFirst = true
@@ -439,25 +437,26 @@ public final class SeatPublisher: SessionPublishing, Sendable {
             }
             guard let c = connection else { continue }
             do {
-                // A running session reads the commands it missed before anything else: after an
-                // outage they are what the room waits for. A waiting seat says who it is first:
-                // its start is the one given after its hello.
-                if readCommandsFirst, journal != nil, let follow = shared.withLock({ $0.follow }) {
-                    readCommandsFirst = false
-                    lastCommandRead = ProcessInfo.processInfo.systemUptime
-                    try await readCommands(c, room: follow.room, seat: follow.seat, waiting: false)
+                // A waiting seat says who it is first: its start is the one given after its
+                // hello. A running session reads the commands it missed before anything else:
+                // after an outage they are what the room waits for.
+                let waitingSeat = journal == nil
+                if waitingSeat {
+                    try await claim(c, &claimed, session: session, announcement: announcement, journalOpen: false)
                 }
-                try await claim(c, &claimed, session: session, announcement: announcement, journalOpen: journal != nil)
                 if readCommandsFirst, let follow = shared.withLock({ $0.follow }) {
                     readCommandsFirst = false
                     lastCommandRead = ProcessInfo.processInfo.systemUptime
-                    try await readCommands(c, room: follow.room, seat: follow.seat, waiting: journal == nil)
+                    try await readCommands(c, room: follow.room, seat: follow.seat, waiting: waitingSeat)
+                }
+                if !waitingSeat {
+                    try await claim(c, &claimed, session: session, announcement: announcement, journalOpen: true)
                 }
                 // The server process the begin will use is the one to rehearse on: once per
                 // connection. Not when a start has just been read: the begin itself is due.
-                if journal == nil, let waiting = announcement, claimed.announced == waiting.session, !rehearsed,
-                   ProcessInfo.processInfo.systemUptime >= rehearseAfter, shared.withLock({ $0.starts.isEmpty }) {
-                    rehearsed = true
+                if waitingSeat, let waiting = announcement, claimed.announced == waiting.session, let due = rehearseAt,
+                   ProcessInfo.processInfo.systemUptime >= due, shared.withLock({ $0.starts.isEmpty }) {
+                    rehearseAt = nil
                     try await rehearseBegin(c, announcement: waiting)
                 }
                 try await claimLive(c, &claimed, session: session, elapsed: elapsed)
@@ -531,8 +530,8 @@ public final class SeatPublisher: SessionPublishing, Sendable {
                 }
                 // A rehearsal put off after a reconnection is due then (one that is due now and
                 // was not made, for a start read, is not waited for).
-                if journal == nil, announcement != nil, !rehearsed, rehearseAfter > later {
-                    pause = min(pause, max(0.02, rehearseAfter - later))
+                if journal == nil, announcement != nil, let due = rehearseAt, due > later {
+                    pause = min(pause, max(0.02, due - later))
                 }
                 if let journal { await journal.outboxBell.wait(seconds: pause) } else { await bell.wait(seconds: pause) }
             } catch {

@@ -152,8 +152,8 @@ struct ActionTarget: ParsableArguments {
         while true {
             applied = try await reader.applied(ids)
             if answered() { break }
-            let open = targets.map(\.session).filter { !applied.contains($0) }
-            for seat in try await reader.standing(open) {
+            let unanswered = targets.map(\.session).filter { !applied.contains($0) }
+            for seat in try await reader.standing(unanswered) {
                 // A seat that refused one of these commands says so (`#ID refused: REASON`).
                 if let last = seat.lastRefusal, ids.contains(where: { last.hasPrefix("#\($0) refused: ") }) {
                     refused[seat.session] = String(last.drop(while: { $0 != ":" }).dropFirst(2))

@@ -105,9 +105,15 @@ let package = Package(
             dependencies: ["AssessmentKit", "SessionKit", "Lockdown", "CLinux", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Tests/SessionTestSupport"
         ),
+        // The lab's store in memory, for the seat publisher's rules (cut, slowed, restarted).
+        .target(name: "StoreTestSupport", dependencies: ["AssessmentKit", "SessionKit", "SharedStore"], path: "Tests/StoreTestSupport"),
         // Unit tests: in-process, or the built binaries on files in a temporary folder. They
         // need no tmux, screen, strace, PostgreSQL or X server (`scripts/test --quick`).
         .testTarget(name: "AssessmentKitTests", dependencies: ["AssessmentKit"]),
+        // The seat publisher's rules: its state as tables, and its loop over the in-memory store.
+        .testTarget(name: "PublisherTests", dependencies: [
+            "AssessmentKit", "SessionKit", "SharedStore", "SessionTestSupport", "StoreTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "SessionKitTests", dependencies: [
             "AssessmentKit", "SessionKit", "Lockdown", "SessionTestSupport", "SharedStore", .product(name: "GRDB", package: "GRDB.swift"),
         ]),

@@ -497,11 +497,11 @@ struct SharedStorePartsTests {
     }
 
     @Test func aNULCharacterInARecordIsStoredAsAReplacementCharacterAndNothingElseChanges() {
-        #expect(SeatPublisher.storable(#"{"a":"x\u0000y"}"#) == #"{"a":"x\uFFFDy"}"#)
+        #expect(SentRecord.storable(#"{"a":"x\u0000y"}"#) == #"{"a":"x\uFFFDy"}"#)
         // An escaped backslash followed by the text u0000 is not a NUL.
-        #expect(SeatPublisher.storable(#"{"a":"x\\u0000y"}"#) == #"{"a":"x\\u0000y"}"#)
-        #expect(SeatPublisher.storable(#"{"a":"\\\u0000"}"#) == #"{"a":"\\\uFFFD"}"#)
-        #expect(SeatPublisher.storable(#"{"a":"plain"}"#) == #"{"a":"plain"}"#)
+        #expect(SentRecord.storable(#"{"a":"x\\u0000y"}"#) == #"{"a":"x\\u0000y"}"#)
+        #expect(SentRecord.storable(#"{"a":"\\\u0000"}"#) == #"{"a":"\\\uFFFD"}"#)
+        #expect(SentRecord.storable(#"{"a":"plain"}"#) == #"{"a":"plain"}"#)
     }
 
     @Test func aPublisherThatNeverSentAnythingFinishesAtOnceWithoutAnAlarm() async {
@@ -593,6 +593,6 @@ struct SharedStorePartsTests {
                        OutboxRecord(seq: 2, session: "b", kind: "progress", at: Date(), body: "{}"),
                        OutboxRecord(seq: 3, session: "a", kind: "answer", at: Date(), body: "{}"),
                        OutboxRecord(seq: 4, session: "a", kind: "progress", at: Date(), body: "{}")]
-        #expect(SeatPublisher.latestProgressOnly(backlog).map(\.seq) == [2, 3, 4])
+        #expect(SentRecord.latestProgressOnly(backlog).map(\.seq) == [2, 3, 4])
     }
 }

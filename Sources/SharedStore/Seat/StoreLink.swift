@@ -1,0 +1,111 @@
+import AssessmentKit
+import Crypto
+import Foundation
+import SessionKit
+
+/// A record as a seat sends it: its body as the store takes it, its MAC with the session's
+/// key (empty for a session the proctor did not start) and the digest the store compares.
+public struct SentRecord: Sendable, Equatable {
+    public var session: String
+    public var seq: Int64
+    public var kind: String
+    public var at: Date
+    public var body: String
+    public var mac: String
+    public var digest: String
+
+    public init(session: String, seq: Int64, kind: String, at: Date, body: String, mac: String) {
+        self.session = session
+        self.seq = seq
+        self.kind = kind
+        self.at = at
+        self.body = body
+        self.mac = mac
+        self.digest = Self.digest(body)
+    }
+
+    /// `record` as sent, authenticated with its session's key when there is one.
+    public init(_ record: OutboxRecord, keys: [String: [UInt8]]) {
+        let body = Self.storable(record.body)
+        let mac = keys[record.session].map {
+            SessionMAC.record(key: $0, session: record.session, seq: record.seq, kind: record.kind, body: body)
+        } ?? ""
+        self.init(session: record.session, seq: record.seq, kind: record.kind, at: record.at, body: body, mac: mac)
+    }
+
+    /// SHA-256 of a record's text as sent, in hex (what `carrel_seat_kept` compares).
+    public static func digest(_ text: String) -> String {
+        Fingerprint.hex(SHA256.hash(data: Array(text.utf8)))
+    }
+
+    /// A record's JSON as PostgreSQL's jsonb takes it: a NUL character (`\u0000`, which jsonb
+    /// refuses, and which would hold the seat's outbox back for good) becomes U+FFFD. Other
+    /// escapes, an escaped backslash before "u0000" included, are left as they are.
+    public static func storable(_ json: String) -> String {
+        guard json.contains("\\u0000") else { return json }
+        var out = ""
+        var chars = Array(json)[...]
+        while let ch = chars.popFirst() {
+            out.append(ch)
+            guard ch == "\\", let next = chars.popFirst() else { continue }
+            if next == "u", chars.prefix(4).elementsEqual("0000") {
+                out += "uFFFD"
+                chars = chars.dropFirst(4)
+            } else {
+                out.append(next)
+            }
+        }
+        return out
+    }
+
+    /// The batch without the time saves that a later one of the same session replaces: the
+    /// journal itself keeps only a session's latest, so the store loses nothing by it, and a
+    /// backlog after an outage shrinks to what matters.
+    public static func latestProgressOnly(_ batch: [OutboxRecord]) -> [OutboxRecord] {
+        var lastProgress: [String: Int64] = [:]
+        for r in batch where r.kind == "progress" { lastProgress[r.session] = r.seq }
+        guard batch.count > lastProgress.count else { return batch }
+        return batch.filter { $0.kind != "progress" || lastProgress[$0.session] == $0.seq }
+    }
+}
+
+/// One connection to the lab's store, as a seat uses it: every call the seat's publisher makes.
+/// Each call ends, with an error, within the link's own deadline; an error means the
+/// connection is gone (the publisher closes it and makes a new one).
+public protocol StoreLink: AnyObject, Sendable {
+    /// Announces a seat waiting at its start screen (`body`: the announcement's JSON).
+    func hello(session: String, body: String) async throws
+    /// Holds `session`'s advisory lock on this connection (false: another connection holds it).
+    func lock(session: String) async throws -> Bool
+    func unlock(session: String) async throws
+    /// The room's commands for this seat numbered after `after`, in order, as stored.
+    func commands(room: String, seat: String, after: Int64) async throws -> [SignedCommand]
+    /// The proctor's starts for this seat given after `after`, newest first.
+    func starts(room: String, seat: String, after: Int64) async throws -> [SignedCommand]
+    /// Tells the console that a waiting seat refused a start.
+    func refused(session: String, detail: String) async throws
+    /// Marks given in the store to these sessions, numbered after `after`.
+    func marks(sessions: [String], after: Int64) async throws -> [StoreMark]
+    /// This connection's server process (what a session's liveness claim names).
+    func serverProcess() async throws -> Int64
+    /// The session's liveness claim (with its MAC) and time used.
+    func live(session: String, mac: String, elapsed: Double?) async throws
+    /// A session without a key: its time used.
+    func pulse(session: String, elapsed: Double) async throws
+    /// Inserts records in order, durably, a record already stored skipped; returns how many
+    /// of them the store holds as sent.
+    func insert(_ records: [SentRecord]) async throws -> Int64
+    /// Runs what a begin will run and keeps none of it (`SeatPublisher.rehearse`).
+    func rehearse(session: String, records: [SentRecord]) async throws
+    /// Listens for notices of new commands until the connection ends: `started` once
+    /// listening, `heard` for each notice.
+    func listen(started: @escaping @Sendable () -> Void, heard: @escaping @Sendable () -> Void) async
+    func close() async
+}
+
+/// Makes connections to the store.
+public protocol StoreLinkOpener: Sendable {
+    func open() async throws -> any StoreLink
+    /// The longest `open` and one call may take together (`firstAnswer` waits that long).
+    var answerDeadline: Double { get }
+}

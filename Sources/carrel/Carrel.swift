@@ -29,7 +29,7 @@ struct Carrel: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             TakeCommand.self, DemoCommand.self, ValidateCommand.self, InspectCommand.self, ImportCommand.self, PassphraseCommand.self, SealCommand.self,
-            StatusCommand.self, ResumeCommand.self, UnlockCommand.self, ResultsCommand.self, ProctorCommand.self, RoomCommand.self,
+            StatusCommand.self, ResumeCommand.self, UnlockCommand.self, ResultsCommand.self, ProctorConsoleCommand.self, RoomCommand.self,
             StoreCommand.self, KeysCommand.self,
         ]
     )

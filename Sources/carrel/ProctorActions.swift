@@ -9,8 +9,7 @@ import SharedStore
 
 /// The options every proctor action shares: the store, the room, the seats, how long to wait.
 struct ActionTarget: ParsableArguments {
-    @Option(name: .customLong("shared"), help: ArgumentHelp("The lab's shared store (also CARREL_SHARED).", valueName: "url"))
-    var shared: String?
+    @OptionGroup var store: StoreOption
     @Option(help: ArgumentHelp("The room (also CARREL_ROOM).", valueName: "name")) var room: String?
     @Option(name: .customLong("seat"), help: ArgumentHelp("A seat to act on (repeat for several; none: the whole room).", valueName: "seat"))
     var seats: [String] = []
@@ -45,7 +44,7 @@ struct ActionTarget: ParsableArguments {
     /// test, and waits for the seats it targets to apply it. Prints which applied it, which
     /// refused it and which still wait; exits 0 only when every targeted seat applied it.
     func act(_ action: ProctorAction) async throws(CarrelFailure) {
-        let url = try ProctorStore.url(shared)
+        let url = try store.required(by: "proctor")
         let room = roomName ?? ""
         let signer = ProctorSigner(passphrase: try readPassphrase())
         let (targets, applied, refused, ids) = try await ProctorStore.using(url, doing: "send \(action.name) to room \(room)") {

@@ -10,7 +10,9 @@ import SharedStore
 import Synchronization
 import TerminalUI
 
-struct ProctorCommand: AsyncParsableCommand {
+/// `carrel proctor`: the console by default, and the actions on seats (`ProctorCommand` in SessionKit is
+/// what such an action sends).
+struct ProctorConsoleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "proctor",
         abstract: "Watch a room (the console, or --json) and act on its seats.",
@@ -53,7 +55,7 @@ struct ProctorWatch: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let url = try lab.requiredURL(for: "proctor")
+            let url = try lab.store.required(by: "proctor")
             let room = lab.roomName
             if !json && (isatty(0) != 1 || isatty(1) != 1) {
                 throw CarrelFailure(status: .refused, message: "`carrel proctor` needs a terminal; use --json for one snapshot")
@@ -123,207 +125,6 @@ struct ProctorWatch: AsyncParsableCommand {
                     app.run(on: Canvas(theme: chosen))
                 }
             }
-        }
-    }
-}
-
-/// Reads the store for the console as a task of its own, so that keys are answered at once
-/// even while the store is slow or gone: the loop takes the latest reading when there is one.
-final class ConsoleFeed: ConsoleSource, Sendable {
-    typealias Reading = ConsoleReading
-
-    private struct Shared {
-        var latest: Reading?
-        var urgent = false
-        var report: ConsoleSeatReport?
-        var reportWanted: String?
-        /// Commands waiting to be sent, and what the last one sent did.
-        var outgoing: [(ProctorAction, [SeatView])] = []
-        var sent: String?
-        var plans: [String: RoomPlan] = [:]
-        var plansAt = Date.distantPast
-        /// Each session's room, from the last reading (for its report's check).
-        var rooms: [String: String] = [:]
-    }
-
-    let url: SharedURL
-    let room: String?
-    let signer: ProctorSigner
-    private let shared = Mutex(Shared())
-    private let bell = Doorbell()
-
-    init(url: SharedURL, room: String?, signer: ProctorSigner) {
-        self.url = url
-        self.room = room
-        self.signer = signer
-    }
-
-    func takeReading() -> Reading? {
-        shared.withLock { state in
-            defer { state.latest = nil }
-            return state.latest
-        }
-    }
-
-    func takeReport() -> ConsoleSeatReport? {
-        shared.withLock { state in
-            defer { state.report = nil }
-            return state.report
-        }
-    }
-
-    func refreshNow() {
-        shared.withLock { $0.urgent = true }
-        bell.ring()
-    }
-
-    func wantReport(_ session: String) {
-        shared.withLock { $0.reportWanted = session }
-        bell.ring()
-    }
-
-    func send(_ action: ProctorAction, to seats: [SeatView]) {
-        shared.withLock { $0.outgoing.append((action, seats)) }
-        bell.ring()
-    }
-
-    func takeSent() -> String? {
-        shared.withLock { state in
-            defer { state.sent = nil }
-            return state.sent
-        }
-    }
-
-    /// Sends the commands asked for, each seat's in its own room; says what happened.
-    func sendCommands(_ reader: SharedReader) async {
-        let outgoing = shared.withLock { state in
-            defer { state.outgoing = [] }
-            return state.outgoing
-        }
-        for (action, seats) in outgoing {
-            let rooms = Dictionary(grouping: seats, by: \.room)
-            var ids: [Int64] = []
-            do {
-                for (room, inRoom) in rooms.sorted(by: { $0.key < $1.key }) {
-                    let plan = try await reader.room(room)
-                    let (key, fingerprint) = try signer.key(room: room, plan: plan)
-                    if action == .start, let plan {
-                        // Each waiting seat's own start, its session's secrets wrapped to its key.
-                        let waiting = inRoom.filter { $0.status == "not_started" && $0.connected }
-                        let (starts, _) = try signer.starts(room: room, plan: plan, seats: waiting, key: key)
-                        if !starts.isEmpty {
-                            ids += try await reader.issue(room: room, targets: starts, action: action, key: key, fingerprint: fingerprint)
-                        }
-                    } else {
-                        // Each bound to the session at the seat now: never replayable to another.
-                        let targets = inRoom.map { CommandTarget(seat: $0.seat, session: $0.session) }
-                        ids += try await reader.issue(room: room, targets: targets, action: action, key: key, fingerprint: fingerprint)
-                    }
-                }
-                let words = seats.count == 1 ? "seat \(TerminalSafety.visible(seats[0].seat, keepLineBreaks: false))" : "\(seats.count) seats"
-                let note = "\(action.name) sent to \(words) (command \(ids.map(String.init).joined(separator: ", ")))"
-                shared.withLock { $0.sent = note }
-            } catch let failure as CarrelFailure {
-                let note = "\(action.name) not sent: \(failure.message)"
-                shared.withLock { $0.sent = note }
-            } catch {
-                let note = "\(action.name) not sent: \(SeatPublisher.describe(error))"
-                shared.withLock { $0.sent = note }
-            }
-        }
-    }
-
-    /// The rooms' plans, read again every few seconds (for their keys).
-    func plans(_ reader: SharedReader, rooms: Set<String>) async throws -> [String: RoomPlan] {
-        let now = Date()
-        var (known, at) = shared.withLock { ($0.plans, $0.plansAt) }
-        if now.timeIntervalSince(at) > 5 || !rooms.isSubset(of: Set(known.keys)) {
-            known = [:]
-            for room in rooms { known[room] = try await reader.room(room) }
-            let fresh = known
-            shared.withLock {
-                $0.plans = fresh
-                $0.plansAt = now
-            }
-        }
-        return known
-    }
-
-    func takeRequests() -> (report: String?, hurry: Bool) {
-        shared.withLock { state in
-            defer {
-                state.reportWanted = nil
-                state.urgent = false
-            }
-            return (state.reportWanted, state.urgent)
-        }
-    }
-
-    func setReport(_ r: ConsoleSeatReport) { shared.withLock { $0.report = r } }
-    func publish(_ r: Reading) { shared.withLock { $0.latest = r } }
-
-    /// Reads once a second, and at once when the proctor asks (a key, a command); reconnects
-    /// every 2 s when the store is gone. Runs until cancelled, then closes its connection.
-    /// (The store sends no notice per record: with a room of seats that would keep the store,
-    /// and this loop, busy without pause.)
-    func run(first: SharedReader) async {
-        var reader: SharedReader? = first
-        var lastAttempt = Date.distantPast
-        while !Task.isCancelled {
-            if reader == nil, Date().timeIntervalSince(lastAttempt) >= 2 {
-                lastAttempt = Date()
-                do {
-                    reader = try await SharedReader.open(url)
-                } catch {
-                    publish(Reading(seats: nil, problem: SeatPublisher.describe(error), at: Date()))
-                }
-            }
-            if let current = reader, !(await read(current, requests: takeRequests())) {
-                await current.close()
-                reader = nil
-            }
-            await bell.wait(seconds: 1)
-        }
-        if let reader { await reader.close() }
-    }
-
-    /// One round: the report asked for, then the seats; false when the seats could not be read
-    /// (the connection is then made again).
-    func read(_ reader: SharedReader, requests: (report: String?, hurry: Bool)) async -> Bool {
-        await sendCommands(reader)
-        if let wanted = requests.report {
-            do {
-                var check: [String]?
-                if signer.hasPassphrase, let room = shared.withLock({ $0.rooms[wanted] }) {
-                    // The records checked with the proctor's key, each that fails named.
-                    let plans = try await plans(reader, rooms: [room])
-                    let keys = signer.roomKeys(plans)
-                    if let found = try await reader.check(session: wanted, room: room, keys: keys) {
-                        if found.verified {
-                            check = ["Records: verified — every record and the result were written by this seat"]
-                        } else if found.problems.isEmpty {
-                            check = ["Records: every record so far was written by this seat (no result yet)"]
-                        } else {
-                            check = ["Records: NOT verified"] + found.problems.map { "  \($0)" }
-                        }
-                    }
-                }
-                setReport(ConsoleSeatReport(session: wanted, events: try await reader.events(session: wanted), problem: nil,
-                                            check: check))
-            } catch {
-                setReport(ConsoleSeatReport(session: wanted, events: nil, problem: SeatPublisher.describe(error)))
-            }
-        }
-        do {
-            var seats = try await reader.seats(room: room)
-            if signer.hasPassphrase { signer.check(&seats, plans: try await plans(reader, rooms: Set(seats.map(\.room)))) }
-            let rooms = Dictionary(seats.map { ($0.session, $0.room) }, uniquingKeysWith: { first, _ in first })
-            shared.withLock { $0.rooms = rooms }
-            publish(Reading(seats: seats, problem: nil, at: Date()))
-            return true
-        } catch {
-            publish(Reading(seats: nil, problem: SeatPublisher.describe(error), at: Date()))
-            return false
         }
     }
 }

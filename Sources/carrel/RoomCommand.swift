@@ -54,8 +54,7 @@ struct RoomOpen: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The room's roster (CSV with a header).", valueName: "roster.csv")) var roster: String?
     @Option(help: ArgumentHelp("Who starts the seats: proctor (seats wait) or candidate.", valueName: "who"))
     var start: RoomStartMode = .candidate
-    @Option(name: .customLong("shared"), help: ArgumentHelp("The lab's shared store (also CARREL_SHARED).", valueName: "url"))
-    var shared: String?
+    @OptionGroup var store: StoreOption
 
     func validate() throws {
         if let problem = SharedOptions.labelProblem(room) { throw ValidationError("room: \(problem)") }
@@ -85,7 +84,7 @@ struct RoomOpen: AsyncParsableCommand {
                 throw CarrelFailure(status: .invalidAssessment, message: "\(file) has no proctor key (`proctor: key:`), so its seats could never be started: a seat obeys only commands signed with its test's key. Run `carrel passphrase` and put the `key:` line it prints under `proctor:`")
             }
             let entries = try roster.map(Self.readRoster)
-            let url = try ProctorStore.url(shared)
+            let url = try store.required(by: "room open")
             try await ProctorStore.using(url, doing: "open room \(room)") { try await $0.openRoom(plan, roster: entries) }
             var who = start == .proctor ? "seats wait for `carrel proctor start`" : "each candidate starts at the seat"
             if plan.proctorKey == nil {
@@ -116,13 +115,12 @@ struct RoomShow: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "show", abstract: "Show a room's plan.")
 
     @Argument(help: "The room's name.") var room: String
-    @Option(name: .customLong("shared"), help: ArgumentHelp("The lab's shared store (also CARREL_SHARED).", valueName: "url"))
-    var shared: String?
+    @OptionGroup var store: StoreOption
     @Flag(help: "Print the plan as JSON.") var json = false
 
     func run() async throws {
         try await reportingFailures {
-            let url = try ProctorStore.url(shared)
+            let url = try store.required(by: "room show")
             let room = self.room
             let plan = try await ProctorStore.using(url, doing: "read room \(room)") { try await $0.room(room) }
             guard let plan else {
@@ -154,12 +152,11 @@ struct RoomClose: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "close", abstract: "Close a room: no seat can begin in it any more.")
 
     @Argument(help: "The room's name.") var room: String
-    @Option(name: .customLong("shared"), help: ArgumentHelp("The lab's shared store (also CARREL_SHARED).", valueName: "url"))
-    var shared: String?
+    @OptionGroup var store: StoreOption
 
     func run() async throws {
         try await reportingFailures {
-            let url = try ProctorStore.url(shared)
+            let url = try store.required(by: "room close")
             let room = self.room
             let closed = try await ProctorStore.using(url, doing: "close room \(room)") { try await $0.closeRoom(room) }
             guard closed else {
@@ -171,46 +168,3 @@ struct RoomClose: AsyncParsableCommand {
 }
 
 extension RoomStartMode: ExpressibleByArgument {}
-
-/// The store as the proctor's commands reach it.
-enum ProctorStore {
-    static func url(_ given: String?) throws(CarrelFailure) -> SharedURL {
-        let text = given ?? ProcessInfo.processInfo.environment["CARREL_SHARED"].flatMap { $0.isEmpty ? nil : $0 }
-        guard let text else {
-            throw CarrelFailure(status: .usage, message: "give the lab's shared store with --shared URL (or set CARREL_SHARED)")
-        }
-        do throws(SharedURL.Problem) {
-            return try SharedURL.parse(text)
-        } catch {
-            throw CarrelFailure(status: .usage, message: error.description)
-        }
-    }
-
-    /// Opens the store, runs `body` on it, and closes it on every path (PostgresNIO stops the
-    /// process when a connection is dropped unclosed); a failure is one line, said once.
-    static func using<T: Sendable>(_ url: SharedURL, doing what: String,
-                                   _ body: (SharedReader) async throws -> T) async throws(CarrelFailure) -> T {
-        let reader = try await SharedOptions.reader(url)
-        do {
-            let value = try await body(reader)
-            await reader.close()
-            return value
-        } catch {
-            await reader.close()
-            if let failure = error as? CarrelFailure { throw failure }
-            throw failure(error, url: url, doing: what)
-        }
-    }
-
-    /// A store error as one line; a role without the right to write is said so.
-    static func failure(_ error: any Error, url: SharedURL, doing what: String) -> CarrelFailure {
-        if let problem = error as? RoomProblem {
-            return CarrelFailure(status: .refused, message: problem.description)
-        }
-        let why = url.redacting(SeatPublisher.describe(error))
-        if why.contains("permission denied") {
-            return CarrelFailure(status: .refused, message: "cannot \(what): this role may not (\(why)); use the proctor's role (docs/deployment.md)")
-        }
-        return CarrelFailure(status: .cannotOpenInput, message: "cannot \(what) in the shared store \(url): \(why)")
-    }
-}

@@ -8,25 +8,13 @@ import SharedStore
 /// `--shared`, `--room` and `--seat`: a lab's shared store (PostgreSQL) and how this seat is
 /// labelled in it. Shared by take, resume, demo, results and proctor.
 struct SharedOptions: ParsableArguments {
-    @Option(name: .customLong("shared"), help: ArgumentHelp(
-        "Publish to (or read from) a lab's shared store: a PostgreSQL URL (also CARREL_SHARED).",
-        discussion: "postgresql://USER@HOST:PORT/DATABASE; the password comes from ~/.pgpass (or PGPASSFILE, PGPASSWORD) as for psql, and is never printed.",
-        valueName: "url"))
-    var shared: String?
+    @OptionGroup var store: StoreOption
     @Option(help: ArgumentHelp("The room this seat belongs to (also CARREL_ROOM).", valueName: "name"))
     var room: String?
     @Option(help: ArgumentHelp("This seat's name in the room (default: host and terminal).", valueName: "name"))
     var seat: String?
 
     var environment: [String: String] { ProcessInfo.processInfo.environment }
-
-    /// The URL given here or in CARREL_SHARED; nil when neither is set.
-    var urlText: String? {
-        // An empty --shared is a mistake to report, not a way to read the local journal.
-        if let shared { return shared }
-        if let env = environment["CARREL_SHARED"], !env.isEmpty { return env }
-        return nil
-    }
 
     var roomName: String? {
         if let room { return room }
@@ -35,13 +23,6 @@ struct SharedOptions: ParsableArguments {
     }
 
     func validate() throws {
-        if let urlText {
-            do throws(SharedURL.Problem) {
-                _ = try SharedURL.parse(urlText)
-            } catch {
-                throw ValidationError(error.description)
-            }
-        }
         for (name, value) in [("--room", roomName), ("--seat", seat)] {
             guard let value else { continue }
             if let problem = Self.labelProblem(value) { throw ValidationError("\(name): \(problem)") }
@@ -57,14 +38,7 @@ struct SharedOptions: ParsableArguments {
     }
 
     /// The parsed URL, or nil without one.
-    func url() throws(CarrelFailure) -> SharedURL? {
-        guard let urlText else { return nil }
-        do throws(SharedURL.Problem) {
-            return try SharedURL.parse(urlText)
-        } catch {
-            throw CarrelFailure(status: .usage, message: error.description)
-        }
-    }
+    func url() throws(CarrelFailure) -> SharedURL? { try store.url() }
 
     /// This seat's label: the room (default "default") and seat (default: host and terminal).
     func label() -> SharedLabel {
@@ -78,14 +52,6 @@ struct SharedOptions: ParsableArguments {
     func publisher() throws(CarrelFailure) -> SeatPublisher? {
         guard let url = try url() else { return nil }
         return SeatPublisher(url: url)
-    }
-
-    /// For `results` and `proctor`: the store, required.
-    func requiredURL(for command: String) throws(CarrelFailure) -> SharedURL {
-        guard let url = try url() else {
-            throw CarrelFailure(status: .usage, message: "`carrel \(command)` reads a lab's shared store: give --shared URL (or set CARREL_SHARED)")
-        }
-        return url
     }
 }
 

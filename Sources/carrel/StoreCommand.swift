@@ -27,8 +27,7 @@ struct StoreInit: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .customLong("shared"), help: ArgumentHelp("The store, as its owner (also CARREL_SHARED).", valueName: "url"))
-    var shared: String?
+    @OptionGroup var store: StoreOption
     @Option(name: .customLong("seat-role"), help: "The seats' role.") var seatRole = "carrel_seat"
     @Option(name: .customLong("proctor-role"), help: "The proctors' role.") var proctorRole = "carrel_proctor"
     @Option(name: .customLong("proctor-reserve"), help: "Connections kept free of seats for proctors.") var proctorReserve = 10
@@ -44,7 +43,7 @@ struct StoreInit: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let url = try ProctorStore.url(shared)
+            let url = try store.required(by: "store init")
             let report: StoreSetup.Report
             do {
                 report = try await StoreSetup.initialise(url, seatRole: seatRole, proctorRole: proctorRole, proctorReserve: proctorReserve)

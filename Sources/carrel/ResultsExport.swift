@@ -1,0 +1,66 @@
+import ArgumentParser
+import AssessmentKit
+import Foundation
+import Lockdown
+import SessionKit
+import SharedStore
+import TerminalUI
+
+struct ExportResults: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Export results as JSON (the result documents) or CSV (one row per session, one column per item).",
+        discussion: """
+            CSV columns: session, candidate, assessment, status, points, max, pending (points still \
+            to mark by hand), started, ended, time_used_seconds, interruptions, paste_attempts, \
+            focus_losses, exit_attempts, wrong_passphrases, room, seat, candidate_number (of a session in a room), then one column per item. With results of one assessment the item columns \
+            are its item ids; with several they are ASSESSMENT:ITEM, so assessments never share a \
+            column. --assessment ID exports one assessment only. Cells a spreadsheet would run as a \
+            formula start with a ' so they stay text.
+            """)
+    @Option(help: "json or csv.") var format: String = "json"
+    @Option(help: "Write here (0600, atomically) instead of standard output.") var out: String?
+    @OptionGroup var filters: ResultFilters
+    @OptionGroup var skipping: SkipOptions
+    @OptionGroup var state: StateOptions
+    @OptionGroup var lab: SharedOptions
+    @OptionGroup var verify: VerifyOptions
+
+    func validate() throws {
+        guard ["json", "csv"].contains(format) else { throw ValidationError("--format is json or csv, not \"\(format)\"") }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            var data = try await ResultsData.load(state, lab: lab, verify: verify)
+            let sessions = filters.apply(data.records, waiting: data.waiting)
+            VerifyOptions.report(data.checks, sessions: sessions.map(\.id))
+            let text: String, count: Int
+            if format == "csv" {
+                (text, count) = try data.gradebook(sessions)
+            } else {
+                var chosen: [ResultDocument] = []
+                for r in sessions {
+                    let (result, damage) = try data.readResult(r.id)
+                    if let damage { data.skip(r.id, damage) }
+                    if let result { chosen.append(result) }
+                }
+                (text, count) = (try JSONText.pretty(chosen), chosen.count)
+            }
+            let exported = "Exported \(count) result\(count == 1 ? "" : "s")"
+            if let out {
+                do {
+                    let path = out.hasPrefix("/") ? out : FileManager.default.currentDirectoryPath + "/" + out
+                    // The file holds exactly what standard output would show: the same sanitiser.
+                    try SecureFiles.writeAtomically(Data(FileOutput.safe(text).utf8), to: path)
+                } catch let error as FileSystemError {
+                    throw CarrelFailure(status: .cannotCreate, message: "cannot write \(out): \(error.reason)")
+                }
+                try data.finish("\(exported) to \(out)", strict: skipping.strict)
+            } else {
+                FileOutput.standardOutput.write(text)
+                try data.finish(data.skipped.isEmpty ? nil : exported, strict: skipping.strict)
+            }
+        }
+    }
+}

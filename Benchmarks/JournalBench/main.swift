@@ -93,7 +93,7 @@ for items in [16, 15_000] {
     _ = r.send(.next)
     var written: [Int] = []
     for _ in 0..<20 {
-        try r.journal.writer.writeWithoutTransaction { _ = try $0.checkpoint(.truncate) }
+        try r.journal.checkpoint()
         _ = r.send(.next)
         written.append(fileSize(dir + "/journal.sqlite-wal"))
     }

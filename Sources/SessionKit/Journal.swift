@@ -32,7 +32,9 @@ public struct JournalUnreadable: Error, Sendable, CustomStringConvertible {
 /// transaction per session message. The database connection is injected (a file opened by
 /// the state storage, or an in-memory queue in tests).
 public final class Journal: Sendable {
-    public let writer: any DatabaseWriter
+    /// Only `Journal`'s own methods write the journal's tables (and the tests, through
+    /// `@testable`): every other module goes through them.
+    let writer: any DatabaseWriter
 
     /// Opens the journal over `writer`, migrating an older schema.
     public init(writer: any DatabaseWriter) throws {

@@ -38,6 +38,8 @@ struct AssessmentRow: Codable, FetchableRecord, PersistableRecord {
     }
 }
 
+/// The `session` table's row as SQLite holds it (text and JSON columns), apart from the record
+/// because each value is checked (`JournalFields`) before it becomes a `SessionRecord`.
 struct StoredSessionRow: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "session"
     var id: String

@@ -1,7 +1,8 @@
 import AssessmentKit
 import Foundation
 
-/// One seat as the proctor's console shows it.
+/// One seat as the proctor's console shows it (and `proctor --json` prints it): what the shared
+/// store's triggers keep of it live (counts, hand, commands, liveness), which no journal holds.
 public struct SeatView: Sendable, Equatable, Codable {
     public var session: String
     public var candidate: String?

@@ -46,7 +46,8 @@ public struct SharedLabel: Sendable, Equatable, Codable {
     }
 }
 
-/// One session as the journal keeps it.
+/// One session as the journal keeps it, in Carrel's own types: the shape every module works
+/// with (the other shapes of a session are how a table, the shared store or an output holds it).
 public struct SessionRecord: Sendable, Equatable {
     public var id: String
     public var assessmentID: String

@@ -29,6 +29,8 @@ public final class SharedReader: Sendable {
         try? await connection.close()
     }
 
+    /// A seat's row as `seats` selects it, each value read leniently (one that cannot be read
+    /// shows as nothing), before `view` folds it into a `SeatView`.
     struct RawSeat {
         var session: String
         var candidate: String?

@@ -78,7 +78,7 @@ extension SharedReader {
             checks = try await verify(&copy, ids: ids, keys: keys)
         }
         let journal = try Journal(writer: try DatabaseQueue())
-        try await copy.write(to: journal)
+        try copy.write(to: journal)
         // Marks given in the store that the seat's own result does not carry yet. Anyone who can
         // write the store could have written one, and none is signed: a verified session with
         // such a mark is shown with it, and no longer as verified.
@@ -117,18 +117,20 @@ extension SharedReader {
                let i = copy.sessions.firstIndex(where: { $0.session == session }) {
                 // What the list shows of a verified session comes from its seat's own result,
                 // not from the store's summary row (which records anyone sent have changed).
-                copy.sessions[i].candidate = document.candidate
-                copy.sessions[i].status = "ended"
-                copy.sessions[i].endReason = document.status.rawValue
-                copy.sessions[i].endedAt = Timestamp.date(document.endedAt) ?? copy.sessions[i].endedAt
-                copy.sessions[i].elapsed = Double(document.timeUsedSeconds)
-                copy.sessions[i].interruptions = document.interruptions
-                copy.sessions[i].assessmentID = document.assessment.id
-                copy.sessions[i].assessmentTitle = document.assessment.title
-                copy.sessions[i].fingerprint = document.assessment.fingerprint
-                copy.sessions[i].startedAt = Timestamp.date(document.startedAt) ?? copy.sessions[i].startedAt
-                if let room = document.room { copy.sessions[i].room = room }
-                if let seat = document.seat { copy.sessions[i].seat = seat }
+                var record = copy.sessions[i].record
+                record.candidate = document.candidate
+                record.status = .ended
+                record.endReason = document.status
+                record.endedAt = Timestamp.date(document.endedAt) ?? record.endedAt
+                record.elapsed = Double(document.timeUsedSeconds)
+                record.interruptions = document.interruptions
+                record.assessmentID = document.assessment.id
+                record.assessmentTitle = document.assessment.title
+                record.fingerprint = document.assessment.fingerprint
+                record.startedAt = Timestamp.date(document.startedAt) ?? record.startedAt
+                if let room = document.room { record.options.shared?.room = room }
+                if let seat = document.seat { record.options.shared?.seat = seat }
+                copy.sessions[i].record = record
             }
             checks[session] = check
         }
@@ -215,7 +217,7 @@ struct CopyPlan: Sendable {
     var events: [String: [StoreRows.Event]] = [:]
     /// Each result re-encoded from its one reading, with its gradebook digest made here again:
     /// a seat's role can add records, so what it sent is data to check, not to trust.
-    var results: [String: (document: ResultDocument, json: String, columns: (heading: String, items: String, cells: String, csv: String))] = [:]
+    var results: [String: (document: ResultDocument, json: String, digest: ResultDigest)] = [:]
     /// Why each session left out was left out (the first reason found).
     var damaged: [String: String] = [:]
 
@@ -260,7 +262,11 @@ struct CopyPlan: Sendable {
                 return
             }
             let canonical = String(decoding: try Self.encoded(document), as: UTF8.self)
-            results[session] = (document, canonical, try Self.columns(document))
+            let digest = ResultDigest(document)
+            // Checked here, so that a result whose gradebook row cannot be made is named with
+            // that reason (the journal makes the row again from the digest).
+            try Self.checkColumns(digest)
+            results[session] = (document, canonical, digest)
         } catch {
             damage(session, "its result cannot be read: \(error.description)")
         }
@@ -274,9 +280,9 @@ struct CopyPlan: Sendable {
         }
     }
 
-    static func columns(_ document: ResultDocument) throws(StrictJSON.Problem) -> (heading: String, items: String, cells: String, csv: String) {
+    static func checkColumns(_ digest: ResultDigest) throws(StrictJSON.Problem) {
         do {
-            return try ResultDigest(document).columns()
+            _ = try digest.columns()
         } catch {
             throw StrictJSON.Problem(description: "its gradebook row cannot be made")
         }
@@ -301,53 +307,17 @@ struct CopyPlan: Sendable {
 
     /// Writes every session kept into `journal`, each in a savepoint of its own: one that
     /// cannot be written is named and left out, and the others stay.
-    mutating func write(to journal: Journal) async throws {
-        let noExtraTime = String(decoding: try JSONEncoder().encode(ExtraTime.none), as: UTF8.self)
-        let plan = self
-        let failed = try await journal.writer.write { db -> [String] in
-            var failed: [String] = []
-            for raw in plan.kept {
-                do {
-                    try db.inSavepoint {
-                        try plan.insert(raw, into: db, noExtraTime: noExtraTime)
-                        return .commit
-                    }
-                } catch {
-                    failed.append(raw.session)
-                }
-            }
-            return failed
+    mutating func write(to journal: Journal) throws {
+        let copies = kept.map { raw in
+            var record = raw.record
+            let result = results[raw.session]
+            // A finished session's time used is its result's; the store's own figure is the last
+            // the running seat reported.
+            if let result { record.elapsed = Double(result.document.timeUsedSeconds) }
+            return CopiedSession(record: record,
+                                 events: (events[raw.session] ?? []).map { JournalEvent(at: $0.at, kind: $0.kind, detail: $0.detail) },
+                                 result: result.map { ($0.json, $0.digest) })
         }
-        for session in failed { damage(session, "it cannot be copied into the report") }
-    }
-
-    func insert(_ raw: StoreRows.Session, into db: Database, noExtraTime: String) throws {
-        try db.execute(sql: """
-            INSERT OR IGNORE INTO assessment (fingerprint, assessment_id, title, path, format, source)
-              VALUES (?, ?, ?, '(shared store)', 'yaml', x'')
-            """, arguments: [raw.fingerprint, raw.assessmentID, raw.assessmentTitle])
-        let options = String(decoding: try JSONEncoder().encode(SessionOptions(shared: SharedLabel(room: raw.room, seat: raw.seat))),
-                             as: UTF8.self)
-        try db.execute(sql: """
-            INSERT INTO session (id, fingerprint, assessment_id, assessment_title, candidate, status, end_reason, seed,
-              extra_time, options, started_at, ended_at, interruptions, pid, host, tty)
-            VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, NULL)
-            """, arguments: [raw.session, raw.fingerprint, raw.assessmentID, raw.assessmentTitle, raw.candidate,
-                             raw.status, raw.endReason, noExtraTime, options, raw.startedAt, raw.endedAt, raw.interruptions,
-                             raw.pid, raw.host])
-        let result = results[raw.session]
-        // A finished session's time used is its result's; the store's own figure is the last
-        // the running seat reported.
-        let elapsed = result.map { Double($0.document.timeUsedSeconds) } ?? raw.elapsed
-        try db.execute(sql: "INSERT INTO progress (session_id, position, elapsed) VALUES (?, 0, ?)", arguments: [raw.session, elapsed])
-        for event in events[raw.session] ?? [] {
-            try db.execute(sql: "INSERT INTO event (session_id, at, kind, detail) VALUES (?, ?, ?, ?)",
-                           arguments: [raw.session, event.at, event.kind, event.detail])
-        }
-        if let result {
-            try db.execute(sql: "INSERT INTO result (session_id, heading, items, csv, cells, json) VALUES (?, ?, ?, ?, ?, ?)",
-                           arguments: [raw.session, result.columns.heading, result.columns.items, result.columns.csv,
-                                       result.columns.cells, result.json])
-        }
+        for session in try journal.importCopies(copies) { damage(session, "it cannot be copied into the report") }
     }
 }

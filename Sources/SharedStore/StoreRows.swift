@@ -44,27 +44,21 @@ enum StoreRows {
         return value
     }
 
-    /// One session row, as `journalCopy` selects it.
+    /// One session row, as `journalCopy` selects it: the record its journal copy holds, read
+    /// from cells a seat's role may have written. A shape of its own only for what no journal
+    /// keeps: whether the seat holds a connection to the store now.
     struct Session: Sendable {
-        var session: String
-        var candidate: String?
-        var room: String
-        var seat: String
-        var assessmentID: String
-        var assessmentTitle: String
-        var fingerprint: String
-        var status: String
-        var endReason: String?
-        var startedAt: Date
-        var endedAt: Date?
-        var elapsed: Double
-        var interruptions: Int
-        var pid: Int
-        var host: String
+        var record: SessionRecord
         var connected: Bool
 
-        static let statuses: Set = ["active", "review", "ending", "ended", "interrupted", "abandoned"]
-        static let reasons: Set = ["submitted", "timed_out", "ended_by_proctor", "ended_by_candidate"]
+        var session: String { record.id }
+        /// The room the store's row names (kept in the record's label, which `init` always sets).
+        var room: String { record.options.shared?.room ?? "" }
+
+        static let statuses: Set<SessionStatus> = [.active, .review, .ending, .ended, .interrupted, .abandoned]
+
+        /// The assessment path of every copied session: the store keeps no assessment source.
+        static let copiedPath = "(shared store)"
 
         /// The columns `journalCopy` selects, in order.
         static let columns = """
@@ -83,40 +77,33 @@ enum StoreRows {
             guard let room = c[2], let seat = c[3], let assessmentID = c[4], let title = c[5], let fingerprint = c[6] else {
                 throw Unreadable("its room, seat or assessment is missing")
             }
-            guard let status = c[7], Self.statuses.contains(status) else { throw Unreadable("its status is not one Carrel writes") }
+            guard let status = c[7].flatMap(SessionStatus.init(rawValue:)), Self.statuses.contains(status) else {
+                throw Unreadable("its status is not one Carrel writes")
+            }
             guard let startedAt = StoreRows.date(c[9]) else { throw Unreadable("its start time is out of range") }
             let endedAt = StoreRows.date(c[10])
             if c[10] != nil && endedAt == nil { throw Unreadable("its end time is out of range") }
             guard let elapsed = StoreRows.number(c[11]) else { throw Unreadable("its time used is not a number") }
             guard let interruptions = StoreRows.int(c[12], 0...1_000_000) else { throw Unreadable("its count of interruptions is out of range") }
-            var pid = 0
+            var pid: Int32 = 0
             if let text = c[13] {
                 guard let value = StoreRows.int(text, 0...Int(Int32.max)) else { throw Unreadable("its process id is out of range") }
-                pid = value
+                pid = Int32(clamping: value)
             }
-            self.session = session
-            self.candidate = c[1]
-            self.room = room
-            self.seat = seat
-            self.assessmentID = assessmentID
-            self.assessmentTitle = title
-            self.fingerprint = fingerprint
-            self.status = status
             // An end reason the journal does not know is no reason (the status still says it ended).
-            self.endReason = c[8].flatMap { Self.reasons.contains($0) ? $0 : nil }
-            self.startedAt = startedAt
-            self.endedAt = endedAt
-            self.elapsed = Double(SharedReader.whole(elapsed))
-            self.interruptions = interruptions
-            self.pid = pid
-            self.host = c[14] ?? ""
-            self.connected = c[15] == "true"
+            record = SessionRecord(
+                id: session, assessmentID: assessmentID, assessmentTitle: title, fingerprint: fingerprint,
+                assessmentPath: Self.copiedPath, candidate: c[1], status: status, endReason: c[8].flatMap(EndReason.init(rawValue:)),
+                seed: 0, extraTime: .none, options: SessionOptions(shared: SharedLabel(room: room, seat: seat)),
+                elapsed: Double(SharedReader.whole(elapsed)), startedAt: startedAt, endedAt: endedAt,
+                interruptions: interruptions, pid: pid, host: c[14] ?? "", tty: nil)
+            connected = c[15] == "true"
         }
 
         /// Interrupted, or running while its seat holds no connection.
         var waiting: Bool {
-            let running = ["active", "review", "beginning", "ending"].contains(status)
-            return status == "interrupted" || (running && !connected)
+            let running: Set<SessionStatus> = [.active, .review, .beginning, .ending]
+            return record.status == .interrupted || (running.contains(record.status) && !connected)
         }
     }
 

@@ -29,6 +29,8 @@ struct StatusCommand: ParsableCommand {
         var timeAllowedSeconds: Int?
     }
 
+    /// What `status` prints of a session (its JSON, a format scripts read): the record's facts
+    /// for a proctor, with its progress and its standing with the shared store.
     struct SessionSummary: Codable {
         var session: String
         var candidate: String?

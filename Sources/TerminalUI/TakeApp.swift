@@ -21,10 +21,12 @@ public final class TakeApp: LoopedScreen {
 
     public var model: TakeModel
     public let terminal: any Terminal
-    public private(set) var runtime: SessionRuntime?
+    public internal(set) var runtime: SessionRuntime?
     var finalExit: Exit?
-    /// The start screen's passphrase: tries and waits, by the one rule (`PassphrasePrompt`).
-    var launchGate = PassphrasePrompt()
+    /// The way to the session: checks, passphrase, opening, confirmation, the proctor's start.
+    public internal(set) var launch = LaunchState()
+    /// What the launch asks of its command.
+    var environment: (any LaunchEnvironment)?
     var quit = false
     /// Something on screen may have changed since the last frame.
     var frameDirty = true
@@ -40,23 +42,8 @@ public final class TakeApp: LoopedScreen {
     var reader: InputReader?
     var shownTentative: [Key] = []
     let monotonic: @Sendable () -> Double
-    var beginAction: ((TakeApp) throws(SessionError) -> SessionRuntime?)?
-    /// The slow checks still to run after the first frame (see `run`).
-    var prepare: (() -> Exit?)?
-    /// Checks the start screen's passphrase (tries and waits kept in the state directory);
-    /// nil checks in this process only.
-    public var launchChecker: (any PassphraseChecker)?
-    /// For a sealed assessment: opens it with the accepted start-screen passphrase and gives
-    /// the model of the real test (until then the start screen shows the public facts).
-    public var launchOpener: ((String, TakeModel) throws(SessionError) -> TakeModel)?
-    /// A seat the proctor starts: asked on every turn of the loop while the start screen
-    /// waits; the proctor's start command, once there is one, begins the session.
-    public var proctorStart: (() -> ProctorCommand?)?
-    /// For a sealed test the proctor's start opens (its package key came wrapped to this
-    /// seat): gives the model of the real test before the session begins.
-    public var startOpener: ((ProctorCommand, TakeModel) throws(SessionError) -> TakeModel)?
     /// The proctor's start that began this session.
-    public private(set) var startedBy: ProctorCommand?
+    public var startedBy: ProctorCommand? { launch.startedBy }
 
     public init(model: TakeModel, terminal: any Terminal, monotonic: @escaping @Sendable () -> Double = SessionClock.system.monotonic) {
         self.model = model
@@ -70,20 +57,21 @@ public final class TakeApp: LoopedScreen {
     /// read: the slow checks (probes, lock, journal) that must pass before anything begins,
     /// but need not delay the start screen; an exit it returns ends the run.
     public func run(prepare: (() -> Exit?)? = nil, begin: @escaping (TakeApp) throws(SessionError) -> SessionRuntime?) -> Exit {
+        run(SimpleLaunch(prepare: prepare, begin: begin))
+    }
+
+    /// Runs until the student or proctor is done, launched through `environment`.
+    public func run(_ environment: any LaunchEnvironment) -> Exit {
+        self.environment = environment
         guard terminal.start() else {
-            return Exit(69, "cannot start the terminal interface (TERM=\(ProcessInfo.processInfo.environment["TERM"] ?? "unset")); use a real terminal")
+            send(.terminalFailed(term: ProcessInfo.processInfo.environment["TERM"] ?? "unset"))
+            return finalExit ?? Exit(ExitStatus.refused.rawValue, "cannot start the terminal interface")
         }
         defer { terminal.stop() }
-        self.prepare = prepare
-        beginAction = begin
+        // Resuming: the session is already running.
         if model.phase == .test {
-            // Resuming: the session is already running.
-            do {
-                runtime = try begin(self)
-            } catch {
-                return Exit(error.exitCode, error.description)
-            }
-            syncState()
+            send(.resumed)
+            if let finalExit { return finalExit }
         }
         let loop = AppLoop(terminal: terminal, monotonic: monotonic)
         reader = loop.input
@@ -97,13 +85,7 @@ public final class TakeApp: LoopedScreen {
         // The first frame is drawn before the first read; after it, a frame is built only
         // when something on screen changed (an input, a reaction, a notice, the clock).
         if frameDirty || (shownClock() != drawnClock && monotonic() - lastFrameAt >= Self.clockSettle) { draw() }
-        if let ready = prepare {
-            prepare = nil
-            if let exit = ready() {
-                finalExit = exit
-                quit = true
-            }
-        }
+        if launch.stage == .starting { send(.drawn) }
     }
 
     /// A passphrase line is a secret, never judged as a paste.
@@ -115,20 +97,11 @@ public final class TakeApp: LoopedScreen {
 
     public func step(on terminal: any Terminal) {
         if let reader, reader.tentative != shownTentative { frameDirty = true }
-        if runtime == nil, prepare == nil, finalExit == nil, model.phase == .start, model.waitsForProctor,
-           !model.showHelp, let start = proctorStart?() {
-            startedBy = start
-            if let open = startOpener {
-                do {
-                    model = try open(start, model)
-                } catch {
-                    finalExit = Exit(error.exitCode, error.description)
-                    quit = true
-                    return
-                }
-            }
+        if runtime == nil, launch.stage == .ready, model.phase == .start, model.waitsForProctor, !model.showHelp,
+           let start = environment?.proctorStart() {
             let before = screenContext
-            beginSession()
+            send(.startRead(start))
+            if finalExit != nil { return }
             frameDirty = true
             if model.screenReader && screenContext != before { model.repaintWhole = true }
         }
@@ -148,7 +121,7 @@ public final class TakeApp: LoopedScreen {
 
     public var readWait: Double {
         // A seat waiting for the proctor's start looks for it as often as the store is read.
-        if runtime == nil && proctorStart != nil && model.waitsForProctor { return min(0.1, nextWait()) }
+        if runtime == nil && environment != nil && model.waitsForProctor { return min(0.1, nextWait()) }
         return nextWait()
     }
 
@@ -273,7 +246,7 @@ public final class TakeApp: LoopedScreen {
 
     func dispatch(_ key: Key) {
         // During the wait after a wrong start-screen passphrase, typed keys are dropped.
-        if model.phase == .start && launchGate.wait(now: monotonic()) != nil { return }
+        if model.phase == .start && launch.gate.wait(now: monotonic()) != nil { return }
         let (w, h) = terminal.size
         model.viewSize = (w, h)
         if w < Views.minimumWidth || h < Views.minimumHeight, !model.reactsWhileTooSmall(key) { return }
@@ -282,77 +255,22 @@ public final class TakeApp: LoopedScreen {
         if model.screenReader && screenContext != before { model.repaintWhole = true }
     }
 
-    func perform(_ commands: [Command]) {
+    func perform(_ commands: [TakeRequest]) {
         for command in commands {
             switch command {
             case let .session(event):
                 guard let runtime else { continue }
                 react(runtime.send(event))
             case .begin:
-                beginSession()
+                send(.confirmed)
             case let .checkLaunchPassphrase(typed):
-                checkLaunch(typed)
+                send(.passphraseTyped(typed, now: monotonic()))
             case let .proctorPassphrase(typed):
                 guard let runtime else { continue }
                 react(runtime.enterPassphrase(typed))
             case .quit:
                 if runtime == nil || isShowingReceipt { quit = true }
             }
-        }
-    }
-
-    /// The start screen's passphrase: the attempts file (or the hash, by the same rule) gives
-    /// a verdict, `launchGate` says what it means, and this says it on screen.
-    func checkLaunch(_ typed: String) {
-        guard let hash = model.assessment.proctor.passphrase else { return }
-        let now = monotonic()
-        let verdict = launchChecker?.check(typed) ?? launchGate.verdict(correct: hash.verify(typed))
-        switch launchGate.apply(verdict, now: now) {
-        case .accepted:
-            if let open = launchOpener {
-                do {
-                    model = try open(typed, model)
-                } catch {
-                    finalExit = Exit(error.exitCode, error.description)
-                    quit = true
-                    return
-                }
-            }
-            model.launchAccepted()
-        case let .wrong(attempt, triesLeft, wait):
-            if triesLeft == 0 {
-                finalExit = Exit(77, "wrong proctor passphrase \(attempt) times; nothing was started (every attempt is recorded)")
-                quit = true
-                return
-            }
-            let say = model.say
-            let tries = say("{0, plural, one {That passphrase is not right (attempt {1}, # try left).} other {That passphrase is not right (attempt {1}, # tries left).}}",
-                            .n(triesLeft), .n(attempt))
-            model.startMessage = wait >= 1
-                ? tries + " " + say("{0, plural, one {Wait # second before trying again.} other {Wait # seconds before trying again.}}", .n(Int(wait.rounded(.up))))
-                : tries
-        case let .mustWait(seconds):
-            model.startMessage = model.say("{0, plural, one {Wait # second before trying the passphrase again.} other {Wait # seconds before trying the passphrase again.}}",
-                                           .n(Int(seconds.rounded(.up))))
-        case let .unavailable(why):
-            finalExit = Exit(73, "the proctor passphrase cannot be checked: \(why)")
-            quit = true
-        }
-    }
-
-    func beginSession() {
-        guard let begin = beginAction else { return }
-        do {
-            guard let started = try begin(self) else { return }
-            runtime = started
-            for attempt in 0..<launchGate.failures {
-                react(started.log(.passphraseFailed, "launch, attempt \(attempt + 1)"))
-            }
-            syncState()
-            model.phase = .lockedBanner
-        } catch {
-            finalExit = Exit(error.exitCode, error.description)
-            quit = true
         }
     }
 

@@ -52,7 +52,7 @@ public enum EndReason: String, Sendable, Codable, Equatable {
 }
 
 /// Something that happened to a session: a key's meaning, a tick, a signal.
-public enum SessionEvent: Sendable, Equatable {
+public enum SessionMessage: Sendable, Equatable {
     case began
     case next
     case previous

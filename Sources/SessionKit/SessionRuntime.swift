@@ -405,7 +405,7 @@ public final class SessionRuntime {
 
     /// Applies one message: journal writes commit in one transaction before the new state
     /// is adopted; nothing is reported saved that the journal does not have.
-    public func send(_ event: SessionEvent) -> Reaction {
+    public func send(_ event: SessionMessage) -> Reaction {
         var reaction = Reaction()
         guard outcome == nil else { return reaction }
         var next = state
@@ -542,7 +542,7 @@ public final class SessionRuntime {
 
     /// Tells the state what the end steps did. These messages write nothing (the end steps
     /// recorded it all), so the new state is adopted as it is.
-    func adopt(_ event: SessionEvent) {
+    func adopt(_ event: SessionMessage) {
         var next = state
         _ = next.update(event)
         state = next

@@ -139,7 +139,7 @@ public struct SessionState: Sendable, Equatable {
 
     /// Applies one event and says what must happen as a result. `now` is the session
     /// clock (active seconds), used to time drafts.
-    public mutating func update(_ event: SessionEvent, now: Double? = nil) -> [SessionEffect] {
+    public mutating func update(_ event: SessionMessage, now: Double? = nil) -> [SessionEffect] {
         if let now { clock = max(clock, now) }
         var effects = apply(event)
         // Every saved answer, flag or move also saves the time used, so a crash between
@@ -158,7 +158,7 @@ public struct SessionState: Sendable, Equatable {
         return effects
     }
 
-    private mutating func apply(_ event: SessionEvent) -> [SessionEffect] {
+    private mutating func apply(_ event: SessionMessage) -> [SessionEffect] {
         if case .began = event {
             guard status == .beginning else { return [] }
             status = .active
@@ -311,7 +311,7 @@ public struct SessionState: Sendable, Equatable {
 
     /// Answer keys, moves and the submit wait while the proctor has paused the session;
     /// the clock, the passphrase prompt, signals and evidence go on.
-    static func waitsWhilePaused(_ event: SessionEvent) -> Bool {
+    static func waitsWhilePaused(_ event: SessionMessage) -> Bool {
         switch event {
         case .next, .previous, .jump, .answer, .edit, .toggleFlag, .openReview, .closeReview,
              .submitRequested, .submitConfirmed, .endConfirmed:

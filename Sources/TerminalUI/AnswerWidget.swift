@@ -49,7 +49,7 @@ struct WidgetChange {
     var editor: TextEditor?
     /// A status to say ("Ottawa selected").
     var say: String?
-    var commands: [Command] = []
+    var commands: [TakeRequest] = []
     /// Go on to the next question (a one-line answer's Enter).
     var nextQuestion = false
 

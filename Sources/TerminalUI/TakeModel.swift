@@ -2,9 +2,10 @@ import Localization
 import AssessmentKit
 import SessionKit
 
-/// What the front end must do for the model: talk to the session or leave.
-public enum Command: Sendable, Equatable {
-    case session(SessionEvent)
+/// What the front end must do for the model: talk to the session, the launch, or leave (a
+/// request, not a proctor's command).
+public enum TakeRequest: Sendable, Equatable {
+    case session(SessionMessage)
     /// Start the session (after the lock confirmation), with the launch passphrase if asked.
     case begin
     /// Check the launch passphrase typed on the start screen.

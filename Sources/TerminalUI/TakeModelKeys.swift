@@ -55,7 +55,7 @@ extension TakeModel {
         reviewing ? TakeKeys.review(linear: linear).listing : TakeKeys.question(linear: linear).listing
     }
 
-    public mutating func handle(_ key: Key, now: Double) -> [Command] {
+    public mutating func handle(_ key: Key, now: Double) -> [TakeRequest] {
         // A status stays until the next key, whichever it is; the key itself may bring a new
         // one (and the same words again must be written again, so they are said again).
         noticeBeforeKey = notice
@@ -112,7 +112,7 @@ extension TakeModel {
         }
     }
 
-    mutating func startAction(_ action: TakeAction, key: Key) -> [Command] {
+    mutating func startAction(_ action: TakeAction, key: Key) -> [TakeRequest] {
         switch action {
         case .quit: return [.quit]
         case .help: showHelp = true
@@ -147,7 +147,7 @@ extension TakeModel {
         waitingForProctor && (!passphraseOpensTest || launchCleared)
     }
 
-    mutating func skipAction(_ action: TakeAction, key: Key) -> [Command] {
+    mutating func skipAction(_ action: TakeAction, key: Key) -> [TakeRequest] {
         confirmSkip = false
         switch action {
         case .yes: return [.session(.next)]
@@ -158,7 +158,7 @@ extension TakeModel {
         }
     }
 
-    mutating func promptAction(_ action: TakeAction, prompt: SessionPrompt, key: Key) -> [Command] {
+    mutating func promptAction(_ action: TakeAction, prompt: SessionPrompt, key: Key) -> [TakeRequest] {
         switch (prompt, action) {
         case (.confirmSubmit, .yes): return [.session(.submitConfirmed)]
         case (.confirmEnd, .yes): return [.session(.endConfirmed)]
@@ -175,7 +175,7 @@ extension TakeModel {
         }
     }
 
-    mutating func sessionAction(_ action: TakeAction, key: Key, now: Double) -> [Command] {
+    mutating func sessionAction(_ action: TakeAction, key: Key, now: Double) -> [TakeRequest] {
         guard let session else { return [] }
         switch action {
         case .leave: return [.session(.exitAttempt(TakeKeys.leaveName(key)))]
@@ -219,7 +219,7 @@ extension TakeModel {
     }
 
     /// One of the question's own keys, done by its widget.
-    mutating func answerAction(_ action: AnswerAction, key: Key, session: SessionState, now: Double) -> [Command] {
+    mutating func answerAction(_ action: AnswerAction, key: Key, session: SessionState, now: Double) -> [TakeRequest] {
         guard let item = currentItem else { return [] }
         // An answer key brings the focused element back into view.
         if !followFocus {
@@ -274,7 +274,7 @@ extension TakeModel {
     }
 
     /// Tab: in a linear test, leaving an unanswered question for good is asked first.
-    mutating func next(_ session: SessionState) -> [Command] {
+    mutating func next(_ session: SessionState) -> [TakeRequest] {
         if session.plan.navigation == .linear, phase == .test, !reviewing, let id = session.currentItemID,
            !(session.answer(id).map { !$0.isEmpty } ?? false), session.position + 1 < session.plan.itemOrder.count {
             confirmSkip = true

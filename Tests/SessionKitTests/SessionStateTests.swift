@@ -25,7 +25,7 @@ struct SessionStateTests {
     struct Step: CustomTestStringConvertible, Sendable {
         var name: String
         var navigation: Navigation = .free
-        var events: [SessionEvent]
+        var events: [SessionMessage]
         var position: Int
         var status: SessionStatus
         var lastEffects: [SessionEffect]

@@ -109,7 +109,7 @@ public struct LaunchState: Sendable, Equatable {
     }
 
     mutating func end(_ status: ExitStatus, _ line: String) -> [LaunchEffect] {
-        end(TakeApp.Exit(status.rawValue, line))
+        end(TakeApp.Exit(status, line))
     }
 
     mutating func end(_ exit: TakeApp.Exit) -> [LaunchEffect] {

@@ -17,6 +17,11 @@ public final class TakeApp: LoopedScreen {
             self.code = code
             self.line = line
         }
+
+        /// An exit with one of the codes every command shares.
+        public init(_ status: ExitStatus, _ line: String) {
+            self.init(status.rawValue, line)
+        }
     }
 
     public var model: TakeModel
@@ -65,7 +70,7 @@ public final class TakeApp: LoopedScreen {
         self.environment = environment
         guard terminal.start() else {
             send(.terminalFailed(term: ProcessInfo.processInfo.environment["TERM"] ?? "unset"))
-            return finalExit ?? Exit(ExitStatus.refused.rawValue, "cannot start the terminal interface")
+            return finalExit ?? Exit(.refused, "cannot start the terminal interface")
         }
         defer { terminal.stop() }
         // Resuming: the session is already running.
@@ -76,7 +81,7 @@ public final class TakeApp: LoopedScreen {
         let loop = AppLoop(terminal: terminal, monotonic: monotonic)
         reader = loop.input
         loop.run(self)
-        return finalExit ?? Exit(0, "")
+        return finalExit ?? Exit(.ok, "")
     }
 
     // MARK: the app loop
@@ -300,17 +305,17 @@ public final class TakeApp: LoopedScreen {
         }
         switch outcome {
         case let .finished(result, path, problem?):
-            return Exit(73, "session \(result.session) ended (\(result.status.rawValue)) and its result is in the journal, but \(problem)\(path.map { "; \($0)" } ?? "")")
+            return Exit(.cannotCreate, "session \(result.session) ended (\(result.status.rawValue)) and its result is in the journal, but \(problem)\(path.map { "; \($0)" } ?? "")")
         case let .finished(result, path, nil):
-            return Exit(0, "session \(result.session) ended (\(result.status.rawValue)); result: \(path ?? "-")")
+            return Exit(.ok, "session \(result.session) ended (\(result.status.rawValue)); result: \(path ?? "-")")
         case let .interrupted(reason, unsaved):
             if unsaved.isEmpty {
-                return Exit(75, "session \(session) interrupted (\(reason)); every answer is saved — the proctor continues it with `carrel resume` or ends it with `carrel unlock`")
+                return Exit(.lockActive, "session \(session) interrupted (\(reason)); every answer is saved — the proctor continues it with `carrel resume` or ends it with `carrel unlock`")
             }
-            return Exit(75, "session \(session) interrupted (\(reason)); not saved: \(numbers(unsaved)), every other answer is saved — the proctor continues it with `carrel resume` or ends it with `carrel unlock`")
+            return Exit(.lockActive, "session \(session) interrupted (\(reason)); not saved: \(numbers(unsaved)), every other answer is saved — the proctor continues it with `carrel resume` or ends it with `carrel unlock`")
         case let .saveFailed(why, unsaved):
             let what = unsaved.isEmpty ? "every answer is saved" : "not saved: \(numbers(unsaved)); every other answer is saved"
-            return Exit(73, "session \(session) could not be ended: \(why); \(what). The session is kept: free space in the state directory, then the proctor runs `carrel resume` to continue and submit")
+            return Exit(.cannotCreate, "session \(session) could not be ended: \(why); \(what). The session is kept: free space in the state directory, then the proctor runs `carrel resume` to continue and submit")
         }
     }
 }

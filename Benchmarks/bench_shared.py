@@ -8,7 +8,7 @@ from any terminal). Not part of the test suite. Three parts, in one run:
   record's `at` (the seat's clock, at commit) to its `received_at` in PostgreSQL, p50/p99/max;
   the console's refresh for every seat: `carrel proctor --shared URL --json` end to end
   (median of several runs) and the console's query alone (the SQL of SharedReader.seats,
-  read from Sources/SharedStore/SharedReader.swift, timed by psql's \\timing), under the load
+  read from Sources/SharedStore/Reader/SharedReader.swift, timed by psql's \\timing), under the load
   and again once the seats have left. A live console (`carrel proctor` in a pseudo-terminal)
   runs during the load, as in a real room.
 - outage: PostgreSQL stopped while the seats keep answering, then started again; the time
@@ -50,7 +50,7 @@ CARREL = os.environ.get("CARREL_BIN") or os.path.join(ROOT, ".build-bench", "rel
 DRIVER = os.environ.get("CARREL_DRIVER_BIN") or os.path.join(ROOT, ".build-bench", "release", "carrel-session-driver")
 PRIVATE_POSTGRES = os.path.join(ROOT, "scripts", "private-postgres")
 ASSESSMENT = os.path.join(ROOT, "Assessments", "geography.yaml")
-READER_SOURCE = os.path.join(ROOT, "Sources", "SharedStore", "SharedReader.swift")
+READER_SOURCE = os.path.join(ROOT, "Sources", "SharedStore", "Reader", "SharedReader.swift")
 # Items of geography.yaml other than the text item the seats answer: flagged in turn.
 FLAG_ITEMS = ["canada", "australia", "ottawa-true", "capitals", "island-countries", "continents", "sizes"]
 ROOM = "bench"

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Dispatch
 import Foundation
+import SessionKit
 import Subprocess
 #if canImport(System)
 import System
@@ -199,36 +200,7 @@ public enum ProcessRunner {
     }
 }
 
-/// The one thread that runs helpers' async work. A deadline measured while the shared pool is
-/// busy (other work blocking its few threads) would otherwise expire before the helper even
-/// started; with a thread of its own, a helper's run depends on nothing else in the process.
-final class HelperThread: TaskExecutor, @unchecked Sendable {
-    static let shared = HelperThread()
-
-    private let condition = NSCondition()
-    private var jobs: [UnownedJob] = []
-
-    private init() {
-        let thread = Thread { [self] in loop() }
-        thread.name = "carrel-helpers"
-        thread.start()
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        condition.lock()
-        jobs.append(job)
-        condition.signal()
-        condition.unlock()
-    }
-
-    private func loop() {
-        while true {
-            condition.lock()
-            while jobs.isEmpty { condition.wait() }
-            let job = jobs.removeFirst()
-            condition.unlock()
-            job.runSynchronously(on: asUnownedTaskExecutor())
-        }
-    }
+/// The helper programs' thread: their async I/O never waits on Swift's shared pool.
+enum HelperThread {
+    static let shared = DedicatedThread(name: "carrel-helpers")
 }

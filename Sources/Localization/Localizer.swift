@@ -83,6 +83,8 @@ public struct Localizer: Sendable, Equatable {
     /// `word` in this language where the catalogs list it under `context` (`⟨seat state⟩active`),
     /// else `word` as it is: for words that come as data (a seat's state, a command's name).
     public func known(_ word: String, context: String) -> String {
+        // English says the word as it is: no need to build the set of every template for it.
+        if language == .en { return word }
         let template = "⟨" + context + "⟩" + word
         return Catalog.englishKeys.contains(template) ? translated(template) : word
     }

@@ -52,7 +52,7 @@ struct DemoCommand: AsyncParsableCommand {
         let missing = available ? nil : (workshop == nil
             ? "no Assessments/workshop.yaml here; start the demo with --workshop FILE"
             : "\(workshopPath) not found")
-        let chosen = Theme.named(theme, environment: ProcessInfo.processInfo.environment) ?? .standard
+        let chosen = Theme.named(theme, environment: ProcessEnvironment.current) ?? .standard
         let app = DemoApp(assessment: assessment, source: StoredAssessment(bytes: Data(DemoApp.sessionYAML.utf8), path: "(demo)"),
                           context: state.context(needsTerminal: true, publisher: publisher), theme: chosen,
                           terminal: Canvas(theme: chosen), workshopAvailable: available)

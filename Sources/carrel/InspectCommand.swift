@@ -164,7 +164,7 @@ struct AssessmentSummary {
 
     /// The language the students' screens speak, and where that comes from.
     static func languageText(_ language: String?) -> String {
-        let environment = Language.fromEnvironment(ProcessInfo.processInfo.environment)
+        let environment = Language.fromEnvironment(ProcessEnvironment.current)
         guard let tag = language, let known = Language(tag: tag) else {
             return "not set: each seat's LC_ALL / LC_MESSAGES / LANG, else English (here: \(environment.rawValue), \(environment.name)); "
                 + "a roster's language column or --language chooses one"

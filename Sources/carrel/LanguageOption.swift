@@ -9,7 +9,7 @@ enum LanguagePick {
 
     static func choose(roster: String? = nil, option: String?, assessment: String? = nil) throws(CarrelFailure) -> LanguageChoice {
         switch LanguageChoice.resolve(roster: roster, option: option, assessment: assessment,
-                                      environment: ProcessInfo.processInfo.environment) {
+                                      environment: ProcessEnvironment.current) {
         case let .success(choice): return choice
         case let .failure(failure):
             throw CarrelFailure(status: failure.source == .option ? .usage : .invalidAssessment, message: failure.description)

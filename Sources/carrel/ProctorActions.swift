@@ -20,7 +20,7 @@ struct ActionTarget: ParsableArguments {
 
     var roomName: String? {
         if let room { return room }
-        if let env = ProcessInfo.processInfo.environment["CARREL_ROOM"], !env.isEmpty { return env }
+        if let env = ProcessEnvironment.current["CARREL_ROOM"], !env.isEmpty { return env }
         return nil
     }
 

@@ -109,7 +109,7 @@ struct ProctorWatch: AsyncParsableCommand {
                 }
                 if passphrase?.isEmpty == true { passphrase = nil }
             }
-            let chosen = Theme.named(theme?.rawValue, environment: ProcessInfo.processInfo.environment) ?? .standard
+            let chosen = Theme.named(theme?.rawValue, environment: ProcessEnvironment.current) ?? .standard
             let screenReader = self.screenReader
             let say = Localizer(try LanguagePick.choose(option: language).language)
             let feed = ConsoleFeed(url: url, room: room, signer: ProctorSigner(passphrase: passphrase))

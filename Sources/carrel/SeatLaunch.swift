@@ -52,7 +52,7 @@ final class SeatLaunch: LaunchEnvironment {
         let assessment = launch.assessment
         extra = room?.match?.extraTime ?? take.extraTime ?? ExtraTime.none
         themeName = room?.match?.theme ?? take.display.theme?.rawValue
-        theme = Theme.named(themeName, environment: ProcessInfo.processInfo.environment) ?? .standard
+        theme = Theme.named(themeName, environment: ProcessEnvironment.current) ?? .standard
         candidate = room?.match.map { TerminalSafety.visible($0.name, keepLineBreaks: false) } ?? take.candidate
         shownCandidate = room?.match.map { "\($0.name) (\($0.candidate))" } ?? candidate
         screenReader = room?.match?.screenReader ?? take.display.screenReader

@@ -14,7 +14,7 @@ struct SharedOptions: ParsableArguments {
     @Option(help: ArgumentHelp("This seat's name in the room (default: host and terminal).", valueName: "name"))
     var seat: String?
 
-    var environment: [String: String] { ProcessInfo.processInfo.environment }
+    var environment: [String: String] { ProcessEnvironment.current }
 
     var roomName: String? {
         if let room { return room }
@@ -126,7 +126,7 @@ extension SharedOptions {
     /// ~/.pgpass or PGPASSWORD as for any --shared URL). Anything else — a journal edited to
     /// send a password file's contents elsewhere — gives nil.
     static func rememberedStore(_ text: String) -> SharedURL? {
-        guard let url = try? SharedURL.parse(text, environment: ProcessInfo.processInfo.environment),
+        guard let url = try? SharedURL.parse(text, environment: ProcessEnvironment.current),
               remembered(url) == text else { return nil }
         return url
     }

@@ -14,7 +14,7 @@ struct StateOptions: ParsableArguments {
     var stateDir: String?
 
     var location: StateLocation {
-        StateLocation.resolve(explicit: stateDir, environment: ProcessInfo.processInfo.environment)
+        StateLocation.resolve(explicit: stateDir, environment: ProcessEnvironment.current)
     }
 
     /// The journal when one exists; nil before the first session (nothing is created). A
@@ -52,7 +52,7 @@ struct StateOptions: ParsableArguments {
     }
 
     func context(needsTerminal: Bool, publisher: SeatPublisher? = nil) -> SessionContext {
-        var context = SessionContext.system(location: location, environment: ProcessInfo.processInfo.environment,
+        var context = SessionContext.system(location: location, environment: ProcessEnvironment.current,
                                             needsTerminal: needsTerminal, terminal: ControllingTerminal())
         if let publisher {
             // Network sockets: a store that goes away is an error on a write, never a signal
@@ -75,12 +75,17 @@ struct DisplayOptions: ParsableArguments {
 
     /// The theme chosen here, else the one the session was launched with, else the default.
     func resolvedTheme(launched: String? = nil) -> Theme {
-        Theme.named(theme?.rawValue ?? launched, environment: ProcessInfo.processInfo.environment) ?? .standard
+        Theme.named(theme?.rawValue ?? launched, environment: ProcessEnvironment.current) ?? .standard
     }
 }
 
 enum ThemeName: String, CaseIterable, ExpressibleByArgument {
     case `default`, mono, contrast
+
+    // ArgumentParser's defaults describe each case through dynamic casts, which a static
+    // binary pays for at every launch (its conformance tables are scanned on each first cast).
+    static var allValueStrings: [String] { allCases.map(\.rawValue) }
+    static var allValueDescriptions: [String: String] { [:] }
 }
 
 extension ExtraTime: ExpressibleByArgument {

@@ -190,7 +190,7 @@ struct StatusCommand: ParsableCommand {
     /// a command changed to be shown would not be the one to run.
     func command(_ verb: String, _ record: SessionRecord) -> String? {
         var words = ["carrel", verb]
-        if state.stateDir != nil || !(ProcessInfo.processInfo.environment["CARREL_STATE_DIR"] ?? "").isEmpty {
+        if state.stateDir != nil || !(ProcessEnvironment.current["CARREL_STATE_DIR"] ?? "").isEmpty {
             words.append("--state-dir=" + state.location.stateDirectory)
         }
         if verb == "resume", let label = record.options.shared {

@@ -15,14 +15,14 @@ struct StoreOption: ParsableArguments {
     var text: String? {
         // An empty --shared is a mistake to report, not a way to read the local journal.
         if let shared { return shared }
-        if let env = ProcessInfo.processInfo.environment["CARREL_SHARED"], !env.isEmpty { return env }
+        if let env = ProcessEnvironment.current["CARREL_SHARED"], !env.isEmpty { return env }
         return nil
     }
 
     func validate() throws {
         guard let text else { return }
         do throws(SharedURL.Problem) {
-            _ = try SharedURL.parse(text)
+            _ = try SharedURL.parse(text, environment: ProcessEnvironment.current)
         } catch {
             throw ValidationError(error.description)
         }
@@ -32,7 +32,7 @@ struct StoreOption: ParsableArguments {
     func url() throws(CarrelFailure) -> SharedURL? {
         guard let text else { return nil }
         do throws(SharedURL.Problem) {
-            return try SharedURL.parse(text)
+            return try SharedURL.parse(text, environment: ProcessEnvironment.current)
         } catch {
             throw CarrelFailure(status: .usage, message: error.description)
         }

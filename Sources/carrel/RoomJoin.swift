@@ -57,40 +57,52 @@ struct RoomJoin: Sendable {
         return join
     }
 
-    /// Asks the candidate number until the roster knows it and the candidate confirms the name.
+    /// Asks the candidate number until the roster knows it and the candidate confirms the name:
+    /// `Identification` decides, this asks, looks up and says.
     static func identify(_ url: SharedURL, label: SharedLabel, assessment: Assessment,
                          fingerprint: String) async throws(CarrelFailure) -> RosterMatch {
         let out = FileOutput.standardOutput
-        for _ in 0..<5 {
-            out.write("Candidate number: ")
-            guard let typed = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces) else {
-                throw CarrelFailure(status: .refused, message: "no candidate number was given; nothing was started")
+        let v = { (text: String) in TerminalSafety.visible(text, keepLineBreaks: false) }
+        var state = Identification()
+        var pending = state.update(.start)
+        while !pending.isEmpty {
+            var answers: [Identification.Message] = []
+            for effect in pending {
+                switch effect {
+                case .askNumber:
+                    out.write("Candidate number: ")
+                    answers.append(.typed(readLine(strippingNewline: true)))
+                case let .lookUp(number):
+                    do {
+                        answers.append(.lookedUp(number: number, try await SeatRoom.candidate(url, room: label.room, seat: label.seat, number: number)))
+                    } catch {
+                        answers.append(.lookupFailed(url.redacting(SeatPublisher.describe(error))))
+                    }
+                case let .tell(line):
+                    switch line {
+                    case .typeTheCardNumber:
+                        out.write("Type the number on your candidate card.\n")
+                    case let .notOnRoster(number):
+                        out.write("Candidate \(v(number)) is not on the roster of this room. Check the number, or ask the proctor.\n")
+                    case let .seatedElsewhere(candidate, seat):
+                        out.write("Candidate \(v(candidate)) is already seated at \(v(seat)); the proctor has been shown both seats. Ask the proctor.\n")
+                    }
+                case let .reportSeatedTwice(match):
+                    await SeatRoom.reportRefused(url, .candidateTwice, label: label, candidate: match.candidate,
+                                                 assessmentID: assessment.id, assessmentTitle: assessment.title, fingerprint: fingerprint,
+                                                 attestation: SeatFacts.attestation(fingerprint: fingerprint, policy: assessment.policy))
+                case let .askConfirmation(match):
+                    out.write("\(v(match.name)) — is this you? y/N ")
+                    answers.append(.answered(confirmed()))
+                case let .identified(match):
+                    return match
+                case let .fail(status, message):
+                    throw CarrelFailure(status: status, message: message)
+                }
             }
-            if typed.isEmpty || typed.count > 64 || TerminalSafety.firstUnsafe(in: typed) != nil {
-                out.write("Type the number on your candidate card.\n")
-                continue
-            }
-            let found: RosterMatch?
-            do {
-                found = try await SeatRoom.candidate(url, room: label.room, seat: label.seat, number: typed)
-            } catch {
-                throw CarrelFailure(status: .cannotOpenInput, message: "cannot read the room's roster (\(url.redacting(SeatPublisher.describe(error)))); nothing was started")
-            }
-            guard let match = found else {
-                out.write("Candidate \(TerminalSafety.visible(typed, keepLineBreaks: false)) is not on the roster of this room. Check the number, or ask the proctor.\n")
-                continue
-            }
-            if let elsewhere = match.seatedAt {
-                await SeatRoom.reportRefused(url, .candidateTwice, label: label, candidate: match.candidate,
-                                             assessmentID: assessment.id, assessmentTitle: assessment.title, fingerprint: fingerprint,
-                                             attestation: SeatFacts.attestation(fingerprint: fingerprint, policy: assessment.policy))
-                out.write("Candidate \(TerminalSafety.visible(match.candidate, keepLineBreaks: false)) is already seated at \(TerminalSafety.visible(elsewhere, keepLineBreaks: false)); the proctor has been shown both seats. Ask the proctor.\n")
-                continue
-            }
-            out.write("\(TerminalSafety.visible(match.name, keepLineBreaks: false)) — is this you? y/N ")
-            if confirmed() { return match }
+            pending = answers.flatMap { state.update($0) }
         }
-        throw CarrelFailure(status: .refused, message: "the candidate was not identified; nothing was started — ask the proctor")
+        throw CarrelFailure(status: .internalError, message: "the candidate's identification stopped without an answer; nothing was started")
     }
 }
 

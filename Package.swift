@@ -65,7 +65,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
-        .target(name: "TerminalUI", dependencies: ["CNcursesw", "AssessmentKit", "SessionKit", "Localization"]),
+        .target(name: "TerminalUI", dependencies: ["CNcursesw", "CLinux", "AssessmentKit", "SessionKit", "Localization"]),
         .executableTarget(
             name: "carrel",
             dependencies: [

@@ -12,6 +12,10 @@ public final class Canvas: Terminal {
     private let theme: Theme
     private var colourPairs: [Theme.Colour: Int16] = [:]
     public private(set) var active = false
+    /// The SIGWINCH action replaced while this canvas runs, put back when it stops.
+    private var replacedResizeAction: sigaction?
+    /// A resize was signalled since the last `refreshSize`.
+    private var resizeSignalled = false
 
     public init(theme: Theme) { self.theme = theme }
 
@@ -42,6 +46,11 @@ public final class Canvas: Terminal {
         // Input is read by the caller; ncurses must not peek at it while painting.
         typeahead(-1)
         knownSize = (carrel_lines(), carrel_cols())
+        // A resize wakes the loop's wait like a key (see ResizeSignal); a byte left from
+        // before this start is stale: the size was just read.
+        if replacedResizeAction == nil { replacedResizeAction = ResizeSignal.install() }
+        _ = ResizeSignal.drain()
+        resizeSignalled = false
         if carrel_has_colors() != 0 && theme.name != "mono" {
             start_color()
             use_default_colors()
@@ -64,6 +73,10 @@ public final class Canvas: Terminal {
     /// Restores the terminal; safe to call twice.
     public func stop() {
         guard active else { return }
+        if let replaced = replacedResizeAction {
+            ResizeSignal.restore(replaced)
+            replacedResizeAction = nil
+        }
         setReports(false)
         endwin()
         active = false
@@ -143,11 +156,14 @@ public final class Canvas: Terminal {
         beep()
     }
 
-    /// Waits up to `seconds` for bytes on standard input; nil once the terminal has gone.
+    /// Waits up to `seconds` for bytes on standard input, or for a resize (which ends the wait
+    /// with no bytes, for `refreshSize` to report); nil once the terminal has gone.
     public func readBytes(waiting seconds: Double) -> [UInt8]? {
         var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0)]
-        let ready = poll(&fds, 1, Int32((seconds * 1000).rounded(.up)))
+        if let resizes = ResizeSignal.readEnd { fds.append(pollfd(fd: resizes, events: Int16(POLLIN), revents: 0)) }
+        let ready = poll(&fds, nfds_t(fds.count), Int32((seconds * 1000).rounded(.up)))
         guard ready > 0 else { return [] }
+        if fds.count > 1, fds[1].revents & Int16(POLLIN) != 0, ResizeSignal.drain() { resizeSignalled = true }
         if fds[0].revents & Int16(POLLIN) == 0 {
             // Hung up, or an error, with nothing left to read: the terminal has gone.
             if fds[0].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { return nil }
@@ -164,12 +180,28 @@ public final class Canvas: Terminal {
     /// true when the size changed since the last call.
     public func refreshSize() -> Bool {
         guard active else { return false }
+        let signalled = resizeSignalled
+        resizeSignalled = false
         var rows: Int32 = 0, cols: Int32 = 0
-        guard carrel_window_size(1, &rows, &cols) == 0 || carrel_window_size(0, &rows, &cols) == 0,
-              rows > 0, cols > 0, (rows, cols) != knownSize else { return false }
+        guard carrel_window_size(1, &rows, &cols) == 0 || carrel_window_size(0, &rows, &cols) == 0, rows > 0, cols > 0 else {
+            return false
+        }
+        guard (rows, cols) != knownSize else {
+            // Resized and back before this turn (tmux does it on purpose to ask for a redraw):
+            // the terminal may have cut or moved what it showed, so the same frame is written
+            // whole again; the size did not change, so there is nothing to report.
+            if signalled, let shown = previous {
+                wholeNext = true
+                paint(shown)
+            }
+            return false
+        }
         knownSize = (rows, cols)
         resizeterm(rows, cols)
         invalidate()
+        // What the terminal shows after a resize is its own guess (cut, rewrapped, lines pulled
+        // back from its history), not what curses remembers: the next frame is written whole.
+        wholeNext = true
         return true
     }
 }

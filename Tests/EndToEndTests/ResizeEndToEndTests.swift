@@ -1,0 +1,83 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+
+extension TmuxHarness {
+    /// Waits until the window's screen satisfies `done`, looking every 10 ms; returns the
+    /// screen and the seconds it took, or nil after the timeout.
+    func waitForScreen(_ window: String, timeout: Double = 20, _ done: (String) -> Bool) -> (screen: String, seconds: Double)? {
+        let start = Date()
+        repeat {
+            let s = screen(window)
+            if done(s) { return (s, Date().timeIntervalSince(start)) }
+            usleep(10_000)
+        } while Date().timeIntervalSince(start) < timeout
+        return nil
+    }
+
+    /// tmux passes a pane's next resize to its program only 250 ms after the last one (it
+    /// batches them): waiting that long keeps tmux's delay out of the time the test prints.
+    static func pastResizeBatching() { usleep(300_000) }
+
+    /// The screen's lines but the one with the test's clock, which changes by itself.
+    static func steady(_ screen: String) -> [String] {
+        screen.components(separatedBy: "\n").filter { !$0.contains(" left") }
+    }
+}
+
+/// A terminal made too small, then grown back: the whole screen returns as soon as it fits,
+/// with no blank spell waiting for the loop's next turn. How soon is a benchmark figure
+/// (`scripts/bench --only resize`); here the test only asks that it returns, whole.
+@Suite("Resizing end to end (tmux)", .serialized)
+struct ResizeEndToEndTests {
+    @Test(.timeLimit(.minutes(2)))
+    func aQuestionComesBackWholeWhenTheTerminalGrowsBack() throws {
+        let t = try #require(TmuxHarness())
+        let file = try t.fixture("geography.yaml")
+        #expect(t.begin("w", file))
+        let whole = try #require(t.waitFor("w", "F1 help"))
+        #expect(whole.contains("What is the capital of Canada?"))
+
+        t.run(["resize-window", "-t", "e2e:w", "-x", "60", "-y", "20"])
+        #expect(t.waitFor("w", "Please enlarge the terminal") != nil)
+        TmuxHarness.pastResizeBatching()
+        t.run(["resize-window", "-t", "e2e:w", "-x", "80", "-y", "24"])
+        let back = t.waitForScreen("w") { TmuxHarness.steady($0) == TmuxHarness.steady(whole) }
+        #expect(back != nil, "the question is back as it was:\n\(t.screen("w"))")
+        if let back { print("question back \(Int(back.seconds * 1000)) ms after the resize (tmux, polled)") }
+
+        // Smaller and back in one go (tmux asks a program to redraw this way): whatever the
+        // program saw of it, the whole question is on screen again.
+        t.run(["resize-window", "-t", "e2e:w", "-x", "60", "-y", "20", ";", "resize-window", "-t", "e2e:w", "-x", "80", "-y", "24"])
+        #expect(t.waitForScreen("w") { TmuxHarness.steady($0) == TmuxHarness.steady(whole) } != nil,
+                "the question is back as it was:\n\(t.screen("w"))")
+
+        t.keys("w", try #require(t.shownLetter("Ottawa", in: "w")))
+        #expect(t.waitFor("w", "Ottawa selected") != nil, "keys act as before")
+        #expect(t.submit("w"))
+        let result = try #require(try t.result())
+        #expect(result.events.contains { $0.kind == "resized" && $0.detail == "60x20" })
+        #expect(result.events.contains { $0.kind == "resized" && $0.detail == "80x24" })
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func theDemoComesBackWholeWhenTheTerminalGrowsBack() throws {
+        let t = try #require(TmuxHarness())
+        t.start("demo", ["demo"])
+        let whole = try #require(t.waitFor("demo", "PgUp log"))
+        #expect(whole.contains("Carrel workshop demo"))
+
+        t.run(["resize-window", "-t", "e2e:demo", "-x", "60", "-y", "20"])
+        #expect(t.waitFor("demo", "Please enlarge the terminal") != nil)
+        TmuxHarness.pastResizeBatching()
+        t.run(["resize-window", "-t", "e2e:demo", "-x", "80", "-y", "24"])
+        let back = t.waitForScreen("demo") { $0 == whole }
+        #expect(back != nil, "the demo is back as it was:\n\(t.screen("demo"))")
+        if let back { print("demo back \(Int(back.seconds * 1000)) ms after the resize (tmux, polled)") }
+
+        t.keys("demo", "F9")
+        #expect(t.exitStatus("demo") == 0)
+    }
+}

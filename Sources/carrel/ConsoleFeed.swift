@@ -27,6 +27,8 @@ final class ConsoleFeed: ConsoleSource, Sendable {
         var plansAt = Date.distantPast
         /// Each session's room, from the last reading (for its report's check).
         var rooms: [String: String] = [:]
+        /// The console's loop, woken when something is ready for it.
+        var loop: LoopBell?
     }
 
     let url: SharedURL
@@ -106,12 +108,15 @@ final class ConsoleFeed: ConsoleSource, Sendable {
                 let words = seats.count == 1 ? "seat \(TerminalSafety.visible(seats[0].seat, keepLineBreaks: false))" : "\(seats.count) seats"
                 let note = "\(action.name) sent to \(words) (command \(ids.map(String.init).joined(separator: ", ")))"
                 shared.withLock { $0.sent = note }
+                wakeLoop()
             } catch let failure as CarrelFailure {
                 let note = "\(action.name) not sent: \(failure.message)"
                 shared.withLock { $0.sent = note }
+                wakeLoop()
             } catch {
                 let note = "\(action.name) not sent: \(SeatPublisher.describe(error))"
                 shared.withLock { $0.sent = note }
+                wakeLoop()
             }
         }
     }
@@ -142,8 +147,20 @@ final class ConsoleFeed: ConsoleSource, Sendable {
         }
     }
 
-    func setReport(_ r: ConsoleSeatReport) { shared.withLock { $0.report = r } }
-    func publish(_ r: Reading) { shared.withLock { $0.latest = r } }
+    func ring(_ bell: LoopBell) { shared.withLock { $0.loop = bell } }
+
+    /// Something is ready for the console: its loop takes it at once.
+    func wakeLoop() { shared.withLock { $0.loop }?.ring() }
+
+    func setReport(_ r: ConsoleSeatReport) {
+        shared.withLock { $0.report = r }
+        wakeLoop()
+    }
+
+    func publish(_ r: Reading) {
+        shared.withLock { $0.latest = r }
+        wakeLoop()
+    }
 
     /// Reads once a second, and at once when the proctor asks (a key, a command); reconnects
     /// every 2 s when the store is gone. Runs until cancelled, then closes its connection.

@@ -96,6 +96,9 @@ struct ResumeCommand: AsyncParsableCommand {
             publisher.follow(room: label.room, seat: label.seat, after: RoomControl.replay(events, watched: true).lastCommand)
         }
         let app = TakeApp(model: model, terminal: Canvas(theme: theme))
+        // The proctor's commands are taken as they arrive, not looked for.
+        let bell = app.bell
+        publisher?.onNews { bell.ring() }
         let exit = app.run { app throws(SessionError) in
             // A session that published before publishes again (the begin step `publish`),
             // this run's records and any the last run left waiting.

@@ -84,6 +84,9 @@ struct TakeCommand: AsyncParsableCommand {
     func session(_ launch: Launch, publisher: SeatPublisher?, room: RoomJoin? = nil) throws -> TakeApp.Exit {
         let seat = try SeatLaunch(self, launch, publisher: publisher, room: room)
         let app = TakeApp(model: seat.model(launch.assessment), terminal: Canvas(theme: seat.theme))
+        // The proctor's start and commands are taken as they arrive, not looked for.
+        let bell = app.bell
+        publisher?.onNews { bell.ring() }
         return app.run(seat)
     }
 }

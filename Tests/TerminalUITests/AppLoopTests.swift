@@ -116,14 +116,26 @@ struct AppLoopTests {
         let events: [JournalEvent]
         private(set) var refreshes = 0
         private(set) var reportsWanted: [String] = []
+        /// The console's bell, rung whenever something is ready, as the store's feed does.
+        private var bell: LoopBell?
 
         init(_ readings: [ConsoleReading], events: [JournalEvent]) {
             self.readings = readings
             self.events = events
         }
 
+        func ring(_ bell: LoopBell) {
+            lock.withLock { self.bell = bell }
+            bell.ring()
+        }
+
         func takeReading() -> ConsoleReading? {
-            lock.withLock { readings.isEmpty ? nil : readings.removeFirst() }
+            let (reading, more) = lock.withLock { () -> (ConsoleReading?, Bool) in
+                let reading = readings.isEmpty ? nil : readings.removeFirst()
+                return (reading, !readings.isEmpty)
+            }
+            if more { lock.withLock { bell }?.ring() }
+            return reading
         }
 
         func takeReport() -> ConsoleSeatReport? {
@@ -140,6 +152,7 @@ struct AppLoopTests {
                 reportsWanted.append(session)
                 report = ConsoleSeatReport(session: session, events: events, problem: nil)
             }
+            lock.withLock { bell }?.ring()
         }
 
         private(set) var sent: [(ProctorAction, [String])] = []
@@ -150,6 +163,7 @@ struct AppLoopTests {
                 sent.append((action, seats.map(\.seat)))
                 lastSent = "\(action.name) sent to \(seats.count) seats"
             }
+            lock.withLock { bell }?.ring()
         }
 
         func takeSent() -> String? {

@@ -60,6 +60,10 @@ extension SeatPublisher {
             return nil
         case .startsRead:
             startBell.ring()
+            newsArrived()
+            return nil
+        case .commandsArrived:
+            newsArrived()
             return nil
         case .listen:
             if let current = link { listeners.addTask { [self] in await listen(on: current) } }

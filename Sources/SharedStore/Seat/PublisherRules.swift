@@ -275,13 +275,15 @@ extension PublisherState {
             highest = command.id
             fresh.append(command)
         }
+        var out: [StoreAction] = []
         if highest > received {
             received = highest
             inbox += fresh
+            out.append(.commandsArrived)
         }
-        guard let newStarts else { return [] }
+        guard let newStarts else { return out }
         starts = newStarts
-        return newStarts.isEmpty ? [] : [.startsRead]
+        return newStarts.isEmpty ? out : out + [.startsRead]
     }
 
     /// The commands after `after`, in order; those up to it (applied or refused) are forgotten.

@@ -190,13 +190,16 @@ public enum PublisherFact: Sendable {
 }
 
 /// What the publisher does next. The local actions (`noteStore`, `answerDrain`, `forget`,
-/// `startsRead`, `listen`, `close`) need no answer; every other one is answered by a fact.
+/// `startsRead`, `commandsArrived`, `listen`, `close`) need no answer; every other one is
+/// answered by a fact.
 public enum StoreAction: Sendable, Equatable {
     case noteStore(session: String, words: String)
     case answerDrain(Int)
     /// The store holds the outbox through this number: the journal forgets it.
     case forget(through: Int64)
     case startsRead
+    /// New commands wait in the inbox: the session is told at once.
+    case commandsArrived
     /// Listens for the proctor's commands on the current connection (a task of its own).
     case listen
     case connect
@@ -221,7 +224,7 @@ public enum StoreAction: Sendable, Equatable {
     /// True for the action that ends a call to `update`: it is answered by a fact.
     public var awaitsAnswer: Bool {
         switch self {
-        case .noteStore, .answerDrain, .forget, .startsRead, .listen, .close: return false
+        case .noteStore, .answerDrain, .forget, .startsRead, .commandsArrived, .listen, .close: return false
         default: return true
         }
     }

@@ -97,6 +97,8 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         /// Where this seat's result files are: marks a proctor gave in the store are taken
         /// into the journal (and the file) when set.
         var resultStorage: (any StateStorage)?
+        /// Told when the proctor's start or commands arrive (the session's loop wakes).
+        var news: (@Sendable () -> Void)?
     }
 
     /// Wakes the loop (a journal attached, a session changed, finish); the journal's own bell
@@ -179,6 +181,14 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         shared.withLock { $0.resultStorage = storage }
         tell(.keepMarks)
     }
+
+    /// Calls `tell` (from the publisher's task) whenever the proctor's start or new commands
+    /// arrive, so that the session takes them at once instead of looking for them.
+    public func onNews(_ tell: @escaping @Sendable () -> Void) {
+        shared.withLock { $0.news = tell }
+    }
+
+    func newsArrived() { shared.withLock { $0.news }?() }
 
     /// The last command number read for this seat (applied or waiting).
     public var lastReceived: Int64 { shared.withLock { $0.state.received } }

@@ -47,6 +47,8 @@ public protocol ConsoleSource: AnyObject, Sendable {
     func send(_ action: ProctorAction, to seats: [SeatView])
     /// What the last command sent did, once it is known ("pause sent to 3 seats").
     func takeSent() -> String?
+    /// Rings `bell` whenever a reading, a report or what a command did is ready to take.
+    func ring(_ bell: LoopBell)
 }
 
 /// The proctor's console in the app loop: keys, the latest reading of the store, a frame
@@ -62,7 +64,11 @@ public final class ConsoleApp: LoopedScreen {
         self.model = ProctorModel(room: room, screenReader: screenReader)
         self.source = source
         self.clock = clock
+        source.ring(bell)
     }
+
+    /// Rung by the source when it has news for the console.
+    public let bell = LoopBell()
 
     /// Runs the console on `terminal` until the proctor quits or the terminal goes.
     public func run(on terminal: any Terminal, monotonic: @escaping @Sendable () -> Double = SessionClock.system.monotonic) {
@@ -77,8 +83,9 @@ public final class ConsoleApp: LoopedScreen {
 
     // MARK: the app loop
 
-    /// Readings arrive from another task, so the loop looks for one ten times a second.
-    public var readWait: Double { 0.1 }
+    /// Readings arrive from another task, which rings the bell; without a bell the loop looks
+    /// for one ten times a second. A second at most either way: the ages in words move on.
+    public var readWait: Double { bell.works ? 1 : 0.1 }
     public var readsSecret: Bool { false }
     public var finished: Bool { model.quit }
 
@@ -88,6 +95,11 @@ public final class ConsoleApp: LoopedScreen {
     }
 
     public func step(on terminal: any Terminal) {
+        if !bell.works { takeNews(terminal) }
+    }
+
+    /// Takes what the source has ready: a reading, what a command did, a seat's report.
+    func takeNews(_ terminal: any Terminal) {
         if let reading = source.takeReading() {
             if let seats = reading.seats {
                 if model.update(seats) { terminal.bell() }
@@ -122,6 +134,8 @@ public final class ConsoleApp: LoopedScreen {
             }
         case .lost:
             model.quit = true
+        case .store:
+            takeNews(terminal)
         case .resize, .paste, .focus:
             // A resize is followed by the next frame; a proctor's paste or focus is no event.
             break

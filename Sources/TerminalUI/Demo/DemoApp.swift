@@ -9,6 +9,8 @@ import SessionKit
 /// The workshop demo in the app loop: keys and pastes, the real session controller, the lock's
 /// status and the event log. It runs on any `Terminal`, so tests drive it in memory.
 public final class DemoApp: LoopedScreen {
+    /// The demo's own session follows no room: nothing rings it.
+    public let bell = LoopBell()
     /// The demo's own session: one field, the default policy but for tmux.
     public static let sessionYAML = """
         carrel: 1
@@ -116,6 +118,9 @@ public final class DemoApp: LoopedScreen {
             draw(on: terminal)
             let (w, h) = terminal.size
             _ = controller?.send(.resized(columns: w, rows: h))
+        case .store:
+            // The demo's own session follows no room.
+            break
         case .lost:
             if let c = controller { _ = c.send(.hangUp("terminal lost")) }
             quit = true

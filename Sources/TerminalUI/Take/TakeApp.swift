@@ -47,6 +47,8 @@ public final class TakeApp: LoopedScreen {
     var reader: InputReader?
     var shownTentative: [Key] = []
     let monotonic: @Sendable () -> Double
+    /// Rung by the seat's publisher when the proctor's start or commands arrive.
+    public let bell = LoopBell()
     /// The proctor's start that began this session.
     public var startedBy: ProctorCommand? { launch.startedBy }
 
@@ -102,6 +104,16 @@ public final class TakeApp: LoopedScreen {
 
     public func step(on terminal: any Terminal) {
         if let reader, reader.tentative != shownTentative { frameDirty = true }
+        // Without a bell (no pipe could be made) the store's news is looked for on every turn.
+        if !bell.works { storeNews() }
+        if finalExit != nil { return }
+        pump()
+        if model.expireNotice(now: monotonic()) { frameDirty = true }
+    }
+
+    /// The store has news: the proctor's start for a seat that waits for it, or commands for
+    /// the running session, taken at once.
+    func storeNews() {
         if runtime == nil, launch.stage == .ready, model.phase == .start, model.waitsForProctor, !model.showHelp,
            let start = environment?.proctorStart() {
             let before = screenContext
@@ -110,13 +122,17 @@ public final class TakeApp: LoopedScreen {
             frameDirty = true
             if model.screenReader && screenContext != before { model.repaintWhole = true }
         }
+        pump()
+    }
+
+    /// The session's pump: signals, tracers, the clock, the proctor's commands.
+    func pump() {
         let roomBefore = model.session?.room
         if let runtime { react(runtime.pump()) }
         if model.screenReader, let roomBefore, let now = model.session?.room,
            roomBefore.message != now.message || roomBefore.paused != now.paused {
             model.repaintWhole = true
         }
-        if model.expireNotice(now: monotonic()) { frameDirty = true }
     }
 
     public var finished: Bool {
@@ -125,8 +141,8 @@ public final class TakeApp: LoopedScreen {
     }
 
     public var readWait: Double {
-        // A seat waiting for the proctor's start looks for it as often as the store is read.
-        if runtime == nil && environment != nil && model.waitsForProctor { return min(0.1, nextWait()) }
+        // Without a bell, a seat waiting for the proctor's start looks for it often.
+        if !bell.works && runtime == nil && environment != nil && model.waitsForProctor { return min(0.1, nextWait()) }
         return nextWait()
     }
 
@@ -234,6 +250,8 @@ public final class TakeApp: LoopedScreen {
             draw()
             let (w, h) = terminal.size
             if running, let r = runtime { react(r.send(.resized(columns: w, rows: h))) }
+        case .store:
+            storeNews()
         case .lost:
             if let runtime, !isShowingReceipt {
                 react(runtime.send(.hangUp("terminal lost")))

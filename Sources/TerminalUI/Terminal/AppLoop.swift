@@ -8,13 +8,16 @@ public protocol LoopedScreen: AnyObject {
     var readWait: Double { get }
     /// True while the line being typed is a secret, never judged as a paste.
     var readsSecret: Bool { get }
-    /// Reacts to what the terminal sent: keys, a paste, focus, a resize, the terminal gone.
+    /// Reacts to what the terminal sent (keys, a paste, focus, a resize, the terminal gone) and
+    /// to the store's news (`.store`).
     func handle(_ input: TerminalInput, on terminal: any Terminal)
-    /// Time moves on: the session's pump (signals, tracers, the clock, the store's outbox)
-    /// and the readings of a store feed, after the input of this turn.
+    /// Time moves on: the session's pump (signals, tracers, the clock), after the input of
+    /// this turn.
     func step(on terminal: any Terminal)
     /// True once the loop should end.
     var finished: Bool { get }
+    /// Rung from another thread when the screen's store feed has news.
+    var bell: LoopBell { get }
 }
 
 /// The one app loop: draw, read (at most `readWait`), react, step, until the screen is done.
@@ -32,6 +35,7 @@ public final class AppLoop {
     /// Runs `screen` until it is finished. The terminal must already be started; the caller
     /// stops it (a screen may leave the loop with the terminal in use, e.g. for a receipt).
     public func run(_ screen: any LoopedScreen) {
+        input.bell = screen.bell
         while !screen.finished {
             screen.draw(on: terminal)
             // Drawing may end the screen (the slow checks after the first frame refused).

@@ -158,12 +158,16 @@ public final class Canvas: Terminal {
 
     /// Waits up to `seconds` for bytes on standard input, or for a resize (which ends the wait
     /// with no bytes, for `refreshSize` to report); nil once the terminal has gone.
-    public func readBytes(waiting seconds: Double) -> [UInt8]? {
+    public func readBytes(waiting seconds: Double) -> [UInt8]? { readBytes(waiting: seconds, wakingOn: nil) }
+
+    public func readBytes(waiting seconds: Double, wakingOn bell: Int32?) -> [UInt8]? {
         var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0)]
-        if let resizes = ResizeSignal.readEnd { fds.append(pollfd(fd: resizes, events: Int16(POLLIN), revents: 0)) }
+        let resizes = ResizeSignal.readEnd
+        for fd in [resizes, bell].compactMap({ $0 }) { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
         let ready = poll(&fds, nfds_t(fds.count), Int32((seconds * 1000).rounded(.up)))
         guard ready > 0 else { return [] }
-        if fds.count > 1, fds[1].revents & Int16(POLLIN) != 0, ResizeSignal.drain() { resizeSignalled = true }
+        // The bell is drained by the reader, which hands the screen `.store`.
+        if resizes != nil, fds[1].revents & Int16(POLLIN) != 0, ResizeSignal.drain() { resizeSignalled = true }
         if fds[0].revents & Int16(POLLIN) == 0 {
             // Hung up, or an error, with nothing left to read: the terminal has gone.
             if fds[0].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { return nil }

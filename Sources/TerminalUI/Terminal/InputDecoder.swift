@@ -6,6 +6,8 @@ public enum TerminalInput: Sendable, Equatable {
     case paste(characters: Int, keys: [Key])
     case focus(Bool)
     case resize
+    /// The store's feed has news (the loop's `LoopBell` was rung): a reading, a start, a command.
+    case store
     case lost
 }
 

@@ -10,6 +10,8 @@ public final class InputReader {
     let monotonic: @Sendable () -> Double
     var decoder = InputDecoder()
     private var gone = false
+    /// Rung by the store's feed: its news is handed over as `.store`.
+    public var bell: LoopBell?
 
     /// Set while the proctor types a passphrase: that line is a secret, never a paste. It
     /// clears itself at Enter or Escape (keys after the line are judged as usual).
@@ -40,13 +42,14 @@ public final class InputReader {
         if out.isEmpty {
             let now = monotonic()
             let wait = decoder.nextDeadline.map { min(limit, max(0, $0 - now)) } ?? limit
-            if let bytes = canvas.readBytes(waiting: wait) {
+            if let bytes = canvas.readBytes(waiting: wait, wakingOn: bell?.readEnd) {
                 if !bytes.isEmpty { out += decoder.feed(bytes, at: monotonic()) }
             } else {
                 gone = true
             }
             out += decoder.advance(to: monotonic())
         }
+        if bell?.drain() == true { out.append(.store) }
         if canvas.refreshSize() { out.append(.resize) }
         if gone { out.append(.lost) }
         return out

@@ -21,11 +21,19 @@ public protocol Terminal: AnyObject {
     /// Waits up to `seconds` for input bytes: [] when nothing arrived, nil once the
     /// terminal has gone.
     func readBytes(waiting seconds: Double) -> [UInt8]?
+    /// The same, also ending the wait when `bell` (a pipe's read end) becomes readable.
+    func readBytes(waiting seconds: Double, wakingOn bell: Int32?) -> [UInt8]?
     /// Follows a change of size; true when it changed since the last call.
     func refreshSize() -> Bool
     /// Bracketed paste and focus reports, on while a session is locked.
     func setReports(_ on: Bool)
     func bell()
+}
+
+extension Terminal {
+    /// A terminal with nothing to wait on but its input (one in memory) ignores the bell: the
+    /// reader drains it after every read.
+    public func readBytes(waiting seconds: Double, wakingOn bell: Int32?) -> [UInt8]? { readBytes(waiting: seconds) }
 }
 
 /// A terminal in memory: input is queued by the test as byte chunks, frames are kept.

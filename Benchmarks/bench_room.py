@@ -20,6 +20,15 @@ publisher) wait in a room opened with `--start proctor`; the proctor's commands 
       launch to each seat's applying it;
   (e) then: typing in a real `carrel take --shared --room` (a pseudo-terminal) while the proctor
       adds time to it twice a second, beside a seat without a store.
+With --per-seat, what each seat costs the store and itself, PostgreSQL pinned to core 0 and the
+seats, the commands and this harness to core 1 (so that neither's processor time is the
+other's; only processor time and counts are figures then, not delays): over (a) a seat's begin,
+(b) a command applied, (d) a seat's return after the outage and (h) an answer (every seat
+answering every --answer-every seconds for --steady seconds), each beside the room at rest
+(seats waiting; seats running, measured for --steady seconds): PostgreSQL's processor time
+(every server process, those that ended too, and the seats' own apart), the statements sent
+and run (pg_stat_statements), round trips and bytes each way (counted at the relay), logins,
+and the seat process's own processor time; then per seat and for 1 000 seats.
 """
 import argparse
 import os
@@ -102,6 +111,18 @@ class Relay(threading.Thread):
         self.cut = False
         self.lock = threading.Lock()
         self.stopping = False
+        # What the seats and the store said to each other through the relay (PostgreSQL's
+        # protocol bytes, without TCP/IP's headers): bytes each way, and round trips, counted
+        # as each time a seat speaks again after the store answered (a request that waits for
+        # its answer; a notice from the store followed by the seat's read counts as one too).
+        self.clients = set()
+        self.last_up = {}
+        self.up = self.down = self.turns = self.connections = 0
+
+    def counters(self):
+        """(bytes seats → store, bytes store → seats, round trips, connections) so far."""
+        with self.lock:
+            return self.up, self.down, self.turns, self.connections
 
     def close_pair(self, sock):
         other = self.pairs.pop(sock, None)
@@ -109,6 +130,8 @@ class Relay(threading.Thread):
             if s is None:
                 continue
             self.pairs.pop(s, None)
+            self.clients.discard(s)
+            self.last_up.pop(s, None)
             try:
                 self.selector.unregister(s)
             except (KeyError, ValueError):
@@ -144,6 +167,8 @@ class Relay(threading.Thread):
                             s.setblocking(False)
                         self.pairs[client] = upstream
                         self.pairs[upstream] = client
+                        self.clients.add(client)
+                        self.connections += 1
                         self.selector.register(client, selectors.EVENT_READ, "pipe")
                         self.selector.register(upstream, selectors.EVENT_READ, "pipe")
                         continue
@@ -160,12 +185,178 @@ class Relay(threading.Thread):
                     if not data:
                         self.close_pair(sock)
                         continue
+                    if sock in self.clients:
+                        self.up += len(data)
+                        if not self.last_up.get(sock, False):
+                            self.turns += 1
+                        self.last_up[sock] = True
+                    else:
+                        self.down += len(data)
+                        self.last_up[other] = False
                     try:
                         other.setblocking(True)
                         other.sendall(data)
                         other.setblocking(False)
                     except OSError:
                         self.close_pair(sock)
+
+
+CLOCK_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def run_seconds(pid):
+    """A single-threaded process's processor time in seconds, to the nanosecond (the
+    scheduler's own sum, /proc/PID/schedstat); None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/schedstat") as f:
+            return int(f.read().split()[0]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def reaped_seconds(pid):
+    """The processor time of the children a process has waited for (cutime + cstime)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[13]) + int(fields[14])) / CLOCK_TICK
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+class Costs:
+    """What a spell of the room cost (--per-seat), from outside the product:
+      - PostgreSQL's processor time: every server process's own time (schedstat) and, for the
+        processes that ended within the spell (a proctor command's connection, a cut seat's),
+        their whole time as the postmaster reaped them, less what they had used before; and,
+        apart, the time of the seats' own server processes (application_name `carrel seat`);
+      - the statements run (pg_stat_statements: calls, execution time) in the room's database;
+      - the seats' processes' processor time (/proc/PID/stat utime + stime: every thread);
+      - the seats' traffic through the relay: PostgreSQL protocol bytes each way and round trips.
+    Statements are read through one psql connection kept open for the run (its own few
+    statements are left out), so no login of the harness falls in a spell."""
+
+    # Statements sent (top level) and run (with those inside Carrel's functions and triggers);
+    # the time executing the statements sent (which holds their nested statements' time).
+    STATEMENTS = ("SELECT coalesce(sum(calls) FILTER (WHERE toplevel), 0), coalesce(sum(calls), 0),"
+                  " coalesce(sum(total_exec_time) FILTER (WHERE toplevel), 0) FROM pg_stat_statements"
+                  " WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())"
+                  " AND query NOT LIKE '%pg_stat_statements%' AND query NOT LIKE '%pg_stat_activity%';")
+    SEAT_BACKENDS = "SELECT string_agg(pid::text, ' ') FROM pg_stat_activity WHERE application_name = 'carrel seat';"
+
+    def __init__(self, run):
+        self.run = run
+        self.psql = subprocess.Popen(["psql", "-X", "-q", "-A", "-t", run.pg.url], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=run.pg.env)
+        self.rates = {}        # name -> figures per seat-second (a baseline)
+        self.figures = []      # (label, per-seat dict) for the summary
+
+    def sql(self, query):
+        self.psql.stdin.write(query + "\n\\echo __end__\n")
+        self.psql.stdin.flush()
+        lines = []
+        while True:
+            line = self.psql.stdout.readline()
+            if not line or line.strip() == "__end__":
+                return lines
+            lines.append(line.strip())
+
+    def statements(self):
+        sent, run, ms_ = self.sql(self.STATEMENTS)[-1].split("|")
+        return {"calls": int(sent), "nested": int(run), "exec": float(ms_) / 1000}
+
+    def snapshot(self, start):
+        """The counters now; at a start the statements are read first, at an end last."""
+        snap = {}
+        if start:
+            snap.update(self.statements())
+        snap["t"] = time.monotonic()
+        master = self.run.pg.postmaster()
+        snap["pg"] = {pid: run_seconds(pid) for pid in self.run.pg.pids()}
+        snap["reaped"] = reaped_seconds(master) if master else 0.0
+        snap["seat"] = shared.cpu_seconds([s.proc.pid for s in self.run.seats])
+        snap["relay"] = self.run.relay.counters()
+        if not start:
+            snap.update(self.statements())
+            pids = (self.sql(self.SEAT_BACKENDS) or [""])[-1]
+            snap["seat_backends"] = {int(x) for x in pids.split()}
+        return snap
+
+    def between(self, a, b):
+        """The figures of the spell from snapshot a to snapshot b (totals, seconds and bytes)."""
+        pg_live = sum(v - (a["pg"].get(pid) or 0) for pid, v in b["pg"].items() if v is not None)
+        ended = sum(v for pid, v in a["pg"].items() if v is not None and b["pg"].get(pid) is None)
+        pg_all = pg_live + (b["reaped"] - a["reaped"]) - ended
+        pg_seats = sum(v - (a["pg"].get(pid) or 0) for pid, v in b["pg"].items()
+                       if v is not None and pid in b["seat_backends"])
+        up, down, turns, conns = (y - x for x, y in zip(a["relay"], b["relay"]))
+        return {"seconds": b["t"] - a["t"], "pg": max(0.0, pg_all), "pg_seats": pg_seats, "calls": b["calls"] - a["calls"], "nested": b["nested"] - a["nested"],
+                "exec": b["exec"] - a["exec"], "seat": b["seat"] - a["seat"], "up": up, "down": down, "turns": turns,
+                "connections": conns}
+
+    KEYS = ("pg", "pg_seats", "calls", "nested", "exec", "seat", "up", "down", "turns", "connections")
+
+    def less(self, f, rate, seat_seconds):
+        """f less a baseline `rate` (per seat-second) over `seat_seconds`."""
+        out = dict(f)
+        for k in self.KEYS:
+            out[k] = f[k] - rate[k] * seat_seconds
+        return out
+
+    @staticmethod
+    def each(f, n):
+        return {k: (v / n if k != "seconds" else v) for k, v in f.items()}
+
+    def line(self, label, f):
+        """One line of figures per unit (f already divided)."""
+        say(f"  {label}: PostgreSQL {f['pg'] * 1000:.2f} ms of processor time (the seats' own server processes"
+            f" {f['pg_seats'] * 1000:.2f} ms), {f['calls']:.1f} statements sent ({f['exec'] * 1000:.2f} ms from each one's start to its end, waits included;"
+            f" {f['nested']:.1f} run with those inside functions and triggers),"
+            f" {f['turns']:.1f} round trips, {f['up']:.0f} B sent / {f['down']:.0f} B received, {f['connections']:.2f} logins;"
+            f" the seat's process {f['seat'] * 1000:.2f} ms")
+
+    def baseline(self, name, seconds, n):
+        """Measures and keeps the room's cost at rest for `seconds` (per seat-second)."""
+        a = self.snapshot(True)
+        self.run.pump(seconds)
+        f = self.between(a, self.snapshot(False))
+        rate = {k: f[k] / (n * f["seconds"]) for k in self.KEYS}
+        self.rates[name] = rate
+        self.line(f"{name}, per seat and second ({n} seats, {f['seconds']:.1f} s)", rate)
+        return rate
+
+    def report(self, label, f, units, unit_name, net=None):
+        """Prints a spell's figures per unit (a seat's begin, a command applied …), raw and
+        less the room's cost at rest (`net`: the figures with the baseline taken off)."""
+        per = self.each(f, units)
+        self.line(f"per {unit_name} ({units} in {f['seconds']:.1f} s), all", per)
+        if net is not None:
+            per = self.each(net, units)
+            self.line(f"per {unit_name}, less the room at rest meanwhile", per)
+        self.figures.append((label, unit_name, per))
+
+    def summary(self):
+        if not self.figures:
+            return
+        say("\nCost per seat (PostgreSQL pinned to core 0, seats and the harness to core 1), and what it makes of 1 000 seats:")
+        for label, unit, f in self.figures:
+            total = f["pg"] * 1000
+            if unit == "second":
+                say(f"  {label:38} PostgreSQL {f['pg'] * 1000:6.3f} ms ({f['pg_seats'] * 1000:.3f} ms in the seats' own backends),"
+                    f" {f['turns']:5.2f} round trips, {(f['up'] + f['down']) / 1000:6.3f} kB, seat {f['seat'] * 1000:6.3f} ms"
+                    f" per second; 1 000 of them keep {total * 100:.1f} % of one PostgreSQL core busy")
+                continue
+            say(f"  {label:38} PostgreSQL {f['pg'] * 1000:6.2f} ms ({f['pg_seats'] * 1000:.2f} ms in the seats' own backends),"
+                f" {f['turns']:5.1f} round trips, {(f['up'] + f['down']) / 1000:6.2f} kB, seat {f['seat'] * 1000:6.2f} ms"
+                f" per {unit}; 1 000 of them: {total:.2f} s of one PostgreSQL core, ≥ {total / 2:.2f} s on 2 cores,"
+                f" ≥ {total / 8:.2f} s on 8")
+
+    def close(self):
+        try:
+            self.psql.stdin.close()
+            self.psql.wait(5)
+        except (OSError, subprocess.TimeoutExpired):
+            self.psql.kill()
 
 
 class Seat:
@@ -178,6 +369,7 @@ class Seat:
         self.commands = []          # (command number, monotonic time seen)
         self.lefts = {}             # command number -> time left when the seat applied it
         self.states = []            # parsed `state` lines
+        self.acks = 0               # answers committed (`ack ITEM`)
         self.partial = b""
         self.errors = open(self.state + ".stderr", "wb")
         # Each seat of a lab clears its own machine's tmux servers; here every seat shares one
@@ -213,6 +405,8 @@ class Seat:
                 self.waiting = now
             elif line.startswith("began "):
                 self.began = now
+            elif line.startswith("ack "):
+                self.acks += 1
             elif line.startswith("command "):
                 parts = line.split()
                 left = next((float(p[5:]) for p in parts[2:] if p.startswith("left=") and p[5:] != "-"), None)
@@ -239,6 +433,7 @@ class Run:
         self.selector = selectors.DefaultSelector()
         self.ok = True
         self.helper = None
+        self.costs = None
 
     def pump(self, seconds):
         """Reads every seat's output for `seconds`."""
@@ -291,11 +486,20 @@ class Run:
         a = self.args
         # Every seat holds one connection; the proctor's commands and the harness need a few more.
         os.environ["CARREL_PG_MAX_CONNECTIONS"] = str(max(300, a.seats + 100, a.light + 100))
-        if a.profile_store:
+        if a.profile_store or a.per_seat:
             os.environ["CARREL_PG_OPTIONS"] = "-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all"
         self.pg.start()
-        if a.profile_store:
+        if a.profile_store or a.per_seat:
             self.pg.psql("CREATE EXTENSION pg_stat_statements")
+        if a.per_seat and self.pinned:
+            # PostgreSQL on core 0: its processes now, and through the postmaster every server
+            # process it starts later; this harness (and so every seat and command it starts) is
+            # on core 1. Neither's processor time is then the other's.
+            for pid in self.pg.pids():
+                try:
+                    os.sched_setaffinity(pid, {0})
+                except OSError:
+                    pass
         self.pg_url = self.pg.url + "?sslmode=disable"
         self.env["PGPASSFILE"] = os.path.join(self.pg.folder, "pgpass")
         self.relay = Relay(self.pg.port)
@@ -309,6 +513,8 @@ class Run:
         os.chmod(relay_pass, 0o600)
         self.env["PGPASSFILE"] = relay_pass
         self.seat_url = self.pg_url.replace(f":{self.pg.port}/", f":{self.relay.port}/")
+        if a.per_seat:
+            self.costs = Costs(self)
         if a.sealed:
             global ASSESSMENT
             sealed = os.path.join(self.tmp, "room.carrel")
@@ -324,6 +530,8 @@ class Run:
             return 2
         if a.seats > 0:
             status = self.seat_parts()
+            if self.costs:
+                self.costs.summary()
             if status is not None:
                 return status
         if a.forged > 0:
@@ -340,7 +548,10 @@ class Run:
 
     def store_profile_reset(self):
         if self.args.profile_store:
-            self.pg.psql("SELECT pg_stat_statements_reset()")
+            if self.costs:
+                self.costs.sql("SELECT pg_stat_statements_reset();")
+            else:
+                self.pg.psql("SELECT pg_stat_statements_reset()")
 
     def store_profile(self, part):
         """With --profile-store: the statements that took the store's time in `part`."""
@@ -367,15 +578,24 @@ class Run:
             return 2
         # Every seat announced itself to the store (the proctor's start targets the seats it sees).
         self.pump(3)
+        costs = self.costs
+        if costs:
+            say(f"\nwhat the room costs at rest, seats waiting for the start ({a.seats} seats)")
+            costs.baseline("waiting", 5, a.seats)
 
         say("\n(a) carrel proctor start --room: from the command's launch to each seat's `began`")
         seat_pids = [s.proc.pid for s in self.seats]
         cpu_before = (shared.cpu_seconds(seat_pids), shared.cpu_seconds(self.pg.pids()), sum(os.times()[:2]), shared.machine_cpu())
         self.store_profile_reset()
+        cost_from = costs.snapshot(True) if costs else None
         started, took, code, out = self.command("proctor", "start", "--room", ROOM, "--wait", "30", "--yes")
         began = [s.began - started for s in self.seats if s.began]
         self.until(lambda: all(s.began for s in self.seats), 10)
         began = [s.began - started for s in self.seats if s.began]
+        if costs:
+            # The begin's first records reach the store after `began`: 2 s more.
+            self.pump(2)
+            start_cost = costs.between(cost_from, costs.snapshot(False))
         say(f"  began: {spread(began)}; command exited {code} after {shared.ms(took)}")
         busy = shared.machine_cpu()
         say(f"  processor time meanwhile: seats {shared.cpu_seconds(seat_pids) - cpu_before[0]:.1f} s,"
@@ -388,9 +608,22 @@ class Run:
         ok = len(began) == a.seats and pct(began, 99) <= 1.0
         say(f"  every seat began, p99 ≤ 1 s: {shared.verdict(ok)}")
         self.ok &= ok
+        if costs:
+            # Each seat waited until its `began` and ran after it: the room's cost at rest in
+            # either state over those seat-seconds is taken off.
+            end = cost_from["t"] + start_cost["seconds"]
+            waited = sum(s.began - cost_from["t"] for s in self.seats if s.began)
+            ran = sum(end - s.began for s in self.seats if s.began)
+            say(f"\nwhat the room costs at rest, seats running and not answering ({a.seats} seats, {a.steady:.0f} s)")
+            running = costs.baseline("running", a.steady, a.seats)
+            costs.figures.append(("a running seat at rest", "second", running))
+            say("\n(a) what a seat's begin cost (from the start's launch to 2 s after the last `began`)")
+            net = costs.less(costs.less(start_cost, costs.rates["waiting"], waited), running, ran)
+            costs.report("(1) a seat's begin (room start)", start_cost, len(began), "seat begun", net)
 
         say("\n(b) commands: from the launch of `carrel proctor ACTION --room` to each seat's applying it")
         applied_all = []
+        cost_from = costs.snapshot(True) if costs else None
         for words in (["message", "Question 3: read Sydney as Canberra"], ["time", "+1m"], ["message", "Ten minutes left"],
                       ["time", "+2m"], ["message", "Check your name"]):
             before = {id(s): len(s.commands) for s in self.seats}
@@ -402,6 +635,14 @@ class Run:
         ok = len(applied_all) == 5 * a.seats and pct(applied_all, 99) <= 1.0
         say(f"  applied by all, p99 ≤ 1 s: {shared.verdict(ok)}")
         self.ok &= ok
+        if costs:
+            # The applied commands' records reach the store after the seat applied them: 2 s more.
+            self.pump(2)
+            f = costs.between(cost_from, costs.snapshot(False))
+            say("  what a command applied cost (the five commands' launches to 2 s after the last was applied;"
+                " the proctor's five `carrel proctor ACTION --wait 30` are in PostgreSQL's total, not in the seats' backends)")
+            costs.report("(2) a command applied by a seat", f, len(applied_all), "command applied",
+                         costs.less(f, costs.rates["running"], a.seats * f["seconds"]))
 
         say(f"\n(c) a pause of {a.pause:.0f} s: each seat's time left when it applied the pause and the resume")
         _, _, _, out = self.command("proctor", "pause", "--room", ROOM, "--wait", "30")
@@ -432,9 +673,15 @@ class Run:
             ids += command_ids(out)
         self.pump(max(0, a.outage - 2))
         self.store_profile_reset()
+        cost_from = costs.snapshot(True) if costs else None
         back = time.monotonic()
         self.relay.set_cut(False)
         self.until(lambda: all(len(s.commands) - before[id(s)] >= len(ids) for s in self.seats), 30)
+        if costs:
+            # Each seat's backlog (its time saves of the outage, the commands' acknowledgements)
+            # reaches the store after it applied the commands: 3 s more.
+            self.pump(3)
+            return_cost = costs.between(cost_from, costs.snapshot(False))
         late = []
         wrong = 0
         for s in self.seats:
@@ -450,7 +697,46 @@ class Run:
         ok = len(late) == a.seats and wrong == 0 and (max(late) if late else 99) <= 2.0
         say(f"  every seat within 2 s, in order, none twice: {shared.verdict(ok)}")
         self.ok &= ok
+        if costs:
+            say(f"  what a seat's return cost (from the relay's return to 3 s after the last seat applied the three commands:"
+                f" a new connection and login, the schema's check, the commands read and applied, {a.outage:.0f} s of"
+                f" records sent)")
+            costs.report("(3) a seat's return after the outage", return_cost, a.seats, "seat returned",
+                         costs.less(return_cost, costs.rates["running"], a.seats * return_cost["seconds"]))
+            self.steady_part()
         return None
+
+    def steady_part(self):
+        """(h) with --per-seat: every seat answers every --answer-every seconds for --steady
+        seconds (an answer record and its time save each): what an answer costs."""
+        a, costs = self.args, self.costs
+        say(f"\n(h) every seat answers every {a.answer_every:g} s for {a.steady:.0f} s (the text item, a new answer each time)")
+        acks = sum(s.acks for s in self.seats)
+        self.store_profile_reset()
+        cost_from = costs.snapshot(True)
+        start = time.monotonic()
+        due = [start + a.answer_every * i / len(self.seats) for i in range(len(self.seats))]
+        sent = 0
+        while time.monotonic() - start < a.steady:
+            now = time.monotonic()
+            for i, s in enumerate(self.seats):
+                if now >= due[i]:
+                    sent += 1
+                    response = f'{{"text":{{"_0":"{s.name} steady answer {sent}"}}}}'
+                    s.send(f"answer largest {response}")
+                    due[i] += a.answer_every
+            self.pump(0.02)
+        # The last answers' records reach the store: 2 s more (at rest, taken off).
+        self.pump(2)
+        f = costs.between(cost_from, costs.snapshot(False))
+        committed = sum(s.acks for s in self.seats) - acks
+        say(f"  {sent} answers given, {committed} committed at the seats")
+        self.store_profile("h")
+        costs.report("(4) an answer of an answering seat", f, max(1, committed), "answer",
+                     costs.less(f, costs.rates["running"], a.seats * f["seconds"]))
+        ok = committed == sent
+        say(f"  every answer committed: {shared.verdict(ok)}")
+        self.ok &= ok
 
     def light_part(self):
         a = self.args
@@ -660,6 +946,8 @@ class Run:
             p.close()
 
     def cleanup(self):
+        if self.costs:
+            self.costs.close()
         for s in self.seats:
             try:
                 s.proc.kill()
@@ -693,6 +981,13 @@ def main():
     p.add_argument("--keep", action="store_true")
     p.add_argument("--profile-store", action="store_true",
                    help="after (a) and (d), the statements that took PostgreSQL's time (pg_stat_statements)")
+    p.add_argument("--per-seat", action="store_true",
+                   help="what each seat costs in (a), (b), (d) and (h): PostgreSQL's processor time, statements, round trips,"
+                        " bytes and the seat's own processor time, PostgreSQL pinned to core 0 and the rest to core 1;"
+                        " adds (h), every seat answering")
+    p.add_argument("--steady", type=float, default=20,
+                   help="with --per-seat: seconds of the running seats at rest (the baseline) and of (h)")
+    p.add_argument("--answer-every", type=float, default=1, help="with --per-seat: seconds between a seat's answers in (h)")
     args = p.parse_args()
     for path in (CARREL, DRIVER) + ((SIM,) if args.light > 0 else ()):
         if not os.access(path, os.X_OK):
@@ -703,6 +998,15 @@ def main():
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGHUP, stop)
     run = Run(args)
+    run.pinned = False
+    if args.per_seat:
+        if len(os.sched_getaffinity(0)) >= 2 and {0, 1} <= os.sched_getaffinity(0):
+            # This harness, and every process it starts (seats, commands, psql), on core 1;
+            # PostgreSQL is moved to core 0 once started.
+            os.sched_setaffinity(0, {1})
+            run.pinned = True
+        else:
+            say("--per-seat: fewer than two cores (0 and 1) to pin to; processor times are still per process")
     status = 2
     try:
         status = run.main()

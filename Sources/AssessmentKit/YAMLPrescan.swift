@@ -117,17 +117,7 @@ enum YAMLPrescan {
             var firstToken = quote == nil && flowAliases.isEmpty
             while let s = peek(), s != "\n" {
                 if let q = quote {
-                    if q == "'" && s == "'" && peek(1) == "'" { i += 2; continue }
-                    if q == "\"" && s == "\\" { i += 2; continue }
-                    i += 1
-                    if s == q {
-                        quote = nil
-                        tokenStart = false
-                        continue
-                    }
-                    // Still inside the quotes, where only the quote, a backslash and the line's
-                    // end matter.
-                    while i < scalars.count, !Self.mattersInQuotes(scalars[i]) { i += 1 }
+                    if scanQuoted(q, s) { tokenStart = false }
                     continue
                 }
                 if firstToken && asciiColumn > YAMLPrescan.maximumContentColumn {
@@ -153,22 +143,12 @@ enum YAMLPrescan {
                     }
                 }
                 if s == "[" || s == "{" {
-                    flowAliases.append(false)
-                    if flowAliases.count > maximumDepth {
-                        return refusal("nesting is deeper than \(maximumDepth) levels; this is not an assessment")
-                    }
-                    i += 1; tokenStart = true; firstToken = false
+                    if let refusal = openFlow() { return refusal }
+                    tokenStart = true; firstToken = false
                     continue
                 }
                 if s == "]" || s == "}" {
-                    let hadAlias = flowAliases.popLast() ?? false
-                    i += 1
-                    if hadAlias {
-                        if nextSignificant(from: i) == ":" {
-                            return refusal("an alias (`*name`) inside a mapping key is not allowed")
-                        }
-                        if !flowAliases.isEmpty { flowAliases[flowAliases.count - 1] = true }
-                    }
+                    if let refusal = closeFlow() { return refusal }
                     tokenStart = false
                     continue
                 }
@@ -176,22 +156,64 @@ enum YAMLPrescan {
                 tokenStart = false
                 firstToken = false
                 i += 1
-                // The rest of the text: a byte that cannot matter changes nothing above, and
-                // neither does a blank followed by one (the blank starts a token, the byte ends
-                // it), so runs of words are passed in one tight loop (most of a file is words).
-                while i < scalars.count {
-                    let byte = scalars[i]
-                    if !Self.mayMatter(byte) { i += 1; continue }
-                    if byte == 0x20 || byte == 0x09, i + 1 < scalars.count, !Self.mayMatter(scalars[i + 1]) {
-                        i += 2
-                        continue
-                    }
-                    break
-                }
+                skipWords()
             }
             if peek() == "\n" { i += 1 }
             line += 1
             return nil
+        }
+
+        /// One step inside quotes, from `s`, the byte at `i`; true when it closed them.
+        mutating func scanQuoted(_ q: Unicode.Scalar, _ s: Unicode.Scalar) -> Bool {
+            if q == "'" && s == "'" && peek(1) == "'" { i += 2; return false }
+            if q == "\"" && s == "\\" { i += 2; return false }
+            i += 1
+            if s == q {
+                quote = nil
+                return true
+            }
+            // Still inside the quotes, where only the quote, a backslash and the line's
+            // end matter.
+            while i < scalars.count, !Self.mattersInQuotes(scalars[i]) { i += 1 }
+            return false
+        }
+
+        /// At `[` or `{`.
+        mutating func openFlow() -> Refusal? {
+            flowAliases.append(false)
+            if flowAliases.count > maximumDepth {
+                return refusal("nesting is deeper than \(maximumDepth) levels; this is not an assessment")
+            }
+            i += 1
+            return nil
+        }
+
+        /// At `]` or `}`.
+        mutating func closeFlow() -> Refusal? {
+            let hadAlias = flowAliases.popLast() ?? false
+            i += 1
+            if hadAlias {
+                if nextSignificant(from: i) == ":" {
+                    return refusal("an alias (`*name`) inside a mapping key is not allowed")
+                }
+                if !flowAliases.isEmpty { flowAliases[flowAliases.count - 1] = true }
+            }
+            return nil
+        }
+
+        /// The rest of the text: a byte that cannot matter changes nothing above, and
+        /// neither does a blank followed by one (the blank starts a token, the byte ends
+        /// it), so runs of words are passed in one tight loop (most of a file is words).
+        mutating func skipWords() {
+            while i < scalars.count {
+                let byte = scalars[i]
+                if !Self.mayMatter(byte) { i += 1; continue }
+                if byte == 0x20 || byte == 0x09, i + 1 < scalars.count, !Self.mayMatter(scalars[i + 1]) {
+                    i += 2
+                    continue
+                }
+                break
+            }
         }
 
         mutating func scanAlias() -> Refusal? {

@@ -69,23 +69,29 @@ enum HTMLText {
             emit(&out)
             i = close
             if tag.name == "pre" && !tag.selfClosing { preformatted = max(0, preformatted + (tag.closing ? -1 : 1)) }
-            switch HTMLLayout.role(of: tag.name) {
-            case .paragraph: out.paragraph()
-            case .block: out.block()
-            case .lineBreak: if !tag.closing { out.lineBreak() }
-            case .listItem: if !tag.closing { out.block(); out.add("- ") }
-            case .cell: out.add(" ")
-            case .image:
-                let alt = tag.attribute("alt").map(decodeEntities), source = tag.attribute("src").map(decodeEntities)
-                if !tag.closing { out.images.append(source ?? "") }
-                out.add(" " + HTMLLayout.image(alt: alt, source: source) + " ")
-            case .hidden:
-                // Scripts, styles and the like: nothing inside is text.
-                if !tag.closing && !tag.selfClosing, let end = search.endOfClosingTag(tag.name, from: i) { i = end }
-            case .inline: break
-            }
+            i = layOut(tag, into: &out, search: &search, from: i)
         }
         emit(&out)
+    }
+
+    /// Lays out what `tag` means; returns where reading goes on from `i`, just past the tag.
+    static func layOut(_ tag: Tag, into out: inout TextBuilder, search: inout Search, from i: Int) -> Int {
+        switch HTMLLayout.role(of: tag.name) {
+        case .paragraph: out.paragraph()
+        case .block: out.block()
+        case .lineBreak: if !tag.closing { out.lineBreak() }
+        case .listItem: if !tag.closing { out.block(); out.add("- ") }
+        case .cell: out.add(" ")
+        case .image:
+            let alt = tag.attribute("alt").map(decodeEntities), source = tag.attribute("src").map(decodeEntities)
+            if !tag.closing { out.images.append(source ?? "") }
+            out.add(" " + HTMLLayout.image(alt: alt, source: source) + " ")
+        case .hidden:
+            // Scripts, styles and the like: nothing inside is text.
+            if !tag.closing && !tag.selfClosing, let end = search.endOfClosingTag(tag.name, from: i) { return end }
+        case .inline: break
+        }
+        return i
     }
 
     /// Finds needles in one text, remembering the last answer per needle: the reader only moves

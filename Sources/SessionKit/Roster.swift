@@ -209,60 +209,90 @@ public enum Roster {
 
         mutating func read(_ record: CSVReader.Record, problems: inout [RosterProblem]) {
             let line = record.line
-            let before = problems.count
-            func problem(_ message: String) { problems.append(RosterProblem(line: line, message: message)) }
+            var row = RowFields(record: record, columns: columns)
             if record.fields.count > width {
-                problem("this row has \(record.fields.count) fields but the header has \(width) columns")
+                row.problem("this row has \(record.fields.count) fields but the header has \(width) columns")
             }
-            /// The field of a column: nil when the header has no such column, empty when
-            /// the row is short of it.
-            func field(_ column: Column) -> String? {
-                guard let i = columns[column] else { return nil }
-                return i < record.fields.count ? record.fields[i] : ""
-            }
-            /// The trimmed text of a column, "" when empty or absent, nil when it cannot be used.
-            func text(_ column: Column, maximum: Int) -> String? {
-                guard let raw = field(column) else { return "" }
-                if let unsafe = Roster.unsafeCharacter(in: raw) {
-                    problem("\(column.rawValue) contains \(unsafe)")
-                    return nil
-                }
-                let value = raw.trimmingCharacters(in: .whitespaces)
-                // Counted in characters, and in scalars so that combining marks cannot make it huge.
-                if value.count > maximum || value.unicodeScalars.count > maximum * 4 {
-                    problem("\(column.rawValue) is longer than \(maximum) characters")
-                    return nil
-                }
-                return value
-            }
+            let candidate = self.candidate(&row)
+            let name = row.text(.name, maximum: Roster.nameMaximumCharacters)
+            if name == "" { row.problem("name is empty: every row needs a name") }
+            let seat = self.seat(&row, candidate: candidate)
+            let extraTime = row.extraTime()
+            let screenReader = row.screenReader()
+            let theme = row.theme()
+            let language = row.language()
+            problems += row.problems
+            guard row.problems.isEmpty, let candidate, let name, !name.isEmpty else { return }
+            entries.append(RosterEntry(
+                candidate: candidate, name: name, seat: seat?.isEmpty == false ? seat : nil, extraTime: extraTime,
+                screenReader: screenReader, theme: theme, language: language, line: line))
+        }
 
-            var candidate = text(.candidate, maximum: Roster.candidateMaximumCharacters)
+        /// The row's candidate, remembered; nil when missing, unusable or given before.
+        mutating func candidate(_ row: inout RowFields) -> String? {
+            var candidate = row.text(.candidate, maximum: Roster.candidateMaximumCharacters)
             if candidate == "" {
-                problem("candidate is empty: every row needs a candidate id")
+                row.problem("candidate is empty: every row needs a candidate id")
                 candidate = nil
             }
             if let id = candidate {
                 let key = id.lowercased()
                 if let first = candidates[key] {
-                    problem("duplicate candidate \(Roster.quoted(id)) (first on line \(first))")
+                    row.problem("duplicate candidate \(Roster.quoted(id)) (first on line \(first))")
                 } else {
-                    candidates[key] = line
+                    candidates[key] = row.record.line
                 }
             }
+            return candidate
+        }
 
-            let name = text(.name, maximum: Roster.nameMaximumCharacters)
-            if name == "" { problem("name is empty: every row needs a name") }
-
-            let seat = text(.seat, maximum: Roster.seatMaximumCharacters)
+        /// The row's seat, remembered for its candidate; a seat given twice is a problem.
+        mutating func seat(_ row: inout RowFields, candidate: String?) -> String? {
+            let seat = row.text(.seat, maximum: Roster.seatMaximumCharacters)
             if let seat, !seat.isEmpty {
                 let key = seat.lowercased()
                 if let taken = seats[key] {
-                    problem("seat \(Roster.quoted(seat)) is already given to candidate \(Roster.quoted(taken.candidate)) on line \(taken.line)")
+                    row.problem("seat \(Roster.quoted(seat)) is already given to candidate \(Roster.quoted(taken.candidate)) on line \(taken.line)")
                 } else if let candidate {
-                    seats[key] = (candidate, line)
+                    seats[key] = (candidate, row.record.line)
                 }
             }
+            return seat
+        }
+    }
 
+    /// One row's fields by column, and the problems found in them, in the order found.
+    struct RowFields {
+        let record: CSVReader.Record
+        let columns: [Column: Int]
+        var problems: [RosterProblem] = []
+
+        mutating func problem(_ message: String) { problems.append(RosterProblem(line: record.line, message: message)) }
+
+        /// The field of a column: nil when the header has no such column, empty when
+        /// the row is short of it.
+        func field(_ column: Column) -> String? {
+            guard let i = columns[column] else { return nil }
+            return i < record.fields.count ? record.fields[i] : ""
+        }
+
+        /// The trimmed text of a column, "" when empty or absent, nil when it cannot be used.
+        mutating func text(_ column: Column, maximum: Int) -> String? {
+            guard let raw = field(column) else { return "" }
+            if let unsafe = Roster.unsafeCharacter(in: raw) {
+                problem("\(column.rawValue) contains \(unsafe)")
+                return nil
+            }
+            let value = raw.trimmingCharacters(in: .whitespaces)
+            // Counted in characters, and in scalars so that combining marks cannot make it huge.
+            if value.count > maximum || value.unicodeScalars.count > maximum * 4 {
+                problem("\(column.rawValue) is longer than \(maximum) characters")
+                return nil
+            }
+            return value
+        }
+
+        mutating func extraTime() -> ExtraTime? {
             var extraTime: ExtraTime?
             if let value = text(.extraTime, maximum: 64), !value.isEmpty {
                 extraTime = ExtraTime(parsing: value)
@@ -270,7 +300,10 @@ public enum Roster {
                     problem("extra_time \(Roster.quoted(value)) is not understood: use a multiplier from 1 to 10 such as 1.5 or x1.5, added time such as +15m, or unlimited")
                 }
             }
+            return extraTime
+        }
 
+        mutating func screenReader() -> Bool? {
             var screenReader: Bool?
             if let value = text(.screenReader, maximum: 64), !value.isEmpty {
                 switch value.lowercased() {
@@ -279,7 +312,10 @@ public enum Roster {
                 default: problem("screen_reader \(Roster.quoted(value)) is not yes or no (true, false, 1 and 0 are also accepted)")
                 }
             }
+            return screenReader
+        }
 
+        mutating func theme() -> String? {
             var theme: String?
             if let value = text(.theme, maximum: 64), !value.isEmpty {
                 if Roster.themes.contains(value.lowercased()) {
@@ -288,7 +324,10 @@ public enum Roster {
                     problem("theme \(Roster.quoted(value)) is not one of \(Roster.themes.joined(separator: ", "))")
                 }
             }
+            return theme
+        }
 
+        mutating func language() -> String? {
             var language: String?
             if let value = text(.language, maximum: 64), !value.isEmpty {
                 let isTag = (2...35).contains(value.utf8.count) && value.utf8.allSatisfy {
@@ -302,11 +341,7 @@ public enum Roster {
                     problem("language \(Roster.quoted(value)) is not a language tag such as en, fr or es-MX (letters, digits and hyphens, 2 to 35 characters)")
                 }
             }
-
-            guard problems.count == before, let candidate, let name, !name.isEmpty else { return }
-            entries.append(RosterEntry(
-                candidate: candidate, name: name, seat: seat?.isEmpty == false ? seat : nil, extraTime: extraTime,
-                screenReader: screenReader, theme: theme, language: language, line: line))
+            return language
         }
     }
 
@@ -361,107 +396,5 @@ public enum Roster {
 
     static func sorted(_ problems: [RosterProblem]) -> [RosterProblem] {
         problems.enumerated().sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }.map(\.element)
-    }
-}
-
-extension Roster {
-    /// RFC 4180 CSV, read byte by byte (every byte that matters — comma, quote, CR, LF — is
-    /// ASCII, so it never falls inside a UTF-8 sequence). Lenient where the meaning is plain:
-    /// spaces before an opening quote or after a closing one are dropped, a quote inside an
-    /// unquoted field is kept as a quote, a lone CR ends a line as CR LF and LF do.
-    enum CSVReader {
-        struct Record {
-            /// The line the record starts on.
-            var line: Int
-            var fields: [String]
-
-            /// An empty line, or one of empty fields only (`,,,`, as spreadsheets write the
-            /// rows below a table).
-            var isBlank: Bool { fields.allSatisfy { $0.trimmingCharacters(in: .whitespaces).isEmpty } }
-        }
-
-        static func parse(_ bytes: ArraySlice<UInt8>) -> (records: [Record], problems: [RosterProblem]) {
-            let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","), cr: UInt8 = 0x0D, lf: UInt8 = 0x0A, space: UInt8 = 0x20
-            var records: [Record] = []
-            var problems: [RosterProblem] = []
-            var fields: [String] = []
-            var field: [UInt8] = []
-            var line = 1, recordLine = 1, quoteLine = 1
-            var inQuotes = false, quoted = false, closed = false, strayReported = false
-
-            func endField() {
-                fields.append(String(decoding: field, as: UTF8.self))
-                field.removeAll(keepingCapacity: true)
-                quoted = false
-                closed = false
-            }
-            func endRecord() {
-                records.append(Record(line: recordLine, fields: fields))
-                fields.removeAll(keepingCapacity: true)
-                strayReported = false
-            }
-
-            var i = bytes.startIndex
-            let end = bytes.endIndex
-            while i < end {
-                let b = bytes[i]
-                let crlf = b == cr && i + 1 < end && bytes[i + 1] == lf
-                if inQuotes {
-                    if b == quote {
-                        if i + 1 < end && bytes[i + 1] == quote {
-                            field.append(quote)
-                            i += 2
-                        } else {
-                            inQuotes = false
-                            closed = true
-                            i += 1
-                        }
-                        continue
-                    }
-                    // A line break inside a quoted field is kept in it (CR LF counted once).
-                    if b == lf || (b == cr && !crlf) { line += 1 }
-                    field.append(b)
-                    i += 1
-                    continue
-                }
-                switch b {
-                case comma:
-                    endField()
-                    i += 1
-                case cr, lf:
-                    endField()
-                    endRecord()
-                    i += crlf ? 2 : 1
-                    line += 1
-                    recordLine = line
-                case quote where !quoted && field.allSatisfy({ $0 == space }):
-                    field.removeAll(keepingCapacity: true)
-                    inQuotes = true
-                    quoted = true
-                    quoteLine = line
-                    i += 1
-                default:
-                    if closed {
-                        i += 1
-                        if b == space { continue }
-                        if !strayReported {
-                            problems.append(RosterProblem(line: recordLine, message:
-                                "text after the closing quote of field \(fields.count + 1) (a quote inside a quoted field is written as two quotes)"))
-                            strayReported = true
-                        }
-                        continue
-                    }
-                    field.append(b)
-                    i += 1
-                }
-            }
-            if inQuotes {
-                problems.append(RosterProblem(line: quoteLine, message: "unterminated quote: a quoted field starts on this line and is never closed"))
-            } else if !fields.isEmpty || !field.isEmpty || quoted {
-                endField()
-                endRecord()
-            }
-            return (records, problems)
-        }
     }
 }

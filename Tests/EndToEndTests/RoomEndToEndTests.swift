@@ -59,6 +59,51 @@ struct RoomEndToEndTests {
         #expect(t.waitFor("early", "has a roster") != nil)
         #expect(t.exitStatus("early") == 64)
 
+        seatIdentifiesItsCandidateAndWaits(t, lab, file)
+
+        // The same candidate at another seat is refused and both seats are flagged.
+        t.start("twin", ["take", file, "--shared", lab.seat, "--room", "lab1", "--seat", "B2"])
+        #expect(t.waitFor("twin", "Candidate number:") != nil)
+        t.type("twin", "1042")
+        t.keys("twin", "Enter")
+        #expect(t.waitFor("twin", "already seated at A1") != nil)
+        let both = carrel(["proctor", "--shared", lab.owner, "--room", "lab1", "--json"]).output
+        #expect(both.components(separatedBy: "\"candidate seated twice\"").count - 1 == 2, "both seats flagged: \(both)")
+
+        let start = carrel(["proctor", "start", "--shared", lab.owner, "--room", "lab1"])
+        #expect(start.status == 0, "\(start.output)")
+        #expect(start.output.contains("applied  A1 (Ada Lovelace, 1042)"))
+        #expect(t.waitFor("seat", "This terminal is now locked to Carrel") != nil)
+        t.keys("seat", "Enter")
+        #expect(t.waitFor("seat", "Question 1 of 8") != nil)
+
+        let ottawa = try #require(t.shownLetter("Ottawa", in: "seat"))
+        pausedGivenTimeAndAMessage(t, lab, ottawa: ottawa)
+
+        handRaisedAndAcknowledged(t, lab)
+
+        let end = carrel(["proctor", "end", "--shared", lab.owner, "--room", "lab1", "--seat", "A1"])
+        #expect(end.status == 0, "\(end.output)")
+        #expect(t.waitFor("seat", "The proctor ended this session") != nil)
+        let events = try t.journal().events(session: try #require(try t.journal().sessions(status: nil).first?.id))
+        let commands = events.filter { $0.kind == "proctor_command" }.map(\.detail)
+        #expect(commands.contains { $0.hasSuffix(" start") })
+        #expect(commands.contains { $0.hasSuffix(" pause") })
+        #expect(commands.contains { $0.hasSuffix(" time 600") })
+        #expect(commands.contains { $0.hasSuffix(" end") })
+        // Each command once.
+        #expect(Set(commands).count == commands.count)
+        let result = try #require(try t.result())
+        #expect(result.status == .endedByProctor)
+        #expect(result.room == "lab1" && result.seat == "A1" && result.candidateNumber == "1042" && result.candidate == "Ada Lovelace")
+        #expect(result.events.contains { $0.kind == "proctor_command" && $0.detail.hasSuffix(" pause") })
+
+        try markedFromTheProctorsMachine(t, lab, file, session: result.session)
+    }
+
+    /// The seat asks for the candidate number, checks it against the roster, has the
+    /// candidate confirm their name, and waits for the proctor's start.
+    func seatIdentifiesItsCandidateAndWaits(_ t: TmuxHarness, _ lab: Lab, _ file: String) {
         t.start("seat", ["take", file, "--shared", lab.seat, "--room", "lab1", "--seat", "A1"])
         #expect(t.waitFor("seat", "Candidate number:") != nil)
         t.type("seat", "999")
@@ -84,24 +129,11 @@ struct RoomEndToEndTests {
         t.keys("seat", "Enter")
         #expect(t.waitFor("seat", "time allowed 15 minutes") != nil)
         #expect(!t.screen("seat").contains("locked to Carrel"))
+    }
 
-        // The same candidate at another seat is refused and both seats are flagged.
-        t.start("twin", ["take", file, "--shared", lab.seat, "--room", "lab1", "--seat", "B2"])
-        #expect(t.waitFor("twin", "Candidate number:") != nil)
-        t.type("twin", "1042")
-        t.keys("twin", "Enter")
-        #expect(t.waitFor("twin", "already seated at A1") != nil)
-        let both = carrel(["proctor", "--shared", lab.owner, "--room", "lab1", "--json"]).output
-        #expect(both.components(separatedBy: "\"candidate seated twice\"").count - 1 == 2, "both seats flagged: \(both)")
-
-        let start = carrel(["proctor", "start", "--shared", lab.owner, "--room", "lab1"])
-        #expect(start.status == 0, "\(start.output)")
-        #expect(start.output.contains("applied  A1 (Ada Lovelace, 1042)"))
-        #expect(t.waitFor("seat", "This terminal is now locked to Carrel") != nil)
-        t.keys("seat", "Enter")
-        #expect(t.waitFor("seat", "Question 1 of 8") != nil)
-
-        let ottawa = try #require(t.shownLetter("Ottawa", in: "seat"))
+    /// A pause stops the clock and holds answer keys; time is added, the room resumed, and a
+    /// message shown until dismissed.
+    func pausedGivenTimeAndAMessage(_ t: TmuxHarness, _ lab: Lab, ottawa: String) {
         let pause = carrel(["proctor", "pause", "--shared", lab.owner, "--room", "lab1", "--seat", "A1"])
         #expect(pause.status == 0, "\(pause.output)")
         #expect(t.waitFor("seat", "Paused by the proctor — the clock is stopped") != nil)
@@ -120,7 +152,11 @@ struct RoomEndToEndTests {
         #expect(t.waitFor("seat", "Message from the proctor") != nil)
         t.keys("seat", "x")
         #expect(t.waitFor("seat", "Message from the proctor", present: false) != nil)
+    }
 
+    /// F12 calls the proctor; the console shows the raised hand and the seat's facts, and the
+    /// acknowledgement reaches the seat.
+    func handRaisedAndAcknowledged(_ t: TmuxHarness, _ lab: Lab) {
         t.keys("seat", "F12")
         #expect(t.waitFor("seat", "The proctor has been called") != nil)
         var json = ""
@@ -135,29 +171,15 @@ struct RoomEndToEndTests {
         #expect(json.contains("\"candidate_number\" : \"1042\""))
         #expect(carrel(["proctor", "acknowledge", "--shared", lab.owner, "--room", "lab1"]).status == 0)
         #expect(t.waitFor("seat", "the proctor is coming") != nil)
+    }
 
-        let end = carrel(["proctor", "end", "--shared", lab.owner, "--room", "lab1", "--seat", "A1"])
-        #expect(end.status == 0, "\(end.output)")
-        #expect(t.waitFor("seat", "The proctor ended this session") != nil)
-        let events = try t.journal().events(session: try #require(try t.journal().sessions(status: nil).first?.id))
-        let commands = events.filter { $0.kind == "proctor_command" }.map(\.detail)
-        #expect(commands.contains { $0.hasSuffix(" start") })
-        #expect(commands.contains { $0.hasSuffix(" pause") })
-        #expect(commands.contains { $0.hasSuffix(" time 600") })
-        #expect(commands.contains { $0.hasSuffix(" end") })
-        // Each command once.
-        #expect(Set(commands).count == commands.count)
-        let result = try #require(try t.result())
-        #expect(result.status == .endedByProctor)
-        #expect(result.room == "lab1" && result.seat == "A1" && result.candidateNumber == "1042" && result.candidate == "Ada Lovelace")
-        #expect(result.events.contains { $0.kind == "proctor_command" && $0.detail.hasSuffix(" pause") })
-
+    func markedFromTheProctorsMachine(_ t: TmuxHarness, _ lab: Lab, _ file: String, session: String) throws {
         // Marked from the proctor's machine (whose journal has no such session): kept in the
         // store, read back by results at once, and taken by the seat's journal when it next connects.
         let proctorState = t.root + "/proctor-state"
         try FileManager.default.createDirectory(atPath: proctorState, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
-        let mark = carrel(["results", "mark", result.session, "canada", "0.5", "--comment", "marked in the store",
+        let mark = carrel(["results", "mark", session, "canada", "0.5", "--comment", "marked in the store",
                            "--shared", lab.owner, "--state-dir", proctorState])
         #expect(mark.status == 0, "\(mark.output)")
         #expect(mark.output.contains("Kept in the shared store"))
@@ -179,7 +201,7 @@ struct RoomEndToEndTests {
         #expect(carrel(["proctor", "start", "--shared", lab.owner, "--room", "lab1", "--seat", "A1"]).status == 0)
         var taken = false
         for _ in 0..<60 where !taken {
-            taken = (try? t.journal().events(session: result.session).contains { $0.kind == "marked" }) ?? false
+            taken = (try? t.journal().events(session: session).contains { $0.kind == "marked" }) ?? false
             if !taken { usleep(250_000) }
         }
         #expect(taken, "the seat's journal took the store's mark")

@@ -132,31 +132,18 @@ struct ExitPathTests {
 
         // Fill the disk to the last byte.
         let filler = mountPoint + "/filler"
-        let fd = open(filler, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-        let chunk = [UInt8](repeating: 7, count: 4096)
-        while chunk.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
-        close(fd)
+        Self.fill(filler)
 
         // Keep answering until the journal cannot take more (the log reuses its own space
         // for a while). Every acknowledged answer must be in the journal; none other is.
         var acked: [String: Response] = [:]
         var round = 0
-        func answerAll() throws -> Bool {
+        func answerAll() -> Bool {
             round += 1
-            var sawUnsaved = false
-            for i in 1...7 {
-                let response = Response.text(String(repeating: "round \(round) answer \(i) ", count: 60))
-                child.send("answer q\(i) \(response.driverJSON)")
-                while let line = child.readLine(timeout: 20) {
-                    if line == "ack q\(i)" { acked["q\(i)"] = response }
-                    if line == "unsaved q\(i)" { sawUnsaved = true }
-                    if line == "ok answer" { break }
-                }
-            }
-            return sawUnsaved
+            return Self.answerAll(child, round: round, acked: &acked)
         }
         var full = false
-        while !full && round < 40 { full = try answerAll() }
+        while !full && round < 40 { full = answerAll() }
         #expect(full, "the disk filled up: \(child.lines.suffix(12))")
         let journal = try Journal(location: StateLocation(stateDirectory: stateDir))
         let saved = try journal.answers(session: session)
@@ -170,25 +157,17 @@ struct ExitPathTests {
         // Space returns: every answer typed while full is saved by the retries.
         unlink(filler)
         child.send("state")
-        var waited = 0
-        while waited < 30 {
-            sleep(1)
-            waited += 1
-            child.send("state")
-            if let line = child.expect("state "), line.contains("unsaved= ") { break }
-        }
+        Self.waitForNothingUnsaved(child)
         let final = try journal.answers(session: session)
         #expect(final.count == 8, "every question answered is saved once space returned: \(final.keys.sorted())")
 
         // Full again: submit cannot be recorded, exits 73, the session stays resumable.
-        let fd2 = open(filler, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-        while chunk.withUnsafeBytes({ write(fd2, $0.baseAddress, $0.count) }) > 0 {}
-        close(fd2)
+        Self.fill(filler)
         full = false
         var tries = 0
         while !full && tries < 40 {
             tries += 1
-            full = try answerAll()
+            full = answerAll()
         }
         child.send("submit")
         _ = child.readToEnd(timeout: 30)
@@ -200,5 +179,40 @@ struct ExitPathTests {
         resumed.send("submit")
         #expect(resumed.expect("finished submitted") != nil, "\(resumed.lines)")
         #expect(try journal.answers(session: session).count == 8, "what was saved is all there")
+    }
+
+    /// Writes `path` until its disk is full to the last byte.
+    static func fill(_ path: String) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        let chunk = [UInt8](repeating: 7, count: 4096)
+        while chunk.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
+        close(fd)
+    }
+
+    /// Answers q1…q7 with the texts of `round`, noting every answer acknowledged; true when
+    /// one was reported unsaved.
+    static func answerAll(_ child: ChildProcess, round: Int, acked: inout [String: Response]) -> Bool {
+        var sawUnsaved = false
+        for i in 1...7 {
+            let response = Response.text(String(repeating: "round \(round) answer \(i) ", count: 60))
+            child.send("answer q\(i) \(response.driverJSON)")
+            while let line = child.readLine(timeout: 20) {
+                if line == "ack q\(i)" { acked["q\(i)"] = response }
+                if line == "unsaved q\(i)" { sawUnsaved = true }
+                if line == "ok answer" { break }
+            }
+        }
+        return sawUnsaved
+    }
+
+    /// Asks for the state once a second, for 30 seconds at most, until no answer is unsaved.
+    static func waitForNothingUnsaved(_ child: ChildProcess) {
+        var waited = 0
+        while waited < 30 {
+            sleep(1)
+            waited += 1
+            child.send("state")
+            if let line = child.expect("state "), line.contains("unsaved= ") { break }
+        }
     }
 }

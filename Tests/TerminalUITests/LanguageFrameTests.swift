@@ -51,119 +51,161 @@ struct LanguageFrameTests {
 
     /// Every screen of `carrel take`, the demo and the proctor console, named.
     static func frames(_ language: Language, width: Int, height: Int) -> [(String, Screen)] {
-        var out: [(String, Screen)] = []
-        func add(_ name: String, _ m: TakeModel) { out.append((name, Views.render(m, width: width, height: height))) }
-        let order = SessionPlan.make(assessment: greek, sessionID: "golden", seed: 3, extraTime: .none).itemOrder
+        var f = Frames(width: width, height: height)
+        addStartScreens(&f, language)
+        addQuestions(&f, language)
+        addReviewAndBoxes(&f, language)
+        addNotices(&f, language)
+        addRoomStates(&f, language)
+        addReceipts(&f, language)
+        addTooSmallAndHelp(&f, language)
+        addDemoAndConsole(&f, language)
+        return f.out
+    }
 
+    /// Frames named in order, each rendered at one size when it is added.
+    struct Frames {
+        let width: Int
+        let height: Int
+        var out: [(String, Screen)] = []
+
+        mutating func add(_ name: String, _ m: TakeModel) { out.append((name, Views.render(m, width: width, height: height))) }
+    }
+
+    /// The screens before the first question.
+    static func addStartScreens(_ f: inout Frames, _ language: Language) {
         var m = model(language)
         m.session = nil
         m.phase = .start
-        add("start", m)
+        f.add("start", m)
         var p = m
         p.startMessage = Localizer(language)("{0, plural, one {That passphrase is not right (attempt {1}, # try left).} other {That passphrase is not right (attempt {1}, # tries left).}}", .n(2), .n(1))
-        add("start-message", p)
+        f.add("start-message", p)
         m.waitingForProctor = true
         m.seatKey = "1234 5678"
-        add("start-waiting", m)
+        f.add("start-waiting", m)
         m.waitingForProctor = false
         m.phase = .confirmLock
-        add("confirm-lock", m)
+        f.add("confirm-lock", m)
         m.phase = .lockedBanner
-        add("banner", m)
+        f.add("banner", m)
+    }
 
+    /// Every question empty, answered, through a screen reader and part done.
+    static func addQuestions(_ f: inout Frames, _ language: Language) {
+        let order = SessionPlan.make(assessment: greek, sessionID: "golden", seed: 3, extraTime: .none).itemOrder
         for (index, id) in order.enumerated() {
-            add("empty-\(index + 1)-\(id)", model(language, at: index))
+            f.add("empty-\(index + 1)-\(id)", model(language, at: index))
             var a = model(language, at: index, responses: answered, flags: ["primes"])
             if let item = a.item(id), [ItemType.text, .numeric, .essay].contains(item.type) { a.editors[id] = a.editor(for: item) }
-            add("answered-\(index + 1)-\(id)", a)
+            f.add("answered-\(index + 1)-\(id)", a)
             var r = model(language, screenReader: true, at: index, responses: answered, flags: ["primes"])
             if let item = r.item(id), [ItemType.text, .numeric, .essay].contains(item.type) { r.editors[id] = r.editor(for: item) }
-            add("reader-\(index + 1)-\(id)", r)
+            f.add("reader-\(index + 1)-\(id)", r)
             if partDone[id] != nil, index > 0 {
-                add("part-done-\(index + 1)-\(id)", model(language, at: index, responses: partDone))
+                f.add("part-done-\(index + 1)-\(id)", model(language, at: index, responses: partDone))
             }
         }
+    }
+
+    /// The review, and the boxes asked over a question.
+    static func addReviewAndBoxes(_ f: inout Frames, _ language: Language) {
         var review = model(language, responses: partDone, flags: ["primes"])
         review.session?.status = .review
         review.reviewHighlight = 2
-        add("review", review)
+        f.add("review", review)
         var reviewReader = model(language, screenReader: true, responses: partDone, flags: ["primes"])
         reviewReader.session?.status = .review
-        add("review-reader", reviewReader)
+        f.add("review-reader", reviewReader)
         review.session?.prompt = .confirmSubmit
-        add("submit-confirm", review)
+        f.add("submit-confirm", review)
         var proctor = model(language, responses: answered)
         proctor.session?.prompt = .proctor
         proctor.secret = TextEditor(text: "abc")
-        add("proctor-prompt", proctor)
+        f.add("proctor-prompt", proctor)
         proctor.session?.prompt = .confirmEnd
-        add("confirm-end", proctor)
+        f.add("confirm-end", proctor)
         var skip = model(language, linear: true)
         skip.confirmSkip = true
-        add("confirm-skip", skip)
+        f.add("confirm-skip", skip)
+    }
 
+    /// The time's notices and a hidden clock.
+    static func addNotices(_ f: inout Frames, _ language: Language) {
         var notice = model(language, elapsed: 845)
         notice.notice = Localizer(language).say(SessionState.warningWords(60))
-        add("time-warning", notice)
+        f.add("time-warning", notice)
         var time = model(language)
         time.notice = time.timeWords(time.session ?? SessionState(plan: SessionPlan.make(assessment: greek, sessionID: "x", seed: 1, extraTime: .none)))
-        add("ctrl-t", time)
+        f.add("ctrl-t", time)
         var hidden = model(language)
         hidden.clockHidden = true
-        add("clock-hidden", hidden)
+        f.add("clock-hidden", hidden)
+    }
 
+    /// What the proctor does to a seat in a room.
+    static func addRoomStates(_ f: inout Frames, _ language: Language) {
         var room = model(language, responses: answered)
         room.session?.room = RoomControl(watched: true)
         room.session?.room.paused = true
-        add("room-paused", room)
+        f.add("room-paused", room)
         room.session?.room.paused = false
         room.session?.room.message = "Η ερώτηση 3 έχει τυπογραφικό λάθος."
-        add("room-message", room)
+        f.add("room-message", room)
         room.session?.room.message = nil
         room.session?.room.hand = .raised
-        add("room-hand-raised", room)
+        f.add("room-hand-raised", room)
         room.session?.room.hand = .acknowledged
-        add("room-hand-coming", room)
+        f.add("room-hand-coming", room)
+    }
 
+    /// The receipt of every way a test ends.
+    static func addReceipts(_ f: inout Frames, _ language: Language) {
         for status in [EndReason.submitted, .timedOut, .endedByProctor, .endedByCandidate] {
             var r = model(language, responses: answered)
             r.phase = .receipt(TakeModel.Receipt(status: status, session: "01234567-0000-1111-2222-333344445555", timeUsed: 815,
                                                  answered: 8, total: 9, score: ScoreSummary(points: 7.5, max: 17, pending: 3),
                                                  resultPath: "/state/results/x.json", problem: nil))
-            add("receipt-\(status.rawValue)", r)
+            f.add("receipt-\(status.rawValue)", r)
         }
+    }
+
+    /// A terminal too small, and F1's help.
+    static func addTooSmallAndHelp(_ f: inout Frames, _ language: Language) {
         // Too small: the sentence, the clock, and what still answers a box (at 60×20).
         var small = model(language, responses: answered)
-        out.append(("too-small", Views.render(small, width: 60, height: 20)))
+        f.out.append(("too-small", Views.render(small, width: 60, height: 20)))
         small.session?.prompt = .confirmSubmit
-        out.append(("too-small-submit", Views.render(small, width: 60, height: 20)))
+        f.out.append(("too-small-submit", Views.render(small, width: 60, height: 20)))
         small.session?.prompt = .proctor
-        out.append(("too-small-proctor", Views.render(small, width: 60, height: 20)))
+        f.out.append(("too-small-proctor", Views.render(small, width: 60, height: 20)))
         small.session?.prompt = .confirmEnd
-        out.append(("too-small-end", Views.render(small, width: 60, height: 20)))
+        f.out.append(("too-small-end", Views.render(small, width: 60, height: 20)))
         var help = model(language)
         help.showHelp = true
-        add("help", help)
+        f.add("help", help)
         help.helpScroll = 100
-        add("help-end", help)
+        f.add("help-end", help)
+    }
 
+    /// The workshop demo and the proctor console.
+    static func addDemoAndConsole(_ f: inout Frames, _ language: Language) {
         var demo = DemoModel(policy: RestrictionPolicy(), workshopAvailable: true, theme: .mono)
         demo.say = Localizer(language)
-        out.append(("demo", DemoView.render(demo, width: width, height: height)))
+        f.out.append(("demo", DemoView.render(demo, width: f.width, height: f.height)))
         demo.confirmQuit = true
         demo.sessionActive = true
-        out.append(("demo-confirm-quit", DemoView.render(demo, width: width, height: height)))
+        f.out.append(("demo-confirm-quit", DemoView.render(demo, width: f.width, height: f.height)))
 
         var console = ProctorModel(room: "101", screenReader: false)
         console.say = Localizer(language)
-        out.append(("console-empty", ProctorView.render(console, width: width, height: height)))
+        f.out.append(("console-empty", ProctorView.render(console, width: f.width, height: f.height)))
         console.update(seats)
-        out.append(("console-seats", ProctorView.render(console, width: width, height: height)))
+        f.out.append(("console-seats", ProctorView.render(console, width: f.width, height: f.height)))
         var consoleReader = ProctorModel(room: "101", screenReader: true)
         consoleReader.say = Localizer(language)
         consoleReader.update(seats)
-        out.append(("console-reader", ProctorView.render(consoleReader, width: width, height: height)))
-        return out
+        f.out.append(("console-reader", ProctorView.render(consoleReader, width: f.width, height: f.height)))
     }
 
     static func seat(_ name: String, status: String, answered: Int = 3, paste: Int = 0, heard: Int = 0, connected: Bool = true) -> SeatView {

@@ -331,16 +331,7 @@ public enum ProctorView {
         let top = max(3, 1 + summaryLines.count)
         let coarse = m.screenReader
         if let report = m.report {
-            // Long lines wrap: a line of the report is never cut.
-            let lines = report.flatMap { TextWidth.wrap(TextWidth.sanitise($0), width: width) }
-            let room = max(1, height - 1 - top)
-            let start = min(m.reportScroll, max(0, lines.count - room))
-            for (i, line) in lines.dropFirst(start).prefix(room).enumerated() {
-                _ = screen.put(line, row: top + i, column: 0)
-            }
-            _ = screen.put(cell(fitted([], footerEntries(m.keyMap, say: say), width: width, keepLast: true), width),
-                           row: height - 1, column: 0, role: .dim)
-            screen.cursor = (top, 0)
+            renderReport(report, m, into: &screen, top: top)
             return screen
         }
         let (headings, widths, cells) = table(m, width: width)
@@ -348,20 +339,7 @@ public enum ProctorView {
         // From the bottom up: the key line (or the question being asked), the focused seat's
         // sentence (two lines, or three), the commands' keys (one line, or two in a language
         // whose words are longer), each whole; the seats have the rows left.
-        var bottom: [String]
-        if let entry = m.entry {
-            // The question replaces the key line (and, when it is long, the lines above it); the
-            // cursor waits after the answer typed so far.
-            var question = TextWidth.wrap(entry.prompt(say), width: width - 3)
-            var last = (question.popLast() ?? "") + " " + entry.text
-            if TextWidth.of(last) >= width - 1 { last = "…" + tail(last, columns: width - 4) }
-            bottom = question.suffix(2) + [last]
-        } else {
-            // The store's state first: at any width, "not reachable" is what must show. The keys
-            // follow, as many as fit, each whole, the last (quit) kept first.
-            let store = m.storeLine ?? say("connecting to the shared store…")
-            bottom = bottomLines((m.notice.map { [$0] } ?? []) + [store], footerEntries(m.keyMap, say: say), width: width)
-        }
+        let bottom = bottomRows(m, width: width)
         let actions = m.seats.isEmpty ? [] : packed(ProctorModel.actions.map { "\($0.key) \(say("⟨console action⟩" + $0.label))" },
                                                     width: width, separator: "  ", lines: 2)
         let words = m.selectedSeat.map { s in
@@ -403,6 +381,38 @@ public enum ProctorView {
         }
         if m.entry != nil, let last = bottom.last { screen.cursor = (height - 1, min(width - 1, TextWidth.of(last))) }
         return screen
+    }
+
+    /// A report in place of the seats, scrolled, with the keys on the last line.
+    static func renderReport(_ report: [String], _ m: ProctorModel, into screen: inout Screen, top: Int) {
+        let width = screen.width, height = screen.height
+        // Long lines wrap: a line of the report is never cut.
+        let lines = report.flatMap { TextWidth.wrap(TextWidth.sanitise($0), width: width) }
+        let room = max(1, height - 1 - top)
+        let start = min(m.reportScroll, max(0, lines.count - room))
+        for (i, line) in lines.dropFirst(start).prefix(room).enumerated() {
+            _ = screen.put(line, row: top + i, column: 0)
+        }
+        _ = screen.put(cell(fitted([], footerEntries(m.keyMap, say: m.say), width: width, keepLast: true), width),
+                       row: height - 1, column: 0, role: .dim)
+        screen.cursor = (top, 0)
+    }
+
+    /// The screen's last lines: the question being asked, or the store's state and the keys.
+    static func bottomRows(_ m: ProctorModel, width: Int) -> [String] {
+        let say = m.say
+        if let entry = m.entry {
+            // The question replaces the key line (and, when it is long, the lines above it); the
+            // cursor waits after the answer typed so far.
+            var question = TextWidth.wrap(entry.prompt(say), width: width - 3)
+            var last = (question.popLast() ?? "") + " " + entry.text
+            if TextWidth.of(last) >= width - 1 { last = "…" + tail(last, columns: width - 4) }
+            return question.suffix(2) + [last]
+        }
+        // The store's state first: at any width, "not reachable" is what must show. The keys
+        // follow, as many as fit, each whole, the last (quit) kept first.
+        let store = m.storeLine ?? say("connecting to the shared store…")
+        return bottomLines((m.notice.map { [$0] } ?? []) + [store], footerEntries(m.keyMap, say: say), width: width)
     }
 
     /// The console's last lines: `lead` (what the last command did, the store's state) then the

@@ -169,39 +169,7 @@ public enum DemoView {
         if statusLines.count > 1, TextWidth.of(status) <= width - 4 { statusLines = [status] }
         for (i, line) in statusLines.prefix(2).enumerated() { s.put(line, row: 2 + i, column: 2) }
 
-        // The actions, each whole, on as many lines as they need (one in English).
-        let why: (String?, String?, String?) = (
-            m.sessionActive ? say("a session is running") : nil, m.sessionActive ? nil : say("no session"),
-            m.workshopMissingWords ?? (!m.workshopAvailable ? say("no workshop file") : (m.sessionActive ? say("end the session first") : nil)))
-        let key = { (action: DemoAction) in DemoModel.mainKeyMap.footerKey(action) ?? "" }
-        let actions: [(String, String, String?)] = [
-            (key(.begin), say("⟨demo action⟩Begin"), why.0), (key(.end), say("⟨demo action⟩End"), why.1),
-            (key(.workshop), say("⟨demo action⟩Workshop test"), why.2), (key(.quit), say("⟨demo action⟩Quit"), nil),
-        ]
-        var row = 2 + min(2, statusLines.count)
-        let start = s.put(say("Actions:"), row: row, column: 2) + 1
-        var col = start
-        for (key, label, unavailable) in actions {
-            // Unavailable actions are dimmed and say why in words, not by colour alone.
-            let words = unavailable == nil ? label : say("{0} (n/a)", .s(label))
-            if col > start, col + TextWidth.of(key) + 1 + TextWidth.of(words) > width - 1 {
-                row += 1
-                col = start
-            }
-            col = s.put(key, row: row, column: col, role: unavailable == nil ? .key : .dim)
-            let piece = " " + words
-            col = s.put(piece + (col + TextWidth.of(piece) + 2 <= width ? "  " : ""), row: row, column: col,
-                        role: unavailable == nil ? .plain : .dim)
-        }
-        row += 1
-        // Why the workshop test cannot be opened, in words (row 4 in English, empty without it).
-        var noteRows = 1
-        if let unavailable = why.2 {
-            let lines = TextWidth.wrap(say("Workshop test: {0}", .s(unavailable)), width: width - 6)
-            for (i, line) in lines.prefix(2).enumerated() { s.put(line, row: row + i, column: 4, role: .dim) }
-            noteRows = max(1, min(2, lines.count))
-        }
-        let top = row + noteRows
+        let top = actionLines(&s, m, row: 2 + min(2, statusLines.count))
         if m.confirmQuit {
             // The question alone below the actions: nothing behind its box shows in part.
             Views.footer(&s, footer(DemoModel.mainKeyMap.footer(), say: say, width: width))
@@ -228,6 +196,55 @@ public enum DemoView {
             s.put(line, row: policyRow + 1 + i, column: 4)
         }
         let logRow = policyRow + max(3, policy.count) + 1
+        eventLog(&s, m, row: logRow)
+        s.cursor = (top + 1, 4 + cursor)
+        Views.footer(&s, footer(DemoModel.mainKeyMap.footer(), say: say, width: width))
+        return s
+    }
+
+    /// The actions from `firstRow`, each whole, and why the workshop test cannot be opened;
+    /// returns the first row below them.
+    static func actionLines(_ s: inout Screen, _ m: DemoModel, row firstRow: Int) -> Int {
+        let say = m.say, width = s.width
+        // The actions, each whole, on as many lines as they need (one in English).
+        let why: (String?, String?, String?) = (
+            m.sessionActive ? say("a session is running") : nil, m.sessionActive ? nil : say("no session"),
+            m.workshopMissingWords ?? (!m.workshopAvailable ? say("no workshop file") : (m.sessionActive ? say("end the session first") : nil)))
+        let key = { (action: DemoAction) in DemoModel.mainKeyMap.footerKey(action) ?? "" }
+        let actions: [(String, String, String?)] = [
+            (key(.begin), say("⟨demo action⟩Begin"), why.0), (key(.end), say("⟨demo action⟩End"), why.1),
+            (key(.workshop), say("⟨demo action⟩Workshop test"), why.2), (key(.quit), say("⟨demo action⟩Quit"), nil),
+        ]
+        var row = firstRow
+        let start = s.put(say("Actions:"), row: row, column: 2) + 1
+        var col = start
+        for (key, label, unavailable) in actions {
+            // Unavailable actions are dimmed and say why in words, not by colour alone.
+            let words = unavailable == nil ? label : say("{0} (n/a)", .s(label))
+            if col > start, col + TextWidth.of(key) + 1 + TextWidth.of(words) > width - 1 {
+                row += 1
+                col = start
+            }
+            col = s.put(key, row: row, column: col, role: unavailable == nil ? .key : .dim)
+            let piece = " " + words
+            col = s.put(piece + (col + TextWidth.of(piece) + 2 <= width ? "  " : ""), row: row, column: col,
+                        role: unavailable == nil ? .plain : .dim)
+        }
+        row += 1
+        // Why the workshop test cannot be opened, in words (row 4 in English, empty without it).
+        var noteRows = 1
+        if let unavailable = why.2 {
+            let lines = TextWidth.wrap(say("Workshop test: {0}", .s(unavailable)), width: width - 6)
+            for (i, line) in lines.prefix(2).enumerated() { s.put(line, row: row + i, column: 4, role: .dim) }
+            noteRows = max(1, min(2, lines.count))
+        }
+        return row + noteRows
+    }
+
+    /// The event log under its heading at `logRow`, newest at the bottom, with where it is
+    /// scrolled to right of the heading.
+    static func eventLog(_ s: inout Screen, _ m: DemoModel, row logRow: Int) {
+        let say = m.say, width = s.width, height = s.height
         let heading = say("Event log")
         s.put(heading, row: logRow, column: 2, role: .title)
         let room = max(1, height - 3 - logRow)
@@ -250,9 +267,6 @@ public enum DemoView {
             s.put(text, row: logRow, column: width - TextWidth.of(text) - 2, role: .dim)
         }
         if m.log.isEmpty { s.put(say("Nothing yet: begin a session."), row: logRow + 1, column: 4, role: .dim) }
-        s.cursor = (top + 1, 4 + cursor)
-        Views.footer(&s, footer(DemoModel.mainKeyMap.footer(), say: say, width: width))
-        return s
     }
 
     /// The demo's footer in its language: entries that do not fit the line are left out whole,

@@ -1,0 +1,143 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AssessmentKit
+import Foundation
+import SessionTestSupport
+import Testing
+@testable import SessionKit
+
+extension RoomCommandTests {
+    /// A sealed room started from the console: the seat waits with no passphrase typed, the
+    /// start carries the package key and the session's key wrapped to that seat, the test runs,
+    /// and its records verify with the proctor's key. Neither the package key nor an answer
+    /// key is anywhere in the store. Records the store's owner adds later are named, and the
+    /// session is no longer verified; a killed seat is shown interrupted at once although
+    /// someone holds its lock.
+    @Test(.timeLimit(.minutes(3)))
+    func aSealedRoomStartedFromTheConsoleVerifiesAndKeepsItsKeysOutOfTheStore() throws {
+        let (pg, url) = try Self.store()
+        defer { pg.destroy() }
+        let database = String(url.split(separator: "/").last ?? "")
+        let proctor = Proctor()
+        let seatBox = try Sandbox()
+        let sealed = try Self.sealedSecret(in: seatBox)
+        #expect(try proctor.carrel(["room", "open", "s1", sealed, "--start", "proctor", "--shared", url]).status == 0)
+
+        let (child, session) = try Self.waitingSeat(seatBox, sealed, pg, url: url, room: "s1", seat: "S1")
+        // From a script the key goes only with --yes, after the list of seats.
+        let unasked = try proctor.carrel(["proctor", "start", "--room", "s1", "--wait", "0", "--shared", url, "--no-yes"])
+        #expect(unasked.status == 64, "\(unasked.out)")
+        let started = try proctor.carrel(["proctor", "start", "--room", "s1", "--yes", "--wait", "20", "--shared", url])
+        #expect(started.status == 0, "\(started.out)")
+        // The list named the seat by the key it showed on its screen.
+        let fingerprint = try #require(pg.psql("SELECT seat_key FROM carrel_sessions WHERE session = '\(session)'",
+                                               database: database).output.split(separator: "\n").first.map(String.init)
+                                        .flatMap(SeatBox.fingerprint))
+        #expect(unasked.out.joined(separator: "\n").contains("seat key \(fingerprint)"), "\(unasked.out)")
+        #expect(child.expect("keys session+package") != nil)
+        #expect(child.expect("began \(session)") != nil)
+        child.send("answer q1 \(Response.text("wrong").driverJSON)")
+        #expect(child.expect("ack q1") != nil)
+
+        // Live, proven with the proctor's key.
+        var shown = ""
+        #expect(SharedStoreTests.eventually(20) {
+            shown = proctor.keyed(["proctor", "--json", "--room", "s1", "--shared", url]).output
+            return shown.contains("\"verified\" : true") && shown.contains("\"status\" : \"active\"")
+        }, "\(shown)")
+
+        child.send("submit")
+        #expect(child.expect("finished submitted", timeout: 20) != nil)
+        _ = child.readToEnd()
+        var listed = proctor.keyed(Self.resultsList(url))
+        #expect(SharedStoreTests.eventually(20) {
+            listed = proctor.keyed(Self.resultsList(url))
+            return listed.output.contains("\"verified\" : true")
+        }, "\(listed.output)")
+
+        try Self.expectNoKeyInTheStore(pg, database: database, session: session, sealed: sealed)
+        Self.expectRecordsOfTheOwnerNamed(pg, database: database, session: session, url: url)
+    }
+
+    /// `results list` of room s1, as JSON.
+    static func resultsList(_ url: String) -> [String] {
+        ["results", "list", "--shared", url, "--room", "s1", "--json"]
+    }
+
+    /// A sealed test whose answer keys are words found nowhere else: its package's path.
+    static func sealedSecret(in seatBox: Sandbox) throws -> String {
+        let plain = seatBox.root + "/secret.yaml"
+        try """
+            carrel: 1
+            id: secret
+            title: Secret
+            time_limit: 10m
+            policy: { multiplexer: allow }
+            \(TestProctor.yaml)
+            sections:
+              - items:
+                  - {id: q1, type: text, prompt: The hidden word, accept: [quixotically]}
+                  - {id: q2, type: choice, prompt: Pick, choices: [xylophonist, other], answer: xylophonist}
+            """.write(toFile: plain, atomically: true, encoding: .utf8)
+        let sealed = seatBox.root + "/secret.carrel"
+        let seal = ChildSpawn.run(ChildProcess.carrel, ["seal", plain, "--out", sealed],
+                                  input: TestProctor.passphrase + "\n" + TestProctor.passphrase + "\n",
+                                  environment: ProcessInfo.processInfo.environment, timeout: 60)
+        #expect(seal.status == 0, "\(seal.output)")
+        return sealed
+    }
+
+    /// Nothing in the store reads as the package key or an answer key.
+    static func expectNoKeyInTheStore(_ pg: PrivatePostgres, database: String, session: String, sealed: String) throws {
+        let dump = pg.psql("""
+            SELECT string_agg(t::text, ' ') FROM (
+              SELECT row_to_json(r)::text AS t FROM carrel_records r UNION ALL SELECT row_to_json(c)::text FROM carrel_commands c
+              UNION ALL SELECT row_to_json(s)::text FROM carrel_sessions s UNION ALL SELECT row_to_json(x)::text FROM carrel_results x
+              UNION ALL SELECT row_to_json(o)::text FROM carrel_rooms o) all_rows
+            """, database: database).output
+        #expect(dump.contains(session), "the dump has the session's rows")
+        let log = (try? String(contentsOfFile: pg.folder + "/server.log", encoding: .utf8)) ?? ""
+        for (text, place) in [(dump, "store"), (log, "server log")] {
+            #expect(!text.contains("quixotically") && !text.contains("xylophonist"), "no answer key in the \(place)")
+        }
+        // Nor the package key, in any spelling.
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: sealed)))
+        let header = try SealedAssessment.header(of: bytes)
+        let packageKey = try SealedAssessment.packageKey(passphrase: TestProctor.passphrase, salt: header.salt, cost: header.cost)
+        #expect(try SealedAssessment.open(bytes, packageKey: packageKey, file: sealed).id == "secret", "the derived key is the package's")
+        let spellings = [Data(packageKey).base64EncodedString(), packageKey.map { String(format: "%02x", $0) }.joined()]
+        for spelling in spellings {
+            #expect(!dump.contains(spelling) && !log.contains(spelling), "the package key is nowhere in the store or its log")
+        }
+    }
+
+    /// The store's owner adds a result, an answer and an event to the session: each is
+    /// named, and the session is no longer verified.
+    static func expectRecordsOfTheOwnerNamed(_ pg: PrivatePostgres, database: String, session: String, url: String) {
+        let forged = pg.psql("""
+            INSERT INTO carrel_records (session, seq, kind, at, body, body_text, mac) VALUES
+              ('\(session)', 900001, 'event', now(), '{"kind":"focus_lost","detail":""}', '{"kind":"focus_lost","detail":""}', 'AAAA'),
+              ('\(session)', 900002, 'answer', now(), '{"item":"q1","response":{"text":"x"},"answered":true}', NULL, NULL),
+              ('\(session)', 900003, 'result', now(), (SELECT body FROM carrel_records WHERE session = '\(session)' AND kind = 'result' LIMIT 1),
+                (SELECT body_text FROM carrel_records WHERE session = '\(session)' AND kind = 'result' LIMIT 1), 'forged')
+            """, database: database)
+        #expect(forged.status == 0, "\(forged.output)")
+        let listed = Proctor().keyed(resultsList(url))
+        #expect(listed.output.contains("\"verified\" : false"), "\(listed.output)")
+        #expect(listed.output.contains("result of session \(session.prefix(8)) was not written by its seat"), "\(listed.output)")
+        #expect(listed.output.contains("answer record 900002 of session \(session.prefix(8)) was not written by its seat"))
+        #expect(listed.output.contains("event record 900001 of session \(session.prefix(8)) was not written by its seat"))
+        let csv = Proctor().keyed(["results", "export", "--format", "csv", "--shared", url, "--room", "s1"])
+        #expect(csv.output.contains(",verified"), "\(csv.output)")
+        #expect(csv.output.contains(",no"))
+    }
+}
+
+extension RoomCommandTests.Proctor {
+    /// A command run with the proctor's passphrase on its standard input (`--passphrase-stdin`).
+    func keyed(_ arguments: [String], timeout: Double = 30) -> ChildSpawn.Output {
+        ChildSpawn.run(ChildProcess.carrel, arguments + ["--passphrase-stdin"],
+                       input: TestProctor.passphrase + "\n", environment: ProcessInfo.processInfo.environment, timeout: timeout)
+    }
+}

@@ -112,6 +112,8 @@ public final class DemoApp: LoopedScreen {
         case let .focus(on):
             _ = controller?.send(on ? .focusRegained : .focusLost)
         case .resize:
+            // The new size is drawn before the resize is logged (a journal commit).
+            draw(on: terminal)
             let (w, h) = terminal.size
             _ = controller?.send(.resized(columns: w, rows: h))
         case .lost:

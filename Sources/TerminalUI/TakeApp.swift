@@ -251,6 +251,9 @@ public final class TakeApp: LoopedScreen {
             if running, let r = runtime { react(r.send(on ? .focusRegained : .focusLost)) }
         case .resize:
             if model.screenReader { model.repaintWhole = true }
+            // The new size is drawn first: logging the resize commits to the journal (an fsync,
+            // tens of milliseconds on a busy disk), and the frame does not depend on it.
+            draw()
             let (w, h) = terminal.size
             if running, let r = runtime { react(r.send(.resized(columns: w, rows: h))) }
         case .lost:

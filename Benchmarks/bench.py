@@ -7,6 +7,9 @@ that Carrel's multiplexer check does not take this script for a multiplexer). Fi
 - first frame: launch -> the whole start screen painted (its last line seen), 80x24;
 - typing: a key -> its echo painted (the last byte of the answer), p50/p99 over many keys 50 ms apart (dialog --inputbox beside it);
 - Tab: a key -> the next question painted (dialog: Tab -> focus moved), likewise;
+- resize: the terminal grown back to 80x24 from too small -> the whole screen painted again (its
+  footer seen), for a question of the test and for the demo, p50/p99 over many resizes, each
+  at a random moment of the clock's second;
 - idle: CPU time (from /proc/PID/task/*/schedstat, every thread, nanoseconds) and bytes written over a quiet spell;
 - seats: many sessions of one large test at once: all on the start screen, then typing in one.
 
@@ -15,6 +18,7 @@ Every child runs with its own state directory under a temporary folder, removed 
 import argparse
 import os
 import pty
+import random
 import re
 import select
 import shutil
@@ -117,6 +121,10 @@ class Pane:
                 total += len(os.read(self.fd, 65536))
             except OSError:
                 return total
+
+    def set_size(self, cols, rows):
+        """Resizes the terminal: the kernel sends the program SIGWINCH, as a terminal window does."""
+        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
 
     def cpu_ns(self):
         # Every thread of the process: the app loop runs on a thread of its own, and
@@ -251,6 +259,34 @@ class Bench:
         pane.close()
         return keys, tabs
 
+    def resizes(self, pane, whole, small="enlarge"):
+        """Seconds from growing the terminal back to 80x24 (from 60x20, where the screen asks for
+        room) until the whole screen is painted again (`whole`, its last line, seen)."""
+        times = []
+        for _ in range(self.args.resizes):
+            pane.set_size(60, 20)
+            pane.read_until(small)
+            # Any moment of the clock's second: a resize must not wait for the next tick.
+            time.sleep(random.uniform(0.05, 1.0))
+            pane.drain()
+            start = time.monotonic()
+            pane.set_size(80, 24)
+            pane.read_until(whole, timeout=5.0)
+            times.append(time.monotonic() - start)
+        pane.close()
+        return times
+
+    def resize(self):
+        help_key = self.words()[0]
+        take = self.resizes(self.carrel_in_question(16), help_key)
+        self.runs += 1
+        state = os.path.join(self.tmp, f"state-{self.runs}")
+        # The demo's footer (its last line) is in English whatever the language asked for.
+        demo = Pane([CARREL, "demo", "--state-dir", state], env=self.env)
+        demo.read_until("PgUp log")
+        demo.drain(0.3)
+        return take, self.resizes(demo, "PgUp log")
+
     def idle(self, count, extra=()):
         pane = self.carrel_in_question(count, extra)
         pane.drain(1.0, limit=2.0)
@@ -310,6 +346,11 @@ class Bench:
                 print(f"carrel {count} items: typing p50 {ms(percentile(k, 50))} p99 {ms(percentile(k, 99))} "
                       f"({percentile(k, 99) / percentile(dk, 99):.1f}x dialog); "
                       f"Tab p50 {ms(percentile(t, 50))} p99 {ms(percentile(t, 99))}")
+        if "resize" in a.only:
+            take, demo = self.resize()
+            print(f"resize 60x20 -> 80x24, whole screen back: question p50 {ms(percentile(take, 50))} "
+                  f"p99 {ms(percentile(take, 99))} max {ms(max(take))}; demo p50 {ms(percentile(demo, 50))} "
+                  f"p99 {ms(percentile(demo, 99))} max {ms(max(demo))} ({a.resizes} resizes each)")
         if "idle" in a.only:
             for count in [16] + a.sizes:
                 for extra in ((), ("--screen-reader",)):
@@ -329,12 +370,13 @@ class Bench:
 def arguments():
     """The options of this bench, with their defaults (bench_room reuses them for its typing part)."""
     parser = argparse.ArgumentParser(description="Times carrel in a pty against dialog.")
-    parser.add_argument("--only", nargs="+", default=["launch", "keys", "idle"],
-                        choices=["launch", "keys", "idle", "seats"], help="which figures (seats is slow)")
+    parser.add_argument("--only", nargs="+", default=["launch", "keys", "resize", "idle"],
+                        choices=["launch", "keys", "resize", "idle", "seats"], help="which figures (seats is slow)")
     parser.add_argument("--sizes", nargs="*", type=int, default=[5000, 15000], help="large test sizes")
     parser.add_argument("--repeat", type=int, default=15, help="launches per figure")
     parser.add_argument("--keys", type=int, default=200, help="keys typed per figure")
     parser.add_argument("--tabs", type=int, default=100, help="Tabs per figure")
+    parser.add_argument("--resizes", type=int, default=40, help="resizes timed per screen")
     parser.add_argument("--idle", type=float, default=10.0, help="seconds of idle measurement")
     parser.add_argument("--seats", type=int, default=100)
     parser.add_argument("--seat-items", type=int, default=15000)
@@ -348,7 +390,8 @@ def main():
     args = arguments().parse_args()
     if not os.access(CARREL, os.X_OK):
         sys.exit(f"bench: {CARREL} is missing; run scripts/bench (it builds it)")
-    if shutil.which("dialog") is None:
+    # dialog is the yardstick of the launch and key figures only.
+    if shutil.which("dialog") is None and {"launch", "keys"} & set(args.only):
         sys.exit("bench: dialog is missing (apt-get install dialog)")
     bench = Bench(args)
     try:

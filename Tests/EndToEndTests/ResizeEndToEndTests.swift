@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import SessionTestSupport
 import Testing
 
 extension TmuxHarness {
@@ -79,5 +80,30 @@ struct ResizeEndToEndTests {
 
         t.keys("demo", "F9")
         #expect(t.exitStatus("demo") == 0)
+    }
+
+    @Test(.timeLimit(.minutes(3)), .enabled(if: TestEnvironment.runs(whenInstalled: PrivatePostgres.unavailable == nil), "needs PostgreSQL (scripts/install-deps)"))
+    func theProctorsConsoleComesBackWholeWhenTheTerminalGrowsBack() throws {
+        let pg = try PrivatePostgres.shared()
+        let url = try SharedEndToEndTests().urlWithPassword(pg, database: try pg.database())
+        let t = try #require(TmuxHarness())
+        let file = try t.fixture("geography.yaml")
+        t.start("seat", ["take", file, "--candidate", "Ada", "--shared", url, "--room", "lab7", "--seat", "A1"])
+        #expect(t.waitFor("seat", "Proctor passphrase:") != nil)
+        SharedEndToEndTests().startConsole(t, "console", ["proctor", "--shared", url, "--room", "lab7"])
+        let seat = "Seat A1, Ada: not started"
+        #expect(t.waitFor("console", seat) != nil)
+
+        t.run(["resize-window", "-t", "e2e:console", "-x", "30", "-y", "8"])
+        #expect(t.waitFor("console", "Make this window") != nil)
+        TmuxHarness.pastResizeBatching()
+        t.run(["resize-window", "-t", "e2e:console", "-x", "80", "-y", "24"])
+        // The store's line says when it was read, each second: the title and the seat are compared.
+        let back = t.waitForScreen("console") { $0.contains("Carrel proctor — room lab7") && $0.contains(seat) && !$0.contains("Make this") }
+        #expect(back != nil, "the console is back whole:\n\(t.screen("console"))")
+        if let back { print("console back \(Int(back.seconds * 1000)) ms after the resize (tmux, polled)") }
+
+        t.keys("console", "q")
+        #expect(t.exitStatus("console") == 0)
     }
 }

@@ -147,7 +147,14 @@ final class ConsoleFeed: ConsoleSource, Sendable {
         }
     }
 
-    func ring(_ bell: LoopBell) { shared.withLock { $0.loop = bell } }
+    func ring(_ bell: LoopBell) {
+        // Something read before the console was there to hear it is taken at once.
+        let waiting = shared.withLock { state in
+            state.loop = bell
+            return state.latest != nil || state.report != nil || state.sent != nil
+        }
+        if waiting { bell.ring() }
+    }
 
     /// Something is ready for the console: its loop takes it at once.
     func wakeLoop() { shared.withLock { $0.loop }?.ring() }

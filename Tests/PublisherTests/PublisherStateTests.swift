@@ -203,7 +203,7 @@ struct PublisherStateTests {
             return
         }
         #expect(abs(pause - 1.5) < 1e-9)
-        _ = s.update(.listening(true), now: 0.6)
+        _ = s.update(.listening(true, connection: s.connection), now: 0.6)
         _ = s.update(.woke, now: 0.6)
         #expect(s.update(.outboxEmpty, now: 0.6).last == .readCommands(room: "lab", seat: "A1", after: 0, startsAfter: nil),
                 "a listener's first notice reads at once")
@@ -229,6 +229,19 @@ struct PublisherStateTests {
             seen += s.update(fact, now: now)
         }
         #expect(seen.filter { $0 == .listen }.count == 1, "a new connection gets its own")
+    }
+
+    @Test func aListenerOfAnEarlierConnectionThatEndsLateSaysNothingOfTheNewOne() {
+        var s = Self.state([.follow(room: "lab", seat: "A1", after: 0), .started(journal: true), .woke, .connected])
+        let first = s.connection
+        _ = s.update(.failed("gone"), now: 1)
+        _ = s.update(.woke, now: 1)
+        _ = s.update(.connected, now: 1)
+        _ = s.update(.listening(true, connection: s.connection), now: 1)
+        _ = s.update(.listening(false, connection: first), now: 1)
+        #expect(s.listening, "the new connection's listener is still live")
+        _ = s.update(.listening(false, connection: s.connection), now: 2)
+        #expect(!s.listening)
     }
 
     @Test func marksAreReadEveryThirtySecondsOnlyWhenResultsAreKept() {

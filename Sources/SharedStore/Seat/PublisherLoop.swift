@@ -16,12 +16,14 @@ extension SeatPublisher {
                 let actions = decide(fact)
                 var answer: PublisherFact?
                 for action in actions {
-                    if Task.isCancelled { break }
                     if action == .stop { break }
+                    // Cancelled: what an answer already asked of the journal (forget what the
+                    // store has, answer a drain) is done; nothing more is asked of the store.
+                    if action.awaitsAnswer && Task.isCancelled { break }
                     answer = await perform(action, link: &link, listeners: &listeners)
                     if answer != nil { break }
                 }
-                guard let next = answer, !Task.isCancelled else { break }
+                guard let next = answer else { break }
                 fact = next
             }
             await link?.close()
@@ -145,9 +147,10 @@ extension SeatPublisher {
 
     /// Listens on `link` until its connection ends, then wakes the loop to find out.
     private func listen(on link: any StoreLink) async {
-        await link.listen(started: { [self] in tellListener(.listening(true)) },
+        let connection = withState { $0.connection }
+        await link.listen(started: { [self] in tellListener(.listening(true, connection: connection)) },
                           heard: { [self] in tellListener(.commandsNoticed) })
-        tellListener(.listening(false))
+        tellListener(.listening(false, connection: connection))
     }
 
     private func tellListener(_ fact: PublisherFact) {

@@ -50,7 +50,9 @@ extension PublisherState {
         case .finishing:
             stopping = true
             return []
-        case let .listening(on):
+        case let .listening(on, number):
+            // A listener of an earlier connection that ends late says nothing of this one's.
+            guard number == connection else { return [] }
             listening = on
             if on { commandsTold = true }
             return []

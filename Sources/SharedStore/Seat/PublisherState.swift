@@ -48,7 +48,7 @@ public struct PublisherState: Sendable {
     /// The link's own schedule.
     public internal(set) var connected = false
     /// Counts connections: a listener belongs to one.
-    var connection = 0
+    public internal(set) var connection = 0
     var listenerOn: Int?
     var backoff: Double
     /// The last outbox number the store confirmed.
@@ -170,7 +170,8 @@ public enum PublisherFact: Sendable {
     case drainAsked
     case finishing
     // From the listener of the current connection.
-    case listening(Bool)
+    /// The listener of a connection (by its number) started or ended.
+    case listening(Bool, connection: Int)
     case commandsNoticed
     // Answers to actions.
     case woke

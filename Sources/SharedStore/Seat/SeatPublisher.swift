@@ -240,7 +240,9 @@ public final class SeatPublisher: SessionPublishing, Sendable {
     /// thread after `start`: waits, up to the store's connect and call deadlines, for the
     /// loop's first answer. nil when the store answered, else why not.
     public func firstAnswer() -> String? {
-        let deadline = Date(timeIntervalSinceNow: opener.answerDeadline)
+        // The deadline is on the session's clock, which a step of the wall clock does not move;
+        // each wait is short, so a wall-clock step cannot stretch it either.
+        let deadline = clock.now() + opener.answerDeadline
         answered.lock()
         defer { answered.unlock() }
         while true {
@@ -248,7 +250,10 @@ public final class SeatPublisher: SessionPublishing, Sendable {
             case .connected: return nil
             case let .unreachable(why): return why
             case let .notKept(why): return why
-            case .connecting: if !answered.wait(until: deadline) { return "no answer in time" }
+            case .connecting:
+                let left = deadline - clock.now()
+                if left <= 0 { return "no answer in time" }
+                _ = answered.wait(until: Date(timeIntervalSinceNow: min(left, 0.25)))
             }
         }
     }

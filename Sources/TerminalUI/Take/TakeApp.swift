@@ -104,8 +104,11 @@ public final class TakeApp: LoopedScreen {
 
     public func step(on terminal: any Terminal) {
         if let reader, reader.tentative != shownTentative { frameDirty = true }
-        // Without a bell (no pipe could be made) the store's news is looked for on every turn.
-        if !bell.works { storeNews() }
+        // A start that came while it could not be taken (help on screen, a seat's clock behind
+        // the proctor's) is looked at again on every turn: the starts already read are in
+        // memory, so this asks nothing of the store. Without a bell (no pipe could be made),
+        // the commands are looked for on every turn too, by the pump.
+        if runtime == nil { lookForStart() }
         if finalExit != nil { return }
         pump()
         if model.expireNotice(now: monotonic()) { frameDirty = true }
@@ -114,15 +117,20 @@ public final class TakeApp: LoopedScreen {
     /// The store has news: the proctor's start for a seat that waits for it, or commands for
     /// the running session, taken at once.
     func storeNews() {
-        if runtime == nil, launch.stage == .ready, model.phase == .start, model.waitsForProctor, !model.showHelp,
-           let start = environment?.proctorStart() {
-            let before = screenContext
-            send(.startRead(start))
-            if finalExit != nil { return }
-            frameDirty = true
-            if model.screenReader && screenContext != before { model.repaintWhole = true }
-        }
+        lookForStart()
+        if finalExit != nil { return }
         pump()
+    }
+
+    /// The proctor's start, for a seat that waits for it at its start screen.
+    func lookForStart() {
+        guard runtime == nil, launch.stage == .ready, model.phase == .start, model.waitsForProctor, !model.showHelp,
+              let start = environment?.proctorStart() else { return }
+        let before = screenContext
+        send(.startRead(start))
+        if finalExit != nil { return }
+        frameDirty = true
+        if model.screenReader && screenContext != before { model.repaintWhole = true }
     }
 
     /// The session's pump: signals, tracers, the clock, the proctor's commands.

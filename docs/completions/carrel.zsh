@@ -93,7 +93,7 @@ _carrel_take() {
         '--theme[default, mono (also chosen by a non-empty NO_COLOR) or contrast.]:theme:{__carrel_complete "${___theme[@]}"}'
         '--language[The language of the screens\: en, fr, de, es or ja (else the roster'\''s, the assessment'\''s language key, LC_ALL/LC_MESSAGES/LANG, English).]:code:'
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
-        '--shared[Publish to (or read from) a lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
+        '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
         '--seat[This seat'\''s name in the room (default\: host and terminal).]:name:'
         '--version[Show the version.]'
@@ -111,7 +111,7 @@ _carrel_demo() {
         '--theme[default, mono (also chosen by NO_COLOR) or contrast.]:theme:'
         '--language[The language of the screens\: en, fr, de, es or ja (else the roster'\''s, the assessment'\''s language key, LC_ALL/LC_MESSAGES/LANG, English).]:code:'
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
-        '--shared[Publish to (or read from) a lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
+        '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
         '--seat[This seat'\''s name in the room (default\: host and terminal).]:name:'
         '--version[Show the version.]'
@@ -214,7 +214,7 @@ _carrel_resume() {
         '--theme[default, mono (also chosen by a non-empty NO_COLOR) or contrast.]:theme:{__carrel_complete "${___theme[@]}"}'
         '--language[The language of the screens\: en, fr, de, es or ja (else the roster'\''s, the assessment'\''s language key, LC_ALL/LC_MESSAGES/LANG, English).]:code:'
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
-        '--shared[Publish to (or read from) a lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
+        '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
         '--seat[This seat'\''s name in the room (default\: host and terminal).]:name:'
         '--version[Show the version.]'
@@ -229,7 +229,7 @@ _carrel_unlock() {
     local -i ret=1
     local -ar arg_specs=(
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
-        '--shared[Publish to (or read from) a lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
+        '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
         '--seat[This seat'\''s name in the room (default\: host and terminal).]:name:'
         ':session:'
@@ -281,7 +281,7 @@ _carrel_results_list() {
         '--json[Print JSON.]'
         '--strict[Exit 65 when a session could not be read.]'
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
-        '--shared[Publish to (or read from) a lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
+        '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
         '--seat[This seat'\''s name in the room (default\: host and terminal).]:name:'
         '--passphrase-stdin[With --shared\: read the proctor passphrase from standard input and check that each session'\''s records and result were written by its seat (a "verified" column; each record that fails is named).]'
@@ -300,7 +300,7 @@ _carrel_results_show() {
         '--json[Print JSON\: the result and the integrity report.]'
         '--strict[Exit 65 when a session could not be read.]'
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
-        '--shared[Publish to (or read from) a lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
+        '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
         '--seat[This seat'\''s name in the room (default\: host and terminal).]:name:'
         '--passphrase-stdin[With --shared\: read the proctor passphrase from standard input and check that each session'\''s records and result were written by its seat (a "verified" column; each record that fails is named).]'
@@ -322,7 +322,7 @@ _carrel_results_export() {
         '--status[Only this status\: submitted, timed_out, ended_by_proctor, interrupted, active.]:status:'
         '--strict[Exit 65 when a session could not be read.]'
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
-        '--shared[Publish to (or read from) a lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
+        '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
         '--seat[This seat'\''s name in the room (default\: host and terminal).]:name:'
         '--passphrase-stdin[With --shared\: read the proctor passphrase from standard input and check that each session'\''s records and result were written by its seat (a "verified" column; each record that fails is named).]'
@@ -342,7 +342,7 @@ _carrel_results_mark() {
         ':points:'
         '--comment[A note kept with the mark, up to 500 characters.]:text:'
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
-        '--shared[Publish to (or read from) a lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
+        '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
         '--seat[This seat'\''s name in the room (default\: host and terminal).]:name:'
         '--version[Show the version.]'
@@ -392,7 +392,7 @@ _carrel_proctor_watch() {
     local -i ret=1
     local -ar ___theme=('default' 'mono' 'contrast')
     local -ar arg_specs=(
-        '--shared[Publish to (or read from) a lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
+        '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
         '--seat[This seat'\''s name in the room (default\: host and terminal).]:name:'
         '--json[Print one snapshot of the seats as JSON and exit.]'
@@ -411,7 +411,7 @@ _carrel_proctor_watch() {
 _carrel_proctor_start() {
     local -i ret=1
     local -ar arg_specs=(
-        '--shared[The lab'\''s shared store (also CARREL_SHARED).]:url:'
+        '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--room[The room (also CARREL_ROOM).]:name:'
         '*--seat[A seat to act on (repeat for several; none\: the whole room).]:seat:'
         '--wait[Seconds to wait for the seats to apply it.]:seconds:'
@@ -428,7 +428,7 @@ _carrel_proctor_start() {
 _carrel_proctor_pause() {
     local -i ret=1
     local -ar arg_specs=(
-        '--shared[The lab'\''s shared store (also CARREL_SHARED).]:url:'
+        '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--room[The room (also CARREL_ROOM).]:name:'
         '*--seat[A seat to act on (repeat for several; none\: the whole room).]:seat:'
         '--wait[Seconds to wait for the seats to apply it.]:seconds:'
@@ -445,7 +445,7 @@ _carrel_proctor_pause() {
 _carrel_proctor_resume() {
     local -i ret=1
     local -ar arg_specs=(
-        '--shared[The lab'\''s shared store (also CARREL_SHARED).]:url:'
+        '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--room[The room (also CARREL_ROOM).]:name:'
         '*--seat[A seat to act on (repeat for several; none\: the whole room).]:seat:'
         '--wait[Seconds to wait for the seats to apply it.]:seconds:'
@@ -462,7 +462,7 @@ _carrel_proctor_resume() {
 _carrel_proctor_time() {
     local -i ret=1
     local -ar arg_specs=(
-        '--shared[The lab'\''s shared store (also CARREL_SHARED).]:url:'
+        '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--room[The room (also CARREL_ROOM).]:name:'
         '*--seat[A seat to act on (repeat for several; none\: the whole room).]:seat:'
         '--wait[Seconds to wait for the seats to apply it.]:seconds:'
@@ -480,7 +480,7 @@ _carrel_proctor_time() {
 _carrel_proctor_message() {
     local -i ret=1
     local -ar arg_specs=(
-        '--shared[The lab'\''s shared store (also CARREL_SHARED).]:url:'
+        '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--room[The room (also CARREL_ROOM).]:name:'
         '*--seat[A seat to act on (repeat for several; none\: the whole room).]:seat:'
         '--wait[Seconds to wait for the seats to apply it.]:seconds:'
@@ -498,7 +498,7 @@ _carrel_proctor_message() {
 _carrel_proctor_end() {
     local -i ret=1
     local -ar arg_specs=(
-        '--shared[The lab'\''s shared store (also CARREL_SHARED).]:url:'
+        '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--room[The room (also CARREL_ROOM).]:name:'
         '*--seat[A seat to act on (repeat for several; none\: the whole room).]:seat:'
         '--wait[Seconds to wait for the seats to apply it.]:seconds:'
@@ -515,7 +515,7 @@ _carrel_proctor_end() {
 _carrel_proctor_acknowledge() {
     local -i ret=1
     local -ar arg_specs=(
-        '--shared[The lab'\''s shared store (also CARREL_SHARED).]:url:'
+        '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--room[The room (also CARREL_ROOM).]:name:'
         '*--seat[A seat to act on (repeat for several; none\: the whole room).]:seat:'
         '--wait[Seconds to wait for the seats to apply it.]:seconds:'
@@ -567,7 +567,7 @@ _carrel_room_open() {
         ':file:'
         '--roster[The room'\''s roster (CSV with a header).]:roster.csv:'
         '--start[Who starts the seats\: proctor (seats wait) or candidate.]:who:{__carrel_complete "${___start[@]}"}'
-        '--shared[The lab'\''s shared store (also CARREL_SHARED).]:url:'
+        '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -580,7 +580,7 @@ _carrel_room_show() {
     local -i ret=1
     local -ar arg_specs=(
         ':room:'
-        '--shared[The lab'\''s shared store (also CARREL_SHARED).]:url:'
+        '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--json[Print the plan as JSON.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
@@ -594,7 +594,7 @@ _carrel_room_close() {
     local -i ret=1
     local -ar arg_specs=(
         ':room:'
-        '--shared[The lab'\''s shared store (also CARREL_SHARED).]:url:'
+        '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -634,7 +634,7 @@ _carrel_store() {
 _carrel_store_init() {
     local -i ret=1
     local -ar arg_specs=(
-        '--shared[The store, as its owner (also CARREL_SHARED).]:url:'
+        '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--seat-role[The seats'\'' role.]:seat-role:'
         '--proctor-role[The proctors'\'' role.]:proctor-role:'
         '--proctor-reserve[Connections kept free of seats for proctors.]:proctor-reserve:'

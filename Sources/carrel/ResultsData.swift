@@ -14,6 +14,19 @@ struct SkipOptions: ParsableArguments {
 }
 
 /// The sessions `results` reports on: this seat's journal, or a copy of a shared store's.
+/// Where `results list`, `show` and `export` read from, and how: the state directory or the
+/// lab's store, what to do with sessions that cannot be read, the proctor's verification.
+struct ResultSource: ParsableArguments {
+    @OptionGroup var skipping: SkipOptions
+    @OptionGroup var state: StateOptions
+    @OptionGroup var lab: SharedOptions
+    @OptionGroup var verify: VerifyOptions
+
+    func load() async throws(CarrelFailure) -> ResultsData {
+        try await ResultsData.load(state, lab: lab, verify: verify)
+    }
+}
+
 struct ResultsData {
     let journal: Journal?
     let records: [SessionRecord]

@@ -21,10 +21,7 @@ struct ExportResults: AsyncParsableCommand {
     @Option(help: "json or csv.") var format: String = "json"
     @Option(help: "Write here (0600, atomically) instead of standard output.") var out: String?
     @OptionGroup var filters: ResultFilters
-    @OptionGroup var skipping: SkipOptions
-    @OptionGroup var state: StateOptions
-    @OptionGroup var lab: SharedOptions
-    @OptionGroup var verify: VerifyOptions
+    @OptionGroup var source: ResultSource
 
     func validate() throws {
         guard ["json", "csv"].contains(format) else { throw ValidationError("--format is json or csv, not \"\(format)\"") }
@@ -32,7 +29,7 @@ struct ExportResults: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            var data = try await ResultsData.load(state, lab: lab, verify: verify)
+            var data = try await source.load()
             let sessions = filters.apply(data.records, waiting: data.waiting)
             VerifyOptions.report(data.checks, sessions: sessions.map(\.id))
             let text: String, count: Int
@@ -56,10 +53,10 @@ struct ExportResults: AsyncParsableCommand {
                 } catch let error as FileSystemError {
                     throw CarrelFailure(status: .cannotCreate, message: "cannot write \(out): \(error.reason)")
                 }
-                try data.finish("\(exported) to \(out)", strict: skipping.strict)
+                try data.finish("\(exported) to \(out)", strict: source.skipping.strict)
             } else {
                 FileOutput.standardOutput.write(text)
-                try data.finish(data.skipped.isEmpty ? nil : exported, strict: skipping.strict)
+                try data.finish(data.skipped.isEmpty ? nil : exported, strict: source.skipping.strict)
             }
         }
     }

@@ -10,17 +10,14 @@ struct ListResults: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List sessions: candidate, assessment, status, score, started, duration.")
     @OptionGroup var filters: ResultFilters
     @Flag(help: "Print JSON.") var json = false
-    @OptionGroup var skipping: SkipOptions
-    @OptionGroup var state: StateOptions
-    @OptionGroup var lab: SharedOptions
-    @OptionGroup var verify: VerifyOptions
+    @OptionGroup var source: ResultSource
 
     func run() async throws {
         try await reportingFailures {
-            let data = try await ResultsData.load(state, lab: lab, verify: verify)
+            let data = try await source.load()
             VerifyOptions.report(data.checks, sessions: data.records.map(\.id))
             let count = try write(data)
-            try data.finish(data.skipped.isEmpty ? nil : "Listed \(count) session\(count == 1 ? "" : "s")", strict: skipping.strict)
+            try data.finish(data.skipped.isEmpty ? nil : "Listed \(count) session\(count == 1 ? "" : "s")", strict: source.skipping.strict)
         }
     }
 

@@ -10,14 +10,11 @@ struct ShowResult: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one session's result and its integrity report.")
     @Argument(help: "The session id (or its first characters).") var session: String
     @Flag(help: "Print JSON: the result and the integrity report.") var json = false
-    @OptionGroup var skipping: SkipOptions
-    @OptionGroup var state: StateOptions
-    @OptionGroup var lab: SharedOptions
-    @OptionGroup var verify: VerifyOptions
+    @OptionGroup var source: ResultSource
 
     func run() async throws {
         try await reportingFailures {
-            let data = try await ResultsData.load(state, lab: lab, verify: verify)
+            let data = try await source.load()
             let record = try data.session(session)
             VerifyOptions.report(data.checks, sessions: [record.id])
             let verified = data.checks.map { $0[record.id]?.verified ?? false }
@@ -34,7 +31,7 @@ struct ShowResult: AsyncParsableCommand {
                 FileOutput.standardOutput.write(try JSONText.pretty(Output(result: result, integrity: integrity,
                                                                       status: ResultFilters.status(record, waiting: data.waiting),
                                                                       verified: verified)))
-                try data.finish(nil, strict: skipping.strict)
+                try data.finish(nil, strict: source.skipping.strict)
                 return
             }
             var out = "Session     \(record.id)\n"
@@ -72,7 +69,7 @@ struct ShowResult: AsyncParsableCommand {
                 out += "  \(Timestamp.iso(e.at))  \(e.kind.padding(toLength: 19, withPad: " ", startingAt: 0)) \(TextWidth.sanitise(e.detail))\n"
             }
             FileOutput.standardOutput.write(out)
-            try data.finish(nil, strict: skipping.strict)
+            try data.finish(nil, strict: source.skipping.strict)
         }
     }
 }

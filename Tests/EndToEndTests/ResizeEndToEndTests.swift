@@ -33,6 +33,17 @@ extension TmuxHarness {
 /// (`scripts/bench --only resize`); here the test only asks that it returns, whole.
 @Suite("Resizing end to end (tmux)", .serialized)
 struct ResizeEndToEndTests {
+    /// Makes window `w` too small (`asking` is what the screen then says), grows it back to
+    /// 80×24, and waits for `whole` to hold of the screen again: when, or nil.
+    static func shrinkAndGrowBack(_ t: TmuxHarness, _ w: String, to small: (Int, Int), asking: String,
+                                  until whole: (String) -> Bool) -> (screen: String, seconds: Double)? {
+        t.run(["resize-window", "-t", "e2e:\(w)", "-x", "\(small.0)", "-y", "\(small.1)"])
+        #expect(t.waitFor(w, asking) != nil)
+        TmuxHarness.pastResizeBatching()
+        t.run(["resize-window", "-t", "e2e:\(w)", "-x", "80", "-y", "24"])
+        return t.waitForScreen(w, whole)
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func aQuestionComesBackWholeWhenTheTerminalGrowsBack() throws {
         let t = try #require(TmuxHarness())
@@ -41,11 +52,9 @@ struct ResizeEndToEndTests {
         let whole = try #require(t.waitFor("w", "F1 help"))
         #expect(whole.contains("What is the capital of Canada?"))
 
-        t.run(["resize-window", "-t", "e2e:w", "-x", "60", "-y", "20"])
-        #expect(t.waitFor("w", "Please enlarge the terminal") != nil)
-        TmuxHarness.pastResizeBatching()
-        t.run(["resize-window", "-t", "e2e:w", "-x", "80", "-y", "24"])
-        let back = t.waitForScreen("w") { TmuxHarness.steady($0) == TmuxHarness.steady(whole) }
+        let back = Self.shrinkAndGrowBack(t, "w", to: (60, 20), asking: "Please enlarge the terminal") {
+            TmuxHarness.steady($0) == TmuxHarness.steady(whole)
+        }
         #expect(back != nil, "the question is back as it was:\n\(t.screen("w"))")
         if let back { print("question back \(Int(back.seconds * 1000)) ms after the resize (tmux, polled)") }
 
@@ -70,11 +79,7 @@ struct ResizeEndToEndTests {
         let whole = try #require(t.waitFor("demo", "PgUp log"))
         #expect(whole.contains("Carrel workshop demo"))
 
-        t.run(["resize-window", "-t", "e2e:demo", "-x", "60", "-y", "20"])
-        #expect(t.waitFor("demo", "Please enlarge the terminal") != nil)
-        TmuxHarness.pastResizeBatching()
-        t.run(["resize-window", "-t", "e2e:demo", "-x", "80", "-y", "24"])
-        let back = t.waitForScreen("demo") { $0 == whole }
+        let back = Self.shrinkAndGrowBack(t, "demo", to: (60, 20), asking: "Please enlarge the terminal") { $0 == whole }
         #expect(back != nil, "the demo is back as it was:\n\(t.screen("demo"))")
         if let back { print("demo back \(Int(back.seconds * 1000)) ms after the resize (tmux, polled)") }
 
@@ -94,12 +99,10 @@ struct ResizeEndToEndTests {
         let seat = "Seat A1, Ada: not started"
         #expect(t.waitFor("console", seat) != nil)
 
-        t.run(["resize-window", "-t", "e2e:console", "-x", "30", "-y", "8"])
-        #expect(t.waitFor("console", "Make this window") != nil)
-        TmuxHarness.pastResizeBatching()
-        t.run(["resize-window", "-t", "e2e:console", "-x", "80", "-y", "24"])
         // The store's line says when it was read, each second: the title and the seat are compared.
-        let back = t.waitForScreen("console") { $0.contains("Carrel proctor — room lab7") && $0.contains(seat) && !$0.contains("Make this") }
+        let back = Self.shrinkAndGrowBack(t, "console", to: (30, 8), asking: "Make this window") {
+            $0.contains("Carrel proctor — room lab7") && $0.contains(seat) && !$0.contains("Make this")
+        }
         #expect(back != nil, "the console is back whole:\n\(t.screen("console"))")
         if let back { print("console back \(Int(back.seconds * 1000)) ms after the resize (tmux, polled)") }
 

@@ -66,12 +66,7 @@ struct ResizeTests {
             reads.read()
         }
         let app = TakeApp(model: model, terminal: terminal, monotonic: world.clock.sessionClock.monotonic)
-        let context = world.context
-        _ = app.run { app throws(SessionError) in
-            try SessionRuntime.begin(assessment: assessment, source: source, candidate: "Ada", extraTime: .none,
-                                     context: context, enterUI: { app.terminal.setReports(true) },
-                                     leaveUI: { app.terminal.setReports(false) })
-        }
+        _ = app.run(begin: world.beginning(assessment, source))
         Self.expectDrawnAtOnce(reads, small: (60, 20), asking: "enlarge") {
             $0.text.contains("Question 1 of 2") && $0.text.contains("Capital of Canada?")
         }

@@ -104,12 +104,7 @@ struct ResponsivenessTests {
         for _ in 0..<idleReads { terminal.input.append(nil) }
         terminal.beforeRead = { world.clock.advance(0.2) }
         let app = TakeApp(model: model, terminal: terminal, monotonic: world.clock.sessionClock.monotonic)
-        let context = world.context
-        _ = app.run { app throws(SessionError) in
-            try SessionRuntime.begin(assessment: assessment, source: source, candidate: "Ada", extraTime: .none,
-                                     context: context, enterUI: { app.terminal.setReports(true) },
-                                     leaveUI: { app.terminal.setReports(false) })
-        }
+        _ = app.run(begin: world.beginning(assessment, source))
         return terminal
     }
 

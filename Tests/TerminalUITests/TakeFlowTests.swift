@@ -28,12 +28,7 @@ struct TakeFlowTests {
         // A key every 150 ms, as a person types; after the last one the terminal is gone.
         terminal.beforeRead = { world.clock.advance(0.15) }
         let app = TakeApp(model: model, terminal: terminal, monotonic: world.clock.sessionClock.monotonic)
-        let context = world.context
-        let exit = app.run { app throws(SessionError) in
-            try SessionRuntime.begin(assessment: assessment, source: source, candidate: "Ada", extraTime: .none,
-                                     context: context, enterUI: { app.terminal.setReports(true) },
-                                     leaveUI: { app.terminal.setReports(false) })
-        }
+        let exit = app.run(begin: world.beginning(assessment, source))
         return (app, terminal, exit)
     }
 

@@ -36,6 +36,8 @@ public final class LoopBell: Sendable {
 
     /// The end the loop's `poll` watches.
     var readEnd: Int32? { ends?.read }
+    /// The end a signal handler writes into (`ResizeSignal`: a write is all it may do).
+    var writeEnd: Int32? { ends?.write }
 
     /// Empties the pipe; true when it was rung since the last call.
     func drain() -> Bool {

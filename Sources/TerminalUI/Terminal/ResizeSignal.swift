@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CLinux
 
 /// SIGWINCH as a byte on a pipe, which the loop's `poll` watches beside the terminal.
 ///
@@ -17,22 +16,17 @@ enum ResizeSignal {
     /// Made once for the process and never closed: a handler may still run while a canvas
     /// stops (the demo hands the terminal to the workshop test and back), and must always
     /// write into this pipe, never into a descriptor reused for something else.
-    private static let pipe: (read: Int32, write: Int32)? = {
-        var fds: [Int32] = [-1, -1]
-        // Non-blocking: a handler never waits on a full pipe, and draining stops when empty.
-        guard carrel_pipe_cloexec_nonblocking(&fds) == 0 else { return nil }
-        return (fds[0], fds[1])
-    }()
+    private static let pipe = LoopBell()
 
     /// The end to watch with the terminal; nil when no pipe could be made (a resize then waits
     /// for the loop's next turn, as it did before).
-    static var readEnd: Int32? { pipe?.read }
+    static var readEnd: Int32? { pipe.readEnd }
 
     /// Installs the handler; returns the action it replaced (ncurses' own, which only marks a
     /// resize for `wgetch`, not used here), for `restore`.
     static func install() -> sigaction? {
-        guard let pipe else { return nil }
-        writeEnd = pipe.write
+        guard let end = pipe.writeEnd else { return nil }
+        writeEnd = end
         var action = sigaction()
         #if canImport(Glibc)
         action.__sigaction_handler.sa_handler = { _ in
@@ -58,11 +52,5 @@ enum ResizeSignal {
     }
 
     /// Empties the pipe; true when a resize was signalled since the last call.
-    static func drain() -> Bool {
-        guard let fd = pipe?.read else { return false }
-        var signalled = false
-        var chunk = [UInt8](repeating: 0, count: 64)
-        while chunk.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }) > 0 { signalled = true }
-        return signalled
-    }
+    static func drain() -> Bool { pipe.drain() }
 }

@@ -101,6 +101,22 @@ public enum SessionMAC {
         mac(key, "carrel live v1\n\(session)\n\(pid)")
     }
 
+    /// The token a session's seat proves itself with to the store once the proctor's start gave
+    /// it the session's key (the store keeps its SHA-256): derived from the key, so it is
+    /// never written to disk, and the proctor can derive it too.
+    public static func storeToken(key: [UInt8], session: String) -> String {
+        mac(key, "carrel store token v1\n\(session)")
+    }
+
+    /// A fresh token for a session's seat before any key (43 characters of base64url, 256 bits
+    /// from the system's random source).
+    public static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
     /// True when `mac` is `expected`, compared in constant time.
     public static func matches(_ mac: String?, _ expected: String) -> Bool {
         guard let mac else { return false }

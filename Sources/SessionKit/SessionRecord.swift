@@ -36,6 +36,11 @@ public struct SharedLabel: Sendable, Equatable, Codable {
     public var attestation: [String: String]?
     /// The candidate's number on the room's roster (the candidate is their name).
     public var candidateNumber: String?
+    /// The token this seat proves its session with to the store until the proctor's start
+    /// gives the session a key (then one derived from the key, never stored), and with which
+    /// it reads its own marks. Kept so that `resume` and later runs go on; nil in journals
+    /// written before it was kept.
+    public var storeToken: String?
 
     public init(room: String, seat: String, total: Int = 0, timeAllowed: Int? = nil, store: String? = nil) {
         self.room = room

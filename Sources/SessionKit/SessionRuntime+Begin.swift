@@ -86,6 +86,9 @@ extension SessionRuntime {
         var options = options
         options.shared?.total = plan.itemOrder.count
         options.shared?.timeAllowed = plan.timeAllowed
+        // A session that publishes proves itself to the store with a token of its own (the
+        // seat's launch made one when it announced itself first).
+        if options.shared != nil, options.shared?.storeToken == nil { options.shared?.storeToken = SessionMAC.randomToken() }
         let record = SessionRecord(
             id: id, assessmentID: assessment.id, assessmentTitle: assessment.title,
             fingerprint: fingerprint, assessmentPath: path, candidate: candidate, status: .active,

@@ -16,23 +16,13 @@ struct RoomJoin: Sendable {
     /// The test's fingerprint (a sealed package's own).
     var fingerprint: String
 
-    /// Reads the plan; nil when the room has none (the seat runs as before) or the store
-    /// cannot be read now (the seat publishes what it can, as without a plan).
+    /// Reads the plan; nil when the room has none (the seat runs as before). A store that
+    /// cannot be read now is asked again until it answers: a seat of a room never goes on
+    /// without its plan (it would skip the roster and the proctor's start, and ask for a
+    /// passphrase the room never meant it to take).
     static func join(_ take: TakeCommand, launch: TakeCommand.Launch, url: SharedURL) async throws(CarrelFailure) -> RoomJoin? {
         let label = take.lab.label()
-        let plan: SeatRoomPlan?
-        do {
-            plan = try await SeatRoom.plan(url, room: label.room, seat: label.seat)
-        } catch {
-            let why = url.redacting(SeatPublisher.describe(error))
-            // Extra time given at the seat is what a roster would otherwise decide: with no
-            // plan to check it against, it is not taken on trust.
-            if take.extraTime != nil {
-                throw CarrelFailure(status: .refused, message: "cannot read the plan of room \(TerminalSafety.visible(label.room, keepLineBreaks: false)) (\(why)), so --extra-time cannot be checked against its roster; launch again once the store answers, or without --room")
-            }
-            Console.error("cannot read the plan of room \(label.room) (\(why)); this seat goes on without it")
-            return nil
-        }
+        let plan = await readPlan(url, label: label)
         guard let plan else { return nil }
         let assessment = launch.assessment
         let fingerprint = launch.header?.metadata.fingerprint ?? Fingerprint.of(assessment)
@@ -55,6 +45,26 @@ struct RoomJoin: Sendable {
             join.match = try await identify(url, label: label, assessment: assessment, fingerprint: fingerprint)
         }
         return join
+    }
+
+    /// The room's plan, asked again (every 1 s, then up to every 10 s) while the store cannot
+    /// be read, saying so each time; Ctrl-C stops the seat.
+    static func readPlan(_ url: SharedURL, label: SharedLabel) async -> SeatRoomPlan? {
+        var wait = 1.0
+        var said = ""
+        while true {
+            do {
+                return try await SeatRoom.plan(url, room: label.room, seat: label.seat)
+            } catch {
+                let why = url.redacting(SeatPublisher.describe(error))
+                if why != said {
+                    Console.error("cannot read the plan of room \(TerminalSafety.visible(label.room, keepLineBreaks: false)) (\(why)); this seat waits for the store and tries again (Ctrl-C stops it)")
+                    said = why
+                }
+                try? await Task.sleep(nanoseconds: UInt64(wait * 1e9))
+                wait = min(wait * 2, 10)
+            }
+        }
     }
 
     /// Asks the candidate number until the roster knows it and the candidate confirms the name:

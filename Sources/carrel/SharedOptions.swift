@@ -93,6 +93,8 @@ extension SharedOptions {
     func label(publishingTo publisher: SeatPublisher) -> SharedLabel {
         var label = label()
         label.store = SharedOptions.remembered(publisher.url)
+        // The token this seat's session is proven with to the store (schema version 5).
+        label.storeToken = SessionMAC.randomToken()
         return label
     }
 

@@ -34,9 +34,10 @@ struct PublisherLoopTests {
             let (assessment, source) = try MemoryWorld.assessment(Self.yaml)
             var context = world.context
             context.publisher = publisher
+            var label = SharedLabel(room: "lab", seat: "A1")
+            label.storeToken = SessionMAC.randomToken()
             runtime = try SessionRuntime.begin(assessment: assessment, source: source, candidate: "Ada", extraTime: .none,
-                                               options: SessionOptions(shared: SharedLabel(room: "lab", seat: "A1")),
-                                               context: context)
+                                               options: SessionOptions(shared: label), context: context)
             let publisher = publisher
             // The session's loop tells its time used on every tick: a running seat pulses.
             publisher.progress(session: runtime.record.id, elapsed: 1)

@@ -36,9 +36,16 @@ public final class MemoryLink: StoreLink {
 
     func enter(_ name: String) async throws { try await store.enter(name, link: self) }
 
-    public func hello(session: String, body: String) async throws {
+    public func hello(session: String, body: String, token: String) async throws -> Bool {
         try await enter("hello")
-        store.data.withLock { $0.hellos[session] = body }
+        return store.data.withLock { d in
+            if d.tokens[session] != nil { return store.proven(SeatProof(session: session, token: token), in: &d) }
+            guard token.count >= 32 else { return false }
+            d.tokens[session] = token
+            d.firstTokens[session] = token
+            d.hellos[session] = body
+            return true
+        }
     }
 
     public func lock(session: String) async throws -> Bool {
@@ -57,29 +64,36 @@ public final class MemoryLink: StoreLink {
         }
     }
 
-    public func commands(room: String, seat: String, after: Int64) async throws -> [SignedCommand] {
+    public func commands(room: String, seat: String, proof: SeatProof, after: Int64) async throws -> [SignedCommand] {
         try await enter("commands")
         return store.data.withLock { d in
-            d.commands.filter { $0.room == room && $0.seat == seat && !$0.isStart && $0.signed.id > after }.map(\.signed)
+            guard store.proven(proof, in: &d) else { return [] }
+            return d.commands.filter { $0.room == room && $0.seat == seat && !$0.isStart && $0.signed.id > after }.map(\.signed)
         }
     }
 
-    public func starts(room: String, seat: String, after: Int64) async throws -> [SignedCommand] {
+    public func starts(room: String, seat: String, proof: SeatProof, after: Int64) async throws -> [SignedCommand] {
         try await enter("starts")
         return store.data.withLock { d in
-            d.commands.filter { $0.room == room && $0.seat == seat && $0.isStart && $0.signed.id > after }.map(\.signed).reversed()
+            guard store.proven(proof, in: &d) else { return [] }
+            return d.commands.filter { $0.room == room && $0.seat == seat && $0.isStart && $0.signed.id > after }.map(\.signed).reversed()
         }
     }
 
-    public func refused(session: String, detail: String) async throws {
+    public func refused(_ proof: SeatProof, detail: String) async throws {
         try await enter("refused")
-        store.data.withLock { $0.refusals.append((session, detail)) }
+        store.data.withLock { d in
+            if store.proven(proof, in: &d) { d.refusals.append((proof.session, detail)) }
+        }
     }
 
-    public func marks(sessions: [String], after: Int64) async throws -> [StoreMark] {
+    public func marks(_ proofs: [SeatProof], after: Int64) async throws -> [StoreMark] {
         try await enter("marks")
-        let wanted = Set(sessions)
-        return store.data.withLock { d in d.marks.filter { wanted.contains($0.session) && $0.id > after } }
+        return store.data.withLock { d in
+            let wanted = Set(proofs.filter { p in p.token.count >= 32 && (d.tokens[p.session] == p.token || d.firstTokens[p.session] == p.token) }
+                .map(\.session))
+            return d.marks.filter { wanted.contains($0.session) && $0.id > after }
+        }
     }
 
     public func serverProcess() async throws -> Int64 {
@@ -87,18 +101,22 @@ public final class MemoryLink: StoreLink {
         return Int64(id)
     }
 
-    public func live(session: String, mac: String, elapsed: Double?) async throws {
+    public func live(_ proof: SeatProof, mac: String, elapsed: Double?) async throws {
         try await enter("live")
-        store.data.withLock { $0.live[session] = (id, mac, elapsed) }
+        store.data.withLock { d in
+            if store.proven(proof, in: &d) { d.live[proof.session] = (id, mac, elapsed) }
+        }
     }
 
-    public func pulse(session: String, elapsed: Double) async throws {
+    public func pulse(_ proof: SeatProof, elapsed: Double) async throws {
         try await enter("pulse")
-        store.data.withLock { $0.pulses[session] = elapsed }
+        store.data.withLock { d in
+            if store.proven(proof, in: &d) { d.pulses[proof.session] = elapsed }
+        }
     }
 
     /// All or nothing, as PostgreSQL's transaction: a refused insert keeps none of the batch.
-    public func insert(_ records: [SentRecord]) async throws -> Int64 {
+    public func insert(_ records: [SentRecord]) async throws -> StoreKept {
         try await enter("insert")
         if store.refusesInsert() {
             end()
@@ -107,8 +125,23 @@ public final class MemoryLink: StoreLink {
         }
         return store.data.withLock { d in
             var kept: Int64 = 0
+            var refused: String?
+            var allowed: Set<String> = []
+            for r in records where !allowed.contains(r.session) {
+                // As carrel_publish: a session nobody announced is made by its own first record.
+                if d.tokens[r.session] == nil, r.kind == "session", r.token.count >= 32 {
+                    d.tokens[r.session] = r.token
+                    d.firstTokens[r.session] = r.token
+                }
+                if store.proven(SeatProof(session: r.session, token: r.token, previous: r.previous), in: &d) {
+                    allowed.insert(r.session)
+                } else {
+                    refused = "this seat has not proven it holds session \(r.session)"
+                }
+            }
             for r in records {
                 d.sends.append(r)
+                guard allowed.contains(r.session) else { continue }
                 if let there = d.records[r.session]?[r.seq] {
                     if there.digest == r.digest && there.mac == r.mac { kept += 1 }
                 } else {
@@ -116,11 +149,11 @@ public final class MemoryLink: StoreLink {
                     kept += 1
                 }
             }
-            return kept
+            return StoreKept(kept: kept, refused: refused)
         }
     }
 
-    public func rehearse(session: String, records: [SentRecord]) async throws {
+    public func rehearse(_ proof: SeatProof, records: [SentRecord]) async throws {
         try await enter("rehearse")
         store.data.withLock { $0.rehearsals += 1 }
     }

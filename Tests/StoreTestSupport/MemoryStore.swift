@@ -37,6 +37,12 @@ public final class MemoryStore: StoreLinkOpener, Sendable {
         public var live: [String: (connection: Int, mac: String, elapsed: Double?)] = [:]
         public var pulses: [String: Double] = [:]
         public var rehearsals = 0
+        /// Each session's token as the store holds it (PostgreSQL keeps its SHA-256), and the
+        /// first one (which still reads the session's marks).
+        public var tokens: [String: String] = [:]
+        public var firstTokens: [String: String] = [:]
+        /// Calls refused because the caller did not prove its session.
+        public var unproven = 0
         /// Calls made, by name ("insert", "commands", "connect" …).
         public var calls: [String: Int] = [:]
         var nextCommand: Int64 = 0
@@ -140,6 +146,22 @@ public final class MemoryStore: StoreLinkOpener, Sendable {
         if cut || faults.withLock({ $0.cut }) { throw StoreGone(description: "the connection was refused") }
         if let link, !link.isOpen { throw StoreGone(description: "the connection was closed") }
         data.withLock { $0.calls[name, default: 0] += 1 }
+    }
+
+    /// As `carrel_proven`: the session's token, or the one it replaces (which moves the store
+    /// to the new one). Counts a refusal.
+    func proven(_ proof: SeatProof, in d: inout Contents) -> Bool {
+        guard proof.token.count >= 32, let held = d.tokens[proof.session] else {
+            d.unproven += 1
+            return false
+        }
+        if held == proof.token { return true }
+        if let previous = proof.previous, previous == held {
+            d.tokens[proof.session] = proof.token
+            return true
+        }
+        d.unproven += 1
+        return false
     }
 
     func refusesInsert() -> Bool {

@@ -37,14 +37,23 @@ import PostgresNIO
 /// | fn carrel_live, carrel_seat_signed_commands, carrel_seat_starts | 4 |                       |
 /// | fn carrel_command_refused, carrel_seat_kept | 4  |                                            |
 /// | fn and trigger carrel_records_notify   | 1       | 3: dropped                                 |
+/// | carrel_sessions: token, quota columns  | 5       |                                            |
+/// | fn carrel_token_hash, carrel_proven, carrel_room_has_place | 5 |                              |
+/// | fn carrel_hello/3, carrel_publish, carrel_live/5, carrel_pulse/4 | 5 |                          |
+/// | fn carrel_seat_commands/5, carrel_command_refused/4, carrel_seat_marks/3 | 5 |                  |
+/// | fn carrel_seat_refused                 | 2       | 5: within the room's quota                 |
+/// | fn and trigger carrel_commands_admit   | 5       |                                            |
 ///
 /// Each function that acts for a seat is revoked from PUBLIC by the version that creates it
 /// (`carrel_number` and `carrel_schema_version` stay open to anyone); version 4 grants its new
-/// ones to each role that could call `carrel_seat_commands` (`carrel store init` grants them
-/// all to the seat role it sets up).
+/// ones to each role that could call `carrel_seat_commands`, and version 5 takes from every
+/// seat's role the calls that trusted a session id it named (and its INSERT on
+/// `carrel_records`) and grants `seatFunctions` instead; the functions of earlier versions
+/// that version 5 wraps still exist, for the owner only. `carrel store init` grants
+/// `seatFunctions` to the seat role it sets up.
 public enum SharedSchema {
     /// The version this build writes and reads.
-    public static let version = 4
+    public static let version = 5
 
     /// The channel seats of a room listen on: a command was issued.
     public static let commandChannel = "carrel_commands"
@@ -56,6 +65,7 @@ public enum SharedSchema {
         (2, version2Rooms),
         (3, version3QuietRecords),
         (4, version4SignedCommands),
+        (5, version5ProvenSeats),
     ]
 
     public struct Problem: Error, Sendable, CustomStringConvertible {

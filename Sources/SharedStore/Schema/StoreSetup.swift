@@ -68,20 +68,17 @@ public enum StoreSetup {
         let seat = try await ident(seatRole)
         let proctor = try await ident(proctorRole)
         try await run("ALTER ROLE \(seat) CONNECTION LIMIT \(limit)")
+        // What one of the seat role's connections may hold: no statement, lock wait or idle
+        // transaction outlives these (a seat's own calls take milliseconds). They are the
+        // role's defaults, which a connection may change; what protects the room whatever a
+        // connection sets is that nothing it can lock is another session's (version 5).
+        for setting in seatRoleSettings { try await run("ALTER ROLE \(seat) SET \(setting)") }
         let statements = [
             "REVOKE ALL ON ALL TABLES IN SCHEMA \(schema) FROM PUBLIC",
             "REVOKE ALL ON ALL FUNCTIONS IN SCHEMA \(schema) FROM PUBLIC",
             "GRANT CONNECT ON DATABASE \(database) TO \(seat), \(proctor)",
             "GRANT USAGE ON SCHEMA \(schema) TO \(seat), \(proctor)",
-            "GRANT INSERT ON carrel_records TO \(seat)",
-            """
-            GRANT EXECUTE ON FUNCTION carrel_pulse(text, double precision), carrel_hello(text, jsonb), carrel_schema_version(),
-              carrel_room_plan(text, text), carrel_roster_candidate(text, text, text), carrel_seat_commands(text, text, bigint),
-              carrel_seat_refused(text, jsonb), carrel_seat_marks(text[], bigint), carrel_seat_signed_commands(text, text, bigint),
-              carrel_seat_starts(text, text, bigint), carrel_command_refused(text, text), carrel_live(text, text, double precision),
-              carrel_seat_kept(text[], int8[], text[], text[])
-              TO \(seat)
-            """,
+            "GRANT EXECUTE ON FUNCTION \(SharedSchema.seatFunctions) TO \(seat)",
             "GRANT SELECT ON ALL TABLES IN SCHEMA \(schema) TO \(proctor)",
             "GRANT INSERT, UPDATE ON carrel_rooms TO \(proctor)",
             "GRANT INSERT ON carrel_commands TO \(proctor)",
@@ -95,6 +92,11 @@ public enum StoreSetup {
         return Report(created: created, existing: existing, seatConnectionLimit: limit, host: url.host, port: url.port,
                       database: url.database, schemaVersion: version)
     }
+
+    /// The seat role's limits (`ALTER ROLE … SET`).
+    static let seatRoleSettings = [
+        "statement_timeout = '10s'", "lock_timeout = '2s'", "idle_in_transaction_session_timeout = '10s'",
+    ]
 
     /// PostgreSQL's SCRAM-SHA-256 verifier of `password` (RFC 5802 and 7677, as
     /// `password_encryption = scram-sha-256` stores it): `SCRAM-SHA-256$ITERATIONS:SALT$STOREDKEY:SERVERKEY`.

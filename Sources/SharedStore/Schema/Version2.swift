@@ -120,17 +120,7 @@ extension SharedSchema {
           RETURNS void LANGUAGE sql SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
           -- A seat that refused to begin (another test than its room's, or a candidate already
           -- seated elsewhere): shown to the proctor.
-          INSERT INTO carrel_sessions (session, room, seat, candidate, assessment_id, assessment_title, fingerprint,
-              total, host, pid, status, started_at, lock_key, attestation)
-            VALUES (left(p_session, 200), left(coalesce(p_body->>'room', ''), 200), left(coalesce(p_body->>'seat', ''), 200),
-              left(p_body->>'candidate', 200), left(coalesce(p_body->>'assessment_id', ''), 200),
-              left(coalesce(p_body->>'assessment_title', ''), 500), left(coalesce(p_body->>'fingerprint', ''), 200), 0,
-              left(p_body->>'host', 200), carrel_number(p_body->'pid', 0, 2147483647)::integer,
-              CASE WHEN p_body->>'refusal' = 'candidate_twice' THEN 'candidate_twice' ELSE 'wrong_test' END, now(),
-              hashtextextended(p_session, 0),
-              CASE WHEN jsonb_typeof(p_body->'attestation') = 'object' AND octet_length((p_body->'attestation')::text) <= 4000
-                THEN p_body->'attestation' END)
-            ON CONFLICT (session) DO NOTHING;
+        \(seatRefusedRow)
         $$;
         REVOKE ALL ON FUNCTION carrel_seat_refused(text, jsonb) FROM PUBLIC;
 
@@ -157,6 +147,21 @@ extension SharedSchema {
         REVOKE ALL ON FUNCTION carrel_room_plan(text, text) FROM PUBLIC;
         REVOKE ALL ON FUNCTION carrel_roster_candidate(text, text, text) FROM PUBLIC;
         REVOKE ALL ON FUNCTION carrel_seat_commands(text, text, bigint) FROM PUBLIC
+        """
+
+    /// The row `carrel_seat_refused` makes (version 2's, and version 5's within a quota).
+    static let seatRefusedRow = """
+          INSERT INTO carrel_sessions (session, room, seat, candidate, assessment_id, assessment_title, fingerprint,
+              total, host, pid, status, started_at, lock_key, attestation)
+            VALUES (left(p_session, 200), left(coalesce(p_body->>'room', ''), 200), left(coalesce(p_body->>'seat', ''), 200),
+              left(p_body->>'candidate', 200), left(coalesce(p_body->>'assessment_id', ''), 200),
+              left(coalesce(p_body->>'assessment_title', ''), 500), left(coalesce(p_body->>'fingerprint', ''), 200), 0,
+              left(p_body->>'host', 200), carrel_number(p_body->'pid', 0, 2147483647)::integer,
+              CASE WHEN p_body->>'refusal' = 'candidate_twice' THEN 'candidate_twice' ELSE 'wrong_test' END, now(),
+              hashtextextended(p_session, 0),
+              CASE WHEN jsonb_typeof(p_body->'attestation') = 'object' AND octet_length((p_body->'attestation')::text) <= 4000
+                THEN p_body->'attestation' END)
+            ON CONFLICT (session) DO NOTHING;
         """
 
     /// What version 2 adds to the row `carrel_hello` makes: the candidate's roster number and

@@ -40,10 +40,13 @@ final class PostgresLink: StoreLink {
         try await guarded { try await StoreCall.run(self.c, query, logger: self.logger) }
     }
 
-    func hello(session: String, body: String) async throws {
+    func hello(session: String, body: String, token: String) async throws -> Bool {
         // The row exists until the session's own record makes it active (after a restart of
         // the store, it is made again).
-        try await run("SELECT carrel_hello(\(session), \(body)::jsonb)")
+        try await guarded {
+            try await StoreCall.value(self.c, "SELECT carrel_hello(\(session), \(body)::jsonb, \(token))", as: Bool.self,
+                                      logger: self.logger) ?? false
+        }
     }
 
     func lock(session: String) async throws -> Bool {
@@ -57,12 +60,18 @@ final class PostgresLink: StoreLink {
         try await run("SELECT pg_advisory_unlock(hashtextextended(\(session), 0))")
     }
 
-    func commands(room: String, seat: String, after: Int64) async throws -> [SignedCommand] {
-        try await signed("SELECT id::text, envelope, signature FROM carrel_seat_signed_commands(\(room), \(seat), \(after))")
+    func commands(room: String, seat: String, proof: SeatProof, after: Int64) async throws -> [SignedCommand] {
+        try await signed("""
+            SELECT id::text, envelope, signature
+            FROM carrel_seat_commands(\(proof.session), \(proof.token), \(proof.previous), \(after), false)
+            """)
     }
 
-    func starts(room: String, seat: String, after: Int64) async throws -> [SignedCommand] {
-        try await signed("SELECT id::text, envelope, signature FROM carrel_seat_starts(\(room), \(seat), \(after))")
+    func starts(room: String, seat: String, proof: SeatProof, after: Int64) async throws -> [SignedCommand] {
+        try await signed("""
+            SELECT id::text, envelope, signature
+            FROM carrel_seat_commands(\(proof.session), \(proof.token), \(proof.previous), \(after), true)
+            """)
     }
 
     func signed(_ query: PostgresQuery) async throws -> [SignedCommand] {
@@ -73,15 +82,16 @@ final class PostgresLink: StoreLink {
         }
     }
 
-    func refused(session: String, detail: String) async throws {
-        try await run("SELECT carrel_command_refused(\(session), \(detail))")
+    func refused(_ proof: SeatProof, detail: String) async throws {
+        try await run("SELECT carrel_command_refused(\(proof.session), \(proof.token), \(proof.previous), \(detail))")
     }
 
-    func marks(sessions: [String], after: Int64) async throws -> [StoreMark] {
+    func marks(_ proofs: [SeatProof], after: Int64) async throws -> [StoreMark] {
+        let sessions = proofs.map(\.session), tokens = proofs.map(\.token)
         let rows = try await guarded {
             try await StoreCall.rows(self.c, """
                 SELECT id::text, session, item, points::text, comment, at_epoch::text
-                FROM carrel_seat_marks(\(sessions)::text[], \(after))
+                FROM carrel_seat_marks(\(sessions)::text[], \(tokens)::text[], \(after))
                 """, logger: self.logger)
         }
         return rows.compactMap(SeatRoom.mark)
@@ -96,12 +106,12 @@ final class PostgresLink: StoreLink {
         return found
     }
 
-    func live(session: String, mac: String, elapsed: Double?) async throws {
-        try await run("SELECT carrel_live(\(session), \(mac), \(elapsed))")
+    func live(_ proof: SeatProof, mac: String, elapsed: Double?) async throws {
+        try await run("SELECT carrel_live(\(proof.session), \(proof.token), \(proof.previous), \(mac), \(elapsed))")
     }
 
-    func pulse(session: String, elapsed: Double) async throws {
-        try await run("SELECT carrel_pulse(\(session), \(elapsed))")
+    func pulse(_ proof: SeatProof, elapsed: Double) async throws {
+        try await run("SELECT carrel_pulse(\(proof.session), \(proof.token), \(proof.previous), \(elapsed))")
     }
 
     /// In an explicit transaction, and only COMMIT's own completion counts: PostgresNIO
@@ -109,7 +119,7 @@ final class PostgresLink: StoreLink {
     /// statement outside a transaction comes before its commit; a connection lost between the
     /// two would lose the batch after the outbox had forgotten it. COMMIT's completion is sent
     /// once the commit is durable.
-    func insert(_ records: [SentRecord]) async throws -> Int64 {
+    func insert(_ records: [SentRecord]) async throws -> StoreKept {
         try await guarded {
             try await StoreCall.run(self.c, "BEGIN", logger: self.logger)
             let kept = try await self.write(records)
@@ -118,32 +128,24 @@ final class PostgresLink: StoreLink {
         }
     }
 
-    /// Writes records in the caller's transaction, and says how many of them the store holds
-    /// as sent. `ON CONFLICT DO NOTHING` without naming the key needs nothing but INSERT
-    /// privilege: a seat's role can add records and read none (docs/deployment.md).
-    func write(_ records: [SentRecord]) async throws -> Int64 {
+    /// Writes records in the caller's transaction through `carrel_publish` (the seat's role
+    /// inserts nothing itself: the store checks each session's proof and quota), and says how
+    /// many of them the store holds as sent and why it kept others out.
+    func write(_ records: [SentRecord]) async throws -> StoreKept {
         let sessions = records.map(\.session), seqs = records.map(\.seq), kinds = records.map(\.kind)
         let times = records.map(\.at), bodies = records.map(\.body), macs = records.map(\.mac)
-        let digests = records.map(\.digest)
-        try await StoreCall.run(c, """
-            INSERT INTO carrel_records (session, seq, kind, at, body, body_text, mac)
-              SELECT s, q, k, a, b::jsonb, b, nullif(m, '')
-              FROM unnest(\(sessions)::text[], \(seqs)::int8[], \(kinds)::text[], \(times)::timestamptz[], \(bodies)::text[],
-                          \(macs)::text[])
-                WITH ORDINALITY AS r(s, q, k, a, b, m, n)
-              ORDER BY n
-            ON CONFLICT DO NOTHING
+        let tokens = records.map(\.token), previous = records.map { $0.previous ?? "" }
+        let rows = try await StoreCall.rows(c, """
+            SELECT kept::text, refused FROM carrel_publish(\(sessions)::text[], \(tokens)::text[], \(previous)::text[],
+              \(seqs)::int8[], \(kinds)::text[], \(times)::timestamptz[], \(bodies)::text[], \(macs)::text[])
             """, logger: logger)
-        // What the store kept is what was sent: a record written there first under the same
-        // number (unauthenticated, or by anyone) would otherwise have taken this one's place.
-        return try await StoreCall.value(c, """
-            SELECT carrel_seat_kept(\(sessions)::text[], \(seqs)::int8[], \(digests)::text[], \(macs)::text[])
-            """, as: Int64.self, logger: logger) ?? 0
+        guard let row = rows.first, let t = StoreRows.texts(row), t.count == 2 else { return StoreKept(kept: 0) }
+        return StoreKept(kept: t[0].flatMap { Int64($0) } ?? 0, refused: t[1])
     }
 
     /// Each statement is given a second on the server: a slow store cancels the rehearsal
     /// there, and the connection, its advisory lock and the seat's place in the console stay.
-    func rehearse(session: String, records: [SentRecord]) async throws {
+    func rehearse(_ proof: SeatProof, records: [SentRecord]) async throws {
         try await guarded {
             try await StoreCall.run(self.c, "BEGIN", logger: self.logger)
             // A rehearsal that fails changes nothing and is not tried again on this
@@ -151,7 +153,8 @@ final class PostgresLink: StoreLink {
             // cannot even roll back is given up, as any broken connection is.
             try? await StoreCall.run(self.c, "SET LOCAL statement_timeout = '1s'", logger: self.logger)
             _ = try? await self.write(records)
-            try? await StoreCall.run(self.c, "SELECT carrel_live(\(session), '', 0)", logger: self.logger)
+            try? await StoreCall.run(self.c, "SELECT carrel_live(\(proof.session), \(proof.token), \(proof.previous), '', 0)",
+                                     logger: self.logger)
             try await StoreCall.run(self.c, "ROLLBACK", logger: self.logger)
         }
     }

@@ -105,7 +105,9 @@ extension SeatPublisher {
     private func call(_ action: StoreAction, on link: any StoreLink) async throws -> PublisherFact {
         switch action {
         case let .hello(a):
-            try await link.hello(session: a.session, body: a.body)
+            guard try await link.hello(session: a.session, body: a.body, token: a.token) else {
+                throw StoreRefusal("the store holds session \(a.session) for another seat")
+            }
             return .helloSent(session: a.session)
         case let .unlock(session):
             try await link.unlock(session: session)
@@ -113,36 +115,59 @@ extension SeatPublisher {
         case let .lock(session):
             return .locked(session: session, granted: try await link.lock(session: session))
         case let .readCommands(room, seat, after, startsAfter):
-            let commands = try await link.commands(room: room, seat: seat, after: after)
+            // The commands are read as the session this seat runs (or waits to begin) proves it is.
+            guard let session = withState({ $0.session ?? $0.announcement?.session }) else {
+                return .commandsRead(commands: [], starts: startsAfter.map { _ in [] })
+            }
+            let proof = proof(session)
+            let commands = try await link.commands(room: room, seat: seat, proof: proof, after: after)
             var starts: [SignedCommand]?
-            if let startsAfter { starts = try await link.starts(room: room, seat: seat, after: startsAfter) }
+            if let startsAfter { starts = try await link.starts(room: room, seat: seat, proof: proof, after: startsAfter) }
             return .commandsRead(commands: commands, starts: starts)
         case let .rehearse(a):
-            try await link.rehearse(session: a.session, records: Self.rehearsal(a))
+            try await link.rehearse(SeatProof(session: a.session, token: a.token), records: Self.rehearsal(a))
             return .rehearsed
         case let .pulse(session, elapsed, key):
+            let proof = proof(session)
             if let key {
                 let mac = SessionMAC.live(key: key, session: session, pid: try await link.serverProcess())
-                try await link.live(session: session, mac: mac, elapsed: elapsed)
+                try await link.live(proof, mac: mac, elapsed: elapsed)
                 return .pulsed(session: session, keyed: true)
             }
-            if let elapsed { try await link.pulse(session: session, elapsed: elapsed) }
+            if let elapsed { try await link.pulse(proof, elapsed: elapsed) }
             return .pulsed(session: session, keyed: false)
         case let .sendBatch(after, limit, keys):
             guard let journal else { return .outboxEmpty }
             let batch = try journal.outbox(after: after, limit: limit)
             guard let last = batch.last else { return .outboxEmpty }
-            let sent = SentRecord.latestProgressOnly(batch).map { SentRecord($0, keys: keys) }
+            let records = SentRecord.latestProgressOnly(batch)
+            var proofs: [String: SeatProof] = [:]
+            for session in Set(records.map(\.session)) { proofs[session] = proof(session) }
+            let sent = records.map { SentRecord($0, keys: keys, proofs: proofs) }
             let kept = try await link.insert(sent)
-            return .batchSent(through: last.seq, sent: sent.count, kept: kept, session: sent.last?.session)
+            return .batchSent(through: last.seq, sent: sent.count, kept: kept.kept, session: sent.last?.session,
+                              refused: kept.refused)
         case let .sendRefusals(session, details):
-            for detail in details { try await link.refused(session: session, detail: detail) }
+            let proof = proof(session)
+            for detail in details { try await link.refused(proof, detail: detail) }
             return .refusalsSent(details.count)
         case let .readMarks(after):
             return .marksRead(last: try await takeMarks(link, after: after))
         default:
             return .woke
         }
+    }
+
+    /// What proves `session` to the store: what this run learnt of it, else the token its
+    /// journal keeps (a session of an earlier run whose records are still to send), else
+    /// nothing the store will take (its records are then kept out, and the seat says so).
+    private func proof(_ session: String) -> SeatProof {
+        if let known = withState({ $0.proof(session) }) { return known }
+        // A journal that cannot be read now proves nothing; the records wait for the next pass.
+        if let token = (try? journal?.session(session))??.options.shared?.storeToken {
+            return SeatProof(session: session, token: token)
+        }
+        return SeatProof(session: session, token: "")
     }
 
     /// Listens on `link` until its connection ends, then wakes the loop to find out.
@@ -162,10 +187,14 @@ extension SeatPublisher {
     /// returns the last mark number read.
     private func takeMarks(_ link: any StoreLink, after: Int64) async throws -> Int64 {
         guard let journal, let storage = resultStorage else { return after }
-        let ended = try journal.sessions(status: [.ended]).suffix(1000).map(\.id)
-        guard !ended.isEmpty else { return after }
+        guard try !journal.sessions(status: [.ended]).isEmpty else { return after }
         var last = after
-        for mark in try await link.marks(sessions: Array(ended), after: after) {
+        // Each session's own first token reads its marks (the store keeps it for that).
+        let proofs = try journal.sessions(status: [.ended]).suffix(1000).map { record in
+            SeatProof(session: record.id, token: record.options.shared?.storeToken ?? withState { $0.proof(record.id)?.token } ?? "")
+        }
+        guard !proofs.isEmpty else { return after }
+        for mark in try await link.marks(proofs, after: after) {
             last = max(last, mark.id)
             guard try !journal.hasMark(session: mark.session, item: mark.item, at: mark.at) else { continue }
             // A mark the journal refuses (an item the session's test lacks, points above its
@@ -192,7 +221,7 @@ extension SeatPublisher {
             ("progress", #"{"position":0,"elapsed":0}"#),
         ]
         return records.enumerated().map { i, r in
-            SentRecord(session: a.session, seq: Int64(i + 1), kind: r.kind, at: Date(), body: r.body, mac: "")
+            SentRecord(session: a.session, seq: Int64(i + 1), kind: r.kind, at: Date(), body: r.body, mac: "", token: a.token)
         }
     }
 

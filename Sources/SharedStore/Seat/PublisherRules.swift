@@ -13,6 +13,7 @@ extension PublisherState {
             // `take`, or the workshop test opened from the demo), so the session is this one.
             announcement = a
             session = a.session
+            tokens[a.session] = a.token
             return []
         case let .started(journal):
             started = true
@@ -29,6 +30,9 @@ extension PublisherState {
             return []
         case let .authenticated(s, key):
             sessionKeys[s] = key
+            return []
+        case let .proven(s, token):
+            if tokens[s] == nil { tokens[s] = token }
             return []
         case let .refusal(detail):
             refusals.append(detail)
@@ -102,13 +106,14 @@ extension PublisherState {
         case .outboxEmpty:
             round.outboxEmpty = true
             return [.answerDrain(round.asked)] + plan(now)
-        case let .batchSent(through, sent, kept, last):
+        case let .batchSent(through, sent, kept, last, refused):
             confirmed = through
             var out: [StoreAction] = []
             if kept < Int64(sent) {
                 let missing = sent - Int(kept)
-                out += note(.notKept("\(missing) of \(sent) record\(sent == 1 ? "" : "s") replaced by others written first"),
-                            session: last)
+                let why = refused.map { "refused: \(TerminalSafety.visible(String($0.prefix(200)), keepLineBreaks: false))" }
+                    ?? "replaced by others written first"
+                out += note(.notKept("\(missing) of \(sent) record\(sent == 1 ? "" : "s") \(why)"), session: last)
             }
             out.append(.forget(through: through))
             // The next pass starts at once; a long backlog does not hold the pulse back (a

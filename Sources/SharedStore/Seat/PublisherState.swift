@@ -38,6 +38,9 @@ public struct PublisherState: Sendable {
     /// The keys of sessions the proctor's start gave one: their records and liveness are
     /// authenticated with it.
     public internal(set) var sessionKeys: [String: [UInt8]] = [:]
+    /// The tokens sessions are proven with to the store before they have a key (announced,
+    /// or kept in the journal).
+    public internal(set) var tokens: [String: String] = [:]
     /// A notice of new commands came since they were last read; a listener is live.
     var commandsTold = false
     public internal(set) var listening = false
@@ -70,6 +73,15 @@ public struct PublisherState: Sendable {
     var round = Round()
     var random: SplitMix
     public let timing: Timing
+
+    /// What proves `session` to the store: the token derived from its key once it has one
+    /// (naming the token it replaces), else its own token; nil when this seat knows neither.
+    public func proof(_ session: String) -> SeatProof? {
+        if let key = sessionKeys[session] {
+            return SeatProof(session: session, token: SessionMAC.storeToken(key: key, session: session), previous: tokens[session])
+        }
+        return tokens[session].map { SeatProof(session: session, token: $0) }
+    }
 
     public init(timing: Timing = Timing(), seed: UInt64 = UInt64.random(in: 0 ... .max)) {
         self.timing = timing
@@ -164,6 +176,7 @@ public enum PublisherFact: Sendable {
     case progress(session: String, elapsed: Double)
     case follow(room: String, seat: String, after: Int64)
     case authenticated(session: String, key: [UInt8])
+    case proven(session: String, token: String)
     case refusal(String)
     case left
     case keepMarks
@@ -185,7 +198,7 @@ public enum PublisherFact: Sendable {
     case rehearsed
     case pulsed(session: String, keyed: Bool)
     case outboxEmpty
-    case batchSent(through: Int64, sent: Int, kept: Int64, session: String?)
+    case batchSent(through: Int64, sent: Int, kept: Int64, session: String?, refused: String? = nil)
     case refusalsSent(Int)
     case marksRead(last: Int64)
 }

@@ -43,10 +43,13 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         public var assessmentTitle: String
         /// The seat's public key for the proctor's start (`SeatBox`), when it waits for one.
         public var boxKey: String?
+        /// The token the session is proven with (the label's, or a fresh one).
+        public var token: String
 
         public init(session: String, label: SharedLabel, candidate: String?, assessmentID: String, assessmentTitle: String,
                     boxKey: String? = nil) {
             self.boxKey = boxKey
+            self.token = label.storeToken ?? SessionMAC.randomToken()
             self.session = session
             self.label = label
             self.candidate = candidate
@@ -223,6 +226,10 @@ public final class SeatPublisher: SessionPublishing, Sendable {
     /// Authenticates `session`'s records and liveness with `key` from now on (the key its
     /// proctor's start gave it).
     public func authenticate(session: String, key: [UInt8]) { tell(.authenticated(session: session, key: key)) }
+
+    /// Proves `session` to the store with `token` (the journal's, for a session resumed or
+    /// published by a later run) until a key says otherwise.
+    public func prove(session: String, token: String) { tell(.proven(session: session, token: token)) }
 
     /// A seat waiting at its start screen refused a start (`detail`: `#ID refused: REASON`):
     /// the loop tells the console.

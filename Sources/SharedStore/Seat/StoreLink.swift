@@ -13,8 +13,13 @@ public struct SentRecord: Sendable, Equatable {
     public var body: String
     public var mac: String
     public var digest: String
+    /// The seat's proof that the session is its own (`SeatProof`): the store keeps a record
+    /// only with it.
+    public var token: String
+    public var previous: String?
 
-    public init(session: String, seq: Int64, kind: String, at: Date, body: String, mac: String) {
+    public init(session: String, seq: Int64, kind: String, at: Date, body: String, mac: String, token: String = "",
+                previous: String? = nil) {
         self.session = session
         self.seq = seq
         self.kind = kind
@@ -22,15 +27,20 @@ public struct SentRecord: Sendable, Equatable {
         self.body = body
         self.mac = mac
         self.digest = Self.digest(body)
+        self.token = token
+        self.previous = previous
     }
 
-    /// `record` as sent, authenticated with its session's key when there is one.
-    public init(_ record: OutboxRecord, keys: [String: [UInt8]]) {
+    /// `record` as sent, authenticated with its session's key when there is one, with the
+    /// proof of its session.
+    public init(_ record: OutboxRecord, keys: [String: [UInt8]], proofs: [String: SeatProof] = [:]) {
         let body = Self.storable(record.body)
         let mac = keys[record.session].map {
             SessionMAC.record(key: $0, session: record.session, seq: record.seq, kind: record.kind, body: body)
         } ?? ""
-        self.init(session: record.session, seq: record.seq, kind: record.kind, at: record.at, body: body, mac: mac)
+        let proof = proofs[record.session]
+        self.init(session: record.session, seq: record.seq, kind: record.kind, at: record.at, body: body, mac: mac,
+                  token: proof?.token ?? "", previous: proof?.previous)
     }
 
     /// SHA-256 of a record's text as sent, in hex (what `carrel_seat_kept` compares).
@@ -69,34 +79,70 @@ public struct SentRecord: Sendable, Equatable {
     }
 }
 
+/// What a seat shows the store to act for a session: the session and the token whose SHA-256
+/// the store keeps for it (schema version 5). `previous` is the token this one replaces (the
+/// first, random token, once the proctor's start gave a key): the first call with both moves
+/// the store to the new one.
+public struct SeatProof: Sendable, Equatable, Hashable {
+    public var session: String
+    public var token: String
+    public var previous: String?
+
+    public init(session: String, token: String, previous: String? = nil) {
+        self.session = session
+        self.token = token
+        self.previous = previous
+    }
+}
+
+/// What the store did with a batch: how many of its records it holds as sent, and why it kept
+/// out others (a session this seat did not prove, one at its quota), if it did.
+public struct StoreKept: Sendable, Equatable {
+    public var kept: Int64
+    public var refused: String?
+
+    public init(kept: Int64, refused: String? = nil) {
+        self.kept = kept
+        self.refused = refused
+    }
+}
+
+/// The store refused a call: it says this seat is not the session's.
+public struct StoreRefusal: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
 /// One connection to the lab's store, as a seat uses it: every call the seat's publisher makes.
 /// Each call ends, with an error, within the link's own deadline; an error means the
 /// connection is gone (the publisher closes it and makes a new one).
 public protocol StoreLink: AnyObject, Sendable {
-    /// Announces a seat waiting at its start screen (`body`: the announcement's JSON).
-    func hello(session: String, body: String) async throws
+    /// Announces a seat waiting at its start screen (`body`: the announcement's JSON) with the
+    /// token of its session; false when the store holds the session for another token.
+    func hello(session: String, body: String, token: String) async throws -> Bool
     /// Holds `session`'s advisory lock on this connection (false: another connection holds it).
     func lock(session: String) async throws -> Bool
     func unlock(session: String) async throws
     /// The room's commands for this seat numbered after `after`, in order, as stored.
-    func commands(room: String, seat: String, after: Int64) async throws -> [SignedCommand]
+    /// (PostgreSQL finds the room and seat from the proven session's row.)
+    func commands(room: String, seat: String, proof: SeatProof, after: Int64) async throws -> [SignedCommand]
     /// The proctor's starts for this seat given after `after`, newest first.
-    func starts(room: String, seat: String, after: Int64) async throws -> [SignedCommand]
+    func starts(room: String, seat: String, proof: SeatProof, after: Int64) async throws -> [SignedCommand]
     /// Tells the console that a waiting seat refused a start.
-    func refused(session: String, detail: String) async throws
+    func refused(_ proof: SeatProof, detail: String) async throws
     /// Marks given in the store to these sessions, numbered after `after`.
-    func marks(sessions: [String], after: Int64) async throws -> [StoreMark]
+    func marks(_ proofs: [SeatProof], after: Int64) async throws -> [StoreMark]
     /// This connection's server process (what a session's liveness claim names).
     func serverProcess() async throws -> Int64
     /// The session's liveness claim (with its MAC) and time used.
-    func live(session: String, mac: String, elapsed: Double?) async throws
+    func live(_ proof: SeatProof, mac: String, elapsed: Double?) async throws
     /// A session without a key: its time used.
-    func pulse(session: String, elapsed: Double) async throws
-    /// Inserts records in order, durably, a record already stored skipped; returns how many
-    /// of them the store holds as sent.
-    func insert(_ records: [SentRecord]) async throws -> Int64
+    func pulse(_ proof: SeatProof, elapsed: Double) async throws
+    /// Inserts records in order, durably, a record already stored skipped; says how many of
+    /// them the store holds as sent.
+    func insert(_ records: [SentRecord]) async throws -> StoreKept
     /// Runs what a begin will run and keeps none of it (`SeatPublisher.rehearse`).
-    func rehearse(session: String, records: [SentRecord]) async throws
+    func rehearse(_ proof: SeatProof, records: [SentRecord]) async throws
     /// Listens for notices of new commands until the connection ends: `started` once
     /// listening, `heard` for each notice.
     func listen(started: @escaping @Sendable () -> Void, heard: @escaping @Sendable () -> Void) async

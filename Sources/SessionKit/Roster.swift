@@ -12,6 +12,9 @@ public struct RosterEntry: Sendable, Equatable, Codable {
     /// `default`, `mono` or `contrast`, lower case.
     public var theme: String?
     public var language: String?
+    /// The candidate's code (`code` column): typed at the seat with the candidate number, it
+    /// proves who sits there. Never stored as it is: the store keeps a slow hash.
+    public var code: String?
     /// The 1-based line of the file where the candidate's row starts.
     public var line: Int
 
@@ -31,7 +34,7 @@ public struct RosterEntry: Sendable, Equatable, Codable {
         case candidate, name, seat
         case extraTime = "extra_time"
         case screenReader = "screen_reader"
-        case theme, language, line
+        case theme, language, code, line
     }
 }
 
@@ -56,8 +59,8 @@ public struct RosterProblem: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A proctor's room plan: a CSV file with a header line naming its columns (`candidate`,
-/// `name`, and optionally `seat`, `extra_time`, `screen_reader`, `theme`, `language`) and a
-/// row per candidate. Reading it is pure: bytes in, entries or every problem out.
+/// `name`, and optionally `seat`, `extra_time`, `screen_reader`, `theme`, `language`, `code`)
+/// and a row per candidate. Reading it is pure: bytes in, entries or every problem out.
 public enum Roster {
     public static let maximumCandidates = 10_000
     public static let candidateMaximumCharacters = 64
@@ -71,7 +74,7 @@ public enum Roster {
         case candidate, name, seat
         case extraTime = "extra_time"
         case screenReader = "screen_reader"
-        case theme, language
+        case theme, language, code
     }
 
     /// Every problem in one pass; entries only when there is no problem.
@@ -221,11 +224,14 @@ public enum Roster {
             let screenReader = row.screenReader()
             let theme = row.theme()
             let language = row.language()
+            let code = row.code()
             problems += row.problems
             guard row.problems.isEmpty, let candidate, let name, !name.isEmpty else { return }
-            entries.append(RosterEntry(
+            var entry = RosterEntry(
                 candidate: candidate, name: name, seat: seat?.isEmpty == false ? seat : nil, extraTime: extraTime,
-                screenReader: screenReader, theme: theme, language: language, line: line))
+                screenReader: screenReader, theme: theme, language: language, line: line)
+            entry.code = code
+            entries.append(entry)
         }
 
         /// The row's candidate, remembered; nil when missing, unusable or given before.
@@ -325,6 +331,23 @@ public enum Roster {
                 }
             }
             return theme
+        }
+
+        /// A roster with a `code` column gives every candidate one: a candidate without a code
+        /// would be the one any seat could claim.
+        mutating func code() -> String? {
+            guard columns[.code] != nil else { return nil }
+            // nil: the field cannot be used, and `text` said why.
+            guard let value = text(.code, maximum: 200) else { return nil }
+            guard !value.isEmpty else {
+                problem("code is empty: a roster with a code column gives every candidate a code")
+                return nil
+            }
+            if let why = CandidateCode.problem(value) {
+                problem(why)
+                return nil
+            }
+            return value
         }
 
         mutating func language() -> String? {

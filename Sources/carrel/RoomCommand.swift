@@ -90,7 +90,11 @@ struct RoomOpen: AsyncParsableCommand {
             if plan.proctorKey == nil {
                 who += " · no proctor key: seats can be watched, not commanded"
             }
-            let rosterWords = entries.map { " · roster of \($0.count) candidate\($0.count == 1 ? "" : "s")" } ?? ""
+            let rosterWords = entries.map { entries in
+                let codes = entries.contains { $0.code != nil }
+                    ? ", each with a code" : " without codes: anyone who knows a candidate number can say they are that candidate (identities unchecked; add a code column)"
+                return " · roster of \(entries.count) candidate\(entries.count == 1 ? "" : "s")\(codes)"
+            } ?? ""
             FileOutput.standardOutput.write("Room \(TerminalSafety.visible(room, keepLineBreaks: false)) is open: \(TerminalSafety.visible(plan.assessmentTitle, keepLineBreaks: false)) (\(plan.fingerprint.prefix(19))…) · \(who)\(rosterWords)\n")
         }
     }

@@ -15,6 +15,10 @@ struct RoomJoin: Sendable {
     var match: RosterMatch?
     /// The test's fingerprint (a sealed package's own).
     var fingerprint: String
+    /// The session the seat announces itself with, and its token: chosen before the roster is
+    /// asked, so that the candidate found is this session's alone.
+    var session = SessionIDs.random.sessionID()
+    var token = SessionMAC.randomToken()
 
     /// Reads the plan; nil when the room has none (the seat runs as before). A store that
     /// cannot be read now is asked again until it answers: a seat of a room never goes on
@@ -42,7 +46,7 @@ struct RoomJoin: Sendable {
             if !given.isEmpty {
                 throw CarrelFailure(status: .usage, message: "room \(TerminalSafety.visible(label.room, keepLineBreaks: false)) has a roster: \(given.joined(separator: ", ")) come\(given.count == 1 ? "s" : "") from the roster only; launch without \(given.count == 1 ? "it" : "them")")
             }
-            join.match = try await identify(url, label: label, assessment: assessment, fingerprint: fingerprint)
+            join.match = try await join.identify(url, label: label, assessment: assessment)
         }
         return join
     }
@@ -69,11 +73,10 @@ struct RoomJoin: Sendable {
 
     /// Asks the candidate number until the roster knows it and the candidate confirms the name:
     /// `Identification` decides, this asks, looks up and says.
-    static func identify(_ url: SharedURL, label: SharedLabel, assessment: Assessment,
-                         fingerprint: String) async throws(CarrelFailure) -> RosterMatch {
+    func identify(_ url: SharedURL, label: SharedLabel, assessment: Assessment) async throws(CarrelFailure) -> RosterMatch {
         let out = FileOutput.standardOutput
         let v = { (text: String) in TerminalSafety.visible(text, keepLineBreaks: false) }
-        var state = Identification()
+        var state = Identification(codes: plan.codeSalt != nil)
         var pending = state.update(.start)
         while !pending.isEmpty {
             var answers: [Identification.Message] = []
@@ -82,9 +85,16 @@ struct RoomJoin: Sendable {
                 case .askNumber:
                     out.write("Candidate number: ")
                     answers.append(.typed(readLine(strippingNewline: true)))
-                case let .lookUp(number):
+                case .askCode:
+                    answers.append(.typedCode(Self.secretLine(prompt: "Candidate code (not shown): ")))
+                case let .lookUp(number, code):
                     do {
-                        answers.append(.lookedUp(number: number, try await SeatRoom.candidate(url, room: label.room, seat: label.seat, number: number)))
+                        switch try await SeatRoom.candidate(url, room: label.room, seat: label.seat, number: number, code: code,
+                                                            codeSalt: plan.codeSalt, session: session, token: token) {
+                        case let .found(match): answers.append(.lookedUp(number: number, match))
+                        case .noMatch: answers.append(.lookedUp(number: number, nil))
+                        case let .held(candidate): answers.append(.held(candidate: candidate))
+                        }
                     } catch {
                         answers.append(.lookupFailed(url.redacting(SeatPublisher.describe(error))))
                     }
@@ -94,6 +104,10 @@ struct RoomJoin: Sendable {
                         out.write("Type the number on your candidate card.\n")
                     case let .notOnRoster(number):
                         out.write("Candidate \(v(number)) is not on the roster of this room. Check the number, or ask the proctor.\n")
+                    case .numberOrCodeWrong:
+                        out.write("That candidate number and code do not match the roster. Check your card, or ask the proctor.\n")
+                    case let .held(candidate):
+                        out.write("Candidate \(v(candidate)) is held after too many wrong codes. Ask the proctor.\n")
                     case let .seatedElsewhere(candidate, seat):
                         out.write("Candidate \(v(candidate)) is already seated at \(v(seat)); the proctor has been shown both seats. Ask the proctor.\n")
                     }
@@ -103,7 +117,7 @@ struct RoomJoin: Sendable {
                                                  attestation: SeatFacts.attestation(fingerprint: fingerprint, policy: assessment.policy))
                 case let .askConfirmation(match):
                     out.write("\(v(match.name)) — is this you? y/N ")
-                    answers.append(.answered(confirmed()))
+                    answers.append(.answered(Self.confirmed()))
                 case let .identified(match):
                     return match
                 case let .fail(status, message):
@@ -117,6 +131,14 @@ struct RoomJoin: Sendable {
 }
 
 extension RoomJoin {
+    /// A line typed without echo at a terminal (a candidate's code); elsewhere a line.
+    static func secretLine(prompt: String) -> String? {
+        let reader = SecretReader()
+        defer { reader.finish() }
+        // A line that is not UTF-8, or too long, is no code: asked again as a wrong one.
+        return (try? reader.readIfAny(prompt: prompt)) ?? nil
+    }
+
     /// The answer to "is this you? y/N": at a terminal one key, as every y/N question of Carrel
     /// (y is yes, anything else no), with an Enter typed right after it taken with it so that
     /// it does not reach the start screen; elsewhere a line (`y` or `yes`).

@@ -33,7 +33,7 @@ final class SeatLaunch: LaunchEnvironment {
     let options: SessionOptions
     /// Chosen now, so that a seat waiting at its start screen can be shown to the proctor under
     /// it ("not started") before it begins.
-    let sessionID = SessionIDs.random.sessionID()
+    let sessionID: String
 
     /// Set by the checks.
     var context: SessionContext?
@@ -59,7 +59,10 @@ final class SeatLaunch: LaunchEnvironment {
         language = try LanguagePick.choose(roster: room?.match?.language, option: take.display.language, assessment: assessment.language)
         waits = room?.plan.startMode == .proctor
         startOpens = waits && launch.header != nil && assessment.proctor.key != nil
+        sessionID = room?.session ?? SessionIDs.random.sessionID()
         var seatLabel = publisher.map { take.lab.label(publishingTo: $0) }
+        // The token the roster's lookup was made with: the candidate found is this session's.
+        if let token = room?.token { seatLabel?.storeToken = token }
         seatLabel?.attestation = room.map { SeatFacts.attestation(fingerprint: $0.fingerprint, policy: assessment.policy) }
         seatLabel?.candidateNumber = room?.match?.candidate
         var options = SessionOptions(theme: themeName, screenReader: screenReader, shared: seatLabel)

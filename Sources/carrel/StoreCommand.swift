@@ -65,6 +65,7 @@ struct StoreInit: AsyncParsableCommand {
             }
             out.append("")
             FileOutput.standardOutput.write(out.joined(separator: "\n"))
+            for warning in report.warnings { Console.error("warning: \(warning)") }
         }
     }
 }

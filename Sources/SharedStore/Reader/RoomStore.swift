@@ -83,7 +83,9 @@ public struct RoomProblem: Error, Sendable, CustomStringConvertible {
 
 /// The roster as the store keeps it: snake_case keys, extra time as `ExtraTime` reads it.
 enum RosterJSON {
-    static func encode(_ entries: [RosterEntry]) -> String {
+    /// `salt`: the room's, when the roster has codes (each line then keeps its code's slow
+    /// hash, never the code).
+    static func encode(_ entries: [RosterEntry], salt: String? = nil) -> String {
         let string = JSONLiteral.string
         let rows = entries.map { e -> String in
             var fields = ["\"candidate\":\(string(e.candidate))", "\"name\":\(string(e.name))"]
@@ -92,6 +94,9 @@ enum RosterJSON {
             if let reader = e.screenReader { fields.append("\"screen_reader\":\(reader)") }
             if let theme = e.theme { fields.append("\"theme\":\(string(theme))") }
             if let language = e.language { fields.append("\"language\":\(string(language))") }
+            if let salt, let code = e.code {
+                fields.append("\"code_hash\":\(string(CandidateCode.hash(code, candidate: e.candidate, salt: salt)))")
+            }
             return "{" + fields.joined(separator: ",") + "}"
         }
         return "[" + rows.joined(separator: ",") + "]"
@@ -119,6 +124,8 @@ public struct SeatRoomPlan: Sendable, Equatable {
     public var lastCommand: Int64
     /// The proctor's latest start for this seat (or the whole room), if any.
     public var startCommand: Int64?
+    /// The salt of the roster's codes; nil when the roster has none (identities unchecked).
+    public var codeSalt: String?
 }
 
 /// A candidate found on the roster by the number typed at the seat.
@@ -138,21 +145,26 @@ extension SharedReader {
     /// Opens a room's plan (the proctor's role; a seat's role may not write it). A room
     /// already open is refused; a closed one is opened again with the new plan.
     public func openRoom(_ plan: RoomPlan, roster: [RosterEntry]?) async throws {
-        let rosterJSON = roster.map(RosterJSON.encode)
+        // A roster with codes: a new salt each time the room opens, so a code's hash from an
+        // earlier opening matches nothing.
+        let salt = roster?.contains { $0.code != nil } == true ? CandidateCode.salt() : nil
+        let rosterJSON = roster.map { RosterJSON.encode($0, salt: salt) }
         let c = connection
         let logger = self.logger
         let opened = try await StoreCall.guarded(c, timeout: 30) {
             try await StoreCall.value(c, """
                 INSERT INTO carrel_rooms (room, fingerprint, assessment_id, assessment_title, items, time_limit_seconds,
-                    start_mode, carrel_version, carrel_digest, roster, commands_before, proctor_key, package)
+                    start_mode, carrel_version, carrel_digest, roster, commands_before, proctor_key, package, code_salt)
                   VALUES (\(plan.room), \(plan.fingerprint), \(plan.assessmentID), \(plan.assessmentTitle), \(plan.items),
                     \(plan.timeLimitSeconds), \(plan.startMode.rawValue), \(plan.carrelVersion), \(plan.carrelDigest),
-                    \(rosterJSON)::jsonb, (SELECT coalesce(max(id), 0) FROM carrel_commands), \(plan.proctorKey), \(plan.package))
+                    \(rosterJSON)::jsonb, (SELECT coalesce(max(id), 0) FROM carrel_commands), \(plan.proctorKey), \(plan.package),
+                    \(salt))
                 ON CONFLICT (room) DO UPDATE SET fingerprint = excluded.fingerprint, assessment_id = excluded.assessment_id,
                     assessment_title = excluded.assessment_title, items = excluded.items,
                     time_limit_seconds = excluded.time_limit_seconds, start_mode = excluded.start_mode,
                     carrel_version = excluded.carrel_version, carrel_digest = excluded.carrel_digest,
                     roster = excluded.roster, commands_before = excluded.commands_before, proctor_key = excluded.proctor_key, package = excluded.package,
+                    code_salt = excluded.code_salt,
                     opened_by = current_user, opened_at = now(), closed_at = NULL
                   WHERE carrel_rooms.closed_at IS NOT NULL
                 RETURNING true
@@ -362,29 +374,49 @@ public enum SeatRoom {
         try await withConnection(url) { c, logger in
             let rows = try await StoreCall.rows(c, """
                 SELECT fingerprint, assessment_title, start_mode, carrel_digest, has_roster::text, last_command::text,
-                       start_command::text
+                       start_command::text, carrel_room_codes(\(room))
                 FROM carrel_room_plan(\(room), \(seat))
                 """, logger: logger)
-            guard let row = rows.first, let t = StoreRows.texts(row), t.count == 7 else { return nil }
+            guard let row = rows.first, let t = StoreRows.texts(row), t.count == 8 else { return nil }
             return SeatRoomPlan(
                 fingerprint: t[0] ?? "", assessmentTitle: t[1] ?? "", startMode: RoomStartMode(rawValue: t[2] ?? "") ?? .candidate,
                 carrelDigest: t[3] ?? "", hasRoster: t[4] == "true", lastCommand: t[5].flatMap { Int64($0) } ?? 0,
-                startCommand: t[6].flatMap { Int64($0) })
+                startCommand: t[6].flatMap { Int64($0) }, codeSalt: t[7])
         }
     }
 
-    /// The roster's candidate with this number, if any.
-    public static func candidate(_ url: SharedURL, room: String, seat: String, number: String) async throws -> RosterMatch? {
-        try await withConnection(url) { c, logger in
+    /// What the roster says of a number (and code) typed at a seat.
+    public enum Lookup: Sendable, Equatable {
+        case found(RosterMatch)
+        /// Not on the roster, or a wrong code: the store does not say which.
+        case noMatch
+        /// Too many wrong codes: the candidate waits for the proctor.
+        case held(candidate: String)
+    }
+
+    /// The roster's candidate with this number, and this code when the roster has codes (the
+    /// seat sends the code's hash, salted with `codeSalt`); `session` and `token` are those the
+    /// seat will announce itself with, so that only it counts as that candidate's seat.
+    public static func candidate(_ url: SharedURL, room: String, seat: String, number: String, code: String?,
+                                 codeSalt: String?, session: String, token: String) async throws -> Lookup {
+        let hash = code.flatMap { code in codeSalt.map { CandidateCode.hash(code, candidate: number, salt: $0) } }
+        return try await withConnection(url) { c, logger in
             let rows = try await StoreCall.rows(c, """
-                SELECT candidate, name, seat, extra_time, screen_reader::text, theme, language, seated_at
-                FROM carrel_roster_candidate(\(room), \(seat), \(number))
+                SELECT outcome, candidate, name, seat, extra_time, screen_reader::text, theme, language, seated_at
+                FROM carrel_candidate(\(room), \(seat), \(session), \(token), \(number), \(hash))
                 """, logger: logger)
-            guard let row = rows.first, let t = StoreRows.texts(row), t.count == 8 else { return nil }
-            return RosterMatch(
-                candidate: t[0] ?? number, name: t[1] ?? "", seat: t[2],
-                extraTime: t[3].flatMap { ExtraTime(parsing: $0) } ?? .none,
-                screenReader: t[4].map { $0 == "true" }, theme: t[5], language: t[6], seatedAt: t[7])
+            guard let row = rows.first, let t = StoreRows.texts(row), t.count == 9 else { return .noMatch }
+            switch t[0] {
+            case "found":
+                return .found(RosterMatch(
+                    candidate: t[1] ?? number, name: t[2] ?? "", seat: t[3],
+                    extraTime: t[4].flatMap { ExtraTime(parsing: $0) } ?? .none,
+                    screenReader: t[5].map { $0 == "true" }, theme: t[6], language: t[7], seatedAt: t[8]))
+            case "held":
+                return .held(candidate: t[1] ?? number)
+            default:
+                return .noMatch
+            }
         }
     }
 

@@ -42,7 +42,11 @@ import PostgresNIO
 /// | fn carrel_hello/3, carrel_publish, carrel_live/5, carrel_pulse/4 | 5 |                          |
 /// | fn carrel_seat_commands/5, carrel_command_refused/4, carrel_seat_marks/3 | 5 |                  |
 /// | fn carrel_seat_refused                 | 2       | 5: within the room's quota                 |
-/// | fn and trigger carrel_commands_admit   | 5       |                                            |
+/// | fn carrel_admitted                     | 5       |                                            |
+/// | carrel_rooms.code_salt                 | 6       |                                            |
+/// | carrel_candidate_failures, _releases, _claims | 6 |                                          |
+/// | fn carrel_candidate_held, carrel_room_codes, carrel_candidate | 6 |                           |
+/// | fn carrel_roster_candidate             | 2       | 6: no longer a seat's                      |
 ///
 /// Each function that acts for a seat is revoked from PUBLIC by the version that creates it
 /// (`carrel_number` and `carrel_schema_version` stay open to anyone); version 4 grants its new
@@ -53,7 +57,7 @@ import PostgresNIO
 /// `seatFunctions` to the seat role it sets up.
 public enum SharedSchema {
     /// The version this build writes and reads.
-    public static let version = 5
+    public static let version = 6
 
     /// The channel seats of a room listen on: a command was issued.
     public static let commandChannel = "carrel_commands"
@@ -66,6 +70,7 @@ public enum SharedSchema {
         (3, version3QuietRecords),
         (4, version4SignedCommands),
         (5, version5ProvenSeats),
+        (6, version6CandidateCodes),
     ]
 
     public struct Problem: Error, Sendable, CustomStringConvertible {

@@ -17,6 +17,8 @@ public enum StoreSetup {
         public var port: Int
         public var database: String
         public var schemaVersion: Int
+        /// What the owner must still do by hand (said by `carrel store init`).
+        public var warnings: [String] = []
     }
 
     public static func initialise(_ url: SharedURL, seatRole: String, proctorRole: String, proctorReserve: Int) async throws -> Report {
@@ -84,13 +86,30 @@ public enum StoreSetup {
             "GRANT INSERT ON carrel_commands TO \(proctor)",
             "GRANT USAGE ON SEQUENCE carrel_commands_id_seq TO \(proctor)",
             "GRANT INSERT ON carrel_marks TO \(proctor)",
+            "GRANT INSERT ON carrel_candidate_releases TO \(proctor)",
+            "REVOKE ALL ON carrel_records FROM \(seat)",
             "GRANT USAGE ON SEQUENCE carrel_marks_id_seq TO \(proctor)",
             "GRANT EXECUTE ON FUNCTION carrel_schema_version() TO \(proctor)",
         ]
         for sql in statements { try await run(sql) }
+        let warnings = try await closeSignals(c, logger: logger)
         let version = try await StoreCall.value(c, "SELECT carrel_schema_version()", as: Int.self, logger: logger) ?? 0
         return Report(created: created, existing: existing, seatConnectionLimit: limit, host: url.host, port: url.port,
-                      database: url.database, schemaVersion: version)
+                      database: url.database, schemaVersion: version, warnings: warnings)
+    }
+
+    /// PostgreSQL lets a role cancel or end the server processes of its own role: every seat
+    /// shares one, so any seat could cut every other seat's connection. Only the cluster's
+    /// superuser can take those two functions from PUBLIC; another owner is told how.
+    static func closeSignals(_ c: PostgresConnection, logger: Logger) async throws -> [String] {
+        let revoke = "REVOKE EXECUTE ON FUNCTION pg_catalog.pg_terminate_backend(integer, bigint), pg_catalog.pg_cancel_backend(integer) FROM PUBLIC"
+        let superuser = try await StoreCall.value(c, "SELECT rolsuper FROM pg_roles WHERE rolname = current_user", as: Bool.self,
+                                                  logger: logger) ?? false
+        guard superuser else {
+            return ["a seat can still end other seats' connections (pg_terminate_backend): as the cluster's superuser, run: \(revoke);"]
+        }
+        try await StoreCall.run(c, PostgresQuery(unsafeSQL: revoke), logger: logger)
+        return []
     }
 
     /// The seat role's limits (`ALTER ROLE … SET`).

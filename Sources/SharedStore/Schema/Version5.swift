@@ -12,9 +12,10 @@ extension SharedSchema {
     ///
     /// The seat's role no longer inserts into `carrel_records`: `carrel_publish` does, after
     /// the proof, within quotas kept on the session's own row — a session the proctor did not
-    /// start (`admitted`) may keep 50 000 records and 16 MiB, one the proctor started 1 000 000
-    /// and 256 MiB — and a room takes at most 100 sessions the proctor did not start, plus two
-    /// per roster line, a day (sessions of rooms without an open plan: 2 000 a day in all).
+    /// start (`carrel_admitted`) may keep 50 000 records and 32 MiB as stored (text and jsonb),
+    /// one the proctor started 1 000 000 and 512 MiB — and a room takes at most 100 sessions
+    /// the proctor did not start, plus two per roster line, a day (sessions of rooms without an
+    /// open plan: 2 000 a day in all), counted by when and where the store made them.
     /// Nothing a seat's transaction can lock is another session's: its row, its records' keys
     /// and its applied commands are all its own. What was written before this version (rows
     /// without a token) can no longer be written to by a seat.
@@ -22,10 +23,18 @@ extension SharedSchema {
         ALTER TABLE carrel_sessions
           ADD COLUMN token_hash text,
           ADD COLUMN hello_hash text,
-          ADD COLUMN admitted boolean NOT NULL DEFAULT false,
+          ADD COLUMN created_at timestamptz NOT NULL DEFAULT now(),
+          ADD COLUMN created_room text,
           ADD COLUMN records_count bigint NOT NULL DEFAULT 0,
           ADD COLUMN records_bytes bigint NOT NULL DEFAULT 0;
-        CREATE INDEX carrel_sessions_started ON carrel_sessions (started_at) WHERE NOT admitted;
+        CREATE INDEX carrel_sessions_created ON carrel_sessions (created_room, created_at) WHERE created_room IS NOT NULL;
+
+        CREATE FUNCTION carrel_admitted(p_session text) RETURNS boolean
+          LANGUAGE sql STABLE SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
+          -- The proctor started this session (a start addressed to it): read, never written
+          -- on the session's row, so the proctor's start waits for no lock a seat holds.
+          SELECT EXISTS (SELECT 1 FROM carrel_commands c WHERE c.session = p_session AND c.action = 'start');
+        $$;
 
         CREATE FUNCTION carrel_token_hash(p_token text) RETURNS text
           LANGUAGE sql IMMUTABLE SET search_path = @SCHEMA@, pg_temp AS $$
@@ -55,15 +64,17 @@ extension SharedSchema {
 
         CREATE FUNCTION carrel_room_has_place(p_room text) RETURNS boolean
           LANGUAGE sql STABLE SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
-          -- Sessions the proctor did not start, made today: at most 100 a room plus two per
-          -- roster line, and 2 000 in all in rooms without an open plan.
+          -- Sessions the proctor did not start, made today (by the store's clock, in the room
+          -- they were made for: nothing a seat sends later changes either): at most 100 a room
+          -- plus two per roster line, and 2 000 in all in rooms without an open plan.
           SELECT CASE WHEN r.room IS NOT NULL THEN
-              (SELECT count(*) FROM carrel_sessions s WHERE s.room = p_room AND NOT s.admitted
-                 AND s.started_at > now() - interval '1 day')
+              (SELECT count(*) FROM carrel_sessions s WHERE s.created_room = p_room AND s.created_at > now() - interval '1 day'
+                 AND NOT carrel_admitted(s.session))
                 < 100 + 2 * CASE WHEN jsonb_typeof(r.roster) = 'array' THEN jsonb_array_length(r.roster) ELSE 0 END
             ELSE
-              (SELECT count(*) FROM carrel_sessions s WHERE NOT s.admitted AND s.started_at > now() - interval '1 day'
-                 AND NOT EXISTS (SELECT 1 FROM carrel_rooms o WHERE o.room = s.room AND o.closed_at IS NULL)) < 2000
+              (SELECT count(*) FROM carrel_sessions s WHERE s.created_room IS NOT NULL AND s.created_at > now() - interval '1 day'
+                 AND NOT carrel_admitted(s.session)
+                 AND NOT EXISTS (SELECT 1 FROM carrel_rooms o WHERE o.room = s.created_room AND o.closed_at IS NULL)) < 2000
             END
           FROM (SELECT (SELECT room FROM carrel_rooms WHERE room = p_room AND closed_at IS NULL) AS room,
                        (SELECT roster FROM carrel_rooms WHERE room = p_room AND closed_at IS NULL) AS roster) r;
@@ -88,7 +99,8 @@ extension SharedSchema {
               left(coalesce(p_body->>'room', ''), 200) USING ERRCODE = '53400';
           END IF;
           PERFORM carrel_hello(p_session, p_body);
-          UPDATE carrel_sessions SET token_hash = carrel_token_hash(p_token), hello_hash = carrel_token_hash(p_token)
+          UPDATE carrel_sessions SET token_hash = carrel_token_hash(p_token), hello_hash = carrel_token_hash(p_token),
+              created_room = left(coalesce(p_body->>'room', ''), 200)
             WHERE session = p_session AND token_hash IS NULL;
           RETURN true;
         END $$;
@@ -118,7 +130,8 @@ extension SharedSchema {
              OR n <> coalesce(array_length(p_macs, 1), 0) THEN
             RAISE EXCEPTION 'carrel: a batch is at most 1000 records, each given whole' USING ERRCODE = '22023';
           END IF;
-          FOR u IN SELECT x.s, min(x.t) AS t, min(x.p) AS p, count(*) AS records, sum(octet_length(x.b)) AS bytes
+          -- Bytes count twice: the store keeps a record's text as sent and as jsonb.
+          FOR u IN SELECT x.s, min(x.t) AS t, min(x.p) AS p, count(*) AS records, 2 * sum(octet_length(x.b)) AS bytes
                    FROM unnest(p_sessions, p_tokens, p_previous, p_bodies) AS x(s, t, p, b) GROUP BY x.s LOOP
             -- A session no seat announced (a demo's, one published after the store lost its
             -- row) is made by its own first record, as carrel_hello makes it, within the quota.
@@ -137,8 +150,8 @@ extension SharedSchema {
             IF NOT carrel_proven(u.s, u.t, u.p) THEN
               why := 'this seat has not proven it holds session ' || left(u.s, 40);
             ELSIF NOT EXISTS (SELECT 1 FROM carrel_sessions c WHERE c.session = u.s
-                                AND c.records_count + u.records <= CASE WHEN c.admitted THEN 1000000 ELSE 50000 END
-                                AND c.records_bytes + u.bytes <= CASE WHEN c.admitted THEN 268435456 ELSE 16777216 END) THEN
+                                AND c.records_count + u.records <= CASE WHEN carrel_admitted(u.s) THEN 1000000 ELSE 50000 END
+                                AND c.records_bytes + u.bytes <= CASE WHEN carrel_admitted(u.s) THEN 536870912 ELSE 33554432 END) THEN
               why := 'session ' || left(u.s, 40) || ' is at its quota of records in the store';
             ELSE
               allowed := allowed || u.s;
@@ -151,7 +164,7 @@ extension SharedSchema {
                 WHERE r.s = ANY(allowed)
                 ORDER BY r.o
               ON CONFLICT DO NOTHING
-              RETURNING carrel_records.session AS s, octet_length(carrel_records.body_text) AS bytes),
+              RETURNING carrel_records.session AS s, 2 * octet_length(carrel_records.body_text) AS bytes),
             per AS (SELECT i.s, count(*) AS records, coalesce(sum(i.bytes), 0) AS bytes FROM inserted i GROUP BY i.s)
           SELECT array_agg(per.s), array_agg(per.records), array_agg(per.bytes) INTO kept_sessions, kept_records, kept_bytes FROM per;
           FOR i IN 1 .. coalesce(array_length(kept_sessions, 1), 0) LOOP
@@ -224,18 +237,9 @@ extension SharedSchema {
           -- As in version 2, within the room's quota of sessions the proctor did not start.
           IF NOT carrel_room_has_place(left(coalesce(p_body->>'room', ''), 200)) THEN RETURN; END IF;
         \(seatRefusedRow)
+          UPDATE carrel_sessions SET created_room = left(coalesce(p_body->>'room', ''), 200)
+            WHERE session = left(p_session, 200) AND created_room IS NULL AND token_hash IS NULL;
         END $$;
-
-        CREATE FUNCTION carrel_commands_admit() RETURNS trigger
-          LANGUAGE plpgsql SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
-        BEGIN
-          -- A session the proctor started is the room's: its larger quota, outside the count of
-          -- sessions nobody started.
-          UPDATE carrel_sessions SET admitted = true WHERE session = NEW.session AND NOT admitted;
-          RETURN NULL;
-        END $$;
-        CREATE TRIGGER carrel_commands_admit AFTER INSERT ON carrel_commands
-          FOR EACH ROW WHEN (NEW.action = 'start' AND NEW.session IS NOT NULL) EXECUTE FUNCTION carrel_commands_admit();
 
         REVOKE ALL ON FUNCTION carrel_token_hash(text) FROM PUBLIC;
         REVOKE ALL ON FUNCTION carrel_proven(text, text, text) FROM PUBLIC;
@@ -248,7 +252,7 @@ extension SharedSchema {
         REVOKE ALL ON FUNCTION carrel_command_refused(text, text, text, text) FROM PUBLIC;
         REVOKE ALL ON FUNCTION carrel_seat_marks(text[], text[], bigint) FROM PUBLIC;
         REVOKE ALL ON FUNCTION carrel_seat_refused(text, jsonb) FROM PUBLIC;
-        REVOKE ALL ON FUNCTION carrel_commands_admit() FROM PUBLIC;
+        REVOKE ALL ON FUNCTION carrel_admitted(text) FROM PUBLIC;
         DO $$
         DECLARE
           r record;
@@ -264,13 +268,13 @@ extension SharedSchema {
               'carrel_seat_commands(text, text, bigint), carrel_seat_signed_commands(text, text, bigint), '
               'carrel_seat_starts(text, text, bigint), carrel_command_refused(text, text), carrel_seat_marks(text[], bigint) FROM %I',
               r.grantee);
-            EXECUTE format('GRANT EXECUTE ON FUNCTION \(seatFunctions) TO %I', r.grantee);
+            EXECUTE format('GRANT EXECUTE ON FUNCTION \(version5SeatFunctions) TO %I', r.grantee);
           END LOOP;
         END $$
         """
 
-    /// Every function a seat's role calls, as `GRANT EXECUTE ON FUNCTION` lists them.
-    static let seatFunctions = """
+    /// The functions a seat's role called in version 5 (its migration grants them).
+    static let version5SeatFunctions = """
         carrel_schema_version(), carrel_room_plan(text, text), carrel_roster_candidate(text, text, text), \
         carrel_seat_refused(text, jsonb), carrel_hello(text, jsonb, text), \
         carrel_publish(text[], text[], text[], int8[], text[], timestamptz[], text[], text[]), \
@@ -278,4 +282,10 @@ extension SharedSchema {
         carrel_seat_commands(text, text, text, bigint, boolean), carrel_command_refused(text, text, text, text), \
         carrel_seat_marks(text[], text[], bigint)
         """
+
+    /// Every function a seat's role calls now, as `GRANT EXECUTE ON FUNCTION` lists them
+    /// (`carrel store init` grants them).
+    static let seatFunctions = version5SeatFunctions.replacingOccurrences(
+        of: "carrel_roster_candidate(text, text, text)",
+        with: "carrel_room_codes(text), carrel_candidate(text, text, text, text, text, text)")
 }

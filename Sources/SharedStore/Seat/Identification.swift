@@ -12,14 +12,24 @@ public struct Identification: Sendable, Equatable {
     /// The candidate found, waiting for the candidate's confirmation.
     public internal(set) var found: RosterMatch?
     public internal(set) var done = false
+    /// The roster gives each candidate a code, asked after the number.
+    public let codes: Bool
+    /// The number typed, while its code is asked.
+    var number: String?
 
-    public init() {}
+    public init(codes: Bool = false) {
+        self.codes = codes
+    }
 
     public enum Message: Sendable, Equatable {
         case start
         /// What was typed (nil: the input ended).
         case typed(String?)
+        /// The code typed (nil: the input ended).
+        case typedCode(String?)
         case lookedUp(number: String, RosterMatch?)
+        /// Too many wrong codes for this candidate: the proctor releases them.
+        case held(candidate: String)
         case lookupFailed(String)
         /// The candidate's answer to "is this you?".
         case answered(Bool)
@@ -27,7 +37,9 @@ public struct Identification: Sendable, Equatable {
 
     public enum Effect: Sendable, Equatable {
         case askNumber
-        case lookUp(String)
+        /// Asked without echo.
+        case askCode
+        case lookUp(String, code: String?)
         case tell(Line)
         /// The console is shown both seats of a candidate seated twice.
         case reportSeatedTwice(RosterMatch)
@@ -40,6 +52,9 @@ public struct Identification: Sendable, Equatable {
     public enum Line: Sendable, Equatable {
         case typeTheCardNumber
         case notOnRoster(number: String)
+        /// With codes: the store does not say which of the two was wrong.
+        case numberOrCodeWrong
+        case held(candidate: String)
         case seatedElsewhere(candidate: String, seat: String)
     }
 
@@ -55,11 +70,22 @@ public struct Identification: Sendable, Equatable {
             if typed.isEmpty || typed.count > 64 || TerminalSafety.firstUnsafe(in: typed) != nil {
                 return [.tell(.typeTheCardNumber)] + next()
             }
-            return [.lookUp(typed)]
+            if codes {
+                number = typed
+                return [.askCode]
+            }
+            return [.lookUp(typed, code: nil)]
+        case let .typedCode(code):
+            guard let number else { return [] }
+            self.number = nil
+            guard let code else { return fail(.refused, "no candidate code was given; nothing was started") }
+            return [.lookUp(number, code: code)]
+        case let .held(candidate):
+            return [.tell(.held(candidate: candidate))] + fail(.refused, "candidate \(TerminalSafety.visible(candidate, keepLineBreaks: false)) is held after too many wrong codes; nothing was started — ask the proctor")
         case let .lookupFailed(why):
             return fail(.cannotOpenInput, "cannot read the room's roster (\(why)); nothing was started")
         case let .lookedUp(number, match):
-            guard let match else { return [.tell(.notOnRoster(number: number))] + next() }
+            guard let match else { return [.tell(codes ? .numberOrCodeWrong : .notOnRoster(number: number))] + next() }
             if let elsewhere = match.seatedAt {
                 return [.reportSeatedTwice(match), .tell(.seatedElsewhere(candidate: match.candidate, seat: elsewhere))] + next()
             }

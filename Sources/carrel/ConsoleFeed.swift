@@ -213,6 +213,8 @@ final class ConsoleFeed: ConsoleSource, Sendable {
                         } else {
                             check = ["Records: NOT verified"] + found.problems.map { "  \($0)" }
                         }
+                        // Records someone else stored under the session: named, not counted.
+                        check? += found.outside.map { "  \($0)" }
                     }
                 }
                 setReport(ConsoleSeatReport(session: wanted, events: try await reader.events(session: wanted), problem: nil,

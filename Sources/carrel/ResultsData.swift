@@ -320,6 +320,7 @@ struct VerifyOptions: ParsableArguments {
         guard let checks else { return }
         for session in sessions {
             for problem in checks[session]?.problems ?? [] { Console.error(problem) }
+            for record in checks[session]?.outside ?? [] { Console.error(record) }
         }
     }
 }

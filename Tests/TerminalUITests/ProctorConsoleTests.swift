@@ -43,7 +43,7 @@ struct ProctorConsoleTests {
         #expect(text[screen.cursor.row].hasPrefix("A3"))
         #expect(screen.cells[screen.cursor.row][0].role == .focus)
         let words = text[21] + " " + text[22]
-        #expect(words.contains("Seat A3, Cand A3: interrupted, 3 of 12 answered, 12:34 left"))
+        #expect(words.contains("Seat A3, Cand A3: interrupted, unverified, 3 of 12 answered, 12:34 left"), "what no proctor key checked is said to be unverified")
         #expect(words.contains("last heard 14 s ago"))
         // Moving down keeps the cursor and the words on the new seat.
         _ = model.handle(.down, pageSize: 10)

@@ -19,14 +19,19 @@ public struct StoreCopy: Sendable {
 
 /// Whether a session's records were written by its seat, as the proctor's key shows.
 public struct SessionCheck: Sendable, Equatable {
-    /// Every record authenticated with the session's key, and a result among them.
+    /// The proctor's start gave the session its key, and its seat's result is among the
+    /// records authenticated with it.
     public var verified: Bool
-    /// Why not, in words: one line per record that fails, or why none could be checked.
+    /// Why not, in words: why the session could not be checked, or has no result of its seat.
     public var problems: [String]
+    /// Records stored under the session that its seat did not write (their MAC fails): named,
+    /// never applied, and never a reason to doubt the records that verify.
+    public var outside: [String]
 
-    public init(verified: Bool, problems: [String]) {
+    public init(verified: Bool, problems: [String], outside: [String] = []) {
         self.verified = verified
         self.problems = problems
+        self.outside = outside
     }
 }
 
@@ -184,14 +189,14 @@ extension SharedReader {
                 continue
             }
             let key = signing.sessionKey(session, seatKey: keyed.seatKey ?? "")
-            var problems: [String] = []
+            var outside: [String] = []
             var events: [StoreRows.Event] = []
             var result: String?
             for record in records[session] ?? [] {
                 let expected = SessionMAC.record(key: key, session: session, seq: record.seq, kind: record.kind, body: record.body ?? "")
                 guard record.body != nil, SessionMAC.matches(record.mac, expected) else {
-                    let what = record.kind == "result" ? "result" : "\(TerminalSafety.visible(String(record.kind.prefix(40)), keepLineBreaks: false)) record \(record.seq)"
-                    problems.append("\(what) of session \(short) was not written by its seat")
+                    let what = record.kind == "result" ? "a result" : "\(TerminalSafety.visible(String(record.kind.prefix(40)), keepLineBreaks: false)) record \(record.seq)"
+                    outside.append("\(what) under session \(short) was not written by its seat: not counted")
                     continue
                 }
                 // An authenticated body that does not parse adds no event and no result: the
@@ -205,7 +210,7 @@ extension SharedReader {
                     result = json
                 }
             }
-            out[session] = (SessionCheck(verified: problems.isEmpty && result != nil, problems: problems), (events, result))
+            out[session] = (SessionCheck(verified: result != nil, problems: [], outside: outside), (events, result))
         }
         return out
     }

@@ -113,6 +113,9 @@ public enum ProctorView {
         var parts = [s.candidate.map { say("Seat {0}, {1}: {2}", .s(name(s.seat)), .s(name($0)), .s(state)) }
             ?? say("Seat {0}: {1}", .s(name(s.seat)), .s(state))]
         if marked { parts.append(say("⟨seat⟩marked")) }
+        // What the store says of a seat is the seat's word until the proctor's key checks it:
+        // a console without the passphrase, or a seat that fails the check, says so.
+        if s.verified != true { parts.append(say("⟨seat⟩unverified")) }
         for warning in s.warnings { parts.append(warningWords(warning, say: say)) }
         if let refusal = s.lastRefusal, s.commandsRefused > 0 { parts.append(refusalWords(String(refusal.dropFirst()), say: say)) }
         if !s.commandable { parts.append(say("watch only: the test has no proctor key")) }

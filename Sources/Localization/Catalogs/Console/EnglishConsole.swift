@@ -93,6 +93,7 @@ extension English {
         "Seat {0}: {1}",
         "⟨seat⟩marked",
         "watch only: the test has no proctor key",
+        "⟨seat⟩unverified",
         "seat key {0}",
         "host {0}",
         "{0, plural, one {# command not applied yet} other {# commands not applied yet}}",

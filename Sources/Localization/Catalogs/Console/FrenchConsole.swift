@@ -91,6 +91,7 @@ extension French {
         "Seat {0}: {1}": "Poste {0} : {1}",
         "⟨seat⟩marked": "marqué",
         "watch only: the test has no proctor key": "surveillance seule : l'épreuve n'a pas de clé de surveillant",
+        "⟨seat⟩unverified": "non vérifié",
         "seat key {0}": "clé du poste {0}",
         "host {0}": "hôte {0}",
         "{0, plural, one {# command not applied yet} other {# commands not applied yet}}": "{0, plural, one {# commande pas encore appliquée} many {# commandes pas encore appliquées} other {# commandes pas encore appliquées}}",

@@ -91,6 +91,7 @@ extension German {
         "Seat {0}: {1}": "Platz {0}: {1}",
         "⟨seat⟩marked": "markiert",
         "watch only: the test has no proctor key": "nur beobachten: Die Prüfung hat keinen Aufsichtsschlüssel",
+        "⟨seat⟩unverified": "nicht geprüft",
         "seat key {0}": "Platzschlüssel {0}",
         "host {0}": "Host {0}",
         "{0, plural, one {# command not applied yet} other {# commands not applied yet}}": "{0, plural, one {# Befehl noch nicht angewendet} other {# Befehle noch nicht angewendet}}",

@@ -91,6 +91,7 @@ extension Japanese {
         "Seat {0}: {1}": "座席 {0}：{1}",
         "⟨seat⟩marked": "選択済み",
         "watch only: the test has no proctor key": "監視のみ：この試験には試験監督者キーがありません",
+        "⟨seat⟩unverified": "未検証",
         "seat key {0}": "座席キー {0}",
         "host {0}": "ホスト {0}",
         "{0, plural, one {# command not applied yet} other {# commands not applied yet}}": "{0, plural, other {未適用のコマンド#件}}",

@@ -91,6 +91,7 @@ extension Spanish {
         "Seat {0}: {1}": "Puesto {0}: {1}",
         "⟨seat⟩marked": "marcado",
         "watch only: the test has no proctor key": "solo observación: la prueba no tiene clave de supervisor",
+        "⟨seat⟩unverified": "sin verificar",
         "seat key {0}": "clave del puesto {0}",
         "host {0}": "equipo {0}",
         "{0, plural, one {# command not applied yet} other {# commands not applied yet}}": "{0, plural, one {# orden aún sin aplicar} many {# órdenes aún sin aplicar} other {# órdenes aún sin aplicar}}",

@@ -225,4 +225,22 @@ struct SeatRoleAttackTests {
         // The stored roster keeps no code.
         #expect(!Self.owner(lab, "SELECT roster::text FROM carrel_rooms WHERE room = 'lab1'").output.contains("7F3K"))
     }
+
+    /// A seat that cannot read its room's plan (the role's connections all held, the store
+    /// down) stays in the room's flow: it says so and tries again, and never goes on without
+    /// the plan (which would skip the roster and the proctor's start, and ask for a passphrase
+    /// at the seat).
+    @Test(.timeLimit(.minutes(2)))
+    func aSeatThatCannotReadItsRoomsPlanWaitsForItAndAsksNothing() throws {
+        let t = try #require(TmuxHarness())
+        let file = try t.fixture("geography.yaml")
+        let nobody = "postgresql://carrel_seat@127.0.0.1:\(PrivatePostgres.freePort())/carrel?sslmode=disable"
+        t.start("seat", ["take", file, "--shared", nobody, "--room", "lab1", "--seat", "A1"])
+        #expect(t.waitFor("seat", "waits for the store and tries again") != nil, "\(t.screen("seat"))")
+        usleep(3_000_000)
+        let screen = t.screen("seat")
+        #expect(!screen.contains("assphrase") && !screen.contains("Candidate number"), "\(screen)")
+        #expect(t.exitStatus("seat", timeout: 0.5) == nil, "still waiting for its plan")
+        t.keys("seat", "C-c")
+    }
 }

@@ -90,9 +90,21 @@ public enum KeyWrap {
 
 /// Authentication of what a seat publishes, with its session's key.
 public enum SessionMAC {
-    /// HMAC-SHA256 of one record: its session, sequence number, kind and body, as sent.
-    public static func record(key: [UInt8], session: String, seq: Int64, kind: String, body: String) -> String {
-        mac(key, "carrel record v1\n\(session)\n\(seq)\n\(kind)\n\(body)")
+    /// HMAC-SHA256 of one record: its session, sequence number, kind and body, as sent; with
+    /// its place in the session's chain (`link`) when it has one, written `2.LINK.MAC` so that
+    /// the check finds the place the MAC vouches for.
+    public static func record(key: [UInt8], session: String, seq: Int64, link: Int64? = nil, kind: String, body: String) -> String {
+        guard let link else { return mac(key, "carrel record v1\n\(session)\n\(seq)\n\(kind)\n\(body)") }
+        return "2.\(link)." + mac(key, "carrel record v2\n\(session)\n\(seq)\n\(link)\n\(kind)\n\(body)")
+    }
+
+    /// The chain place a record's MAC names (`2.LINK.MAC`), or nil (a record outside any
+    /// chain, or not a MAC at all). Only the MAC's check says whether it is true.
+    public static func link(of mac: String?) -> Int64? {
+        guard let mac, mac.hasPrefix("2.") else { return nil }
+        let parts = mac.split(separator: ".", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[1].count <= 18, let link = Int64(parts[1]), link > 0 else { return nil }
+        return link
     }
 
     /// HMAC-SHA256 of a seat's claim to a store connection: its server process, which no

@@ -13,6 +13,7 @@ extension Journal {
         m.registerMigration("v4", migrate: migrateV4)
         m.registerMigration("v5", migrate: migrateV5)
         m.registerMigration("v6", migrate: migrateV6)
+        m.registerMigration("v7", migrate: migrateV7)
         return m
     }
 
@@ -205,5 +206,15 @@ extension Journal {
             t.column("at", .datetime).notNull()
             t.column("body", .text).notNull()
         }
+    }
+
+    /// v7: a session's records form a chain. Each record the session publishes (its time
+    /// saves aside, which a later one replaces) takes the next number of its session
+    /// (`publication.links`, `outbox.link`); the seat's MAC covers it, so the proctor's check
+    /// finds a record the store lost or withheld, and a record from elsewhere is in no place
+    /// of the chain.
+    static func migrateV7(_ db: Database) throws {
+        try db.alter(table: "publication") { t in t.add(column: "links", .integer).notNull().defaults(to: 0) }
+        try db.alter(table: "outbox") { t in t.add(column: "link", .integer) }
     }
 }

@@ -12,13 +12,17 @@ public struct OutboxRecord: Sendable, Equatable {
     public var at: Date
     /// JSON.
     public var body: String
+    /// The record's place in its session's chain (1, 2, 3 …); nil for a time save, and for
+    /// records written before journals kept it.
+    public var link: Int64?
 
-    public init(seq: Int64, session: String, kind: String, at: Date, body: String) {
+    public init(seq: Int64, session: String, kind: String, at: Date, body: String, link: Int64? = nil) {
         self.seq = seq
         self.session = session
         self.kind = kind
         self.at = at
         self.body = body
+        self.link = link
     }
 }
 
@@ -32,8 +36,11 @@ enum Outbox {
     }
 
     static func add(_ body: String, kind: String, session: String, at: Date, _ db: Database) throws {
-        try db.cachedStatement(sql: "INSERT INTO outbox (session_id, kind, at, body) VALUES (?, ?, ?, ?)")
-            .execute(arguments: [session, kind, JournalTime.text(at), body])
+        // Every record but a time save takes the next place in its session's chain.
+        let link = kind == "progress" ? nil : try Int64.fetchOne(
+            db.cachedStatement(sql: "UPDATE publication SET links = links + 1 WHERE session_id = ? RETURNING links"), arguments: [session])
+        try db.cachedStatement(sql: "INSERT INTO outbox (session_id, kind, at, body, link) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [session, kind, JournalTime.text(at), body, link])
     }
 
     static func string(_ text: String) -> String { JSONLiteral.string(text) }
@@ -99,9 +106,9 @@ extension Journal {
     /// Records waiting for the shared store, oldest first, after `seq`.
     public func outbox(after seq: Int64, limit: Int) throws -> [OutboxRecord] {
         try writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT seq, session_id, kind, at, body FROM outbox WHERE seq > ? AND kind <> '.published' ORDER BY seq LIMIT ?",
+            try Row.fetchAll(db, sql: "SELECT seq, session_id, kind, at, body, link FROM outbox WHERE seq > ? AND kind <> '.published' ORDER BY seq LIMIT ?",
                              arguments: [seq, limit]).map {
-                OutboxRecord(seq: $0["seq"], session: $0["session_id"], kind: $0["kind"], at: $0["at"], body: $0["body"])
+                OutboxRecord(seq: $0["seq"], session: $0["session_id"], kind: $0["kind"], at: $0["at"], body: $0["body"], link: $0["link"])
             }
         }
     }

@@ -53,3 +53,25 @@ struct SharedSchemaVersionTests {
         #expect(!text.contains("GRANT INSERT ON carrel_records"))
     }
 }
+
+/// A session's records as a chain: each MAC names the record's place, and the check finds the
+/// places missing.
+@Suite("The chain of a session's records")
+struct RecordChainTests {
+    @Test func aMACNamesItsPlaceAndOnlyTheKeyMakesIt() {
+        let key = Array(repeating: UInt8(3), count: 32)
+        let mac = SessionMAC.record(key: key, session: "s", seq: 9, link: 4, kind: "answer", body: "{}")
+        #expect(mac.hasPrefix("2.4."))
+        #expect(SessionMAC.link(of: mac) == 4)
+        #expect(mac != SessionMAC.record(key: key, session: "s", seq: 9, link: 5, kind: "answer", body: "{}"), "the place is in the MAC")
+        #expect(SessionMAC.link(of: "2.x.abc") == nil && SessionMAC.link(of: "2.-1.abc") == nil && SessionMAC.link(of: nil) == nil)
+        #expect(SessionMAC.link(of: SessionMAC.record(key: key, session: "s", seq: 9, kind: "answer", body: "{}")) == nil)
+    }
+
+    @Test func theHolesOfAChainAreSaidInRuns() {
+        #expect(SharedReader.holes([]) == "")
+        #expect(SharedReader.holes([1, 2, 3]) == "")
+        #expect(SharedReader.holes([1, 2, 4, 8]) == "3, 5–7")
+        #expect(SharedReader.holes([2]) == "1")
+    }
+}

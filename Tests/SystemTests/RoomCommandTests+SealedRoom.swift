@@ -58,6 +58,22 @@ extension RoomCommandTests {
 
         try Self.expectNoKeyInTheStore(pg, database: database, session: session, sealed: sealed)
         Self.expectRecordsOfTheOwnerNamed(pg, database: database, session: session, url: url)
+        Self.expectARecordWithheldFound(pg, database: database, session: session, url: url)
+    }
+
+    /// The store's owner deletes one of the seat's own records: its place in the session's
+    /// chain is missing, said, and the session is no longer verified.
+    static func expectARecordWithheldFound(_ pg: PrivatePostgres, database: String, session: String, url: String) {
+        let chained = pg.psql("SELECT count(*) FROM carrel_records WHERE session = '\(session)' AND mac LIKE '2.%'", database: database)
+        #expect((Int(chained.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) >= 3, "the seat's records name their places: \(chained.output)")
+        let deleted = pg.psql("""
+            DELETE FROM carrel_records WHERE session = '\(session)' AND kind = 'answer' AND mac LIKE '2.%'
+              AND seq = (SELECT min(seq) FROM carrel_records WHERE session = '\(session)' AND kind = 'answer' AND mac LIKE '2.%')
+            """, database: database)
+        #expect(deleted.status == 0, "\(deleted.output)")
+        let listed = Proctor().keyed(resultsList(url))
+        #expect(listed.output.contains("\"verified\" : false"), "\(listed.output)")
+        #expect(listed.output.contains("session \(session.prefix(8)) is missing records its seat sent"), "\(listed.output)")
     }
 
     /// `results list` of room s1, as JSON.

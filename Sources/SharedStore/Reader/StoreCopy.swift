@@ -192,13 +192,17 @@ extension SharedReader {
             var outside: [String] = []
             var events: [StoreRows.Event] = []
             var result: String?
+            var links: Set<Int64> = []
             for record in records[session] ?? [] {
-                let expected = SessionMAC.record(key: key, session: session, seq: record.seq, kind: record.kind, body: record.body ?? "")
+                let link = SessionMAC.link(of: record.mac)
+                let expected = SessionMAC.record(key: key, session: session, seq: record.seq, link: link, kind: record.kind,
+                                                 body: record.body ?? "")
                 guard record.body != nil, SessionMAC.matches(record.mac, expected) else {
                     let what = record.kind == "result" ? "a result" : "\(TerminalSafety.visible(String(record.kind.prefix(40)), keepLineBreaks: false)) record \(record.seq)"
                     outside.append("\(what) under session \(short) was not written by its seat: not counted")
                     continue
                 }
+                if let link { links.insert(link) }
                 // An authenticated body that does not parse adds no event and no result: the
                 // session then has no verified result, and is not verified.
                 let body = (try? JSONSerialization.jsonObject(with: Data((record.body ?? "").utf8))) as? [String: Any]
@@ -210,9 +214,33 @@ extension SharedReader {
                     result = json
                 }
             }
-            out[session] = (SessionCheck(verified: result != nil, problems: [], outside: outside), (events, result))
+            // The chain its seat wrote has no hole: a record the store lost or withheld is missing
+            // from the session's own count, and the session is not verified without it.
+            let missing = Self.holes(links)
+            let problems = missing.isEmpty ? [] : ["session \(short) is missing records its seat sent (\(missing))"]
+            out[session] = (SessionCheck(verified: result != nil && missing.isEmpty, problems: problems, outside: outside),
+                            (events, result))
         }
         return out
+    }
+}
+
+extension SharedReader {
+    /// The places missing from a chain of places 1…highest, in words (`3, 7–9`); "" for none.
+    static func holes(_ links: Set<Int64>) -> String {
+        guard let highest = links.max() else { return "" }
+        var runs: [String] = []
+        var start: Int64?
+        for place in 1...(highest + 1) {
+            if place <= highest && !links.contains(place) {
+                if start == nil { start = place }
+            } else if let first = start {
+                runs.append(first == place - 1 ? "\(first)" : "\(first)–\(place - 1)")
+                start = nil
+            }
+            if runs.count == 5 { runs.append("…"); break }
+        }
+        return runs.joined(separator: ", ")
     }
 }
 

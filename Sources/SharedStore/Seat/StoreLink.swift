@@ -36,7 +36,7 @@ public struct SentRecord: Sendable, Equatable {
     public init(_ record: OutboxRecord, keys: [String: [UInt8]], proofs: [String: SeatProof] = [:]) {
         let body = Self.storable(record.body)
         let mac = keys[record.session].map {
-            SessionMAC.record(key: $0, session: record.session, seq: record.seq, kind: record.kind, body: body)
+            SessionMAC.record(key: $0, session: record.session, seq: record.seq, link: record.link, kind: record.kind, body: body)
         } ?? ""
         let proof = proofs[record.session]
         self.init(session: record.session, seq: record.seq, kind: record.kind, at: record.at, body: body, mac: mac,

@@ -15,6 +15,7 @@ struct SharedSchemaVersionTests {
         3: "8e6a2a1c50bade85b178a4accff96e06f5c6bd8655a7af8aea9caa0905b1538d",
         4: "99bdcb2c0219790e7dc8a6014d588a9583d17a9956d8e9ca8353184d08aba609",
         5: "99faa4580990acc6e8db09e80299dd580f40a4106894820485e5d65bd1205e78",
+        6: "b9b1c26d6690e6ca81613df956363660d10b785eca23e200312d68b1b2c1fe8b",
     ]
 
     @Test func versionsRunInOrderAndNoShippedVersionChanges() {

@@ -43,6 +43,8 @@ import PostgresNIO
 /// | fn carrel_seat_commands/5, carrel_command_refused/4, carrel_seat_marks/3 | 5 |                  |
 /// | fn carrel_seat_refused                 | 2       | 5: within the room's quota                 |
 /// | fn and trigger carrel_commands_admit   | 5       |                                            |
+/// | carrel_machines, carrel_admissions     | 6       |                                            |
+/// | carrel_rooms: machine_rule, lab, machines | 6    |                                            |
 ///
 /// Each function that acts for a seat is revoked from PUBLIC by the version that creates it
 /// (`carrel_number` and `carrel_schema_version` stay open to anyone); version 4 grants its new
@@ -53,7 +55,7 @@ import PostgresNIO
 /// `seatFunctions` to the seat role it sets up.
 public enum SharedSchema {
     /// The version this build writes and reads.
-    public static let version = 5
+    public static let version = 6
 
     /// The channel seats of a room listen on: a command was issued.
     public static let commandChannel = "carrel_commands"
@@ -66,6 +68,7 @@ public enum SharedSchema {
         (3, version3QuietRecords),
         (4, version4SignedCommands),
         (5, version5ProvenSeats),
+        (6, version6EnrolledMachines),
     ]
 
     public struct Problem: Error, Sendable, CustomStringConvertible {

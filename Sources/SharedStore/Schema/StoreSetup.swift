@@ -86,7 +86,7 @@ public enum StoreSetup {
             "GRANT INSERT ON carrel_marks TO \(proctor)",
             "GRANT USAGE ON SEQUENCE carrel_marks_id_seq TO \(proctor)",
             "GRANT EXECUTE ON FUNCTION carrel_schema_version() TO \(proctor)",
-        ]
+        ] + SharedSchema.proctorMachineGrants.map { "GRANT SELECT, INSERT, UPDATE ON \($0) TO \(proctor)" }
         for sql in statements { try await run(sql) }
         let version = try await StoreCall.value(c, "SELECT carrel_schema_version()", as: Int.self, logger: logger) ?? 0
         return Report(created: created, existing: existing, seatConnectionLimit: limit, host: url.host, port: url.port,

@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "carrel", targets: ["carrel"]),
+        .executable(name: "carrel-keysign", targets: ["carrel-keysign"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -21,6 +22,17 @@ let package = Package(
         // prctl and other Linux calls that do not import into Swift.
         .target(name: "CLinux", path: "Sources/CLinux"),
         .target(name: "Localization"),
+        // What an enrolled machine's key signs for a seat, and how it is checked: no Foundation,
+        // swift-crypto only, for the privileged helper.
+        .target(name: "MachineSeal", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        // The privileged part of enrolment (setuid root, like OpenSSH's ssh-keysign): signs one
+        // seat's announcement with the machine key, for the enrolled Carrel only.
+        .executableTarget(
+            name: "carrel-keysign",
+            dependencies: ["MachineSeal", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))]
+        ),
         .target(
             name: "AssessmentKit",
             dependencies: [
@@ -58,7 +70,7 @@ let package = Package(
         .target(
             name: "SharedStore",
             dependencies: [
-                "AssessmentKit", "SessionKit",
+                "AssessmentKit", "SessionKit", "MachineSeal",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -69,7 +81,7 @@ let package = Package(
         .executableTarget(
             name: "carrel",
             dependencies: [
-                "AssessmentKit", "Localization", "ImportKit", "SessionKit", "Lockdown", "TerminalUI", "SharedStore",
+                "AssessmentKit", "Localization", "ImportKit", "SessionKit", "Lockdown", "TerminalUI", "SharedStore", "MachineSeal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // The release binary carries the Swift runtime and Foundation inside it: loading
@@ -110,6 +122,8 @@ let package = Package(
         // Unit tests: in-process, or the built binaries on files in a temporary folder. They
         // need no tmux, screen, strace, PostgreSQL or X server (`scripts/test --quick`).
         .testTarget(name: "AssessmentKitTests", dependencies: ["AssessmentKit"]),
+        // The signed announcement, and the privileged helper run for real (as root).
+        .testTarget(name: "MachineSealTests", dependencies: ["MachineSeal", "SharedStore", "SessionKit", "SessionTestSupport"]),
         // The seat publisher's rules: its state as tables, and its loop over the in-memory store.
         .testTarget(name: "PublisherTests", dependencies: [
             "AssessmentKit", "SessionKit", "SharedStore", "SessionTestSupport", "StoreTestSupport", .product(name: "GRDB", package: "GRDB.swift"),

@@ -30,7 +30,7 @@ struct Carrel: AsyncParsableCommand {
         subcommands: [
             TakeCommand.self, DemoCommand.self, ValidateCommand.self, InspectCommand.self, ImportCommand.self, PassphraseCommand.self, SealCommand.self,
             StatusCommand.self, ResumeCommand.self, UnlockCommand.self, ResultsCommand.self, ProctorConsoleCommand.self, RoomCommand.self,
-            StoreCommand.self, KeysCommand.self,
+            StoreCommand.self, KeysCommand.self, SeatCommand.self,
         ]
     )
 

@@ -88,6 +88,7 @@ final class ConsoleFeed: ConsoleSource, Sendable {
         for (action, seats) in outgoing {
             let rooms = Dictionary(grouping: seats, by: \.room)
             var ids: [Int64] = []
+            var held: [HeldSeats.Seat] = []
             do {
                 for (room, inRoom) in rooms.sorted(by: { $0.key < $1.key }) {
                     let plan = try await reader.room(room)
@@ -95,7 +96,10 @@ final class ConsoleFeed: ConsoleSource, Sendable {
                     if action == .start, let plan {
                         // Each waiting seat's own start, its session's secrets wrapped to its key.
                         let waiting = inRoom.filter { $0.status == "not_started" && $0.connected }
-                        let (starts, _) = try signer.starts(room: room, plan: plan, seats: waiting, key: key)
+                        // Held back: not an enrolled, permitted machine running the room's Carrel.
+                        let (startable, heldHere) = try await HeldSeats.split(waiting, room: room, reader: reader)
+                        held += heldHere
+                        let (starts, _) = try signer.starts(room: room, plan: plan, seats: startable, key: key)
                         if !starts.isEmpty {
                             ids += try await reader.issue(room: room, targets: starts, action: action, key: key, fingerprint: fingerprint)
                         }
@@ -105,8 +109,7 @@ final class ConsoleFeed: ConsoleSource, Sendable {
                         ids += try await reader.issue(room: room, targets: targets, action: action, key: key, fingerprint: fingerprint)
                     }
                 }
-                let words = seats.count == 1 ? "seat \(TerminalSafety.visible(seats[0].seat, keepLineBreaks: false))" : "\(seats.count) seats"
-                let note = "\(action.name) sent to \(words) (command \(ids.map(String.init).joined(separator: ", ")))"
+                let note = HeldSeats.note(action, seats: seats, held: held, ids: ids)
                 shared.withLock { $0.sent = note }
                 wakeLoop()
             } catch let failure as CarrelFailure {
@@ -225,6 +228,7 @@ final class ConsoleFeed: ConsoleSource, Sendable {
         }
         do {
             var seats = try await reader.seats(room: room)
+            try await HeldSeats.flag(&seats, reader: reader)
             if signer.hasPassphrase { signer.check(&seats, plans: try await plans(reader, rooms: Set(seats.map(\.room)))) }
             let rooms = Dictionary(seats.map { ($0.session, $0.room) }, uniquingKeysWith: { first, _ in first })
             shared.withLock { $0.rooms = rooms }

@@ -47,7 +47,7 @@ struct ActionTarget: ParsableArguments {
         let url = try store.required(by: "proctor")
         let room = roomName ?? ""
         let signer = ProctorSigner(passphrase: try readPassphrase())
-        let (targets, applied, refused, ids) = try await ProctorStore.using(url, doing: "send \(action.name) to room \(room)") {
+        let (targets, applied, refused, ids, held) = try await ProctorStore.using(url, doing: "send \(action.name) to room \(room)") {
             try await perform(action, room: room, reader: $0, signer: signer)
         }
         let v = { (t: String) in TerminalSafety.visible(t, keepLineBreaks: false) }
@@ -63,10 +63,12 @@ struct ActionTarget: ParsableArguments {
                 lines.append("waiting  \(who)")
             }
         }
+        lines += HeldSeats.lines(held, room: room)
         let waiting = targets.filter { !applied.contains($0.session) && refused[$0.session] == nil }.count
         let summary = "\(action.name) (command \(ids.map(String.init).joined(separator: ", "))): "
             + "\(targets.count - waiting - refused.count) of \(targets.count) seat\(targets.count == 1 ? "" : "s") applied it"
         FileOutput.standardOutput.write((lines + [summary, ""]).joined(separator: "\n"))
+        if !held.isEmpty { throw HeldSeats.failure(held, startedAny: !targets.isEmpty) }
         if targets.isEmpty {
             throw CarrelFailure(status: .refused, message: "no seat of room \(v(room)) \(Self.targetWords(action)); nothing applied it (a seat that begins later does not apply a command sent before it began)")
         }
@@ -109,14 +111,14 @@ struct ActionTarget: ParsableArguments {
     }
 
     func perform(_ action: ProctorAction, room: String, reader: SharedReader, signer: ProctorSigner) async throws
-        -> (targets: [SeatView], applied: Set<String>, refused: [String: String], ids: [Int64]) {
+        -> (targets: [SeatView], applied: Set<String>, refused: [String: String], ids: [Int64], held: [HeldSeats.Seat]) {
         let plan = try await reader.room(room)
         let (key, fingerprint) = try signer.key(room: room, plan: plan)
         let before = try await reader.seats(room: room)
         for seat in seats where !before.contains(where: { $0.seat == seat }) {
             throw CarrelFailure(status: .usage, message: "room \(TerminalSafety.visible(room, keepLineBreaks: false)) has no seat \(TerminalSafety.visible(seat, keepLineBreaks: false))")
         }
-        let targets = before.filter { seat in
+        let chosen = before.filter { seat in
             guard seats.isEmpty || seats.contains(seat.seat), seat.room == room else { return false }
             switch action {
             case .start: return seat.status == "not_started" && seat.connected
@@ -126,6 +128,9 @@ struct ActionTarget: ParsableArguments {
             default: return seat.status == "active" || (!seats.isEmpty && seat.status == "interrupted")
             }
         }
+        // Keys go without a look only to enrolled, permitted machines running the room's Carrel
+        // (and seats a proctor admitted); the others are held back and named.
+        let (targets, held) = action == .start ? try await HeldSeats.split(chosen, room: room, reader: reader) : (chosen, [])
         let ids: [Int64]
         if action == .start, let plan {
             // Each waiting seat's own start, with its session's secrets wrapped to its key.
@@ -166,7 +171,7 @@ struct ActionTarget: ParsableArguments {
             try await Task.sleep(nanoseconds: 50_000_000)
         }
         for session in applied { refused[session] = nil }
-        return (targets, applied, refused, ids)
+        return (targets, applied, refused, ids, held)
     }
 }
 

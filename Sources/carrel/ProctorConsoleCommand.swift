@@ -16,7 +16,7 @@ struct ProctorConsoleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "proctor",
         abstract: "Watch a room (the console, or --json) and act on its seats.",
-        subcommands: [ProctorWatch.self, ProctorStart.self, ProctorPause.self, ProctorResume.self, ProctorTime.self,
+        subcommands: [ProctorWatch.self, ProctorStart.self, ProctorAdmit.self, ProctorPause.self, ProctorResume.self, ProctorTime.self,
                       ProctorMessage.self, ProctorEnd.self, ProctorAcknowledge.self],
         defaultSubcommand: ProctorWatch.self
     )
@@ -73,6 +73,7 @@ struct ProctorWatch: AsyncParsableCommand {
                 }
                 do {
                     seats = try await reader.seats(room: room)
+                    try await HeldSeats.flag(&seats, reader: reader)
                     if let signer {
                         var plans: [String: RoomPlan] = [:]
                         for name in Set(seats.map(\.room)) { plans[name] = try await reader.room(name) }

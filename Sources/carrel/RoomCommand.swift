@@ -55,9 +55,33 @@ struct RoomOpen: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Who starts the seats: proctor (seats wait) or candidate.", valueName: "who"))
     var start: RoomStartMode = .candidate
     @OptionGroup var store: StoreOption
+    @Option(help: ArgumentHelp(
+        "The machines whose waiting seats a start sends keys to without a look: all, NAME,NAME or any.",
+        discussion: "all (the default): every machine enrolled with `carrel seat enroll` (of --lab's lab when given); NAME,NAME: those machines; any: no enrolment asked, the proctor compares each seat key. Any other seat is held back until `carrel proctor admit`.",
+        valueName: "all|NAME,NAME|any"))
+    var machines = "all"
+    @Option(help: ArgumentHelp("With --machines all: only the machines enrolled in this lab.", valueName: "name")) var lab: String?
 
     func validate() throws {
         if let problem = SharedOptions.labelProblem(room) { throw ValidationError("room: \(problem)") }
+        if let lab, let problem = SharedOptions.labelProblem(lab) { throw ValidationError("--lab: \(problem)") }
+        let (rule, listed) = machineRule
+        if rule == .listed {
+            guard !listed.isEmpty, listed.count <= 2000 else { throw ValidationError("--machines: give all, any, or a list of machine names NAME,NAME") }
+            for name in listed {
+                if let problem = SharedOptions.labelProblem(name) { throw ValidationError("--machines: \(problem)") }
+            }
+        }
+        if lab != nil && rule != .enrolled { throw ValidationError("--lab goes with --machines all") }
+    }
+
+    /// The plan's machines, as `--machines` gives them.
+    var machineRule: (MachineRoom.Rule, [String]) {
+        switch machines {
+        case "all": return (.enrolled, [])
+        case "any": return (.any, [])
+        default: return (.listed, machines.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) })
+        }
     }
 
     func run() async throws {
@@ -85,17 +109,32 @@ struct RoomOpen: AsyncParsableCommand {
             }
             let entries = try roster.map(Self.readRoster)
             let url = try store.required(by: "room open")
-            try await ProctorStore.using(url, doing: "open room \(room)") { try await $0.openRoom(plan, roster: entries) }
+            let (rule, listed, lab) = (machineRule.0, machineRule.1, self.lab)
+            try await ProctorStore.using(url, doing: "open room \(room)") { reader in
+                try await reader.openRoom(plan, roster: entries)
+                try await reader.setMachines(room: plan.room, rule: rule, lab: lab, listed: listed)
+            }
             var who = start == .proctor ? "seats wait for `carrel proctor start`" : "each candidate starts at the seat"
             if plan.proctorKey == nil {
                 who += " · no proctor key: seats can be watched, not commanded"
             }
+            if start == .proctor { who += " · " + Self.machineWords(rule, lab: lab, listed: listed) }
             let rosterWords = entries.map { entries in
                 let codes = entries.contains { $0.code != nil }
                     ? ", each with a code" : " without codes: anyone who knows a candidate number can say they are that candidate (identities unchecked; add a code column)"
                 return " · roster of \(entries.count) candidate\(entries.count == 1 ? "" : "s")\(codes)"
             } ?? ""
             FileOutput.standardOutput.write("Room \(TerminalSafety.visible(room, keepLineBreaks: false)) is open: \(TerminalSafety.visible(plan.assessmentTitle, keepLineBreaks: false)) (\(plan.fingerprint.prefix(19))…) · \(who)\(rosterWords)\n")
+        }
+    }
+
+    /// Which machines' seats start without a look, in words.
+    static func machineWords(_ rule: MachineRoom.Rule, lab: String?, listed: [String]) -> String {
+        let v = { (t: String) in TerminalSafety.visible(t, keepLineBreaks: false) }
+        switch rule {
+        case .enrolled: return "keys to enrolled machines" + (lab.map { " of lab \(v($0))" } ?? "") + " (others held back)"
+        case .listed: return "keys to machines \(listed.map(v).joined(separator: ", ")) (others held back)"
+        case .any: return "any machine: check each seat key before a start"
         }
     }
 

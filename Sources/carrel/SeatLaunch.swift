@@ -105,6 +105,11 @@ final class SeatLaunch: LaunchEnvironment {
         if let publisher, var label = options.shared {
             label.total = assessment.questionsPerSession
             label.timeAllowed = timeAllowed
+            if waits {
+                // The machine's signature over this announcement (enrolled machines only).
+                label.attestation = MachineSigning.sealed(label.attestation, session: sessionID, room: label.room, seat: label.seat,
+                                                          boxKey: box.publicKey, version: SelfAttestation.version)
+            }
             publisher.announce(.init(session: sessionID, label: label, candidate: candidate,
                                      assessmentID: assessment.id, assessmentTitle: assessment.title,
                                      boxKey: waits ? box.publicKey : nil))

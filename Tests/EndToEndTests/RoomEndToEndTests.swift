@@ -50,7 +50,7 @@ struct RoomEndToEndTests {
         let t = try #require(TmuxHarness())
         let file = try t.fixture("geography.yaml")
         let list = try roster(t, "candidate,name,seat,extra_time\n1042,Ada Lovelace,A1,1.5\n1043,Grace Hopper,,\n")
-        let opened = carrel(["room", "open", "lab1", file, "--roster", list, "--start", "proctor", "--shared", lab.owner])
+        let opened = carrel(["room", "open", "lab1", file, "--roster", list, "--start", "proctor", "--machines", "any", "--shared", lab.owner])
         #expect(opened.status == 0, "\(opened.output)")
         #expect(opened.output.contains("roster of 2 candidates"))
 
@@ -258,7 +258,7 @@ struct RoomEndToEndTests {
         let lab = try lab(pg)
         let t = try #require(TmuxHarness())
         let file = try t.fixture("geography.yaml")
-        #expect(carrel(["room", "open", "lab6", file, "--start", "proctor", "--shared", lab.owner]).status == 0)
+        #expect(carrel(["room", "open", "lab6", file, "--start", "proctor", "--machines", "any", "--shared", lab.owner]).status == 0)
         t.start("seat", ["take", file, "--shared", lab.seat, "--room", "lab6", "--seat", "F1", "--candidate", "Ada"])
         #expect(t.waitFor("seat", "Waiting for the proctor") != nil)
         let quoted = ([TmuxHarness.carrel, "proctor", "--shared", lab.owner, "--room", "lab6"])

@@ -78,7 +78,9 @@ let seat = option("--seat") ?? "driver"
 /// `--wait-start` waits for the proctor's start before it begins, as `carrel take` does.
 let follow = args.contains("--follow")
 let waitStart = args.contains("--wait-start")
-args.removeAll { $0 == "--follow" || $0 == "--wait-start" }
+/// With `--wait-start`: the announcement signed by the machine's helper (enrolled machines).
+let machineSeal = args.contains("--machine-seal")
+args.removeAll { $0 == "--follow" || $0 == "--wait-start" || $0 == "--machine-seal" }
 guard let mode = args.first else { fail(64, "usage: begin FILE | resume [SESSION] | unlock [SESSION]") }
 
 // The pasteboard backends and the helper runner, run in a process of their own: there, a
@@ -157,7 +159,13 @@ nonisolated(unsafe) var startSecrets: SeatSecrets?
     let id = SessionIDs.random.sessionID()
     context.ids = SessionIDs(sessionID: { id }, seed: SessionIDs.random.seed)
     let box = SeatBox()
-    publisher.announce(.init(session: id, label: SharedLabel(room: room, seat: seat, total: assessment.itemCount),
+    var announced = SharedLabel(room: room, seat: seat, total: assessment.itemCount)
+    if machineSeal {
+        // As `carrel take` does on an enrolled machine: the helper next to this program signs.
+        announced.attestation = MachineSigning.sealed([:], session: id, room: room, seat: seat, boxKey: box.publicKey,
+                                                      version: "driver") { say("unsigned \($0)") }
+    }
+    publisher.announce(.init(session: id, label: announced,
                              candidate: candidate, assessmentID: assessment.id, assessmentTitle: assessment.title,
                              boxKey: box.publicKey))
     publisher.start()

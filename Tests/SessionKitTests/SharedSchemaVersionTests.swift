@@ -17,6 +17,7 @@ struct SharedSchemaVersionTests {
         4: "99bdcb2c0219790e7dc8a6014d588a9583d17a9956d8e9ca8353184d08aba609",
         5: "c11e463c2d40b9d07884fe73cd4daa2e3f92719f1a96dcf0ef3c36315e8921ba",
         6: "f4efad0826dccff9e099b00cd6b234a62b81d2b77540a025db2d84f904af8f25",
+        7: "b9b1c26d6690e6ca81613df956363660d10b785eca23e200312d68b1b2c1fe8b",
     ]
 
     @Test func versionsRunInOrderAndNoShippedVersionChanges() {

@@ -22,7 +22,7 @@ extension RoomCommandTests {
         let proctor = Proctor()
         let seatBox = try Sandbox()
         let sealed = try Self.sealedSecret(in: seatBox)
-        #expect(try proctor.carrel(["room", "open", "s1", sealed, "--start", "proctor", "--shared", url]).status == 0)
+        #expect(try proctor.carrel(["room", "open", "s1", sealed, "--start", "proctor", "--machines", "any", "--shared", url]).status == 0)
 
         let (child, session) = try Self.waitingSeat(seatBox, sealed, pg, url: url, room: "s1", seat: "S1")
         // From a script the key goes only with --yes, after the list of seats.

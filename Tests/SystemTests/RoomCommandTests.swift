@@ -207,7 +207,7 @@ struct RoomCommandTests {
                                   input: TestProctor.passphrase + "\n", environment: environment, timeout: 30)
         #expect(none.status == 69)
         #expect(none.output.contains("has no proctor key"), "\(none.output)")
-        let waiting = ChildSpawn.run(ChildProcess.carrel, ["room", "open", "p2", plain, "--start", "proctor", "--shared", url],
+        let waiting = ChildSpawn.run(ChildProcess.carrel, ["room", "open", "p2", plain, "--start", "proctor", "--machines", "any", "--shared", url],
                                      environment: environment)
         #expect(waiting.status == 65)
         #expect(waiting.output.contains("could never be started"))
@@ -226,7 +226,7 @@ struct RoomCommandTests {
         let seatBox = try Sandbox()
         let file = try seatBox.assessment(items: 2, extra: TestProctor.yaml)
         let assessment = try #require(AssessmentReader.read(text: try String(contentsOfFile: file, encoding: .utf8), file: file).assessment)
-        #expect(try proctor.carrel(["room", "open", "w1", file, "--start", "proctor", "--shared", url]).status == 0)
+        #expect(try proctor.carrel(["room", "open", "w1", file, "--start", "proctor", "--machines", "any", "--shared", url]).status == 0)
         let (child, _) = try Self.waitingSeat(seatBox, file, pg, url: url, room: "w1", seat: "W1")
         let database = String(url.split(separator: "/").last ?? "")
         let other = try #require(try ProctorKey.make(passphrase: TestProctor.otherPassphrase, logRounds: 10)
@@ -282,7 +282,7 @@ struct RoomCommandTests {
         let proctor = Proctor()
         let seatBox = try Sandbox()
         let file = try seatBox.assessment(items: 2, extra: TestProctor.yaml)
-        #expect(try proctor.carrel(["room", "open", "k1", file, "--start", "proctor", "--shared", url]).status == 0)
+        #expect(try proctor.carrel(["room", "open", "k1", file, "--start", "proctor", "--machines", "any", "--shared", url]).status == 0)
         let (child, session) = try Self.waitingSeat(seatBox, file, pg, url: url, room: "k1", seat: "K1")
         #expect(try proctor.carrel(["proctor", "start", "--room", "k1", "--wait", "20", "--shared", url]).status == 0)
         #expect(child.expect("keys session") != nil)
@@ -347,7 +347,7 @@ struct RoomCommandTests {
         // A session the proctor's start gave a key: its records are kept beside the forged ones.
         let keyedBox = try Sandbox()
         let file = try keyedBox.assessment(items: 2, extra: TestProctor.yaml)
-        #expect(try proctor.carrel(["room", "open", "r1", file, "--start", "proctor", "--shared", url]).status == 0)
+        #expect(try proctor.carrel(["room", "open", "r1", file, "--start", "proctor", "--machines", "any", "--shared", url]).status == 0)
         let (keyed, session) = try Self.waitingSeat(keyedBox, file, pg, url: url, room: "r1", seat: "R1")
         #expect(try proctor.carrel(["proctor", "start", "--room", "r1", "--wait", "20", "--shared", url]).status == 0)
         #expect(keyed.expect("began") != nil)

@@ -173,13 +173,13 @@ _carrel() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    take|demo|validate|inspect|import|passphrase|seal|status|resume|unlock|results|proctor|room|store|keys|help)
+    take|demo|validate|inspect|import|passphrase|seal|status|resume|unlock|results|proctor|room|store|keys|seat|help)
         # Offer subcommand argument completions
         "_carrel_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'take demo validate inspect import passphrase seal status resume unlock results proctor room store keys help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'take demo validate inspect import passphrase seal status resume unlock results proctor room store keys seat help' -- "${cur}"))
         ;;
     esac
 }
@@ -551,13 +551,13 @@ _carrel_proctor() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    watch|start|pause|resume|time|message|end|acknowledge)
+    watch|start|admit|pause|resume|time|message|end|acknowledge)
         # Offer subcommand argument completions
         "_carrel_proctor_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'watch start pause resume time message end acknowledge' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'watch start admit pause resume time message end acknowledge' -- "${cur}"))
         ;;
     esac
 }
@@ -609,6 +609,30 @@ _carrel_proctor_start() {
         return
         ;;
     '--wait')
+        return
+        ;;
+    esac
+}
+
+_carrel_proctor_admit() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--shared --room --seat --seat-key)
+    __carrel_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--shared')
+        return
+        ;;
+    '--room')
+        return
+        ;;
+    '--seat')
+        return
+        ;;
+    '--seat-key')
         return
         ;;
     esac
@@ -785,7 +809,7 @@ _carrel_room_open() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(--roster --start --shared)
+    non_repeating_options=(--roster --start --shared --machines --lab)
     __carrel_offer_flags_options 2
 
     # Offer option value completions
@@ -798,6 +822,12 @@ _carrel_room_open() {
         return
         ;;
     '--shared')
+        return
+        ;;
+    '--machines')
+        return
+        ;;
+    '--lab')
         return
         ;;
     esac
@@ -894,6 +924,58 @@ _carrel_keys() {
         return
         ;;
     esac
+}
+
+_carrel_seat() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __carrel_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    enroll|check)
+        # Offer subcommand argument completions
+        "_carrel_seat_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'enroll check' -- "${cur}"))
+        ;;
+    esac
+}
+
+_carrel_seat_enroll() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--shared --lab --machine)
+    __carrel_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--shared')
+        return
+        ;;
+    '--lab')
+        return
+        ;;
+    '--machine')
+        return
+        ;;
+    esac
+}
+
+_carrel_seat_check() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __carrel_offer_flags_options 0
 }
 
 _carrel_help() {

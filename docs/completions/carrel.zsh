@@ -65,13 +65,14 @@ _carrel() {
             'room:Open, show or close a room'\''s plan in the lab'\''s shared store (proctor).'
             'store:Set up a lab'\''s shared store (the database'\''s owner, once).'
             'keys:List the keys of the test screen, as F1 shows them during a test (--all: of every screen).'
+            'seat:Enrol this lab machine, so that its proctor starts its seats without a look at each.'
             'help:Show subcommand help information.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        take|demo|validate|inspect|import|passphrase|seal|status|resume|unlock|results|proctor|room|store|keys|help)
+        take|demo|validate|inspect|import|passphrase|seal|status|resume|unlock|results|proctor|room|store|keys|seat|help)
             "_carrel_${words[1]}" && ret=0
             ;;
         esac
@@ -367,6 +368,7 @@ _carrel_proctor() {
         local -ar subcommands=(
             'watch:A live console of every seat in a room (reads the lab'\''s shared store).'
             'start:Start the waiting seats (all of the room, or those named).'
+            'admit:Admit one held-back seat (unknown machine, other Carrel) after reading its seat key on its screen.'
             'pause:Pause seats: their clocks stop and answer keys wait.'
             'resume:Resume paused seats: their clocks run again.'
             'time:Add time to seats (within the session cap).'
@@ -378,7 +380,7 @@ _carrel_proctor() {
         ;;
     arg)
         case "${words[1]}" in
-        watch|start|pause|resume|time|message|end|acknowledge)
+        watch|start|admit|pause|resume|time|message|end|acknowledge)
             "_carrel_proctor_${words[1]}" && ret=0
             ;;
         esac
@@ -417,6 +419,21 @@ _carrel_proctor_start() {
         '--wait[Seconds to wait for the seats to apply it.]:seconds:'
         '--yes[Send the keys to the seats listed without asking (start only; check the list first).]'
         '--passphrase-stdin[Read the proctor passphrase, which signs the command, from the first line of standard input (asked without echo at a terminal otherwise).]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_proctor_admit() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
+        '--room[The room (also CARREL_ROOM).]:name:'
+        '--seat[The seat to admit.]:seat:'
+        '--seat-key[The seat key its screen shows (3f2a-91c0-77de-0b14).]:key:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -568,6 +585,8 @@ _carrel_room_open() {
         '--roster[The room'\''s roster (CSV with a header).]:roster.csv:'
         '--start[Who starts the seats\: proctor (seats wait) or candidate.]:who:{__carrel_complete "${___start[@]}"}'
         '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
+        '--machines[The machines whose waiting seats a start sends keys to without a look\: all, NAME,NAME or any.]:all|NAME,NAME|any:'
+        '--lab[With --machines all\: only the machines enrolled in this lab.]:name:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -653,6 +672,60 @@ _carrel_keys() {
         '--markdown[Print the list as a Markdown table (the README'\''s).]'
         '--all[List every screen'\''s keys, each under its title.]'
         '--screen[List one screen'\''s keys.]:name:{__carrel_complete "${___screen[@]}"}'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_seat() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+        '(-): :->command'
+        '(-)*:: :->arg'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+    case "${state}" in
+    command)
+        local -ar subcommands=(
+            'enroll:Enrol this machine (as root): its machine key, the signing helper, and the key'\''s public half in the store.'
+            'check:Check that this machine is enrolled and that its helper signs for this Carrel.'
+        )
+        _describe -V subcommand subcommands && ret=0
+        ;;
+    arg)
+        case "${words[1]}" in
+        enroll|check)
+            "_carrel_seat_${words[1]}" && ret=0
+            ;;
+        esac
+        ;;
+    esac
+
+    return "${ret}"
+}
+
+_carrel_seat_enroll() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
+        '--lab[The lab this machine belongs to (rooms may take all of a lab'\''s machines).]:name:'
+        '--machine[This machine'\''s name in the store (default\: its host name).]:name:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_seat_check() {
+    local -i ret=1
+    local -ar arg_specs=(
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

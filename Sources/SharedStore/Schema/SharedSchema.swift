@@ -47,6 +47,8 @@ import PostgresNIO
 /// | carrel_candidate_failures, _releases, _claims | 6 |                                          |
 /// | fn carrel_candidate_held, carrel_room_codes, carrel_candidate | 6 |                           |
 /// | fn carrel_roster_candidate             | 2       | 6: no longer a seat's                      |
+/// | carrel_machines, carrel_admissions     | 7       |                                            |
+/// | carrel_rooms: machine_rule, lab, machines | 7    |                                            |
 ///
 /// Each function that acts for a seat is revoked from PUBLIC by the version that creates it
 /// (`carrel_number` and `carrel_schema_version` stay open to anyone); version 4 grants its new
@@ -57,7 +59,7 @@ import PostgresNIO
 /// `seatFunctions` to the seat role it sets up.
 public enum SharedSchema {
     /// The version this build writes and reads.
-    public static let version = 6
+    public static let version = 7
 
     /// The channel seats of a room listen on: a command was issued.
     public static let commandChannel = "carrel_commands"
@@ -71,6 +73,7 @@ public enum SharedSchema {
         (4, version4SignedCommands),
         (5, version5ProvenSeats),
         (6, version6CandidateCodes),
+        (7, version7EnrolledMachines),
     ]
 
     public struct Problem: Error, Sendable, CustomStringConvertible {

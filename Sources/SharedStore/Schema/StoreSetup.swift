@@ -90,7 +90,7 @@ public enum StoreSetup {
             "REVOKE ALL ON carrel_records FROM \(seat)",
             "GRANT USAGE ON SEQUENCE carrel_marks_id_seq TO \(proctor)",
             "GRANT EXECUTE ON FUNCTION carrel_schema_version() TO \(proctor)",
-        ]
+        ] + SharedSchema.proctorMachineGrants.map { "GRANT SELECT, INSERT, UPDATE ON \($0) TO \(proctor)" }
         for sql in statements { try await run(sql) }
         let warnings = try await closeSignals(c, logger: logger)
         let version = try await StoreCall.value(c, "SELECT carrel_schema_version()", as: Int.self, logger: logger) ?? 0

@@ -205,6 +205,11 @@ public final class ConsoleApp: LoopedScreen {
     /// What the feed says a command did ("pause sent to 3 seats (command 7, 8, 9)", "pause not
     /// sent: REASON") in the console's language; the reason is shown as it is.
     static func sentWords(_ note: String, say: Localizer) -> String {
+        // Seats a start held back (not enrolled machines, or another Carrel), named after it.
+        if let held = note.range(of: "; held back: ") {
+            return say("{0}; held back: {1}", .s(sentWords(String(note[..<held.lowerBound]), say: say)),
+                       .s(String(note[held.upperBound...])))
+        }
         guard let space = note.firstIndex(of: " ") else { return note }
         let command = String(note[..<space])
         guard ProctorModel.commandNames.contains(command) else { return note }

@@ -1,0 +1,162 @@
+import AssessmentKit
+import MachineSeal
+import SessionKit
+
+/// Whether a waiting seat may be sent its room's keys: its announcement carries a statement
+/// signed by an enrolled machine the room's plan permits, for this very session, room, seat
+/// and seat key, by the room's Carrel — or a proctor admitted it after reading its seat key on
+/// its screen. Any other seat is held back.
+public enum MachineStanding: Sendable, Equatable {
+    /// Signed by this enrolled, permitted machine, for the room's Carrel.
+    case enrolled(machine: String)
+    /// Admitted one by one by a proctor (`carrel proctor admit`).
+    case admitted
+    /// The room accepts any machine (`--machines any`): the proctor checks each seat key.
+    case anyMachine
+    /// No statement, one that does not verify, a machine not enrolled or not permitted.
+    case unknownMachine(String)
+    /// A signed statement whose executable is not the room's Carrel (or an unsigned seat that
+    /// says it runs another).
+    case otherCarrel(String)
+
+    /// Started by `*` `s` `y` and `proctor start` without a look at its seat key.
+    public var startable: Bool {
+        switch self {
+        case .enrolled, .admitted, .anyMachine: return true
+        case .unknownMachine, .otherCarrel: return false
+        }
+    }
+
+    /// The console's flag for a held-back seat (nil: it is not held back).
+    public var warning: String? {
+        switch self {
+        case .enrolled, .admitted, .anyMachine: return nil
+        case .unknownMachine: return MachineRoom.unknownWarning
+        case .otherCarrel: return MachineRoom.otherWarning
+        }
+    }
+
+    /// In words, with why.
+    public var words: String {
+        switch self {
+        case let .enrolled(machine): return "enrolled machine \(TerminalSafety.visible(machine, keepLineBreaks: false))"
+        case .admitted: return "admitted by a proctor"
+        case .anyMachine: return "any machine (the room does not ask for enrolled ones)"
+        case let .unknownMachine(why): return "unknown machine (\(why))"
+        case let .otherCarrel(why): return "other Carrel (\(why))"
+        }
+    }
+}
+
+/// What a room's plan and the store say about machines, read at once (`SharedReader.machineRoom`).
+public struct MachineRoom: Sendable, Equatable {
+    public enum Rule: String, Sendable, Equatable { case enrolled, listed, any }
+
+    public struct Seal: Sendable, Equatable {
+        public var statement: String
+        public var signature: String
+        public init(statement: String, signature: String) {
+            self.statement = statement
+            self.signature = signature
+        }
+    }
+
+    public struct Machine: Sendable, Equatable {
+        public var lab: String
+        public var publicKey: String
+        public init(lab: String, publicKey: String) {
+            self.lab = lab
+            self.publicKey = publicKey
+        }
+    }
+
+    public static let unknownWarning = "unknown machine, held back"
+    public static let otherWarning = "other Carrel, held back"
+
+    public var rule: Rule
+    public var lab: String?
+    public var listed: [String]
+    /// The room's Carrel (`carrel_digest` of its plan).
+    public var carrelDigest: String
+    /// Enrolled machines not retired, by name.
+    public var machines: [String: Machine]
+    /// Each waiting session's signed statement, as its announcement carried it.
+    public var seals: [String: Seal]
+    /// Sessions a proctor admitted, with the seat key they were admitted with.
+    public var admissions: [String: String]
+
+    public init(rule: Rule, lab: String?, listed: [String], carrelDigest: String, machines: [String: Machine],
+                seals: [String: Seal], admissions: [String: String]) {
+        self.rule = rule
+        self.lab = lab
+        self.listed = listed
+        self.carrelDigest = carrelDigest
+        self.machines = machines
+        self.seals = seals
+        self.admissions = admissions
+    }
+
+    /// Whether the plan lets `machine` (enrolled in `lab`) take part.
+    func permits(_ machine: String, lab machineLab: String) -> Bool {
+        switch rule {
+        case .any: return true
+        case .enrolled: return lab.map { $0 == machineLab } ?? true
+        case .listed: return listed.contains(machine)
+        }
+    }
+
+    /// Where `seat` stands.
+    public func standing(of seat: SeatView) -> MachineStanding {
+        if rule == .any { return .anyMachine }
+        let signed = check(seat)
+        if case .enrolled = signed { return signed }
+        if let key = seat.seatKey, admissions[seat.session] == key { return .admitted }
+        return signed
+    }
+
+    /// The statement's check alone (no admission).
+    func check(_ seat: SeatView) -> MachineStanding {
+        let claimsOther = seat.executableDigest.map { $0 != carrelDigest } ?? false
+        guard let seal = seals[seat.session] else {
+            return claimsOther ? .otherCarrel("unsigned, says it runs another") : .unknownMachine("no machine signature")
+        }
+        guard let statement = SealStatement.parse(seal.statement) else { return .unknownMachine("a statement that cannot be read") }
+        guard let machine = machines[statement.machine] else {
+            return .unknownMachine("\(statement.machine) is not enrolled")
+        }
+        guard MachineKey.verify(text: seal.statement, signature: seal.signature, publicKey: machine.publicKey) != nil else {
+            return .unknownMachine("the signature is not \(statement.machine)'s")
+        }
+        guard statement.session == seat.session, statement.room == seat.room, statement.seat == seat.seat,
+              statement.boxKey == seat.seatKey else {
+            return .unknownMachine("signed for another session, seat or seat key")
+        }
+        guard machine.lab == statement.lab, permits(statement.machine, lab: machine.lab) else {
+            return .unknownMachine("\(statement.machine) is not one of this room's machines")
+        }
+        guard statement.executableDigest == carrelDigest else {
+            return .otherCarrel("\(statement.machine) runs Carrel \(statement.executableDigest.prefix(12))…")
+        }
+        return .enrolled(machine: statement.machine)
+    }
+
+    /// Flags each held-back waiting seat of `seats` in this room (`warnings`).
+    public func flag(_ seats: inout [SeatView], room: String) {
+        for i in seats.indices where seats[i].room == room && seats[i].status == "not_started" && seats[i].connected {
+            if let warning = standing(of: seats[i]).warning, !seats[i].warnings.contains(warning) {
+                seats[i].warnings.append(warning)
+            }
+        }
+    }
+
+    /// `seats` split into those started without a look and those held back, with why.
+    public func split(_ seats: [SeatView]) -> (startable: [SeatView], held: [(seat: SeatView, standing: MachineStanding)]) {
+        var startable: [SeatView] = []
+        var held: [(SeatView, MachineStanding)] = []
+        for seat in seats {
+            let standing = standing(of: seat)
+            if standing.startable { startable.append(seat) } else { held.append((seat, standing)) }
+        }
+        return (startable, held)
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Enrolled machines in the store: registered by `carrel seat enroll`, permitted by a room's
+/// plan, checked by the console and `proctor start`, and seats admitted one by one
+/// (`carrel proctor admit`). The proctor's role (or the owner's); a seat's role reads none of it.
+extension SharedReader {
+    /// Registers (or registers again, with a new key or lab) the machine `name`.
+    public func enroll(machine name: String, lab: String, publicKey: String) async throws {
+        let c = connection
+        let logger = self.logger
+        try await StoreCall.guarded(c, timeout: 10) {
+            try await StoreCall.run(c, """
+                INSERT INTO carrel_machines (name, lab, public_key) VALUES (\(name), \(lab), \(publicKey))
+                ON CONFLICT (name) DO UPDATE SET lab = excluded.lab, public_key = excluded.public_key,
+                  enrolled_at = now(), enrolled_by = current_user, retired_at = NULL
+                """, logger: logger)
+        }
+    }
+
+    /// Sets the machines a room's seats may run on (`carrel room open --machines`).
+    public func setMachines(room: String, rule: MachineRoom.Rule, lab: String?, listed: [String]) async throws {
+        let c = connection
+        let logger = self.logger
+        let names = rule == .listed ? listed : nil
+        try await StoreCall.guarded(c, timeout: 10) {
+            try await StoreCall.run(c, """
+                UPDATE carrel_rooms SET machine_rule = \(rule.rawValue), lab = \(lab), machines = \(names)
+                WHERE room = \(room) AND closed_at IS NULL
+                """, logger: logger)
+        }
+    }
+
+    /// Admits the waiting session `session` of `room` with the seat key it announced.
+    public func admit(room: String, session: String, seatKey: String) async throws {
+        let c = connection
+        let logger = self.logger
+        try await StoreCall.guarded(c, timeout: 10) {
+            try await StoreCall.run(c, """
+                INSERT INTO carrel_admissions (room, session, seat_key) VALUES (\(room), \(session), \(seatKey))
+                ON CONFLICT (room, session) DO UPDATE SET seat_key = excluded.seat_key, admitted_at = now(),
+                  admitted_by = current_user
+                """, logger: logger)
+        }
+    }
+
+    /// What the store says of `room`'s machines now; nil without an open plan.
+    public func machineRoom(_ room: String) async throws -> MachineRoom? {
+        let c = connection
+        let logger = self.logger
+        let (plan, machines, seals, admitted) = try await StoreCall.guarded(c, timeout: 10) {
+            let plan = try await StoreCall.rows(c, """
+                SELECT machine_rule, lab, array_to_string(machines, E'\\n'), carrel_digest
+                FROM carrel_rooms WHERE room = \(room) AND closed_at IS NULL
+                """, logger: logger)
+            let machines = try await StoreCall.rows(c, """
+                SELECT name, lab, public_key FROM carrel_machines WHERE retired_at IS NULL
+                """, logger: logger)
+            let seals = try await StoreCall.rows(c, """
+                SELECT session, left(attestation->>'machine_statement', 3000), left(attestation->>'machine_signature', 200)
+                FROM carrel_sessions WHERE room = \(room) AND status = 'not_started' AND attestation ? 'machine_statement'
+                """, logger: logger)
+            let admitted = try await StoreCall.rows(c, """
+                SELECT session, seat_key FROM carrel_admissions WHERE room = \(room)
+                """, logger: logger)
+            return (plan, machines, seals, admitted)
+        }
+        guard let p = plan.first.flatMap(StoreRows.texts), p.count == 4 else { return nil }
+        var room = MachineRoom(rule: MachineRoom.Rule(rawValue: p[0] ?? "") ?? .enrolled, lab: p[1],
+                               listed: (p[2] ?? "").split(separator: "\n").map(String.init), carrelDigest: p[3] ?? "",
+                               machines: [:], seals: [:], admissions: [:])
+        for row in machines {
+            guard let t = StoreRows.texts(row), t.count == 3, let name = t[0], let lab = t[1], let key = t[2] else { continue }
+            room.machines[name] = MachineRoom.Machine(lab: lab, publicKey: key)
+        }
+        for row in seals {
+            guard let t = StoreRows.texts(row), t.count == 3, let session = t[0], let text = t[1], let signature = t[2] else { continue }
+            room.seals[session] = MachineRoom.Seal(statement: text, signature: signature)
+        }
+        for row in admitted {
+            guard let t = StoreRows.texts(row), t.count == 2, let session = t[0], let key = t[1] else { continue }
+            room.admissions[session] = key
+        }
+        return room
+    }
+}

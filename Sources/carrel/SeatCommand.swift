@@ -1,0 +1,141 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import AssessmentKit
+import Foundation
+import MachineSeal
+import SharedStore
+
+/// `carrel seat`: a lab machine's enrolment, done once by its administrator.
+struct SeatCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "seat",
+        abstract: "Enrol this lab machine, so that its proctor starts its seats without a look at each.",
+        subcommands: [SeatEnroll.self, SeatCheck.self])
+}
+
+/// Where enrolment keeps this machine's files: /etc/carrel (CARREL_MACHINE_DIR in tests).
+enum MachineFolder {
+    static var path: String {
+        if let named = ProcessEnvironment.current["CARREL_MACHINE_DIR"], named.hasPrefix("/") { return named }
+        return "/etc/carrel"
+    }
+
+    static var config: String { path + "/machine.conf" }
+    static var key: String { path + "/machine-key" }
+
+    /// The enrolment recorded on this machine.
+    static func readConfig() throws(CarrelFailure) -> MachineConfig {
+        guard let text = try? String(contentsOfFile: config, encoding: .utf8), let parsed = MachineConfig.parse(text) else {
+            throw CarrelFailure(status: .refused, message: "this machine is not enrolled (no readable \(config)); run `carrel seat enroll` as root")
+        }
+        return parsed
+    }
+}
+
+struct SeatEnroll: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "enroll",
+        abstract: "Enrol this machine (as root): its machine key, the signing helper, and the key's public half in the store.",
+        discussion: """
+            Makes the machine key in /etc/carrel/machine-key (root's alone, mode 0600) when there \
+            is none, records this Carrel's path and SHA-256 in /etc/carrel/machine.conf, makes \
+            carrel-keysign (next to carrel) setuid root, and registers the machine's public key \
+            with the store under its name and lab. Give the owner's or a proctor's URL. Run it \
+            again after installing another Carrel: the key stays, the digest is recorded anew.
+            """)
+
+    @OptionGroup var store: StoreOption
+    @Option(help: ArgumentHelp("The lab this machine belongs to (rooms may take all of a lab's machines).", valueName: "name"))
+    var lab: String
+    @Option(help: ArgumentHelp("This machine's name in the store (default: its host name).", valueName: "name"))
+    var machine: String?
+
+    func validate() throws {
+        for (flag, value) in [("--lab", lab), ("--machine", machine ?? "x")] {
+            if let problem = SharedOptions.labelProblem(value) { throw ValidationError("\(flag): \(problem)") }
+        }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            guard geteuid() == 0 else {
+                throw CarrelFailure(status: .usage, message: "a machine is enrolled by root (its key must be one the seat's account cannot read); run `sudo carrel seat enroll …`")
+            }
+            let url = try store.required(by: "seat enroll")
+            let name = machine ?? Self.hostName()
+            guard SealStatement.isValue(name), SharedOptions.labelProblem(name) == nil else {
+                throw CarrelFailure(status: .usage, message: "this machine's host name cannot name it; give --machine NAME")
+            }
+            let key = try MachineFiles.keyMadeIfMissing()
+            let publicKey = MachineKey.publicHex(key)
+            guard let carrel = MachineSigning.ownPath(), SelfAttestation.digest.hasPrefix("sha256:") else {
+                throw CarrelFailure(status: .internalError, message: "this Carrel cannot read its own executable")
+            }
+            let config = MachineConfig(name: name, lab: lab, carrel: carrel, digest: String(SelfAttestation.digest.dropFirst(7)),
+                                       publicKey: publicKey)
+            try MachineFiles.writeConfig(config)
+            let helper = MachineSigning.helperPath
+            try MachineFiles.makeSetuid(helper)
+            let lab = self.lab
+            try await ProctorStore.using(url, doing: "enrol machine \(name)") {
+                try await $0.enroll(machine: name, lab: lab, publicKey: publicKey)
+            }
+            let check = SeatCheck.selfCheck(config)
+            let v = { (t: String) in TerminalSafety.visible(t, keepLineBreaks: false) }
+            FileOutput.standardOutput.write("""
+                Machine \(v(name)) is enrolled in lab \(v(lab)) (public key \(publicKey.prefix(16))…).
+                Its helper \(v(helper)) signs for \(v(carrel)) (SHA-256 \(config.digest.prefix(16))…) alone; enrol again after installing another Carrel.
+                \(check.map { "Check FAILED: \(v($0))" } ?? "Check: the helper signed a test announcement that verifies.")
+
+                """)
+            if let failed = check { throw CarrelFailure(status: .refused, message: "the helper does not sign: \(v(failed))") }
+        }
+    }
+
+    static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, 255) == 0 else { return "" }
+        return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+struct SeatCheck: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check", abstract: "Check that this machine is enrolled and that its helper signs for this Carrel.")
+
+    func run() throws {
+        try reportingFailures {
+            let config = try MachineFolder.readConfig()
+            let v = { (t: String) in TerminalSafety.visible(t, keepLineBreaks: false) }
+            if let failed = Self.selfCheck(config) {
+                throw CarrelFailure(status: .refused, message: "machine \(v(config.name)) (lab \(v(config.lab))): \(v(failed))")
+            }
+            FileOutput.standardOutput.write("Machine \(v(config.name)) (lab \(v(config.lab))) is enrolled; its helper signed a test announcement for this Carrel that verifies.\n")
+        }
+    }
+
+    /// Asks the helper to sign a test announcement and checks it with the enrolled public key:
+    /// nil when it verifies, else why not.
+    static func selfCheck(_ config: MachineConfig) -> String? {
+        let request = SealRequest(session: "check-" + UUID().uuidString.lowercased(), room: "enrolment-check", seat: "check",
+                                  boxKey: SeatBoxCheck.sampleKey, carrelVersion: SelfAttestation.version)
+        switch MachineSigning.sign(request) {
+        case let .failure(failure): return failure.why
+        case let .success(signed):
+            guard let statement = MachineKey.verify(text: signed.statement, signature: signed.signature, publicKey: config.publicKey) else {
+                return "its signature does not verify with the enrolled key"
+            }
+            guard statement.session == request.session, statement.executableDigest == SelfAttestation.digest else {
+                return "it signed something else than was asked"
+            }
+            return nil
+        }
+    }
+}
+
+enum SeatBoxCheck {
+    /// A well-formed box key for the check (nothing is ever wrapped to it).
+    static let sampleKey = String(repeating: "A", count: 43) + "="
+}

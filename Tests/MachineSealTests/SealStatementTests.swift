@@ -1,0 +1,120 @@
+import Crypto
+import MachineSeal
+import SessionKit
+import Testing
+@testable import SharedStore
+
+/// The statement an enrolled machine signs, and the console's check of a waiting seat.
+@Suite("Machine seals")
+struct SealStatementTests {
+    static let digest = String(repeating: "ab", count: 32)
+    static let boxKey = String(repeating: "B", count: 43) + "="
+
+    static func statement(session: String = "s1", seat: String = "A1", digest: String = digest, machine: String = "pc07",
+                          lab: String = "lab1") -> SealStatement {
+        SealStatement(machine: machine, lab: lab, session: session, room: "r1", seat: seat, boxKey: boxKey,
+                      carrelVersion: "0.1.0", executableDigest: digest, at: 1_700_000_000)
+    }
+
+    @Test func aStatementReadsBackExactlyAndNothingElseDoes() throws {
+        let s = Self.statement()
+        #expect(SealStatement.parse(s.text) == s)
+        #expect(s.text.hasPrefix("carrel machine announcement 1\nmachine pc07\nlab lab1\n"))
+        #expect(SealStatement.parse(s.text + "\n") == nil)
+        #expect(SealStatement.parse(s.text.replacingOccurrences(of: "seat A1", with: "seat  A1")) == nil)
+        #expect(SealStatement.parse(s.text.replacingOccurrences(of: "at 1700000000", with: "at +1700000000")) == nil)
+        // A value cannot carry a line break (one field passing for another) or a control character.
+        var broken = s
+        broken.seat = "A1\nroom r2"
+        #expect(!broken.isWritable)
+        broken.seat = "A\u{1b}1"
+        #expect(!broken.isWritable)
+        let key = Curve25519.Signing.PrivateKey()
+        #expect(MachineKey.sign(broken, with: key) == nil)
+    }
+
+    @Test func aSignatureVerifiesOnlyForItsKeyAndText() throws {
+        let key = Curve25519.Signing.PrivateKey()
+        let s = Self.statement()
+        let signature = try #require(MachineKey.sign(s, with: key))
+        let pub = MachineKey.publicHex(key)
+        #expect(MachineKey.verify(text: s.text, signature: signature, publicKey: pub) == s)
+        #expect(MachineKey.verify(text: Self.statement(seat: "A2").text, signature: signature, publicKey: pub) == nil)
+        #expect(MachineKey.verify(text: s.text, signature: signature, publicKey: MachineKey.publicHex(.init())) == nil)
+        #expect(MachineKey.verify(text: s.text, signature: String(signature.dropLast()) + "0", publicKey: pub) == nil
+                || signature.hasSuffix("0"))
+        let file = MachineKey.newKeyFileText()
+        #expect(MachineKey.privateKey(fileText: file) != nil)
+        #expect(MachineKey.privateKey(fileText: "zz" + file.dropFirst(2)) == nil)
+    }
+
+    @Test func configurationAndRequestAreReadStrictly() {
+        let config = MachineConfig(name: "pc07", lab: "lab1", carrel: "/usr/local/bin/carrel", digest: Self.digest,
+                                   publicKey: String(repeating: "c", count: 64))
+        #expect(MachineConfig.parse(config.text) == config)
+        #expect(MachineConfig.parse(config.text + "name=pc08\n") == nil)
+        #expect(MachineConfig.parse(config.text.replacingOccurrences(of: "=/usr", with: "=usr")) == nil)
+        let request = SealRequest(session: "s1", room: "r1", seat: "A1", boxKey: Self.boxKey, carrelVersion: "0.1.0")
+        #expect(SealRequest.parse(request.text) == request)
+        #expect(SealRequest.parse(request.text + "machine=other\n") == nil)
+        let signed = request.statement(machine: config, at: 5)
+        #expect(signed.machine == "pc07" && signed.executableDigest == "sha256:" + Self.digest && signed.at == 5)
+    }
+
+    // MARK: the console's check
+
+    static func seat(_ session: String, seat: String, boxKey: String? = boxKey, digest: String? = digest) -> SeatView {
+        var view = SeatView(session: session, candidate: nil, seat: seat, room: "r1", assessment: "t", assessmentTitle: "T",
+                            status: "not_started", answered: 0, total: 3, timeLeftSeconds: nil, pasteAttempts: 0, focusLosses: 0,
+                            exitAttempts: 0, interruptions: 0, lastSeen: "", lastHeardSeconds: 0, connected: true)
+        view.seatKey = boxKey
+        view.executableDigest = digest
+        return view
+    }
+
+    @Test func onlyAnEnrolledPermittedMachineRunningTheRoomsCarrelStartsWithoutALook() throws {
+        let key = Curve25519.Signing.PrivateKey()
+        let other = Curve25519.Signing.PrivateKey()
+        func seal(_ s: SealStatement, _ k: Curve25519.Signing.PrivateKey = key) throws -> MachineRoom.Seal {
+            MachineRoom.Seal(statement: s.text, signature: try #require(MachineKey.sign(s, with: k)))
+        }
+        var room = MachineRoom(rule: .enrolled, lab: "lab1", listed: [], carrelDigest: Self.digest,
+                               machines: ["pc07": .init(lab: "lab1", publicKey: MachineKey.publicHex(key)),
+                                          "pc09": .init(lab: "lab2", publicKey: MachineKey.publicHex(other))],
+                               seals: [:], admissions: [:])
+        room.seals["good"] = try seal(Self.statement(session: "good"))
+        room.seals["forged"] = try seal(Self.statement(session: "forged"), other)
+        room.seals["moved"] = try seal(Self.statement(session: "other-session"))
+        room.seals["modified"] = try seal(Self.statement(session: "modified", digest: String(repeating: "cd", count: 32)))
+        room.seals["stranger"] = try seal(Self.statement(session: "stranger", machine: "pc99"))
+        room.seals["otherlab"] = try seal(Self.statement(session: "otherlab", machine: "pc09", lab: "lab2"), other)
+        #expect(room.standing(of: Self.seat("good", seat: "A1")) == .enrolled(machine: "pc07"))
+        #expect(room.standing(of: Self.seat("good", seat: "A2")) == .unknownMachine("signed for another session, seat or seat key"))
+        #expect(room.standing(of: Self.seat("good", seat: "A1", boxKey: String(repeating: "C", count: 43) + "=")).startable == false)
+        #expect(room.standing(of: Self.seat("forged", seat: "A1")) == .unknownMachine("the signature is not pc07's"))
+        #expect(room.standing(of: Self.seat("moved", seat: "A1")).startable == false)
+        #expect(room.standing(of: Self.seat("stranger", seat: "A1")) == .unknownMachine("pc99 is not enrolled"))
+        #expect(room.standing(of: Self.seat("otherlab", seat: "A1")) == .unknownMachine("pc09 is not one of this room's machines"))
+        if case .otherCarrel = room.standing(of: Self.seat("modified", seat: "A1")) {} else { Issue.record("a modified Carrel passed") }
+        #expect(room.standing(of: Self.seat("unsigned", seat: "A3")) == .unknownMachine("no machine signature"))
+        #expect(room.standing(of: Self.seat("unsigned", seat: "A3", digest: "ff")).warning == MachineRoom.otherWarning)
+        // Admitted with the seat key it announced — and no other.
+        room.admissions["unsigned"] = Self.boxKey
+        #expect(room.standing(of: Self.seat("unsigned", seat: "A3")) == .admitted)
+        #expect(room.standing(of: Self.seat("unsigned", seat: "A3", boxKey: String(repeating: "D", count: 43) + "=")).startable == false)
+        // A list names machines; "any" asks for none.
+        room.rule = .listed
+        room.listed = ["pc09"]
+        #expect(room.standing(of: Self.seat("otherlab", seat: "A1")) == .enrolled(machine: "pc09"))
+        #expect(room.standing(of: Self.seat("good", seat: "A1")).startable == false)
+        room.rule = .any
+        #expect(room.standing(of: Self.seat("stranger", seat: "A1")) == .anyMachine)
+        var seats = [Self.seat("good", seat: "A1"), Self.seat("unsigned", seat: "A4")]
+        room.rule = .enrolled
+        room.admissions = [:]
+        room.flag(&seats, room: "r1")
+        #expect(seats[0].warnings.isEmpty && seats[1].warnings == [MachineRoom.unknownWarning])
+        let (startable, held) = room.split(seats)
+        #expect(startable.map(\.session) == ["good"] && held.map(\.seat.session) == ["unsigned"])
+    }
+}

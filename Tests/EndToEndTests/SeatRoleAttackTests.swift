@@ -216,7 +216,9 @@ struct SeatRoleAttackTests {
         #expect(lookUp("1001", "7f3k 92qd") == "found|Ada Lovelace", "the card's code, typed as it comes")
         for _ in 0..<5 { _ = lookUp("1002", "WRONG-CODE") }
         #expect(lookUp("1002", "QQ4P-0Z1M") == "held|", "held for the proctor after five wrong codes")
-        #expect(Self.owner(lab, "INSERT INTO carrel_candidate_releases (room, candidate) VALUES ('lab1', '1002')").status == 0)
+        let release = RoomEndToEndTests().carrel(["proctor", "release", "--room", "lab1", "--candidate", "1002", "--shared", lab.owner])
+        #expect(release.status == 0 && release.output.contains("Candidate 1002 released"), "\(release.output)")
+        #expect(RoomEndToEndTests().carrel(["proctor", "release", "--room", "lab1", "--candidate", "9999", "--shared", lab.owner]).status == 64)
         #expect(lookUp("1002", "QQ4P-0Z1M", session: "s2") == "found|Bo Li")
         // A seat that only says it is candidate 1001 squats nobody.
         #expect(Self.seat(lab, "SELECT carrel_hello('squat', '{\"room\":\"lab1\",\"seat\":\"Z9\",\"candidate_number\":\"1001\"}', '\(Self.attackerToken)')").output.hasPrefix("t"))

@@ -35,7 +35,7 @@ struct SharedEndToEndTests {
         startConsole(t, "console", ["proctor", "--shared", url, "--room", "lab9"])
         #expect(t.waitFor("console", "Carrel proctor — room lab9") != nil)
         // At its start screen the seat is there already, not started.
-        #expect(t.waitFor("console", "Seat A1, Ada: not started, 0 of 8 answered") != nil)
+        #expect(t.waitFor("console", "Seat A1, Ada: not started, unverified, 0 of 8 answered") != nil)
         t.type("seat", "proctor phrase")
         t.keys("seat", "Enter")
         #expect(t.waitFor("seat", "Begin? y/N") != nil)
@@ -43,7 +43,7 @@ struct SharedEndToEndTests {
         #expect(t.waitFor("seat", "This terminal is now locked to Carrel") != nil)
         t.keys("seat", "Enter")
         #expect(t.waitFor("seat", "Question 1 of") != nil)
-        #expect(t.waitFor("console", "Seat A1, Ada: active, 0 of 8 answered") != nil)
+        #expect(t.waitFor("console", "Seat A1, Ada: active, unverified, 0 of 8 answered") != nil)
         // The cursor is on the focused seat's row.
         #expect(t.cursorLine("console")?.hasPrefix("A1") == true)
         t.keys("seat", try #require(t.shownLetter("Ottawa", in: "seat")))

@@ -551,13 +551,13 @@ _carrel_proctor() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    watch|start|admit|pause|resume|time|message|end|acknowledge)
+    watch|start|admit|release|pause|resume|time|message|end|acknowledge)
         # Offer subcommand argument completions
         "_carrel_proctor_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'watch start admit pause resume time message end acknowledge' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'watch start admit release pause resume time message end acknowledge' -- "${cur}"))
         ;;
     esac
 }
@@ -633,6 +633,27 @@ _carrel_proctor_admit() {
         return
         ;;
     '--seat-key')
+        return
+        ;;
+    esac
+}
+
+_carrel_proctor_release() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--shared --room --candidate)
+    __carrel_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--shared')
+        return
+        ;;
+    '--room')
+        return
+        ;;
+    '--candidate')
         return
         ;;
     esac

@@ -369,6 +369,7 @@ _carrel_proctor() {
             'watch:A live console of every seat in a room (reads the lab'\''s shared store).'
             'start:Start the waiting seats (all of the room, or those named).'
             'admit:Admit one held-back seat (unknown machine, other Carrel) after reading its seat key on its screen.'
+            'release:Let a candidate held after too many wrong codes try again.'
             'pause:Pause seats: their clocks stop and answer keys wait.'
             'resume:Resume paused seats: their clocks run again.'
             'time:Add time to seats (within the session cap).'
@@ -380,7 +381,7 @@ _carrel_proctor() {
         ;;
     arg)
         case "${words[1]}" in
-        watch|start|admit|pause|resume|time|message|end|acknowledge)
+        watch|start|admit|release|pause|resume|time|message|end|acknowledge)
             "_carrel_proctor_${words[1]}" && ret=0
             ;;
         esac
@@ -434,6 +435,20 @@ _carrel_proctor_admit() {
         '--room[The room (also CARREL_ROOM).]:name:'
         '--seat[The seat to admit.]:seat:'
         '--seat-key[The seat key its screen shows (3f2a-91c0-77de-0b14).]:key:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_proctor_release() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
+        '--room[The room (also CARREL_ROOM).]:name:'
+        '--candidate[The candidate number held.]:number:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

@@ -213,6 +213,22 @@ struct PublisherLoopTests {
         await loop.value
     }
 
+    @Test func aSessionResumedWithItsKeyMovesTheStoreFromTheJournalsTokenAndLosesNothing() async throws {
+        let store = MemoryStore()
+        let seat = try Seat(store)
+        #expect(await Self.eventually { Self.complete(store, seat) })
+        let first = try #require(seat.runtime.record.options.shared?.storeToken)
+        #expect(store.snapshot.tokens[seat.session] == first, "made by its own first record, with the journal's token")
+        // As `resume` does: the key derived again, no token in memory.
+        let key = Array(repeating: UInt8(9), count: 32)
+        seat.publisher.authenticate(session: seat.session, key: key)
+        _ = seat.runtime.send(.answer("t1", .text("after the key")))
+        #expect(await Self.eventually { store.records(seat.session).contains { $0.body.contains("after the key") } }, "kept, not refused")
+        #expect(store.snapshot.tokens[seat.session] == SessionMAC.storeToken(key: key, session: seat.session))
+        #expect(store.snapshot.unproven == 0)
+        await seat.stop()
+    }
+
     @Test func finishEndsWithinItsDeadlineWhenTheStoreIsGoneAndTheRecordsStayInTheOutbox() async throws {
         let store = MemoryStore()
         let seat = try Seat(store)

@@ -162,11 +162,17 @@ extension SeatPublisher {
     /// journal keeps (a session of an earlier run whose records are still to send), else
     /// nothing the store will take (its records are then kept out, and the seat says so).
     private func proof(_ session: String) -> SeatProof {
-        if let known = withState({ $0.proof(session) }) { return known }
         // A journal that cannot be read now proves nothing; the records wait for the next pass.
-        if let token = (try? journal?.session(session))??.options.shared?.storeToken {
-            return SeatProof(session: session, token: token)
+        let kept = { (try? self.journal?.session(session))??.options.shared?.storeToken }
+        if var known = withState({ $0.proof(session) }) {
+            // A session resumed with its key names the journal's token as the one it replaces:
+            // the store may not have moved to the key's token before the seat stopped.
+            if known.previous == nil, withState({ $0.sessionKeys[session] != nil }), let first = kept(), first != known.token {
+                known.previous = first
+            }
+            return known
         }
+        if let token = kept() { return SeatProof(session: session, token: token) }
         return SeatProof(session: session, token: "")
     }
 

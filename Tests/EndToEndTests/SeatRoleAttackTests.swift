@@ -203,27 +203,59 @@ struct SeatRoleAttackTests {
         #expect(opened.status == 0, "\(opened.output)")
         let salt = Self.seat(lab, "SELECT carrel_room_codes('lab1')").output.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(!salt.isEmpty)
+        func hash(_ number: String, _ code: String?) -> String {
+            code.map { "'" + CandidateCode.hash($0, candidate: number, salt: salt) + "'" } ?? "NULL"
+        }
+        /// A try, then its answer, each its own transaction (as a seat asks).
         func lookUp(_ number: String, _ code: String?, session: String = "s1") -> String {
-            let hash = code.map { "'" + CandidateCode.hash($0, candidate: number, salt: salt) + "'" } ?? "NULL"
-            return Self.seat(lab, "SELECT outcome || '|' || coalesce(name, '') FROM carrel_candidate('lab1', 'A1', '\(session)', '\(Self.genuineToken)', '\(number)', \(hash))")
+            let attempt = Self.seat(lab, "SELECT carrel_candidate_try('lab1', '\(session)', '\(Self.genuineToken)', '\(number)', \(hash(number, code)))")
+                .output.trimmingCharacters(in: .whitespacesAndNewlines)
+            return Self.seat(lab, "SELECT outcome || '|' || coalesce(name, '') FROM carrel_candidate(\(attempt), 'A1', '\(session)', '\(Self.genuineToken)')")
                 .output.trimmingCharacters(in: .whitespacesAndNewlines)
         }
+        // A try answered in its own transaction, or to another session, says nothing, and a
+        // try rolled back leaves nothing to ask about; every committed try counts.
+        let same = Self.seat(lab, """
+            SELECT c.outcome FROM carrel_candidate(carrel_candidate_try('lab1', 's0', '\(Self.genuineToken)', '1001', \(hash("1001", "7F3K-92QD"))),
+              'A1', 's0', '\(Self.genuineToken)') c
+            """)
+        #expect(same.output.trimmingCharacters(in: .whitespacesAndNewlines) == "no_match", "\(same.output)")
+        let other = Self.seat(lab, "SELECT carrel_candidate_try('lab1', 's9', '\(Self.attackerToken)', '1001', \(hash("1001", "7F3K-92QD")))")
+            .output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(Self.seat(lab, "SELECT outcome FROM carrel_candidate(\(other), 'A1', 's8', '\(Self.attackerToken)')").output.hasPrefix("no_match"))
         // Listing by number: nothing, and a wrong code answers as a number not on the roster.
-        let listed = Self.seat(lab, "SELECT count(*) FROM generate_series(990, 1010) n, carrel_candidate('lab1', 'A1', 's', '\(Self.attackerToken)', n::text, NULL) c WHERE c.name IS NOT NULL")
+        let listed = Self.seat(lab, """
+            SELECT count(*) FROM generate_series(990, 1010) n, carrel_candidate(carrel_candidate_try('lab1', 's', '\(Self.attackerToken)', n::text, NULL), 'A1', 's', '\(Self.attackerToken)') c
+            WHERE c.name IS NOT NULL
+            """)
         #expect(listed.output.hasPrefix("0"), "\(listed.output)")
         #expect(lookUp("4242", "7F3K-92QD") == "no_match|")
         #expect(lookUp("1001", "7F3K-92QE") == "no_match|")
         #expect(lookUp("1001", "7f3k 92qd") == "found|Ada Lovelace", "the card's code, typed as it comes")
+        // Guesses rolled back still count.
+        for _ in 0..<5 {
+            let out = Self.seat(lab, """
+                BEGIN; SELECT carrel_candidate_try('lab1', 'r1', '\(Self.attackerToken)', '1002', \(hash("1002", "WRONG-CODE"))); ROLLBACK;
+                """)
+            #expect(out.status == 0, "\(out.output)")
+        }
         for _ in 0..<5 { _ = lookUp("1002", "WRONG-CODE") }
         #expect(lookUp("1002", "QQ4P-0Z1M") == "held|", "held for the proctor after five wrong codes")
+        // A number not on the roster is held alike: 'held' names no one.
+        for _ in 0..<5 { _ = lookUp("4243", "WRONG-CODE") }
+        #expect(lookUp("4243", "WRONG-CODE") == "held|")
         let release = RoomEndToEndTests().carrel(["proctor", "release", "--room", "lab1", "--candidate", "1002", "--shared", lab.owner])
         #expect(release.status == 0 && release.output.contains("Candidate 1002 released"), "\(release.output)")
         #expect(RoomEndToEndTests().carrel(["proctor", "release", "--room", "lab1", "--candidate", "9999", "--shared", lab.owner]).status == 64)
         #expect(lookUp("1002", "QQ4P-0Z1M", session: "s2") == "found|Bo Li")
         // A seat that only says it is candidate 1001 squats nobody.
         #expect(Self.seat(lab, "SELECT carrel_hello('squat', '{\"room\":\"lab1\",\"seat\":\"Z9\",\"candidate_number\":\"1001\"}', '\(Self.attackerToken)')").output.hasPrefix("t"))
-        let seated = Self.seat(lab, "SELECT coalesce(seated_at, 'nobody') FROM carrel_candidate('lab1', 'A1', 's3', '\(Self.genuineToken)', '1001', '\(CandidateCode.hash("7F3K-92QD", candidate: "1001", salt: salt))')")
-        #expect(seated.output.trimmingCharacters(in: .whitespacesAndNewlines) == "nobody", "\(seated.output)")
+        // Not even once the proctor started it (a seat admitted by hand, a room of any machine).
+        #expect(Self.owner(lab, "INSERT INTO carrel_commands (room, seat, action, envelope, signature, session) VALUES ('lab1', 'Z9', 'start', 'e', 's', 'squat')").status == 0)
+        let attempt = Self.seat(lab, "SELECT carrel_candidate_try('lab1', 's3', '\(Self.genuineToken)', '1001', \(hash("1001", "7F3K-92QD")))")
+            .output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let seated = Self.seat(lab, "SELECT outcome || '|' || coalesce(seated_at, 'nobody') FROM carrel_candidate(\(attempt), 'A1', 's3', '\(Self.genuineToken)')")
+        #expect(seated.output.trimmingCharacters(in: .whitespacesAndNewlines) == "found|nobody", "\(seated.output)")
         // The stored roster keeps no code.
         #expect(!Self.owner(lab, "SELECT roster::text FROM carrel_rooms WHERE room = 'lab1'").output.contains("7F3K"))
     }

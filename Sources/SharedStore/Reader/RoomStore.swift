@@ -418,9 +418,12 @@ public enum SeatRoom {
                                  codeSalt: String?, session: String, token: String) async throws -> Lookup {
         let hash = code.flatMap { code in codeSalt.map { CandidateCode.hash(code, candidate: number, salt: $0) } }
         return try await withConnection(url) { c, logger in
+            // Two transactions: the try is committed (and counted) before it is answered.
+            let attempt = try await StoreCall.value(c, "SELECT carrel_candidate_try(\(room), \(session), \(token), \(number), \(hash))",
+                                                    as: Int64.self, logger: logger) ?? 0
             let rows = try await StoreCall.rows(c, """
                 SELECT outcome, candidate, name, seat, extra_time, screen_reader::text, theme, language, seated_at
-                FROM carrel_candidate(\(room), \(seat), \(session), \(token), \(number), \(hash))
+                FROM carrel_candidate(\(attempt), \(seat), \(session), \(token))
                 """, logger: logger)
             guard let row = rows.first, let t = StoreRows.texts(row), t.count == 9 else { return .noMatch }
             switch t[0] {

@@ -44,8 +44,8 @@ import PostgresNIO
 /// | fn carrel_seat_refused                 | 2       | 5: within the room's quota                 |
 /// | fn carrel_admitted                     | 5       |                                            |
 /// | carrel_rooms.code_salt                 | 6       |                                            |
-/// | carrel_candidate_failures, _releases, _claims | 6 |                                          |
-/// | fn carrel_candidate_held, carrel_room_codes, carrel_candidate | 6 |                           |
+/// | carrel_candidate_tries, _releases, _claims | 6   |                                            |
+/// | fn carrel_candidate_entry, _held, _try, carrel_candidate, carrel_room_codes | 6 |             |
 /// | fn carrel_roster_candidate             | 2       | 6: no longer a seat's                      |
 /// | carrel_machines, carrel_admissions     | 7       |                                            |
 /// | carrel_rooms: machine_rule, lab, machines | 7    |                                            |

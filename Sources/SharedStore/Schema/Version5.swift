@@ -287,5 +287,5 @@ extension SharedSchema {
     /// (`carrel store init` grants them).
     static let seatFunctions = version5SeatFunctions.replacingOccurrences(
         of: "carrel_roster_candidate(text, text, text)",
-        with: "carrel_room_codes(text), carrel_candidate(text, text, text, text, text, text)")
+        with: "carrel_room_codes(text), carrel_candidate_try(text, text, text, text, text), carrel_candidate(bigint, text, text, text)")
 }

@@ -78,6 +78,15 @@ struct KeylessResultTests {
         }
     }
 
+    /// A mark needs the item's points, which only the whole test has.
+    @Test func anUnscoredResultIsNotMarkedAgainstNothing() throws {
+        let seat = Self.result(try Self.quiz().withoutKey, seed: 1)
+        let given = try #require(seat.items.first { $0.outcome != .notDrawn })
+        #expect(throws: MarkRefusal.unscored(session: "s")) {
+            try seat.marking(given.id, points: 0, comment: nil, at: Date())
+        }
+    }
+
     @Test func anotherTestDoesNotScoreIt() throws {
         let full = try Self.quiz()
         let seat = Self.result(full.withoutKey, seed: 1)

@@ -15,6 +15,14 @@ public struct Assessment: Sendable, Hashable, Codable {
     /// The language the students read the test's screens in (`language: fr`), unless the
     /// roster or `--language` says otherwise; nil leaves it to the student's environment.
     public var language: String?
+    /// True for a sealed test opened with its package key alone (a seat the proctor started):
+    /// `withoutKey` removed its answer key, so it cannot be scored here. Not part of the
+    /// canonical form (nor its fingerprint): a test is the same test with or without its key.
+    public var keyless = false
+
+    enum CodingKeys: String, CodingKey {
+        case formatVersion, id, title, description, timeLimit, navigation, shuffle, results, proctor, policy, sections, language
+    }
 
     public init(
         formatVersion: Int = 1, id: String, title: String, description: String? = nil,

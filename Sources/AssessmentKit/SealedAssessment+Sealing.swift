@@ -7,8 +7,9 @@ import Foundation
 extension SealedAssessment {
     // MARK: sealing and opening
 
-    /// Seals `assessment` under `passphrase`, which must be its proctor passphrase. The
-    /// plaintext is the canonical YAML, checked to read back to the same fingerprint.
+    /// Seals `assessment` under `passphrase`, which must be its proctor passphrase, in two
+    /// parts (format 2): the test without its key under the package key, and the whole test —
+    /// the canonical YAML, checked to read back to the same fingerprint — under the scoring key.
     public static func seal(_ assessment: Assessment, passphrase: String, cost: Cost? = nil) throws(Failure) -> [UInt8] {
         guard let hash = assessment.proctor.passphrase else { throw .noPassphrase }
         let cost = cost ?? .matching(hash)
@@ -19,33 +20,25 @@ extension SealedAssessment {
             throw .cannotSeal("its proctor.key was not made from this passphrase (the console could not sign for it); run `carrel passphrase` and put both lines it prints under `proctor:`")
         }
         let plainFingerprint = Fingerprint.of(assessment)
-        let yaml = AssessmentWriter.yaml(assessment)
-        // One buffer, sized for its padding from the start: no copy of the text is left behind
-        // unwiped when it grows. What is checked to read back is what is sealed, padding and all.
-        var plaintext: [UInt8] = []
-        defer { wipe(&plaintext) }
-        plaintext.reserveCapacity(bucket(yaml.utf8.count + 3))
-        plaintext.append(contentsOf: yaml.utf8)
-        pad(&plaintext)
-        guard let back = AssessmentReader.read(bytes: plaintext, file: "sealed").assessment, Fingerprint.of(back) == plainFingerprint else {
-            throw .cannotSeal("its canonical form does not read back to the same assessment")
-        }
-        guard plaintext.count <= SourceText.maximumBytes else {
-            throw .cannotSeal("its canonical form is larger than 16 MiB")
-        }
-        let salt = randomBytes(saltLength)
-        let nonce = randomBytes(nonceLength)
-        let key: SymmetricKey
+        var whole = try wholePlaintext(assessment, fingerprint: plainFingerprint)
+        defer { wipe(&whole) }
+        var student = try studentPlaintext(assessment)
+        defer { wipe(&student) }
+        let (salt, scoringSalt) = (randomBytes(saltLength), randomBytes(saltLength))
+        let (nonce, scoringNonce) = (randomBytes(nonceLength), randomBytes(nonceLength))
+        let packageKey: SymmetricKey, scoringKey: SymmetricKey
         do {
-            key = try deriveKey(passphrase, salt: salt, cost: cost)
+            packageKey = try deriveKey(passphrase, salt: salt, cost: cost)
+            scoringKey = try deriveScoringKey(passphrase, salt: scoringSalt, cost: cost)
         } catch {
-            throw .cannotSeal("the package key cannot be derived (\(error))")
+            throw .cannotSeal("the package keys cannot be derived (\(error))")
         }
         let metadata: [UInt8]
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            let fingerprint = keyedFingerprint(plainFingerprint, key: key)
+            // Keyed by the scoring key: a seat's package key cannot check a guessed key against it.
+            let fingerprint = keyedFingerprint(plainFingerprint, key: scoringKey)
             metadata = Array(try encoder.encode(Metadata(assessment, passphrase: hash, fingerprint: fingerprint)))
         } catch {
             throw .cannotSeal("its public metadata cannot be encoded (\(error))")
@@ -54,46 +47,107 @@ extension SealedAssessment {
             throw .cannotSeal("its title and description take more than \(maximumMetadataBytes / 1024) KiB")
         }
         var header = magic + [formatVersion, scryptID, UInt8(cost.logRounds), UInt8(cost.blockSize), UInt8(cost.parallelism)]
-        header += salt + nonce
-        let m = UInt32(metadata.count)
-        header += [UInt8(m >> 24), UInt8(m >> 16 & 0xFF), UInt8(m >> 8 & 0xFF), UInt8(m & 0xFF)] + metadata
+        header += salt + nonce + scoringSalt + scoringNonce + bigEndianBytes(student.count + tagLength)
+        header += bigEndianBytes(metadata.count) + metadata
         header += Array(SHA256.hash(data: header))
         do {
-            let box = try ChaChaPoly.seal(plaintext, using: key, nonce: try ChaChaPoly.Nonce(data: nonce), authenticating: header)
-            return header + Array(box.ciphertext) + Array(box.tag)
+            let studentBox = try ChaChaPoly.seal(student, using: packageKey, nonce: try ChaChaPoly.Nonce(data: nonce), authenticating: header)
+            let scoringBox = try ChaChaPoly.seal(whole, using: scoringKey, nonce: try ChaChaPoly.Nonce(data: scoringNonce), authenticating: header)
+            return header + Array(studentBox.ciphertext) + Array(studentBox.tag) + Array(scoringBox.ciphertext) + Array(scoringBox.tag)
         } catch {
             throw .cannotSeal("encryption failed (\(error))")
         }
     }
 
+    /// The canonical YAML, padded to its bucket, checked to read back to the same test. One
+    /// buffer, sized for its padding from the start: no copy is left behind unwiped when it grows.
+    static func wholePlaintext(_ assessment: Assessment, fingerprint: String) throws(Failure) -> [UInt8] {
+        let yaml = AssessmentWriter.yaml(assessment)
+        var plaintext: [UInt8] = []
+        plaintext.reserveCapacity(bucket(yaml.utf8.count + 3))
+        plaintext.append(contentsOf: yaml.utf8)
+        pad(&plaintext)
+        guard let back = AssessmentReader.read(bytes: plaintext, file: "sealed").assessment, Fingerprint.of(back) == fingerprint else {
+            wipe(&plaintext)
+            throw .cannotSeal("its canonical form does not read back to the same assessment")
+        }
+        guard plaintext.count <= SourceText.maximumBytes else {
+            wipe(&plaintext)
+            throw .cannotSeal("its canonical form is larger than 16 MiB")
+        }
+        return plaintext
+    }
+
+    /// The test without its key as JSON, and spaces to its bucket.
+    static func studentPlaintext(_ assessment: Assessment) throws(Failure) -> [UInt8] {
+        var json: [UInt8]
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            json = Array(try encoder.encode(assessment.withoutKey))
+        } catch {
+            throw .cannotSeal("its student part cannot be encoded (\(error))")
+        }
+        guard json.count < SourceText.maximumBytes else { throw .cannotSeal("its student part is larger than 16 MiB") }
+        json.append(contentsOf: repeatElement(UInt8(ascii: " "), count: bucket(json.count + 1) - json.count))
+        return json
+    }
+
+    static func bigEndianBytes(_ n: Int) -> [UInt8] {
+        [UInt8(n >> 24 & 0xFF), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)]
+    }
+
     /// Opens a package in memory: the passphrase is checked against the header's hash (a
     /// wrong one is `.wrongPassphrase`; `passphraseChecked` skips that when the proctor gate
-    /// already did it), the package key derived, the whole package authenticated, and the
-    /// YAML inside validated and matched to the header's fingerprint.
+    /// already did it), the key derived, the whole package authenticated, and the YAML inside
+    /// validated and matched to the header's fingerprint. The whole test, key and all (format
+    /// 2: its scoring part).
     public static func open(_ bytes: [UInt8], passphrase: String, file: String,
                             passphraseChecked: Bool = false) throws(Failure) -> Assessment {
         let header = try header(of: bytes)
         if !passphraseChecked {
             guard header.metadata.passphrase.verify(passphrase) else { throw .wrongPassphrase }
         }
-        let key: SymmetricKey
         do {
-            key = try deriveKey(passphrase, salt: header.salt, cost: header.cost)
+            if let scoring = header.scoring {
+                let key = try deriveScoringKey(passphrase, salt: scoring.salt, cost: header.cost)
+                let part = bytes[(header.length + scoring.studentLength)...]
+                let whole = try openWhole(part, nonce: scoring.nonce, bytes: bytes, header: header, key: key, file: file)
+                // The student part is checked too: a changed byte anywhere refuses the package,
+                // and what the seats were shown is this test's questions and nothing else.
+                let packageKey = try deriveKey(passphrase, salt: header.salt, cost: header.cost)
+                let studentPart = bytes[header.length..<(header.length + scoring.studentLength)]
+                guard try openStudent(studentPart, bytes: bytes, header: header, key: packageKey) == whole.withoutKey else {
+                    throw Failure.damaged("its student part is not its test's questions")
+                }
+                return whole
+            }
+            let key = try deriveKey(passphrase, salt: header.salt, cost: header.cost)
+            return try openWhole(bytes[header.length...], nonce: header.nonce, bytes: bytes, header: header, key: key, file: file)
+        } catch let failure as Failure {
+            throw failure
         } catch {
             throw .damaged("authentication failed")
         }
-        return try open(bytes, header: header, key: key, file: file)
     }
 
     /// Opens a package with its package key (as the proctor's start gives it to a seat,
-    /// wrapped to the seat alone): authenticated, validated and matched like `open`.
+    /// wrapped to the seat alone): authenticated, validated and matched like `open`. A format 2
+    /// package gives the test without its key (`keyless`); a format 1 package, the whole test.
     public static func open(_ bytes: [UInt8], packageKey: [UInt8], file: String) throws(Failure) -> Assessment {
         guard packageKey.count == 32 else { throw .damaged("the package key given is not 32 bytes") }
-        return try open(bytes, header: try header(of: bytes), key: SymmetricKey(data: packageKey), file: file)
+        let header = try header(of: bytes)
+        let key = SymmetricKey(data: packageKey)
+        guard let scoring = header.scoring else {
+            return try openWhole(bytes[header.length...], nonce: header.nonce, bytes: bytes, header: header, key: key, file: file)
+        }
+        let part = bytes[header.length..<(header.length + scoring.studentLength)]
+        return try openStudent(part, bytes: bytes, header: header, key: key)
     }
 
     /// The package key `passphrase` derives for a package with this header's salt and cost
-    /// (the console derives it once to start a sealed room's seats).
+    /// (the console derives it once to start a sealed room's seats). It opens the student part
+    /// of a format 2 package, and never its scoring part.
     public static func packageKey(passphrase: String, salt: [UInt8], cost: Cost) throws(Failure) -> [UInt8] {
         if let problem = cost.problem { throw .unreasonableCost(problem) }
         do {
@@ -103,17 +157,22 @@ extension SealedAssessment {
         }
     }
 
-    static func open(_ bytes: [UInt8], header: Header, key: SymmetricKey, file: String) throws(Failure) -> Assessment {
-        var plaintext: [UInt8]
+    /// One part decrypted, its header authenticated with it.
+    static func decrypt(_ part: ArraySlice<UInt8>, nonce: [UInt8], bytes: [UInt8], header: Header,
+                        key: SymmetricKey) throws(Failure) -> [UInt8] {
         do {
             let box = try ChaChaPoly.SealedBox(
-                nonce: try ChaChaPoly.Nonce(data: header.nonce),
-                ciphertext: bytes[header.length..<(bytes.count - tagLength)],
-                tag: bytes[(bytes.count - tagLength)...])
-            plaintext = Array(try ChaChaPoly.open(box, using: key, authenticating: bytes[0..<header.length]))
+                nonce: try ChaChaPoly.Nonce(data: nonce),
+                ciphertext: part.dropLast(tagLength), tag: part.suffix(tagLength))
+            return Array(try ChaChaPoly.open(box, using: key, authenticating: bytes[0..<header.length]))
         } catch {
             throw .damaged("authentication failed")
         }
+    }
+
+    static func openWhole(_ part: ArraySlice<UInt8>, nonce: [UInt8], bytes: [UInt8], header: Header, key: SymmetricKey,
+                          file: String) throws(Failure) -> Assessment {
+        var plaintext = try decrypt(part, nonce: nonce, bytes: bytes, header: header, key: key)
         defer { wipe(&plaintext) }
         let outcome = AssessmentReader.read(bytes: plaintext, file: "\(file) (sealed)")
         guard let assessment = outcome.assessment else {
@@ -125,6 +184,27 @@ extension SealedAssessment {
         guard assessment.proctor.key == header.metadata.key else {
             throw .damaged("the proctor key inside is not the header's")
         }
+        return assessment
+    }
+
+    /// Format 2's student part: the test without its key, checked against the header.
+    static func openStudent(_ part: ArraySlice<UInt8>, bytes: [UInt8], header: Header, key: SymmetricKey) throws(Failure) -> Assessment {
+        var plaintext = try decrypt(part, nonce: header.nonce, bytes: bytes, header: header, key: key)
+        defer { wipe(&plaintext) }
+        var assessment: Assessment
+        do {
+            let end = plaintext.lastIndex { $0 != UInt8(ascii: " ") }.map { $0 + 1 } ?? 0
+            assessment = try JSONDecoder().decode(Assessment.self, from: Data(plaintext[0..<end]))
+        } catch {
+            throw .damaged("its student part cannot be read")
+        }
+        let m = header.metadata
+        guard assessment.id == m.id, assessment.title == m.title, assessment.itemCount == m.items,
+              assessment.proctor.key == m.key, assessment.proctor.passphrase == m.passphrase, assessment.policy == m.policy,
+              assessment.items.allSatisfy({ Identifier.isValid($0.id) }) else {
+            throw .damaged("its student part does not match its header")
+        }
+        assessment.keyless = true
         return assessment
     }
 
@@ -189,6 +269,13 @@ extension SealedAssessment {
         return try KDF.Scrypt.deriveKey(
             from: bytes, salt: salt, outputByteCount: 32,
             rounds: 1 << cost.logRounds, blockSize: cost.blockSize, parallelism: cost.parallelism)
+    }
+
+    /// The scoring key of a format 2 package: scrypt with its own salt, then HKDF with its own
+    /// label, so that nothing derived for a seat (the package key) leads to it.
+    static func deriveScoringKey(_ passphrase: String, salt: [UInt8], cost: Cost) throws -> SymmetricKey {
+        let stretched = try deriveKey(passphrase, salt: salt, cost: cost)
+        return HKDF<SHA256>.deriveKey(inputKeyMaterial: stretched, info: Array("carrel scoring key v2".utf8), outputByteCount: 32)
     }
 
     static func randomBytes(_ count: Int) -> [UInt8] {

@@ -3,36 +3,50 @@ import Crypto
 import _CryptoExtras
 import Foundation
 
-/// A sealed assessment (`carrel seal`): the canonical YAML encrypted with ChaCha20-Poly1305
-/// under a key derived from the proctor passphrase with scrypt, behind a small public header.
+/// A sealed assessment (`carrel seal`): the test encrypted with ChaCha20-Poly1305 under keys
+/// derived from the proctor passphrase with scrypt, behind a small public header.
 ///
 /// Layout (integers big-endian):
 ///
 ///     0    14  magic "carrel-sealed\n"
-///     14    1  format version (1)
+///     14    1  format version (2; 1 is still read)
 ///     15    1  key derivation (1: scrypt)
 ///     16    3  scrypt log2 N, r, p
 ///     19   16  salt of the package key
-///     35   12  nonce
-///     47    4  metadata length M
-///     51    M  public metadata (JSON): id, title, description, item count, time limit,
+///     35   12  nonce of the student part (format 1: of the one part)
+///   format 2 only:
+///     47   16  salt of the scoring key
+///     63   12  nonce of the scoring part
+///     75    4  length S of the student part, tag included
+///     F     4  metadata length M (F: 47 in format 1, 79 in format 2)
+///     F+4   M  public metadata (JSON): id, title, description, item count, time limit,
 ///              navigation, policy, the proctor passphrase hash, fingerprint
-///     51+M 32  SHA-256 of bytes 0..<51+M: accidental damage to the header is told apart
-///              from a wrong passphrase before any is asked
-///     83+M  C  ciphertext
-///     end  16  Poly1305 tag
+///     F+4+M 32 SHA-256 of everything before it: accidental damage to the header is told
+///              apart from a wrong passphrase before any is asked
+///   then, format 2: the student part (S bytes: ciphertext and tag) and the scoring part
+///   (ciphertext and tag); format 1: one part (ciphertext and tag).
 ///
-/// The plaintext is the canonical YAML and, after it, comment lines of spaces (`padded`) that
-/// bring its length to a bucket: the package's size says how large the test is to within a
-/// bucket (at least 4 KiB, then under an eighth of the size), never a few bytes of an answer.
-/// A reader ignores the comments, so packages sealed before the padding open as before.
+/// Format 2 splits the test when it is sealed. The *student part* is the test without its
+/// key (`Assessment.withoutKey`, as JSON) under the package key — scrypt(passphrase, salt) —
+/// which is what the proctor's start gives a seat. The *scoring part* is the whole test (the
+/// canonical YAML) under the scoring key — HKDF(scrypt(passphrase, scoring salt), "carrel
+/// scoring key v2") — which is never sent anywhere: only the passphrase opens it. The header's
+/// fingerprint is keyed by the scoring key, so a seat's package key cannot test a guessed key
+/// against it. Format 1 has one part, the whole test under the package key.
 ///
-/// The whole header (bytes 0..<83+M) is the associated data, so a changed byte anywhere —
-/// header, salt, nonce, ciphertext or tag — fails authentication. The metadata can be read
+/// Each plaintext is padded (comment lines in YAML, spaces after the JSON) to a bucket: the
+/// package's size says how large the test is to within a bucket (at least 4 KiB, then under
+/// an eighth of the size), never a few bytes of an answer.
+///
+/// The whole header is the associated data of both parts, so a changed byte anywhere —
+/// header, salts, nonces, ciphertext or tag — fails authentication. The metadata can be read
 /// without the passphrase but is proven genuine only by opening.
 public enum SealedAssessment {
     public static let magic: [UInt8] = Array("carrel-sealed\n".utf8)
-    public static let formatVersion: UInt8 = 1
+    /// The format `seal` writes; format 1 (one part, the whole test under the package key)
+    /// is still read.
+    public static let formatVersion: UInt8 = 2
+    static let readableVersions: ClosedRange<UInt8> = 1...2
     static let scryptID: UInt8 = 1
     static let saltLength = 16
     static let nonceLength = 12
@@ -41,8 +55,11 @@ public enum SealedAssessment {
     static let fixedLength = 51
     /// The metadata is a few hundred bytes; the bound keeps a hostile header small.
     public static let maximumMetadataBytes = 64 * 1024
-    /// The biggest package Carrel reads: a 16 MiB assessment and its header.
-    public static let maximumBytes = SourceText.maximumBytes + fixedLength + maximumMetadataBytes + checksumLength + tagLength
+    /// Format 2's fixed fields: format 1's, the scoring salt and nonce and the student part's length.
+    static let splitFixedLength = 79 + 4
+    /// The biggest package Carrel reads: a 16 MiB assessment (twice: the student part and the
+    /// scoring part) and its header.
+    public static let maximumBytes = 2 * (SourceText.maximumBytes + tagLength) + splitFixedLength + maximumMetadataBytes + checksumLength
     /// More items than the reader's value budget allows cannot come from a valid assessment.
     static let maximumItems = 250_000
 
@@ -208,6 +225,19 @@ public enum SealedAssessment {
         public var metadata: Metadata
         /// Where the ciphertext starts: bytes before it are the associated data.
         public var length: Int
+        /// Format 2's scoring part; nil in format 1.
+        public var scoring: ScoringPart?
+
+        /// True when a seat given the package key gets the test without its key.
+        public var isSplit: Bool { scoring != nil }
+    }
+
+    /// Where format 2 keeps its two parts, and what derives the scoring key.
+    public struct ScoringPart: Sendable, Equatable {
+        public var salt: [UInt8]
+        public var nonce: [UInt8]
+        /// Bytes of the student part (ciphertext and tag), right after the header.
+        public var studentLength: Int
     }
 
     /// Why a package cannot be sealed, read or opened. Descriptions follow the file name.
@@ -225,7 +255,7 @@ public enum SealedAssessment {
             case .notSealed:
                 return "is not a sealed Carrel assessment (no `carrel-sealed` header)"
             case let .unsupportedVersion(v):
-                return "sealed package format \(v) is not one this Carrel reads (format \(SealedAssessment.formatVersion)); seal it again with this Carrel, or copy the original again if it was damaged"
+                return "sealed package format \(v) is not one this Carrel reads (formats 1 and \(SealedAssessment.formatVersion)); seal it again with this Carrel, or copy the original again if it was damaged"
             case let .damaged(why):
                 return "sealed package is damaged or was changed (\(why)); copy the .carrel file again from the proctor's original"
             case let .unreasonableCost(why):
@@ -260,29 +290,43 @@ public enum SealedAssessment {
         guard bytes.starts(with: magic) else { throw .damaged("its first line is not `carrel-sealed`") }
         guard bytes.count > magic.count else { throw .damaged("it ends after its first line") }
         let version = bytes[magic.count]
-        guard version == formatVersion else { throw .unsupportedVersion(Int(version)) }
-        guard bytes.count >= fixedLength else { throw .damaged("it is cut short inside the header") }
+        guard readableVersions.contains(version) else { throw .unsupportedVersion(Int(version)) }
+        let fixed = version == 1 ? fixedLength : splitFixedLength
+        guard bytes.count >= fixed else { throw .damaged("it is cut short inside the header") }
         guard bytes.count <= maximumBytes else { throw .damaged("it is larger than any sealed assessment (\(bytes.count) bytes)") }
-        let metadataLength = Int(bytes[47]) << 24 | Int(bytes[48]) << 16 | Int(bytes[49]) << 8 | Int(bytes[50])
+        let metadataLength = bigEndian(bytes, at: fixed - 4)
         guard (2...maximumMetadataBytes).contains(metadataLength) else { throw .damaged("the header's length is impossible") }
-        let length = fixedLength + metadataLength + checksumLength
+        let length = fixed + metadataLength + checksumLength
         guard bytes.count >= length + 1 + tagLength else { throw .damaged("it is cut short") }
-        let checksum = Array(SHA256.hash(data: bytes[0..<(fixedLength + metadataLength)]))
-        guard checksum == Array(bytes[(fixedLength + metadataLength)..<length]) else {
+        let checksum = Array(SHA256.hash(data: bytes[0..<(fixed + metadataLength)]))
+        guard checksum == Array(bytes[(fixed + metadataLength)..<length]) else {
             throw .damaged("the header's checksum does not match")
         }
         guard bytes[15] == scryptID else { throw .damaged("unknown key derivation \(bytes[15])") }
         let cost = Cost(logRounds: Int(bytes[16]), blockSize: Int(bytes[17]), parallelism: Int(bytes[18]))
         if let problem = cost.problem { throw .unreasonableCost(problem) }
+        var scoring: ScoringPart?
+        if version >= 2 {
+            let studentLength = bigEndian(bytes, at: 75)
+            // Both parts hold at least one byte and their tag.
+            guard studentLength > tagLength, bytes.count - length - studentLength > tagLength else {
+                throw .damaged("the length of its student part is impossible")
+            }
+            scoring = ScoringPart(salt: Array(bytes[47..<63]), nonce: Array(bytes[63..<75]), studentLength: studentLength)
+        }
         let metadata: Metadata
         do {
-            metadata = try JSONDecoder().decode(Metadata.self, from: Data(bytes[fixedLength..<(fixedLength + metadataLength)]))
+            metadata = try JSONDecoder().decode(Metadata.self, from: Data(bytes[fixed..<(fixed + metadataLength)]))
         } catch {
             throw .damaged("the public metadata cannot be read")
         }
         if let problem = metadata.problem { throw .damaged(problem) }
         return Header(version: version, cost: cost, salt: Array(bytes[19..<35]), nonce: Array(bytes[35..<47]),
-                      metadata: metadata, length: length)
+                      metadata: metadata, length: length, scoring: scoring)
+    }
+
+    static func bigEndian(_ bytes: [UInt8], at i: Int) -> Int {
+        Int(bytes[i]) << 24 | Int(bytes[i + 1]) << 16 | Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
     }
 
     // MARK: what stays in the clear

@@ -121,6 +121,10 @@ public struct ResultDocument: Sendable, Equatable, Codable {
     /// The ids of the items this session was given, in file order, when its test draws from
     /// pools (absent otherwise: every item was given).
     public var drawn: [String]?
+    /// True when the seat had no answer key (a sealed test's student part, as the proctor's
+    /// start opens it): every answered item is `pending` with no points, and the score is
+    /// given where the proctor's passphrase is (`scored(with:)`). Absent otherwise.
+    public var unscored: Bool?
 
     enum CodingKeys: String, CodingKey {
         case session, candidate, status, assessment
@@ -129,7 +133,7 @@ public struct ResultDocument: Sendable, Equatable, Codable {
         case timeUsedSeconds = "time_used_seconds"
         case interruptions, score, items, events, room, seat
         case candidateNumber = "candidate_number"
-        case drawn
+        case drawn, unscored
     }
 
     /// Items in file order, so results of shuffled sessions line up.
@@ -141,6 +145,12 @@ public struct ResultDocument: Sendable, Equatable, Codable {
             if let drawn, !drawn.contains(item.id) {
                 return ItemResult(id: item.id, type: item.type.rawValue, response: .null, points: 0, max: 0, flagged: false,
                                   outcome: .notDrawn)
+            }
+            if assessment.keyless {
+                // No key here: what was answered, and nothing about how well.
+                let answered = !(responses[item.id]?.isEmpty ?? true)
+                return ItemResult(id: item.id, type: item.type.rawValue, response: JSONValue(responses[item.id]), points: 0,
+                                  max: 0, flagged: flags.contains(item.id), outcome: answered ? .pending : .unanswered)
             }
             let s = Scoring.score(item, responses[item.id])
             return ItemResult(id: item.id, type: item.type.rawValue, response: JSONValue(responses[item.id]),
@@ -156,7 +166,8 @@ public struct ResultDocument: Sendable, Equatable, Codable {
             items: items, events: events.map { Event(at: Timestamp.iso($0.at), kind: $0.kind, detail: $0.detail) },
             room: record.options.shared?.room, seat: record.options.shared?.seat,
             candidateNumber: record.options.shared?.candidateNumber,
-            drawn: drawn.map { ids in items.map(\.id).filter(ids.contains) })
+            drawn: drawn.map { ids in items.map(\.id).filter(ids.contains) },
+            unscored: assessment.keyless ? true : nil)
     }
 
     /// The items the student was given (all but those a pool left out), and of them those
@@ -236,6 +247,8 @@ public struct ResultHeading: Sendable, Equatable, Codable {
     public var room: String?
     public var seat: String?
     public var candidateNumber: String?
+    /// As the document's: no score yet, the seat had no key.
+    public var unscored: Bool?
 
     enum CodingKeys: String, CodingKey {
         case session, candidate, status, assessment
@@ -244,6 +257,7 @@ public struct ResultHeading: Sendable, Equatable, Codable {
         case timeUsedSeconds = "time_used_seconds"
         case interruptions, score, room, seat
         case candidateNumber = "candidate_number"
+        case unscored
     }
 
     public init(_ document: ResultDocument) {
@@ -259,5 +273,6 @@ public struct ResultHeading: Sendable, Equatable, Codable {
         room = document.room
         seat = document.seat
         candidateNumber = document.candidateNumber
+        unscored = document.unscored
     }
 }

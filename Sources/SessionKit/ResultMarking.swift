@@ -12,6 +12,8 @@ public enum MarkRefusal: Error, Sendable, Equatable, CustomStringConvertible {
     case pointsOutOfRange(item: String, max: Double)
     /// A pool left the item out of the session: there is nothing to mark.
     case notDrawn(item: String)
+    /// The session's seat had no answer key: its result has no points to mark against yet.
+    case unscored(session: String)
 
     /// Items named in a message, so a long test still gives one readable line.
     static let itemsNamed = 12
@@ -30,6 +32,8 @@ public enum MarkRefusal: Error, Sendable, Equatable, CustomStringConvertible {
             return "no item \(item); its items are \(named)\(more)"
         case let .notDrawn(item):
             return "\(item) was not drawn for this session (its pool gave the student other items), so there is nothing to mark"
+        case let .unscored(id):
+            return "session \(id) ran without the answer key, so its result has no score yet; mark it in the lab's store (`results mark … --shared URL`), where `results --shared URL --passphrase-stdin --test FILE.carrel` scores it"
         case let .pointsOutOfRange(item, max):
             return "\(item) takes a mark from 0 to \(PointsText.format(max)) point\(max == 1 ? "" : "s")"
         }
@@ -55,6 +59,7 @@ extension ResultDocument {
         }
         let before = items[index]
         guard before.outcome != .notDrawn else { throw .notDrawn(item: item) }
+        guard unscored != true else { throw .unscored(session: session) }
         guard points.isFinite, points >= 0, points <= before.max else {
             throw .pointsOutOfRange(item: item, max: before.max)
         }

@@ -45,12 +45,13 @@ struct ResultsData {
             }
             return try ResultsData(state)
         }
-        let signer = try verify?.signer()
+        let proctor = try verify?.keys()
+        let signer = proctor?.signer
         let reader = try await SharedOptions.reader(url)
         do {
             var keys: RoomKeys?
             if let signer { keys = try await Self.roomKeys(reader, signer: signer) }
-            let copy = try await reader.journalCopy(room: lab.roomName, verifying: keys)
+            let copy = try await reader.journalCopy(room: lab.roomName, verifying: keys, scoring: proctor?.scoring)
             await reader.close()
             var data = ResultsData(journal: copy.journal, records: try copy.journal.sessions(status: nil), waiting: copy.waiting,
                                    skipped: copy.skipped)
@@ -303,16 +304,42 @@ extension ResultsData {
 }
 
 /// `--passphrase-stdin` of the results commands: with `--shared`, each session's records are
-/// checked with the proctor's key of its room.
+/// checked with the proctor's key of its room, and with `--test`, the sessions whose seats had
+/// no answer key are scored from that sealed test.
 struct VerifyOptions: ParsableArguments {
     @Flag(name: .customLong("passphrase-stdin"), help: "With --shared: read the proctor passphrase from standard input and check that each session's records and result were written by its seat (a \"verified\" column; each record that fails is named).")
     var passphraseStdin = false
+    @Option(name: .customLong("test"), help: ArgumentHelp(
+        "With --passphrase-stdin: a sealed test (.carrel) whose sessions' seats had no answer key; their responses are scored with it (repeat for several).",
+        valueName: "file.carrel"))
+    var tests: [String] = []
 
-    func signer() throws(CarrelFailure) -> ProctorSigner? {
-        guard passphraseStdin else { return nil }
+    func signer() throws(CarrelFailure) -> ProctorSigner? { try keys()?.signer }
+
+    /// The passphrase's signer, and the scoring of keyless results by each `--test` opened
+    /// with it (nil without `--test`).
+    func keys() throws(CarrelFailure) -> (signer: ProctorSigner, scoring: ResultScoring?)? {
+        guard passphraseStdin else {
+            if !tests.isEmpty {
+                throw CarrelFailure(status: .usage, message: "--test scores with the proctor's passphrase: give --passphrase-stdin too")
+            }
+            return nil
+        }
         let reader = SecretReader(prompting: false)
         defer { reader.finish() }
-        return ProctorSigner(passphrase: try reader.read(prompt: ""))
+        let passphrase = try reader.read(prompt: "")
+        var byFingerprint: [String: Assessment] = [:]
+        for path in tests {
+            let loaded = try AssessmentFile.load(path)
+            let header = try SealedFile.header(loaded, path: path)
+            byFingerprint[header.metadata.fingerprint] = try SealedFile.open(loaded, path: path, passphrase: passphrase)
+        }
+        let tests = byFingerprint
+        let scoring: ResultScoring = { document in
+            guard let test = tests[document.assessment.fingerprint] else { return nil }
+            return document.scored(with: test)
+        }
+        return (ProctorSigner(passphrase: passphrase), tests.isEmpty ? nil : scoring)
     }
 
     /// Names every record that failed its check, on standard error.

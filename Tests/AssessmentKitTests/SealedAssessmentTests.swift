@@ -197,7 +197,7 @@ struct SealedAssessmentTests {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let json = Array((try? encoder.encode(metadata)) ?? Data())
-        var forged = Array(package[0..<47])
+        var forged = Array(package[0..<(header.version == 1 ? 47 : 79)])
         let m = UInt32(json.count)
         forged += [UInt8(m >> 24), UInt8(m >> 16 & 0xFF), UInt8(m >> 8 & 0xFF), UInt8(m & 0xFF)] + json
         forged += Array(SHA256.hash(data: forged))

@@ -106,12 +106,7 @@ extension RoomCommandTests {
 
     /// Nothing in the store reads as the package key or an answer key.
     static func expectNoKeyInTheStore(_ pg: PrivatePostgres, database: String, session: String, sealed: String) throws {
-        let dump = pg.psql("""
-            SELECT string_agg(t::text, ' ') FROM (
-              SELECT row_to_json(r)::text AS t FROM carrel_records r UNION ALL SELECT row_to_json(c)::text FROM carrel_commands c
-              UNION ALL SELECT row_to_json(s)::text FROM carrel_sessions s UNION ALL SELECT row_to_json(x)::text FROM carrel_results x
-              UNION ALL SELECT row_to_json(o)::text FROM carrel_rooms o) all_rows
-            """, database: database).output
+        let dump = storeDump(pg, database: database)
         #expect(dump.contains(session), "the dump has the session's rows")
         let log = (try? String(contentsOfFile: pg.folder + "/server.log", encoding: .utf8)) ?? ""
         for (text, place) in [(dump, "store"), (log, "server log")] {

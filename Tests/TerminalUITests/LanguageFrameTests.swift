@@ -168,6 +168,12 @@ struct LanguageFrameTests {
                                                  resultPath: "/state/results/x.json", problem: nil))
             f.add("receipt-\(status.rawValue)", r)
         }
+        // A seat the proctor started had no answer key: what was answered, and who scores it.
+        var keyless = model(language, responses: answered)
+        keyless.phase = .receipt(TakeModel.Receipt(status: .submitted, session: "01234567-0000-1111-2222-333344445555", timeUsed: 815,
+                                                   answered: 8, total: 9, score: nil, resultPath: "/state/results/x.json",
+                                                   problem: nil, unscored: true))
+        f.add("receipt-keyless", keyless)
     }
 
     /// A terminal too small, and F1's help.

@@ -419,7 +419,7 @@ _carrel_results() {
 _carrel_results_list() {
     repeating_flags=()
     non_repeating_flags=(--json --strict --passphrase-stdin --version -h --help)
-    repeating_options=()
+    repeating_options=(--test)
     non_repeating_options=(--assessment --since --status --state-dir --shared --room --seat)
     __carrel_offer_flags_options 0
 
@@ -446,13 +446,16 @@ _carrel_results_list() {
     '--seat')
         return
         ;;
+    '--test')
+        return
+        ;;
     esac
 }
 
 _carrel_results_show() {
     repeating_flags=()
     non_repeating_flags=(--json --strict --passphrase-stdin --version -h --help)
-    repeating_options=()
+    repeating_options=(--test)
     non_repeating_options=(--state-dir --shared --room --seat)
     __carrel_offer_flags_options 1
 
@@ -470,13 +473,16 @@ _carrel_results_show() {
     '--seat')
         return
         ;;
+    '--test')
+        return
+        ;;
     esac
 }
 
 _carrel_results_export() {
     repeating_flags=()
     non_repeating_flags=(--strict --passphrase-stdin --version -h --help)
-    repeating_options=()
+    repeating_options=(--test)
     non_repeating_options=(--format --out --assessment --since --status --state-dir --shared --room --seat)
     __carrel_offer_flags_options 0
 
@@ -507,6 +513,9 @@ _carrel_results_export() {
         return
         ;;
     '--seat')
+        return
+        ;;
+    '--test')
         return
         ;;
     esac

@@ -286,6 +286,7 @@ _carrel_results_list() {
         '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
         '--seat[This seat'\''s name in the room (default\: host and terminal).]:name:'
         '--passphrase-stdin[With --shared\: read the proctor passphrase from standard input and check that each session'\''s records and result were written by its seat (a "verified" column; each record that fails is named).]'
+        '*--test[With --passphrase-stdin\: a sealed test (.carrel) whose sessions'\'' seats had no answer key; their responses are scored with it (repeat for several).]:file.carrel:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -305,6 +306,7 @@ _carrel_results_show() {
         '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
         '--seat[This seat'\''s name in the room (default\: host and terminal).]:name:'
         '--passphrase-stdin[With --shared\: read the proctor passphrase from standard input and check that each session'\''s records and result were written by its seat (a "verified" column; each record that fails is named).]'
+        '*--test[With --passphrase-stdin\: a sealed test (.carrel) whose sessions'\'' seats had no answer key; their responses are scored with it (repeat for several).]:file.carrel:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -327,6 +329,7 @@ _carrel_results_export() {
         '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
         '--seat[This seat'\''s name in the room (default\: host and terminal).]:name:'
         '--passphrase-stdin[With --shared\: read the proctor passphrase from standard input and check that each session'\''s records and result were written by its seat (a "verified" column; each record that fails is named).]'
+        '*--test[With --passphrase-stdin\: a sealed test (.carrel) whose sessions'\'' seats had no answer key; their responses are scored with it (repeat for several).]:file.carrel:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

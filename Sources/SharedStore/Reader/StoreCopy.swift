@@ -39,6 +39,10 @@ public struct SessionCheck: Sendable, Equatable {
 /// derives for it), or nil when the room's seats cannot be checked.
 public typealias RoomKeys = @Sendable (String) -> (ProctorKey, ProctorSigningKey)?
 
+/// A result whose seat had no answer key, scored with the whole test (`ResultDocument.scored`),
+/// or nil when the test is not at hand.
+public typealias ResultScoring = @Sendable (ResultDocument) -> ResultDocument?
+
 /// One record as the store holds it, for checking.
 struct StoredRecord: Sendable {
     var session: String
@@ -54,7 +58,9 @@ extension SharedReader {
     /// rows, events and results, as `results` reads them from a seat's own journal. A session
     /// any of whose rows cannot be read is left out and named in `skipped`; the others are
     /// copied whole.
-    public func journalCopy(room: String?, verifying keys: RoomKeys? = nil) async throws -> StoreCopy {
+    /// `scoring` scores the results of seats that had no answer key, before the store's marks
+    /// are applied.
+    public func journalCopy(room: String?, verifying keys: RoomKeys? = nil, scoring: ResultScoring? = nil) async throws -> StoreCopy {
         let connection = self.connection
         let logger = self.logger
         let rows = try await StoreCall.guarded(connection, timeout: 30) { try await StoreCall.rows(connection, """
@@ -82,6 +88,7 @@ extension SharedReader {
         if let keys {
             checks = try await verify(&copy, ids: ids, keys: keys)
         }
+        if let scoring { copy.score(with: scoring) }
         let journal = try Journal(writer: try DatabaseQueue())
         try copy.write(to: journal)
         // Marks given in the store that the seat's own result does not carry yet. Anyone who can
@@ -285,6 +292,14 @@ struct CopyPlan: Sendable {
             return
         }
         add(result: session, json: json)
+    }
+
+    /// Each result its seat could not score, scored where the test is at hand.
+    mutating func score(with scoring: ResultScoring) {
+        for (session, result) in results where result.document.unscored == true {
+            guard let scored = scoring(result.document), let data = try? Self.encoded(scored) else { continue }
+            add(result: session, json: String(decoding: data, as: UTF8.self))
+        }
     }
 
     mutating func add(result session: String, json: String) {

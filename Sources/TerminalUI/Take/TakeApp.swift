@@ -319,8 +319,8 @@ public final class TakeApp: LoopedScreen {
         case let .finished(result, path, problem):
             model.phase = .receipt(TakeModel.Receipt(
                 status: result.status, session: result.session, timeUsed: result.timeUsedSeconds, answered: result.answered,
-                total: result.given, score: model.assessment.results.showScore ? result.score : nil,
-                resultPath: path, problem: problem))
+                total: result.given, score: model.assessment.results.showScore && result.unscored != true ? result.score : nil,
+                resultPath: path, problem: problem, unscored: result.unscored == true))
         case .interrupted, .saveFailed:
             quit = true
         }

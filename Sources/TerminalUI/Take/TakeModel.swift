@@ -37,8 +37,11 @@ public struct TakeModel: Sendable {
         public var score: ScoreSummary?
         public var resultPath: String?
         public var problem: String?
+        /// The seat had no answer key: the score is the proctor's to give.
+        public var unscored: Bool
         public init(status: EndReason, session: String, timeUsed: Int, answered: Int, total: Int,
-                    score: ScoreSummary?, resultPath: String?, problem: String?) {
+                    score: ScoreSummary?, resultPath: String?, problem: String?, unscored: Bool = false) {
+            self.unscored = unscored
             self.status = status
             self.session = session
             self.timeUsed = timeUsed

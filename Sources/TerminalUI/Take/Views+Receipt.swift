@@ -28,6 +28,8 @@ extension Views {
                 ? say("{0} of {1} points ({2} still to be marked by a person)", .points(score.points), .points(score.max), .points(score.pending))
                 : say("{0} of {1} points", .points(score.points), .points(score.max))
             rows.append((say("⟨receipt⟩Score"), points))
+        } else if r.unscored {
+            rows.append((say("⟨receipt⟩Score"), say("given by your proctor, who holds the answer key")))
         }
         // Labels in a column as wide as the widest, whatever the language.
         let labelWidth = (rows.map { TextWidth.of($0.0) }.max() ?? 0) + 2

@@ -110,6 +110,7 @@ extension English {
         "⟨receipt⟩Score",
         "{0} of {1} points",
         "{0} of {1} points ({2} still to be marked by a person)",
+        "given by your proctor, who holds the answer key",
         "Tell your proctor: {0}",
         "This terminal is no longer locked.",
         // Help

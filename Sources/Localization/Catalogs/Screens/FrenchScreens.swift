@@ -198,6 +198,8 @@ extension French {
             "{0} sur {1} points",
         "{0} of {1} points ({2} still to be marked by a person)":
             "{0} sur {1} points ({2} encore à corriger par un correcteur)",
+        "given by your proctor, who holds the answer key":
+            "attribuée par le surveillant, qui détient le corrigé",
         "Tell your proctor: {0}":
             "Prévenez le surveillant\u{00A0}: {0}",
         "This terminal is no longer locked.":

@@ -198,6 +198,8 @@ extension German {
             "{0} von {1} Punkten",
         "{0} of {1} points ({2} still to be marked by a person)":
             "{0} von {1} Punkten ({2} noch von einer Person zu bewerten)",
+        "given by your proctor, who holds the answer key":
+            "vergibt die Aufsicht, die den Lösungsschlüssel hat",
         "Tell your proctor: {0}":
             "Teilen Sie der Aufsicht mit: {0}",
         "This terminal is no longer locked.":

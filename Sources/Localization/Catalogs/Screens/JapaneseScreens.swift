@@ -198,6 +198,8 @@ extension Japanese {
             "{1} 点中 {0} 点",
         "{0} of {1} points ({2} still to be marked by a person)":
             "{1} 点中 {0} 点（うち {2} 点分は採点者による採点待ち）",
+        "given by your proctor, who holds the answer key":
+            "解答を持つ試験監督者が採点します",
         "Tell your proctor: {0}":
             "試験監督者に伝えてください：{0}",
         "This terminal is no longer locked.":

@@ -198,6 +198,8 @@ extension Spanish {
             "{0} de {1} puntos",
         "{0} of {1} points ({2} still to be marked by a person)":
             "{0} de {1} puntos ({2} pendientes de corrección por una persona)",
+        "given by your proctor, who holds the answer key":
+            "la asigna el supervisor, que tiene las respuestas correctas",
         "Tell your proctor: {0}":
             "Avise a su supervisor: {0}",
         "This terminal is no longer locked.":

@@ -21,15 +21,17 @@ let package = Package(
         .systemLibrary(name: "CNcursesw", path: "Sources/CNcursesw"),
         // prctl and other Linux calls that do not import into Swift.
         .target(name: "CLinux", path: "Sources/CLinux"),
+        // The helper's launch of the seat's Carrel: fork, give up root, fexecve (no Foundation).
+        .target(name: "CKeysign", path: "Sources/CKeysign"),
         .target(name: "Localization"),
         // What an enrolled machine's key signs for a seat, and how it is checked: no Foundation,
         // swift-crypto only, for the privileged helper.
         .target(name: "MachineSeal", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
-        // The privileged part of enrolment (setuid root, like OpenSSH's ssh-keysign): signs one
-        // seat's announcement with the machine key, for the enrolled Carrel only.
+        // The privileged part of enrolment (setuid root): launches the enrolled Carrel itself and
+        // signs seat announcements for that child alone, over a socket only the child holds.
         .executableTarget(
             name: "carrel-keysign",
-            dependencies: ["MachineSeal", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["MachineSeal", "CKeysign", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))],
             linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))]
         ),

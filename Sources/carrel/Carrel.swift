@@ -3,6 +3,7 @@ import Glibc
 #endif
 import ArgumentParser
 import Lockdown
+import SharedStore
 
 @main
 struct Carrel: AsyncParsableCommand {
@@ -37,9 +38,19 @@ struct Carrel: AsyncParsableCommand {
     /// Notes the code mapped at start (before anything loads a library of its own), keeps
     /// tracers out, delivers the signals Carrel relies on whatever mask the parent left, and
     /// writes every message — argument errors and help included — through the sanitiser.
+    /// A seat that waits in a room (`take … --room`) and `seat check` ask the machine to sign:
+    /// on an enrolled machine they run as the child of its signing helper.
+    static func signsAtStart(_ arguments: [String]) -> Bool {
+        if arguments.starts(with: ["seat", "check"]) { return true }
+        return arguments.first == "take" && arguments.contains { $0 == "--room" || $0.hasPrefix("--room=") }
+    }
+
     static func main() async {
         LoadedCode.recordAtStart()
         ProcessHardening.makeNonDumpable()
+        MachineSigning.answerLaunch()
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if Self.signsAtStart(arguments) { MachineSigning.relaunch(arguments, machineFolder: MachineFolder.path) }
         SignalGuard.unblockRelied()
         umask(0o077)
         do {

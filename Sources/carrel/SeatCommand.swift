@@ -82,7 +82,7 @@ struct SeatEnroll: AsyncParsableCommand {
             try await ProctorStore.using(url, doing: "enrol machine \(name)") {
                 try await $0.enroll(machine: name, lab: lab, publicKey: publicKey)
             }
-            let check = SeatCheck.selfCheck(config)
+            let check = MachineSigning.helperCheck(helper)
             let v = { (t: String) in TerminalSafety.visible(t, keepLineBreaks: false) }
             FileOutput.standardOutput.write("""
                 Machine \(v(name)) is enrolled in lab \(v(lab)) (public key \(publicKey.prefix(16))…).
@@ -109,6 +109,7 @@ struct SeatCheck: ParsableCommand {
         try reportingFailures {
             let config = try MachineFolder.readConfig()
             let v = { (t: String) in TerminalSafety.visible(t, keepLineBreaks: false) }
+            // `carrel seat check` on an enrolled machine is started again by its helper (Carrel.main).
             if let failed = Self.selfCheck(config) {
                 throw CarrelFailure(status: .refused, message: "machine \(v(config.name)) (lab \(v(config.lab))): \(v(failed))")
             }
@@ -116,7 +117,7 @@ struct SeatCheck: ParsableCommand {
         }
     }
 
-    /// Asks the helper to sign a test announcement and checks it with the enrolled public key:
+    /// Asks the helper that started this Carrel to sign a test announcement and checks it with the enrolled public key:
     /// nil when it verifies, else why not.
     static func selfCheck(_ config: MachineConfig) -> String? {
         let request = SealRequest(session: "check-" + UUID().uuidString.lowercased(), room: "enrolment-check", seat: "check",

@@ -7,8 +7,9 @@ import MachineSeal
 import SessionTestSupport
 import Testing
 
-/// The privileged helper run for real, as root (CI runs the suite as root): it signs for the
-/// enrolled Carrel and nothing else, and reads only a key nobody but root could have written.
+/// The privileged helper run for real, as root (CI runs the suite as root): it starts the
+/// enrolled Carrel and signs for that child alone, and reads only a key nobody but root could
+/// have written.
 @Suite("carrel-keysign", .enabled(if: getuid() == 0, "the helper's checks need root"), .serialized)
 struct KeysignTests {
     static var helper: String { ChildProcess.buildFolder.appendingPathComponent("carrel-keysign").path }
@@ -57,26 +58,56 @@ struct KeysignTests {
 
     static let request = "session=s1\nroom=r1\nseat=A1\nbox_key=\(String(repeating: "A", count: 43))=\ncarrel_version=0.1.0\n"
 
-    @Test func itSignsForTheEnrolledCarrelOnly() throws {
+    /// What an answer with a signature would show: the statement's first line.
+    static let signed = SealStatement.heading
+
+    @Test func itSignsForTheCarrelItStartsOnly() throws {
         let machine = try Machine()
         defer { machine.remove() }
-        // The real carrel asks (`carrel seat check` runs the helper and verifies its answer).
+        // The real carrel asks: `carrel seat check` runs again as the helper's child, which
+        // asks for a test signature and verifies it.
         let check = ChildSpawn.run(ChildProcess.carrel, ["seat", "check"], environment: machine.environment)
         #expect(check.status == 0, "\(check.output)")
         #expect(check.output.contains("Machine pc07 (lab lab1) is enrolled"))
-        // The test runner asks: not the enrolled Carrel.
+        // The helper run on its own, a request on its standard input: it serves no caller.
         let direct = ChildSpawn.run(Self.helper, [], input: Self.request, environment: machine.environment)
-        #expect(direct.status == 2)
-        #expect(direct.output.contains("the caller is not the enrolled Carrel"))
-        // A shell asks.
-        let shell = ChildSpawn.run("/bin/sh", ["-c", "printf '\(Self.request.replacingOccurrences(of: "\n", with: "\\n"))' | \(Self.helper)"],
-                                   environment: machine.environment)
-        #expect(shell.status == 2 && shell.output.contains("the caller is not the enrolled Carrel"), "\(shell.output)")
-        // A loader variable that would put other code into the real Carrel.
+        #expect(direct.status == 2 && direct.output.contains("give the Carrel command"), "\(direct.output)")
+        // From a shell, with a command: it starts the genuine Carrel, which alone has the socket;
+        // the shell gets Carrel's output and never a signature.
+        let quoted = Self.request.replacingOccurrences(of: "\n", with: "\\n")
+        for command in ["", " seat check", " passphrase"] {
+            let shell = ChildSpawn.run("/bin/sh", ["-c", "printf '\(quoted)' | \(Self.helper)\(command)"], environment: machine.environment)
+            #expect(!shell.output.contains(Self.signed) && !shell.output.contains("box_key"), "\(command): \(shell.output)")
+        }
+        // A loader variable is not passed on to the Carrel the helper starts: it still signs.
         var preload = machine.environment
         preload["LD_PRELOAD"] = "/nonexistent.so"
         let preloaded = ChildSpawn.run(ChildProcess.carrel, ["seat", "check"], environment: preload)
-        #expect(preloaded.status != 0 && preloaded.output.contains("LD_PRELOAD"), "\(preloaded.output)")
+        #expect(preloaded.status == 0, "\(preloaded.output)")
+    }
+
+    /// The tester's exec race (docs/security-model.md): A starts the helper with its request on
+    /// a pipe, then becomes the genuine carrel. The helper reads no request from its caller and
+    /// trusts no parent: nothing is signed, whatever the helper is asked to run.
+    @Test func theExecRaceRelayGetsNoSignature() throws {
+        // Swift's toolchain brings clang: a machine without a C compiler fails here, never passes.
+        let environment = ProcessInfo.processInfo.environment
+        guard let cc = ChildSpawn.which("cc", environment: environment) ?? ChildSpawn.which("clang", environment: environment) else {
+            Issue.record("no C compiler (cc or clang) to build the relay")
+            return
+        }
+        let folder = try Self.folder("relay")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Relay.source.write(toFile: folder + "/relay.c", atomically: false, encoding: .utf8)
+        let built = ChildSpawn.run(cc, ["-o", folder + "/relay", folder + "/relay.c"], environment: ProcessInfo.processInfo.environment, timeout: 60)
+        #expect(built.status == 0, "\(built.output)")
+        let machine = try Machine()
+        defer { machine.remove() }
+        for asked in [[], ["passphrase"], ["seat", "check"]] {
+            let run = ChildSpawn.run(folder + "/relay", [ChildProcess.carrel, Self.helper] + asked, input: Self.request,
+                                     environment: machine.environment, timeout: 30)
+            #expect(!run.timedOut && !run.output.contains(Self.signed), "\(asked): \(run.output)")
+        }
     }
 
     @Test func aCopiedOrModifiedCarrelIsRefused() throws {
@@ -85,11 +116,11 @@ struct KeysignTests {
         let copy = copies + "/carrel"
         try FileManager.default.copyItem(atPath: ChildProcess.carrel, toPath: copy)
         try FileManager.default.copyItem(atPath: Self.helper, toPath: copies + "/carrel-keysign")
-        // Enrolled for the installed carrel: a copy elsewhere is another caller.
+        // Enrolled for the installed carrel: a copy elsewhere is not started by the helper.
         let machine = try Machine()
         defer { machine.remove() }
         let other = ChildSpawn.run(copy, ["seat", "check"], environment: machine.environment)
-        #expect(other.status != 0 && other.output.contains("the caller is not the enrolled Carrel"), "\(other.output)")
+        #expect(other.status != 0 && other.output.contains("not started by this machine's signing helper"), "\(other.output)")
         // Enrolled for the copy: it signs, until a byte of the copy changes.
         try machine.configure(carrel: copy, digestOf: copy)
         #expect(ChildSpawn.run(copy, ["seat", "check"], environment: machine.environment).status == 0)
@@ -98,7 +129,12 @@ struct KeysignTests {
         try handle.write(contentsOf: Data([0]))
         try handle.close()
         let modified = ChildSpawn.run(copy, ["seat", "check"], environment: machine.environment)
-        #expect(modified.status != 0 && modified.output.contains("changed since it was enrolled"), "\(modified.output)")
+        #expect(modified.status == 2 && modified.output.contains("changed since it was enrolled"), "\(modified.output)")
+        // A Carrel others may write is refused even with the right digest.
+        try machine.configure(carrel: copy, digestOf: copy)
+        chmod(copy, 0o777)
+        let writable = ChildSpawn.run(copy, ["seat", "check"], environment: machine.environment)
+        #expect(writable.status == 2 && writable.output.contains("writable by root alone"), "\(writable.output)")
     }
 
     @Test func aKeyThatIsALinkOrReadableByOthersIsRefused() throws {
@@ -134,9 +170,52 @@ struct KeysignTests {
         guard let setpriv = ChildSpawn.which("setpriv", environment: ProcessInfo.processInfo.environment) else { return }
         let machine = try Machine()
         defer { machine.remove() }
-        let run = ChildSpawn.run(setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", helper], input: Self.request,
+        let run = ChildSpawn.run(setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", helper, "seat", "check"], input: Self.request,
                                  environment: machine.environment)
         #expect(run.status == 2, "\(run.output)")
         #expect(run.output.contains("/etc/carrel") && !run.output.contains(machine.folder), "\(run.output)")
     }
+}
+
+/// The tester's relay (the exec race against a helper that trusted its parent), with the
+/// genuine carrel and the helper given as arguments and the helper's arguments after them.
+enum Relay {
+    static let source = #"""
+    #include <stdio.h>
+    #include <stdlib.h>
+    #include <unistd.h>
+    #include <fcntl.h>
+    #include <signal.h>
+    #include <sys/wait.h>
+    int main(int argc, char **argv) {
+      if (argc < 3) return 64;
+      char req[4096]; ssize_t n = 0, r;
+      while ((r = read(0, req + n, sizeof req - n)) > 0) n += r;
+      int out[2], in[2], hold[2];
+      pipe(out); pipe(hold);
+      pid_t a = fork();
+      if (a == 0) {
+        pipe(in);
+        pid_t b = fork();
+        if (b == 0) {
+          dup2(in[0], 0); dup2(out[1], 1); dup2(out[1], 2);
+          close(in[1]); close(out[0]); close(hold[1]); close(hold[0]);
+          execv(argv[2], argv + 2); _exit(127);
+        }
+        close(in[0]); close(out[0]); close(out[1]);
+        write(in[1], req, n);
+        fcntl(in[1], F_SETFD, FD_CLOEXEC);
+        dup2(hold[0], 0); close(hold[0]); close(hold[1]);
+        int dn = open("/dev/null", O_WRONLY); dup2(dn, 1); dup2(dn, 2);
+        execl(argv[1], "carrel", "passphrase", (char *)0);
+        _exit(127);
+      }
+      close(out[1]); close(hold[0]);
+      char buf[65536]; ssize_t m = 0;
+      while ((r = read(out[0], buf + m, sizeof buf - m)) > 0) m += r;
+      kill(a, SIGKILL); waitpid(a, 0, 0);
+      write(1, buf, m);
+      return 0;
+    }
+    """#
 }

@@ -117,4 +117,22 @@ struct SealStatementTests {
         let (startable, held) = room.split(seats)
         #expect(startable.map(\.session) == ["good"] && held.map(\.seat.session) == ["unsigned"])
     }
+
+    /// A statement is bound to its time: one signed more than ten minutes from the store's
+    /// clock (ahead of the exam, kept for later) is held back.
+    @Test func aStatementFarFromTheStoresTimeIsHeldBack() throws {
+        let key = Curve25519.Signing.PrivateKey()
+        var statement = Self.statement(session: "s")
+        let now = statement.at
+        var room = MachineRoom(rule: .enrolled, lab: "lab1", listed: [], carrelDigest: Self.digest,
+                               machines: ["pc07": .init(lab: "lab1", publicKey: MachineKey.publicHex(key))],
+                               seals: [:], admissions: [:], storeTime: now)
+        for (at, startable) in [(now, true), (now - 599, true), (now + 599, true), (now - 601, false), (now - 86400, false), (now + 601, false)] {
+            statement.at = at
+            room.seals["s"] = MachineRoom.Seal(statement: statement.text, signature: try #require(MachineKey.sign(statement, with: key)))
+            let standing = room.standing(of: Self.seat("s", seat: "A1"))
+            #expect(standing.startable == startable, "\(at - now): \(standing.words)")
+            if !startable { #expect(standing.words.contains("from the store's time")) }
+        }
+    }
 }

@@ -22,6 +22,11 @@ func fail(_ code: Int32, _ message: String) -> Never {
     exit(code)
 }
 
+// Started by an enrolled machine's helper: as carrel does first thing, non-dumpable, then the
+// helper's launch is answered (before any thread is made).
+if getenv("CARREL_KEYSIGN_FD") != nil { ProcessHardening.makeNonDumpable() }
+MachineSigning.answerLaunch()
+
 var args = Array(CommandLine.arguments.dropFirst())
 @MainActor func option(_ name: String) -> String? {
     guard let i = args.firstIndex(of: name), i + 1 < args.count else { return nil }
@@ -81,6 +86,11 @@ let waitStart = args.contains("--wait-start")
 /// With `--wait-start`: the announcement signed by the machine's helper (enrolled machines).
 let machineSeal = args.contains("--machine-seal")
 args.removeAll { $0 == "--follow" || $0 == "--wait-start" || $0 == "--machine-seal" }
+if machineSeal {
+    // As `carrel take … --room` does: on an enrolled machine, run again as its helper's child.
+    let folder = getenv("CARREL_MACHINE_DIR").map { String(cString: $0) } ?? "/etc/carrel"
+    MachineSigning.relaunch(Array(CommandLine.arguments.dropFirst()), machineFolder: folder)
+}
 guard let mode = args.first else { fail(64, "usage: begin FILE | resume [SESSION] | unlock [SESSION]") }
 
 // The pasteboard backends and the helper runner, run in a process of their own: there, a

@@ -84,9 +84,16 @@ public struct MachineRoom: Sendable, Equatable {
     public var seals: [String: Seal]
     /// Sessions a proctor admitted, with the seat key they were admitted with.
     public var admissions: [String: String]
+    /// The store's clock when this was read (seconds since 1970): a statement signed further
+    /// than `window` from it is held back, so one cannot be signed ahead and used later.
+    public var storeTime: Int64?
+
+    /// How far a statement's `at` may be from the store's time: ten minutes, room for a lab
+    /// machine's clock drift and a seat that waits a while before its start.
+    public static let window: Int64 = 600
 
     public init(rule: Rule, lab: String?, listed: [String], carrelDigest: String, machines: [String: Machine],
-                seals: [String: Seal], admissions: [String: String]) {
+                seals: [String: Seal], admissions: [String: String], storeTime: Int64? = nil) {
         self.rule = rule
         self.lab = lab
         self.listed = listed
@@ -94,6 +101,7 @@ public struct MachineRoom: Sendable, Equatable {
         self.machines = machines
         self.seals = seals
         self.admissions = admissions
+        self.storeTime = storeTime
     }
 
     /// Whether the plan lets `machine` (enrolled in `lab`) take part.
@@ -130,6 +138,9 @@ public struct MachineRoom: Sendable, Equatable {
         guard statement.session == seat.session, statement.room == seat.room, statement.seat == seat.seat,
               statement.boxKey == seat.seatKey else {
             return .unknownMachine("signed for another session, seat or seat key")
+        }
+        if let now = storeTime, abs(statement.at - now) > Self.window {
+            return .unknownMachine("signed \((statement.at - now) / 60) minutes from the store's time (more than \(Self.window / 60) apart)")
         }
         guard machine.lab == statement.lab, permits(statement.machine, lab: machine.lab) else {
             return .unknownMachine("\(statement.machine) is not one of this room's machines")

@@ -51,7 +51,7 @@ extension SharedReader {
         let logger = self.logger
         let (plan, machines, seals, admitted) = try await StoreCall.guarded(c, timeout: 10) {
             let plan = try await StoreCall.rows(c, """
-                SELECT machine_rule, lab, array_to_string(machines, E'\\n'), carrel_digest
+                SELECT machine_rule, lab, array_to_string(machines, E'\\n'), carrel_digest, floor(extract(epoch FROM now()))::bigint::text
                 FROM carrel_rooms WHERE room = \(room) AND closed_at IS NULL
                 """, logger: logger)
             let machines = try await StoreCall.rows(c, """
@@ -66,10 +66,10 @@ extension SharedReader {
                 """, logger: logger)
             return (plan, machines, seals, admitted)
         }
-        guard let p = plan.first.flatMap(StoreRows.texts), p.count == 4 else { return nil }
+        guard let p = plan.first.flatMap(StoreRows.texts), p.count == 5 else { return nil }
         var room = MachineRoom(rule: MachineRoom.Rule(rawValue: p[0] ?? "") ?? .enrolled, lab: p[1],
                                listed: (p[2] ?? "").split(separator: "\n").map(String.init), carrelDigest: p[3] ?? "",
-                               machines: [:], seals: [:], admissions: [:])
+                               machines: [:], seals: [:], admissions: [:], storeTime: (p[4]).flatMap { Int64($0) })
         for row in machines {
             guard let t = StoreRows.texts(row), t.count == 3, let name = t[0], let lab = t[1], let key = t[2] else { continue }
             room.machines[name] = MachineRoom.Machine(lab: lab, publicKey: key)

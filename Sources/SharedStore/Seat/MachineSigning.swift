@@ -4,10 +4,12 @@ import Glibc
 import Foundation
 import MachineSeal
 
-/// The seat's side of enrolment: asks the machine's signing helper (`carrel-keysign`, setuid
-/// root, next to this executable) to sign its announcement. A machine that is not enrolled, or
-/// a helper that refuses, leaves the announcement unsigned: the console holds such a seat back
-/// as an unknown machine.
+/// The seat's side of enrolment. On an enrolled machine a waiting seat's Carrel does not ask
+/// a helper: it is started by one. `carrel take … --room` runs the machine's helper
+/// (`carrel-keysign`, setuid root, next to this executable) in its place; the helper checks
+/// the enrolled executable, starts it as the user, and signs announcements for that child
+/// alone, over the socket it gave it (descriptor 3). A Carrel not started so announces
+/// unsigned: the console holds such a seat back as an unknown machine.
 public enum MachineSigning {
     /// The helper installed next to this Carrel.
     public static var helperPath: String {
@@ -15,7 +17,7 @@ public enum MachineSigning {
         return (exe as NSString).deletingLastPathComponent + "/carrel-keysign"
     }
 
-    /// This executable's path, as the helper reads it for its caller.
+    /// This executable's path.
     public static func ownPath() -> String? { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") }
 
     public struct Signed: Sendable, Equatable {
@@ -23,27 +25,67 @@ public enum MachineSigning {
         public var statement: String
     }
 
-    /// The helper's signature over `request`, or why there is none (one line).
-    public static func sign(_ request: SealRequest, helper: String = helperPath) -> Result<Signed, MachineSigningFailure> {
-        guard access(helper, X_OK) == 0 else { return .failure(.init("no signing helper at \(helper): this machine is not enrolled")) }
-        let run = HelperRun.run(helper, input: Array(request.text.utf8), deadline: 5)
-        guard let run else { return .failure(.init("the signing helper could not be run")) }
-        guard run.status == 0 else {
-            let why = String(decoding: run.error.prefix(500), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            return .failure(.init(why.isEmpty ? "the signing helper refused (status \(run.status))" : why))
+    /// Whether the helper started this process (its variable was set at the start).
+    public static var startedByHelper: Bool { launch.asked }
+
+    /// Call first thing, once the process is non-dumpable: answers the helper's launch (its
+    /// socket, if it started this process) before any thread is made.
+    public static func answerLaunch() { _ = launch }
+
+    static let launch: (asked: Bool, socket: Int32?) = {
+        guard let value = getenv(SealWire.variable).map({ String(cString: $0) }) else { return (false, nil) }
+        unsetenv(SealWire.variable)
+        let fd = SealWire.descriptor
+        var st = stat()
+        guard value == String(fd), fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFSOCK else { return (true, nil) }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        guard SealWire.write(fd, "ready"), SealWire.read(fd) == "ready" else {
+            close(fd)
+            return (true, nil)
         }
-        let text = String(decoding: run.output, as: UTF8.self)
-        guard let newline = text.firstIndex(of: "\n") else { return .failure(.init("the signing helper said nothing")) }
-        let signature = String(text[..<newline])
-        var statement = String(text[text.index(after: newline)...])
-        if statement.hasSuffix("\n") { statement.removeLast() }
+        return (true, fd)
+    }()
+
+    static let asking = NSLock()
+
+    /// On an enrolled machine whose enrolment names this executable, runs the helper in place
+    /// of this process with the same `arguments` (it starts this Carrel again, as its child).
+    /// Returns when it does not: the machine is not enrolled for this executable, or this
+    /// process was started by the helper already.
+    public static func relaunch(_ arguments: [String], machineFolder: String) {
+        guard !launch.asked, let text = try? String(contentsOfFile: machineFolder + "/machine.conf", encoding: .utf8),
+              let config = MachineConfig.parse(text), config.carrel == ownPath() else { return }
+        let helper = helperPath
+        var st = stat()
+        guard stat(helper, &st) == 0, st.st_uid == 0, st.st_mode & S_ISUID != 0 || geteuid() == 0 else { return }
+        let argv: [UnsafeMutablePointer<CChar>?] = ([helper] + arguments).map { strdup($0) } + [nil]
+        execv(helper, argv)
+        for p in argv { free(p) }
+    }
+
+    /// The helper's signature over `request`, or why there is none (one line).
+    public static func sign(_ request: SealRequest) -> Result<Signed, MachineSigningFailure> {
+        guard let fd = launch.socket else {
+            return .failure(.init("not started by this machine's signing helper (carrel-keysign): the machine is not enrolled for this Carrel"))
+        }
+        asking.lock()
+        defer { asking.unlock() }
+        guard SealWire.write(fd, String(request.text.dropLast())), let answer = SealWire.read(fd) else {
+            return .failure(.init("the signing helper did not answer"))
+        }
+        if answer.hasPrefix("refused ") { return .failure(.init("the signing helper refused: " + answer.dropFirst(8))) }
+        guard answer.hasPrefix("signed "), let newline = answer.firstIndex(of: "\n") else {
+            return .failure(.init("the signing helper's answer cannot be read"))
+        }
+        let signature = String(answer[answer.index(answer.startIndex, offsetBy: 7)..<newline])
+        let statement = String(answer[answer.index(after: newline)...])
         guard SealStatement.parse(statement) != nil, signature.utf8.count == 128, Hex.bytes(signature) != nil else {
             return .failure(.init("the signing helper's answer cannot be read"))
         }
         return .success(Signed(signature: signature, statement: statement))
     }
 
-    /// `attestation` with the machine's signed statement for this waiting seat added (as is
+/// `attestation` with the machine's signed statement for this waiting seat added (as is
     /// when the machine cannot sign; `why` is told then).
     public static func sealed(_ attestation: [String: String]?, session: String, room: String, seat: String, boxKey: String,
                               version: String, why: (String) -> Void = { _ in }) -> [String: String]? {
@@ -58,6 +100,19 @@ public enum MachineSigning {
             why(failure.why)
             return attestation
         }
+    }
+}
+
+extension MachineSigning {
+    /// Runs `helper seat check` (the helper starts this machine's enrolled Carrel, which asks
+    /// for a test signature and checks it): nil when it passed, else what it said.
+    public static func helperCheck(_ helper: String = helperPath) -> String? {
+        guard let run = HelperRun.run(helper, arguments: ["seat", "check"], input: [], deadline: 20) else {
+            return "the signing helper could not be run"
+        }
+        guard run.status != 0 else { return nil }
+        let said = String(decoding: (run.error + run.output).prefix(500), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return said.isEmpty ? "the check failed (status \(run.status))" : said
     }
 }
 

@@ -248,6 +248,19 @@ struct SeatRoleAttackTests {
         #expect(release.status == 0 && release.output.contains("Candidate 1002 released"), "\(release.output)")
         #expect(RoomEndToEndTests().carrel(["proctor", "release", "--room", "lab1", "--candidate", "9999", "--shared", lab.owner]).status == 64)
         #expect(lookUp("1002", "QQ4P-0Z1M", session: "s2") == "found|Bo Li")
+        // Tries in a transaction opened before the proctor's release count from when they were
+        // written, not from when the transaction began.
+        for _ in 0..<5 { _ = lookUp("1002", "WRONG-CODE") }
+        let tries = (0..<5).map { _ in "SELECT carrel_candidate_try('lab1', 'r2', '\(Self.attackerToken)', '1002', \(hash("1002", "WRONG-CODE")));" }
+        let null = open("/dev/null", O_RDWR)
+        defer { close(null) }
+        let early = try ChildSpawn.spawn(Self.psql, ["-X", "-q", "-d", lab.seat, "-c", "BEGIN; SELECT now(); SELECT pg_sleep(3); " + tries.joined(separator: " ") + " COMMIT;"],
+                                         environment: ProcessInfo.processInfo.environment, stdin: null, stdout: null, stderr: null).get()
+        usleep(1_000_000)
+        #expect(RoomEndToEndTests().carrel(["proctor", "release", "--room", "lab1", "--candidate", "1002", "--shared", lab.owner]).status == 0)
+        var status: Int32 = 0
+        waitpid(early, &status, 0)
+        #expect(lookUp("1002", "QQ4P-0Z1M", session: "s4") == "held|", "five tries written after the release hold the number again")
         // A seat that only says it is candidate 1001 squats nobody.
         #expect(Self.seat(lab, "SELECT carrel_hello('squat', '{\"room\":\"lab1\",\"seat\":\"Z9\",\"candidate_number\":\"1001\"}', '\(Self.attackerToken)')").output.hasPrefix("t"))
         // Not even once the proctor started it (a seat admitted by hand, a room of any machine).

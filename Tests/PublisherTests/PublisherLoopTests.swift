@@ -201,6 +201,10 @@ struct PublisherLoopTests {
         let derived = SessionMAC.storeToken(key: key, session: "w2")
         #expect(await Self.eventually { store.snapshot.tokens["w2"] == derived }, "its next call moved the store to the key's token")
         #expect(store.snapshot.firstTokens["w2"] == first, "the first still reads the session's marks")
+        // A new connection (the store restarted) says who the seat is again, with the key's token.
+        store.restart()
+        #expect(await Self.eventually { store.calls("hello") >= 2 && store.snapshot.locks["w2"] != nil })
+        #expect(store.snapshot.unproven == 0, "nothing the seat sent after its key was refused")
         // Whoever finds the first token (in a journal left on the machine) no longer writes.
         let link = try await store.open()
         let forged = try await link.insert([SentRecord(session: "w2", seq: 99, kind: "status", at: Date(), body: "{}", mac: "", token: first)])

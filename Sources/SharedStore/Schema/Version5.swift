@@ -23,7 +23,7 @@ extension SharedSchema {
         ALTER TABLE carrel_sessions
           ADD COLUMN token_hash text,
           ADD COLUMN hello_hash text,
-          ADD COLUMN created_at timestamptz NOT NULL DEFAULT now(),
+          ADD COLUMN created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
           ADD COLUMN created_room text,
           ADD COLUMN records_count bigint NOT NULL DEFAULT 0,
           ADD COLUMN records_bytes bigint NOT NULL DEFAULT 0;
@@ -64,15 +64,16 @@ extension SharedSchema {
 
         CREATE FUNCTION carrel_room_has_place(p_room text) RETURNS boolean
           LANGUAGE sql STABLE SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
-          -- Sessions the proctor did not start, made today (by the store's clock, in the room
-          -- they were made for: nothing a seat sends later changes either): at most 100 a room
+          -- Sessions the proctor did not start, made today (by the store's clock when the row
+          -- was written, not when its caller's transaction began, in the room they were made
+          -- for: nothing a seat sends or holds open changes either): at most 100 a room
           -- plus two per roster line, and 2 000 in all in rooms without an open plan.
           SELECT CASE WHEN r.room IS NOT NULL THEN
-              (SELECT count(*) FROM carrel_sessions s WHERE s.created_room = p_room AND s.created_at > now() - interval '1 day'
+              (SELECT count(*) FROM carrel_sessions s WHERE s.created_room = p_room AND s.created_at > clock_timestamp() - interval '1 day'
                  AND NOT carrel_admitted(s.session))
                 < 100 + 2 * CASE WHEN jsonb_typeof(r.roster) = 'array' THEN jsonb_array_length(r.roster) ELSE 0 END
             ELSE
-              (SELECT count(*) FROM carrel_sessions s WHERE s.created_room IS NOT NULL AND s.created_at > now() - interval '1 day'
+              (SELECT count(*) FROM carrel_sessions s WHERE s.created_room IS NOT NULL AND s.created_at > clock_timestamp() - interval '1 day'
                  AND NOT carrel_admitted(s.session)
                  AND NOT EXISTS (SELECT 1 FROM carrel_rooms o WHERE o.room = s.created_room AND o.closed_at IS NULL)) < 2000
             END

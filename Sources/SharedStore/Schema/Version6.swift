@@ -9,7 +9,10 @@ extension SharedSchema {
     /// names the candidate only for the right number and code (`found`); otherwise `no_match`,
     /// the same for a number not on the roster and a wrong code; and a number with five failed
     /// tries since the room opened or the proctor's last release (`carrel_candidate_releases`)
-    /// is `held`, on the roster or not. A room takes at most 100 000 tries a day. A roster
+    /// is `held`, on the roster or not. A room takes at most 100 000 tries a day. Every time
+    /// that counts is the store's clock when the row is written (`clock_timestamp`), never the
+    /// start of the caller's transaction, which a caller could hold open from before the room
+    /// opened or the proctor's release. A roster
     /// without codes answers by number, as before, and the room's identities are unchecked.
     ///
     /// A lookup that finds the candidate notes the session and token the seat will announce
@@ -26,7 +29,7 @@ extension SharedSchema {
           code_hash text,
           session text NOT NULL,
           token_hash text NOT NULL,
-          at timestamptz NOT NULL DEFAULT now(),
+          at timestamptz NOT NULL DEFAULT clock_timestamp(),
           answered boolean NOT NULL DEFAULT false
         );
         CREATE INDEX carrel_candidate_tries_number ON carrel_candidate_tries (room, number, at);
@@ -43,7 +46,7 @@ extension SharedSchema {
           room text NOT NULL,
           candidate text NOT NULL,
           token_hash text NOT NULL,
-          at timestamptz NOT NULL DEFAULT now()
+          at timestamptz NOT NULL DEFAULT clock_timestamp()
         );
         CREATE INDEX carrel_candidate_claims_candidate ON carrel_candidate_claims (room, lower(candidate), at);
 
@@ -88,7 +91,7 @@ extension SharedSchema {
           IF NOT EXISTS (SELECT 1 FROM carrel_rooms WHERE room = p_room AND closed_at IS NULL) THEN
             RAISE EXCEPTION 'carrel: room % has no open plan', left(p_room, 200) USING ERRCODE = '22023';
           END IF;
-          IF (SELECT count(*) FROM carrel_candidate_tries WHERE room = p_room AND at > now() - interval '1 day') >= 100000 THEN
+          IF (SELECT count(*) FROM carrel_candidate_tries WHERE room = p_room AND at > clock_timestamp() - interval '1 day') >= 100000 THEN
             RAISE EXCEPTION 'carrel: room % has had too many tries at candidate numbers today; ask the proctor',
               left(p_room, 200) USING ERRCODE = '53400';
           END IF;
@@ -128,7 +131,7 @@ extension SharedSchema {
           END IF;
           -- At most 20 claims a candidate a day: a roster without codes cannot fill the store.
           IF (SELECT count(*) FROM carrel_candidate_claims c
-                WHERE c.room = t.room AND lower(c.candidate) = t.number AND c.at > now() - interval '1 day') < 20 THEN
+                WHERE c.room = t.room AND lower(c.candidate) = t.number AND c.at > clock_timestamp() - interval '1 day') < 20 THEN
             INSERT INTO carrel_candidate_claims (session, room, candidate, token_hash)
               VALUES (t.session, t.room, e->>'candidate', t.token_hash)
               ON CONFLICT (session) DO NOTHING;

@@ -105,7 +105,9 @@ extension SeatPublisher {
     private func call(_ action: StoreAction, on link: any StoreLink) async throws -> PublisherFact {
         switch action {
         case let .hello(a):
-            guard try await link.hello(session: a.session, body: a.body, token: a.token) else {
+            // Said again on every connection, with the token the store holds now (the key's,
+            // once the proctor's start gave one): the first token no longer proves the session.
+            guard try await link.hello(session: a.session, body: a.body, token: proof(a.session).token) else {
                 throw StoreRefusal("the store holds session \(a.session) for another seat")
             }
             return .helloSent(session: a.session)

@@ -28,8 +28,14 @@ pid_t ckeysign_launch(int exe, int sock, uid_t uid, gid_t gid, char *const argv[
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, 0);
     if (uid != 0 && setgroups(0, 0) != 0) _exit(126);
-    if (setresgid(gid, gid, gid) != 0 || setresuid(uid, uid, uid) != 0) _exit(126);
-    if (getuid() != uid || geteuid() != uid || getgid() != gid || getegid() != gid) _exit(126);
+    /* The effective group is another, unused one until Carrel drops it: a process whose
+       effective and real ids differ at exec is made non-dumpable by the kernel from the exec
+       itself, so no one (pidfd_getfd, process_vm_writev, ptrace) can reach it while the
+       runtime loads, before Carrel makes itself non-dumpable. The saved group is the real one,
+       which Carrel takes back at once (a change of ids keeps it non-dumpable). */
+    gid_t other = gid == 65534 ? 65533 : 65534;
+    if (setresgid(gid, other, gid) != 0 || setresuid(uid, uid, uid) != 0) _exit(126);
+    if (getuid() != uid || geteuid() != uid || getgid() != gid || getegid() != other) _exit(126);
     if (uid != 0 && (setuid(0) == 0 || seteuid(0) == 0)) _exit(126);
     /* Carrel ends with its helper (set after the ids changed, which clear it). */
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != helper) _exit(126);

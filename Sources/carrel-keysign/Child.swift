@@ -86,10 +86,11 @@ final class Child {
     }
 
     /// A non-dumpable process's /proc files are root's (proc(5)); a child of root's own
-    /// proves nothing, and is not run by anyone but root.
+    /// proves nothing, and is not run by anyone but root. (The /proc/PID folder itself keeps
+    /// the process's own user whatever its state: the files in it are what tell.)
     func nonDumpable() -> Bool {
         var st = stat()
-        return stat("/proc/\(pid)", &st) == 0 && st.st_uid == 0
+        return stat("/proc/\(pid)/status", &st) == 0 && st.st_uid == 0
     }
 
     func procStatus() -> String? {

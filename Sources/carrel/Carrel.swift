@@ -48,6 +48,14 @@ struct Carrel: AsyncParsableCommand {
     static func main() async {
         LoadedCode.recordAtStart()
         ProcessHardening.makeNonDumpable()
+        // Started by the machine's signing helper, this process ran with another effective
+        // group so that it was non-dumpable from its exec: it takes its own group back now
+        // (still non-dumpable: a change of ids keeps it so). Anywhere else the two are the same.
+        let group = getgid()
+        if getegid() != group, setregid(group, group) != 0 || getegid() != group {
+            FileOutput.standardError.write("carrel: cannot take back this user's group; nothing was started\n")
+            Glibc.exit(ExitStatus.internalError.rawValue)
+        }
         MachineSigning.answerLaunch()
         let arguments = Array(CommandLine.arguments.dropFirst())
         if Self.signsAtStart(arguments) { MachineSigning.relaunch(arguments, machineFolder: MachineFolder.path) }

@@ -7,7 +7,8 @@
 
 /// Forks the seat's Carrel from the executable open at `exe` (the file the helper hashed):
 /// the child gives up root for good (groups, gid, uid: `uid`/`gid`, checked that root cannot
-/// be taken back), asks to be traced by the helper (so nobody else can attach before Carrel
+/// be taken back; its effective group another, unused one, so that the kernel makes it
+/// non-dumpable from the exec, until Carrel takes its own group back), asks to be traced by the helper (so nobody else can attach before Carrel
 /// makes itself non-dumpable), keeps only 0, 1, 2 and `sock` (as CKEYSIGN_SOCKET_FD) and
 /// runs that same open file with `argv` and `envp` (fexecve: no path is looked up again).
 /// It is killed if the helper ends (PR_SET_PDEATHSIG).

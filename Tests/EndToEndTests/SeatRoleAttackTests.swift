@@ -289,5 +289,7 @@ struct SeatRoleAttackTests {
         #expect(!screen.contains("assphrase") && !screen.contains("Candidate number"), "\(screen)")
         #expect(t.exitStatus("seat", timeout: 0.5) == nil, "still waiting for its plan")
         t.keys("seat", "C-c")
+        // Ctrl-C ends the seat, as it says (and the window's shell with it).
+        #expect(Eventually.poll(10) { !t.screen("seat").contains("tries again") }, "\(t.screen("seat"))")
     }
 }

@@ -137,13 +137,15 @@ extension Journal {
     /// Every result's score, read by SQLite from the stored heading (or the whole JSON of an
     /// older result) without decoding the items: `results list` of a thousand 5 000-item
     /// results reads a few numbers each. A result whose score cannot be read is left out (its
-    /// session shows no score, as one without a result), a document that is not JSON included.
+    /// session shows no score, as one without a result), a document that is not JSON included;
+    /// so is a result not scored yet (its seat had no answer key), rather than shown as 0 of 0.
     public func scores() throws -> [String: ScoreSummary] {
         try writer.read { db in
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT session_id, json_extract(document, '$.score.points') AS points,
                        json_extract(document, '$.score.max') AS max, json_extract(document, '$.score.pending') AS pending
                 FROM (SELECT session_id, COALESCE(heading, json) AS document FROM result) WHERE json_valid(document)
+                  AND coalesce(json_extract(document, '$.unscored'), 0) = 0
                 """)
             var out: [String: ScoreSummary] = [:]
             while let row = try rows.next() {

@@ -46,8 +46,13 @@ struct ShowResult: AsyncParsableCommand {
             if let ended = record.endedAt { out += "Ended       \(Timestamp.iso(ended))\n" }
             out += "Time used   \(DurationText.format(TimeUsed.seconds(record.elapsed)))\n"
             if let result {
-                out += "Score       \(PointsText.format(result.score.points)) of \(PointsText.format(result.score.max))"
-                out += result.score.pending > 0 ? " (\(PointsText.format(result.score.pending)) to mark by hand)\n" : "\n"
+                if result.unscored == true {
+                    // A seat without the answer key: the proctor's passphrase and the package score it.
+                    out += "Score       not scored yet (the seat had no answer key: results show --shared URL --passphrase-stdin --test FILE.carrel scores it)\n"
+                } else {
+                    out += "Score       \(PointsText.format(result.score.points)) of \(PointsText.format(result.score.max))"
+                    out += result.score.pending > 0 ? " (\(PointsText.format(result.score.pending)) to mark by hand)\n" : "\n"
+                }
                 out += "\nItems\n"
                 for item in result.items {
                     let flag = item.flagged ? " ⚑" : ""

@@ -66,6 +66,11 @@ extension RoomCommandTests {
         let shown = proctor.keyed(["results", "show", session, "--shared", url, "--json", "--test", sealed])
         #expect(shown.output.contains("\"outcome\" : \"correct\""), "\(shown.output)")
         #expect(!shown.output.contains("\"unscored\""), "\(shown.output)")
+        // Without the package the session is said to be not scored yet, never 0 of 0.
+        let plain = proctor.keyed(["results", "show", session, "--shared", url])
+        #expect(plain.output.contains("not scored yet"), "\(plain.output)")
+        let table = proctor.keyed(["results", "list", "--shared", url, "--room", "s1"])
+        #expect(!table.output.contains("0/0"), "\(table.output)")
     }
 
     /// Every regular file under `folder`.

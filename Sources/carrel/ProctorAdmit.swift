@@ -16,12 +16,22 @@ enum HeldSeats {
         return (startable, held)
     }
 
-    /// Flags every waiting seat its start would hold back ("unknown machine, held back").
+    /// Flags every waiting seat its start would hold back ("unknown machine, held back"), and
+    /// every seat whose candidate a roster without codes named ("identity unchecked").
     static func flag(_ seats: inout [SeatView], reader: SharedReader) async throws {
         for room in Set(seats.filter { $0.status == "not_started" && $0.connected }.map(\.room)) {
             try await reader.machineRoom(room)?.flag(&seats, room: room)
         }
+        for room in Set(seats.filter { $0.candidateNumber != nil }.map(\.room)) where try await reader.identitiesUnchecked(room) {
+            for i in seats.indices where seats[i].room == room && seats[i].candidateNumber != nil
+                && !seats[i].warnings.contains(uncheckedIdentity) {
+                seats[i].warnings.append(uncheckedIdentity)
+            }
+        }
     }
+
+    /// A roster without codes: anyone who knows a candidate number could say they are that one.
+    static let uncheckedIdentity = "identity unchecked (the roster has no codes)"
 
     static func lines(_ held: [Seat], room: String) -> [String] {
         let v = { (t: String) in TerminalSafety.visible(t, keepLineBreaks: false) }

@@ -69,6 +69,7 @@ struct RoomEndToEndTests {
         #expect(t.waitFor("twin", "already seated at A1") != nil)
         let both = carrel(["proctor", "--shared", lab.owner, "--room", "lab1", "--json"]).output
         #expect(both.components(separatedBy: "\"candidate seated twice\"").count - 1 == 2, "both seats flagged: \(both)")
+        #expect(both.contains("identity unchecked (the roster has no codes)"), "a roster without codes is said to leave identities unchecked")
 
         let start = carrel(["proctor", "start", "--shared", lab.owner, "--room", "lab1"])
         #expect(start.status == 0, "\(start.output)")

@@ -105,6 +105,7 @@ extension English {
         "last heard {0}",
         "⟨seat warning⟩wrong test",
         "⟨seat warning⟩unknown machine, held back",
+        "⟨seat warning⟩identity unchecked (the roster has no codes)",
         "⟨seat warning⟩other Carrel, held back",
         "{0}; held back: {1}",
         "⟨seat warning⟩candidate seated twice",

@@ -103,6 +103,7 @@ extension French {
         "last heard {0}": "dernier signal : {0}",
         "⟨seat warning⟩wrong test": "mauvaise épreuve",
         "⟨seat warning⟩unknown machine, held back": "poste inconnu, retenu",
+        "⟨seat warning⟩identity unchecked (the roster has no codes)": "identité non vérifiée (la liste n'a pas de codes)",
         "⟨seat warning⟩other Carrel, held back": "autre Carrel, retenu",
         "{0}; held back: {1}": "{0} ; retenus : {1}",
         "⟨seat warning⟩candidate seated twice": "candidat installé à deux postes",

@@ -103,6 +103,7 @@ extension German {
         "last heard {0}": "zuletzt gemeldet: {0}",
         "⟨seat warning⟩wrong test": "falsche Prüfung",
         "⟨seat warning⟩unknown machine, held back": "unbekannter Rechner, zurückgehalten",
+        "⟨seat warning⟩identity unchecked (the roster has no codes)": "Identität ungeprüft (die Liste hat keine Codes)",
         "⟨seat warning⟩other Carrel, held back": "anderes Carrel, zurückgehalten",
         "{0}; held back: {1}": "{0}; zurückgehalten: {1}",
         "⟨seat warning⟩candidate seated twice": "Prüfling an zwei Plätzen",

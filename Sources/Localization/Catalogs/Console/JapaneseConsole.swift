@@ -103,6 +103,7 @@ extension Japanese {
         "last heard {0}": "最終応答：{0}",
         "⟨seat warning⟩wrong test": "試験が違います",
         "⟨seat warning⟩unknown machine, held back": "未登録の端末、保留中",
+        "⟨seat warning⟩identity unchecked (the roster has no codes)": "本人確認なし（名簿にコードがありません）",
         "⟨seat warning⟩other Carrel, held back": "別の Carrel、保留中",
         "{0}; held back: {1}": "{0}。保留中：{1}",
         "⟨seat warning⟩candidate seated twice": "受験者が二重に着席",

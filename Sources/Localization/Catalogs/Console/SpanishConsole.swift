@@ -103,6 +103,7 @@ extension Spanish {
         "last heard {0}": "último contacto: {0}",
         "⟨seat warning⟩wrong test": "prueba equivocada",
         "⟨seat warning⟩unknown machine, held back": "equipo desconocido, retenido",
+        "⟨seat warning⟩identity unchecked (the roster has no codes)": "identidad sin verificar (la lista no tiene códigos)",
         "⟨seat warning⟩other Carrel, held back": "otro Carrel, retenido",
         "{0}; held back: {1}": "{0}; retenidos: {1}",
         "⟨seat warning⟩candidate seated twice": "participante en dos puestos",

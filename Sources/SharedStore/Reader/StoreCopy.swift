@@ -297,6 +297,8 @@ struct CopyPlan: Sendable {
     /// Each result its seat could not score, scored where the test is at hand.
     mutating func score(with scoring: ResultScoring) {
         for (session, result) in results where result.document.unscored == true {
+            // A result that cannot be scored or written again stays as its seat sent it: unscored,
+            // and said so; nothing of it is lost.
             guard let scored = scoring(result.document), let data = try? Self.encoded(scored) else { continue }
             add(result: session, json: String(decoding: data, as: UTF8.self))
         }

@@ -10,7 +10,7 @@ import SharedStore
 /// The options every proctor action shares: the store, the room, the seats, how long to wait.
 struct ActionTarget: ParsableArguments {
     @OptionGroup var store: StoreOption
-    @Option(help: ArgumentHelp("The room (also CARREL_ROOM).", valueName: "name")) var room: String?
+    @OptionGroup var roomOption: RoomOption
     @Option(name: .customLong("seat"), help: ArgumentHelp("A seat to act on (repeat for several; none: the whole room).", valueName: "seat"))
     var seats: [String] = []
     @Option(help: ArgumentHelp("Seconds to wait for the seats to apply it.", valueName: "seconds")) var wait: Double = 10
@@ -18,15 +18,9 @@ struct ActionTarget: ParsableArguments {
     @Flag(name: .customLong("passphrase-stdin"), help: "Read the proctor passphrase, which signs the command, from the first line of standard input (asked without echo at a terminal otherwise).")
     var passphraseStdin = false
 
-    var roomName: String? {
-        if let room { return room }
-        if let env = ProcessEnvironment.current["CARREL_ROOM"], !env.isEmpty { return env }
-        return nil
-    }
+    var roomName: String? { roomOption.name }
 
     func validate() throws {
-        guard let roomName else { throw ValidationError("give the room with --room NAME (or set CARREL_ROOM)") }
-        if let problem = SharedOptions.labelProblem(roomName) { throw ValidationError("--room: \(problem)") }
         for seat in seats {
             if let problem = SharedOptions.labelProblem(seat) { throw ValidationError("--seat: \(problem)") }
         }

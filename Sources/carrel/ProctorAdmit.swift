@@ -83,16 +83,12 @@ struct ProctorAdmit: AsyncParsableCommand {
             """)
 
     @OptionGroup var store: StoreOption
-    @Option(help: ArgumentHelp("The room (also CARREL_ROOM).", valueName: "name")) var room: String?
+    @OptionGroup var roomOption: RoomOption
     @Option(help: ArgumentHelp("The seat to admit.", valueName: "seat")) var seat: String
     @Option(name: .customLong("seat-key"), help: ArgumentHelp("The seat key its screen shows (3f2a-91c0-77de-0b14).", valueName: "key"))
     var seatKey: String
 
-    var roomName: String? {
-        if let room { return room }
-        if let env = ProcessEnvironment.current["CARREL_ROOM"], !env.isEmpty { return env }
-        return nil
-    }
+    var roomName: String? { roomOption.name }
 
     static func key(_ text: String) -> String? {
         let key = text.lowercased()
@@ -102,8 +98,6 @@ struct ProctorAdmit: AsyncParsableCommand {
     }
 
     func validate() throws {
-        guard let roomName else { throw ValidationError("give the room with --room NAME (or set CARREL_ROOM)") }
-        if let problem = SharedOptions.labelProblem(roomName) { throw ValidationError("--room: \(problem)") }
         if let problem = SharedOptions.labelProblem(seat) { throw ValidationError("--seat: \(problem)") }
         guard Self.key(seatKey) != nil else { throw ValidationError("--seat-key: give the seat key as its screen shows it, four groups of four: 3f2a-91c0-77de-0b14") }
     }

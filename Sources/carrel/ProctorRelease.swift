@@ -17,18 +17,12 @@ struct ProctorRelease: AsyncParsableCommand {
             """)
 
     @OptionGroup var store: StoreOption
-    @Option(help: ArgumentHelp("The room (also CARREL_ROOM).", valueName: "name")) var room: String?
+    @OptionGroup var roomOption: RoomOption
     @Option(help: ArgumentHelp("The candidate number held.", valueName: "number")) var candidate: String
 
-    var roomName: String? {
-        if let room { return room }
-        if let env = ProcessEnvironment.current["CARREL_ROOM"], !env.isEmpty { return env }
-        return nil
-    }
+    var roomName: String? { roomOption.name }
 
     func validate() throws {
-        guard let roomName else { throw ValidationError("give the room with --room NAME (or set CARREL_ROOM)") }
-        if let problem = SharedOptions.labelProblem(roomName) { throw ValidationError("--room: \(problem)") }
         let number = candidate.trimmingCharacters(in: .whitespaces)
         if number.isEmpty || number.count > Roster.candidateMaximumCharacters || TerminalSafety.firstUnsafe(in: number) != nil {
             throw ValidationError("--candidate: give the candidate number as the roster has it")

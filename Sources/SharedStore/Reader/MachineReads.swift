@@ -46,18 +46,6 @@ extension SharedReader {
     }
 
     /// What the store says of `room`'s machines now; nil without an open plan.
-    /// Whether `room`'s open plan has a roster without codes (identities taken on the word of
-    /// whoever types a candidate number).
-    public func identitiesUnchecked(_ room: String) async throws -> Bool {
-        let c = connection
-        let logger = self.logger
-        return try await StoreCall.guarded(c, timeout: 10) {
-            try await StoreCall.value(c, """
-                SELECT roster IS NOT NULL AND code_salt IS NULL FROM carrel_rooms WHERE room = \(room) AND closed_at IS NULL
-                """, as: Bool.self, logger: logger)
-        } ?? false
-    }
-
     public func machineRoom(_ room: String) async throws -> MachineRoom? {
         let c = connection
         let logger = self.logger

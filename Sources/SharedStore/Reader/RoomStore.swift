@@ -175,23 +175,6 @@ extension SharedReader {
         }
     }
 
-    /// Releases a candidate held after wrong codes (they get five more tries); false when the
-    /// open room's roster has no such candidate.
-    public func releaseCandidate(room: String, candidate: String) async throws -> Bool {
-        let c = connection
-        let logger = self.logger
-        let released = try await StoreCall.guarded(c, timeout: 10) {
-            try await StoreCall.value(c, """
-                INSERT INTO carrel_candidate_releases (room, candidate)
-                SELECT r.room, e->>'candidate' FROM carrel_rooms r, jsonb_array_elements(r.roster) e
-                WHERE r.room = \(room) AND r.closed_at IS NULL AND lower(e->>'candidate') = lower(\(candidate))
-                LIMIT 1
-                RETURNING true
-                """, as: Bool.self, logger: logger)
-        }
-        return released == true
-    }
-
     /// A room's plan (open or closed), or nil.
     public func room(_ name: String) async throws -> RoomPlan? {
         let c = connection

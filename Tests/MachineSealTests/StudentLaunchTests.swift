@@ -57,6 +57,28 @@ struct StudentLaunchTests {
             let out = asStudent("\(thief) \(helper) passphrase", timeout: 60)
             #expect(out.output.contains("not got") && !out.output.contains("STOLEN"), "\(out.output)")
         }
+        // The helper killed: its Carrel ends with it, and nothing of either is left running.
+        var input: [Int32] = [0, 0]
+        #expect(pipe(&input) == 0)
+        let null = open("/dev/null", O_RDWR)
+        defer { close(null); close(input[1]) }
+        let started = try ChildSpawn.spawn(helper, ["passphrase"], environment: environment, stdin: input[0], stdout: null, stderr: null).get()
+        close(input[0])
+        var child: Int32 = 0
+        #expect(Eventually.poll(20) {
+            child = Int32((try? String(contentsOfFile: "/proc/\(started)/task/\(started)/children", encoding: .utf8))?
+                .split(separator: " ").first.flatMap { Int($0) } ?? 0)
+            return child > 0
+        }, "the helper started its Carrel")
+        kill(started, SIGKILL)
+        var status: Int32 = 0
+        waitpid(started, &status, 0)
+        // Ended: gone, or a zombie waiting for whoever adopted it to reap it.
+        func ended() -> Bool {
+            guard let status = try? String(contentsOfFile: "/proc/\(child)/status", encoding: .utf8) else { return true }
+            return status.contains("State:\tZ")
+        }
+        #expect(Eventually.poll(10, ended), "Carrel ended with its helper: \((try? String(contentsOfFile: "/proc/\(child)/status", encoding: .utf8)) ?? "")")
     }
 
     /// The tester's program (docs/security-model.md, "Enrolled machines"), reduced to the theft.

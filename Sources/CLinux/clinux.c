@@ -6,6 +6,7 @@
 #include <link.h>
 #include <stddef.h>
 #include <sys/auxv.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 
 int carrel_set_dumpable(int dumpable) { return prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0); }
 int carrel_get_dumpable(void) { return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0); }
+int carrel_die_with_parent(void) { return prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0); }
 unsigned long carrel_loader_base(void) { return getauxval(AT_BASE); }
 int carrel_pipe_cloexec_nonblocking(int fds[2]) { return pipe2(fds, O_CLOEXEC | O_NONBLOCK); }
 int carrel_spawn_actions_close_from(void *actions, int lowest) {

@@ -17,6 +17,11 @@ public enum ProcessHardening {
     }
 
     public static var isDumpable: Bool { carrel_get_dumpable() == 1 }
+
+    /// Ends this process (SIGKILL) when its parent ends: a Carrel its signing helper started
+    /// sets it itself, as the kernel clears the helper's own setting at an exec whose ids differ.
+    @discardableResult
+    public static func dieWithParent() -> Bool { carrel_die_with_parent() == 0 }
 }
 
 /// Watches `TracerPid` in /proc/self/status: cheap enough to poll every second, so a

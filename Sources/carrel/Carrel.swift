@@ -52,11 +52,19 @@ struct Carrel: AsyncParsableCommand {
         // group so that it was non-dumpable from its exec: it takes its own group back now
         // (still non-dumpable: a change of ids keeps it so). Anywhere else the two are the same.
         let group = getgid()
-        if getegid() != group, setregid(group, group) != 0 || getegid() != group {
+        let launched = getegid() != group
+        if launched, setregid(group, group) != 0 || getegid() != group {
             FileOutput.standardError.write("carrel: cannot take back this user's group; nothing was started\n")
             Glibc.exit(ExitStatus.internalError.rawValue)
         }
+        // It ends with its helper (the kernel cleared the helper's setting at the exec): set
+        // now, then the helper's answer shows it had not ended before.
+        if launched { ProcessHardening.dieWithParent() }
         MachineSigning.answerLaunch()
+        if launched, MachineSigning.startedByHelper, !MachineSigning.helperAnswers {
+            FileOutput.standardError.write("carrel: the machine's signing helper has ended; nothing was started\n")
+            Glibc.exit(ExitStatus.internalError.rawValue)
+        }
         let arguments = Array(CommandLine.arguments.dropFirst())
         if Self.signsAtStart(arguments) { MachineSigning.relaunch(arguments, machineFolder: MachineFolder.path) }
         SignalGuard.unblockRelied()

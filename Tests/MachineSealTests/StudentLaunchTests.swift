@@ -8,16 +8,15 @@ import SessionTestSupport
 import Testing
 
 /// The helper installed as `carrel seat enroll` leaves it (setuid root, /etc/carrel), used by a
-/// student who is not root: their Carrel is signed for, and a process of theirs that reaches
-/// for the Carrel child's socket while the runtime loads gets nothing. Enrols a test machine in
-/// /etc/carrel for the run (CI runs as root on a machine of its own); skipped where a real
-/// enrolment is there.
-@Suite("carrel-keysign installed, a student at the seat",
-       .enabled(if: getuid() == 0 && !FileManager.default.fileExists(atPath: "/etc/carrel"),
-                "needs root, and a machine with no /etc/carrel (the test enrols one for its run)"),
-       .serialized)
-struct StudentLaunchTests {
-    @Test func aStudentsCarrelIsSignedForAndNoOtherProcessOfTheirsGetsItsSocket() throws {
+/// student who is not root: their Carrel is signed for, a process of theirs that reaches for
+/// the Carrel child's socket while the runtime loads gets nothing, and the helper killed takes
+/// its Carrel with it. Enrols a test machine in /etc/carrel for the run (CI runs as root on a
+/// machine of its own); skipped where a real enrolment is there. In the helper's serialized
+/// suite: the others read /etc/carrel's absence.
+extension KeysignTests {
+    @Test(.enabled(if: !FileManager.default.fileExists(atPath: "/etc/carrel"),
+                   "needs a machine with no /etc/carrel (the test enrols one for its run)"))
+    func aStudentsCarrelIsSignedForAndNoOtherProcessOfTheirsGetsItsSocket() throws {
         let environment = ProcessInfo.processInfo.environment
         let lab = "/tmp/carrel-lab-\(getpid())-\(UInt32.random(in: 0 ... .max))"
         #expect(mkdir(lab, 0o755) == 0 && chmod(lab, 0o755) == 0)
@@ -70,6 +69,10 @@ struct StudentLaunchTests {
                 .split(separator: " ").first.flatMap { Int($0) } ?? 0)
             return child > 0
         }, "the helper started its Carrel")
+        // Once the helper has let go of it (after its `ready`), not only while it traces it.
+        #expect(Eventually.poll(20) {
+            (try? String(contentsOfFile: "/proc/\(child)/status", encoding: .utf8))?.contains("TracerPid:\t0") == true
+        }, "the helper let go of its Carrel")
         kill(started, SIGKILL)
         var status: Int32 = 0
         waitpid(started, &status, 0)

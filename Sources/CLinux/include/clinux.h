@@ -6,6 +6,8 @@
 
 /// PR_SET_DUMPABLE: 0 forbids ptrace attach by the same user, /proc/PID/mem and core dumps.
 int carrel_set_dumpable(int dumpable);
+/// SIGKILL when the parent ends (PR_SET_PDEATHSIG).
+int carrel_die_with_parent(void);
 int carrel_get_dumpable(void);
 
 /// Where the dynamic loader is mapped (0 for a static executable).

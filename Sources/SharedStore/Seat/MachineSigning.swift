@@ -28,6 +28,9 @@ public enum MachineSigning {
     /// Whether the helper started this process (its variable was set at the start).
     public static var startedByHelper: Bool { launch.asked }
 
+    /// Started by the helper, and it answered: false when it has ended since.
+    public static var helperAnswers: Bool { launch.socket != nil }
+
     /// Call first thing, once the process is non-dumpable: answers the helper's launch (its
     /// socket, if it started this process) before any thread is made.
     public static func answerLaunch() { _ = launch }

@@ -77,6 +77,22 @@ public struct SeatView: Sendable, Equatable, Codable {
             self.startSignature = startSignature
         }
     }
+    /// What the store's row says of the seat's time: allowed, and used (the seat's pulse).
+    /// Never written to `--json` (its `timeLeftSeconds` is).
+    public var timing = Timing()
+    /// Records stored under the session that its seat did not write (counted with the
+    /// proctor's key; 0 when not checked).
+    public var recordsNotCounted = 0
+
+    public struct Timing: Sendable, Equatable {
+        public var allowed: Int?
+        public var elapsed: Double
+
+        public init(allowed: Int? = nil, elapsed: Double = 0) {
+            self.allowed = allowed
+            self.elapsed = elapsed
+        }
+    }
     /// What the console flags, in words: "wrong test", "executable differs from the room's",
     /// "candidate seated twice".
     public var warnings: [String] = []
@@ -170,12 +186,13 @@ public struct SeatView: Sendable, Equatable, Codable {
         try room.encode(host, forKey: .host)
         try room.encode(verified, forKey: .verified)
         try room.encode(warnings, forKey: .warnings)
+        try room.encode(recordsNotCounted, forKey: .recordsNotCounted)
     }
 
     /// The room's keys of `--json` (written, not read back: a snapshot read back has none).
     enum RoomKeys: String, CodingKey {
         case candidateNumber, waiting, paused, hand, commandsPending, carrelVersion, executableDigest, fingerprint, terminal, policy
-        case passphraseFailures, commandsRefused, lastRefusal, commandable, host, verified, warnings
+        case passphraseFailures, commandsRefused, lastRefusal, commandable, host, verified, warnings, recordsNotCounted
     }
 
     public static func troubleFirst(_ a: SeatView, _ b: SeatView) -> Bool {

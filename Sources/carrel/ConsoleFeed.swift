@@ -36,6 +36,8 @@ final class ConsoleFeed: ConsoleSource, Sendable {
     let signer: ProctorSigner
     private let shared = Mutex(Shared())
     private let bell = Doorbell()
+    /// Each keyed seat's verified records, folded between readings.
+    private let chains = SeatChains()
 
     init(url: SharedURL, room: String?, signer: ProctorSigner) {
         self.url = url
@@ -229,7 +231,13 @@ final class ConsoleFeed: ConsoleSource, Sendable {
         do {
             var seats = try await reader.seats(room: room)
             try await HeldSeats.flag(&seats, reader: reader)
-            if signer.hasPassphrase { signer.check(&seats, plans: try await plans(reader, rooms: Set(seats.map(\.room)))) }
+            if signer.hasPassphrase {
+                let plans = try await plans(reader, rooms: Set(seats.map(\.room)))
+                // State, answers, hands and commands from each seat's verified records; then its
+                // liveness from its MAC'd claim.
+                try await chains.apply(&seats, reader: reader, keys: signer.roomKeys(plans))
+                signer.check(&seats, plans: plans)
+            }
             let rooms = Dictionary(seats.map { ($0.session, $0.room) }, uniquingKeysWith: { first, _ in first })
             shared.withLock { $0.rooms = rooms }
             publish(Reading(seats: seats, problem: nil, at: Date()))

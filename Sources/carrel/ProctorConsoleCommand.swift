@@ -77,6 +77,7 @@ struct ProctorWatch: AsyncParsableCommand {
                     if let signer {
                         var plans: [String: RoomPlan] = [:]
                         for name in Set(seats.map(\.room)) { plans[name] = try await reader.room(name) }
+                        try await SeatChains().apply(&seats, reader: reader, keys: signer.roomKeys(plans))
                         signer.check(&seats, plans: plans)
                     }
                 } catch {

@@ -46,6 +46,7 @@ extension RoomCommandTests {
             shown = proctor.keyed(["proctor", "--json", "--room", "s1", "--shared", url]).output
             return shown.contains("\"verified\" : true") && shown.contains("\"status\" : \"active\"")
         }, "\(shown)")
+        Self.expectRecordsOutsideTheChainNotShown(pg, database: database, session: session, url: url)
 
         child.send("submit")
         #expect(child.expect("finished submitted", timeout: 20) != nil)
@@ -74,6 +75,37 @@ extension RoomCommandTests {
         let listed = Proctor().keyed(resultsList(url))
         #expect(listed.output.contains("\"verified\" : false"), "\(listed.output)")
         #expect(listed.output.contains("session \(session.prefix(8)) is missing records its seat sent"), "\(listed.output)")
+    }
+
+    /// Records the seat did not write change nothing the console shows with the proctor's key:
+    /// a submission, an answer, a raised hand and a refusal folded into the store's row are
+    /// counted as not the seat's, and the seat stays active with its one answer, verified.
+    /// Without the key the console shows the row, unverified.
+    static func expectRecordsOutsideTheChainNotShown(_ pg: PrivatePostgres, database: String, session: String, url: String) {
+        let forged = pg.psql("""
+            INSERT INTO carrel_records (session, seq, kind, at, body, body_text, mac) VALUES
+              ('\(session)', 800001, 'answer', now(), '{"item":"q2","response":{"choice":"other"},"answered":true}',
+               '{"item":"q2","response":{"choice":"other"},"answered":true}', '2.90.AAAA'),
+              ('\(session)', 800002, 'event', now(), '{"kind":"hand_raised","detail":""}', '{"kind":"hand_raised","detail":""}', NULL),
+              ('\(session)', 800003, 'event', now(), '{"kind":"command_refused","detail":"#7 refused: proctor key revoked, call IT"}', NULL, 'x'),
+              ('\(session)', 800004, 'status', now(), '{"status":"ended","end_reason":"submitted","ended_at":"2026-01-01T00:00:00Z"}', NULL, NULL)
+            """, database: database)
+        #expect(forged.status == 0, "\(forged.output)")
+        let unkeyed = ((try? Proctor().carrel(["proctor", "--json", "--room", "s1", "--shared", url]))?.out ?? []).joined(separator: "\n")
+        #expect(unkeyed.contains("\"status\" : \"submitted\""), "the store's row took them: \(unkeyed)")
+        #expect(unkeyed.contains("\"verified\" : null"), "\(unkeyed)")
+        var shown = ""
+        #expect(SharedStoreTests.eventually(20) {
+            shown = Proctor().keyed(["proctor", "--json", "--room", "s1", "--shared", url]).output
+            return shown.contains("\"status\" : \"active\"")
+        }, "\(shown)")
+        #expect(shown.contains("\"verified\" : true"), "\(shown)")
+        #expect(shown.contains("\"answered\" : 1,"), "\(shown)")
+        #expect(shown.contains("\"hand\" : \"down\""), "\(shown)")
+        #expect(shown.contains("\"commands_refused\" : 0"), "\(shown)")
+        #expect(shown.contains("\"records_not_counted\" : 4"), "\(shown)")
+        #expect(shown.contains("4 records not counted"), "\(shown)")
+        #expect(!shown.contains("revoked"), "\(shown)")
     }
 
     /// `results list` of room s1, as JSON.

@@ -1,5 +1,6 @@
 import AssessmentKit
 import Foundation
+import Localization
 import SessionKit
 import Testing
 @testable import TerminalUI
@@ -119,6 +120,16 @@ struct ProctorConsoleTests {
         let fine = Self.seat("F1", status: "active")
         #expect([fine, hung].sorted(by: SeatView.troubleFirst).map(\.seat) == ["H1", "F1"])
         #expect(ProctorView.sentence(hung, coarse: false).contains("last heard 30 s ago"))
+    }
+
+    @Test func recordsNotCountedAreSaidInWordsInEveryLanguage() {
+        var seat = Self.seat("A1", status: "active")
+        seat.warnings = ["4 records not counted"]
+        seat.verified = true
+        #expect(ProctorView.sentence(seat, coarse: false).contains("4 records not counted (not written by the seat)"))
+        #expect(ProctorView.sentence(seat, coarse: false, say: Localizer(.fr)).contains("4 enregistrements non comptés"))
+        seat.warnings = ["1 record not counted"]
+        #expect(ProctorView.sentence(seat, coarse: false, say: Localizer(.de)).contains("1 Eintrag nicht gezählt"))
     }
 
     @Test func anEmptyRoomSaysHowSeatsJoin() {

@@ -255,6 +255,7 @@ public final class SharedReader: Sendable {
         view.commandable = raw.room_start == nil || raw.room_key
         view.seatKey = raw.seat_key
         view.host = raw.host.map { TerminalSafety.visible($0, keepLineBreaks: false) }
+        view.timing = SeatView.Timing(allowed: raw.time_allowed.map { whole($0) }, elapsed: Double(whole(raw.elapsed)))
         view.liveness = SeatView.Liveness(pid: raw.backend_pid, mac: raw.live_mac, alive: raw.process_alive,
                                           startEnvelope: raw.start_envelope, startSignature: raw.start_signature,
                                           age: raw.live_age)

@@ -234,21 +234,7 @@ extension SharedReader {
 
 extension SharedReader {
     /// The places missing from a chain of places 1…highest, in words (`3, 7–9`); "" for none.
-    static func holes(_ links: Set<Int64>) -> String {
-        guard let highest = links.max() else { return "" }
-        var runs: [String] = []
-        var start: Int64?
-        for place in 1...(highest + 1) {
-            if place <= highest && !links.contains(place) {
-                if start == nil { start = place }
-            } else if let first = start {
-                runs.append(first == place - 1 ? "\(first)" : "\(first)–\(place - 1)")
-                start = nil
-            }
-            if runs.count == 5 { runs.append("…"); break }
-        }
-        return runs.joined(separator: ", ")
-    }
+    static func holes(_ links: Set<Int64>) -> String { ChainPlaces.holes(links) }
 }
 
 /// What `journalCopy` read, session by session, before it writes the copy.

@@ -149,6 +149,10 @@ public enum ProctorView {
         if words.count == 3, words[0] == "refused", let n = Int(words[1]), words[2] == "command" || words[2] == "commands" {
             return say("{0, plural, one {refused # command} other {refused # commands}}", .n(n))
         }
+        // "4 records not counted"
+        if words.count == 4, let n = Int(words[0]), words[1] == "record" || words[1] == "records", words[2] == "not", words[3] == "counted" {
+            return say("{0, plural, one {# record not counted (not written by the seat)} other {# records not counted (not written by the seat)}}", .n(n))
+        }
         return say.known(warning, context: "seat warning")
     }
 

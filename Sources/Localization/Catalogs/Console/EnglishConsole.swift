@@ -113,6 +113,7 @@ extension English {
         "⟨seat warning⟩no start signed by the proctor",
         "⟨seat warning⟩liveness claimed by another connection",
         "{0, plural, one {refused # command} other {refused # commands}}",
+        "{0, plural, one {# record not counted (not written by the seat)} other {# records not counted (not written by the seat)}}",
         "command {0} refused: {1}",
         "command {0}",
         "⟨seat state⟩not started",

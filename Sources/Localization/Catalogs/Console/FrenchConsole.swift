@@ -111,6 +111,7 @@ extension French {
         "⟨seat warning⟩no start signed by the proctor": "aucun démarrage signé par le surveillant",
         "⟨seat warning⟩liveness claimed by another connection": "activité revendiquée par une autre connexion",
         "{0, plural, one {refused # command} other {refused # commands}}": "{0, plural, one {# commande refusée} many {# commandes refusées} other {# commandes refusées}}",
+        "{0, plural, one {# record not counted (not written by the seat)} other {# records not counted (not written by the seat)}}": "{0, plural, one {# enregistrement non compté (pas écrit par le poste)} many {# enregistrements non comptés (pas écrits par le poste)} other {# enregistrements non comptés (pas écrits par le poste)}}",
         "command {0} refused: {1}": "commande {0} refusée : {1}",
         "command {0}": "commande {0}",
         "⟨seat state⟩not started": "non commencé",

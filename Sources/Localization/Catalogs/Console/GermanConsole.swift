@@ -111,6 +111,7 @@ extension German {
         "⟨seat warning⟩no start signed by the proctor": "kein von der Aufsicht signierter Start",
         "⟨seat warning⟩liveness claimed by another connection": "Lebenszeichen von einer anderen Verbindung beansprucht",
         "{0, plural, one {refused # command} other {refused # commands}}": "{0, plural, one {# Befehl abgelehnt} other {# Befehle abgelehnt}}",
+        "{0, plural, one {# record not counted (not written by the seat)} other {# records not counted (not written by the seat)}}": "{0, plural, one {# Eintrag nicht gezählt (nicht vom Platz geschrieben)} other {# Einträge nicht gezählt (nicht vom Platz geschrieben)}}",
         "command {0} refused: {1}": "Befehl {0} abgelehnt: {1}",
         "command {0}": "Befehl {0}",
         "⟨seat state⟩not started": "nicht begonnen",

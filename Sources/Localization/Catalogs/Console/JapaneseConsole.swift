@@ -111,6 +111,7 @@ extension Japanese {
         "⟨seat warning⟩no start signed by the proctor": "試験監督者の署名付き開始がありません",
         "⟨seat warning⟩liveness claimed by another connection": "別の接続が稼働を主張しています",
         "{0, plural, one {refused # command} other {refused # commands}}": "{0, plural, other {コマンドを#件拒否}}",
+        "{0, plural, one {# record not counted (not written by the seat)} other {# records not counted (not written by the seat)}}": "{0, plural, other {座席が書いていない記録#件は数えていません}}",
         "command {0} refused: {1}": "コマンド {0} を拒否：{1}",
         "command {0}": "コマンド {0}",
         "⟨seat state⟩not started": "未開始",

@@ -111,6 +111,7 @@ extension Spanish {
         "⟨seat warning⟩no start signed by the proctor": "ningún inicio firmado por el supervisor",
         "⟨seat warning⟩liveness claimed by another connection": "actividad reclamada por otra conexión",
         "{0, plural, one {refused # command} other {refused # commands}}": "{0, plural, one {# orden rechazada} many {# órdenes rechazadas} other {# órdenes rechazadas}}",
+        "{0, plural, one {# record not counted (not written by the seat)} other {# records not counted (not written by the seat)}}": "{0, plural, one {# registro no contado (no lo escribió el puesto)} many {# registros no contados (no los escribió el puesto)} other {# registros no contados (no los escribió el puesto)}}",
         "command {0} refused: {1}": "orden {0} rechazada: {1}",
         "command {0}": "orden {0}",
         "⟨seat state⟩not started": "sin empezar",

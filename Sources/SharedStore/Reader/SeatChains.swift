@@ -1,0 +1,87 @@
+import AssessmentKit
+import Foundation
+import PostgresNIO
+import SessionKit
+import Synchronization
+
+/// The console's view of each seat the proctor's start gave a key, from its verified records
+/// only (`SeatChain`), kept between readings: each reading asks the store for the records after
+/// the last that verified, so a room's console reads each record about once.
+public final class SeatChains: Sendable {
+    struct Entry: Sendable {
+        var key: [UInt8]
+        var chain: SeatChain
+    }
+
+    private let entries = Mutex<[String: Entry]>([:])
+
+    /// The most records one reading takes of one session (the rest come at the next).
+    static let perSession = 2000
+
+    public init() {}
+
+    /// Replaces what the store's rows say of each keyed seat of `seats` with what its verified
+    /// records say (`SeatView.apply`). Seats with no key (waiting, begun without the console's
+    /// start, or in a room whose key `keys` lacks) are left as they are: the liveness check
+    /// marks them unverified.
+    public func apply(_ seats: inout [SeatView], reader: SharedReader, keys: RoomKeys) async throws {
+        var keyed: [String: (index: Int, key: [UInt8])] = [:]
+        for i in seats.indices {
+            let seat = seats[i]
+            guard let (publicKey, signing) = keys(seat.room) else { continue }
+            let start = SignedCommand(id: 0, envelope: seat.liveness.startEnvelope, signature: seat.liveness.startSignature)
+            guard let envelope = start.envelope(signedBy: publicKey), envelope.action == "start",
+                  envelope.session == seat.session, envelope.room == seat.room, envelope.keys != nil else { continue }
+            keyed[seat.session] = (i, signing.sessionKey(seat.session, seatKey: envelope.seatKey ?? ""))
+        }
+        // Sessions no longer read are forgotten; a session whose key changed starts again.
+        var known = entries.withLock { current in
+            current = current.filter { keyed[$0.key]?.key == $0.value.key }
+            return current
+        }
+        for (session, found) in keyed where known[session] == nil {
+            known[session] = Entry(key: found.key, chain: SeatChain())
+        }
+        let after = keyed.keys.sorted().map { ($0, known[$0]?.chain.lastSeq ?? 0) }
+        if !after.isEmpty {
+            for record in try await reader.records(after: after, limit: Self.perSession) {
+                guard var entry = known[record.session] else { continue }
+                entry.chain.add(session: record.session, key: entry.key, seq: record.seq, kind: record.kind,
+                                body: record.body, mac: record.mac)
+                known[record.session] = entry
+            }
+        }
+        let kept = known
+        entries.withLock { $0 = kept }
+        for (session, found) in keyed {
+            if let chain = kept[session]?.chain { seats[found.index].apply(chain) }
+        }
+    }
+}
+
+extension SharedReader {
+    /// Each session's records numbered after its given number, in store order, at most `limit`
+    /// of each (so one session's many records never keep another's out of a reading).
+    func records(after: [(session: String, seq: Int64)], limit: Int) async throws -> [StoredRecord] {
+        let connection = self.connection
+        let logger = self.logger
+        let sessions = after.map(\.session)
+        let numbers = after.map(\.seq)
+        let rows = try await StoreCall.guarded(connection, timeout: 30) { try await StoreCall.rows(connection, """
+            SELECT w.session, r.seq::text, r.kind, r.body_text, r.mac
+            FROM unnest(\(sessions)::text[], \(numbers)::int8[]) AS w(session, after)
+            CROSS JOIN LATERAL (
+              SELECT seq, kind, body_text, mac FROM carrel_records r
+              WHERE r.session = w.session AND r.seq > w.after ORDER BY seq, received_at LIMIT \(limit)) r
+            """, logger: logger) }
+        var records: [StoredRecord] = []
+        records.reserveCapacity(rows.count)
+        for row in rows {
+            // A row that cannot be read is no record of anyone's: the seat's own come in rows
+            // that read.
+            guard let t = StoreRows.texts(row), t.count == 5, let session = t[0], let seq = t[1].flatMap({ Int64($0) }) else { continue }
+            records.append(StoredRecord(session: session, seq: seq, kind: t[2] ?? "", at: nil, body: t[3], mac: t[4]))
+        }
+        return records
+    }
+}

@@ -95,7 +95,7 @@ struct ActionTarget: ParsableArguments {
             throw CarrelFailure(status: .usage, message: "keys are sent only to seats the proctor checked: compare the list above with the seat keys on the seats' screens, then add --yes")
         }
         FileOutput.standardError.write("Send the key to these seats? y/N ")
-        guard RoomJoin.confirmed() else {
+        guard RoomJoin.confirmed(.english) else {
             throw CarrelFailure(status: .refused, message: "nothing was sent")
         }
     }

@@ -5,7 +5,9 @@ import AssessmentKit
 import Foundation
 import Lockdown
 import SessionKit
+import Localization
 import SharedStore
+import TerminalUI
 
 /// A seat joining its room's plan before its start screen: the test must be the room's, a
 /// roster names the candidate (and their accommodations), and a proctor-started room waits.
@@ -46,7 +48,7 @@ struct RoomJoin: Sendable {
             if !given.isEmpty {
                 throw CarrelFailure(status: .usage, message: "room \(TerminalSafety.visible(label.room, keepLineBreaks: false)) has a roster: \(given.joined(separator: ", ")) come\(given.count == 1 ? "s" : "") from the roster only; launch without \(given.count == 1 ? "it" : "them")")
             }
-            join.match = try await join.identify(url, label: label, assessment: assessment)
+            join.match = try await join.identify(url, label: label, assessment: assessment, language: take.display.language)
         }
         return join
     }
@@ -73,9 +75,12 @@ struct RoomJoin: Sendable {
 
     /// Asks the candidate number until the roster knows it and the candidate confirms the name:
     /// `Identification` decides, this asks, looks up and says.
-    func identify(_ url: SharedURL, label: SharedLabel, assessment: Assessment) async throws(CarrelFailure) -> RosterMatch {
+    func identify(_ url: SharedURL, label: SharedLabel, assessment: Assessment, language: String?) async throws(CarrelFailure) -> RosterMatch {
         let out = FileOutput.standardOutput
         let v = { (text: String) in TerminalSafety.visible(text, keepLineBreaks: false) }
+        // The seat's language (its --language, the test's, the environment's) until the roster
+        // names the candidate's own; the candidate's from the question "is this you?" on.
+        var say = Localizer((try? LanguagePick.choose(option: language, assessment: assessment.language))?.language ?? .en)
         var state = Identification(codes: plan.codeSalt != nil)
         var pending = state.update(.start)
         while !pending.isEmpty {
@@ -83,10 +88,10 @@ struct RoomJoin: Sendable {
             for effect in pending {
                 switch effect {
                 case .askNumber:
-                    out.write("Candidate number: ")
+                    out.write(say("Candidate number: "))
                     answers.append(.typed(readLine(strippingNewline: true)))
                 case .askCode:
-                    answers.append(.typedCode(Self.secretLine(prompt: "Candidate code (not shown): ")))
+                    answers.append(.typedCode(Self.secretLine(prompt: say("Candidate code (not shown): "))))
                 case let .lookUp(number, code):
                     do {
                         switch try await SeatRoom.candidate(url, room: label.room, seat: label.seat, number: number, code: code,
@@ -101,27 +106,29 @@ struct RoomJoin: Sendable {
                 case let .tell(line):
                     switch line {
                     case .typeTheCardNumber:
-                        out.write("Type the number on your candidate card.\n")
+                        out.write(say("Type the number on your candidate card.") + "\n")
                     case let .notOnRoster(number):
-                        out.write("Candidate \(v(number)) is not on the roster of this room. Check the number, or ask the proctor.\n")
+                        out.write(say("Candidate {0} is not on the roster of this room. Check the number, or ask the proctor.", .s(v(number))) + "\n")
                     case .numberOrCodeWrong:
-                        out.write("That candidate number and code do not match the roster. Check your card, or ask the proctor.\n")
+                        out.write(say("That candidate number and code do not match the roster. Check your card, or ask the proctor.") + "\n")
                     case let .held(candidate):
-                        out.write("Candidate \(v(candidate)) is held after too many wrong codes. Ask the proctor.\n")
+                        out.write(say("Candidate {0} is held after too many wrong codes. Ask the proctor.", .s(v(candidate))) + "\n")
                     case let .seatedElsewhere(candidate, seat):
-                        out.write("Candidate \(v(candidate)) is already seated at \(v(seat)); the proctor has been shown both seats. Ask the proctor.\n")
+                        out.write(say("Candidate {0} is already seated at {1}; the proctor has been shown both seats. Ask the proctor.", .s(v(candidate)), .s(v(seat))) + "\n")
                     }
                 case let .reportSeatedTwice(match):
                     await SeatRoom.reportRefused(url, .candidateTwice, label: label, candidate: match.candidate,
                                                  assessmentID: assessment.id, assessmentTitle: assessment.title, fingerprint: fingerprint,
                                                  attestation: SeatFacts.attestation(fingerprint: fingerprint, policy: assessment.policy))
                 case let .askConfirmation(match):
-                    out.write("\(v(match.name)) — is this you? y/N ")
-                    answers.append(.answered(Self.confirmed()))
+                    // The candidate's own language, when the roster gives one Carrel speaks.
+                    if let tag = match.language, let theirs = Language(tag: tag) { say = Localizer(theirs) }
+                    out.write(say("{0} — is this you? {1}/N", .s(v(match.name)), .s(TakeKeys.yesLetter(say))) + " ")
+                    answers.append(.answered(Self.confirmed(say)))
                 case let .identified(match):
                     return match
                 case let .fail(status, message):
-                    throw CarrelFailure(status: status, message: message)
+                    throw CarrelFailure(status: status, message: say.known(message, context: "identification"))
                 }
             }
             pending = answers.flatMap { state.update($0) }
@@ -140,12 +147,12 @@ extension RoomJoin {
     }
 
     /// The answer to "is this you? y/N": at a terminal one key, as every y/N question of Carrel
-    /// (y is yes, anything else no), with an Enter typed right after it taken with it so that
-    /// it does not reach the start screen; elsewhere a line (`y` or `yes`).
-    static func confirmed() -> Bool {
+    /// (y, or the language's own yes — o, j, s, はい — is yes, anything else no), with an Enter
+    /// typed right after it taken with it so that it does not reach the start screen; elsewhere
+    /// a line (`y`, `yes`, or the language's letter or word).
+    static func confirmed(_ say: Localizer) -> Bool {
         guard isatty(0) == 1, let saved = EchoGuard.disable() else {
-            let answer = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-            return answer == "y" || answer == "yes"
+            return isYes(readLine(strippingNewline: true) ?? "", say: say)
         }
         defer { EchoGuard.restore(saved) }
         func keys(minimum: cc_t, tenths: cc_t) {
@@ -159,15 +166,37 @@ extension RoomJoin {
         }
         keys(minimum: 1, tenths: 0)
         var key: UInt8 = 0
-        let yes = read(0, &key, 1) == 1 && (key == UInt8(ascii: "y") || key == UInt8(ascii: "Y"))
-        // What came with the key (an Enter after it, the rest of an arrow's sequence) is
-        // not an answer to the next screen.
+        let first = read(0, &key, 1) == 1 ? [key] : []
+        // What came with the key (the rest of a character typed through an input method, an
+        // Enter after it, the rest of an arrow's sequence) is read with it: a word such as はい
+        // is one answer, and nothing of it reaches the next screen.
         keys(minimum: 0, tenths: 3)
+        var typedBytes = first
         var rest = [UInt8](repeating: 0, count: 64)
-        _ = read(0, &rest, rest.count)
+        // Until nothing more comes for 0.3 s (an input method may send a word a character at a time).
+        while typedBytes.count < 256 {
+            let more = read(0, &rest, rest.count)
+            guard more > 0 else { break }
+            typedBytes += rest.prefix(more)
+        }
         tcflush(0, TCIFLUSH)
-        FileOutput.standardOutput.write(yes ? "y\n" : "n\n")
+        let typed = String(decoding: typedBytes, as: UTF8.self)
+        // One key decides at a terminal: what follows it (an Enter) is not part of the answer,
+        // except the rest of a word typed through an input method.
+        let answer = typed.unicodeScalars.first.map { $0.isASCII ? String($0) : typed } ?? ""
+        let yes = isYes(answer, say: say)
+        FileOutput.standardOutput.write(yes ? "\(TakeKeys.yesLetter(say))\n" : "n\n")
         return yes
+    }
+
+    /// Whether `answer` says yes: y or yes in any language Carrel speaks, the candidate's own
+    /// letter (o, j, s) or word (oui, ja, sí, はい).
+    static func isYes(_ answer: String, say: Localizer) -> Bool {
+        let typed = answer.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        guard !typed.isEmpty else { return false }
+        if typed == "y" || typed == "yes" { return true }
+        if typed == TakeKeys.yesLetter(say).lowercased() { return true }
+        return typed == say("⟨answer⟩yes").lowercased()
     }
 }
 

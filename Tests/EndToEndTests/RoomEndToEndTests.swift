@@ -208,6 +208,43 @@ struct RoomEndToEndTests {
         #expect(taken, "the seat's journal took the store's mark")
     }
 
+    /// The roster's language asks the candidate in their own words and takes their own yes:
+    /// a French candidate answers `o`, a Japanese one はい (a word an input method sends at once).
+    @Test(.timeLimit(.minutes(3)), .enabled(if: TestEnvironment.runs(whenInstalled: PrivatePostgres.unavailable == nil), "needs PostgreSQL (scripts/install-deps)"))
+    func theIdentityQuestionIsAskedInTheCandidatesLanguageAndTakesItsYes() throws {
+        let pg = try PrivatePostgres.shared()
+        let lab = try lab(pg)
+        let t = try #require(TmuxHarness())
+        let file = try t.fixture("geography.yaml")
+        let list = try roster(t, "candidate,name,language\n2001,Marie Curie,fr\n2002,Hideki Yukawa,ja\n")
+        let opened = carrel(["room", "open", "lang1", file, "--roster", list, "--start", "proctor", "--machines", "any", "--shared", lab.owner])
+        #expect(opened.status == 0, "\(opened.output)")
+        t.start("fr", ["take", file, "--shared", lab.seat, "--room", "lang1", "--seat", "F1"])
+        #expect(t.waitFor("fr", "Candidate number:") != nil)
+        t.type("fr", "2001")
+        t.keys("fr", "Enter")
+        #expect(t.waitFor("fr", "Marie Curie — est-ce bien vous ? o/N") != nil, "\(t.screen("fr"))")
+        t.type("fr", "o")
+        #expect(t.waitFor("fr", "est-ce bien vous ? o/N o") != nil, "\(t.screen("fr"))")
+        #expect(!t.screen("fr").contains("Candidate number:\n") || t.screen("fr").components(separatedBy: "Candidate number:").count == 2,
+                "o was taken as yes: \(t.screen("fr"))")
+        t.start("ja", ["take", file, "--shared", lab.seat, "--room", "lang1", "--seat", "J1"])
+        #expect(t.waitFor("ja", "Candidate number:") != nil)
+        t.type("ja", "2002")
+        t.keys("ja", "Enter")
+        #expect(t.waitFor("ja", "Hideki Yukawa さんですか？ y/N") != nil, "\(t.screen("ja"))")
+        t.type("ja", "はい")
+        #expect(t.waitFor("ja", "さんですか？ y/N y") != nil, "\(t.screen("ja"))")
+        // Both are waiting for the proctor's start: the console lists them.
+        var json = ""
+        for _ in 0..<40 {
+            json = carrel(["proctor", "--shared", lab.owner, "--room", "lang1", "--json"]).output
+            if json.contains("\"candidate_number\" : \"2001\"") && json.contains("\"candidate_number\" : \"2002\"") { break }
+            usleep(250_000)
+        }
+        #expect(json.contains("\"candidate_number\" : \"2001\"") && json.contains("\"candidate_number\" : \"2002\""), "\(json)")
+    }
+
     @Test(.timeLimit(.minutes(3)), .enabled(if: TestEnvironment.runs(whenInstalled: PrivatePostgres.unavailable == nil), "needs PostgreSQL (scripts/install-deps)"))
     func aWrongTestIsRefusedAndTheSeatRoleCannotWritePlansOrCommands() throws {
         let pg = try PrivatePostgres.shared()

@@ -116,5 +116,18 @@ extension English {
         // Help
         "Keys",
         "lines {0}–{1} of {2}",
+        // Identification at a room's seat
+        "Candidate number: ",
+        "Candidate code (not shown): ",
+        "Type the number on your candidate card.",
+        "Candidate {0} is not on the roster of this room. Check the number, or ask the proctor.",
+        "That candidate number and code do not match the roster. Check your card, or ask the proctor.",
+        "Candidate {0} is held after too many wrong codes. Ask the proctor.",
+        "Candidate {0} is already seated at {1}; the proctor has been shown both seats. Ask the proctor.",
+        "{0} — is this you? {1}/N",
+        "⟨answer⟩yes",
+        "⟨identification⟩no candidate number was given; nothing was started",
+        "⟨identification⟩no candidate code was given; nothing was started",
+        "⟨identification⟩the candidate was not identified; nothing was started — ask the proctor",
     ]
 }

@@ -208,5 +208,29 @@ extension French {
             "Touches",
         "lines {0}–{1} of {2}":
             "lignes {0} à {1} sur {2}",
+        "Candidate number: ":
+            "Numéro de candidat : ",
+        "Candidate code (not shown): ":
+            "Code de candidat (masqué) : ",
+        "Type the number on your candidate card.":
+            "Tapez le numéro inscrit sur votre carte de candidat.",
+        "Candidate {0} is not on the roster of this room. Check the number, or ask the proctor.":
+            "Le candidat {0} n'est pas sur la liste de cette salle. Vérifiez le numéro ou appelez le surveillant.",
+        "That candidate number and code do not match the roster. Check your card, or ask the proctor.":
+            "Ce numéro et ce code de candidat ne correspondent pas à la liste. Vérifiez votre carte ou appelez le surveillant.",
+        "Candidate {0} is held after too many wrong codes. Ask the proctor.":
+            "Le candidat {0} est bloqué après trop de codes erronés. Appelez le surveillant.",
+        "Candidate {0} is already seated at {1}; the proctor has been shown both seats. Ask the proctor.":
+            "Le candidat {0} est déjà installé au poste {1} ; le surveillant voit les deux postes. Appelez le surveillant.",
+        "{0} — is this you? {1}/N":
+            "{0} — est-ce bien vous ? {1}/N",
+        "⟨answer⟩yes":
+            "oui",
+        "⟨identification⟩no candidate number was given; nothing was started":
+            "aucun numéro de candidat n'a été donné ; rien n'a été commencé",
+        "⟨identification⟩no candidate code was given; nothing was started":
+            "aucun code de candidat n'a été donné ; rien n'a été commencé",
+        "⟨identification⟩the candidate was not identified; nothing was started — ask the proctor":
+            "le candidat n'a pas été identifié ; rien n'a été commencé — appelez le surveillant",
     ]
 }

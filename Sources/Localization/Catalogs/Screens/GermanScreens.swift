@@ -208,5 +208,29 @@ extension German {
             "Tasten",
         "lines {0}–{1} of {2}":
             "Zeilen {0}–{1} von {2}",
+        "Candidate number: ":
+            "Kandidatennummer: ",
+        "Candidate code (not shown): ":
+            "Kandidatencode (wird nicht angezeigt): ",
+        "Type the number on your candidate card.":
+            "Geben Sie die Nummer auf Ihrer Kandidatenkarte ein.",
+        "Candidate {0} is not on the roster of this room. Check the number, or ask the proctor.":
+            "Kandidat {0} steht nicht auf der Liste dieses Raums. Prüfen Sie die Nummer oder fragen Sie die Aufsicht.",
+        "That candidate number and code do not match the roster. Check your card, or ask the proctor.":
+            "Diese Kandidatennummer und dieser Code passen nicht zur Liste. Prüfen Sie Ihre Karte oder fragen Sie die Aufsicht.",
+        "Candidate {0} is held after too many wrong codes. Ask the proctor.":
+            "Kandidat {0} ist nach zu vielen falschen Codes gesperrt. Fragen Sie die Aufsicht.",
+        "Candidate {0} is already seated at {1}; the proctor has been shown both seats. Ask the proctor.":
+            "Kandidat {0} sitzt bereits an Platz {1}; die Aufsicht sieht beide Plätze. Fragen Sie die Aufsicht.",
+        "{0} — is this you? {1}/N":
+            "{0} — sind Sie das? {1}/N",
+        "⟨answer⟩yes":
+            "ja",
+        "⟨identification⟩no candidate number was given; nothing was started":
+            "es wurde keine Kandidatennummer eingegeben; nichts wurde gestartet",
+        "⟨identification⟩no candidate code was given; nothing was started":
+            "es wurde kein Kandidatencode eingegeben; nichts wurde gestartet",
+        "⟨identification⟩the candidate was not identified; nothing was started — ask the proctor":
+            "der Kandidat wurde nicht identifiziert; nichts wurde gestartet — fragen Sie die Aufsicht",
     ]
 }

@@ -208,5 +208,29 @@ extension Japanese {
             "キー一覧",
         "lines {0}–{1} of {2}":
             "{2} 行中 {0}–{1} 行",
+        "Candidate number: ":
+            "受験番号：",
+        "Candidate code (not shown): ":
+            "受験者コード（表示されません）：",
+        "Type the number on your candidate card.":
+            "受験票の番号を入力してください。",
+        "Candidate {0} is not on the roster of this room. Check the number, or ask the proctor.":
+            "受験番号 {0} はこの教室の名簿にありません。番号を確認するか、試験監督者に尋ねてください。",
+        "That candidate number and code do not match the roster. Check your card, or ask the proctor.":
+            "受験番号とコードが名簿と一致しません。受験票を確認するか、試験監督者に尋ねてください。",
+        "Candidate {0} is held after too many wrong codes. Ask the proctor.":
+            "受験番号 {0} はコードの誤りが多すぎるため保留されています。試験監督者に尋ねてください。",
+        "Candidate {0} is already seated at {1}; the proctor has been shown both seats. Ask the proctor.":
+            "受験番号 {0} はすでに座席 {1} に着席しています。試験監督者には両方の座席が表示されています。試験監督者に尋ねてください。",
+        "{0} — is this you? {1}/N":
+            "{0} さんですか？ {1}/N",
+        "⟨answer⟩yes":
+            "はい",
+        "⟨identification⟩no candidate number was given; nothing was started":
+            "受験番号が入力されませんでした。何も開始していません",
+        "⟨identification⟩no candidate code was given; nothing was started":
+            "受験者コードが入力されませんでした。何も開始していません",
+        "⟨identification⟩the candidate was not identified; nothing was started — ask the proctor":
+            "受験者が確認できませんでした。何も開始していません — 試験監督者に尋ねてください",
     ]
 }

@@ -208,5 +208,29 @@ extension Spanish {
             "Teclas",
         "lines {0}–{1} of {2}":
             "líneas {0}–{1} de {2}",
+        "Candidate number: ":
+            "Número de candidato: ",
+        "Candidate code (not shown): ":
+            "Código de candidato (oculto): ",
+        "Type the number on your candidate card.":
+            "Escriba el número de su tarjeta de candidato.",
+        "Candidate {0} is not on the roster of this room. Check the number, or ask the proctor.":
+            "El candidato {0} no está en la lista de esta sala. Compruebe el número o consulte al supervisor.",
+        "That candidate number and code do not match the roster. Check your card, or ask the proctor.":
+            "Ese número y ese código de candidato no coinciden con la lista. Compruebe su tarjeta o consulte al supervisor.",
+        "Candidate {0} is held after too many wrong codes. Ask the proctor.":
+            "El candidato {0} está retenido tras demasiados códigos erróneos. Consulte al supervisor.",
+        "Candidate {0} is already seated at {1}; the proctor has been shown both seats. Ask the proctor.":
+            "El candidato {0} ya está sentado en el puesto {1}; el supervisor ve los dos puestos. Consulte al supervisor.",
+        "{0} — is this you? {1}/N":
+            "{0} — ¿es usted? {1}/N",
+        "⟨answer⟩yes":
+            "sí",
+        "⟨identification⟩no candidate number was given; nothing was started":
+            "no se dio ningún número de candidato; no se empezó nada",
+        "⟨identification⟩no candidate code was given; nothing was started":
+            "no se dio ningún código de candidato; no se empezó nada",
+        "⟨identification⟩the candidate was not identified; nothing was started — ask the proctor":
+            "el candidato no fue identificado; no se empezó nada — consulte al supervisor",
     ]
 }

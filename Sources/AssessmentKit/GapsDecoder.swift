@@ -91,7 +91,7 @@ extension ItemDecoder {
         }
         if case .sequence? = map["answer"]?.value { several = true }
         guard several else {
-            guard let (kind, marking) = choice(map, what: what), case let .choice(choices, answer) = kind else { return nil }
+            guard let (kind, marking) = choice(map, what: what, oneAllowed: true), case let .choice(choices, answer) = kind else { return nil }
             var marks = choices.map { ChoiceMark(text: $0) }
             if case let .choices(given)? = marking { marks = given }
             for i in marks.indices where marks[i].text == answer { marks[i].credit = 100 }

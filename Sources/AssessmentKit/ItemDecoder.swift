@@ -164,9 +164,15 @@ struct ItemDecoder {
         return option
     }
 
-    func choices(_ map: Mapping, what: String) -> [Option]? {
+    /// The choices of `map`: at least two, or for a gap's pick (`oneAllowed`) at least one,
+    /// with a warning that a single choice gives the answer away (Moodle takes such a gap).
+    func choices(_ map: Mapping, what: String, oneAllowed: Bool = false) -> [Option]? {
         guard let node = need(map, "choices", what), let list = options(node, "choices", entry: "choice") else {
             return nil
+        }
+        if oneAllowed && list.count == 1 {
+            fields.warning(node, "\(what) has one choice, so it gives its answer away")
+            return list
         }
         guard list.count >= 2 else {
             fields.error(node, "\(what) needs at least two choices")
@@ -190,8 +196,8 @@ struct ItemDecoder {
         return marks.contains(where: { $0.credit != nil || $0.feedback != nil }) ? .choices(marks) : nil
     }
 
-    func choice(_ map: Mapping, what: String) -> Keyed? {
-        let choices = self.choices(map, what: what)
+    func choice(_ map: Mapping, what: String, oneAllowed: Bool = false) -> Keyed? {
+        let choices = self.choices(map, what: what, oneAllowed: oneAllowed)
         guard let node = need(map, "answer", what) else { return nil }
         if case .sequence = node.value {
             fields.error(node, "a `choice` item has one answer; use type `multiple` for several")

@@ -33,8 +33,10 @@ extension MoodleQuestion {
             guard kept.contains(where: { $0.credit == 100 }) else {
                 throw .malformed("the right choice of the gap [[\(number)]] is empty")
             }
-            guard kept.count >= 2 else {
-                throw .malformed("the gap [[\(number)]] has nothing else to pick: its group \(group.clippedForMessage) holds one choice")
+            if kept.count < 2 {
+                // Moodle takes it; the gap then shows its own answer as the only pick.
+                let note = "the gap [[\(number)]] gives its answer away: its group \(group.clippedForMessage) holds one choice"
+                if !notes.contains(note) { notes.append(note) }
             }
             let marks = kept.map { ChoiceMark(text: $0.text, credit: $0.credit == 100 ? 100 : nil) }
             gaps.append(Gap(kind: .choice(options: marks, multiple: false)))

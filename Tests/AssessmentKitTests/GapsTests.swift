@@ -90,7 +90,10 @@ struct GapsTests: ItemsReading {
 
     @Test func aGapMoodleWouldRefuseIsRefusedWithItsLine() {
         let base = "      - id: g\n        type: gaps\n        prompt: \"{1}\"\n        gaps:\n"
-        expectProblem(base + "          - choices: [only]\n            answer: only\n", 10, 22, "needs at least two choices")
+        // Moodle takes a pick with one choice (a drag-and-drop group of one): a warning.
+        expectProblem(base + "          - choices: [only]\n            answer: only\n", 10, 22, "has one choice, so it gives its answer away",
+                      severity: .warning)
+        expectProblem(base + "          - choices: []\n            answer: only\n", 10, 22, "choices")
         expectProblem(base + "          - choices: [a, b]\n", 10, 13, "gap 1 of item \"g\" is missing the required key `answer`")
         expectProblem(base + "          - answer: three\n", 10, 21, "answer must be a number, not \"three\"")
         expectProblem(base + "          - points: 2\n", 10, 13, "needs `accept` (typed text), `choices` (a pick) or `answer` (a number)")

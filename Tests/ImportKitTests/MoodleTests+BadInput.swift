@@ -9,7 +9,7 @@ extension MoodleTests {
     @Test func malformedQuestionsAreReportedWithTheirNameAndLine() throws {
         let file = "moodle/carrel/malformed.xml"
         let bank = try read(file)
-        #expect(bank.items.map(\.prompt) == ["The Earth is round.", "Capital of Italy?"])
+        #expect(bank.items.map(\.prompt) == ["The Earth is round.", "The {1} sat on the {2}.", "Capital of Italy?"])
         func at(_ name: String) throws -> Int { try line(of: "<name><text>\(name)</text></name>", in: file) - 1 }
         let expected = [
             "\(file):\(try at("Bad fraction")): error: “Bad fraction”: the fraction “full” of an answer is not a number",
@@ -22,7 +22,8 @@ extension MoodleTests {
             "\(file):\(try at("Only patterns")): warning: skipped: “Only patterns”: its answers use Moodle's * wildcard, which Carrel does not match",
             "\(file):\(try at("Gap beyond the choices")): error: “Gap beyond the choices”: the gap [[9]] names choice 9, but the question has 2 choices",
             "\(file):\(try at("No gaps")): error: “No gaps”: the question text has no gap; [[1]] marks a gap whose answer is the first choice",
-            "\(file):\(try at("Lonely group")): error: “Lonely group”: the gap [[1]] has nothing else to pick: its group 1 holds one choice",
+            "\(file):\(try at("Lonely group")): warning: “Lonely group”: the gap [[1]] gives its answer away: its group 1 holds one choice",
+            "\(file):\(try at("Lonely group")): warning: “Lonely group”: the gap [[2]] gives its answer away: its group 2 holds one choice",
             "\(file):\(try at("Gap in a comment")): error: “Gap in a comment”: a gap [[N]] stands where the text is not shown (in a comment, a script or markup), so no student would see it",
             "\(file):\(try at("One pair")): error: “One pair”: a matching question needs at least two pairs",
             "\(file):\(try at("No text")): error: “No text”: the question has no text",
@@ -30,6 +31,39 @@ extension MoodleTests {
             "\(file):\(try line(of: "A question without a name", in: file) - 1): error: a multichoice question without a name: a question with one answer to pick needs at least two different choices",
         ]
         #expect(bank.diagnostics.map(\.description) == expected)
+    }
+
+    /// Moodle takes a drag-and-drop gap whose group holds one choice: so does Carrel, with a
+    /// warning, and the written test passes the validator (which warns too) and reads back equal.
+    @Test func aGapWhoseGroupHoldsOneChoiceImportsWithAWarning() throws {
+        let bank = try read(xml: """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <quiz>
+            <question type="ddwtos">
+              <name><text>Lonely</text></name>
+              <questiontext format="html"><text>The [[1]] sat on the [[2]].</text></questiontext>
+              <dragbox><text>cat</text><group>1</group></dragbox>
+              <dragbox><text>mat</text><group>2</group></dragbox>
+            </question>
+            </quiz>
+            """)
+        #expect(bank.diagnostics.map(\.description) == [
+            "t.xml:3: warning: “Lonely”: the gap [[1]] gives its answer away: its group 1 holds one choice",
+            "t.xml:3: warning: “Lonely”: the gap [[2]] gives its answer away: its group 2 holds one choice",
+        ])
+        let assembly = Importer.assemble([bank], options: .init(id: "imported", title: "Imported"))
+        let yaml = try #require(assembly.yaml)
+        let outcome = AssessmentReader.read(text: yaml, file: "imported.yaml")
+        #expect(outcome.diagnostics.errors.isEmpty, "\(outcome.diagnostics.map(\.description))\n\(yaml)")
+        #expect(outcome.diagnostics.map(\.description).contains { $0.contains("has one choice, so it gives its answer away") },
+                "\(outcome.diagnostics.map(\.description))")
+        let item = try #require(outcome.assessment?.sections.first?.items.first)
+        #expect(item == assembly.assessment?.sections.first?.items.first)
+        guard case let .gaps(gaps) = item.kind else {
+            Issue.record("a gaps item: \(item.kind)")
+            return
+        }
+        #expect(gaps.count == 2)
     }
 
     @Test func xmlThatIsNotWellFormedIsAnErrorAtItsLine() throws {

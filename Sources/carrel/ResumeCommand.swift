@@ -75,7 +75,8 @@ struct ResumeCommand: AsyncParsableCommand {
         }
         let theme = display.resolvedTheme(launched: record.options.theme)
         var model = TakeModel(
-            assessment: assessment, candidate: record.candidate,
+            // As the seat showed the candidate before: a rostered candidate with their number.
+            assessment: assessment, candidate: record.options.shared?.candidateNumber.map { "\(record.candidate ?? "") (\($0))" } ?? record.candidate,
             timeAllowed: record.extraTime.apply(to: assessment.timeLimit).map { min($0, assessment.policy.maxDuration) },
             theme: theme, screenReader: display.screenReader || record.options.screenReader == true)
         // The language the session was launched in, unless --language asks for another.

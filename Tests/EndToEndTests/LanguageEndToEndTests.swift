@@ -127,11 +127,13 @@ struct LanguageEndToEndTests {
 
 extension TmuxHarness {
     /// Submits in another language: Ctrl-S, the language's yes key, the receipt closed.
-    func submitIn(_ window: String, yes: String, asking: String, done: String) -> Bool {
+    /// Submits in the language of the session; with `leave: false` the receipt stays shown.
+    func submitIn(_ window: String, yes: String, asking: String, done: String, leave: Bool = true) -> Bool {
         keys(window, "C-s")
         guard waitFor(window, asking) != nil else { return false }
         type(window, yes)
         guard waitFor(window, done) != nil else { return false }
+        if !leave { return true }
         keys(window, "Enter")
         return exitStatus(window) == 0
     }

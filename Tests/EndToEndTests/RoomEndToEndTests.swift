@@ -243,6 +243,19 @@ struct RoomEndToEndTests {
             usleep(250_000)
         }
         #expect(json.contains("\"candidate_number\" : \"2001\"") && json.contains("\"candidate_number\" : \"2002\""), "\(json)")
+
+        // Started, killed and resumed: the receipt still names the candidate with their number.
+        t.keys("ja", "C-c")
+        t.keys("fr", "Enter")
+        #expect(carrel(["proctor", "start", "--shared", lab.owner, "--room", "lang1", "--seat", "F1"]).status == 0)
+        #expect(t.waitFor("fr", "verrouillé sur Carrel") != nil, "\(t.screen("fr"))")
+        t.keys("fr", "Enter")
+        #expect(t.waitFor("fr", "⏱") != nil, "\(t.screen("fr"))")
+        #expect(t.killAndResume("fr", in: "again"))
+        #expect(t.waitFor("again", "⏱") != nil, "\(t.screen("again"))")
+        #expect(t.submitIn("again", yes: "o", asking: "Rendre votre copie", done: "plus verrouillé", leave: false))
+        let receipt = t.screen("again")
+        #expect(receipt.contains("Marie Curie (2001)"), "the receipt after the resume names the candidate's number: \(receipt)")
     }
 
     @Test(.timeLimit(.minutes(3)), .enabled(if: TestEnvironment.runs(whenInstalled: PrivatePostgres.unavailable == nil), "needs PostgreSQL (scripts/install-deps)"))

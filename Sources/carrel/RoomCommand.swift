@@ -6,6 +6,7 @@ import AssessmentKit
 import Foundation
 import SessionKit
 import SharedStore
+import TerminalUI
 
 /// `carrel room open|show|close`: the proctor's plan of a room in the lab's shared store.
 struct RoomCommand: AsyncParsableCommand {
@@ -165,12 +166,15 @@ struct RoomShow: AsyncParsableCommand {
         try await reportingFailures {
             let url = try store.required(by: "room show")
             let room = self.room
-            let plan = try await ProctorStore.using(url, doing: "read room \(room)") { try await $0.room(room) }
+            let (plan, roster) = try await ProctorStore.using(url, doing: "read room \(room)") { reader in
+                let plan = try await reader.room(room)
+                return (plan, plan == nil ? [] : try await reader.roster(room: room))
+            }
             guard let plan else {
                 throw CarrelFailure(status: .cannotOpenInput, message: "no room \(TerminalSafety.visible(room, keepLineBreaks: false)) in the shared store; open it with `carrel room open`")
             }
             if json {
-                FileOutput.standardOutput.write(try JSONText.pretty(plan))
+                FileOutput.standardOutput.write(try JSONText.pretty(ShownRoom(plan: plan, roster: roster)))
                 return
             }
             let v = { (t: String) in TerminalSafety.visible(t, keepLineBreaks: false) }
@@ -185,9 +189,48 @@ struct RoomShow: AsyncParsableCommand {
                     ?? "none (the test has no proctor key: seats can be watched, not commanded)"),
                 "Opened: \(plan.openedAt) by \(v(plan.openedBy)) with Carrel \(v(plan.carrelVersion)) (\(v(plan.carrelDigest)))",
             ]
+            lines += Self.rosterLines(roster)
             lines.append("")
             FileOutput.standardOutput.write(lines.joined(separator: "\n"))
         }
+    }
+
+    /// The roster, one candidate a line: number, name, accommodations, and where they sit.
+    static func rosterLines(_ roster: [RosterLine]) -> [String] {
+        guard !roster.isEmpty else { return [] }
+        let v = { (t: String) in TerminalSafety.visible(t, keepLineBreaks: false) }
+        let numberWidth = roster.map { TextWidth.of(v($0.candidate)) }.max() ?? 0
+        let nameWidth = min(roster.map { TextWidth.of(v($0.name)) }.max() ?? 0, 30)
+        var lines = ["", "Candidates:"]
+        for line in roster {
+            var facts: [String] = []
+            if let seat = line.plannedSeat { facts.append("seat \(v(seat))") }
+            if let extra = line.extraTime, let time = try? ExtraTime(parsing: extra), time != .none { facts.append("extra time \(time.description)") }
+            if line.screenReader == true { facts.append("screen reader") }
+            if let theme = line.theme { facts.append("theme \(v(theme))") }
+            if let language = line.language { facts.append("language \(v(language))") }
+            if line.hasCode { facts.append("code") }
+            let sitting = line.seatedAt.map { "at \(v($0)) (\(v((line.sessionStatus ?? "").replacingOccurrences(of: "_", with: " "))))" } ?? "not seated"
+            let number = v(line.candidate), name = v(line.name)
+            lines.append("  " + number + String(repeating: " ", count: max(0, numberWidth - TextWidth.of(number)) + 2)
+                         + name + String(repeating: " ", count: max(0, nameWidth - TextWidth.of(name)) + 2)
+                         + (facts.isEmpty ? "" : facts.joined(separator: ", ") + "; ") + sitting)
+        }
+        return lines
+    }
+}
+
+/// `room show --json`: the plan's keys, and the roster as `roster` (empty without one).
+struct ShownRoom: Encodable {
+    var plan: RoomPlan
+    var roster: [RosterLine]
+
+    enum Keys: String, CodingKey { case roster }
+
+    func encode(to encoder: any Encoder) throws {
+        try plan.encode(to: encoder)
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(roster, forKey: .roster)
     }
 }
 

@@ -244,6 +244,14 @@ struct RoomEndToEndTests {
         }
         #expect(json.contains("\"candidate_number\" : \"2001\"") && json.contains("\"candidate_number\" : \"2002\""), "\(json)")
 
+        // The roster as room show lists it: each candidate, their accommodations, and where they sit.
+        let shown = carrel(["room", "show", "lang1", "--shared", lab.owner])
+        #expect(shown.output.contains("Candidates:"), "\(shown.output)")
+        #expect(shown.output.contains("2001  Marie Curie    language fr; at F1 (not started)"), "\(shown.output)")
+        #expect(shown.output.contains("2002  Hideki Yukawa  language ja; at J1 (not started)"), "\(shown.output)")
+        let shownJSON = carrel(["room", "show", "lang1", "--json", "--shared", lab.owner]).output
+        #expect(shownJSON.contains("\"seated_at\" : \"F1\"") && shownJSON.contains("\"language\" : \"fr\""), "\(shownJSON)")
+
         // Started, killed and resumed: the receipt still names the candidate with their number.
         t.keys("ja", "C-c")
         t.keys("fr", "Enter")

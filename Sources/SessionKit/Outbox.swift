@@ -161,6 +161,16 @@ extension Journal {
         }
     }
 
+    /// When the store last confirmed every record this journal had sent (the marker row the
+    /// outbox keeps), or nil when it never has.
+    public func lastPublished() throws -> Date? {
+        try writer.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT at FROM outbox WHERE kind = '.published' ORDER BY seq DESC LIMIT 1")
+            else { return nil }
+            return try JournalFields(row: row, owner: "the outbox's published marker").optionalDate("at")
+        }
+    }
+
     /// The shared-store label and last known state of a publishing session.
     public func publication(session: String) throws -> (room: String, seat: String, state: String?, since: Date?)? {
         try writer.read { db in

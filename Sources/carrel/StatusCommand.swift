@@ -26,7 +26,10 @@ struct StatusCommand: ParsableCommand {
         var answered: Int
         var items: Int
         var elapsedSeconds: Int
+        /// The time allowed: the test's limit with the roster's extra time, and the time the
+        /// proctor added.
         var timeAllowedSeconds: Int?
+        var addedSeconds: Int = 0
     }
 
     /// What `status` prints of a session (its JSON, a format scripts read): the record's facts
@@ -64,6 +67,8 @@ struct StatusCommand: ParsableCommand {
         var url: String?
         /// This session's records not yet in the store.
         var waitingRecords: Int
+        /// When the store last confirmed every record the seat had sent.
+        var lastReached: String?
     }
 
     struct LockInfo: Codable {
@@ -221,7 +226,8 @@ struct StatusCommand: ParsableCommand {
         }
         let answers = try journal.answers(session: record.id)
         let answered = answers.values.filter { !$0.isEmpty }.count
-        let allowed = facts.flatMap { record.extraTime.apply(to: $0.timeLimit) }
+        let added = RoomControl.replay(try journal.events(session: record.id), watched: record.options.shared != nil).addedSeconds
+        let allowed = facts.flatMap { record.extraTime.apply(to: $0.timeLimit) }.map { $0 + added }
         var shared: SharedInfo?
         if let p = try journal.publication(session: record.id) {
             let reported = p.since.map(Timestamp.iso)
@@ -229,14 +235,15 @@ struct StatusCommand: ParsableCommand {
             shared = SharedInfo(room: p.room, seat: p.seat, store: p.state, since: reported,
                                 storeNow: live ? p.state : "not connected (its process has ended)",
                                 url: record.options.shared?.store,
-                                waitingRecords: try journal.outboxWaiting(session: record.id))
+                                waitingRecords: try journal.outboxWaiting(session: record.id),
+                                lastReached: try journal.lastPublished().map(Timestamp.iso))
         }
         return SessionSummary(
             session: record.id, candidate: record.candidate, assessment: record.assessmentID,
             status: record.status == .active ? "active" : record.status.rawValue, started: Timestamp.iso(record.startedAt),
             pid: record.pid, host: record.host, interruptions: record.interruptions,
             progress: Progress(answered: answered, items: facts?.items ?? 0,
-                               elapsedSeconds: TimeUsed.seconds(record.elapsed), timeAllowedSeconds: allowed),
+                               elapsedSeconds: TimeUsed.seconds(record.elapsed), timeAllowedSeconds: allowed, addedSeconds: added),
             shared: shared)
     }
 
@@ -302,11 +309,13 @@ struct StatusCommand: ParsableCommand {
         }
         text += s.waitingRecords == 0 ? "; every record published"
             : "; \(s.waitingRecords) record\(s.waitingRecords == 1 ? "" : "s") waiting to be published"
+        if let reached = s.lastReached { text += "; the store last confirmed every record at \(reached)" }
         return text
     }
 
     func progressText(_ p: Progress) -> String {
-        let time = p.timeAllowedSeconds.map { "\(DurationText.format(p.elapsedSeconds)) used of \(DurationText.format($0))" }
+        let added = p.addedSeconds > 0 ? " (\(DurationText.format(p.addedSeconds)) added by the proctor)" : ""
+        let time = p.timeAllowedSeconds.map { "\(DurationText.format(p.elapsedSeconds)) used of \(DurationText.format($0))\(added)" }
             ?? "\(DurationText.format(p.elapsedSeconds)) used"
         return "\(p.answered) of \(p.items) answered, \(time)"
     }

@@ -147,6 +147,10 @@ struct RoomEndToEndTests {
         #expect(carrel(["proctor", "time", "--shared", lab.owner, "--room", "lab1", "--seat", "A1", "+10m"]).status == 0)
         #expect(carrel(["proctor", "resume", "--shared", lab.owner, "--room", "lab1"]).status == 0)
         #expect(t.waitFor("seat", "24:5") != nil)
+        // status counts the added time, and says when the store last confirmed the seat's records.
+        let status = ChildSpawn.run(TmuxHarness.carrel, ["status", "--state-dir", t.stateDir], environment: t.environment).output
+        #expect(status.contains("used of 25m (10m added by the proctor)"), "\(status)")
+        #expect(status.contains("the store last confirmed every record at 20"), "\(status)")
 
         let message = carrel(["proctor", "message", "--shared", lab.owner, "--room", "lab1", "Question 3: read Sydney as Canberra"])
         #expect(message.status == 0, "\(message.output)")

@@ -195,12 +195,16 @@ public struct SeatView: Sendable, Equatable, Codable {
         case passphraseFailures, commandsRefused, lastRefusal, commandable, host, verified, warnings, recordsNotCounted
     }
 
+    /// Trouble first (`rank`), then by seat name: a seat moves only when its state changes,
+    /// never because it was heard from a second later than another (j and k stay on the seat
+    /// the proctor meant).
     public static func troubleFirst(_ a: SeatView, _ b: SeatView) -> Bool {
         if a.rank != b.rank { return a.rank < b.rank }
-        if a.incidents != b.incidents { return a.incidents > b.incidents }
-        if a.lastHeardSeconds != b.lastHeardSeconds { return a.lastHeardSeconds > b.lastHeardSeconds }
-        if a.seat != b.seat { return a.seat < b.seat }
-        return a.session < b.session
+        switch a.seat.localizedStandardCompare(b.seat) {
+        case .orderedAscending: return true
+        case .orderedDescending: return false
+        case .orderedSame: return a.seat != b.seat ? a.seat < b.seat : a.session < b.session
+        }
     }
 }
 

@@ -338,7 +338,7 @@ struct RoomEndToEndTests {
         let key = try #require(shown.components(separatedBy: "Seat key: ").last?.prefix(19))
         #expect(t.waitFor("console", "seat key \(key)") != nil)
         t.keys("console", "s")
-        #expect(t.waitFor("console", "Start them and send each its keys") != nil)
+        #expect(t.waitFor("console", "Start 1 seat and send each its keys: F1? y/N") != nil, "\(t.screen("console"))")
         t.keys("console", "y")
         #expect(t.waitFor("seat", "This terminal is now locked to Carrel", timeout: 20) != nil)
         t.keys("seat", "Enter")

@@ -212,7 +212,37 @@ struct LanguageFrameTests {
         consoleReader.say = Localizer(language)
         consoleReader.update(seats)
         f.out.append(("console-reader", ProctorView.render(consoleReader, width: f.width, height: f.height)))
+        // A room of thirty: paused seats, a raised hand, seats held back, keys and hosts; the
+        // confirmation of a message to the marked seats names them.
+        var room = ProctorModel(room: "101", screenReader: false)
+        room.say = Localizer(language)
+        room.update(thirty)
+        f.out.append(("console-thirty", ProctorView.render(room, width: f.width, height: f.height)))
+        _ = room.handle(.character("*"), pageSize: 10)
+        _ = room.handle(.character("m"), pageSize: 10)
+        for ch in "Q3" { _ = room.handle(.character(ch), pageSize: 10) }
+        _ = room.handle(.enter, pageSize: 10)
+        f.out.append(("console-thirty-confirm", ProctorView.render(room, width: f.width, height: f.height)))
     }
+
+    /// Thirty seats as a room has them mid-exam, trouble first.
+    static let thirty: [SeatView] = (1...30).map { n -> SeatView in
+        let name = "A\(n)"
+        var s: SeatView
+        switch n {
+        case 1...3: s = seat(name, status: "not_started", answered: 0)
+        case 4: s = seat(name, status: "interrupted", heard: 40, connected: false)
+        case 5...8: s = seat(name, status: "submitted", answered: 12)
+        default: s = seat(name, status: "active", answered: n % 12)
+        }
+        if (9...14).contains(n) { s.paused = true }
+        if n == 20 { s.hand = "raised" }
+        if n == 2 { s.warnings = ["unknown machine, held back"] }
+        if n == 3 { s.warnings = ["other Carrel, held back"] }
+        s.seatKey = Data((0..<32).map { UInt8(($0 * 7 + n) % 256) }).base64EncodedString()
+        s.host = "υπολογιστής-\(n < 10 ? "0" : "")\(n)"
+        return s
+    }.sorted(by: SeatView.troubleFirst)
 
     static func seat(_ name: String, status: String, answered: Int = 3, paste: Int = 0, heard: Int = 0, connected: Bool = true) -> SeatView {
         SeatView(session: "s-\(name)", candidate: "Μαθητής \(name)", seat: name, room: "101", assessment: "geo",

@@ -29,6 +29,34 @@ struct ProctorConsoleTests {
         #expect(Self.room.map(\.seat) == ["A3", "A4", "A2", "A5", "A1", "A6"])
     }
 
+    /// Seats of the same state keep their place by name whenever they were last heard from
+    /// (a refresh a second later does not reorder them), in natural order (A2 before A10).
+    @Test func seatsOfTheSameStateStayInPlaceAcrossRefreshes() {
+        var rng = SystemRandomNumberGenerator()
+        let names = (1...12).map { "A\($0)" }
+        var orders: Set<[String]> = []
+        for _ in 0..<20 {
+            let seats = names.shuffled(using: &rng).map { Self.seat($0, status: "active", heard: Int.random(in: 0...3, using: &rng)) }
+            orders.insert(seats.sorted(by: SeatView.troubleFirst).map(\.seat))
+        }
+        #expect(orders == [names], "\(orders)")
+        // A seat moves when its state changes: an incident puts it with the seats to look at.
+        var seats = names.map { Self.seat($0, status: "active") }
+        seats[7].pasteAttempts = 1
+        #expect(seats.sorted(by: SeatView.troubleFirst).first?.seat == "A8")
+    }
+
+    /// The room's count says paused seats, raised hands and held-back seats as their lines do.
+    @Test func theCountsSayPausedSeatsHandsAndSeatsHeldBack() {
+        var seats = (1...6).map { Self.seat("A\($0)", status: "active") }
+        for i in 0..<4 { seats[i].paused = true }
+        seats[4].hand = "raised"
+        var waiting = Self.seat("A7", status: "not_started", answered: 0)
+        waiting.warnings = ["unknown machine, held back"]
+        let line = ProctorView.summary(seats + [waiting])
+        #expect(line == "7 seats: 2 active, 4 paused, 1 not started, 1 asks for help, 1 held back", "\(line)")
+    }
+
     @Test func everySeatFitsAt80By24AndTheFocusedSeatIsSaidInWordsWithTheCursorOnIt() {
         var model = ProctorModel(room: "lab", screenReader: false)
         model.update(Self.room)
@@ -157,11 +185,22 @@ struct ProctorConsoleActionTests {
         #expect(m.handle(.character(" "), pageSize: 5) == .none)
         _ = m.handle(.character("j"), pageSize: 5)
         _ = m.handle(.character(" "), pageSize: 5)
-        guard case let .send(.resume, marked) = m.handle(.character("c"), pageSize: 5) else {
-            Issue.record("c sends no resume")
+        // To several seats, a command is asked first, naming how many and which.
+        #expect(m.handle(.character("c"), pageSize: 5) == .none)
+        let names = m.seats.filter { m.marked.contains($0.session) }.map(\.seat)
+        #expect(m.entry?.prompt == "Continue 2 seats: \(names.joined(separator: " "))? y/N ", "\(String(describing: m.entry))")
+        guard case let .send(.resume, marked) = m.handle(.character("y"), pageSize: 5) else {
+            Issue.record("c then y sends no resume")
             return
         }
         #expect(marked.count == 2)
+        // Sent: the marks are cleared, and the next command goes to the selected seat alone.
+        #expect(m.marked.isEmpty)
+        guard case let .send(.pause, alone) = m.handle(.character("p"), pageSize: 5) else {
+            Issue.record("p sends no pause")
+            return
+        }
+        #expect(alone.count == 1)
         #expect(ProctorView.sentence(m.selectedSeat ?? ProctorConsoleTests.room[0], coarse: false, marked: true).contains("marked"))
         _ = m.handle(.character("*"), pageSize: 5)
         #expect(m.marked.count == ProctorConsoleTests.room.count)
@@ -175,7 +214,8 @@ struct ProctorConsoleActionTests {
         let selected = [m.selectedSeat].compactMap { $0 }
         #expect(m.handle(.character("s"), pageSize: 5) == .none)
         #expect(m.entry?.kind == .confirmStart)
-        #expect(ProctorView.render(m, width: 80, height: 24).lines[23].hasPrefix("Start them and send each its keys"))
+        let seat = selected.first?.seat ?? "?"
+        #expect(ProctorView.render(m, width: 80, height: 24).lines[23].hasPrefix("Start 1 seat and send each its keys: \(seat)? y/N"))
         #expect(m.handle(.character("n"), pageSize: 5) == .none)
         #expect(m.entry == nil && m.notice == "Nothing started")
         _ = m.handle(.character("s"), pageSize: 5)

@@ -111,14 +111,14 @@ extension ProctorModel {
         case .markAll:
             marked = marked.count == seats.count ? [] : Set(seats.map(\.session))
         case .start:
-            // The start sends each seat its keys: asked first, as an end is.
-            if !targets.isEmpty { entry = Entry(kind: .confirmStart, text: "") }
-        case .pause: return command(.pause)
-        case .resume: return command(.resume)
-        case .acknowledge: return command(.acknowledge)
+            // The start sends each seat its keys: asked first, as an end is, naming the seats.
+            if !targets.isEmpty { entry = Entry(kind: .confirmStart, text: "", seats: targets.map(\.seat)) }
+        case .pause: return confirmed(.pause)
+        case .resume: return confirmed(.resume)
+        case .acknowledge: return confirmed(.acknowledge)
         case .addTime: entry = Entry(kind: .minutes, text: "")
         case .message: entry = Entry(kind: .message, text: "")
-        case .end: entry = Entry(kind: .confirmEnd, text: "")
+        case .end: if !targets.isEmpty { entry = Entry(kind: .confirmEnd, text: "", seats: targets.map(\.seat)) }
         }
         if !seats.isEmpty { selected = seats[min(max(0, i), seats.count - 1)].session }
         return .none
@@ -130,9 +130,20 @@ extension ProctorModel {
         return chosen.isEmpty ? (selectedSeat.map { [$0] } ?? []) : chosen
     }
 
+    /// A command to the selected seat goes at once; to several marked seats it is asked first,
+    /// naming how many and which.
+    mutating func confirmed(_ action: ProctorAction) -> Action {
+        let to = targets
+        guard to.count > 1 else { return command(action) }
+        entry = Entry(kind: .confirmSend(action), text: "", seats: to.map(\.seat))
+        return .none
+    }
+
     mutating func command(_ action: ProctorAction) -> Action {
         let to = targets
         guard !to.isEmpty else { return .none }
+        // Sent: the marks are done with (the next command goes to the seats marked for it).
+        marked = []
         let what = Self.commandWords(action.name, say)
         if to.count == 1 {
             notice = say("Sending {0} to seat {1}…", .s(what), .s(ProctorView.name(to[0].seat)))
@@ -173,25 +184,31 @@ extension ProctorModel {
                     notice = say("Give whole minutes from 1 to 600")
                     return .none
                 }
-                return command(.addTime(seconds: minutes * 60))
+                return confirmed(.addTime(seconds: minutes * 60))
             case .message:
                 guard let action = ProctorAction(name: "message", argument: e.text) else {
                     notice = say("Nothing sent: the message is empty")
                     return .none
                 }
-                return command(action)
+                return confirmed(action)
             case .confirmEnd:
                 return e.text.lowercased() == "y" ? command(.end) : .none
             case .confirmStart:
                 return e.text.lowercased() == "y" ? command(.start) : .none
+            case let .confirmSend(action):
+                return e.text.lowercased() == "y" ? command(action) : .none
             }
         case .backspace:
             if !e.text.isEmpty { e.text.removeLast() }
         case let .character(ch):
-            if e.kind == .confirmEnd || e.kind == .confirmStart {
+            if e.isConfirmation {
                 if saysYes(ch) { e.text = "y"; entry = e; return entryKey(.enter) }
                 entry = nil
-                notice = e.kind == .confirmEnd ? say("Nothing ended") : say("Nothing started")
+                switch e.kind {
+                case .confirmEnd: notice = say("Nothing ended")
+                case .confirmStart: notice = say("Nothing started")
+                default: notice = say("Nothing sent")
+                }
                 return .none
             }
             let limit = e.kind == .minutes ? 3 : ProctorAction.messageLimit
@@ -213,6 +230,16 @@ extension ProctorModel {
         default:
             report = nil
             reportScroll = 0
+        }
+    }
+}
+
+extension ProctorModel.Entry {
+    /// A question answered with one key, y or no.
+    var isConfirmation: Bool {
+        switch kind {
+        case .confirmEnd, .confirmStart, .confirmSend: return true
+        case .minutes, .message: return false
         }
     }
 }

@@ -29,21 +29,65 @@ public struct ProctorModel: Sendable, Equatable {
     public var handsSeen: Set<String> = []
 
     public struct Entry: Sendable, Equatable {
-        public enum Kind: Sendable, Equatable { case minutes, message, confirmEnd, confirmStart }
+        public enum Kind: Sendable, Equatable {
+            case minutes, message, confirmEnd, confirmStart
+            /// A command to several seats, asked before it goes.
+            case confirmSend(ProctorAction)
+        }
         public var kind: Kind
         public var text: String
+        /// The seats a confirmation names (their names as the seats gave them).
+        public var seats: [String] = []
+
+        public init(kind: Kind, text: String, seats: [String] = []) {
+            self.kind = kind
+            self.text = text
+            self.seats = seats
+        }
 
         /// The question, in English.
         public var prompt: String { prompt(Localizer.english) }
 
-        /// The question in the console's language, ending with a space before the answer.
+        /// The question in the console's language, ending with a space before the answer. A
+        /// confirmation names how many seats and which.
         public func prompt(_ say: Localizer) -> String {
+            let yes = say("⟨key⟩y")
+            let n = seats.count
+            let names = Self.names(seats, say: say)
             switch kind {
             case .minutes: return say("Minutes to add:") + " "
             case .message: return say("Message:") + " "
-            case .confirmEnd: return say("End these sessions now (answers are kept and scored)? {0}/N", .s(say("⟨key⟩y"))) + " "
-            case .confirmStart: return say("Start them and send each its keys (seat keys as listed)? {0}/N", .s(say("⟨key⟩y"))) + " "
+            case .confirmEnd:
+                return say("End the sessions of {0, plural, one {# seat} other {# seats}} (answers are kept and scored): {1}? {2}/N",
+                           .n(n), .s(names), .s(yes)) + " "
+            case .confirmStart:
+                return say("Start {0, plural, one {# seat} other {# seats}} and send each its keys: {1}? {2}/N", .n(n), .s(names), .s(yes)) + " "
+            case let .confirmSend(action):
+                switch action {
+                case .pause: return say("Pause {0, plural, one {# seat} other {# seats}}: {1}? {2}/N", .n(n), .s(names), .s(yes)) + " "
+                case .resume: return say("Continue {0, plural, one {# seat} other {# seats}}: {1}? {2}/N", .n(n), .s(names), .s(yes)) + " "
+                case .acknowledge:
+                    return say("Acknowledge the hands of {0, plural, one {# seat} other {# seats}}: {1}? {2}/N", .n(n), .s(names), .s(yes)) + " "
+                case let .addTime(seconds):
+                    return say("Add {0} min for {1, plural, one {# seat} other {# seats}}: {2}? {3}/N",
+                               .n(seconds / 60), .n(n), .s(names), .s(yes)) + " "
+                case .message:
+                    return say("Send the message to {0, plural, one {# seat} other {# seats}}: {1}? {2}/N", .n(n), .s(names), .s(yes)) + " "
+                case .start, .end:
+                    return say("Send {0} to {1, plural, one {# seat} other {# seats}}: {2}? {3}/N",
+                               .s(ProctorModel.commandWords(action.name, say)), .n(n), .s(names), .s(yes)) + " "
+                }
             }
+        }
+
+        /// The most seats a confirmation names one by one.
+        static let namedSeats = 12
+
+        /// "A1 A2 A3", or the first twelve and how many more.
+        static func names(_ seats: [String], say: Localizer) -> String {
+            let shown = seats.prefix(namedSeats).map(ProctorView.name).joined(separator: " ")
+            guard seats.count > namedSeats else { return shown }
+            return say("{0} and {1} more", .s(shown), .n(seats.count - namedSeats))
         }
     }
 
@@ -119,11 +163,11 @@ public enum ProctorView {
         for warning in s.warnings { parts.append(warningWords(warning, say: say)) }
         if let refusal = s.lastRefusal, s.commandsRefused > 0 { parts.append(refusalWords(String(refusal.dropFirst()), say: say)) }
         if !s.commandable { parts.append(say("watch only: the test has no proctor key")) }
+        // Where this seat is and the key it showed on its own screen (the table's columns at
+        // 120 columns); before its start, what it runs too.
+        if let key = s.seatKey.flatMap(SeatBox.fingerprint) { parts.append(say("seat key {0}", .s(key))) }
+        if let host = s.host { parts.append(say("host {0}", .s(name(host)))) }
         if s.status == "not_started" {
-            // Before a start that sends the test's key: where this seat is, what it runs, and
-            // the key it showed on its own screen.
-            if let key = s.seatKey.flatMap(SeatBox.fingerprint) { parts.append(say("seat key {0}", .s(key))) }
-            if let host = s.host { parts.append(say("host {0}", .s(name(host)))) }
             // "Carrel" and its digest are names.
             if let digest = s.executableDigest { parts.append("Carrel \(name(String(digest.prefix(19))))") }
         }
@@ -194,16 +238,28 @@ public enum ProctorView {
         case "submitted": return say("⟨seats⟩{0, plural, one {# submitted} other {# submitted}}", .n(n))
         case "timed_out": return say("⟨seats⟩{0, plural, one {# timed out} other {# timed out}}", .n(n))
         case "ended": return say("⟨seats⟩{0, plural, one {# ended} other {# ended}}", .n(n))
+        case "paused": return say("⟨seats⟩{0, plural, one {# paused} other {# paused}}", .n(n))
         default: return "\(n) \(status.replacingOccurrences(of: "_", with: " "))"
         }
     }
 
+    /// The state a seat is counted under: its status, or "paused" for a running seat the
+    /// proctor paused (as its line says).
+    static func countedState(_ s: SeatView) -> String {
+        s.paused && s.status == "active" ? "paused" : s.status
+    }
+
+    /// "6 seats: 4 active, 2 paused; 1 asks for help; 1 held back".
     static func summary(_ seats: [SeatView], say: Localizer = .english) -> String {
         var counts: [String] = []
-        for status in ["interrupted", "active", "not_started", "submitted", "timed_out", "ended"] {
-            let n = seats.filter { $0.status == status }.count
+        for status in ["interrupted", "active", "paused", "not_started", "submitted", "timed_out", "ended"] {
+            let n = seats.filter { countedState($0) == status }.count
             if n > 0 { counts.append(stateCount(status, n, say: say)) }
         }
+        let hands = seats.filter { $0.hand == "raised" }.count
+        if hands > 0 { counts.append(say("{0, plural, one {# asks for help} other {# ask for help}}", .n(hands))) }
+        let held = seats.filter { $0.warnings.contains { $0.hasSuffix(", held back") } }.count
+        if held > 0 { counts.append(say("⟨seats⟩{0, plural, one {# held back} other {# held back}}", .n(held))) }
         let trouble = seats.filter { $0.status == "active" && $0.incidents > 0 }.count
         var text = say("{0, plural, one {# seat} other {# seats}}", .n(seats.count))
         if trouble > 0 {
@@ -277,6 +333,9 @@ public enum ProctorView {
         return out
     }
 
+    /// From this width on, the table has the seat key and host columns.
+    static let wideConsole = 120
+
     /// The seats' table: its headings, each column's width, and each seat's cells. Columns are
     /// as wide as their headings and words need (at least: seat 12, candidate 16, status 12,
     /// answered 9, left 8, counts 12, then the time heard from). When that is wider than the
@@ -286,17 +345,23 @@ public enum ProctorView {
     static func table(_ m: ProctorModel, width: Int) -> (headings: [String], widths: [Int], rows: [[String]]) {
         let say = m.say
         let coarse = m.screenReader
-        let headings = [say("⟨column⟩seat"), say("⟨column⟩candidate"), say("⟨column⟩status"), say("⟨column⟩answered"),
+        // A wide console (120 columns) adds each seat's key and host, which an 80-column one
+        // says in the focused seat's sentence.
+        let wide = width >= Self.wideConsole
+        var headings = [say("⟨column⟩seat"), say("⟨column⟩candidate"), say("⟨column⟩status"), say("⟨column⟩answered"),
                         say("⟨column⟩left"), say("⟨column⟩pst foc ext"), say("⟨column⟩heard")]
+        if wide { headings += [say("⟨column⟩seat key"), say("⟨column⟩host")] }
         let rows: [[String]] = m.seats.map { s in
             let left = ["active", "interrupted"].contains(s.status) ? (s.timeLeftSeconds.map { clock($0, coarse: coarse, say: say) } ?? "—") : "—"
-            return [(m.marked.contains(s.session) ? "* " : "") + name(s.seat), s.candidate.map(name) ?? "—", statusWords(s, say: say),
-                    "\(s.answered)/\(s.total)", left, String(format: "%3d %3d %3d", s.pasteAttempts, s.focusLosses, s.exitAttempts),
-                    heard(s, coarse: coarse, say: say)]
+            var cells = [(m.marked.contains(s.session) ? "* " : "") + name(s.seat), s.candidate.map(name) ?? "—", statusWords(s, say: say),
+                         "\(s.answered)/\(s.total)", left, String(format: "%3d %3d %3d", s.pasteAttempts, s.focusLosses, s.exitAttempts),
+                         heard(s, coarse: coarse, say: say)]
+            if wide { cells += [s.seatKey.flatMap(SeatBox.fingerprint) ?? "—", s.host.map(name) ?? "—"] }
+            return cells
         }
         // The seat's and the candidate's names do not widen their columns; words do.
-        let least = [12, 16, 12, 9, 8, 12, 0]
-        let measured = [false, false, true, true, true, true, true]
+        let least = [12, 16, 12, 9, 8, 12, 0] + (wide ? [21, 0] : [])
+        let measured = [false, false, true, true, true, true, true] + (wide ? [true, true] : [])
         var widths = headings.indices.map { i in
             let words = measured[i] ? (rows.map { TextWidth.of(TextWidth.sanitise($0[i])) }.max() ?? 0) : 0
             let gap = i == headings.count - 1 ? 0 : 1
@@ -309,11 +374,12 @@ public enum ProctorView {
         return (headings, widths, rows)
     }
 
-    /// One line of the table: each cell at its column's width, the last as it is.
+    /// One line of the table: each cell at its column's width with a space kept before the next
+    /// (a name as wide as its column is cut, never run into the next cell), the last as it is.
     static func tableLine(_ cells: [String], _ widths: [Int]) -> String {
         var line = ""
         for (i, w) in widths.enumerated() {
-            line += i == widths.count - 1 && i == cells.count - 1 ? TextWidth.sanitise(cells[i]) : cell(cells[i], w)
+            line += i == widths.count - 1 && i == cells.count - 1 ? TextWidth.sanitise(cells[i]) : cell(cells[i], max(1, w - 1)) + " "
         }
         return line
     }
@@ -352,7 +418,7 @@ public enum ProctorView {
         let words = m.selectedSeat.map { s in
             TextWidth.wrap(TextWidth.sanitise(sentence(s, coarse: coarse, marked: m.marked.contains(s.session), say: say)), width: width)
         } ?? []
-        let sentenceRows = max(2, min(3, words.count))
+        let sentenceRows = max(2, min(4, words.count))
         let sentenceRow = height - bottom.count - sentenceRows
         let actionsRow = sentenceRow - max(1, actions.count)
         let rows = max(1, actionsRow - top - 1)

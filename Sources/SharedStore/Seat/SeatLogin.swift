@@ -27,9 +27,6 @@ public enum SeatLogin {
         state.withLock { $0 = State(machine: (role, password), warn: warn) }
     }
 
-    /// The machine role seat connections log in as now; nil: the URL's own user.
-    public static var machineRole: String? { state.withLock { $0.machine?.role } }
-
     /// The URL a seat's connection logs in with, for the store `given` names.
     public static func url(for given: SharedURL) -> SharedURL {
         guard let machine = state.withLock({ $0.machine }) else { return given }
@@ -54,9 +51,10 @@ public enum SeatLogin {
                 s.machine = nil
                 return s.warn
             }
-            warn?("the store has no login for this machine (\(url.user)): it was enrolled before its store had machine roles, "
-                + "or with another key; this seat uses the shared seat role \(given.user), whose connections and places in the room "
-                + "every unenrolled seat shares. Enrol the machine again (`sudo carrel seat enroll`) to give it its own.")
+            warn?("the store refused this machine's own login (\(url.user)): the machine was enrolled before its store had machine "
+                + "logins or with another key (enrol it again: `sudo carrel seat enroll`), or pg_hba.conf does not let the role in "
+                + "(write +\(given.user) for the lab's addresses). This seat uses the shared seat role \(given.user), whose "
+                + "connections and places in the room every unenrolled seat shares.")
             return try await StoreCall.open(given, as: "carrel seat", logger: logger, timeout: timeout)
         }
     }

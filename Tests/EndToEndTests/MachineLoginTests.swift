@@ -180,6 +180,13 @@ struct MachineLoginTests {
         #expect(old.status != 0 && old.output.contains("password authentication failed"), "\(old.output)")
         #expect(store.sql(store.login(role), "SELECT 1", password: second).output.hasPrefix("1"))
         #expect(store.value("SELECT count(*) FROM pg_roles WHERE rolname = '\(role)'") == "1", "one role for the machine")
+        // Retired by a proctor, it logs in no more; enrolled again, it does.
+        #expect(store.sql(store.proctor, "UPDATE carrel_machines SET retired_at = now() WHERE name = '\(name)'").status == 0)
+        #expect(store.value("SELECT rolcanlogin FROM pg_roles WHERE rolname = '\(role)'") == "f")
+        let retired = store.sql(store.login(role), "SELECT 1", password: second)
+        #expect(retired.status != 0 && retired.output.contains("not permitted to log in"), "\(retired.output)")
+        #expect(machine.enroll(store.proctor, name: name).status == 0)
+        #expect(store.sql(store.login(role), "SELECT 1", password: second).output.hasPrefix("1"))
     }
 
     @Test(.timeLimit(.minutes(3)), .enabled(if: enabled, "needs root and PostgreSQL"))

@@ -52,6 +52,7 @@ import PostgresNIO
 /// | carrel_logins, carrel_machines.login_role | 8   |                                            |
 /// | carrel_sessions.created_by (and its index) | 8   |                                            |
 /// | fn carrel_login_capacity, carrel_enroll_login | 8 |                                           |
+/// | fn and trigger carrel_machine_retired  | 8       |                                            |
 /// | fn carrel_room_has_place               | 5       | 8: places counted per login                |
 ///
 /// Each function that acts for a seat is revoked from PUBLIC by the version that creates it

@@ -18,7 +18,8 @@ extension SharedSchema {
     /// The places of a room are counted per login: each session row keeps the machine role
     /// that made it (`created_by`, NULL for any other login), the shared logins keep version
     /// 5's quota among themselves, and each machine has its own (`machine_places`, 20 a room
-    /// a day). `session_user` tells who called: the functions run as their owner.
+    /// a day). `session_user` tells who called: the functions run as their owner. A machine a
+    /// proctor retires (`carrel_machines.retired_at`) logs in no more.
     static let version8MachineLogins = """
         CREATE TABLE carrel_logins (
           id boolean PRIMARY KEY DEFAULT true CHECK (id),
@@ -78,13 +79,15 @@ extension SharedSchema {
           END IF;
           r := 'carrel_m_' || left(encode(sha256(convert_to(p_machine, 'UTF8')), 'hex'), 16);
           SELECT * INTO existing FROM pg_roles WHERE rolname = r;
-          IF existing.rolname IS NULL THEN
+          IF existing.rolname IS NULL OR NOT existing.rolcanlogin THEN
             SELECT * INTO k FROM carrel_login_capacity();
             IF k.enrolled + 1 > k.capacity THEN
               RAISE EXCEPTION 'carrel: this server takes % enrolled machines and has % (max_connections % - % for superusers - % for proctors - % for the shared seat role, % each); raise max_connections (postgresql.conf, then restart PostgreSQL) and run `carrel store init` again',
                 k.capacity, k.enrolled, k.max_connections, k.superuser_reserved, k.proctor_reserve, k.shared_connections, k.machine_connections
                 USING ERRCODE = '53400';
             END IF;
+          END IF;
+          IF existing.rolname IS NULL THEN
             EXECUTE format('CREATE ROLE %I LOGIN INHERIT CONNECTION LIMIT %s PASSWORD %L IN ROLE %I', r, l.machine_connections, p_verifier, l.seat_role);
           ELSE
             IF existing.rolsuper OR existing.rolcreaterole OR existing.rolcreatedb OR existing.rolreplication OR existing.rolbypassrls THEN
@@ -103,6 +106,21 @@ extension SharedSchema {
           UPDATE carrel_machines SET login_role = r WHERE name = p_machine;
           RETURN QUERY SELECT r, c.capacity, c.enrolled FROM carrel_login_capacity() c;
         END $$;
+
+        CREATE FUNCTION carrel_machine_retired() RETURNS trigger
+          LANGUAGE plpgsql SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
+        BEGIN
+          -- A machine taken out of its lab (retired_at set by a proctor) logs in no more, and
+          -- no longer counts among the machines the server takes; enrolling it again turns its
+          -- login back on. (A connection already open stays until it ends.)
+          IF NEW.retired_at IS NOT NULL AND OLD.retired_at IS NULL AND NEW.login_role ~ '^carrel_m_[0-9a-f]{16}$'
+             AND EXISTS (SELECT 1 FROM pg_roles WHERE rolname = NEW.login_role) THEN
+            EXECUTE format('ALTER ROLE %I NOLOGIN', NEW.login_role);
+          END IF;
+          RETURN NEW;
+        END $$;
+        CREATE TRIGGER carrel_machines_retired AFTER UPDATE OF retired_at ON carrel_machines
+          FOR EACH ROW EXECUTE FUNCTION carrel_machine_retired();
 
         CREATE OR REPLACE FUNCTION carrel_room_has_place(p_room text) RETURNS boolean
           LANGUAGE sql STABLE SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
@@ -129,6 +147,7 @@ extension SharedSchema {
         $$;
 
         REVOKE ALL ON FUNCTION carrel_login_capacity() FROM PUBLIC;
+        REVOKE ALL ON FUNCTION carrel_machine_retired() FROM PUBLIC;
         REVOKE ALL ON FUNCTION carrel_enroll_login(text, text) FROM PUBLIC;
         REVOKE ALL ON FUNCTION carrel_room_has_place(text) FROM PUBLIC;
         DO $$

@@ -36,7 +36,7 @@ struct StoreInit: AsyncParsableCommand {
     @Option(name: .customLong("proctor-role"), help: "The proctors' role.") var proctorRole = "carrel_proctor"
     @Option(name: .customLong("proctor-reserve"), help: "Connections kept free of seats for proctors.") var proctorReserve = 10
     @Option(name: .customLong("shared-seat-connections"), help: ArgumentHelp(
-        "Connections of the shared seat role: what unenrolled seats (a spare admitted by hand) and practice sessions share. Its password is known to students, so keep it small; enrolled machines do not use it.",
+        "Connections of the shared seat role: what unenrolled seats (a spare admitted by hand) and practice sessions share; 20 takes a few of each at once. Its password is known to students, who may hold all of them, so keep it small: enrolled machines log in as their own roles and do not use it.",
         valueName: "n"))
     var sharedSeatConnections = StoreSetup.defaultSharedConnections
 

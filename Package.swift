@@ -142,7 +142,7 @@ let package = Package(
             "AssessmentKit", "Localization", "SessionKit", "TerminalUI", "SessionTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ], exclude: ["Golden", "Fixtures"]),
         // End-to-end tests: the real `carrel` driven in tmux, as a student and a proctor would.
-        .testTarget(name: "EndToEndTests", dependencies: ["AssessmentKit", "SessionKit", "Lockdown", "SessionTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["AssessmentKit", "SessionKit", "Lockdown", "SessionTestSupport", "MachineSeal"]),
         .testTarget(name: "CarrelCLITests", dependencies: [
             "AssessmentKit",
             .product(name: "ZIPFoundation", package: "ZIPFoundation"),

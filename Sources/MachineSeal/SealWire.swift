@@ -5,7 +5,8 @@ import Glibc
 /// The helper's socket to the Carrel it launched: messages of text lines, each ended by an
 /// empty line. Carrel sends `ready` once it is non-dumpable, then `SealRequest`s; the helper
 /// answers `ready` (or `refused WHY`), then `signed SIGNATURE` with the statement on the lines
-/// after it, or `refused WHY`. A statement has no empty line, so it cannot end a message early.
+/// after it, or `refused WHY`; to `store login` it answers `login ROLE` and the password on
+/// the next line (`StoreLogin`), or `refused WHY`. A statement has no empty line, so it cannot end a message early.
 public enum SealWire {
     /// The variable that tells a launched Carrel its end of the socket (always descriptor 3).
     public static let variable = "CARREL_KEYSIGN_FD"

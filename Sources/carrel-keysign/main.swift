@@ -8,8 +8,8 @@ import MachineSeal
 // carrel-keysign: the seat's launcher on an enrolled machine (docs/security-model.md,
 // "Enrolled machines"). Installed setuid root next to carrel; the key is root's alone.
 // `carrel-keysign ARGUMENTS…` checks the enrolled Carrel, starts it with ARGUMENTS as the
-// user who ran the helper, and signs seat announcements for that child alone, over a socket
-// only the child holds. It serves no other process: not its parent, not whoever writes to
+// user who ran the helper, and signs seat announcements for that child alone (and tells it
+// the machine's own store login, derived from the key), over a socket only the child holds. It serves no other process: not its parent, not whoever writes to
 // its standard input. Exit: the child's status; 2 when refused (why on standard error).
 
 /// Where enrolment keeps the machine's files. A test may name another folder with
@@ -63,7 +63,8 @@ func launch(_ config: MachineConfig, _ arguments: [String]) throws(Refusal) -> C
     return Child(pid: pid, socket: pair[0])
 }
 
-/// Answers the child's requests until it closes its end (it has ended).
+/// Answers the child's requests until it closes its end (it has ended): a statement to sign,
+/// or the machine's store login (`StoreLogin.request`), each only while the child is fit.
 func serve(_ child: Child, ready: Bool, config: MachineConfig, key: Curve25519.Signing.PrivateKey) {
     guard SealWire.write(child.socket, ready ? "ready" : "refused Carrel was not started as the helper starts it") else { return }
     while let message = SealWire.read(child.socket) {
@@ -72,6 +73,11 @@ func serve(_ child: Child, ready: Bool, config: MachineConfig, key: Curve25519.S
             answer = "refused Carrel was not started as the helper starts it"
         } else if let why = child.unfit() {
             answer = "refused " + why
+        } else if message == StoreLogin.request {
+            // The machine's own store login, for this child alone (the checks above are the
+            // signature's): the role named from the machine, its password derived from the key.
+            let role = StoreLogin.role(machine: config.name)
+            answer = StoreLogin.answer(role: role, password: StoreLogin.password(key: key, role: role))
         } else if let statement = SealRequest.parse(message + "\n")?.statement(machine: config, at: Int64(time(nil))),
                   let signature = MachineKey.sign(statement, with: key) {
             answer = "signed \(signature)\n" + statement.text

@@ -42,8 +42,14 @@ struct SeatEnroll: AsyncParsableCommand {
             Makes the machine key in /etc/carrel/machine-key (root's alone, mode 0600) when there \
             is none, records this Carrel's path and SHA-256 in /etc/carrel/machine.conf, makes \
             carrel-keysign (next to carrel) setuid root, and registers the machine's public key \
-            with the store under its name and lab. Give the owner's or a proctor's URL. Run it \
-            again after installing another Carrel: the key stays, the digest is recorded anew.
+            with the store under its name and lab. The machine also gets a store login of its \
+            own (carrel_m_…, a member of the seat role with a connection limit of its own): its \
+            password is derived from the machine key, never stored, and only the signing helper \
+            gives it to the seat's Carrel, so a student who holds every connection of the shared \
+            seat role keeps no enrolled seat out. Refused when the server could not take one \
+            more machine's connections (`carrel store init` says how many it takes). Give the \
+            owner's or a proctor's URL. Run it again after installing another Carrel: the key \
+            stays, the digest is recorded anew.
             """)
 
     @OptionGroup var store: StoreOption
@@ -79,13 +85,18 @@ struct SeatEnroll: AsyncParsableCommand {
             let helper = MachineSigning.helperPath
             try MachineFiles.makeSetuid(helper)
             let lab = self.lab
-            try await ProctorStore.using(url, doing: "enrol machine \(name)") {
-                try await $0.enroll(machine: name, lab: lab, publicKey: publicKey)
+            // The machine's own store login: its password is derived from the key here, as the
+            // helper derives it for the seat, and only its SCRAM verifier is sent.
+            let role = StoreLogin.role(machine: name)
+            let password = StoreLogin.password(key: key, role: role)
+            let login = try await ProctorStore.using(url, doing: "enrol machine \(name)") {
+                try await $0.enroll(machine: name, lab: lab, publicKey: publicKey, loginPassword: password)
             }
             let check = MachineSigning.helperCheck(helper)
             let v = { (t: String) in TerminalSafety.visible(t, keepLineBreaks: false) }
             FileOutput.standardOutput.write("""
                 Machine \(v(name)) is enrolled in lab \(v(lab)) (public key \(publicKey.prefix(16))…).
+                Its seats log in to the store as \(v(login.role)) (password derived from the machine key; none is stored); the server takes \(login.capacity) enrolled machines and has \(login.enrolled).
                 Its helper \(v(helper)) signs for \(v(carrel)) (SHA-256 \(config.digest.prefix(16))…) alone; enrol again after installing another Carrel.
                 \(check.map { "Check FAILED: \(v($0))" } ?? "Check: the helper signed a test announcement that verifies.")
 
@@ -114,6 +125,11 @@ struct SeatCheck: ParsableCommand {
                 throw CarrelFailure(status: .refused, message: "machine \(v(config.name)) (lab \(v(config.lab))): \(v(failed))")
             }
             FileOutput.standardOutput.write("Machine \(v(config.name)) (lab \(v(config.lab))) is enrolled; its helper signed a test announcement for this Carrel that verifies.\n")
+            // The login's name only: its password stays in this process.
+            switch MachineSigning.storeLogin() {
+            case let .success(login): FileOutput.standardOutput.write("Its seats log in to the store as \(v(login.role)).\n")
+            case let .failure(failure): throw CarrelFailure(status: .refused, message: "machine \(v(config.name)): no store login: \(v(failure.why))")
+            }
         }
     }
 

@@ -51,6 +51,7 @@ struct TakeCommand: AsyncParsableCommand {
             publisher?.keepResults(in: SecureStateStorage(location: state.location))
             var join: RoomJoin?
             if let publisher, lab.roomName != nil {
+                SeatMachineLogin.begin()
                 join = try await RoomJoin.join(self, launch: launch, url: publisher.url)
             }
             let room = join
@@ -88,5 +89,20 @@ struct TakeCommand: AsyncParsableCommand {
         let bell = app.bell
         publisher?.onNews { bell.ring() }
         return app.run(seat)
+    }
+}
+
+/// An enrolled machine's seat logs in to the store as the machine (`SeatLogin`): its helper
+/// derives the password from the machine key. Said on standard error when the helper started
+/// this seat and gives no login (an older helper), before anything else is shown.
+enum SeatMachineLogin {
+    static func begin() {
+        guard MachineSigning.helperAnswers else { return }
+        switch MachineSigning.storeLogin() {
+        case let .success(login):
+            SeatLogin.useMachine(role: login.role, password: login.password) { Console.error($0) }
+        case let .failure(failure):
+            Console.error("this machine's own store login is not available (\(failure.why)); this seat uses the shared seat role")
+        }
     }
 }

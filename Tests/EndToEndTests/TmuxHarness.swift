@@ -76,9 +76,11 @@ final class TmuxHarness {
 
     /// Starts `carrel ARGS` in a new window; its exit status is printed as EXIT=N afterwards.
     /// `environment` adds to (or replaces) the harness's variables for this run only.
-    func start(_ window: String, _ arguments: [String], width: Int = 80, height: Int = 24, environment: [String: String] = [:]) {
+    /// `executable`: another carrel than the build's (an enrolled copy).
+    func start(_ window: String, _ arguments: [String], width: Int = 80, height: Int = 24, environment: [String: String] = [:],
+               executable: String = TmuxHarness.carrel) {
         func quote(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-        let quoted = ([Self.carrel] + arguments + ["--state-dir", stateDir]).map(quote)
+        let quoted = ([executable] + arguments + ["--state-dir", stateDir]).map(quote)
         let variables = environment.sorted { $0.key < $1.key }.map { quote("\($0.key)=\($0.value)") }
         let command = (variables.isEmpty ? "" : "env " + variables.joined(separator: " ") + " ")
             + "sh -c '\"$0\" \"$@\"; echo EXIT=$?; sleep 600' " + quoted.joined(separator: " ")

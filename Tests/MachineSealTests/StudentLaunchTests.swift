@@ -43,7 +43,8 @@ extension KeysignTests {
         #expect(check.status == 0 && check.output.contains("verifies"), "a student's Carrel is signed for: \(check.output)")
 
         // The tester's thief: starts the helper, then asks the kernel for the Carrel child's
-        // socket (pidfd_getfd) again and again while the runtime loads, and signs with it.
+        // socket (pidfd_getfd) again and again while the runtime loads, and signs with it (or
+        // asks for the machine's store login).
         let thief = lab + "/thief"
         try Self.thief.write(toFile: thief + ".c", atomically: false, encoding: .utf8)
         guard let cc = ChildSpawn.which("cc", environment: environment) ?? ChildSpawn.which("clang", environment: environment) else {
@@ -118,6 +119,12 @@ extension KeysignTests {
             if (t1.tv_sec - t0.tv_sec > 5) break;
           }
           printf("socket %s\\n", s >= 0 ? "STOLEN: signature at risk" : "not got");
+          if (s >= 0) {
+            const char *q = "store login\\n\\n";
+            write(s, q, strlen(q));
+            int n = read(s, buf, sizeof buf - 1);
+            if (n > 0) { buf[n] = 0; if (strstr(buf, "login ")) printf("store login STOLEN\\n"); }
+          }
           kill(h, SIGKILL); close(in[1]); waitpid(h, 0, 0);
           return 0;
         }

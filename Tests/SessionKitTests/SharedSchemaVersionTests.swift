@@ -18,6 +18,7 @@ struct SharedSchemaVersionTests {
         5: "04749fbbb616029134e9bba9eafbc3b65b72d2c9565b4857bf2fd3755917bd79",
         6: "f140beaa99c3a352982a92a1561f765046b6715c338556df410c7de9d1b8c2c0",
         7: "b9b1c26d6690e6ca81613df956363660d10b785eca23e200312d68b1b2c1fe8b",
+        8: "94161335a101508b40b091ca8ffa8be3647539e14628d41a1b434f59a3214513",
     ]
 
     @Test func versionsRunInOrderAndNoShippedVersionChanges() {

@@ -920,7 +920,7 @@ _carrel_store_init() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(--shared --seat-role --proctor-role --proctor-reserve)
+    non_repeating_options=(--shared --seat-role --proctor-role --proctor-reserve --shared-seat-connections)
     __carrel_offer_flags_options 0
 
     # Offer option value completions
@@ -935,6 +935,9 @@ _carrel_store_init() {
         return
         ;;
     '--proctor-reserve')
+        return
+        ;;
+    '--shared-seat-connections')
         return
         ;;
     esac

@@ -92,7 +92,7 @@ function __carrel_parse_tokens -S
             __carrel_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
             case 'init'
-                __carrel_parse_subcommand 0 'shared=' 'seat-role=' 'proctor-role=' 'proctor-reserve=' 'version' 'h/help'
+                __carrel_parse_subcommand 0 'shared=' 'seat-role=' 'proctor-role=' 'proctor-reserve=' 'shared-seat-connections=' 'version' 'h/help'
             end
         case 'keys'
             __carrel_parse_subcommand 0 'markdown' 'all' 'screen=' 'version' 'h/help'
@@ -401,6 +401,7 @@ complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options 
 complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel store init" seat-role' -l 'seat-role' -d 'The seats\' role.' -rfka ''
 complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel store init" proctor-role' -l 'proctor-role' -d 'The proctors\' role.' -rfka ''
 complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel store init" proctor-reserve' -l 'proctor-reserve' -d 'Connections kept free of seats for proctors.' -rfka ''
+complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel store init" shared-seat-connections' -l 'shared-seat-connections' -d 'Connections of the shared seat role: what unenrolled seats (a spare admitted by hand) and practice sessions share; 20 takes a few of each at once. Its password is known to students, who may hold all of them, so keep it small: enrolled machines log in as their own roles and do not use it.' -rfka ''
 complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel store init" version' -l 'version' -d 'Show the version.'
 complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel store init" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'carrel' -n '__carrel_should_offer_completions_for_flags_or_options "carrel keys" markdown' -l 'markdown' -d 'Print the list as a Markdown table (the README\'s).'

@@ -675,6 +675,7 @@ _carrel_store_init() {
         '--seat-role[The seats'\'' role.]:seat-role:'
         '--proctor-role[The proctors'\'' role.]:proctor-role:'
         '--proctor-reserve[Connections kept free of seats for proctors.]:proctor-reserve:'
+        '--shared-seat-connections[Connections of the shared seat role\: what unenrolled seats (a spare admitted by hand) and practice sessions share; 20 takes a few of each at once. Its password is known to students, who may hold all of them, so keep it small\: enrolled machines log in as their own roles and do not use it.]:n:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

@@ -6,17 +6,41 @@ import PostgresNIO
 /// plan, checked by the console and `proctor start`, and seats admitted one by one
 /// (`carrel proctor admit`). The proctor's role (or the owner's); a seat's role reads none of it.
 extension SharedReader {
-    /// Registers (or registers again, with a new key or lab) the machine `name`.
-    public func enroll(machine name: String, lab: String, publicKey: String) async throws {
+    /// Registers (or registers again, with a new key or lab) the machine `name`, and makes or
+    /// changes its own login (schema version 8), whose password only its key gives: the
+    /// server is sent `loginPassword`'s SCRAM verifier, never the password. The owner's and a
+    /// proctor's role alike go through `carrel_enroll_login`, which makes the login of an
+    /// enrolled machine and nothing else, with the store's figures. One transaction: a login
+    /// the server cannot take (its connections) leaves the machine as it was. Returns the
+    /// role, and the enrolled machines the server takes and has.
+    public func enroll(machine name: String, lab: String, publicKey: String,
+                       loginPassword: String) async throws -> (role: String, capacity: Int, enrolled: Int) {
         let c = connection
         let logger = self.logger
-        try await StoreCall.guarded(c, timeout: 10) {
-            try await StoreCall.run(c, """
-                INSERT INTO carrel_machines (name, lab, public_key) VALUES (\(name), \(lab), \(publicKey))
-                ON CONFLICT (name) DO UPDATE SET lab = excluded.lab, public_key = excluded.public_key,
-                  enrolled_at = now(), enrolled_by = current_user, retired_at = NULL
-                """, logger: logger)
+        let verifier = try StoreSetup.scramVerifier(loginPassword)
+        let rows = try await StoreCall.guarded(c, timeout: 20) {
+            try await StoreCall.run(c, "BEGIN", logger: logger)
+            do {
+                try await StoreCall.run(c, """
+                    INSERT INTO carrel_machines (name, lab, public_key) VALUES (\(name), \(lab), \(publicKey))
+                    ON CONFLICT (name) DO UPDATE SET lab = excluded.lab, public_key = excluded.public_key,
+                      enrolled_at = now(), enrolled_by = current_user, retired_at = NULL
+                    """, logger: logger)
+                let rows = try await StoreCall.rows(c, """
+                    SELECT login, capacity::text, enrolled::text FROM carrel_enroll_login(\(name), \(verifier))
+                    """, logger: logger)
+                try await StoreCall.run(c, "COMMIT", logger: logger)
+                return rows
+            } catch {
+                // The statement's error is the one to report; a connection that closed has rolled back.
+                if !c.isClosed { try? await StoreCall.run(c, "ROLLBACK", logger: logger) }
+                throw error
+            }
         }
+        guard let t = rows.first.flatMap(StoreRows.texts), t.count == 3, let role = t[0] else {
+            throw SharedSchema.Problem(description: "the store made no login for machine \(name)")
+        }
+        return (role, t[1].flatMap { Int($0) } ?? 0, t[2].flatMap { Int($0) } ?? 0)
     }
 
     /// Sets the machines a room's seats may run on (`carrel room open --machines`).

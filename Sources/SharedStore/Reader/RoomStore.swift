@@ -461,7 +461,8 @@ public enum SeatRoom {
     static func withConnection<T: Sendable>(_ url: SharedURL,
                                             _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T) async throws -> T {
         let logger = StoreCall.quietLogger
-        let c = try await StoreCall.open(url, as: "carrel seat", logger: logger, timeout: 10)
+        // Logged in as the seat's publisher is (an enrolled machine's own role, when it has one).
+        let c = try await SeatLogin.open(url, logger: logger, timeout: 10)
         do {
             let value = try await StoreCall.guarded(c, timeout: 10) { try await body(c, logger) }
             try? await c.close()

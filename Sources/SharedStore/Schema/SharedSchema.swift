@@ -49,6 +49,11 @@ import PostgresNIO
 /// | fn carrel_roster_candidate             | 2       | 6: no longer a seat's                      |
 /// | carrel_machines, carrel_admissions     | 7       |                                            |
 /// | carrel_rooms: machine_rule, lab, machines | 7    |                                            |
+/// | carrel_logins, carrel_machines.login_role | 8   |                                            |
+/// | carrel_sessions.created_by (and its index) | 8   |                                            |
+/// | fn carrel_login_capacity, carrel_enroll_login | 8 |                                           |
+/// | fn and trigger carrel_machine_retired  | 8       |                                            |
+/// | fn carrel_room_has_place               | 5       | 8: places counted per login                |
 ///
 /// Each function that acts for a seat is revoked from PUBLIC by the version that creates it
 /// (`carrel_number` and `carrel_schema_version` stay open to anyone); version 4 grants its new
@@ -59,7 +64,7 @@ import PostgresNIO
 /// `seatFunctions` to the seat role it sets up.
 public enum SharedSchema {
     /// The version this build writes and reads.
-    public static let version = 7
+    public static let version = 8
 
     /// The channel seats of a room listen on: a command was issued.
     public static let commandChannel = "carrel_commands"
@@ -74,6 +79,7 @@ public enum SharedSchema {
         (5, version5ProvenSeats),
         (6, version6CandidateCodes),
         (7, version7EnrolledMachines),
+        (8, version8MachineLogins),
     ]
 
     public struct Problem: Error, Sendable, CustomStringConvertible {

@@ -5,14 +5,17 @@ import Logging
 import PostgresNIO
 
 /// `carrel store init`: run once by the database's owner. Creates or updates Carrel's schema,
-/// the seat and proctor roles (with new passwords when they are created), their grants, and
-/// a connection limit on the seat role that leaves the proctor room to connect.
+/// the seat and proctor roles (with new passwords when they are created), their grants, a
+/// small connection limit on the shared seat role (unenrolled seats and practice), and the
+/// figures enrolled machines' own logins are made with (schema version 8).
 public enum StoreSetup {
     public struct Report: Sendable {
         /// Roles created now, with their new passwords (shown once).
         public var created: [(role: String, password: String)]
         public var existing: [String]
         public var seatConnectionLimit: Int
+        /// Enrolled machines the server takes, each with its own login, and how many it has.
+        public var machineCapacity: Capacity
         public var host: String
         public var port: Int
         public var database: String
@@ -21,13 +24,52 @@ public enum StoreSetup {
         public var warnings: [String] = []
     }
 
-    public static func initialise(_ url: SharedURL, seatRole: String, proctorRole: String, proctorReserve: Int) async throws -> Report {
+    /// The server's connections as enrolled machines share them (`carrel_login_capacity`).
+    public struct Capacity: Sendable, Equatable {
+        public var machines: Int
+        public var enrolled: Int
+        public var maxConnections: Int
+        public var superuserReserved: Int
+        public var proctorReserve: Int
+        public var sharedConnections: Int
+        public var perMachine: Int
+
+        public init(machines: Int, enrolled: Int, maxConnections: Int, superuserReserved: Int, proctorReserve: Int,
+                    sharedConnections: Int, perMachine: Int) {
+            self.machines = machines
+            self.enrolled = enrolled
+            self.maxConnections = maxConnections
+            self.superuserReserved = superuserReserved
+            self.proctorReserve = proctorReserve
+            self.sharedConnections = sharedConnections
+            self.perMachine = perMachine
+        }
+
+        /// The sum, in words: how the figure is made.
+        public var reckoning: String {
+            "max_connections \(maxConnections) - \(superuserReserved) for superusers - \(proctorReserve) for proctors - \(sharedConnections) for the shared seat role, \(perMachine) each"
+        }
+
+        /// The max_connections that would take `machines` enrolled machines.
+        public func maxConnections(for machines: Int) -> Int {
+            superuserReserved + proctorReserve + sharedConnections + machines * perMachine
+        }
+    }
+
+    /// The default connection limit of the shared seat role: enough for the few seats that are
+    /// not enrolled (a spare machine admitted by hand, practice tests with --shared), few
+    /// enough that a student who holds them all takes nothing from an enrolled machine.
+    public static let defaultSharedConnections = 20
+
+    public static func initialise(_ url: SharedURL, seatRole: String, proctorRole: String, proctorReserve: Int,
+                                  sharedConnections: Int = defaultSharedConnections) async throws -> Report {
         let logger = StoreCall.quietLogger
         // Opening migrates the schema (this role owns it).
         let c = try await StoreCall.open(url, as: "carrel store init", logger: logger, timeout: 10, statementLimit: 120)
         do {
             let report = try await StoreCall.guarded(c, timeout: 120) {
-                try await setUp(c, url: url, seatRole: seatRole, proctorRole: proctorRole, reserve: proctorReserve, logger: logger)
+                try await setUp(c, url: url, seatRole: seatRole, proctorRole: proctorRole, reserve: proctorReserve,
+                                shared: sharedConnections, logger: logger)
             }
             try? await c.close()
             return report
@@ -39,16 +81,14 @@ public enum StoreSetup {
     }
 
     static func setUp(_ c: PostgresConnection, url: SharedURL, seatRole: String, proctorRole: String, reserve: Int,
-                      logger: Logger) async throws -> Report {
+                      shared: Int, logger: Logger) async throws -> Report {
         func run(_ sql: String) async throws { try await StoreCall.run(c, PostgresQuery(unsafeSQL: sql), logger: logger) }
         func ident(_ name: String) async throws -> String {
             try await StoreCall.value(c, "SELECT quote_ident(\(name))", as: String.self, logger: logger) ?? "\"\""
         }
         let schema = try await StoreCall.value(c, "SELECT quote_ident(current_schema())", as: String.self, logger: logger) ?? "public"
         let database = try await StoreCall.value(c, "SELECT quote_ident(current_database())", as: String.self, logger: logger) ?? ""
-        let maxConnections = try await StoreCall.value(c, "SELECT current_setting('max_connections')::int", as: Int.self, logger: logger) ?? 100
-        let reserved = try await StoreCall.value(c, "SELECT current_setting('superuser_reserved_connections')::int", as: Int.self, logger: logger) ?? 3
-        let limit = max(1, maxConnections - reserved - reserve)
+        let limit = max(1, shared)
         var created: [(String, String)] = []
         var existing: [String] = []
         for role in [seatRole, proctorRole] {
@@ -69,6 +109,8 @@ public enum StoreSetup {
         }
         let seat = try await ident(seatRole)
         let proctor = try await ident(proctorRole)
+        // The shared role's connections are few: every student knows its password. Enrolled
+        // machines log in as their own roles, each with its own limit (version 8).
         try await run("ALTER ROLE \(seat) CONNECTION LIMIT \(limit)")
         // What one of the seat role's connections may hold: no statement, lock wait or idle
         // transaction outlives these (a seat's own calls take milliseconds). They are the
@@ -91,11 +133,45 @@ public enum StoreSetup {
             "GRANT USAGE ON SEQUENCE carrel_marks_id_seq TO \(proctor)",
             "GRANT EXECUTE ON FUNCTION carrel_schema_version() TO \(proctor)",
         ] + SharedSchema.proctorMachineGrants.map { "GRANT SELECT, INSERT, UPDATE ON \($0) TO \(proctor)" }
+            + SharedSchema.proctorLoginGrants.map { "\($0) \(proctor)" }
         for sql in statements { try await run(sql) }
+        try await StoreCall.run(c, "UPDATE carrel_logins SET seat_role = \(seatRole), shared_connections = \(limit), proctor_reserve = \(reserve)",
+                                logger: logger)
+        try await refreshMachineLogins(c, seatRole: seatRole, logger: logger)
+        let capacity = try await machineCapacity(c, logger: logger)
         let warnings = try await closeSignals(c, logger: logger)
         let version = try await StoreCall.value(c, "SELECT carrel_schema_version()", as: Int.self, logger: logger) ?? 0
-        return Report(created: created, existing: existing, seatConnectionLimit: limit, host: url.host, port: url.port,
-                      database: url.database, schemaVersion: version, warnings: warnings)
+        return Report(created: created, existing: existing, seatConnectionLimit: limit, machineCapacity: capacity, host: url.host,
+                      port: url.port, database: url.database, schemaVersion: version, warnings: warnings)
+    }
+
+    /// The enrolled machines' logins made before this run get the limits they are made with
+    /// now (a connection limit of their own, the seat role's settings).
+    static func refreshMachineLogins(_ c: PostgresConnection, seatRole: String, logger: Logger) async throws {
+        let perMachine = try await StoreCall.value(c, "SELECT machine_connections FROM carrel_logins", as: Int.self, logger: logger) ?? 3
+        let rows = try await StoreCall.rows(c, """
+            SELECT DISTINCT quote_ident(m.rolname) FROM pg_auth_members a JOIN pg_roles m ON m.oid = a.member JOIN pg_roles s ON s.oid = a.roleid
+            WHERE s.rolname = \(seatRole) AND m.rolname ~ '^carrel_m_[0-9a-f]{16}$'
+            """, logger: logger)
+        for row in rows {
+            guard let t = StoreRows.texts(row), let quoted = t.first ?? nil else { continue }
+            try await StoreCall.run(c, PostgresQuery(unsafeSQL: "ALTER ROLE \(quoted) CONNECTION LIMIT \(perMachine)"), logger: logger)
+            for setting in seatRoleSettings {
+                try await StoreCall.run(c, PostgresQuery(unsafeSQL: "ALTER ROLE \(quoted) SET \(setting)"), logger: logger)
+            }
+        }
+    }
+
+    /// What `carrel_login_capacity` says now.
+    static func machineCapacity(_ c: PostgresConnection, logger: Logger) async throws -> Capacity {
+        let rows = try await StoreCall.rows(c, """
+            SELECT capacity::text, enrolled::text, max_connections::text, superuser_reserved::text, proctor_reserve::text,
+              shared_connections::text, machine_connections::text FROM carrel_login_capacity()
+            """, logger: logger)
+        let n = (rows.first.flatMap(StoreRows.texts) ?? []).map { $0.flatMap { Int($0) } ?? 0 }
+        guard n.count == 7 else { throw SharedSchema.Problem(description: "the store did not say how many machines it takes") }
+        return Capacity(machines: n[0], enrolled: n[1], maxConnections: n[2], superuserReserved: n[3], proctorReserve: n[4],
+                        sharedConnections: n[5], perMachine: n[6])
     }
 
     /// PostgreSQL lets a role cancel or end the server processes of its own role: every seat

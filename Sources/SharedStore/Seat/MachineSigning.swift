@@ -88,7 +88,27 @@ public enum MachineSigning {
         return .success(Signed(signature: signature, statement: statement))
     }
 
-/// `attestation` with the machine's signed statement for this waiting seat added (as is
+    /// The machine's own store login from the helper that started this process (role and
+    /// password), or why there is none. Asked once, at the start of a seat in a room; the
+    /// password stays in this (non-dumpable) process's memory and is sent to the store only
+    /// through SCRAM.
+    public static func storeLogin() -> Result<(role: String, password: String), MachineSigningFailure> {
+        guard let fd = launch.socket else {
+            return .failure(.init("not started by this machine's signing helper (carrel-keysign)"))
+        }
+        asking.lock()
+        defer { asking.unlock() }
+        guard SealWire.write(fd, StoreLogin.request), let answer = SealWire.read(fd) else {
+            return .failure(.init("the signing helper did not answer"))
+        }
+        if answer.hasPrefix("refused ") { return .failure(.init("the signing helper refused: " + answer.dropFirst(8))) }
+        guard let login = StoreLogin.parse(answer: answer) else {
+            return .failure(.init("the signing helper's answer cannot be read (an older helper? enrol again)"))
+        }
+        return .success(login)
+    }
+
+    /// `attestation` with the machine's signed statement for this waiting seat added (as is
     /// when the machine cannot sign; `why` is told then).
     public static func sealed(_ attestation: [String: String]?, session: String, room: String, seat: String, boxKey: String,
                               version: String, why: (String) -> Void = { _ in }) -> [String: String]? {

@@ -19,7 +19,8 @@ final class PostgresLink: StoreLink {
         self.timeout = timeout
     }
 
-    /// Opens connections to `url` as "carrel seat".
+    /// Opens connections to `url`'s store as "carrel seat", logged in as `SeatLogin` says (an
+    /// enrolled machine's own role, else the URL's user).
     struct Opener: StoreLinkOpener {
         var url: SharedURL
         var timeout: Double
@@ -27,7 +28,7 @@ final class PostgresLink: StoreLink {
 
         func open() async throws -> any StoreLink {
             let logger = StoreCall.quietLogger
-            let c = try await StoreCall.open(url, as: "carrel seat", logger: logger, timeout: timeout)
+            let c = try await SeatLogin.open(url, logger: logger, timeout: timeout)
             return PostgresLink(c, logger: logger, timeout: timeout)
         }
     }

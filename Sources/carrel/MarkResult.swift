@@ -28,7 +28,8 @@ struct MarkResult: AsyncParsableCommand {
 
             Examples:
               carrel results mark 3f2a essay-1 2.5 --comment "Clear argument, no sources"
-              printf '%s\\n' "$PASSPHRASE" | carrel results mark 3f2a essay-1 2.5 --shared URL --passphrase-stdin --test exam.carrel
+              printf '%s\\n' "$PASSPHRASE" | carrel results mark 3f2a essay-1 2.5 \\
+                --shared URL --passphrase-stdin --test exam.carrel
             """)
 
     @Argument(help: "The session id (or its first characters).") var session: String

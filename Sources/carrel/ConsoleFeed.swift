@@ -132,8 +132,8 @@ final class ConsoleFeed: ConsoleSource, Sendable {
         }
     }
 
-    /// Each finished seat's score, from its result read again every few seconds until it
-    /// verifies (a verified result, every minute), and the proctor's marks read each time. A
+    /// Each finished seat's score, from its result read again every few seconds until there is
+    /// one (verified, with the passphrase), then every minute, and the proctor's marks read each time. A
     /// result that cannot be read now leaves the scores as last read: the seats are still shown.
     func score(_ seats: inout [SeatView], reader: SharedReader, plans: [String: RoomPlan]) async {
         let finished = seats.filter { SeatScore.finished($0.status) }

@@ -16,10 +16,14 @@ public enum FinishedResult: Sendable, Equatable {
     /// The store has no result for it (yet), or none that can be read.
     case missing
 
-    /// What is read does not change by itself: a verified result is its seat's last word.
+    /// A result read is its seat's last word (read again only now and then: a seat sends a new
+    /// one only after taking a mark, and marks are read apart); a result missing or not
+    /// verified may still arrive (its records are on their way).
     public var settled: Bool {
-        if case .verified = self { return true }
-        return false
+        switch self {
+        case .verified, .unchecked: return true
+        case .notVerified, .missing: return false
+        }
     }
 }
 

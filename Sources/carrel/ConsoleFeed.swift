@@ -132,17 +132,20 @@ final class ConsoleFeed: ConsoleSource, Sendable {
         }
     }
 
-    /// Each finished seat's score, from its result read again every few seconds until there is
-    /// one (verified, with the passphrase), then every minute, and the proctor's marks read each time. A
-    /// result that cannot be read now leaves the scores as last read: the seats are still shown.
+    /// Each finished seat's score, from its result read once it is there (verified, with the
+    /// passphrase: read again every few seconds until then), and the proctor's marks read each
+    /// time. A result that cannot be read now leaves the scores as last read: the seats are
+    /// still shown. At most `resultsPerRound` results are read in one round, so a store flooded
+    /// with finished sessions keeps the console answering.
     func score(_ seats: inout [SeatView], reader: SharedReader, plans: [String: RoomPlan]) async {
         let finished = seats.filter { SeatScore.finished($0.status) }
         let now = Date()
         var known = shared.withLock { $0.results }
         let stale = finished.filter { seat in
             guard let (found, at) = known[seat.session] else { return true }
-            return now.timeIntervalSince(at) > (found.settled ? 60 : 5)
-        }
+            // A seat sends a new result only after taking a mark, and marks are read apart.
+            return !found.settled && now.timeIntervalSince(at) > 5
+        }.prefix(Self.resultsPerRound)
         do {
             if !stale.isEmpty {
                 let keys = signer.hasPassphrase ? signer.roomKeys(plans) : nil
@@ -162,6 +165,8 @@ final class ConsoleFeed: ConsoleSource, Sendable {
             Self.apply(known.mapValues(\.found), marks: marks, scoring: scoring, to: &seats)
         }
     }
+
+    static let resultsPerRound = 100
 
     /// Each finished seat's score from its result (`SeatScore.of`).
     static func apply(_ results: [String: FinishedResult], marks: [StoreMark], scoring: ResultScoring?, to seats: inout [SeatView]) {

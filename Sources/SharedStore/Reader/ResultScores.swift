@@ -16,9 +16,9 @@ public enum FinishedResult: Sendable, Equatable {
     /// The store has no result for it (yet), or none that can be read.
     case missing
 
-    /// A result read is its seat's last word (read again only now and then: a seat sends a new
-    /// one only after taking a mark, and marks are read apart); a result missing or not
-    /// verified may still arrive (its records are on their way).
+    /// A result read is its seat's last word (a seat sends a new one only after taking a mark,
+    /// and marks are read apart); a result missing or not verified may still arrive (its
+    /// records are on their way).
     public var settled: Bool {
         switch self {
         case .verified, .unchecked: return true

@@ -33,7 +33,7 @@ public enum MarkRefusal: Error, Sendable, Equatable, CustomStringConvertible {
         case let .notDrawn(item):
             return "\(item) was not drawn for this session (its pool gave the student other items), so there is nothing to mark"
         case let .unscored(id):
-            return "session \(id) ran without the answer key, so its result has no score yet; mark it in the lab's store (`results mark … --shared URL`), where `results --shared URL --passphrase-stdin --test FILE.carrel` scores it"
+            return "session \(id) ran without the answer key, so its result has no score to mark yet; mark it in the lab's store with its sealed test (`results mark … --shared URL --passphrase-stdin --test FILE.carrel`), where the proctor's passphrase scores it"
         case let .pointsOutOfRange(item, max):
             return "\(item) takes a mark from 0 to \(PointsText.format(max)) point\(max == 1 ? "" : "s")"
         }

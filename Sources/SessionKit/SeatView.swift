@@ -57,6 +57,9 @@ public struct SeatView: Sendable, Equatable, Codable {
     /// Whether the session's liveness and records were checked with the proctor's key: nil
     /// when not checked (no passphrase given), true when they verify, false when not.
     public var verified: Bool?
+    /// A finished session's score as the console read it from its result (nil: not finished,
+    /// or no result read yet).
+    public var score: SeatScore?
 
     public struct Liveness: Sendable, Equatable {
         public var pid: Int?
@@ -187,12 +190,18 @@ public struct SeatView: Sendable, Equatable, Codable {
         try room.encode(verified, forKey: .verified)
         try room.encode(warnings, forKey: .warnings)
         try room.encode(recordsNotCounted, forKey: .recordsNotCounted)
+        // The score's keys are always there: null until a finished session's result is read.
+        try room.encode(score?.state, forKey: .scoring)
+        try room.encode(score?.scored?.points, forKey: .scorePoints)
+        try room.encode(score?.scored?.max, forKey: .scoreMax)
+        try room.encode(score?.scored?.pending, forKey: .scorePending)
     }
 
     /// The room's keys of `--json` (written, not read back: a snapshot read back has none).
     enum RoomKeys: String, CodingKey {
         case candidateNumber, waiting, paused, hand, commandsPending, carrelVersion, executableDigest, fingerprint, terminal, policy
         case passphraseFailures, commandsRefused, lastRefusal, commandable, host, verified, warnings, recordsNotCounted
+        case scoring, scorePoints, scoreMax, scorePending
     }
 
     /// Trouble first (`rank`), then by seat name: a seat moves only when its state changes,
@@ -206,6 +215,36 @@ public struct SeatView: Sendable, Equatable, Codable {
         case .orderedSame: return a.seat != b.seat ? a.seat < b.seat : a.session < b.session
         }
     }
+}
+
+/// A finished session's score, as the console reads it from the session's result: scored
+/// (by its seat, or where the proctor's passphrase opened the sealed test), not scored yet (its
+/// seat had no answer key and the console was given no test for it), or not shown because the
+/// proctor's key finds no result its seat wrote.
+public enum SeatScore: Sendable, Equatable {
+    /// `points` of `max`, with `pending` points of items still to mark by a person.
+    case scored(points: Double, max: Double, pending: Double)
+    /// Its seat had no answer key, and no sealed test (`--test`) given to the console is its test.
+    case notScored
+    /// With the proctor's passphrase: the session's records hold no result its seat wrote.
+    case unverified
+
+    /// `scoring` in `proctor --json`: scored, not_scored or unverified.
+    public var state: String {
+        switch self {
+        case .scored: return "scored"
+        case .notScored: return "not_scored"
+        case .unverified: return "unverified"
+        }
+    }
+
+    public var scored: (points: Double, max: Double, pending: Double)? {
+        if case let .scored(points, max, pending) = self { return (points, max, pending) }
+        return nil
+    }
+
+    /// Only a session that has ended has a result to score.
+    public static func finished(_ status: String) -> Bool { ["submitted", "timed_out", "ended"].contains(status) }
 }
 
 extension SeatView {

@@ -27,6 +27,10 @@ final class ConsoleFeed: ConsoleSource, Sendable {
         var plansAt = Date.distantPast
         /// Each session's room, from the last reading (for its report's check).
         var rooms: [String: String] = [:]
+        /// Each finished session's result as last read, and when (for its score).
+        var results: [String: (found: FinishedResult, at: Date)] = [:]
+        /// The proctor's marks in the store, as last read.
+        var marks: [StoreMark] = []
         /// The console's loop, woken when something is ready for it.
         var loop: LoopBell?
     }
@@ -34,15 +38,19 @@ final class ConsoleFeed: ConsoleSource, Sendable {
     let url: SharedURL
     let room: String?
     let signer: ProctorSigner
+    /// The sealed tests given with `--test`, opened with the passphrase: they score the
+    /// results of seats that had no answer key.
+    let scoring: ResultScoring?
     private let shared = Mutex(Shared())
     private let bell = Doorbell()
     /// Each keyed seat's verified records, folded between readings.
     private let chains = SeatChains()
 
-    init(url: SharedURL, room: String?, signer: ProctorSigner) {
+    init(url: SharedURL, room: String?, signer: ProctorSigner, scoring: ResultScoring? = nil) {
         self.url = url
         self.room = room
         self.signer = signer
+        self.scoring = scoring
     }
 
     func takeReading() -> Reading? {
@@ -123,6 +131,51 @@ final class ConsoleFeed: ConsoleSource, Sendable {
                 shared.withLock { $0.sent = note }
                 wakeLoop()
             }
+        }
+    }
+
+    /// Each finished seat's score, from its result read once it is there (verified, with the
+    /// passphrase: read again every few seconds until then), and the proctor's marks read each
+    /// time. A result that cannot be read now leaves the scores as last read: the seats are
+    /// still shown. At most `resultsPerRound` results are read in one round, so a store flooded
+    /// with finished sessions keeps the console answering.
+    func score(_ seats: inout [SeatView], reader: SharedReader, plans: [String: RoomPlan]) async {
+        let finished = seats.filter { SeatScore.finished($0.status) }
+        let now = Date()
+        var known = shared.withLock { $0.results }
+        let stale = finished.filter { seat in
+            guard let (found, at) = known[seat.session] else { return true }
+            // A seat sends a new result only after taking a mark, and marks are read apart.
+            return !found.settled && now.timeIntervalSince(at) > 5
+        }.prefix(Self.resultsPerRound)
+        do {
+            if !stale.isEmpty {
+                let keys = signer.hasPassphrase ? signer.roomKeys(plans) : nil
+                for (session, found) in try await reader.finishedResults(stale.map { ($0.session, $0.room) }, keys: keys) {
+                    known[session] = (found, now)
+                }
+            }
+            let inView = Set(finished.map(\.session))
+            known = known.filter { inView.contains($0.key) }
+            let fresh = known
+            shared.withLock { $0.results = fresh }
+            let marks = finished.isEmpty ? [] : try await reader.storeMarks(sessions: finished.map(\.session))
+            shared.withLock { $0.marks = marks }
+            Self.apply(known.mapValues(\.found), marks: marks, scoring: scoring, to: &seats)
+        } catch {
+            let marks = shared.withLock { $0.marks }
+            Self.apply(known.mapValues(\.found), marks: marks, scoring: scoring, to: &seats)
+        }
+    }
+
+    static let resultsPerRound = 100
+
+    /// Each finished seat's score from its result (`SeatScore.of`).
+    static func apply(_ results: [String: FinishedResult], marks: [StoreMark], scoring: ResultScoring?, to seats: inout [SeatView]) {
+        let bySession = Dictionary(grouping: marks, by: \.session)
+        for i in seats.indices where SeatScore.finished(seats[i].status) {
+            guard let found = results[seats[i].session] else { continue }
+            seats[i].score = SeatScore.of(found, marks: bySession[seats[i].session] ?? [], scoring: scoring)
         }
     }
 
@@ -231,13 +284,15 @@ final class ConsoleFeed: ConsoleSource, Sendable {
         do {
             var seats = try await reader.seats(room: room)
             try await HeldSeats.flag(&seats, reader: reader)
+            var plans: [String: RoomPlan] = [:]
             if signer.hasPassphrase {
-                let plans = try await plans(reader, rooms: Set(seats.map(\.room)))
+                plans = try await self.plans(reader, rooms: Set(seats.map(\.room)))
                 // State, answers, hands and commands from each seat's verified records; then its
                 // liveness from its MAC'd claim.
                 try await chains.apply(&seats, reader: reader, keys: signer.roomKeys(plans))
                 signer.check(&seats, plans: plans)
             }
+            await score(&seats, reader: reader, plans: plans)
             let rooms = Dictionary(seats.map { ($0.session, $0.room) }, uniquingKeysWith: { first, _ in first })
             shared.withLock { $0.rooms = rooms }
             publish(Reading(seats: seats, problem: nil, at: Date()))

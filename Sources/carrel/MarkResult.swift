@@ -9,7 +9,10 @@ struct MarkResult: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mark",
         abstract: "Record a person's mark for an essay (or override an item's score).",
-        usage: "carrel results mark <session> <item> <points> [--comment <text>] [--state-dir <dir>]",
+        usage: """
+            carrel results mark <session> <item> <points> [--comment <text>] [--state-dir <dir>]
+            carrel results mark <session> <item> <points> --shared <url> [--passphrase-stdin --test <file.carrel> ...]
+            """,
         discussion: """
             POINTS is from 0 to what the item is worth; halves and other decimals are fine. The \
             item's points and outcome (correct, partial, incorrect) follow the mark, the score and \
@@ -17,8 +20,16 @@ struct MarkResult: AsyncParsableCommand {
             an item again replaces its mark; every mark stays in the journal and in the session's \
             timeline. Only a session that has ended (submitted, timed out or ended) can be marked.
 
-            Example:
+            A session only the lab's store has is marked there (--shared URL). A sealed test's \
+            seats started from the console had no answer key, so their results have no score to \
+            mark against: give the sealed test and the proctor's passphrase on standard input \
+            (--passphrase-stdin --test FILE.carrel); the result is scored with it, checked with \
+            the proctor's key, then marked. Without the test such a mark is refused.
+
+            Examples:
               carrel results mark 3f2a essay-1 2.5 --comment "Clear argument, no sources"
+              printf '%s\\n' "$PASSPHRASE" | carrel results mark 3f2a essay-1 2.5 \\
+                --shared URL --passphrase-stdin --test exam.carrel
             """)
 
     @Argument(help: "The session id (or its first characters).") var session: String
@@ -32,6 +43,7 @@ struct MarkResult: AsyncParsableCommand {
     var comment: String?
     @OptionGroup var state: StateOptions
     @OptionGroup var lab: SharedOptions
+    @OptionGroup var verify: VerifyOptions
 
     /// POINTS as typed, a negative one included.
     var typed: String { points ?? negative ?? "" }
@@ -58,9 +70,15 @@ struct MarkResult: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
+            // The proctor's passphrase and sealed tests are for the lab's store's sessions.
+            let proctor = verify.passphraseStdin || !verify.sealed.tests.isEmpty
+            if proctor, try lab.url() == nil {
+                throw CarrelFailure(status: .usage, message: "--passphrase-stdin and --test mark a session in the lab's store: give --shared URL")
+            }
             let local = try ResultsData(state)
-            // A session this machine's journal does not have is marked in the lab's store.
-            if let url = try lab.url(), !local.records.contains(where: { $0.id == session || $0.id.hasPrefix(session.lowercased()) }) {
+            // A session this machine's journal does not have is marked in the lab's store, and so
+            // is one the proctor gives the passphrase for.
+            if let url = try lab.url(), proctor || !local.records.contains(where: { $0.id == session || $0.id.hasPrefix(session.lowercased()) }) {
                 try await markInStore(url)
                 return
             }
@@ -116,7 +134,9 @@ struct MarkResult: AsyncParsableCommand {
     /// (the same rules as a local mark), then kept in the store, where results read it at once
     /// and the seat's journal takes it when the seat next connects.
     func markInStore(_ url: SharedURL) async throws(CarrelFailure) {
-        let (record, journal, value, short) = try markable(in: try await ResultsData.load(state, lab: lab))
+        // With --passphrase-stdin the store's copy is checked with the proctor's key, and with
+        // --test a result whose seat had no answer key is scored before it is marked.
+        let (record, journal, value, short) = try markable(in: try await ResultsData.load(state, lab: lab, verify: verify))
         let marked: ResultDocument
         do {
             marked = try journal.recordMark(session: record.id, item: item, points: value + 0, comment: comment, at: Date(),
@@ -125,6 +145,7 @@ struct MarkResult: AsyncParsableCommand {
             if case .pointsOutOfRange = refusal {
                 throw CarrelFailure(status: .usage, message: "cannot give \(typed) points: \(refusal)")
             }
+            if case .unscored = refusal { throw Self.unscored(record, short: short, tests: verify.sealed.tests) }
             throw CarrelFailure(status: .usage, message: "session \(short): \(refusal)")
         } catch {
             throw CarrelFailure(status: .cannotOpenInput, message: "session \(short): the store's copy of its result cannot be marked: \(error)")
@@ -135,6 +156,19 @@ struct MarkResult: AsyncParsableCommand {
         }
         FileOutput.standardOutput.write(summary(marked, value: value, short: short)
             + " Kept in the shared store; the seat's journal takes it when the seat next connects.\n")
+    }
+
+    /// Why a result its seat could not score cannot be marked without its sealed test: a mark
+    /// on it would count against a score of 0 of 0, so none is kept.
+    static func unscored(_ record: SessionRecord, short: String, tests: [String]) -> CarrelFailure {
+        let test = TerminalSafety.visible(record.assessmentID, keepLineBreaks: false)
+        if tests.isEmpty {
+            return CarrelFailure(status: .usage, message: "session \(short) ran without the answer key (its seat had the questions of \(test) only), "
+                + "so its result has no score to mark yet: give the sealed test and the proctor's passphrase, "
+                + "`--passphrase-stdin --test \(test).carrel`; nothing was recorded")
+        }
+        return CarrelFailure(status: .usage, message: "session \(short) ran without the answer key, and no test given with --test is its test "
+            + "(\(test), fingerprint \(TerminalSafety.visible(String(record.fingerprint.prefix(16)), keepLineBreaks: false))…): give its sealed test; nothing was recorded")
     }
 
     /// Why a session that has not ended cannot be marked yet, and what to do.

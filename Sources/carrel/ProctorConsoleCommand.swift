@@ -37,7 +37,15 @@ struct ProctorWatch: AsyncParsableCommand {
             {"seats": [{"session", "candidate", "seat", "room", "assessment", "status", \
             "answered", "total", "time_left_seconds", "paste_attempts", "focus_losses", \
             "exit_attempts", "last_seen", "waiting", "paused", "hand", "commands_pending", \
-            "carrel_version", "executable_digest", "fingerprint", "warnings", …}]}.
+            "carrel_version", "executable_digest", "fingerprint", "warnings", "scoring", \
+            "score_points", "score_max", "score_pending", …}]}.
+
+            A finished session's score is said on its line (the focused seat's sentence) and in \
+            its report: "score 7 of 10, 2 to mark". A sealed test's seats started from the console \
+            had no answer key: their results are scored with --test FILE.carrel, which the \
+            proctor's passphrase opens (with --json: --passphrase-stdin); without it they read \
+            "not scored yet (give --test)". With the passphrase a score comes only from the \
+            result the seat's own records verify.
 
             The actions (start, pause, resume, time, message, end, acknowledge) send a command \
             to the room's seats, or those named with --seat, and print which seats applied it.
@@ -52,6 +60,7 @@ struct ProctorWatch: AsyncParsableCommand {
     @Option(help: ArgumentHelp(LanguagePick.help, valueName: "code")) var language: String?
     @Flag(name: .customLong("passphrase-stdin"), help: "With --json: read the proctor passphrase from standard input and check each seat's liveness with the room's key (\"verified\").")
     var passphraseStdin = false
+    @OptionGroup var sealed: SealedTests
 
     func run() async throws {
         try await reportingFailures {
@@ -65,8 +74,17 @@ struct ProctorWatch: AsyncParsableCommand {
                 struct Snapshot: Encodable { var seats: [SeatView] }
                 var seats: [SeatView]
                 let signer: ProctorSigner?
+                let scoring: ResultScoring?
                 do throws(CarrelFailure) {
-                    signer = passphraseStdin ? ProctorSigner(passphrase: try SecretReader(prompting: false).read(prompt: "")) : nil
+                    if passphraseStdin {
+                        let passphrase = try SecretReader(prompting: false).read(prompt: "")
+                        signer = ProctorSigner(passphrase: passphrase)
+                        scoring = try sealed.scoring(passphrase: passphrase)
+                    } else {
+                        try sealed.needsPassphrase()
+                        signer = nil
+                        scoring = nil
+                    }
                 } catch {
                     await reader.close()
                     throw error
@@ -74,11 +92,19 @@ struct ProctorWatch: AsyncParsableCommand {
                 do {
                     seats = try await reader.seats(room: room)
                     try await HeldSeats.flag(&seats, reader: reader)
+                    var plans: [String: RoomPlan] = [:]
                     if let signer {
-                        var plans: [String: RoomPlan] = [:]
                         for name in Set(seats.map(\.room)) { plans[name] = try await reader.room(name) }
                         try await SeatChains().apply(&seats, reader: reader, keys: signer.roomKeys(plans))
                         signer.check(&seats, plans: plans)
+                    }
+                    // Each finished seat's score, from the result its seat wrote (with the passphrase).
+                    let finished = seats.filter { SeatScore.finished($0.status) }
+                    if !finished.isEmpty {
+                        let results = try await reader.finishedResults(finished.map { ($0.session, $0.room) },
+                                                                       keys: signer.map { $0.roomKeys(plans) })
+                        let marks = try await reader.storeMarks(sessions: finished.map(\.session))
+                        ConsoleFeed.apply(results, marks: marks, scoring: scoring, to: &seats)
                     }
                 } catch {
                     // Closed on every path: PostgresNIO stops the process when a connection is
@@ -100,21 +126,33 @@ struct ProctorWatch: AsyncParsableCommand {
                 await reader.close()
                 throw CarrelFailure(status: .cannotOpenInput, message: "cannot read the shared store \(url): \(SeatPublisher.describe(error))")
             }
-            if keyed > 0 {
+            // With --test the passphrase also opens the sealed tests, which score the seats that
+            // had no answer key: it is needed then, whatever the rooms.
+            let scoresTests = !sealed.tests.isEmpty
+            var scoring: ResultScoring?
+            if keyed > 0 || scoresTests {
                 let secret = SecretReader()
                 defer { secret.finish() }
                 do {
-                    passphrase = try secret.readIfAny(prompt: "Proctor passphrase (signs the console's commands; Enter alone: watch only): ")
+                    passphrase = try secret.readIfAny(prompt: scoresTests
+                        ? "Proctor passphrase (signs the console's commands and opens the --test files): "
+                        : "Proctor passphrase (signs the console's commands; Enter alone: watch only): ")
+                    if passphrase?.isEmpty == true { passphrase = nil }
+                    if scoresTests {
+                        guard let passphrase else {
+                            throw CarrelFailure(status: .usage, message: "--test scores with the proctor's passphrase: type it, or leave out --test to only watch")
+                        }
+                        scoring = try sealed.scoring(passphrase: passphrase)
+                    }
                 } catch {
                     await reader.close()
                     throw error
                 }
-                if passphrase?.isEmpty == true { passphrase = nil }
             }
             let chosen = Theme.named(theme?.rawValue, environment: ProcessEnvironment.current) ?? .standard
             let screenReader = self.screenReader
             let say = Localizer(try LanguagePick.choose(option: language).language)
-            let feed = ConsoleFeed(url: url, room: room, signer: ProctorSigner(passphrase: passphrase))
+            let feed = ConsoleFeed(url: url, room: room, signer: ProctorSigner(passphrase: passphrase), scoring: scoring)
             // The feed reads the store as a child task; the console's loop waits on the terminal
             // on a thread of its own. When the proctor quits, the feed is cancelled and closes
             // its connection before the command returns.

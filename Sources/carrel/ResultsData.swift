@@ -309,10 +309,7 @@ extension ResultsData {
 struct VerifyOptions: ParsableArguments {
     @Flag(name: .customLong("passphrase-stdin"), help: "With --shared: read the proctor passphrase from standard input and check that each session's records and result were written by its seat (a \"verified\" column; each record that fails is named).")
     var passphraseStdin = false
-    @Option(name: .customLong("test"), help: ArgumentHelp(
-        "With --passphrase-stdin: a sealed test (.carrel) whose sessions' seats had no answer key; their responses are scored with it (repeat for several).",
-        valueName: "file.carrel"))
-    var tests: [String] = []
+    @OptionGroup var sealed: SealedTests
 
     func signer() throws(CarrelFailure) -> ProctorSigner? { try keys()?.signer }
 
@@ -320,26 +317,13 @@ struct VerifyOptions: ParsableArguments {
     /// with it (nil without `--test`).
     func keys() throws(CarrelFailure) -> (signer: ProctorSigner, scoring: ResultScoring?)? {
         guard passphraseStdin else {
-            if !tests.isEmpty {
-                throw CarrelFailure(status: .usage, message: "--test scores with the proctor's passphrase: give --passphrase-stdin too")
-            }
+            try sealed.needsPassphrase()
             return nil
         }
         let reader = SecretReader(prompting: false)
         defer { reader.finish() }
         let passphrase = try reader.read(prompt: "")
-        var byFingerprint: [String: Assessment] = [:]
-        for path in tests {
-            let loaded = try AssessmentFile.load(path)
-            let header = try SealedFile.header(loaded, path: path)
-            byFingerprint[header.metadata.fingerprint] = try SealedFile.open(loaded, path: path, passphrase: passphrase)
-        }
-        let tests = byFingerprint
-        let scoring: ResultScoring = { document in
-            guard let test = tests[document.assessment.fingerprint] else { return nil }
-            return document.scored(with: test)
-        }
-        return (ProctorSigner(passphrase: passphrase), tests.isEmpty ? nil : scoring)
+        return (ProctorSigner(passphrase: passphrase), try sealed.scoring(passphrase: passphrase))
     }
 
     /// Names every record that failed its check, on standard error.
@@ -348,6 +332,40 @@ struct VerifyOptions: ParsableArguments {
         for session in sessions {
             for problem in checks[session]?.problems ?? [] { Console.error(problem) }
             for record in checks[session]?.outside ?? [] { Console.error(record) }
+        }
+    }
+}
+
+/// `--test FILE.carrel` (repeatable), of `results` and of the console: the sealed tests whose
+/// sessions' seats had no answer key, opened with the proctor's passphrase to score them.
+struct SealedTests: ParsableArguments {
+    @Option(name: .customLong("test"), help: ArgumentHelp(
+        "With the proctor's passphrase (--passphrase-stdin, or the console's): a sealed test (.carrel) whose sessions' seats had no answer key; their responses are scored with it (repeat for several).",
+        valueName: "file.carrel"))
+    var tests: [String] = []
+
+    /// `--test` is read with the passphrase only: refused without it.
+    func needsPassphrase() throws(CarrelFailure) {
+        if !tests.isEmpty {
+            throw CarrelFailure(status: .usage, message: "--test scores with the proctor's passphrase: give --passphrase-stdin too")
+        }
+    }
+
+    /// Each test opened with `passphrase` (a wrong one, or a file that is not a sealed test, is
+    /// refused as `results` refuses it), and the scoring of a keyless result by the one of them
+    /// whose fingerprint is the result's; nil without `--test`.
+    func scoring(passphrase: String) throws(CarrelFailure) -> ResultScoring? {
+        var byFingerprint: [String: Assessment] = [:]
+        for path in tests {
+            let loaded = try AssessmentFile.load(path)
+            let header = try SealedFile.header(loaded, path: path)
+            byFingerprint[header.metadata.fingerprint] = try SealedFile.open(loaded, path: path, passphrase: passphrase)
+        }
+        guard !byFingerprint.isEmpty else { return nil }
+        let tests = byFingerprint
+        return { document in
+            guard let test = tests[document.assessment.fingerprint] else { return nil }
+            return document.scored(with: test)
         }
     }
 }

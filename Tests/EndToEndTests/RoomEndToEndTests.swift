@@ -357,4 +357,83 @@ struct RoomEndToEndTests {
         t.keys("console", "q")
         #expect(t.exitStatus("console") == 0)
     }
+
+    /// A sealed room's seat had the questions only. The console, given the sealed test, says the
+    /// finished seat's score on its line (the passphrase it asks opens the test), follows a mark
+    /// of its essay at once, and without the test says the seat is not scored yet.
+    @Test(.timeLimit(.minutes(4)), .enabled(if: TestEnvironment.runs(whenInstalled: PrivatePostgres.unavailable == nil), "needs PostgreSQL (scripts/install-deps)"))
+    func theConsoleScoresASealedRoomsFinishedSeatWithTheSealedTest() throws {
+        let pg = try PrivatePostgres.shared()
+        let lab = try lab(pg)
+        let t = try #require(TmuxHarness())
+        let plain = t.root + "/scored-room.yaml"
+        try """
+            carrel: 1
+            id: scored-room
+            title: Scored room
+            time_limit: 10m
+            policy: { multiplexer: allow }
+            \(TestProctor.yaml)
+            sections:
+              - items:
+                  - {id: q1, type: choice, prompt: The capital of Canada, choices: [Ottawa, Toronto], answer: Ottawa}
+                  - {id: e1, type: essay, prompt: Argue, points: 4}
+            """.write(toFile: plain, atomically: true, encoding: .utf8)
+        let package = t.root + "/scored-room.carrel"
+        let sealed = ChildSpawn.run(TmuxHarness.carrel, ["seal", plain, "--out", package],
+                                    input: TestProctor.passphrase + "\n" + TestProctor.passphrase + "\n",
+                                    environment: ProcessInfo.processInfo.environment, timeout: 60)
+        #expect(sealed.status == 0, "\(sealed.output)")
+        #expect(carrel(["room", "open", "lab7", package, "--start", "proctor", "--machines", "any", "--shared", lab.owner]).status == 0)
+        t.start("seat", ["take", package, "--shared", lab.seat, "--room", "lab7", "--seat", "G1", "--candidate", "Ada"])
+        #expect(t.waitFor("seat", "Waiting for the proctor") != nil)
+        let start = carrel(["proctor", "start", "--shared", lab.owner, "--room", "lab7"])
+        #expect(start.status == 0, "\(start.output)")
+        #expect(t.waitFor("seat", "This terminal is now locked to Carrel", timeout: 20) != nil)
+        t.keys("seat", "Enter")
+        #expect(t.waitFor("seat", "Question 1 of 2") != nil)
+        let ottawa = try #require(t.shownLetter("Ottawa", in: "seat"))
+        t.keys("seat", ottawa)
+        #expect(t.waitFor("seat", "✓ saved") != nil)
+        t.keys("seat", "Tab")
+        #expect(t.waitFor("seat", "Question 2 of 2") != nil)
+        t.type("seat", "A reasoned essay")
+        #expect(t.waitFor("seat", "✓ saved") != nil)
+        #expect(carrel(["proctor", "end", "--shared", lab.owner, "--room", "lab7", "--seat", "G1"]).status == 0)
+        #expect(t.waitFor("seat", "The proctor ended this session") != nil)
+        let session = try #require(try t.journal().sessions(status: nil).first?.id)
+
+        func console(_ window: String, _ extra: [String]) {
+            let quoted = ([TmuxHarness.carrel, "proctor", "--shared", lab.owner, "--room", "lab7"] + extra)
+                .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+            t.run(["new-window", "-d", "-n", window, "sh -c '\"$0\" \"$@\"; echo EXIT=$?; sleep 600' " + quoted.joined(separator: " ")])
+            t.run(["resize-window", "-t", "e2e:\(window)", "-x", "80", "-y", "24"])
+        }
+        console("console", ["--test", package])
+        #expect(t.waitFor("console", "Proctor passphrase (signs the console's commands and opens the --test files)") != nil)
+        t.type("console", TestProctor.passphrase)
+        t.keys("console", "Enter")
+        // One of 5: the choice right, the essay's 4 points to mark by hand.
+        #expect(t.waitFor("console", "score 1 of 5, 4 to mark", timeout: 30) != nil, "\(t.screen("console"))")
+        let marked = ChildSpawn.run(TmuxHarness.carrel, ["results", "mark", session, "e1", "3", "--shared", lab.owner,
+                                                         "--passphrase-stdin", "--test", package],
+                                    input: TestProctor.passphrase + "\n", environment: ProcessInfo.processInfo.environment, timeout: 60)
+        #expect(marked.status == 0, "\(marked.output)")
+        #expect(t.waitFor("console", "score 4 of 5", timeout: 20) != nil, "the mark is counted at once: \(t.screen("console"))")
+        t.keys("console", "Enter")
+        #expect(t.waitFor("console", "Integrity report") != nil)
+        #expect(t.screen("console").contains("score 4 of 5"), "the report says the score: \(t.screen("console"))")
+        t.keys("console", "Escape")
+        t.keys("console", "q")
+        #expect(t.exitStatus("console") == 0)
+
+        // Without the test the same seat is not scored yet, never 0.
+        console("watch", [])
+        #expect(t.waitFor("watch", "Proctor passphrase (signs the console's commands; Enter alone") != nil)
+        t.keys("watch", "Enter")
+        #expect(t.waitFor("watch", "not scored yet (give --test)", timeout: 30) != nil, "\(t.screen("watch"))")
+        #expect(!t.screen("watch").contains("score 0"))
+        t.keys("watch", "q")
+        #expect(t.exitStatus("watch") == 0)
+    }
 }

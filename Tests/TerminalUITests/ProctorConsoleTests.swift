@@ -160,6 +160,66 @@ struct ProctorConsoleTests {
         #expect(ProctorView.sentence(seat, coarse: false, say: Localizer(.de)).contains("1 Eintrag nicht gezählt"))
     }
 
+    /// A finished seat says its score in words on its line; a seat whose result has no score
+    /// (no answer key, no test given) says what to do, never a score of 0.
+    @Test func aFinishedSeatSaysItsScoreInWordsAndAKeylessOneSaysItIsNotScoredYet() {
+        var done = Self.seat("A1", status: "submitted", answered: 12)
+        done.verified = true
+        done.score = .scored(points: 7, max: 10, pending: 2)
+        let scored = ProctorView.sentence(done, coarse: false)
+        #expect(scored.contains("Seat A1, Cand A1: submitted, 12 of 12 answered, score 7 of 10, 2 to mark, 0 paste attempts"), "\(scored)")
+        done.score = .scored(points: 7.5, max: 10, pending: 0)
+        let marked = ProctorView.sentence(done, coarse: false)
+        #expect(marked.contains("score 7.5 of 10, 0 paste attempts") && !marked.contains("to mark"), "\(marked)")
+        done.score = .notScored
+        let keyless = ProctorView.sentence(done, coarse: false)
+        #expect(keyless.contains("12 of 12 answered, not scored yet (give --test)"), "\(keyless)")
+        #expect(!keyless.contains("score 0") && !keyless.contains("0 of 0"), "\(keyless)")
+        done.score = .unverified
+        #expect(ProctorView.sentence(done, coarse: false).contains("no score: its result does not verify"))
+        done.score = nil
+        #expect(!ProctorView.sentence(done, coarse: false).contains("score"), "no result read: nothing said of a score")
+        // A seat still running has no score to say, whatever it carries.
+        var running = Self.seat("A2", status: "active")
+        running.score = .scored(points: 1, max: 2, pending: 0)
+        #expect(!ProctorView.sentence(running, coarse: false).contains("score"))
+        // In the proctor's language, points as that language writes them.
+        done.score = .scored(points: 7.5, max: 10, pending: 2)
+        let french = ProctorView.sentence(done, coarse: false, say: Localizer(.fr))
+        #expect(french.contains("note 7,5 sur 10, 2 à corriger"), "\(french)")
+        done.score = .notScored
+        for language in [Language.fr, .de, .es, .ja] {
+            let words = ProctorView.sentence(done, coarse: false, say: Localizer(language))
+            #expect(words.contains("--test") && !words.contains("not scored yet"), "\(language.rawValue): \(words)")
+        }
+    }
+
+    /// The score is on the focused seat's line of the 80 × 24 console, said in words there (the
+    /// line a screen reader reads), with the table as it was.
+    @Test func theFocusedFinishedSeatsLineSaysItsScoreAt80By24() {
+        var room = Self.room
+        for i in room.indices where room[i].seat == "A1" { room[i].score = .scored(points: 7, max: 10, pending: 2) }
+        for i in room.indices where room[i].seat == "A6" { room[i].score = .notScored }
+        for reader in [false, true] {
+            var model = ProctorModel(room: "lab", screenReader: reader)
+            model.update(room)
+            model.selected = "s-A1"
+            let screen = ProctorView.render(model, width: 80, height: 24)
+            #expect(screen.lines.allSatisfy { TextWidth.of($0) <= 80 })
+            let words = screen.lines[21...22].joined(separator: " ")
+            #expect(words.contains("score 7 of 10, 2 to mark"), "\(screen.lines)")
+            if reader { #expect(screen.cursor.row == 21, "the cursor is on the seat's sentence") }
+            model.selected = "s-A6"
+            let next = ProctorView.render(model, width: 80, height: 24)
+            #expect(next.lines[21...22].joined(separator: " ").contains("not scored yet (give --test)"), "\(next.lines)")
+            // The table's rows are the same with a score as without one.
+            var plain = ProctorModel(room: "lab", screenReader: reader)
+            plain.update(Self.room)
+            plain.selected = "s-A6"
+            #expect(Array(next.lines[0..<20]) == Array(ProctorView.render(plain, width: 80, height: 24).lines[0..<20]))
+        }
+    }
+
     @Test func anEmptyRoomSaysHowSeatsJoin() {
         let screen = ProctorView.render(ProctorModel(room: "lab", screenReader: false), width: 80, height: 24)
         #expect(screen.lines[4].contains("No seats yet") && screen.lines[4].contains("--room lab"))

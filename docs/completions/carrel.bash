@@ -523,8 +523,8 @@ _carrel_results_export() {
 
 _carrel_results_mark() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
-    repeating_options=()
+    non_repeating_flags=(--passphrase-stdin --version -h --help)
+    repeating_options=(--test)
     non_repeating_options=(--comment --state-dir --shared --room --seat)
     __carrel_offer_flags_options -1
 
@@ -543,6 +543,9 @@ _carrel_results_mark() {
         return
         ;;
     '--seat')
+        return
+        ;;
+    '--test')
         return
         ;;
     esac
@@ -574,7 +577,7 @@ _carrel_proctor() {
 _carrel_proctor_watch() {
     repeating_flags=()
     non_repeating_flags=(--json --screen-reader --passphrase-stdin --version -h --help)
-    repeating_options=()
+    repeating_options=(--test)
     non_repeating_options=(--shared --room --seat --theme --language)
     __carrel_offer_flags_options 0
 
@@ -594,6 +597,9 @@ _carrel_proctor_watch() {
         return
         ;;
     '--language')
+        return
+        ;;
+    '--test')
         return
         ;;
     esac

@@ -286,7 +286,7 @@ _carrel_results_list() {
         '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
         '--seat[This seat'\''s name in the room (default\: host and terminal).]:name:'
         '--passphrase-stdin[With --shared\: read the proctor passphrase from standard input and check that each session'\''s records and result were written by its seat (a "verified" column; each record that fails is named).]'
-        '*--test[With --passphrase-stdin\: a sealed test (.carrel) whose sessions'\'' seats had no answer key; their responses are scored with it (repeat for several).]:file.carrel:'
+        '*--test[With the proctor'\''s passphrase (--passphrase-stdin, or the console'\''s)\: a sealed test (.carrel) whose sessions'\'' seats had no answer key; their responses are scored with it (repeat for several).]:file.carrel:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -306,7 +306,7 @@ _carrel_results_show() {
         '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
         '--seat[This seat'\''s name in the room (default\: host and terminal).]:name:'
         '--passphrase-stdin[With --shared\: read the proctor passphrase from standard input and check that each session'\''s records and result were written by its seat (a "verified" column; each record that fails is named).]'
-        '*--test[With --passphrase-stdin\: a sealed test (.carrel) whose sessions'\'' seats had no answer key; their responses are scored with it (repeat for several).]:file.carrel:'
+        '*--test[With the proctor'\''s passphrase (--passphrase-stdin, or the console'\''s)\: a sealed test (.carrel) whose sessions'\'' seats had no answer key; their responses are scored with it (repeat for several).]:file.carrel:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -329,7 +329,7 @@ _carrel_results_export() {
         '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
         '--seat[This seat'\''s name in the room (default\: host and terminal).]:name:'
         '--passphrase-stdin[With --shared\: read the proctor passphrase from standard input and check that each session'\''s records and result were written by its seat (a "verified" column; each record that fails is named).]'
-        '*--test[With --passphrase-stdin\: a sealed test (.carrel) whose sessions'\'' seats had no answer key; their responses are scored with it (repeat for several).]:file.carrel:'
+        '*--test[With the proctor'\''s passphrase (--passphrase-stdin, or the console'\''s)\: a sealed test (.carrel) whose sessions'\'' seats had no answer key; their responses are scored with it (repeat for several).]:file.carrel:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -349,6 +349,8 @@ _carrel_results_mark() {
         '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
         '--seat[This seat'\''s name in the room (default\: host and terminal).]:name:'
+        '--passphrase-stdin[With --shared\: read the proctor passphrase from standard input and check that each session'\''s records and result were written by its seat (a "verified" column; each record that fails is named).]'
+        '*--test[With the proctor'\''s passphrase (--passphrase-stdin, or the console'\''s)\: a sealed test (.carrel) whose sessions'\'' seats had no answer key; their responses are scored with it (repeat for several).]:file.carrel:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -406,6 +408,7 @@ _carrel_proctor_watch() {
         '--theme[default, mono (also chosen by a non-empty NO_COLOR) or contrast.]:theme:{__carrel_complete "${___theme[@]}"}'
         '--language[The language of the screens\: en, fr, de, es or ja (else the roster'\''s, the assessment'\''s language key, LC_ALL/LC_MESSAGES/LANG, English).]:code:'
         '--passphrase-stdin[With --json\: read the proctor passphrase from standard input and check each seat'\''s liveness with the room'\''s key ("verified").]'
+        '*--test[With the proctor'\''s passphrase (--passphrase-stdin, or the console'\''s)\: a sealed test (.carrel) whose sessions'\'' seats had no answer key; their responses are scored with it (repeat for several).]:file.carrel:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

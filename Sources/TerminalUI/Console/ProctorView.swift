@@ -175,6 +175,7 @@ public enum ProctorView {
             parts.append(say("{0, plural, one {# command not applied yet} other {# commands not applied yet}}", .n(s.commandsPending)))
         }
         parts.append(say("{0} of {1} answered", .n(s.answered), .n(s.total)))
+        if let score = s.score, SeatScore.finished(s.status) { parts.append(scoreWords(score, say: say)) }
         if let left = s.timeLeftSeconds, ["active", "interrupted"].contains(s.status) {
             parts.append(say("{0} left", .s(clock(left, coarse: coarse, say: say))))
         }
@@ -183,6 +184,20 @@ public enum ProctorView {
         parts.append(say("{0, plural, one {# exit attempt} other {# exit attempts}}", .n(s.exitAttempts)))
         parts.append(say("last heard {0}", .s(heard(s, coarse: coarse, say: say))))
         return parts.joined(separator: comma(say))
+    }
+
+    /// A finished session's score in words: "score 7 of 10, 2 to mark"; a session whose seat
+    /// had no answer key and that no test scored says so, never "0".
+    static func scoreWords(_ score: SeatScore, say: Localizer) -> String {
+        switch score {
+        case let .scored(points, max, pending):
+            let text = say("score {0} of {1}", .points(points), .points(max))
+            return pending > 0 ? text + comma(say) + say("{0} to mark", .points(pending)) : text
+        case .notScored:
+            return say("not scored yet (give --test)")
+        case .unverified:
+            return say("no score: its result does not verify")
+        }
     }
 
     /// What the store flags about a seat (`SeatView.warnings`, in English), in the console's

@@ -83,6 +83,9 @@ public struct SeatView: Sendable, Equatable, Codable {
     /// What the store's row says of the seat's time: allowed, and used (the seat's pulse).
     /// Never written to `--json` (its `timeLeftSeconds` is).
     public var timing = Timing()
+    /// The proctor's start gave this session its key (checked with the proctor's key): what
+    /// the console shows of it comes from its verified records. Never written to `--json`.
+    public var keyed = false
     /// Records stored under the session that its seat did not write (counted with the
     /// proctor's key; 0 when not checked).
     public var recordsNotCounted = 0

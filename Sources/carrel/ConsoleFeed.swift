@@ -289,7 +289,8 @@ final class ConsoleFeed: ConsoleSource, Sendable {
                 plans = try await self.plans(reader, rooms: Set(seats.map(\.room)))
                 // State, answers, hands and commands from each seat's verified records; then its
                 // liveness from its MAC'd claim.
-                try await chains.apply(&seats, reader: reader, keys: signer.roomKeys(plans))
+                try await chains.apply(&seats, reader: reader, keys: signer.roomKeys(plans),
+                                       proctorStarts: Set(plans.filter { $0.value.startMode == .proctor }.keys))
                 signer.check(&seats, plans: plans)
             }
             await score(&seats, reader: reader, plans: plans)

@@ -108,7 +108,16 @@ struct ActionTarget: ParsableArguments {
         -> (targets: [SeatView], applied: Set<String>, refused: [String: String], ids: [Int64], held: [HeldSeats.Seat]) {
         let plan = try await reader.room(room)
         let (key, fingerprint) = try signer.key(room: room, plan: plan)
-        let before = try await reader.seats(room: room)
+        var before = try await reader.seats(room: room)
+        if let plan {
+            // The seats as their verified records say: a session no start of this proctor's keyed
+            // (one announced under a real seat's name) is not running, and is sent nothing but a start.
+            var open = plan
+            open.closedAt = nil
+            try await SeatChains().apply(&before, reader: reader, keys: signer.roomKeys([room: open]),
+                                         proctorStarts: plan.startMode == .proctor ? [room] : [])
+            signer.check(&before, plans: [room: open])
+        }
         for seat in seats where !before.contains(where: { $0.seat == seat }) {
             throw CarrelFailure(status: .usage, message: "room \(TerminalSafety.visible(room, keepLineBreaks: false)) has no seat \(TerminalSafety.visible(seat, keepLineBreaks: false))")
         }

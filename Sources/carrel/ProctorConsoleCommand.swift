@@ -95,7 +95,8 @@ struct ProctorWatch: AsyncParsableCommand {
                     var plans: [String: RoomPlan] = [:]
                     if let signer {
                         for name in Set(seats.map(\.room)) { plans[name] = try await reader.room(name) }
-                        try await SeatChains().apply(&seats, reader: reader, keys: signer.roomKeys(plans))
+                        try await SeatChains().apply(&seats, reader: reader, keys: signer.roomKeys(plans),
+                                                     proctorStarts: Set(plans.filter { $0.value.startMode == .proctor }.keys))
                         signer.check(&seats, plans: plans)
                     }
                     // Each finished seat's score, from the result its seat wrote (with the passphrase).

@@ -90,6 +90,9 @@ if machineSeal {
     // As `carrel take … --room` does: on an enrolled machine, run again as its helper's child.
     let folder = getenv("CARREL_MACHINE_DIR").map { String(cString: $0) } ?? "/etc/carrel"
     MachineSigning.relaunch(Array(CommandLine.arguments.dropFirst()), machineFolder: folder)
+    // Started by the helper: it ends with it, as carrel does (a test that kills the helper
+    // leaves no seat behind holding its output open).
+    if MachineSigning.startedByHelper { ProcessHardening.dieWithParent() }
 }
 guard let mode = args.first else { fail(64, "usage: begin FILE | resume [SESSION] | unlock [SESSION]") }
 

@@ -58,6 +58,10 @@ extension RoomCommandTests {
         let (pg, url) = try Self.store()
         defer { pg.destroy() }
         let database = String(url.split(separator: "/").last ?? "")
+        // The roles enrolment gives each machine a login under (schema 8).
+        let initialised = ChildSpawn.run(ChildProcess.carrel, ["store", "init", "--shared", url],
+                                         environment: ProcessInfo.processInfo.environment, timeout: 60)
+        #expect(initialised.status == 0, "\(initialised.output)")
         let proctor = Proctor()
         let files = try Sandbox()
         let sealed = try Self.sealedSecret(in: files)

@@ -106,6 +106,69 @@ extension RoomCommandTests {
         #expect(shown.contains("\"records_not_counted\" : 4"), "\(shown)")
         #expect(shown.contains("4 records not counted"), "\(shown)")
         #expect(!shown.contains("revoked"), "\(shown)")
+
+        // A session announced under the same seat's name, claiming to be submitted with a hand up:
+        // not started by the proctor, so shown as not started and flagged; a pause named for
+        // that seat goes to the real session alone.
+        let fake = pg.psql("""
+            INSERT INTO carrel_sessions (session, room, seat, candidate, assessment_id, assessment_title, fingerprint, total,
+                                         status, end_reason, hand, paused, answered, started_at, lock_key, last_seq, last_seen)
+            VALUES ('forged-s1', 's1', 'S1', 'Forged', 'secret', 'Secret', 'x', 2, 'ended', 'submitted', 'raised', true, 2,
+                    now(), 0, 0, now())
+            """, database: database)
+        #expect(fake.status == 0, "\(fake.output)")
+        var both = ""
+        #expect(SharedStoreTests.eventually(20) {
+            both = Proctor().keyed(["proctor", "--json", "--room", "s1", "--shared", url]).output
+            return both.contains("forged-s1")
+        }, "\(both)")
+        let snapshot = (try? JSONSerialization.jsonObject(with: Data(both.utf8))) as? [String: Any]
+        let forgedRow = ((snapshot?["seats"] as? [[String: Any]]) ?? []).first { $0["session"] as? String == "forged-s1" } ?? [:]
+        #expect(forgedRow["status"] as? String == "not_started" && forgedRow["hand"] as? String == "down", "\(both)")
+        #expect((forgedRow["warnings"] as? [String])?.contains("no start signed by the proctor") == true, "\(both)")
+        #expect(forgedRow["answered"] as? Int == 0 && forgedRow["paused"] as? Bool == false, "\(both)")
+        let paused = Proctor().keyed(["proctor", "pause", "--room", "s1", "--seat", "S1", "--wait", "20", "--shared", url])
+        #expect(paused.status == 0 && paused.output.contains("1 of 1 seat applied it"), "\(paused.output)")
+        _ = Proctor().keyed(["proctor", "resume", "--room", "s1", "--seat", "S1", "--wait", "20", "--shared", url])
+        _ = pg.psql("DELETE FROM carrel_sessions WHERE session = 'forged-s1'", database: database)
+    }
+
+    /// A roster with codes, on any machine: a seat whose own session did not find its candidate
+    /// with the code is held back, whatever name it announces, and started only once a proctor
+    /// admits it by the seat key on its screen.
+    @Test(.timeLimit(.minutes(3)))
+    func aSeatWhoseCandidateWasNotFoundWithTheCodeIsHeldBack() throws {
+        let (pg, url) = try Self.store()
+        defer { pg.destroy() }
+        let database = String(url.split(separator: "/").last ?? "")
+        let proctor = Proctor()
+        let seatBox = try Sandbox()
+        let sealed = try Self.sealedSecret(in: seatBox)
+        let roster = seatBox.root + "/roster.csv"
+        try "candidate,name,code\n1001,Grace Hopper,ALPHA123\n".write(toFile: roster, atomically: true, encoding: .utf8)
+        let open = try proctor.carrel(["room", "open", "c1", sealed, "--roster", roster, "--start", "proctor", "--machines", "any",
+                                       "--shared", url])
+        #expect(open.status == 0, "\(open.out)")
+        let (child, session) = try Self.waitingSeat(seatBox, sealed, pg, url: url, room: "c1", seat: "A7")
+        defer { child.signal(SIGKILL) }
+        _ = pg.psql("UPDATE carrel_sessions SET candidate = 'Grace Hopper', candidate_number = '1001' WHERE session = '\(session)'",
+                    database: database)
+        var shown = ""
+        #expect(SharedStoreTests.eventually(20) {
+            shown = ChildSpawn.run(ChildProcess.carrel, ["proctor", "--json", "--room", "c1", "--shared", url],
+                                   environment: ProcessInfo.processInfo.environment).output
+            return shown.contains("candidate not identified with a code, held back")
+        }, "\(shown)")
+        let start = try proctor.carrel(["proctor", "start", "--room", "c1", "--yes", "--wait", "5", "--shared", url])
+        #expect(start.status == 69, "\(start.out)")
+        #expect(start.out.joined(separator: "\n").contains("held back  A7: candidate not identified with the roster's code"), "\(start.out)")
+        let key = try #require(pg.psql("SELECT seat_key FROM carrel_sessions WHERE session = '\(session)'", database: database)
+            .output.split(separator: "\n").first.map(String.init).flatMap(SeatBox.fingerprint))
+        let admitted = try proctor.carrel(["proctor", "admit", "--room", "c1", "--seat", "A7", "--seat-key", key, "--shared", url])
+        #expect(admitted.status == 0, "\(admitted.out)")
+        let next = try proctor.carrel(["proctor", "start", "--room", "c1", "--seat", "A7", "--yes", "--wait", "20", "--shared", url])
+        #expect(next.status == 0, "\(next.out)")
+        #expect(child.expect("keys session+package") != nil)
     }
 
     /// `results list` of room s1, as JSON.

@@ -18,12 +18,15 @@ public enum MachineStanding: Sendable, Equatable {
     /// A signed statement whose executable is not the room's Carrel (or an unsigned seat that
     /// says it runs another).
     case otherCarrel(String)
+    /// A room whose roster has codes, and a seat whose candidate was not found with their code
+    /// by this session (whatever machine it is on).
+    case unidentified
 
     /// Started by `*` `s` `y` and `proctor start` without a look at its seat key.
     public var startable: Bool {
         switch self {
         case .enrolled, .admitted, .anyMachine: return true
-        case .unknownMachine, .otherCarrel: return false
+        case .unknownMachine, .otherCarrel, .unidentified: return false
         }
     }
 
@@ -33,6 +36,7 @@ public enum MachineStanding: Sendable, Equatable {
         case .enrolled, .admitted, .anyMachine: return nil
         case .unknownMachine: return MachineRoom.unknownWarning
         case .otherCarrel: return MachineRoom.otherWarning
+        case .unidentified: return MachineRoom.unidentifiedWarning
         }
     }
 
@@ -44,6 +48,7 @@ public enum MachineStanding: Sendable, Equatable {
         case .anyMachine: return "any machine (the room does not ask for enrolled ones)"
         case let .unknownMachine(why): return "unknown machine (\(why))"
         case let .otherCarrel(why): return "other Carrel (\(why))"
+        case .unidentified: return "candidate not identified with the roster's code"
         }
     }
 }
@@ -72,6 +77,7 @@ public struct MachineRoom: Sendable, Equatable {
 
     public static let unknownWarning = "unknown machine, held back"
     public static let otherWarning = "other Carrel, held back"
+    public static let unidentifiedWarning = "candidate not identified with a code, held back"
 
     public var rule: Rule
     public var lab: String?
@@ -84,6 +90,12 @@ public struct MachineRoom: Sendable, Equatable {
     public var seals: [String: Seal]
     /// Sessions a proctor admitted, with the seat key they were admitted with.
     public var admissions: [String: String]
+    /// The roster has codes: a seat is started only for a candidate its own session found with
+    /// the candidate's code (`identified`), or once a proctor admits it.
+    public var codes = false
+    /// Waiting sessions whose candidate their own lookup found with the code (the token of
+    /// that lookup is the one the session announced itself with).
+    public var identified: Set<String> = []
     /// The store's clock when this was read (seconds since 1970): a statement signed further
     /// than `window` from it is held back, so one cannot be signed ahead and used later.
     public var storeTime: Int64?
@@ -115,6 +127,11 @@ public struct MachineRoom: Sendable, Equatable {
 
     /// Where `seat` stands.
     public func standing(of seat: SeatView) -> MachineStanding {
+        // Identity first, on any machine: a roster name is no one's without the code.
+        if codes, !identified.contains(seat.session) {
+            if let key = seat.seatKey, admissions[seat.session] == key { return .admitted }
+            return .unidentified
+        }
         if rule == .any { return .anyMachine }
         let signed = check(seat)
         if case .enrolled = signed { return signed }

@@ -73,9 +73,10 @@ extension SharedReader {
     public func machineRoom(_ room: String) async throws -> MachineRoom? {
         let c = connection
         let logger = self.logger
-        let (plan, machines, seals, admitted) = try await StoreCall.guarded(c, timeout: 10) {
+        let (plan, machines, seals, admitted, identified) = try await StoreCall.guarded(c, timeout: 10) {
             let plan = try await StoreCall.rows(c, """
-                SELECT machine_rule, lab, array_to_string(machines, E'\\n'), carrel_digest, floor(extract(epoch FROM now()))::bigint::text
+                SELECT machine_rule, lab, array_to_string(machines, E'\\n'), carrel_digest, floor(extract(epoch FROM now()))::bigint::text,
+                       (code_salt IS NOT NULL)::text
                 FROM carrel_rooms WHERE room = \(room) AND closed_at IS NULL
                 """, logger: logger)
             let machines = try await StoreCall.rows(c, """
@@ -88,9 +89,17 @@ extension SharedReader {
             let admitted = try await StoreCall.rows(c, """
                 SELECT session, seat_key FROM carrel_admissions WHERE room = \(room)
                 """, logger: logger)
-            return (plan, machines, seals, admitted)
+            // Waiting sessions whose own lookup found their candidate (with the code, in a room
+            // whose roster has codes) under the token they announced themselves with.
+            let identified = try await StoreCall.rows(c, """
+                SELECT s.session FROM carrel_sessions s
+                JOIN carrel_candidate_claims cl ON cl.session = s.session AND cl.room = s.room AND cl.token_hash = s.hello_hash
+                  AND lower(cl.candidate) = lower(s.candidate_number)
+                WHERE s.room = \(room) AND s.status = 'not_started'
+                """, logger: logger)
+            return (plan, machines, seals, admitted, identified)
         }
-        guard let p = plan.first.flatMap(StoreRows.texts), p.count == 5 else { return nil }
+        guard let p = plan.first.flatMap(StoreRows.texts), p.count == 6 else { return nil }
         var room = MachineRoom(rule: MachineRoom.Rule(rawValue: p[0] ?? "") ?? .enrolled, lab: p[1],
                                listed: (p[2] ?? "").split(separator: "\n").map(String.init), carrelDigest: p[3] ?? "",
                                machines: [:], seals: [:], admissions: [:], storeTime: (p[4]).flatMap { Int64($0) })
@@ -101,6 +110,10 @@ extension SharedReader {
         for row in seals {
             guard let t = StoreRows.texts(row), t.count == 3, let session = t[0], let text = t[1], let signature = t[2] else { continue }
             room.seals[session] = MachineRoom.Seal(statement: text, signature: signature)
+        }
+        room.codes = p[5] == "true"
+        for row in identified {
+            if let session = StoreRows.texts(row)?.first.flatMap({ $0 }) { room.identified.insert(session) }
         }
         for row in admitted {
             guard let t = StoreRows.texts(row), t.count == 2, let session = t[0], let key = t[1] else { continue }

@@ -21,17 +21,24 @@ public final class SeatChains: Sendable {
     public init() {}
 
     /// Replaces what the store's rows say of each keyed seat of `seats` with what its verified
-    /// records say (`SeatView.apply`). Seats with no key (waiting, begun without the console's
-    /// start, or in a room whose key `keys` lacks) are left as they are: the liveness check
-    /// marks them unverified.
-    public func apply(_ seats: inout [SeatView], reader: SharedReader, keys: RoomKeys) async throws {
+    /// records say (`SeatView.apply`). In a room the proctor starts (`proctorStarts`), a session
+    /// the start did not key has nothing of its own that verifies: it is shown as not started,
+    /// whatever its records claim (a session anyone with the seat role's password could
+    /// announce under a real seat's name), and flagged when they claim more. Other seats with no
+    /// key (a room whose candidates start, or whose key `keys` lacks) are left as they are: the
+    /// liveness check marks them unverified.
+    public func apply(_ seats: inout [SeatView], reader: SharedReader, keys: RoomKeys, proctorStarts: Set<String> = []) async throws {
         var keyed: [String: (index: Int, key: [UInt8])] = [:]
         for i in seats.indices {
             let seat = seats[i]
             guard let (publicKey, signing) = keys(seat.room) else { continue }
             let start = SignedCommand(id: 0, envelope: seat.liveness.startEnvelope, signature: seat.liveness.startSignature)
             guard let envelope = start.envelope(signedBy: publicKey), envelope.action == "start",
-                  envelope.session == seat.session, envelope.room == seat.room, envelope.keys != nil else { continue }
+                  envelope.session == seat.session, envelope.room == seat.room, envelope.keys != nil else {
+                if proctorStarts.contains(seat.room) { Self.notStarted(&seats[i]) }
+                continue
+            }
+            seats[i].keyed = true
             keyed[seat.session] = (i, signing.sessionKey(seat.session, seatKey: envelope.seatKey ?? ""))
         }
         // Sessions no longer read are forgotten; a session whose key changed starts again.
@@ -57,6 +64,21 @@ public final class SeatChains: Sendable {
             if let chain = kept[session]?.chain { seats[found.index].apply(chain) }
         }
     }
+}
+
+extension SeatChains {
+    /// A session of a room the proctor starts that no start of the proctor's keyed: not started,
+    /// with nothing it says of answers, hands, pauses or refusals; flagged when it claims more.
+    static func notStarted(_ seat: inout SeatView) {
+        guard !["wrong_test", "candidate_twice"].contains(seat.status) else { return }
+        let claims = seat.status != "not_started" || seat.answered > 0 || seat.hand != "down" || seat.paused
+            || seat.commandsRefused > 0 || seat.incidents > 0
+        seat.apply(SeatChain())
+        if claims && !seat.warnings.contains(Self.unstartedWarning) { seat.warnings.append(Self.unstartedWarning) }
+    }
+
+    /// What the console says of a session that claims to run with no start of the proctor's.
+    public static let unstartedWarning = "no start signed by the proctor"
 }
 
 extension SharedReader {

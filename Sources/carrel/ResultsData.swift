@@ -229,7 +229,15 @@ extension ResultsData {
             case let .failure(damage): skip(row.session, damage.reason)
             }
         }
-        let layout = CSV.layout(entries.map { ($0.heading.assessment.id, $0.items) })
+        // With the proctor's key, an assessment's item columns come from the results that verify
+        // (their seats' own): a result anyone could have stored under a session of its own adds
+        // no column when one of that assessment's results verifies (its cells under the real
+        // columns are kept, its own inventions are not).
+        let verifiedAssessments = Set(entries.filter { checks?[$0.heading.session]?.verified == true }.map(\.heading.assessment.id))
+        let columned = entries.filter {
+            checks == nil || checks?[$0.heading.session]?.verified == true || !verifiedAssessments.contains($0.heading.assessment.id)
+        }
+        let layout = CSV.layout(columned.map { ($0.heading.assessment.id, $0.items) })
         var text = CSV.header(layout, verified: checks != nil)
         var count = 0
         for entry in entries {

@@ -59,6 +59,7 @@ extension RoomCommandTests {
 
         try Self.expectNoKeyInTheStore(pg, database: database, session: session, sealed: sealed)
         Self.expectRecordsOfTheOwnerNamed(pg, database: database, session: session, url: url)
+        try Self.expectAForgedResultToAddNoColumn(pg, database: database, session: session, url: url)
         Self.expectARecordWithheldFound(pg, database: database, session: session, url: url)
     }
 
@@ -169,6 +170,39 @@ extension RoomCommandTests {
         let next = try proctor.carrel(["proctor", "start", "--room", "c1", "--seat", "A7", "--yes", "--wait", "20", "--shared", url])
         #expect(next.status == 0, "\(next.out)")
         #expect(child.expect("keys session+package") != nil)
+    }
+
+    /// A result stored under a session of someone's own, with items the test does not have:
+    /// exported (unverified), but its inventions add no column to the gradebook; a refused
+    /// attempt (a wrong test) is no session that cannot be read, even with --strict.
+    static func expectAForgedResultToAddNoColumn(_ pg: PrivatePostgres, database: String, session: String, url: String) throws {
+        let genuine = pg.psql("SELECT json FROM carrel_results WHERE session = '\(session)'", database: database).output
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        var document = try #require(try JSONSerialization.jsonObject(with: Data(genuine.utf8)) as? [String: Any])
+        document["session"] = "forged-result"
+        var items = try #require(document["items"] as? [[String: Any]])
+        let model = try #require(items.first)
+        for n in 0..<300 {
+            var extra = model
+            extra["id"] = "invented-\(n)"
+            items.append(extra)
+        }
+        document["items"] = items
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self).replacingOccurrences(of: "'", with: "''")
+        let inserted = pg.psql("""
+            INSERT INTO carrel_sessions (session, room, seat, candidate, assessment_id, assessment_title, fingerprint, total, status,
+                                         end_reason, started_at, lock_key, last_seq, last_seen)
+            VALUES ('forged-result', 's1', 'Z9', 'Nobody', 'secret', 'Secret', 'x', 2, 'ended', 'submitted', now(), 0, 0, now()),
+                   ('refused-1', 's1', 'Z8', 'Eve', 'other', 'Other', 'y', 2, 'wrong_test', NULL, now(), 0, 0, now());
+            INSERT INTO carrel_results (session, json) VALUES ('forged-result', '\(json)');
+            """, database: database)
+        #expect(inserted.status == 0, "\(inserted.output)")
+        let csv = Proctor().keyed(["results", "export", "--format", "csv", "--strict", "--shared", url, "--room", "s1"])
+        let header = csv.output.split(separator: "\n").first { $0.hasPrefix("session,") }.map(String.init) ?? ""
+        #expect(!header.contains("invented-"), "\(header)")
+        #expect(header.contains(",q1") && header.contains(",q2"), "\(header)")
+        #expect(csv.output.contains("forged-result"), "the forged session is still listed (unverified): \(csv.output)")
+        #expect(csv.status == 0, "a refused attempt is not a session that cannot be read: \(csv.output)")
     }
 
     /// `results list` of room s1, as JSON.

@@ -67,7 +67,8 @@ extension SharedReader {
             \(unescaped: Self.heldLocks)
             SELECT \(unescaped: StoreRows.Session.columns)
             FROM carrel_sessions s
-            WHERE (\(room)::text IS NULL OR s.room = \(room)::text) AND s.status <> 'not_started'
+            WHERE (\(room)::text IS NULL OR s.room = \(room)::text)
+              AND s.status NOT IN ('not_started', 'wrong_test', 'candidate_twice')
             ORDER BY s.started_at, s.session
             """, logger: logger) }
         var copy = CopyPlan()

@@ -99,6 +99,8 @@ final class ConsoleFeed: ConsoleSource, Sendable {
             let rooms = Dictionary(grouping: seats, by: \.room)
             var ids: [Int64] = []
             var held: [HeldSeats.Seat] = []
+            // Seats a command other than the start was not sent to: not running.
+            var idle: [String] = []
             do {
                 for (room, inRoom) in rooms.sorted(by: { $0.key < $1.key }) {
                     let plan = try await reader.room(room)
@@ -114,12 +116,19 @@ final class ConsoleFeed: ConsoleSource, Sendable {
                             ids += try await reader.issue(room: room, targets: starts, action: action, key: key, fingerprint: fingerprint)
                         }
                     } else {
-                        // Each bound to the session at the seat now: never replayable to another.
-                        let targets = inRoom.map { CommandTarget(seat: $0.seat, session: $0.session) }
+                        // Each bound to the session at the seat now: never replayable to another. Only
+                        // to seats running (as the console read them: with the passphrase, a session
+                        // the proctor's start did not key is not running, whatever it claims).
+                        let running = inRoom.filter { ["active", "interrupted"].contains($0.status) }
+                        idle += inRoom.filter { seat in !running.contains { $0.session == seat.session } }.map(\.session)
+                        let targets = running.map { CommandTarget(seat: $0.seat, session: $0.session) }
+                        if targets.isEmpty { continue }
                         ids += try await reader.issue(room: room, targets: targets, action: action, key: key, fingerprint: fingerprint)
                     }
                 }
-                let note = HeldSeats.note(action, seats: seats, held: held, ids: ids)
+                let sent = seats.filter { !idle.contains($0.session) }
+                let note = sent.isEmpty && held.isEmpty ? "\(action.name) not sent: no seat marked is running"
+                    : HeldSeats.note(action, seats: sent, held: held, ids: ids)
                 shared.withLock { $0.sent = note }
                 wakeLoop()
             } catch let failure as CarrelFailure {

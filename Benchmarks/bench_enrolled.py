@@ -127,6 +127,8 @@ def main():
     try:
         url = pg.start()
         env = dict(pg.env)
+        # The seat and proctor roles; each enrolled machine gets a login of its own under them.
+        subprocess.run([CARREL, "store", "init", "--shared", url], env=env, check=True, capture_output=True)
         # The sealed test: geography with the bench proctor's key.
         plain = os.path.join(tmp, "test.yaml")
         with open(shared.ASSESSMENT, encoding="utf-8") as f:

@@ -71,7 +71,9 @@ struct SharedStorePartsTests {
             #expect(await publisher.finish(within: 300))
             // The loop ends by itself once asked to stop: the group is not cancelled.
         }
-        #expect(Date().timeIntervalSince(started) < 150, "neither finish waited out its 300 s, and the loop stopped")
+        // Neither waited out its 300 s (on a busy machine the test's own tasks may wait their
+        // turn for minutes, so only the deadline itself tells).
+        #expect(Date().timeIntervalSince(started) < 295, "neither finish waited out its 300 s, and the loop stopped")
     }
 
     @Test func thePasswordFileIsReadAsLibpqReadsItAndIgnoredWhenOthersCanReadIt() throws {

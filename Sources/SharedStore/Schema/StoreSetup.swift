@@ -209,6 +209,20 @@ public enum StoreSetup {
             }
             still.append(step.sql + ";")
         }
+        if superuser {
+            // Enrolled machines' logins: a role's settings are not inherited from the seat role,
+            // and the owner's enrolment cannot set a superuser's one.
+            let logins = try await StoreCall.rows(c, """
+                SELECT DISTINCT quote_ident(m.rolname) FROM pg_auth_members a JOIN pg_roles m ON m.oid = a.member
+                  JOIN pg_roles s ON s.oid = a.roleid
+                WHERE s.rolname = \(seatRole) AND m.rolname ~ '^carrel_m_[0-9a-f]{16}$'
+                """, logger: logger)
+            for row in logins {
+                guard let t = StoreRows.texts(row), let quoted = t.first ?? nil else { continue }
+                try await StoreCall.run(c, PostgresQuery(unsafeSQL: "ALTER ROLE \(quoted) SET temp_file_limit = '\(seatTempFileLimit)'"),
+                                        logger: logger)
+            }
+        }
         guard !still.isEmpty else { return [] }
         return ["a seat can still reach what the whole server shares (other seats' connections, the lock table, the NOTIFY queue, large objects, temporary space), or the janitor cannot see and end seat connections: as the cluster's superuser, in database \(database), run: " + still.joined(separator: " ")]
     }

@@ -457,6 +457,51 @@ struct SeatRoleAttackTests {
         #expect(lookUp("late", "1001", "7F3K-92QD") == "found")
     }
 
+    /// An owner who is not the cluster's superuser (as docs/deployment.md sets one up) is told
+    /// exactly the superuser's statements still to run; once the superuser has run them, the
+    /// seat role reaches nothing the whole server shares, and the owner's own functions (the
+    /// seat's lock, the command notice, the janitor) still work.
+    @Test(.timeLimit(.minutes(3)), .enabled(if: enabled, "needs PostgreSQL (scripts/install-deps)"))
+    func anOwnerWhoIsNotTheSuperuserIsToldTheSuperusersPart() throws {
+        let pg = try PrivatePostgres.shared()
+        let lab = try RoomEndToEndTests().lab(pg)
+        let tag = UUID().uuidString.prefix(8).lowercased()
+        let (role, database, password) = ("own_\(tag)", "d_\(tag)", "pw\(tag)pw\(tag)")
+        #expect(Self.owner(lab, "CREATE ROLE \(role) LOGIN CREATEROLE PASSWORD '\(password)'").status == 0)
+        #expect(Self.owner(lab, "CREATE DATABASE \(database) OWNER \(role)").status == 0)
+        let superDB = lab.owner.replacingOccurrences(of: #"/[^/?]+\?"#, with: "/\(database)?", options: .regularExpression)
+        let password0 = try String(contentsOfFile: pg.folder + "/password", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let url = superDB.replacingOccurrences(of: "carrel:\(password0)@", with: "\(role):\(password)@")
+        let seatRole = "seat_\(tag)"
+        let first = RoomEndToEndTests().carrel(["store", "init", "--shared", url, "--seat-role", seatRole, "--proctor-role", "proctor_\(tag)"])
+        #expect(first.status == 0, "\(first.output)")
+        let warning = try #require(first.output.split(separator: "\n").first { $0.contains("as the cluster's superuser") }, "\(first.output)")
+        for part in ["pg_catalog.pg_advisory_lock(bigint)", "pg_catalog.lo_from_bytea(oid, bytea)", "pg_catalog.pg_notify(text, text)",
+                     "GRANT pg_signal_backend, pg_read_all_stats TO \(role)", "temp_file_limit"] {
+            #expect(warning.contains(part), "\(part): \(warning)")
+        }
+        #expect(!warning.contains("REVOKE TEMPORARY"), "the database's owner takes TEMP itself")
+        let sql = try #require(warning.range(of: "run: ").map { String(warning[$0.upperBound...]) })
+        let ran = ChildSpawn.run(Self.psql, ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", superDB, "-c", sql],
+                                 environment: ProcessInfo.processInfo.environment, timeout: 30)
+        #expect(ran.status == 0, "\(ran.output)")
+        let again = RoomEndToEndTests().carrel(["store", "init", "--shared", url, "--seat-role", seatRole, "--proctor-role", "proctor_\(tag)"])
+        #expect(again.status == 0 && !again.output.contains("as the cluster's superuser"), "\(again.output)")
+        let line = try #require(first.output.split(separator: "\n").first { $0.contains(":\(seatRole):") })
+        let seatPassword = try #require(line.split(separator: ":").last)
+        let other = RoomEndToEndTests.Lab(owner: url, seat: url.replacingOccurrences(of: "\(role):\(password)@", with: "\(seatRole):\(seatPassword)@"),
+                                          seatRole: seatRole)
+        for sql in ["SELECT pg_advisory_lock(1)", "SELECT lo_from_bytea(0, 'x')", "CREATE TEMP TABLE t (x int)", "SELECT pg_notify('carrel_commands', 'x')"] {
+            let out = Self.seat(other, sql)
+            #expect(out.status != 0 && out.output.contains("denied"), "\(sql): \(out.output)")
+        }
+        Self.genuine(other, "honest")
+        #expect(Self.seat(other, "SELECT carrel_seat_lock('honest', '\(Self.genuineToken)', NULL)").output.hasPrefix("t"))
+        #expect(Self.owner(other, "INSERT INTO carrel_commands (room, seat, action, envelope, signature, session) VALUES ('lab1', 'A1', 'pause', 'e', 's', 'honest')").status == 0)
+        let swept = Self.owner(other, "SELECT carrel_sweep()")
+        #expect(swept.status == 0, "\(swept.output)")
+    }
+
     /// A seat that cannot read its room's plan (the role's connections all held, the store
     /// down) stays in the room's flow: it says so and tries again, and never goes on without
     /// the plan (which would skip the roster and the proctor's start, and ask for a passphrase

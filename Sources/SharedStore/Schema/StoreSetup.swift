@@ -255,7 +255,8 @@ public enum StoreSetup {
     ].map { "pg_catalog." + $0 }
 
     /// What the owner's own functions call of those: the seat's lock (`carrel_seat_lock`), the
-    /// migrations' lock, the command notice (`carrel_commands_notify`) and the janitor.
+    /// migrations' lock, the command notice (`carrel_commands_notify`) and the janitor. Granted
+    /// to the owner by name (what PUBLIC has now, the REVOKE takes away).
     static let ownerFunctions = [
         "pg_catalog.pg_try_advisory_lock(bigint)", "pg_catalog.pg_advisory_unlock(bigint)", "pg_catalog.pg_advisory_xact_lock(bigint)",
         "pg_catalog.pg_notify(text, text)", "pg_catalog.pg_terminate_backend(integer, bigint)",
@@ -280,7 +281,11 @@ public enum StoreSetup {
         ]
         if !ownerIsSuperuser {
             steps.append(SuperuserStep(sql: "GRANT EXECUTE ON FUNCTION \(ownerFunctions.joined(separator: ", ")) TO \(owner)",
-                                       needed: "SELECT NOT (\(ownerFunctions.map { "has_function_privilege(\(ownerRole), \(literal($0)), 'EXECUTE')" }.joined(separator: " AND ")))"))
+                                       needed: """
+                                           SELECT NOT bool_and(EXISTS (SELECT 1 FROM aclexplode(p.proacl) x JOIN pg_roles r ON r.oid = x.grantee
+                                                                       WHERE r.rolname = \(ownerRole) AND x.privilege_type = 'EXECUTE'))
+                                           FROM pg_proc p WHERE p.oid IN (\(ownerFunctions.map { "\(literal($0))::regprocedure" }.joined(separator: ", ")))
+                                           """))
             steps.append(SuperuserStep(sql: "GRANT pg_signal_backend, pg_read_all_stats TO \(owner)",
                                        needed: "SELECT NOT (pg_has_role(\(ownerRole), 'pg_signal_backend', 'MEMBER') AND pg_has_role(\(ownerRole), 'pg_read_all_stats', 'MEMBER'))"))
         }

@@ -290,6 +290,9 @@ final class ConsoleFeed: ConsoleSource, Sendable {
                 setReport(ConsoleSeatReport(session: wanted, events: nil, problem: SeatPublisher.describe(error)))
             }
         }
+        // The room kept clean on every reading too (seats sweep from their pulses): a proctor
+        // role without the call (a store set up by hand before version 9) reads as before.
+        _ = try? await reader.sweep()
         do {
             var seats = try await reader.seats(room: room)
             try await HeldSeats.flag(&seats, reader: reader)

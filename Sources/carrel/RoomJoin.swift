@@ -32,13 +32,13 @@ struct RoomJoin: Sendable {
         guard let plan else { return nil }
         let assessment = launch.assessment
         let fingerprint = launch.header?.metadata.fingerprint ?? Fingerprint.of(assessment)
+        var join = RoomJoin(plan: plan, match: nil, fingerprint: fingerprint)
         if fingerprint != plan.fingerprint {
-            await SeatRoom.reportRefused(url, .wrongTest, label: label, candidate: take.candidate, assessmentID: assessment.id,
+            await SeatRoom.reportRefused(url, .wrongTest, session: join.session, token: join.token, label: label, candidate: take.candidate, assessmentID: assessment.id,
                                            assessmentTitle: assessment.title, fingerprint: fingerprint,
                                            attestation: SeatFacts.attestation(fingerprint: fingerprint, policy: assessment.policy))
             throw CarrelFailure(status: .refused, message: "this is not the test of room \(TerminalSafety.visible(label.room, keepLineBreaks: false)): \(take.file) is \(fingerprint.prefix(19))…, the room's is \(plan.fingerprint.prefix(19))… (\(TerminalSafety.visible(plan.assessmentTitle, keepLineBreaks: false))); ask the proctor")
         }
-        var join = RoomJoin(plan: plan, match: nil, fingerprint: fingerprint)
         if plan.hasRoster {
             var given: [String] = []
             if take.candidate != nil { given.append("--candidate") }
@@ -117,7 +117,9 @@ struct RoomJoin: Sendable {
                         out.write(say("Candidate {0} is already seated at {1}; the proctor has been shown both seats. Ask the proctor.", .s(v(candidate)), .s(v(seat))) + "\n")
                     }
                 case let .reportSeatedTwice(match):
-                    await SeatRoom.reportRefused(url, .candidateTwice, label: label, candidate: match.candidate,
+                    // A session of its own for the refusal: this one goes on to ask the number again.
+                    await SeatRoom.reportRefused(url, .candidateTwice, session: SessionIDs.random.sessionID(),
+                                                 token: SessionMAC.randomToken(), label: label, candidate: match.candidate,
                                                  assessmentID: assessment.id, assessmentTitle: assessment.title, fingerprint: fingerprint,
                                                  attestation: SeatFacts.attestation(fingerprint: fingerprint, policy: assessment.policy))
                 case let .askConfirmation(match):

@@ -216,6 +216,33 @@ struct PublisherStateTests {
         #expect(listening == s.timing.idleWait)
     }
 
+    /// Anyone with the seat role may NOTIFY the channel in a loop: notices coalesce, and a
+    /// seat reads its commands at most once every `commandNoticeGap` for them, however many.
+    @Test func aFloodOfNoticesReadsCommandsAtMostOnceAGap() {
+        var s = Self.state([.follow(room: "lab", seat: "A1", after: 0), .started(journal: true), .woke, .connected,
+                            .commandsRead(commands: [], starts: nil)])
+        _ = s.update(.listening(true, connection: s.connection), now: 0)
+        var reads = 0
+        var now = 0.0
+        while now < 2.0 {
+            _ = s.update(.commandsNoticed, now: now)
+            _ = s.update(.woke, now: now)
+            var actions = s.update(.outboxEmpty, now: now)
+            if actions.last == .readCommands(room: "lab", seat: "A1", after: 0, startsAfter: nil) {
+                reads += 1
+                actions = s.update(.commandsRead(commands: [], starts: nil), now: now)
+            }
+            now += 0.01
+        }
+        #expect(reads >= 3 && reads <= 5, "200 notices in 2 s: \(reads) reads")
+        // A notice within the gap is not lost: the wait ends when the gap does.
+        _ = s.update(.commandsNoticed, now: now)
+        _ = s.update(.woke, now: now)
+        if case let .wait(pause)? = s.update(.outboxEmpty, now: now).last {
+            #expect(pause <= s.timing.commandNoticeGap + 1e-9)
+        }
+    }
+
     @Test func onlyOneListenerIsStartedForEachConnection() {
         var s = Self.state([.follow(room: "lab", seat: "A1", after: 0), .started(journal: false)])
         var seen: [StoreAction] = []

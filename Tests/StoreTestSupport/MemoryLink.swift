@@ -48,7 +48,8 @@ public final class MemoryLink: StoreLink {
         }
     }
 
-    public func lock(session: String) async throws -> Bool {
+    public func lock(_ proof: SeatProof) async throws -> Bool {
+        let session = proof.session
         try await enter("lock")
         return store.data.withLock { d in
             if let holder = d.locks[session], holder != id { return false }

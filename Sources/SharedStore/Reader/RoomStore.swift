@@ -274,7 +274,13 @@ extension SharedReader {
                 sequences.append(sequence)
             }
             // One statement for them all: one notice wakes the room's seats once, not once per seat.
-            let rows = try await StoreCall.rows(c, """
+            // In an explicit transaction, and the numbers are told only once COMMIT completes:
+            // outside one, the statement's rows come back before its commit, and a commit that
+            // fails (a NOTIFY queue that is full fails it) would be reported as commands sent.
+            try await StoreCall.run(c, "BEGIN", logger: logger)
+            let rows: [PostgresRow]
+            do {
+                rows = try await StoreCall.rows(c, """
                 INSERT INTO carrel_commands (room, seat, action, argument, envelope, signature, sequence, session)
                   SELECT \(room), nullif(t, ''), \(name), \(argument), e, g, q, nullif(x, '')
                   FROM unnest(\(seats)::text[], \(envelopes)::text[], \(signatures)::text[], \(sequences)::int8[], \(sessions)::text[])
@@ -282,6 +288,13 @@ extension SharedReader {
                   ORDER BY n
                 RETURNING id::text
                 """, logger: logger)
+                try await StoreCall.run(c, "COMMIT", logger: logger)
+            } catch {
+                // The first error is the one to report: nothing was sent. (A connection that
+                // closed has rolled back already; a ROLLBACK that fails adds nothing.)
+                if !c.isClosed { try? await StoreCall.run(c, "ROLLBACK", logger: logger) }
+                throw error
+            }
             return rows.compactMap { StoreRows.texts($0)?.first.flatMap { $0 }.flatMap { Int64($0) } }.sorted()
         }
     }
@@ -401,6 +414,14 @@ public enum SeatRoom {
                                  codeSalt: String?, session: String, token: String) async throws -> Lookup {
         let hash = code.flatMap { code in codeSalt.map { CandidateCode.hash(code, candidate: number, salt: $0) } }
         return try await withConnection(url) { c, logger in
+            // The store counts tries per session its seat announced in the room and proves
+            // (schema version 9): the seat's row first, with no test named yet; its full
+            // announcement makes it again.
+            let hello = "{\"room\":\(JSONLiteral.string(room)),\"seat\":\(JSONLiteral.string(seat))}"
+            guard try await StoreCall.value(c, "SELECT carrel_hello(\(session), \(hello)::jsonb, \(token))", as: Bool.self,
+                                            logger: logger) ?? false else {
+                throw SharedSchema.Problem(description: "the store holds session \(session) for another seat")
+            }
             // Two transactions: the try is committed (and counted) before it is answered.
             let attempt = try await StoreCall.value(c, "SELECT carrel_candidate_try(\(room), \(session), \(token), \(number), \(hash))",
                                                     as: Int64.self, logger: logger) ?? 0
@@ -431,9 +452,11 @@ public enum SeatRoom {
         case candidateTwice = "candidate_twice"
     }
 
-    /// Tells the proctor's console that this seat refused to begin. Best effort (the seat's
-    /// refusal stands whatever the store says).
-    public static func reportRefused(_ url: SharedURL, _ refusal: Refusal, label: SharedLabel, candidate: String?,
+    /// Tells the proctor's console that this seat refused to begin, for the session (and its
+    /// token) the seat chose before it asked the roster: the store takes a refusal only for a
+    /// session its seat proves. Best effort (the seat's refusal stands whatever the store says).
+    public static func reportRefused(_ url: SharedURL, _ refusal: Refusal, session: String, token: String,
+                                     label: SharedLabel, candidate: String?,
                                      assessmentID: String, assessmentTitle: String, fingerprint: String,
                                      attestation: [String: String]) async {
         let string = JSONLiteral.string
@@ -443,10 +466,9 @@ public enum SeatRoom {
             "fingerprint":\(string(fingerprint)),"pid":\(getpid()),"refusal":\(string(refusal.rawValue)),\
             "attestation":\(JSONLiteral.object(attestation))}
             """
-        let session = UUID().uuidString.lowercased()
         // Nothing to do when the store cannot hear it: the seat has refused already.
         _ = try? await withConnection(url) { c, logger in
-            try await StoreCall.run(c, "SELECT carrel_seat_refused(\(session), \(body)::jsonb)", logger: logger)
+            try await StoreCall.run(c, "SELECT carrel_seat_refused(\(session), \(token), \(body)::jsonb)", logger: logger)
         }
     }
 

@@ -298,6 +298,17 @@ public final class SharedReader: Sendable {
         return Int(min(max(value, 0), 10_000_000).rounded(.down))
     }
 
+    /// Runs the store's janitor (`carrel_sweep`, schema version 9): seat connections idle in
+    /// a transaction, stuck in one statement or holding more than one advisory lock are ended
+    /// (at most once every 3 seconds for the whole store, whoever asks). Returns how many.
+    public func sweep() async throws -> Int {
+        let connection = self.connection
+        let logger = self.logger
+        return try await StoreCall.guarded(connection, timeout: 10) {
+            try await StoreCall.value(connection, "SELECT carrel_sweep()", as: Int.self, logger: logger) ?? 0
+        }
+    }
+
     /// What the console reads of one seat's events at most: a seat can send any detail, and
     /// the report is for people to read.
     public static let eventLimit = 5000

@@ -54,6 +54,12 @@ import PostgresNIO
 /// | fn carrel_login_capacity, carrel_enroll_login | 8 |                                           |
 /// | fn and trigger carrel_machine_retired  | 8       |                                            |
 /// | fn carrel_room_has_place               | 5       | 8: places counted per login                |
+/// | carrel_sweeps, carrel_terminations     | 9       |                                            |
+/// | fn carrel_sweep, carrel_seat_lock, carrel_seat_unlock | 9 |                                   |
+/// | fn carrel_seat_refused/3, carrel_candidate_held/4 | 9 |                                       |
+/// | fn carrel_pulse/4, carrel_live/5       | 5       | 9: each runs the sweep                     |
+/// | fn carrel_hello/3                      | 5       | 9: the look-up's row made again            |
+/// | fn carrel_candidate_try, carrel_candidate | 6    | 9: a proven session's tries, held per session |
 ///
 /// Each function that acts for a seat is revoked from PUBLIC by the version that creates it
 /// (`carrel_number` and `carrel_schema_version` stay open to anyone); version 4 grants its new
@@ -64,7 +70,7 @@ import PostgresNIO
 /// `seatFunctions` to the seat role it sets up.
 public enum SharedSchema {
     /// The version this build writes and reads.
-    public static let version = 8
+    public static let version = 9
 
     /// The channel seats of a room listen on: a command was issued.
     public static let commandChannel = "carrel_commands"
@@ -80,6 +86,7 @@ public enum SharedSchema {
         (6, version6CandidateCodes),
         (7, version7EnrolledMachines),
         (8, version8MachineLogins),
+        (9, version9SharedResources),
     ]
 
     public struct Problem: Error, Sendable, CustomStringConvertible {

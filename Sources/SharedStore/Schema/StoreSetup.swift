@@ -134,12 +134,13 @@ public enum StoreSetup {
             "GRANT EXECUTE ON FUNCTION carrel_schema_version() TO \(proctor)",
         ] + SharedSchema.proctorMachineGrants.map { "GRANT SELECT, INSERT, UPDATE ON \($0) TO \(proctor)" }
             + SharedSchema.proctorLoginGrants.map { "\($0) \(proctor)" }
+            + SharedSchema.proctorSweepGrants.map { "\($0) \(proctor)" }
         for sql in statements { try await run(sql) }
         try await StoreCall.run(c, "UPDATE carrel_logins SET seat_role = \(seatRole), shared_connections = \(limit), proctor_reserve = \(reserve)",
                                 logger: logger)
         try await refreshMachineLogins(c, seatRole: seatRole, logger: logger)
         let capacity = try await machineCapacity(c, logger: logger)
-        let warnings = try await closeSignals(c, logger: logger)
+        let warnings = try await sharedResources(c, seatRole: seatRole, logger: logger)
         let version = try await StoreCall.value(c, "SELECT carrel_schema_version()", as: Int.self, logger: logger) ?? 0
         return Report(created: created, existing: existing, seatConnectionLimit: limit, machineCapacity: capacity, host: url.host,
                       port: url.port, database: url.database, schemaVersion: version, warnings: warnings)
@@ -174,18 +175,134 @@ public enum StoreSetup {
                         sharedConnections: n[5], perMachine: n[6])
     }
 
-    /// PostgreSQL lets a role cancel or end the server processes of its own role: every seat
-    /// shares one, so any seat could cut every other seat's connection. Only the cluster's
-    /// superuser can take those two functions from PUBLIC; another owner is told how.
-    static func closeSignals(_ c: PostgresConnection, logger: Logger) async throws -> [String] {
-        let revoke = "REVOKE EXECUTE ON FUNCTION pg_catalog.pg_terminate_backend(integer, bigint), pg_catalog.pg_cancel_backend(integer) FROM PUBLIC"
+    /// What a role reaches on the whole server, beyond any Carrel quota, and only the cluster's
+    /// superuser can take from PUBLIC (PostgreSQL's own functions, in this database): ending or
+    /// cancelling its own role's connections (every seat shares one), advisory locks (the
+    /// server's one lock table), `pg_notify` (its one NOTIFY queue), large objects (stored for
+    /// good, counted by no quota), and temporary files without a limit. The owner keeps what
+    /// its own functions use (the seat's lock, the migration's, the command notice, the
+    /// janitor's `pg_terminate_backend`) and the janitor's right to see and end seat
+    /// connections. Run as the superuser, `carrel store init` does it all; another owner is
+    /// told exactly what is still to run.
+    static func sharedResources(_ c: PostgresConnection, seatRole: String, logger: Logger) async throws -> [String] {
+        func ident(_ name: String) async throws -> String {
+            try await StoreCall.value(c, "SELECT quote_ident(\(name))", as: String.self, logger: logger) ?? "\"\""
+        }
+        let owner = try await StoreCall.value(c, "SELECT current_user::text", as: String.self, logger: logger) ?? ""
+        let database = try await StoreCall.value(c, "SELECT current_database()::text", as: String.self, logger: logger) ?? ""
         let superuser = try await StoreCall.value(c, "SELECT rolsuper FROM pg_roles WHERE rolname = current_user", as: Bool.self,
                                                   logger: logger) ?? false
-        guard superuser else {
-            return ["a seat can still end other seats' connections (pg_terminate_backend): as the cluster's superuser, run: \(revoke);"]
+        let steps = superuserSteps(seat: try await ident(seatRole), owner: try await ident(owner), database: try await ident(database),
+                                   names: (seatRole, owner, database), ownerIsSuperuser: superuser)
+        var still: [String] = []
+        for step in steps {
+            let needed = try await StoreCall.value(c, PostgresQuery(unsafeSQL: step.needed),
+                                                   as: Bool.self, logger: logger) ?? true
+            guard needed else { continue }
+            if superuser || step.ownerMay {
+                do {
+                    try await StoreCall.run(c, PostgresQuery(unsafeSQL: step.sql), logger: logger)
+                    continue
+                } catch where !superuser {
+                    // An owner that may not (the database is another role's): said below.
+                }
+            }
+            still.append(step.sql + ";")
         }
-        try await StoreCall.run(c, PostgresQuery(unsafeSQL: revoke), logger: logger)
-        return []
+        if superuser {
+            // Enrolled machines' logins: a role's settings are not inherited from the seat role,
+            // and the owner's enrolment cannot set a superuser's one.
+            let logins = try await StoreCall.rows(c, """
+                SELECT DISTINCT quote_ident(m.rolname) FROM pg_auth_members a JOIN pg_roles m ON m.oid = a.member
+                  JOIN pg_roles s ON s.oid = a.roleid
+                WHERE s.rolname = \(seatRole) AND m.rolname ~ '^carrel_m_[0-9a-f]{16}$'
+                """, logger: logger)
+            for row in logins {
+                guard let t = StoreRows.texts(row), let quoted = t.first ?? nil else { continue }
+                try await StoreCall.run(c, PostgresQuery(unsafeSQL: "ALTER ROLE \(quoted) SET temp_file_limit = '\(seatTempFileLimit)'"),
+                                        logger: logger)
+            }
+        }
+        guard !still.isEmpty else { return [] }
+        return ["a seat can still reach what the whole server shares (other seats' connections, the lock table, the NOTIFY queue, large objects, temporary space), or the janitor cannot see and end seat connections: as the cluster's superuser, in database \(database), run: " + still.joined(separator: " ")]
+    }
+
+    /// One statement of the superuser's part, and the query that says whether it is still needed.
+    struct SuperuserStep: Sendable {
+        var sql: String
+        /// Whether the store's owner may run it itself (the database's owner may take TEMP).
+        var ownerMay = false
+        var needed: String
+    }
+
+    /// PostgreSQL's advisory-lock functions, every form.
+    static let advisoryFunctions = [
+        "pg_advisory_lock(bigint)", "pg_advisory_lock(integer, integer)", "pg_advisory_lock_shared(bigint)",
+        "pg_advisory_lock_shared(integer, integer)", "pg_try_advisory_lock(bigint)", "pg_try_advisory_lock(integer, integer)",
+        "pg_try_advisory_lock_shared(bigint)", "pg_try_advisory_lock_shared(integer, integer)", "pg_advisory_xact_lock(bigint)",
+        "pg_advisory_xact_lock(integer, integer)", "pg_advisory_xact_lock_shared(bigint)", "pg_advisory_xact_lock_shared(integer, integer)",
+        "pg_try_advisory_xact_lock(bigint)", "pg_try_advisory_xact_lock(integer, integer)", "pg_try_advisory_xact_lock_shared(bigint)",
+        "pg_try_advisory_xact_lock_shared(integer, integer)", "pg_advisory_unlock(bigint)", "pg_advisory_unlock(integer, integer)",
+        "pg_advisory_unlock_shared(bigint)", "pg_advisory_unlock_shared(integer, integer)", "pg_advisory_unlock_all()",
+    ].map { "pg_catalog." + $0 }
+
+    /// PostgreSQL's large-object functions that a client may call (psql's \\lo_import uses them too).
+    static let largeObjectFunctions = [
+        "lo_creat(integer)", "lo_create(oid)", "lo_from_bytea(oid, bytea)", "lo_open(oid, integer)", "lowrite(integer, bytea)",
+        "lo_put(oid, bigint, bytea)", "loread(integer, integer)", "lo_get(oid)", "lo_get(oid, bigint, integer)",
+        "lo_truncate(integer, integer)", "lo_truncate64(integer, bigint)", "lo_unlink(oid)", "lo_import(text)", "lo_import(text, oid)",
+        "lo_export(oid, text)",
+    ].map { "pg_catalog." + $0 }
+
+    /// What the owner's own functions call of those: the seat's lock (`carrel_seat_lock`), the
+    /// migrations' lock, the command notice (`carrel_commands_notify`) and the janitor. Granted
+    /// to the owner by name (what PUBLIC has now, the REVOKE takes away).
+    static let ownerFunctions = [
+        "pg_catalog.pg_try_advisory_lock(bigint)", "pg_catalog.pg_advisory_unlock(bigint)", "pg_catalog.pg_advisory_xact_lock(bigint)",
+        "pg_catalog.pg_notify(text, text)", "pg_catalog.pg_terminate_backend(integer, bigint)",
+    ]
+
+    /// The most temporary file space one seat connection may use (sorts and hashes of its calls).
+    static let seatTempFileLimit = "64MB"
+
+    static func superuserSteps(seat: String, owner: String, database: String, names: (seat: String, owner: String, database: String),
+                               ownerIsSuperuser: Bool) -> [SuperuserStep] {
+        let seatRole = literal(names.seat), ownerRole = literal(names.owner), databaseName = literal(names.database)
+        let signals = ["pg_catalog.pg_terminate_backend(integer, bigint)", "pg_catalog.pg_cancel_backend(integer)"]
+        let shared = advisoryFunctions + largeObjectFunctions + ["pg_catalog.pg_notify(text, text)"]
+        func anyOf(_ functions: [String], _ role: String) -> String {
+            functions.map { "has_function_privilege(\(role), \(literal($0)), 'EXECUTE')" }.joined(separator: " OR ")
+        }
+        var steps = [
+            SuperuserStep(sql: "REVOKE EXECUTE ON FUNCTION \(signals.joined(separator: ", ")) FROM PUBLIC",
+                          needed: "SELECT \(anyOf(signals, seatRole))"),
+            SuperuserStep(sql: "REVOKE EXECUTE ON FUNCTION \(shared.joined(separator: ", ")) FROM PUBLIC",
+                          needed: "SELECT \(anyOf(shared, seatRole))"),
+        ]
+        if !ownerIsSuperuser {
+            steps.append(SuperuserStep(sql: "GRANT EXECUTE ON FUNCTION \(ownerFunctions.joined(separator: ", ")) TO \(owner)",
+                                       needed: """
+                                           SELECT NOT bool_and(EXISTS (SELECT 1 FROM aclexplode(p.proacl) x JOIN pg_roles r ON r.oid = x.grantee
+                                                                       WHERE r.rolname = \(ownerRole) AND x.privilege_type = 'EXECUTE'))
+                                           FROM pg_proc p WHERE p.oid IN (\(ownerFunctions.map { "\(literal($0))::regprocedure" }.joined(separator: ", ")))
+                                           """))
+            steps.append(SuperuserStep(sql: "GRANT pg_signal_backend, pg_read_all_stats TO \(owner)",
+                                       needed: "SELECT NOT (pg_has_role(\(ownerRole), 'pg_signal_backend', 'MEMBER') AND pg_has_role(\(ownerRole), 'pg_read_all_stats', 'MEMBER'))"))
+        }
+        steps.append(SuperuserStep(sql: "REVOKE TEMPORARY ON DATABASE \(database) FROM PUBLIC", ownerMay: true,
+                                   needed: "SELECT has_database_privilege(\(seatRole), \(databaseName), 'TEMP')"))
+        steps.append(SuperuserStep(sql: "ALTER ROLE \(seat) SET temp_file_limit = '\(seatTempFileLimit)'",
+                                   needed: """
+                                       SELECT NOT EXISTS (SELECT 1 FROM pg_db_role_setting d JOIN pg_roles r ON r.oid = d.setrole
+                                         WHERE r.rolname = \(seatRole) AND d.setdatabase = 0
+                                           AND 'temp_file_limit=\(seatTempFileLimit)' = ANY(d.setconfig))
+                                       """))
+        return steps
+    }
+
+    /// `text` as an SQL literal (names of roles and databases: quotes doubled).
+    static func literal(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
 
     /// The seat role's limits (`ALTER ROLE … SET`).

@@ -50,15 +50,17 @@ final class PostgresLink: StoreLink {
         }
     }
 
-    func lock(session: String) async throws -> Bool {
+    /// The seat's role takes no advisory lock itself (schema version 9): the store takes the
+    /// session's, under the key the console reads in `pg_locks`, for a seat that proves it.
+    func lock(_ proof: SeatProof) async throws -> Bool {
         try await guarded {
-            try await StoreCall.value(self.c, "SELECT pg_try_advisory_lock(hashtextextended(\(session), 0))", as: Bool.self,
-                                      logger: self.logger) ?? false
+            try await StoreCall.value(self.c, "SELECT carrel_seat_lock(\(proof.session), \(proof.token), \(proof.previous))",
+                                      as: Bool.self, logger: self.logger) ?? false
         }
     }
 
     func unlock(session: String) async throws {
-        try await run("SELECT pg_advisory_unlock(hashtextextended(\(session), 0))")
+        try await run("SELECT carrel_seat_unlock(\(session))")
     }
 
     func commands(room: String, seat: String, proof: SeatProof, after: Int64) async throws -> [SignedCommand] {

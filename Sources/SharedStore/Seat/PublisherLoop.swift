@@ -115,7 +115,7 @@ extension SeatPublisher {
             try await link.unlock(session: session)
             return .unlocked
         case let .lock(session):
-            return .locked(session: session, granted: try await link.lock(session: session))
+            return .locked(session: session, granted: try await link.lock(proof(session)))
         case let .readCommands(room, seat, after, startsAfter):
             // The commands are read as the session this seat runs (or waits to begin) proves it is.
             guard let session = withState({ $0.session ?? $0.announcement?.session }) else {

@@ -196,9 +196,11 @@ extension PublisherState {
             }
             if !round.commandsChecked {
                 round.commandsChecked = true
-                let told = commandsTold
-                commandsTold = false
+                // A notice is read at most once every `commandNoticeGap`; one that comes sooner
+                // stays told, and the wait below ends when the gap does.
+                let told = commandsTold && now - lastCommandRead >= timing.commandNoticeGap
                 if told || now - lastCommandRead >= commandFallbackNow {
+                    commandsTold = false
                     lastCommandRead = now
                     return out + [readCommands(follow, waiting: waitingSeat)]
                 }
@@ -227,6 +229,9 @@ extension PublisherState {
         }
         if follow != nil {
             pause = min(pause, max(timing.commandFallback / 100, commandFallbackNow - (now - lastCommandRead)))
+            if commandsTold {
+                pause = min(pause, max(timing.commandNoticeGap / 10, timing.commandNoticeGap - (now - lastCommandRead)))
+            }
         }
         if !hasJournal, announcement != nil, let due = rehearseAt, due > now {
             pause = min(pause, max(timing.commandFallback / 100, due - now))

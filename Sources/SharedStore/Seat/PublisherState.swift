@@ -104,6 +104,9 @@ public struct PublisherState: Sendable {
         /// would be the store's busiest work).
         public var commandFallback = 2.0
         public var commandFallbackListening = 30.0
+        /// Notices coalesce: however many come, a seat reads its commands at most once in this
+        /// long for them (anyone with the seat role may NOTIFY the channel in a loop).
+        public var commandNoticeGap = 0.5
         /// The longest the publisher sleeps with nothing due.
         public var idleWait = 5.0
         /// How often the marks given in the store are looked for.
@@ -124,6 +127,7 @@ public struct PublisherState: Sendable {
             t.pulse /= factor
             t.commandFallback /= factor
             t.commandFallbackListening /= factor
+            t.commandNoticeGap /= factor
             t.idleWait /= factor
             t.marks /= factor
             t.rehearsalSpread /= factor

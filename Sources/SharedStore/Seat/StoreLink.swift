@@ -120,8 +120,10 @@ public protocol StoreLink: AnyObject, Sendable {
     /// Announces a seat waiting at its start screen (`body`: the announcement's JSON) with the
     /// token of its session; false when the store holds the session for another token.
     func hello(session: String, body: String, token: String) async throws -> Bool
-    /// Holds `session`'s advisory lock on this connection (false: another connection holds it).
-    func lock(session: String) async throws -> Bool
+    /// Holds the proven session's advisory lock on this connection (false: another connection
+    /// holds it, or the proof failed). The store takes it for the seat (`carrel_seat_lock`,
+    /// schema version 9): one a connection.
+    func lock(_ proof: SeatProof) async throws -> Bool
     func unlock(session: String) async throws
     /// The room's commands for this seat numbered after `after`, in order, as stored.
     /// (PostgreSQL finds the room and seat from the proven session's row.)

@@ -71,50 +71,7 @@ struct ProctorWatch: AsyncParsableCommand {
             }
             let reader = try await SharedOptions.reader(url)
             if json {
-                struct Snapshot: Encodable { var seats: [SeatView] }
-                var seats: [SeatView]
-                let signer: ProctorSigner?
-                let scoring: ResultScoring?
-                do throws(CarrelFailure) {
-                    if passphraseStdin {
-                        let passphrase = try SecretReader(prompting: false).read(prompt: "")
-                        signer = ProctorSigner(passphrase: passphrase)
-                        scoring = try sealed.scoring(passphrase: passphrase)
-                    } else {
-                        try sealed.needsPassphrase()
-                        signer = nil
-                        scoring = nil
-                    }
-                } catch {
-                    await reader.close()
-                    throw error
-                }
-                do {
-                    seats = try await reader.seats(room: room)
-                    try await HeldSeats.flag(&seats, reader: reader)
-                    var plans: [String: RoomPlan] = [:]
-                    if let signer {
-                        for name in Set(seats.map(\.room)) { plans[name] = try await reader.room(name) }
-                        try await SeatChains().apply(&seats, reader: reader, keys: signer.roomKeys(plans),
-                                                     proctorStarts: Set(plans.filter { $0.value.startMode == .proctor }.keys))
-                        signer.check(&seats, plans: plans)
-                    }
-                    // Each finished seat's score, from the result its seat wrote (with the passphrase).
-                    let finished = seats.filter { SeatScore.finished($0.status) }
-                    if !finished.isEmpty {
-                        let results = try await reader.finishedResults(finished.map { ($0.session, $0.room) },
-                                                                       keys: signer.map { $0.roomKeys(plans) })
-                        let marks = try await reader.storeMarks(sessions: finished.map(\.session))
-                        ConsoleFeed.apply(results, marks: marks, scoring: scoring, to: &seats)
-                    }
-                } catch {
-                    // Closed on every path: PostgresNIO stops the process when a connection is
-                    // dropped without being closed.
-                    await reader.close()
-                    throw CarrelFailure(status: .cannotOpenInput, message: "cannot read the shared store \(url): \(SeatPublisher.describe(error))")
-                }
-                await reader.close()
-                FileOutput.standardOutput.write(try JSONText.pretty(Snapshot(seats: seats)))
+                try await snapshot(reader, url: url, room: room)
                 return
             }
             // The passphrase signs the console's commands: asked once, and only when a room in
@@ -167,5 +124,54 @@ struct ProctorWatch: AsyncParsableCommand {
                 }
             }
         }
+    }
+
+    /// `--json`: one snapshot of the seats, checked with the passphrase when it is given
+    /// (`--passphrase-stdin`), scored with `--test`.
+    func snapshot(_ reader: SharedReader, url: SharedURL, room: String?) async throws(CarrelFailure) {
+        struct Snapshot: Encodable { var seats: [SeatView] }
+        var seats: [SeatView]
+        let signer: ProctorSigner?
+        let scoring: ResultScoring?
+        do throws(CarrelFailure) {
+            if passphraseStdin {
+                let passphrase = try SecretReader(prompting: false).read(prompt: "")
+                signer = ProctorSigner(passphrase: passphrase)
+                scoring = try sealed.scoring(passphrase: passphrase)
+            } else {
+                try sealed.needsPassphrase()
+                signer = nil
+                scoring = nil
+            }
+        } catch {
+            await reader.close()
+            throw error
+        }
+        do {
+            seats = try await reader.seats(room: room)
+            try await HeldSeats.flag(&seats, reader: reader)
+            var plans: [String: RoomPlan] = [:]
+            if let signer {
+                for name in Set(seats.map(\.room)) { plans[name] = try await reader.room(name) }
+                try await SeatChains().apply(&seats, reader: reader, keys: signer.roomKeys(plans),
+                                             proctorStarts: Set(plans.filter { $0.value.startMode == .proctor }.keys))
+                signer.check(&seats, plans: plans)
+            }
+            // Each finished seat's score, from the result its seat wrote (with the passphrase).
+            let finished = seats.filter { SeatScore.finished($0.status) }
+            if !finished.isEmpty {
+                let results = try await reader.finishedResults(finished.map { ($0.session, $0.room) },
+                                                               keys: signer.map { $0.roomKeys(plans) })
+                let marks = try await reader.storeMarks(sessions: finished.map(\.session))
+                ConsoleFeed.apply(results, marks: marks, scoring: scoring, to: &seats)
+            }
+        } catch {
+            // Closed on every path: PostgresNIO stops the process when a connection is
+            // dropped without being closed.
+            await reader.close()
+            throw CarrelFailure(status: .cannotOpenInput, message: "cannot read the shared store \(url): \(SeatPublisher.describe(error))")
+        }
+        await reader.close()
+        FileOutput.standardOutput.write(try JSONText.pretty(Snapshot(seats: seats)))
     }
 }

@@ -228,10 +228,9 @@ struct MachineLoginTests {
         let opened = RoomEndToEndTests().carrel(["room", "open", "lab1", file, "--start", "proctor", "--machines", "all", "--lab", labName,
                                                  "--shared", store.owner])
         #expect(opened.status == 0, "\(opened.output)")
-
-        // The room's places, used up with the shared role's password.
+        // The room's places, used up with the shared role's password: each announcement kept on
+        // its own (a subtransaction each), until the store refuses.
         let token = String(repeating: "S", count: 43)
-        // Each announcement kept on its own (a subtransaction each), until the store refuses.
         let used = store.sql(store.seat, """
             DO $$ BEGIN FOR i IN 1..300 LOOP
               BEGIN

@@ -109,13 +109,15 @@ struct ActionTarget: ParsableArguments {
         let plan = try await reader.room(room)
         let (key, fingerprint) = try signer.key(room: room, plan: plan)
         var before = try await reader.seats(room: room)
-        if let plan {
+        let chains = SeatChains()
+        var open = plan
+        open?.closedAt = nil
+        let keys = signer.roomKeys(open.map { [room: $0] } ?? [:])
+        let proctorStarts: Set<String> = plan?.startMode == .proctor ? [room] : []
+        if let open {
             // The seats as their verified records say: a session no start of this proctor's keyed
             // (one announced under a real seat's name) is not running, and is sent nothing but a start.
-            var open = plan
-            open.closedAt = nil
-            try await SeatChains().apply(&before, reader: reader, keys: signer.roomKeys([room: open]),
-                                         proctorStarts: plan.startMode == .proctor ? [room] : [])
+            try await chains.apply(&before, reader: reader, keys: keys, proctorStarts: proctorStarts)
             signer.check(&before, plans: [room: open])
         }
         for seat in seats where !before.contains(where: { $0.seat == seat }) {
@@ -152,12 +154,31 @@ struct ActionTarget: ParsableArguments {
             ids = try await reader.issue(room: room, targets: targets.map { CommandTarget(seat: $0.seat, session: $0.session) },
                                          action: action, key: key, fingerprint: fingerprint)
         }
+        var (applied, refused) = try await answers(action, room: room, targets: targets, ids: ids, reader: reader,
+                                                   chains: chains, keys: keys, proctorStarts: proctorStarts)
+        for session in applied { refused[session] = nil }
+        return (targets, applied, refused, ids, held)
+    }
+    /// Waits up to `wait` seconds for `targets` to apply or refuse the commands `ids`.
+    func answers(_ action: ProctorAction, room: String, targets: [SeatView], ids: [Int64], reader: SharedReader,
+                 chains: SeatChains, keys: RoomKeys, proctorStarts: Set<String>) async throws
+        -> (applied: Set<String>, refused: [String: String]) {
         let deadline = ProcessInfo.processInfo.systemUptime + wait
         var applied: Set<String> = []
         var refused: [String: String] = [:]
         let answered = { targets.allSatisfy { applied.contains($0.session) || refused[$0.session] != nil } }
         while true {
             applied = try await reader.applied(ids)
+            if action == .start {
+                // A waiting seat begins under the session it announced: its start is applied when
+                // that session's own first record (one that verifies with the key the start gave
+                // it) is in the store — never on what a record anyone could send says of it.
+                var now = try await reader.seats(room: room)
+                try await chains.apply(&now, reader: reader, keys: keys, proctorStarts: proctorStarts)
+                for seat in now where seat.keyed && seat.status != "not_started" && targets.contains(where: { $0.session == seat.session }) {
+                    applied.insert(seat.session)
+                }
+            }
             if answered() { break }
             let unanswered = targets.map(\.session).filter { !applied.contains($0) }
             for seat in try await reader.standing(unanswered) {
@@ -165,16 +186,12 @@ struct ActionTarget: ParsableArguments {
                 if let last = seat.lastRefusal, ids.contains(where: { last.hasPrefix("#\($0) refused: ") }) {
                     refused[seat.session] = String(last.drop(while: { $0 != ":" }).dropFirst(2))
                 }
-                // A waiting seat begins under the session it announced: its start is applied
-                // when that session's first record arrives.
-                if action == .start && seat.status != "not_started" { applied.insert(seat.session) }
             }
             if answered() { break }
             if ProcessInfo.processInfo.systemUptime >= deadline { break }
-            try await Task.sleep(nanoseconds: 50_000_000)
+            try await Task.sleep(nanoseconds: action == .start ? 200_000_000 : 50_000_000)
         }
-        for session in applied { refused[session] = nil }
-        return (targets, applied, refused, ids, held)
+        return (applied, refused)
     }
 }
 

@@ -19,9 +19,14 @@ enum HeldSeats {
     /// Flags every waiting seat its start would hold back ("unknown machine, held back"), and
     /// every seat whose candidate a roster without codes named ("identity unchecked").
     static func flag(_ seats: inout [SeatView], reader: SharedReader) async throws {
+        var unproven: Set<String> = []
         for room in Set(seats.filter { $0.status == "not_started" && $0.connected }.map(\.room)) {
-            try await reader.machineRoom(room)?.flag(&seats, room: room)
+            guard let machines = try await reader.machineRoom(room) else { continue }
+            machines.flag(&seats, room: room)
+            unproven.formUnion(machines.unproven(seats, room: room))
         }
+        // A waiting seat that proved no candidate does not make a genuine one "seated twice".
+        if !unproven.isEmpty { SharedReader.flagTwiceSeated(&seats, unproven: unproven) }
         for room in Set(seats.filter { $0.candidateNumber != nil }.map(\.room)) where try await reader.identitiesUnchecked(room) {
             for i in seats.indices where seats[i].room == room && seats[i].candidateNumber != nil
                 && !seats[i].warnings.contains(uncheckedIdentity) {

@@ -135,4 +135,39 @@ struct SealStatementTests {
             if !startable { #expect(standing.words.contains("from the store's time")) }
         }
     }
+
+    /// A roster with codes: a seat is started only when its own session found its candidate
+    /// with the code, at the seat the roster gives that candidate; the console names it as the
+    /// roster does, whatever name it announced; a seat that proved nothing makes no genuine seat
+    /// "seated twice".
+    @Test func withCodesOnlyTheProvenCandidateAtTheRostersSeatStartsAndIsNamedByTheRoster() {
+        var room = MachineRoom(rule: .any, lab: nil, listed: [], carrelDigest: Self.digest, machines: [:], seals: [:], admissions: [:])
+        room.codes = true
+        room.identified = ["s-own": MachineRoom.RosterName(name: "Alan Turing", seat: "A2"),
+                           "s-free": MachineRoom.RosterName(name: "Ada", seat: nil)]
+        var swapped = Self.seat("s-own", seat: "A1")
+        swapped.candidate = "Grace Hopper"
+        swapped.candidateNumber = "1002"
+        var right = Self.seat("s-own", seat: "A2")
+        right.candidate = "Grace Hopper"
+        #expect(room.standing(of: swapped) == .unidentified, "proven as 1002, but not at 1002's seat")
+        #expect(room.standing(of: right) == .anyMachine)
+        #expect(room.standing(of: Self.seat("s-free", seat: "Z9")) == .anyMachine, "no seat on the roster line: any seat")
+        #expect(room.standing(of: Self.seat("s-none", seat: "A3")) == .unidentified)
+        var seats = [right]
+        room.flag(&seats, room: "r1")
+        #expect(seats[0].candidate == "Alan Turing", "named as the roster names the proven candidate")
+
+        // A genuine seat of 1001 and a seat that only says it is 1001.
+        var genuine = Self.seat("s-1001", seat: "A1")
+        genuine.status = "active"
+        genuine.candidateNumber = "1001"
+        var claimant = Self.seat("s-fake", seat: "A7")
+        claimant.candidateNumber = "1001"
+        var both = [genuine, claimant]
+        SharedReader.flagTwiceSeated(&both)
+        #expect(both.allSatisfy { $0.warnings.contains("candidate seated twice") })
+        SharedReader.flagTwiceSeated(&both, unproven: room.unproven(both, room: "r1"))
+        #expect(both.allSatisfy { !$0.warnings.contains("candidate seated twice") }, "\(both.map(\.warnings))")
+    }
 }

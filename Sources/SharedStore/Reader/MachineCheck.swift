@@ -48,7 +48,7 @@ public enum MachineStanding: Sendable, Equatable {
         case .anyMachine: return "any machine (the room does not ask for enrolled ones)"
         case let .unknownMachine(why): return "unknown machine (\(why))"
         case let .otherCarrel(why): return "other Carrel (\(why))"
-        case .unidentified: return "candidate not identified with the roster's code"
+        case .unidentified: return "candidate not identified with the roster's code at this seat"
         }
     }
 }
@@ -94,8 +94,18 @@ public struct MachineRoom: Sendable, Equatable {
     /// the candidate's code (`identified`), or once a proctor admits it.
     public var codes = false
     /// Waiting sessions whose candidate their own lookup found with the code (the token of
-    /// that lookup is the one the session announced itself with).
-    public var identified: Set<String> = []
+    /// that lookup is the one the session announced itself with), each with the roster line's
+    /// name and seat: what the console shows is the roster's word, never the seat's.
+    public var identified: [String: RosterName] = [:]
+
+    public struct RosterName: Sendable, Equatable {
+        public var name: String
+        public var seat: String?
+        public init(name: String, seat: String?) {
+            self.name = name
+            self.seat = seat
+        }
+    }
     /// The store's clock when this was read (seconds since 1970): a statement signed further
     /// than `window` from it is held back, so one cannot be signed ahead and used later.
     public var storeTime: Int64?
@@ -128,9 +138,13 @@ public struct MachineRoom: Sendable, Equatable {
     /// Where `seat` stands.
     public func standing(of seat: SeatView) -> MachineStanding {
         // Identity first, on any machine: a roster name is no one's without the code.
-        if codes, !identified.contains(seat.session) {
-            if let key = seat.seatKey, admissions[seat.session] == key { return .admitted }
-            return .unidentified
+        if codes {
+            // Found with the code, and at the seat the roster gives that candidate (when it gives one).
+            let line = identified[seat.session]
+            if line == nil || (line?.seat.map { $0 != seat.seat } ?? false) {
+                if let key = seat.seatKey, admissions[seat.session] == key { return .admitted }
+                return .unidentified
+            }
         }
         if rule == .any { return .anyMachine }
         let signed = check(seat)
@@ -168,9 +182,18 @@ public struct MachineRoom: Sendable, Equatable {
         return .enrolled(machine: statement.machine)
     }
 
-    /// Flags each held-back waiting seat of `seats` in this room (`warnings`).
+    /// The waiting seats of this room whose claim to a candidate nothing proves: in a room
+    /// with codes, those not found with the code (they may not count as a candidate's seat).
+    public func unproven(_ seats: [SeatView], room: String) -> Set<String> {
+        guard codes else { return [] }
+        return Set(seats.filter { $0.room == room && $0.status == "not_started" && identified[$0.session] == nil }.map(\.session))
+    }
+
+    /// Flags each held-back waiting seat of `seats` in this room (`warnings`); a waiting seat
+    /// found with its code is named as the roster names it.
     public func flag(_ seats: inout [SeatView], room: String) {
         for i in seats.indices where seats[i].room == room && seats[i].status == "not_started" && seats[i].connected {
+            if codes, let line = identified[seats[i].session] { seats[i].candidate = line.name }
             if let warning = standing(of: seats[i]).warning, !seats[i].warnings.contains(warning) {
                 seats[i].warnings.append(warning)
             }

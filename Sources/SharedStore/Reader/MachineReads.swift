@@ -92,10 +92,12 @@ extension SharedReader {
             // Waiting sessions whose own lookup found their candidate (with the code, in a room
             // whose roster has codes) under the token they announced themselves with.
             let identified = try await StoreCall.rows(c, """
-                SELECT s.session FROM carrel_sessions s
+                SELECT s.session, e->>'name', e->>'seat' FROM carrel_sessions s
                 JOIN carrel_candidate_claims cl ON cl.session = s.session AND cl.room = s.room AND cl.token_hash = s.hello_hash
                   AND lower(cl.candidate) = lower(s.candidate_number)
-                WHERE s.room = \(room) AND s.status = 'not_started'
+                JOIN carrel_rooms r ON r.room = s.room AND r.closed_at IS NULL
+                CROSS JOIN LATERAL jsonb_array_elements(coalesce(r.roster, '[]'::jsonb)) e
+                WHERE s.room = \(room) AND s.status = 'not_started' AND lower(e->>'candidate') = lower(cl.candidate)
                 """, logger: logger)
             return (plan, machines, seals, admitted, identified)
         }
@@ -113,7 +115,8 @@ extension SharedReader {
         }
         room.codes = p[5] == "true"
         for row in identified {
-            if let session = StoreRows.texts(row)?.first.flatMap({ $0 }) { room.identified.insert(session) }
+            guard let t = StoreRows.texts(row), t.count == 3, let session = t[0] else { continue }
+            room.identified[session] = MachineRoom.RosterName(name: t[1] ?? "", seat: t[2].flatMap { $0.isEmpty ? nil : $0 })
         }
         for row in admitted {
             guard let t = StoreRows.texts(row), t.count == 2, let session = t[0], let key = t[1] else { continue }

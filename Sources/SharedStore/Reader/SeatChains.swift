@@ -63,6 +63,12 @@ public final class SeatChains: Sendable {
         for (session, found) in keyed {
             if let chain = kept[session]?.chain { seats[found.index].apply(chain) }
         }
+        // A session shown not started for want of the proctor's start makes no genuine seat
+        // "seated twice".
+        let unstarted = Set(seats.filter {
+            $0.warnings.contains(Self.unstartedWarning) || $0.warnings.contains(MachineRoom.unidentifiedWarning)
+        }.map(\.session))
+        if !unstarted.isEmpty { SharedReader.flagTwiceSeated(&seats, unproven: unstarted) }
     }
 }
 
@@ -74,6 +80,7 @@ extension SeatChains {
         let claims = seat.status != "not_started" || seat.answered > 0 || seat.hand != "down" || seat.paused
             || seat.commandsRefused > 0 || seat.incidents > 0
         seat.apply(SeatChain())
+        seat.commandsPending = 0
         if claims && !seat.warnings.contains(Self.unstartedWarning) { seat.warnings.append(Self.unstartedWarning) }
     }
 

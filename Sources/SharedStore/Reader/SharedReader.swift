@@ -275,13 +275,16 @@ public final class SharedReader: Sendable {
         return view
     }
 
-    /// A candidate live at two seats of a room: both are flagged.
-    static func flagTwiceSeated(_ seats: inout [SeatView]) {
+    /// A candidate live at two seats of a room: both are flagged. Flagged again (`public`) once
+    /// the seats are checked: a seat whose claim to its candidate nothing proves (`unproven`)
+    /// no longer counts as one of the two, so it cannot put the flag on a genuine seat.
+    public static func flagTwiceSeated(_ seats: inout [SeatView], unproven: Set<String> = []) {
+        for i in seats.indices { seats[i].warnings.removeAll { $0 == "candidate seated twice" } }
         var seen: [String: [Int]] = [:]
         // A seat refused for that candidate in the last ten minutes counts as one of the two.
         for (i, seat) in seats.enumerated()
-        where (["active", "not_started"].contains(seat.status) && seat.connected)
-            || (seat.status == "candidate_twice" && seat.lastHeardSeconds < 600) {
+        where ((["active", "not_started"].contains(seat.status) && seat.connected)
+            || (seat.status == "candidate_twice" && seat.lastHeardSeconds < 600)) && !unproven.contains(seat.session) {
             guard let candidate = (seat.candidateNumber ?? seat.candidate)?.lowercased(), !candidate.isEmpty else { continue }
             seen[seat.room + "\u{0}" + candidate, default: []].append(i)
         }

@@ -118,7 +118,13 @@ extension ProctorModel {
         case .acknowledge: return confirmed(.acknowledge)
         case .addTime: entry = Entry(kind: .minutes, text: "")
         case .message: entry = Entry(kind: .message, text: "")
-        case .end: if !targets.isEmpty { entry = Entry(kind: .confirmEnd, text: "", seats: targets.map(\.seat)) }
+        case .end:
+            let to = recipients(.end)
+            if to.isEmpty {
+                if !targets.isEmpty { notice = say("Nothing sent: no seat chosen is running") }
+            } else {
+                entry = Entry(kind: .confirmEnd, text: "", seats: to.map(\.seat))
+            }
         }
         if !seats.isEmpty { selected = seats[min(max(0, i), seats.count - 1)].session }
         return .none
@@ -130,17 +136,33 @@ extension ProctorModel {
         return chosen.isEmpty ? (selectedSeat.map { [$0] } ?? []) : chosen
     }
 
+    /// The seats of `targets` a command goes to: a start to the waiting ones, any other command
+    /// to the running ones (an acknowledgement to those with a raised hand).
+    public func recipients(_ action: ProctorAction) -> [SeatView] {
+        targets.filter { seat in
+            switch action {
+            case .start: return seat.status == "not_started"
+            case .acknowledge: return ["active", "interrupted"].contains(seat.status) && seat.hand == "raised"
+            default: return ["active", "interrupted"].contains(seat.status)
+            }
+        }
+    }
+
     /// A command to the selected seat goes at once; to several marked seats it is asked first,
-    /// naming how many and which.
+    /// naming how many and which (those it goes to).
     mutating func confirmed(_ action: ProctorAction) -> Action {
-        let to = targets
+        let to = recipients(action)
+        guard !to.isEmpty else {
+            notice = say("Nothing sent: no seat chosen is running")
+            return .none
+        }
         guard to.count > 1 else { return command(action) }
         entry = Entry(kind: .confirmSend(action), text: "", seats: to.map(\.seat))
         return .none
     }
 
     mutating func command(_ action: ProctorAction) -> Action {
-        let to = targets
+        let to = action == .start ? targets : recipients(action)
         guard !to.isEmpty else { return .none }
         // Sent: the marks are done with (the next command goes to the seats marked for it).
         marked = []

@@ -199,6 +199,7 @@ extension English {
         "Send {0} to {1, plural, one {# seat} other {# seats}}: {2}? {3}/N",
         "{0} and {1} more",
         "Nothing sent",
+        "Nothing sent: no seat chosen is running",
         "⟨seats⟩{0, plural, one {# paused} other {# paused}}",
         "{0, plural, one {# asks for help} other {# ask for help}}",
         "⟨seats⟩{0, plural, one {# held back} other {# held back}}",

@@ -197,6 +197,7 @@ extension French {
         "Send {0} to {1, plural, one {# seat} other {# seats}}: {2}? {3}/N": "Envoyer « {0} » à {1, plural, one {# poste} many {# postes} other {# postes}} : {2} ? {3}/N",
         "{0} and {1} more": "{0} et {1} autres",
         "Nothing sent": "Rien n'a été envoyé",
+        "Nothing sent: no seat chosen is running": "Rien n'a été envoyé : aucun poste choisi n'est en cours",
         "⟨seats⟩{0, plural, one {# paused} other {# paused}}": "{0, plural, one {# en pause} many {# en pause} other {# en pause}}",
         "{0, plural, one {# asks for help} other {# ask for help}}": "{0, plural, one {# demande de l'aide} many {# demandent de l'aide} other {# demandent de l'aide}}",
         "⟨seats⟩{0, plural, one {# held back} other {# held back}}": "{0, plural, one {# retenu} many {# retenus} other {# retenus}}",

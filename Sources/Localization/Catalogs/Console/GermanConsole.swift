@@ -197,6 +197,7 @@ extension German {
         "Send {0} to {1, plural, one {# seat} other {# seats}}: {2}? {3}/N": "„{0}“ an {1, plural, one {# Platz} other {# Plätze}} senden: {2}? {3}/N",
         "{0} and {1} more": "{0} und {1} weitere",
         "Nothing sent": "Nichts gesendet",
+        "Nothing sent: no seat chosen is running": "Nichts gesendet: kein gewählter Platz läuft",
         "⟨seats⟩{0, plural, one {# paused} other {# paused}}": "{0, plural, one {# angehalten} other {# angehalten}}",
         "{0, plural, one {# asks for help} other {# ask for help}}": "{0, plural, one {# bittet um Hilfe} other {# bitten um Hilfe}}",
         "⟨seats⟩{0, plural, one {# held back} other {# held back}}": "{0, plural, one {# zurückgehalten} other {# zurückgehalten}}",

@@ -197,6 +197,7 @@ extension Japanese {
         "Send {0} to {1, plural, one {# seat} other {# seats}}: {2}? {3}/N": "{1, plural, other {#席}}に「{0}」を送信しますか：{2}？ {3}/N",
         "{0} and {1} more": "{0} ほか{1}席",
         "Nothing sent": "何も送信していません",
+        "Nothing sent: no seat chosen is running": "送信していません：選んだ座席はどれも実行中ではありません",
         "⟨seats⟩{0, plural, one {# paused} other {# paused}}": "{0, plural, other {一時停止#席}}",
         "{0, plural, one {# asks for help} other {# ask for help}}": "{0, plural, other {挙手中#席}}",
         "⟨seats⟩{0, plural, one {# held back} other {# held back}}": "{0, plural, other {保留#席}}",

@@ -197,6 +197,7 @@ extension Spanish {
         "Send {0} to {1, plural, one {# seat} other {# seats}}: {2}? {3}/N": "¿Enviar «{0}» a {1, plural, one {# puesto} many {# puestos} other {# puestos}}: {2}? {3}/N",
         "{0} and {1} more": "{0} y {1} más",
         "Nothing sent": "No se envió nada",
+        "Nothing sent: no seat chosen is running": "No se envió nada: ningún puesto elegido está en curso",
         "⟨seats⟩{0, plural, one {# paused} other {# paused}}": "{0, plural, one {# en pausa} many {# en pausa} other {# en pausa}}",
         "{0, plural, one {# asks for help} other {# ask for help}}": "{0, plural, one {# pide ayuda} many {# piden ayuda} other {# piden ayuda}}",
         "⟨seats⟩{0, plural, one {# held back} other {# held back}}": "{0, plural, one {# retenido} many {# retenidos} other {# retenidos}}",

@@ -109,6 +109,8 @@ struct ActionTarget: ParsableArguments {
         let plan = try await reader.room(room)
         let (key, fingerprint) = try signer.key(room: room, plan: plan)
         var before = try await reader.seats(room: room)
+        // Held-back seats flagged, and seats found with their code named as the roster names them.
+        try await HeldSeats.flag(&before, reader: reader)
         let chains = SeatChains()
         var open = plan
         open?.closedAt = nil

@@ -20,7 +20,7 @@ enum HeldSeats {
     /// every seat whose candidate a roster without codes named ("identity unchecked").
     static func flag(_ seats: inout [SeatView], reader: SharedReader) async throws {
         var unproven: Set<String> = []
-        for room in Set(seats.filter { $0.status == "not_started" && $0.connected }.map(\.room)) {
+        for room in Set(seats.map(\.room)) {
             guard let machines = try await reader.machineRoom(room) else { continue }
             machines.flag(&seats, room: room)
             unproven.formUnion(machines.unproven(seats, room: room))

@@ -170,4 +170,35 @@ struct SealStatementTests {
         SharedReader.flagTwiceSeated(&both, unproven: room.unproven(both, room: "r1"))
         #expect(both.allSatisfy { !$0.warnings.contains("candidate seated twice") }, "\(both.map(\.warnings))")
     }
+
+    /// One candidate at two terminals of the same seat is two sessions: both are flagged and
+    /// held back, until a proctor admits the one they checked; a seat running without a proven
+    /// code (admitted by hand) is flagged for as long as it runs.
+    @Test func oneCandidateInTwoSessionsAtOneSeatIsHeldBackAndAnUnprovenRunningSeatIsFlagged() {
+        var room = MachineRoom(rule: .any, lab: nil, listed: [], carrelDigest: Self.digest, machines: [:], seals: [:], admissions: [:])
+        room.codes = true
+        room.identified = ["s-x": MachineRoom.RosterName(name: "Alan Turing", seat: "A2"),
+                           "s-y": MachineRoom.RosterName(name: "Alan Turing", seat: "A2")]
+        var x = Self.seat("s-x", seat: "A2")
+        x.candidateNumber = "1002"
+        var y = Self.seat("s-y", seat: "A2")
+        y.candidateNumber = "1002"
+        var seats = [x, y]
+        SharedReader.flagTwiceSeated(&seats)
+        #expect(seats.allSatisfy { $0.warnings.contains("candidate seated twice") }, "\(seats.map(\.warnings))")
+        #expect(seats.allSatisfy { room.standing(of: $0) == .seatedTwice })
+        room.admissions["s-y"] = Self.boxKey
+        #expect(room.standing(of: seats[1]) == .admitted)
+        #expect(room.split(seats).startable.map(\.session) == ["s-y"])
+
+        var admitted = Self.seat("s-hand", seat: "A1")
+        admitted.status = "active"
+        var provenSeat = Self.seat("s-proven", seat: "A3")
+        provenSeat.status = "active"
+        room.proven = ["s-proven"]
+        var running = [admitted, provenSeat]
+        room.flag(&running, room: "r1")
+        #expect(running[0].warnings == [MachineRoom.unprovenWarning])
+        #expect(running[1].warnings.isEmpty)
+    }
 }

@@ -21,12 +21,15 @@ public enum MachineStanding: Sendable, Equatable {
     /// A room whose roster has codes, and a seat whose candidate was not found with their code
     /// by this session (whatever machine it is on).
     case unidentified
+    /// Its candidate is live in another session of the room too (another seat, or another
+    /// terminal at this one): started only once a proctor admits the one they checked.
+    case seatedTwice
 
     /// Started by `*` `s` `y` and `proctor start` without a look at its seat key.
     public var startable: Bool {
         switch self {
         case .enrolled, .admitted, .anyMachine: return true
-        case .unknownMachine, .otherCarrel, .unidentified: return false
+        case .unknownMachine, .otherCarrel, .unidentified, .seatedTwice: return false
         }
     }
 
@@ -37,6 +40,7 @@ public enum MachineStanding: Sendable, Equatable {
         case .unknownMachine: return MachineRoom.unknownWarning
         case .otherCarrel: return MachineRoom.otherWarning
         case .unidentified: return MachineRoom.unidentifiedWarning
+        case .seatedTwice: return MachineRoom.seatedTwiceWarning
         }
     }
 
@@ -49,6 +53,7 @@ public enum MachineStanding: Sendable, Equatable {
         case let .unknownMachine(why): return "unknown machine (\(why))"
         case let .otherCarrel(why): return "other Carrel (\(why))"
         case .unidentified: return "candidate not identified with the roster's code at this seat"
+        case .seatedTwice: return "candidate seated twice (admit the seat where you checked them)"
         }
     }
 }
@@ -78,6 +83,8 @@ public struct MachineRoom: Sendable, Equatable {
     public static let unknownWarning = "unknown machine, held back"
     public static let otherWarning = "other Carrel, held back"
     public static let unidentifiedWarning = "candidate not identified with a code, held back"
+    /// As the console flags it already (`SharedReader.flagTwiceSeated`).
+    public static let seatedTwiceWarning = "candidate seated twice"
 
     public var rule: Rule
     public var lab: String?
@@ -97,6 +104,13 @@ public struct MachineRoom: Sendable, Equatable {
     /// that lookup is the one the session announced itself with), each with the roster line's
     /// name and seat: what the console shows is the roster's word, never the seat's.
     public var identified: [String: RosterName] = [:]
+
+    /// Sessions of the room past their start that proved their candidate's code.
+    public var proven: Set<String> = []
+
+    /// What the console says of a running seat, in a room with codes, that proved no code (a
+    /// proctor admitted it without one): its name is its own word.
+    public static let unprovenWarning = "candidate not identified with a code"
 
     public struct RosterName: Sendable, Equatable {
         public var name: String
@@ -137,6 +151,13 @@ public struct MachineRoom: Sendable, Equatable {
 
     /// Where `seat` stands.
     public func standing(of seat: SeatView) -> MachineStanding {
+        // One candidate, proven with the code, live in two sessions (two terminals): neither
+        // starts without a proctor's look. (Without codes anyone may type a number: the flag
+        // alone says so, and holds no seat back.)
+        if codes, seat.warnings.contains(Self.seatedTwiceWarning) {
+            if let key = seat.seatKey, admissions[seat.session] == key { return .admitted }
+            return .seatedTwice
+        }
         // Identity first, on any machine: a roster name is no one's without the code.
         if codes {
             // Found with the code, and at the seat the roster gives that candidate (when it gives one).
@@ -190,8 +211,15 @@ public struct MachineRoom: Sendable, Equatable {
     }
 
     /// Flags each held-back waiting seat of `seats` in this room (`warnings`); a waiting seat
-    /// found with its code is named as the roster names it.
+    /// found with its code is named as the roster names it; in a room with codes, a seat past
+    /// its start that proved none is flagged.
     public func flag(_ seats: inout [SeatView], room: String) {
+        if codes {
+            for i in seats.indices where seats[i].room == room && seats[i].status != "not_started"
+                && !proven.contains(seats[i].session) && !seats[i].warnings.contains(Self.unprovenWarning) {
+                seats[i].warnings.append(Self.unprovenWarning)
+            }
+        }
         for i in seats.indices where seats[i].room == room && seats[i].status == "not_started" && seats[i].connected {
             if codes, let line = identified[seats[i].session] { seats[i].candidate = line.name }
             if let warning = standing(of: seats[i]).warning, !seats[i].warnings.contains(warning) {

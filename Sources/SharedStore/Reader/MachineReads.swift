@@ -73,7 +73,7 @@ extension SharedReader {
     public func machineRoom(_ room: String) async throws -> MachineRoom? {
         let c = connection
         let logger = self.logger
-        let (plan, machines, seals, admitted, identified) = try await StoreCall.guarded(c, timeout: 10) {
+        let (plan, machines, seals, admitted, identified, proven) = try await StoreCall.guarded(c, timeout: 10) {
             let plan = try await StoreCall.rows(c, """
                 SELECT machine_rule, lab, array_to_string(machines, E'\\n'), carrel_digest, floor(extract(epoch FROM now()))::bigint::text,
                        (code_salt IS NOT NULL)::text
@@ -99,7 +99,15 @@ extension SharedReader {
                 CROSS JOIN LATERAL jsonb_array_elements(coalesce(r.roster, '[]'::jsonb)) e
                 WHERE s.room = \(room) AND s.status = 'not_started' AND lower(e->>'candidate') = lower(cl.candidate)
                 """, logger: logger)
-            return (plan, machines, seals, admitted, identified)
+            // Every session of the room that proved its candidate's code (for the console's flag
+            // on a running seat a proctor admitted without one).
+            let proven = try await StoreCall.rows(c, """
+                SELECT s.session FROM carrel_sessions s
+                JOIN carrel_candidate_claims cl ON cl.session = s.session AND cl.room = s.room AND cl.token_hash = s.hello_hash
+                  AND lower(cl.candidate) = lower(s.candidate_number)
+                WHERE s.room = \(room) AND s.status <> 'not_started'
+                """, logger: logger)
+            return (plan, machines, seals, admitted, identified, proven)
         }
         guard let p = plan.first.flatMap(StoreRows.texts), p.count == 6 else { return nil }
         var room = MachineRoom(rule: MachineRoom.Rule(rawValue: p[0] ?? "") ?? .enrolled, lab: p[1],
@@ -117,6 +125,9 @@ extension SharedReader {
         for row in identified {
             guard let t = StoreRows.texts(row), t.count == 3, let session = t[0] else { continue }
             room.identified[session] = MachineRoom.RosterName(name: t[1] ?? "", seat: t[2].flatMap { $0.isEmpty ? nil : $0 })
+        }
+        for row in proven {
+            if let session = StoreRows.texts(row)?.first.flatMap({ $0 }) { room.proven.insert(session) }
         }
         for row in admitted {
             guard let t = StoreRows.texts(row), t.count == 2, let session = t[0], let key = t[1] else { continue }

@@ -275,7 +275,8 @@ public final class SharedReader: Sendable {
         return view
     }
 
-    /// A candidate live at two seats of a room: both are flagged. Flagged again (`public`) once
+    /// A candidate live in two sessions of a room (two seats, or two terminals at one): both are
+    /// flagged. Flagged again (`public`) once
     /// the seats are checked: a seat whose claim to its candidate nothing proves (`unproven`)
     /// no longer counts as one of the two, so it cannot put the flag on a genuine seat.
     public static func flagTwiceSeated(_ seats: inout [SeatView], unproven: Set<String> = []) {
@@ -288,7 +289,8 @@ public final class SharedReader: Sendable {
             guard let candidate = (seat.candidateNumber ?? seat.candidate)?.lowercased(), !candidate.isEmpty else { continue }
             seen[seat.room + "\u{0}" + candidate, default: []].append(i)
         }
-        for indices in seen.values where Set(indices.map { seats[$0].seat }).count > 1 {
+        // Two live sessions of one candidate, at two seats or at the same one (two terminals).
+        for indices in seen.values where Set(indices.map { seats[$0].session }).count > 1 {
             for i in indices where !seats[i].warnings.contains("candidate seated twice") {
                 seats[i].warnings.append("candidate seated twice")
             }

@@ -107,6 +107,7 @@ extension English {
         "no score: its result does not verify",
         "⟨seat warning⟩wrong test",
         "⟨seat warning⟩unknown machine, held back",
+        "⟨seat warning⟩candidate not identified with a code",
         "⟨seat warning⟩candidate not identified with a code, held back",
         "⟨seat warning⟩identity unchecked (the roster has no codes)",
         "⟨seat warning⟩other Carrel, held back",

@@ -105,6 +105,7 @@ extension French {
         "no score: its result does not verify": "pas de note : son résultat ne se vérifie pas",
         "⟨seat warning⟩wrong test": "mauvaise épreuve",
         "⟨seat warning⟩unknown machine, held back": "poste inconnu, retenu",
+        "⟨seat warning⟩candidate not identified with a code": "candidat non identifié par son code",
         "⟨seat warning⟩candidate not identified with a code, held back": "candidat non identifié par son code, retenu",
         "⟨seat warning⟩identity unchecked (the roster has no codes)": "identité non vérifiée (la liste n'a pas de codes)",
         "⟨seat warning⟩other Carrel, held back": "autre Carrel, retenu",

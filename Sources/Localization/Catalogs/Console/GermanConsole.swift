@@ -105,6 +105,7 @@ extension German {
         "no score: its result does not verify": "keine Punkte: sein Ergebnis lässt sich nicht prüfen",
         "⟨seat warning⟩wrong test": "falsche Prüfung",
         "⟨seat warning⟩unknown machine, held back": "unbekannter Rechner, zurückgehalten",
+        "⟨seat warning⟩candidate not identified with a code": "Kandidat nicht mit Code identifiziert",
         "⟨seat warning⟩candidate not identified with a code, held back": "Kandidat nicht mit Code identifiziert, zurückgehalten",
         "⟨seat warning⟩identity unchecked (the roster has no codes)": "Identität ungeprüft (die Liste hat keine Codes)",
         "⟨seat warning⟩other Carrel, held back": "anderes Carrel, zurückgehalten",

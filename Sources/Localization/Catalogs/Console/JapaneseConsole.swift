@@ -105,6 +105,7 @@ extension Japanese {
         "no score: its result does not verify": "得点なし：結果を検証できません",
         "⟨seat warning⟩wrong test": "試験が違います",
         "⟨seat warning⟩unknown machine, held back": "未登録の端末、保留中",
+        "⟨seat warning⟩candidate not identified with a code": "受験者がコードで確認されていません",
         "⟨seat warning⟩candidate not identified with a code, held back": "受験者がコードで確認されていません、保留中",
         "⟨seat warning⟩identity unchecked (the roster has no codes)": "本人確認なし（名簿にコードがありません）",
         "⟨seat warning⟩other Carrel, held back": "別の Carrel、保留中",

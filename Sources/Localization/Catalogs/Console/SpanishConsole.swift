@@ -105,6 +105,7 @@ extension Spanish {
         "no score: its result does not verify": "sin puntuación: su resultado no se verifica",
         "⟨seat warning⟩wrong test": "prueba equivocada",
         "⟨seat warning⟩unknown machine, held back": "equipo desconocido, retenido",
+        "⟨seat warning⟩candidate not identified with a code": "candidato no identificado con su código",
         "⟨seat warning⟩candidate not identified with a code, held back": "candidato no identificado con su código, retenido",
         "⟨seat warning⟩identity unchecked (the roster has no codes)": "identidad sin verificar (la lista no tiene códigos)",
         "⟨seat warning⟩other Carrel, held back": "otro Carrel, retenido",

@@ -48,6 +48,18 @@ struct RoomCommandTests {
         return (child, String(waiting.split(separator: " ")[1]))
     }
 
+    /// Room s1 of `sealed` opened for the proctor's start on any machine, and a seat S1 of it
+    /// started from it (the driver): the seat and its session, begun.
+    static func startedSeat(_ box: Sandbox, _ sealed: String, _ pg: PrivatePostgres, url: String) throws -> (ChildProcess, String) {
+        let proctor = Proctor()
+        #expect(try proctor.carrel(["room", "open", "s1", sealed, "--start", "proctor", "--machines", "any", "--shared", url]).status == 0)
+        let (child, session) = try waitingSeat(box, sealed, pg, url: url, room: "s1", seat: "S1")
+        let started = try proctor.carrel(["proctor", "start", "--room", "s1", "--yes", "--wait", "20", "--shared", url])
+        #expect(started.status == 0, "\(started.out)")
+        #expect(child.expect("began \(session)") != nil)
+        return (child, session)
+    }
+
     /// The proctor's commands (no state directory of their own).
     struct Proctor {
         func carrel(_ arguments: [String]) throws -> (status: Int32, out: [String]) {

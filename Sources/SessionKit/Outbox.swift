@@ -58,9 +58,24 @@ enum Outbox {
             "assessment_id":\(string(record.assessmentID)),"assessment_title":\(string(record.assessmentTitle)),\
             "fingerprint":\(string(record.fingerprint)),"total":\(label.total),"time_allowed_seconds":\(allowed),\
             "host":\(string(record.host)),"pid":\(record.pid),"started_at":\(stamp(record.startedAt)),\
-            "candidate_number":\(optional(label.candidateNumber))\
+            "candidate_number":\(optional(label.candidateNumber)),"continue":\(continuation(record))\
             \(JSONLiteral.attestationField(label.attestation))}
             """
+    }
+
+    /// What another seat needs to continue the session where this one stops (`MovedSession`):
+    /// its draw and order (the seed), its accommodations and its launch choices — without the
+    /// token it proved itself with, which stays in this seat's journal.
+    static func continuation(_ record: SessionRecord) -> String {
+        var options = record.options
+        options.shared?.storeToken = nil
+        options.shared?.attestation = nil
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Both encode plain values (strings, numbers, booleans): they do not fail.
+        let extra = (try? encoder.encode(record.extraTime)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+        let launch = (try? encoder.encode(options)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+        return "{\"seed\":\"\(record.seed)\",\"extra_time\":\(extra),\"options\":\(launch)}"
     }
 
 

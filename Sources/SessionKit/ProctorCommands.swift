@@ -75,8 +75,12 @@ public struct ProctorCommand: Sendable, Equatable {
     /// wrapped to.
     public var keys: String?
     public var seatKey: String?
+    /// A start that moves another session here (its keys are that session's).
+    public var move: MoveOrder?
 
-    public init(id: Int64, action: ProctorAction, sequence: Int64 = 0, keys: String? = nil, seatKey: String? = nil) {
+    public init(id: Int64, action: ProctorAction, sequence: Int64 = 0, keys: String? = nil, seatKey: String? = nil,
+                move: MoveOrder? = nil) {
+        self.move = move
         self.id = id
         self.action = action
         self.sequence = sequence

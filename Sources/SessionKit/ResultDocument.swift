@@ -197,6 +197,11 @@ public enum Timestamp {
     public static func iso(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC") ?? .current))
     }
+
+    /// A time `iso` wrote, or nil.
+    public static func parse(_ text: String) -> Date? {
+        try? Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC") ?? .current).parse(text)
+    }
 }
 
 /// The one rounding of time used, so the receipt, `results list`, `status`, JSON and CSV never

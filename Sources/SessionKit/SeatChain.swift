@@ -61,10 +61,13 @@ public struct SeatChain: Sendable, Equatable {
     /// counted as not the seat's. Records are read in store order (`seq`); a record read
     /// again (the same number and MAC) changes nothing.
     public mutating func add(session: String, key: [UInt8], seq: Int64, kind: String, body: String?, mac: String?) {
+        add(session: session, keys: [key], seq: seq, kind: kind, body: body, mac: mac)
+    }
+
+    /// As `add(session:key:…)`, for a session that has had several keys (`SessionKeyChain`).
+    public mutating func add(session: String, keys: [[UInt8]], seq: Int64, kind: String, body: String?, mac: String?) {
         let link = SessionMAC.link(of: mac)
-        guard let body,
-              SessionMAC.matches(mac, SessionMAC.record(key: key, session: session, seq: seq, link: link, kind: kind, body: body))
-        else {
+        guard let body, SessionKeyChain.verifies(keys, session: session, seq: seq, kind: kind, body: body, mac: mac) else {
             let mark = "\(seq) \(mac ?? "")"
             guard !counted.contains(mark) else { return }
             if counted.count < Self.countedLimit { counted.insert(mark) }
@@ -175,7 +178,10 @@ extension SeatView {
     /// replaced; records that did not verify are counted in a warning. Liveness is checked
     /// after this (`checkLiveness`), from the seat's MAC'd claim.
     public mutating func apply(_ chain: SeatChain) {
-        if !chain.begun && chain.status == nil {
+        if lost {
+            // Ended by the proctor as lost: the store fenced its seat, which can change that no more.
+            status = "ended"
+        } else if !chain.begun && chain.status == nil {
             // Nothing of its own yet: whatever the row says, the session has not begun.
             if !["wrong_test", "candidate_twice"].contains(status) { status = "not_started" }
         } else if chain.ended {

@@ -67,6 +67,8 @@ public struct SeatView: Sendable, Equatable, Codable {
         public var alive = false
         public var startEnvelope: String?
         public var startSignature: String?
+        /// The starts that moved this session to another seat, in order (`SessionKeyChain`).
+        public var moves: [SignedCommand] = []
         /// Seconds since the seat last made its claim (with every pulse).
         public var age: Double?
 
@@ -89,6 +91,13 @@ public struct SeatView: Sendable, Equatable, Codable {
     /// Records stored under the session that its seat did not write (counted with the
     /// proctor's key; 0 when not checked).
     public var recordsNotCounted = 0
+    /// A spare seat waiting for the proctor to move a candidate's session here: the seat the
+    /// candidate asks to move from.
+    public var moveRequest: String?
+    /// The seats this session was moved between, in order (`A5 → S1`).
+    public var moves: [String] = []
+    /// The proctor ended the session as lost (`carrel proctor lost`): the store fenced its seat.
+    public var lost = false
 
     public struct Timing: Sendable, Equatable {
         public var allowed: Int?
@@ -106,8 +115,8 @@ public struct SeatView: Sendable, Equatable, Codable {
     /// Paste attempts, focus losses and exit attempts together.
     public var incidents: Int { pasteAttempts + focusLosses + exitAttempts }
 
-    /// Status words for people: "timed out", "not started".
-    public var statusWords: String { status.replacingOccurrences(of: "_", with: " ") }
+    /// Status words for people: "timed out", "not started", "ended, seat lost".
+    public var statusWords: String { lost ? "ended, seat lost" : status.replacingOccurrences(of: "_", with: " ") }
 
     /// How often a running seat reports its time to the store (seconds).
     public static let pulseInterval = 2.0
@@ -193,6 +202,8 @@ public struct SeatView: Sendable, Equatable, Codable {
         try room.encode(verified, forKey: .verified)
         try room.encode(warnings, forKey: .warnings)
         try room.encode(recordsNotCounted, forKey: .recordsNotCounted)
+        try room.encode(moveRequest, forKey: .moveRequest)
+        try room.encode(moves, forKey: .moves)
         // The score's keys are always there: null until a finished session's result is read.
         try room.encode(score?.state, forKey: .scoring)
         try room.encode(score?.scored?.points, forKey: .scorePoints)
@@ -204,7 +215,7 @@ public struct SeatView: Sendable, Equatable, Codable {
     enum RoomKeys: String, CodingKey {
         case candidateNumber, waiting, paused, hand, commandsPending, carrelVersion, executableDigest, fingerprint, terminal, policy
         case passphraseFailures, commandsRefused, lastRefusal, commandable, host, verified, warnings, recordsNotCounted
-        case scoring, scorePoints, scoreMax, scorePending
+        case scoring, scorePoints, scoreMax, scorePending, moveRequest, moves
     }
 
     /// Trouble first (`rank`), then by seat name: a seat moves only when its state changes,
@@ -279,7 +290,9 @@ extension SeatView {
             }
             return
         }
-        let sessionKey = signing.sessionKey(session, seatKey: envelope.seatKey ?? "")
+        // A session moved to another seat is live by its latest key (`SessionKeyChain`).
+        let sessionKey = SessionKeyChain.keys(session: session, room: room, start: start, moves: liveness.moves, publicKey: key,
+                                              signing: signing).last ?? signing.sessionKey(session, seatKey: envelope.seatKey ?? "")
         let expected = SessionMAC.live(key: sessionKey, session: session, pid: Int64(liveness.pid ?? -1))
         let claimed = SessionMAC.matches(liveness.mac, expected)
         verified = claimed

@@ -32,6 +32,9 @@ public enum EventKind: String, Sendable, Codable, CaseIterable {
     /// The public key this seat announced and the proctor's start wrapped the session's key to
     /// (standard base64): `resume` derives the session's key again from it and the passphrase.
     case seatKey = "seat_key"
+    /// The session continues at this seat, moved by the proctor from another (`MoveOrder`):
+    /// from which seat, by which command, and which of its records the store never received.
+    case moved
 }
 
 public enum SessionStatus: String, Sendable, Codable {

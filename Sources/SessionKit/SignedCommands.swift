@@ -26,6 +26,9 @@ public struct CommandEnvelope: Codable, Sendable, Equatable {
     public var keys: String?
     /// The seat's announced key they were wrapped to (the session's key depends on it).
     public var seatKey: String?
+    /// A start that moves a session to this seat (`MoveOrder`): `keys` are then that session's,
+    /// wrapped for it, and the seat continues it instead of beginning its own.
+    public var move: MoveOrder?
 
     public static let format = 1
     /// How long a command holds after it is issued: a seat cut off for longer applies none of
@@ -36,7 +39,8 @@ public struct CommandEnvelope: Codable, Sendable, Equatable {
 
     public init(room: String, seat: String?, action: ProctorAction, sequence: Int64, issued: Double,
                 expires: Double? = nil, fingerprint: String, session: String? = nil, keys: String? = nil,
-                seatKey: String? = nil) {
+                seatKey: String? = nil, move: MoveOrder? = nil) {
+        self.move = move
         self.session = session
         self.keys = keys
         self.seatKey = seatKey
@@ -151,7 +155,11 @@ public struct SignedCommand: Sendable, Equatable {
         guard let action = ProctorAction(name: decoded.action, argument: decoded.argument) else {
             return .failure(.unreadable)
         }
-        return .success(ProctorCommand(id: id, action: action, sequence: decoded.sequence, keys: decoded.keys, seatKey: decoded.seatKey))
+        guard decoded.move == nil || (action == .start && decoded.session != nil && decoded.keys != nil) else {
+            return .failure(.unreadable)
+        }
+        return .success(ProctorCommand(id: id, action: action, sequence: decoded.sequence, keys: decoded.keys, seatKey: decoded.seatKey,
+                                       move: decoded.move))
     }
 
     /// The envelope, when the signature is `key`'s over it (what a console checks of the

@@ -16,7 +16,7 @@ struct ProctorConsoleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "proctor",
         abstract: "Watch a room (the console, or --json) and act on its seats.",
-        subcommands: [ProctorWatch.self, ProctorStart.self, ProctorAdmit.self, ProctorRelease.self, ProctorPause.self, ProctorResume.self, ProctorTime.self,
+        subcommands: [ProctorWatch.self, ProctorStart.self, ProctorMove.self, ProctorLost.self, ProctorAdmit.self, ProctorRelease.self, ProctorPause.self, ProctorResume.self, ProctorTime.self,
                       ProctorMessage.self, ProctorEnd.self, ProctorAcknowledge.self],
         defaultSubcommand: ProctorWatch.self
     )

@@ -35,11 +35,26 @@ struct ResumeCommand: AsyncParsableCommand {
             let (record, journal) = try waitingSession()
             // A session that published goes on publishing to its store, never silently without it.
             let publisher = try lab.publisher(continuing: record, command: "resume")
+            if let publisher { try await Self.refuseFenced(record, url: publisher.url) }
             publisher?.keepResults(in: SecureStateStorage(location: state.location))
             let exit = try await Publishing.session(publisher) {
                 try await TerminalThread.run { try self.session(record, journal: journal, publisher: publisher) }
             }
             try exit.conclude()
+        }
+    }
+
+    /// A session the proctor moved to another seat, or ended as lost, does not go on here: the
+    /// store no longer takes anything from this seat for it, and says where it went.
+    static func refuseFenced(_ record: SessionRecord, url: SharedURL) async throws(CarrelFailure) {
+        guard let token = record.options.shared?.storeToken,
+              let fate = await SeatRoom.fate(url, session: record.id, tokens: [token]) else { return }
+        let short = record.id.prefix(8)
+        switch fate {
+        case let .moved(seat):
+            throw CarrelFailure(status: .refused, message: "this session continues at seat \(seat): the proctor moved session \(short) there, and nothing this seat writes for it counts any more (`carrel unlock` clears it from this machine)")
+        case .lost:
+            throw CarrelFailure(status: .refused, message: "the proctor ended this session: its seat was lost (session \(short), ended by the proctor, seat lost); nothing this seat writes for it counts any more (`carrel unlock` clears it from this machine)")
         }
     }
 

@@ -21,6 +21,8 @@ struct RoomJoin: Sendable {
     /// asked, so that the candidate found is this session's alone.
     var session = SessionIDs.random.sessionID()
     var token = SessionMAC.randomToken()
+    /// The seat where the candidate's session is, when they asked the proctor to move it here.
+    var moveFrom: String?
 
     /// Reads the plan; nil when the room has none (the seat runs as before). A store that
     /// cannot be read now is asked again until it answers: a seat of a room never goes on
@@ -48,7 +50,7 @@ struct RoomJoin: Sendable {
             if !given.isEmpty {
                 throw CarrelFailure(status: .usage, message: "room \(TerminalSafety.visible(label.room, keepLineBreaks: false)) has a roster: \(given.joined(separator: ", ")) come\(given.count == 1 ? "s" : "") from the roster only; launch without \(given.count == 1 ? "it" : "them")")
             }
-            join.match = try await join.identify(url, label: label, assessment: assessment, language: take.display.language)
+            (join.match, join.moveFrom) = try await join.identify(url, label: label, assessment: assessment, language: take.display.language)
         }
         return join
     }
@@ -75,7 +77,8 @@ struct RoomJoin: Sendable {
 
     /// Asks the candidate number until the roster knows it and the candidate confirms the name:
     /// `Identification` decides, this asks, looks up and says.
-    func identify(_ url: SharedURL, label: SharedLabel, assessment: Assessment, language: String?) async throws(CarrelFailure) -> RosterMatch {
+    func identify(_ url: SharedURL, label: SharedLabel, assessment: Assessment, language: String?) async throws(CarrelFailure)
+        -> (RosterMatch, moveFrom: String?) {
         let out = FileOutput.standardOutput
         let v = { (text: String) in TerminalSafety.visible(text, keepLineBreaks: false) }
         // The seat's language (its --language, the test's, the environment's) until the roster
@@ -127,8 +130,15 @@ struct RoomJoin: Sendable {
                     if let tag = match.language, let theirs = Language(tag: tag) { say = Localizer(theirs) }
                     out.write(say("{0} — is this you? {1}/N", .s(v(match.name)), .s(TakeKeys.yesLetter(say))) + " ")
                     answers.append(.answered(Self.confirmed(say)))
+                case let .askMove(match, from):
+                    if let tag = match.language, let theirs = Language(tag: tag) { say = Localizer(theirs) }
+                    out.write(say("{0} ({1}) has a session at seat {2}. Ask the proctor to move it to this seat? {3}/N",
+                                  .s(v(match.name)), .s(v(match.candidate)), .s(v(from)), .s(TakeKeys.yesLetter(say))) + " ")
+                    answers.append(.answered(Self.confirmed(say)))
                 case let .identified(match):
-                    return match
+                    return (match, nil)
+                case let .identifiedToMove(match, from):
+                    return (match, from)
                 case let .fail(status, message):
                     throw CarrelFailure(status: status, message: say.known(message, context: "identification"))
                 }

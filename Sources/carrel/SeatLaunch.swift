@@ -42,6 +42,8 @@ final class SeatLaunch: LaunchEnvironment {
     var verifiedStart: (() -> ProctorCommand?)?
     /// What the proctor's start gave this session.
     var startSecrets: SeatSecrets?
+    /// A move's earlier keys of the moved session (its records verify with them or the new one).
+    var moveKeys: [[UInt8]] = []
     var opened = false
 
     init(_ take: TakeCommand, _ launch: TakeCommand.Launch, publisher: SeatPublisher?, room: RoomJoin?) throws {
@@ -57,13 +59,19 @@ final class SeatLaunch: LaunchEnvironment {
         shownCandidate = room?.match.map { "\($0.name) (\($0.candidate))" } ?? candidate
         screenReader = room?.match?.screenReader ?? take.display.screenReader
         language = try LanguagePick.choose(roster: room?.match?.language, option: take.display.language, assessment: assessment.language)
-        waits = room?.plan.startMode == .proctor
+        // A candidate who asked to move here waits for the proctor's move, in any room.
+        waits = room?.plan.startMode == .proctor || room?.moveFrom != nil
         startOpens = waits && launch.header != nil && assessment.proctor.key != nil
         sessionID = room?.session ?? SessionIDs.random.sessionID()
         var seatLabel = publisher.map { take.lab.label(publishingTo: $0) }
         // The token the roster's lookup was made with: the candidate found is this session's.
         if let token = room?.token { seatLabel?.storeToken = token }
-        seatLabel?.attestation = room.map { SeatFacts.attestation(fingerprint: $0.fingerprint, policy: assessment.policy) }
+        seatLabel?.attestation = room.map { room in
+            var facts = SeatFacts.attestation(fingerprint: room.fingerprint, policy: assessment.policy)
+            // The console shows the request: "1005 asks to move from A5 to S1".
+            if let from = room.moveFrom { facts["move_from"] = from }
+            return facts
+        }
         seatLabel?.candidateNumber = room?.match?.candidate
         var options = SessionOptions(theme: themeName, screenReader: screenReader, shared: seatLabel)
         options.language = language.language.rawValue
@@ -84,6 +92,10 @@ final class SeatLaunch: LaunchEnvironment {
         model.waitingForProctor = waits
         model.passphraseOpensTest = launch.header != nil && !startOpens
         if waits { model.seatKey = box.fingerprint }
+        if let from = room?.moveFrom {
+            model.startMessage = model.say("Waiting for the proctor to move your session here from seat {0}.",
+                                           .s(TerminalSafety.visible(from, keepLineBreaks: false)))
+        }
         return model
     }
 
@@ -141,8 +153,18 @@ final class SeatLaunch: LaunchEnvironment {
             let check = SignedCommand.Check(key: key, room: label.room, seat: label.seat, fingerprint: fingerprint,
                                             now: Date(), lastSequence: floor, session: sessionID)
             guard let (command, secrets) = publisher.verifiedStart(check, box: box) else { return nil }
-            // The session's key: its records and liveness are authenticated with it.
-            if let secrets { publisher.authenticate(session: sessionID, key: secrets.sessionKey) }
+            if let move = command.move {
+                // A move: the keys are the moved session's, and its earlier keys come with them.
+                let earlier = move.history.compactMap { box.open($0, session: MoveOrder.historyLabel(move.session))?.sessionKey }
+                guard earlier.count == move.history.count, !earlier.isEmpty else {
+                    publisher.reportRefusal(ProctorCommand.refusedDetail(command.id, .notForThisSeat))
+                    return nil
+                }
+                self?.moveKeys = earlier
+            } else if let secrets {
+                // The session's key: its records and liveness are authenticated with it.
+                publisher.authenticate(session: sessionID, key: secrets.sessionKey)
+            }
             self?.startSecrets = secrets
             return command
         }
@@ -183,6 +205,7 @@ final class SeatLaunch: LaunchEnvironment {
         if launch.header != nil, !opened {
             throw .sealed(file: take.file, .damaged("it was not opened before the session began"))
         }
+        if let command = app.startedBy, let move = command.move { return try continueMoved(app, command: command, move: move) }
         // In a room, the commands read before this session began are not its own.
         let start = room.map { _ in RoomStart(command: app.startedBy, seen: publisher?.lastReceived ?? 0) }
         let source = StoredAssessment(bytes: Data(launch.loaded.bytes), path: take.file, format: launch.header == nil ? .yaml : .sealed)

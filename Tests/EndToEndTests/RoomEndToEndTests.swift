@@ -66,6 +66,9 @@ struct RoomEndToEndTests {
         #expect(t.waitFor("twin", "Candidate number:") != nil)
         t.type("twin", "1042")
         t.keys("twin", "Enter")
+        // The candidate is offered a move (for a machine that died); declined, the seat refuses.
+        #expect(t.waitFor("twin", "Ada Lovelace (1042) has a session at seat A1.") != nil)
+        t.type("twin", "n")
         #expect(t.waitFor("twin", "already seated at A1") != nil)
         let both = carrel(["proctor", "--shared", lab.owner, "--room", "lab1", "--json"]).output
         #expect(both.components(separatedBy: "\"candidate seated twice\"").count - 1 == 2, "both seats flagged: \(both)")

@@ -30,13 +30,26 @@ struct IdentificationTests {
         #expect(s.update(.lookedUp(number: "7", nil)) == [.tell(.notOnRoster(number: "7")), .askNumber])
     }
 
-    @Test func aCandidateSeatedElsewhereIsReportedToTheConsoleAndNotTakenHere() {
+    @Test func aCandidateSeatedElsewhereWhoDoesNotAskToMoveIsReportedToTheConsoleAndNotTakenHere() {
         var s = Identification()
         _ = s.update(.start)
         _ = s.update(.typed("1005"))
         let twice = Self.match(seatedAt: "A5")
-        #expect(s.update(.lookedUp(number: "1005", twice))
+        #expect(s.update(.lookedUp(number: "1005", twice)) == [.askMove(twice, from: "A5")])
+        #expect(s.update(.answered(false))
                 == [.reportSeatedTwice(twice), .tell(.seatedElsewhere(candidate: "1005", seat: "A5")), .askNumber])
+        #expect(!s.done)
+    }
+
+    @Test func aCandidateSeatedElsewhereMayAskTheProctorToMoveTheirSessionHere() {
+        var s = Identification()
+        _ = s.update(.start)
+        _ = s.update(.typed("1005"))
+        let twice = Self.match(seatedAt: "A5")
+        _ = s.update(.lookedUp(number: "1005", twice))
+        #expect(s.update(.answered(true)) == [.identifiedToMove(twice, from: "A5")])
+        #expect(s.done)
+        #expect(s.update(.answered(true)) == [], "nothing after the candidate is identified")
     }
 
     @Test func aNameTheCandidateDoesNotConfirmIsAskedAgain() {

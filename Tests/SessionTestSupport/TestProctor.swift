@@ -9,7 +9,7 @@ public enum TestProctor {
     /// The assessment's `proctor:` line with both.
     public static let yaml = "proctor: {passphrase: \"\(hash)\", key: \"\(key)\"}"
     /// `carrel proctor ACTION …` as the tests run it: the passphrase on standard input.
-    public static let actions: Set<String> = ["start", "pause", "resume", "time", "message", "end", "acknowledge"]
+    public static let actions: Set<String> = ["start", "pause", "resume", "time", "message", "end", "acknowledge", "move", "lost"]
 
     /// The arguments and standard input for a `carrel` command: a proctor action gets
     /// `--passphrase-stdin` and `passphrase` (the test proctor's unless told) as its input.

@@ -26,6 +26,16 @@ enum StoreRows {
     static let longestSession = 200
 
     /// A time as `extract(epoch FROM …)::text` gives it, within the years a journal keeps.
+    /// Signed commands as `json_agg(json_build_array(id, envelope, signature))` gives them;
+    /// anything else is none.
+    static func signedCommands(_ text: String?) -> [SignedCommand] {
+        guard let text, let rows = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [[Any]] else { return [] }
+        return rows.compactMap { row in
+            guard row.count == 3, let id = (row[0] as? NSNumber)?.int64Value else { return nil }
+            return SignedCommand(id: id, envelope: row[1] as? String, signature: row[2] as? String)
+        }
+    }
+
     static func date(_ text: String?) -> Date? {
         guard let text, let seconds = Double(text), seconds.isFinite else { return nil }
         let date = Date(timeIntervalSince1970: seconds)

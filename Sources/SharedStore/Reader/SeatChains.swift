@@ -9,7 +9,8 @@ import Synchronization
 /// the last that verified, so a room's console reads each record about once.
 public final class SeatChains: Sendable {
     struct Entry: Sendable {
-        var key: [UInt8]
+        /// The session's keys (`SessionKeyChain`): more than one once it was moved.
+        var key: [[UInt8]]
         var chain: SeatChain
     }
 
@@ -28,7 +29,7 @@ public final class SeatChains: Sendable {
     /// key (a room whose candidates start, or whose key `keys` lacks) are left as they are: the
     /// liveness check marks them unverified.
     public func apply(_ seats: inout [SeatView], reader: SharedReader, keys: RoomKeys, proctorStarts: Set<String> = []) async throws {
-        var keyed: [String: (index: Int, key: [UInt8])] = [:]
+        var keyed: [String: (index: Int, key: [[UInt8]])] = [:]
         for i in seats.indices {
             let seat = seats[i]
             guard let (publicKey, signing) = keys(seat.room) else { continue }
@@ -39,7 +40,9 @@ public final class SeatChains: Sendable {
                 continue
             }
             seats[i].keyed = true
-            keyed[seat.session] = (i, signing.sessionKey(seat.session, seatKey: envelope.seatKey ?? ""))
+            let chain = SessionKeyChain.keys(session: seat.session, room: seat.room, start: start, moves: seat.liveness.moves,
+                                             publicKey: publicKey, signing: signing)
+            keyed[seat.session] = (i, chain.isEmpty ? [signing.sessionKey(seat.session, seatKey: envelope.seatKey ?? "")] : chain)
         }
         // Sessions no longer read are forgotten; a session whose key changed starts again.
         var known = entries.withLock { current in
@@ -53,7 +56,7 @@ public final class SeatChains: Sendable {
         if !after.isEmpty {
             for record in try await reader.records(after: after, limit: Self.perSession) {
                 guard var entry = known[record.session] else { continue }
-                entry.chain.add(session: record.session, key: entry.key, seq: record.seq, kind: record.kind,
+                entry.chain.add(session: record.session, keys: entry.key, seq: record.seq, kind: record.kind,
                                 body: record.body, mac: record.mac)
                 known[record.session] = entry
             }

@@ -76,6 +76,9 @@ public final class SharedReader: Sendable {
         var start_envelope: String?
         var start_signature: String?
         var live_age: Double?
+        var move_request: String?
+        var move_commands: String?
+        var moves: String?
 
         /// The columns `seats` selects, in order, each as text.
         static let columns = """
@@ -94,10 +97,15 @@ public final class SharedReader: Sendable {
             r.fingerprint, r.carrel_digest, r.start_mode, left(s.candidate_number, 64),
             s.refused::text, left(s.last_refusal, 300), (r.proctor_key IS NOT NULL)::text,
             left(s.seat_key, 100), left(s.host, 200), s.backend_pid::text, left(s.live_mac, 100), (live.pid IS NOT NULL)::text,
-            st.envelope, st.signature, extract(epoch FROM clock_timestamp() - s.live_at)::text
+            st.envelope, st.signature, extract(epoch FROM clock_timestamp() - s.live_at)::text,
+            left(s.attestation->>'move_from', 64),
+            (SELECT json_agg(json_build_array(c3.id, c3.envelope, c3.signature) ORDER BY c3.id) FROM (
+               SELECT c3.id, c3.envelope, c3.signature FROM carrel_commands c3 WHERE c3.move_from = s.session ORDER BY c3.id LIMIT 20) c3)::text,
+            (SELECT string_agg(left(m->>'from', 64) || ' → ' || left(m->>'to', 64), ', ')
+               FROM (SELECT m FROM jsonb_array_elements(CASE WHEN jsonb_typeof(s.moves) = 'array' THEN s.moves ELSE '[]' END) m LIMIT 20) x)
             """
 
-        static let columnCount = 44
+        static let columnCount = 47
 
         init(cells c: [String?]) {
             session = c.first.flatMap { $0 } ?? "?"
@@ -149,6 +157,9 @@ public final class SharedReader: Sendable {
             start_envelope = c[41]
             start_signature = c[42]
             live_age = StoreRows.number(c[43])
+            move_request = c[44]
+            move_commands = c[45]
+            moves = c[46]
         }
 
         /// A row none of whose values can be read: shown, so that no seat is missing.
@@ -206,6 +217,8 @@ public final class SharedReader: Sendable {
             let raw = StoreRows.texts(row).map(RawSeat.init(cells:)) ?? RawSeat(unreadable: CopyPlan.firstCell(row))
             // A seat that left its start screen without beginning is gone, not waiting.
             if raw.status == "not_started" && !raw.connected { continue }
+            // A spare's request the proctor granted: its session continues the moved one.
+            if raw.status == "merged" { continue }
             seats.append(Self.view(raw))
         }
         Self.flagTwiceSeated(&seats)
@@ -240,6 +253,7 @@ public final class SharedReader: Sendable {
             exitAttempts: raw.exit_attempts, interruptions: raw.interruptions, lastSeen: raw.last_seen,
             lastHeardSeconds: quiet, connected: raw.connected)
         view.candidateNumber = raw.candidate_number
+        view.lost = raw.status == "ended" && raw.end_reason == "seat_lost"
         view.waiting = raw.status == "not_started" && raw.connected && raw.room_start == "proctor"
         view.paused = raw.paused
         view.hand = raw.hand
@@ -259,6 +273,9 @@ public final class SharedReader: Sendable {
         view.liveness = SeatView.Liveness(pid: raw.backend_pid, mac: raw.live_mac, alive: raw.process_alive,
                                           startEnvelope: raw.start_envelope, startSignature: raw.start_signature,
                                           age: raw.live_age)
+        view.liveness.moves = StoreRows.signedCommands(raw.move_commands)
+        view.moveRequest = raw.move_request.map { TerminalSafety.visible($0, keepLineBreaks: false) }
+        view.moves = raw.moves.map { TerminalSafety.visible($0, keepLineBreaks: false) }.map { $0.components(separatedBy: ", ") } ?? []
         if raw.refused > 0 {
             view.warnings.append("refused \(raw.refused) command\(raw.refused == 1 ? "" : "s")")
         }

@@ -68,7 +68,7 @@ extension SharedReader {
             SELECT \(unescaped: StoreRows.Session.columns)
             FROM carrel_sessions s
             WHERE (\(room)::text IS NULL OR s.room = \(room)::text)
-              AND s.status NOT IN ('not_started', 'wrong_test', 'candidate_twice')
+              AND s.status NOT IN ('not_started', 'wrong_test', 'candidate_twice', 'merged')
             ORDER BY s.started_at, s.session
             """, logger: logger) }
         var copy = CopyPlan()
@@ -163,13 +163,16 @@ extension SharedReader {
         let connection = self.connection
         let logger = self.logger
         let startRows = try await StoreCall.guarded(connection, timeout: 30) { try await StoreCall.rows(connection, """
-            SELECT session, envelope, signature FROM carrel_commands
-            WHERE action = 'start' AND session = ANY(\(ids)::text[]) ORDER BY id
+            SELECT coalesce(move_from, session), envelope, signature, (move_from IS NOT NULL)::text FROM carrel_commands
+            WHERE (action = 'start' AND session = ANY(\(ids)::text[])) OR move_from = ANY(\(ids)::text[]) ORDER BY id
             """, logger: logger) }
         var starts: [String: [SignedCommand]] = [:]
+        // The starts that moved a session to another seat (`SessionKeyChain`).
+        var moves: [String: [SignedCommand]] = [:]
         for row in startRows {
-            guard let t = StoreRows.texts(row), t.count == 3, let session = t[0] else { continue }
-            starts[session, default: []].append(SignedCommand(id: 0, envelope: t[1], signature: t[2]))
+            guard let t = StoreRows.texts(row), t.count == 4, let session = t[0] else { continue }
+            let command = SignedCommand(id: 0, envelope: t[1], signature: t[2])
+            if t[3] == "true" { moves[session, default: []].append(command) } else { starts[session, default: []].append(command) }
         }
         let recordRows = try await StoreCall.guarded(connection, timeout: 120) { try await StoreCall.rows(connection, """
             SELECT session, seq::text AS seq_text, kind, extract(epoch FROM at)::text, body_text, mac FROM carrel_records
@@ -189,23 +192,26 @@ extension SharedReader {
             }
             // The session's first start the proctor signed with keys: its key depends on the seat
             // key that start was wrapped to (a later start, to a key swapped in, vouches for nothing).
-            let keyed = (starts[session] ?? []).lazy.compactMap { $0.envelope(signedBy: publicKey) }.first { envelope in
-                envelope.action == "start" && envelope.session == session && envelope.keys != nil && envelope.room == room
+            let keyedStart = (starts[session] ?? []).first { command in
+                command.envelope(signedBy: publicKey).map { envelope in
+                    envelope.action == "start" && envelope.session == session && envelope.keys != nil && envelope.room == room
+                } ?? false
             }
-            guard let keyed else {
+            guard let keyedStart else {
                 out[session] = (SessionCheck(verified: false, problems: ["session \(short) was begun without the console's start, so nothing proves its records are its seat's"]), nil)
                 continue
             }
-            let key = signing.sessionKey(session, seatKey: keyed.seatKey ?? "")
+            // Every key the session had: one more for each seat it was moved to.
+            let sessionKeys = SessionKeyChain.keys(session: session, room: room, start: keyedStart, moves: moves[session] ?? [],
+                                                   publicKey: publicKey, signing: signing)
             var outside: [String] = []
             var events: [StoreRows.Event] = []
             var result: String?
             var links: Set<Int64> = []
             for record in records[session] ?? [] {
                 let link = SessionMAC.link(of: record.mac)
-                let expected = SessionMAC.record(key: key, session: session, seq: record.seq, link: link, kind: record.kind,
-                                                 body: record.body ?? "")
-                guard record.body != nil, SessionMAC.matches(record.mac, expected) else {
+                guard SessionKeyChain.verifies(sessionKeys, session: session, seq: record.seq, kind: record.kind, body: record.body,
+                                               mac: record.mac) else {
                     let what = record.kind == "result" ? "a result" : "\(TerminalSafety.visible(String(record.kind.prefix(40)), keepLineBreaks: false)) record \(record.seq)"
                     outside.append("\(what) under session \(short) was not written by its seat: not counted")
                     continue

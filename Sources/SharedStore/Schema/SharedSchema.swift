@@ -60,6 +60,10 @@ import PostgresNIO
 /// | fn carrel_pulse/4, carrel_live/5       | 5       | 9: each runs the sweep                     |
 /// | fn carrel_hello/3                      | 5       | 9: the look-up's row made again            |
 /// | fn carrel_candidate_try, carrel_candidate | 6    | 9: a proven session's tries, held per session |
+/// | carrel_sessions: moves, merged_into, fenced_hashes, fate | 10 |                                |
+/// | carrel_commands: move_from, move_token; action 'lost' | 10 |                                    |
+/// | fn carrel_end_lock_holders, carrel_command_moves, trigger carrel_commands_moves | 10 |        |
+/// | fn carrel_seat_records, carrel_session_fate | 10 |                                             |
 ///
 /// Each function that acts for a seat is revoked from PUBLIC by the version that creates it
 /// (`carrel_number` and `carrel_schema_version` stay open to anyone); version 4 grants its new
@@ -70,7 +74,7 @@ import PostgresNIO
 /// `seatFunctions` to the seat role it sets up.
 public enum SharedSchema {
     /// The version this build writes and reads.
-    public static let version = 9
+    public static let version = 10
 
     /// The channel seats of a room listen on: a command was issued.
     public static let commandChannel = "carrel_commands"
@@ -87,6 +91,7 @@ public enum SharedSchema {
         (7, version7EnrolledMachines),
         (8, version8MachineLogins),
         (9, version9SharedResources),
+        (10, version10Moves),
     ]
 
     public struct Problem: Error, Sendable, CustomStringConvertible {

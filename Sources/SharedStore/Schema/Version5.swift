@@ -290,5 +290,6 @@ extension SharedSchema {
         of: "carrel_roster_candidate(text, text, text)",
         with: "carrel_room_codes(text), carrel_candidate_try(text, text, text, text, text), carrel_candidate(bigint, text, text, text)")
         .replacingOccurrences(of: "carrel_seat_refused(text, jsonb)",
-                              with: "carrel_seat_refused(text, text, jsonb), carrel_seat_lock(text, text, text), carrel_seat_unlock(text)")
+                              with: "carrel_seat_refused(text, text, jsonb), carrel_seat_lock(text, text, text), carrel_seat_unlock(text), "
+                                  + "carrel_seat_records(text, text, bigint), carrel_session_fate(text, text), carrel_candidate_elsewhere(text, text)")
 }

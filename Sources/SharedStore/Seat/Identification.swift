@@ -16,6 +16,8 @@ public struct Identification: Sendable, Equatable {
     public let codes: Bool
     /// The number typed, while its code is asked.
     var number: String?
+    /// The seat where the candidate found has a session, while they are asked whether to move it here.
+    public internal(set) var movingFrom: String?
 
     public init(codes: Bool = false) {
         self.codes = codes
@@ -44,7 +46,12 @@ public struct Identification: Sendable, Equatable {
         /// The console is shown both seats of a candidate seated twice.
         case reportSeatedTwice(RosterMatch)
         case askConfirmation(RosterMatch)
+        /// The candidate has a session at another seat: asked whether to ask the proctor to
+        /// move it to this one (`answered` says).
+        case askMove(RosterMatch, from: String)
         case identified(RosterMatch)
+        /// The candidate asks the proctor to move their session from that seat to this one.
+        case identifiedToMove(RosterMatch, from: String)
         case fail(ExitStatus, String)
     }
 
@@ -86,14 +93,23 @@ public struct Identification: Sendable, Equatable {
             return fail(.cannotOpenInput, "cannot read the room's roster (\(why)); nothing was started")
         case let .lookedUp(number, match):
             guard let match else { return [.tell(codes ? .numberOrCodeWrong : .notOnRoster(number: number))] + next() }
-            if let elsewhere = match.seatedAt {
-                return [.reportSeatedTwice(match), .tell(.seatedElsewhere(candidate: match.candidate, seat: elsewhere))] + next()
-            }
             found = match
+            if let elsewhere = match.seatedAt {
+                movingFrom = elsewhere
+                return [.askMove(match, from: elsewhere)]
+            }
             return [.askConfirmation(match)]
         case let .answered(yes):
             guard let match = found else { return [] }
             found = nil
+            if let from = movingFrom {
+                movingFrom = nil
+                if yes {
+                    done = true
+                    return [.identifiedToMove(match, from: from)]
+                }
+                return [.reportSeatedTwice(match), .tell(.seatedElsewhere(candidate: match.candidate, seat: from))] + next()
+            }
             if yes {
                 done = true
                 return [.identified(match)]

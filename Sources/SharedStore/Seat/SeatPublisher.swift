@@ -209,7 +209,8 @@ public final class SeatPublisher: SessionPublishing, Sendable {
             var outcome = start.verify(check)
             var secrets: SeatSecrets?
             if case let .success(command) = outcome, let keys = command.keys {
-                secrets = box.flatMap { $0.open(keys, session: check.session ?? "") }
+                // A move's keys are those of the session it moves here.
+                secrets = box.flatMap { $0.open(keys, session: command.move?.session ?? check.session ?? "") }
                 if secrets == nil { outcome = .failure(.notForThisSeat) }
             }
             switch outcome {

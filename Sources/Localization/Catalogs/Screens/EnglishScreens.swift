@@ -125,6 +125,8 @@ extension English {
         "Candidate {0} is held after too many wrong codes. Ask the proctor.",
         "Candidate {0} is already seated at {1}; the proctor has been shown both seats. Ask the proctor.",
         "{0} — is this you? {1}/N",
+        "{0} ({1}) has a session at seat {2}. Ask the proctor to move it to this seat? {3}/N",
+        "Waiting for the proctor to move your session here from seat {0}.",
         "⟨answer⟩yes",
         "⟨identification⟩no candidate number was given; nothing was started",
         "⟨identification⟩no candidate code was given; nothing was started",

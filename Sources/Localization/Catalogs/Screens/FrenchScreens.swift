@@ -224,6 +224,10 @@ extension French {
             "Le candidat {0} est déjà installé au poste {1} ; le surveillant voit les deux postes. Appelez le surveillant.",
         "{0} — is this you? {1}/N":
             "{0} — est-ce bien vous ? {1}/N",
+        "{0} ({1}) has a session at seat {2}. Ask the proctor to move it to this seat? {3}/N":
+            "{0} ({1}) a une session au poste {2}. Demander au surveillant de la déplacer vers ce poste ? {3}/N",
+        "Waiting for the proctor to move your session here from seat {0}.":
+            "En attente du surveillant, qui va déplacer votre session ici depuis le poste {0}.",
         "⟨answer⟩yes":
             "oui",
         "⟨identification⟩no candidate number was given; nothing was started":

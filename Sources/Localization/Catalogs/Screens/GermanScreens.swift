@@ -224,6 +224,10 @@ extension German {
             "Kandidat {0} sitzt bereits an Platz {1}; die Aufsicht sieht beide Plätze. Fragen Sie die Aufsicht.",
         "{0} — is this you? {1}/N":
             "{0} — sind Sie das? {1}/N",
+        "{0} ({1}) has a session at seat {2}. Ask the proctor to move it to this seat? {3}/N":
+            "{0} ({1}) hat eine Sitzung an Platz {2}. Die Aufsicht bitten, sie an diesen Platz zu verlegen? {3}/N",
+        "Waiting for the proctor to move your session here from seat {0}.":
+            "Warten auf die Aufsicht, die Ihre Sitzung von Platz {0} hierher verlegt.",
         "⟨answer⟩yes":
             "ja",
         "⟨identification⟩no candidate number was given; nothing was started":

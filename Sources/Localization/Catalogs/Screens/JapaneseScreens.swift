@@ -224,6 +224,10 @@ extension Japanese {
             "受験番号 {0} はすでに座席 {1} に着席しています。試験監督者には両方の座席が表示されています。試験監督者に尋ねてください。",
         "{0} — is this you? {1}/N":
             "{0} さんですか？ {1}/N",
+        "{0} ({1}) has a session at seat {2}. Ask the proctor to move it to this seat? {3}/N":
+            "{0}（{1}）さんは座席 {2} にセッションがあります。この座席に移すよう試験監督者に依頼しますか？ {3}/N",
+        "Waiting for the proctor to move your session here from seat {0}.":
+            "試験監督者が座席 {0} からこの座席にセッションを移すのを待っています。",
         "⟨answer⟩yes":
             "はい",
         "⟨identification⟩no candidate number was given; nothing was started":

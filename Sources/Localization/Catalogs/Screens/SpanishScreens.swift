@@ -224,6 +224,10 @@ extension Spanish {
             "El candidato {0} ya está sentado en el puesto {1}; el supervisor ve los dos puestos. Consulte al supervisor.",
         "{0} — is this you? {1}/N":
             "{0} — ¿es usted? {1}/N",
+        "{0} ({1}) has a session at seat {2}. Ask the proctor to move it to this seat? {3}/N":
+            "{0} ({1}) tiene una sesión en el puesto {2}. ¿Pedir al supervisor que la traslade a este puesto? {3}/N",
+        "Waiting for the proctor to move your session here from seat {0}.":
+            "Esperando a que el supervisor traslade aquí su sesión desde el puesto {0}.",
         "⟨answer⟩yes":
             "sí",
         "⟨identification⟩no candidate number was given; nothing was started":

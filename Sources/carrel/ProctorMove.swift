@@ -1,0 +1,156 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import AssessmentKit
+import Foundation
+import SessionKit
+import SharedStore
+
+struct ProctorMove: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "move",
+        abstract: "Move a candidate's session to a spare seat, where it continues with every answer.",
+        discussion: """
+            Start `carrel take` for the room on the spare machine; the candidate identifies and \
+            asks to move there (the console shows "1005 asks to move from A5 to S1"). Then \
+            `carrel proctor move --room lab1 --from A5 --to S1`. The spare continues the same \
+            session: answers, flags, position, order, language, accommodations, and the time \
+            used and added; the minutes between the old seat's last record and the move are \
+            not counted. The old seat can write nothing more: if it comes back it says where \
+            the session went. Works without the candidate's request when the old seat is dead.
+            """)
+    @OptionGroup var store: StoreOption
+    @OptionGroup var roomOption: RoomOption
+    @Option(help: ArgumentHelp("The seat the session leaves.", valueName: "seat")) var from: String
+    @Option(help: ArgumentHelp("The spare seat, waiting for the room, that continues it.", valueName: "seat")) var to: String
+    @Option(help: ArgumentHelp("Seconds to wait for the spare to continue the session.", valueName: "seconds")) var wait: Double = 30
+    @Flag(help: "Send the session's keys to the spare without asking (check its seat key first).") var yes = false
+    @Flag(name: .customLong("passphrase-stdin"), help: "Read the proctor passphrase from the first line of standard input.")
+    var passphraseStdin = false
+
+    func validate() throws {
+        for (flag, seat) in [("--from", from), ("--to", to)] {
+            if let problem = SharedOptions.labelProblem(seat) { throw ValidationError("\(flag): \(problem)") }
+        }
+        guard wait >= 0, wait <= 3600 else { throw ValidationError("--wait: give seconds from 0 to 3600") }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            let url = try store.required(by: "proctor")
+            let room = roomOption.name ?? ""
+            let reader = SecretReader(prompting: !passphraseStdin)
+            let passphrase = try reader.read(prompt: "Proctor passphrase (signs the move): ")
+            reader.finish()
+            let signer = ProctorSigner(passphrase: passphrase)
+            let line = try await ProctorStore.using(url, doing: "move a session in room \(room)") { store in
+                try await move(room: room, reader: store, signer: signer)
+            }
+            FileOutput.standardOutput.write(line + "\n")
+        }
+    }
+
+    func move(room: String, reader: SharedReader, signer: ProctorSigner) async throws -> String {
+        let v = { (t: String) in TerminalSafety.visible(t, keepLineBreaks: false) }
+        guard let plan = try await reader.room(room) else {
+            throw CarrelFailure(status: .usage, message: "room \(v(room)) has no open plan")
+        }
+        let (key, fingerprint) = try signer.key(room: room, plan: plan)
+        let (moving, spare) = try SeatMoves.pick(try await reader.seats(room: room), from: from, to: to, room: room)
+        let target = try SeatMoves.target(moving: moving, spare: spare, plan: plan, package: try signer.packageKey(room: room, plan: plan),
+                                          key: key)
+        FileOutput.standardError.write(SeatMoves.summary(moving: moving, spare: spare).joined(separator: "\n") + "\n")
+        if !yes {
+            guard isatty(0) == 1, !passphraseStdin else {
+                throw CarrelFailure(status: .usage, message: "a session's keys go only to a seat the proctor checked: compare the seat key above with the one on the spare's screen, then add --yes")
+            }
+            FileOutput.standardError.write("Move it? y/N ")
+            guard RoomJoin.confirmed(.english) else { throw CarrelFailure(status: .refused, message: "nothing was sent") }
+        }
+        let ids = try await reader.issue(room: room, targets: [target], action: .start, key: key, fingerprint: fingerprint)
+        let deadline = ProcessInfo.processInfo.systemUptime + wait
+        let keys = signer.roomKeys([room: plan])
+        let chains = SeatChains()
+        while true {
+            var seats = try await reader.seats(room: room)
+            try await chains.apply(&seats, reader: reader, keys: keys)
+            signer.check(&seats, plans: [room: plan])
+            if let now = seats.first(where: { $0.session == moving.session }), now.seat == to, now.status == "active", now.connected {
+                return "moved (command \(ids.map(String.init).joined(separator: ", "))): session \(moving.session.prefix(8)) continues at \(v(to)), from \(v(from))"
+            }
+            if ProcessInfo.processInfo.systemUptime >= deadline {
+                throw CarrelFailure(status: .refused, message: "the move was sent (command \(ids.map(String.init).joined(separator: ", "))) and \(v(from)) is fenced, but \(v(to)) has not continued the session yet; it does when it reads the store (look at the console)")
+            }
+            try await Task.sleep(nanoseconds: 250_000_000)
+        }
+    }
+}
+
+struct ProctorLost: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lost",
+        abstract: "End the session of a seat that will never come back: its verified records are its result.",
+        discussion: """
+            For a machine that died with its disk. The session is ended, "ended by the proctor, \
+            seat lost", and appears once in every export with the answers the store holds. \
+            If the seat does come back, it says the session was ended and why, and writes \
+            nothing more. To let the candidate go on instead, use `carrel proctor move`.
+            """)
+    @OptionGroup var store: StoreOption
+    @OptionGroup var roomOption: RoomOption
+    @Option(help: ArgumentHelp("The seat whose session ends.", valueName: "seat")) var seat: String
+    @Flag(help: "End it without asking.") var yes = false
+    @Flag(name: .customLong("passphrase-stdin"), help: "Read the proctor passphrase from the first line of standard input.")
+    var passphraseStdin = false
+
+    func validate() throws {
+        if let problem = SharedOptions.labelProblem(seat) { throw ValidationError("--seat: \(problem)") }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            let url = try store.required(by: "proctor")
+            let room = roomOption.name ?? ""
+            let reader = SecretReader(prompting: !passphraseStdin)
+            let passphrase = try reader.read(prompt: "Proctor passphrase (signs the end): ")
+            reader.finish()
+            let signer = ProctorSigner(passphrase: passphrase)
+            let line = try await ProctorStore.using(url, doing: "end a lost seat in room \(room)") { store in
+                try await SeatMoves.endLost(room: room, seat: seat, reader: store, signer: signer, confirm: {
+                    if yes { return true }
+                    guard isatty(0) == 1, !passphraseStdin else {
+                        throw CarrelFailure(status: .usage, message: "add --yes to end it without asking")
+                    }
+                    FileOutput.standardError.write("\($0) y/N ")
+                    return RoomJoin.confirmed(.english)
+                })
+            }
+            FileOutput.standardOutput.write(line + "\n")
+        }
+    }
+}
+
+extension SeatMoves {
+    /// Ends the running or interrupted session at `seat` as lost; `confirm` is asked with the
+    /// question naming it.
+    static func endLost(room: String, seat: String, reader: SharedReader, signer: ProctorSigner,
+                        confirm: (String) throws -> Bool) async throws -> String {
+        let v = { (t: String) in TerminalSafety.visible(t, keepLineBreaks: false) }
+        guard let plan = try await reader.room(room) else {
+            throw CarrelFailure(status: .usage, message: "room \(v(room)) has no open plan")
+        }
+        let (key, fingerprint) = try signer.key(room: room, plan: plan)
+        let seats = try await reader.seats(room: room)
+        guard let lost = seats.filter({ $0.seat == seat && ["active", "interrupted"].contains($0.status) })
+            .sorted(by: { $0.lastSeen > $1.lastSeen }).first else {
+            throw CarrelFailure(status: .refused, message: "seat \(v(seat)) of room \(v(room)) has no running or interrupted session")
+        }
+        let who = [lost.candidate, lost.candidateNumber].compactMap { $0 }.map(v).joined(separator: ", ")
+        guard try confirm("End the session at \(v(seat))\(who.isEmpty ? "" : " (\(who))") as lost, \(lost.answered) of \(lost.total) answered?") else {
+            throw CarrelFailure(status: .refused, message: "nothing was sent")
+        }
+        let ids = try await reader.issueLost(room: room, seat: seat, session: lost.session, key: key, fingerprint: fingerprint)
+        return "ended (command \(ids.map(String.init).joined(separator: ", "))): the session at \(v(seat)) is ended by the proctor, seat lost"
+    }
+}

@@ -1,0 +1,108 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import AssessmentKit
+import SessionKit
+import SessionTestSupport
+import Testing
+
+/// A machine dies in the middle of the exam, with the real binary: the candidate moves to a
+/// spare seat with every answer, the time added and the time left, the old seat (revived) goes
+/// on no more, and the results have one row for the candidate, with the move.
+@Suite("A dead machine's candidate moves to a spare seat (tmux)")
+struct MoveEndToEndTests {
+    let room = RoomEndToEndTests()
+
+    @Test(.timeLimit(.minutes(4)), .enabled(if: TestEnvironment.runs(whenInstalled: PrivatePostgres.unavailable == nil), "needs PostgreSQL (scripts/install-deps)"))
+    func theSpareContinuesTheSameSessionAndTheOldSeatIsFenced() throws {
+        let pg = try PrivatePostgres.shared()
+        let lab = try room.lab(pg)
+        let t = try #require(TmuxHarness())
+        let spare = try #require(TmuxHarness())
+        let file = try t.fixture("geography.yaml")
+        let list = try room.roster(t, "candidate,name,seat,extra_time\n1042,Ada Lovelace,A1,1.5\n")
+        let opened = room.carrel(["room", "open", "lab2", file, "--roster", list, "--start", "proctor", "--machines", "any", "--shared", lab.owner])
+        #expect(opened.status == 0, "\(opened.output)")
+
+        let ottawa = try seatAnswersAndIsGivenTime(t, lab, file)
+
+        // The machine dies.
+        _ = ChildSpawn.run("/usr/bin/pkill", ["-9", "-f", "--", "state-dir \(t.stateDir)"], environment: ProcessInfo.processInfo.environment,
+                           timeout: 10)
+        _ = t.run(["kill-window", "-t", "e2e:seat"])
+
+        // At a spare, the candidate asks to move there.
+        spare.start("spare", ["take", file, "--shared", lab.seat, "--room", "lab2", "--seat", "S1"])
+        #expect(spare.waitFor("spare", "Candidate number:") != nil)
+        spare.type("spare", "1042")
+        spare.keys("spare", "Enter")
+        #expect(spare.waitFor("spare", "Ada Lovelace (1042) has a session at seat A1.") != nil,
+                "\(spare.screen("spare"))")
+        spare.type("spare", "y")
+        #expect(spare.waitFor("spare", "move your session here from seat A1") != nil, "\(spare.screen("spare"))")
+        var asked = ""
+        for _ in 0..<40 {
+            asked = room.carrel(["proctor", "--shared", lab.owner, "--room", "lab2", "--json"]).output
+            if asked.contains("\"move_request\" : \"A1\"") { break }
+            usleep(250_000)
+        }
+        #expect(asked.contains("\"move_request\" : \"A1\""), "the console shows the request: \(asked)")
+
+        let move = room.carrel(["proctor", "move", "--shared", lab.owner, "--room", "lab2", "--from", "A1", "--to", "S1", "--yes"])
+        #expect(move.status == 0, "\(move.output)")
+        #expect(move.output.contains("continues at S1"), "\(move.output)")
+        #expect(spare.waitFor("spare", "This terminal is now locked to Carrel") != nil, "\(spare.screen("spare"))")
+        spare.keys("spare", "Enter")
+        #expect(spare.waitFor("spare", "Question 1 of 8") != nil)
+        // The answer the store held is there, and the time added with it (15 + 10 minutes, most of it left).
+        // The same order and draw: the answer under the same letter as at A1.
+        #expect(spare.waitFor("spare", "\(ottawa)) Ottawa — selected", timeout: 5) != nil, "\(spare.screen("spare"))")
+        #expect(spare.screen("spare").contains("⏱ 24:"), "the time left when A1 stopped: \(spare.screen("spare"))")
+
+        // The old seat, revived, goes on no more.
+        t.start("old", ["resume", "--shared", lab.seat])
+        #expect(t.waitFor("old", "this session continues at seat S1") != nil, "\(t.screen("old"))")
+
+        // The spare finishes; one session for the candidate, with the move.
+        #expect(room.carrel(["proctor", "end", "--shared", lab.owner, "--room", "lab2", "--seat", "S1"]).status == 0)
+        #expect(spare.waitFor("spare", "The proctor ended this session") != nil)
+        let result = try #require(try spare.result())
+        #expect(result.seat == "S1" && result.candidateNumber == "1042")
+        #expect(result.items.contains { $0.points > 0 }, "the answer written at A1 is in the result, and scored")
+        #expect(result.events.contains { $0.kind == "moved" && $0.detail.hasPrefix("from A1 to S1") })
+        let seats = room.carrel(["proctor", "--shared", lab.owner, "--room", "lab2", "--json"]).output
+        #expect(seats.components(separatedBy: "\"candidate_number\" : \"1042\"").count - 1 == 1, "one session for 1042: \(seats)")
+        #expect(seats.contains("A1 → S1"), "\(seats)")
+    }
+
+    /// A1 begins, answers the first question and is given 10 more minutes; the store has the answer.
+    func seatAnswersAndIsGivenTime(_ t: TmuxHarness, _ lab: RoomEndToEndTests.Lab, _ file: String) throws -> String {
+        t.start("seat", ["take", file, "--shared", lab.seat, "--room", "lab2", "--seat", "A1"])
+        #expect(t.waitFor("seat", "Candidate number:") != nil)
+        t.type("seat", "1042")
+        t.keys("seat", "Enter")
+        #expect(t.waitFor("seat", "is this you? y/N") != nil)
+        t.type("seat", "y")
+        #expect(t.waitFor("seat", "Waiting for the proctor to start") != nil)
+        #expect(room.carrel(["proctor", "start", "--shared", lab.owner, "--room", "lab2"]).status == 0)
+        #expect(t.waitFor("seat", "This terminal is now locked to Carrel") != nil)
+        t.keys("seat", "Enter")
+        #expect(t.waitFor("seat", "Question 1 of 8") != nil)
+        let ottawa = try #require(t.shownLetter("Ottawa", in: "seat"))
+        t.keys("seat", ottawa)
+        #expect(t.waitFor("seat", "saved") != nil)
+        #expect(room.carrel(["proctor", "time", "--shared", lab.owner, "--room", "lab2", "--seat", "A1", "+10m"]).status == 0)
+        #expect(t.waitFor("seat", "⏱ 24:") != nil, "15 minutes and 10 added: \(t.screen("seat"))")
+        // The store has the answer before the machine dies.
+        var json = ""
+        for _ in 0..<60 {
+            json = room.carrel(["proctor", "--shared", lab.owner, "--room", "lab2", "--json"]).output
+            if json.contains("\"answered\" : 1") { break }
+            usleep(250_000)
+        }
+        #expect(json.contains("\"answered\" : 1"), "\(json)")
+        sleep(3)
+        return ottawa
+    }
+}

@@ -125,6 +125,18 @@ public struct ResultDocument: Sendable, Equatable, Codable {
     /// start opens it): every answered item is `pending` with no points, and the score is
     /// given where the proctor's passphrase is (`scored(with:)`). Absent otherwise.
     public var unscored: Bool?
+    /// The whole time the candidate had (the test's limit with the roster's extra time and
+    /// the time the proctor added), seconds; absent without a limit and in results written
+    /// before it was kept.
+    public var timeAllowedSeconds: Int?
+    /// The roster's extra time (`1.5x`, `+15m`, `unlimited`, "" for none); absent in results
+    /// written before it was kept, as are the fields after it.
+    public var extraTime: String?
+    public var timeAddedSeconds: Int?
+    /// Each addition of time the seat applied (`proctor time`).
+    public var timeAdded: [TimeAddition]?
+    /// Pause commands the seat applied.
+    public var pauses: Int?
 
     enum CodingKeys: String, CodingKey {
         case session, candidate, status, assessment
@@ -134,6 +146,28 @@ public struct ResultDocument: Sendable, Equatable, Codable {
         case interruptions, score, items, events, room, seat
         case candidateNumber = "candidate_number"
         case drawn, unscored
+        case timeAllowedSeconds = "time_allowed_seconds"
+        case extraTime = "extra_time"
+        case timeAddedSeconds = "time_added_seconds"
+        case timeAdded = "time_added"
+        case pauses
+    }
+
+    /// The time and the proctor's commands this result records, or nil for a result written
+    /// before they were kept.
+    public var account: SessionAccount? {
+        guard let extraTime else { return nil }
+        return SessionAccount(timeAllowedSeconds: timeAllowedSeconds, extraTime: extraTime, timeAdded: timeAdded ?? [],
+                              pauses: pauses ?? 0)
+    }
+
+    /// This result with `account`'s time and commands.
+    public mutating func record(_ account: SessionAccount) {
+        timeAllowedSeconds = account.timeAllowedSeconds
+        extraTime = account.extraTime
+        timeAddedSeconds = account.timeAddedSeconds
+        timeAdded = account.timeAdded
+        pauses = account.pauses
     }
 
     /// Items in file order, so results of shuffled sessions line up.
@@ -157,7 +191,7 @@ public struct ResultDocument: Sendable, Equatable, Codable {
                               points: s.points, max: s.max, flagged: flags.contains(item.id), outcome: s.outcome,
                               gaps: gapResults(item, responses[item.id]))
         }
-        return ResultDocument(
+        var document = ResultDocument(
             session: record.id, candidate: record.candidate, status: reason,
             assessment: AssessmentRef(id: assessment.id, title: assessment.title, fingerprint: record.fingerprint),
             startedAt: Timestamp.iso(record.startedAt), endedAt: Timestamp.iso(endedAt),
@@ -168,6 +202,9 @@ public struct ResultDocument: Sendable, Equatable, Codable {
             candidateNumber: record.options.shared?.candidateNumber,
             drawn: drawn.map { ids in items.map(\.id).filter(ids.contains) },
             unscored: assessment.keyless ? true : nil)
+        let limit = record.extraTime.apply(to: assessment.timeLimit).map { min($0, assessment.policy.maxDuration) }
+        document.record(SessionAccount(events: events, limit: limit, extraTime: record.extraTime))
+        return document
     }
 
     /// The items the student was given (all but those a pool left out), and of them those

@@ -45,6 +45,14 @@ extension ResultDocument {
         }
         if !(0...Int(Int32.max)).contains(timeUsedSeconds) { return "its time used is out of range" }
         if !(0...1_000_000).contains(interruptions) { return "its count of interruptions is out of range" }
+        if let t = timeAllowedSeconds, !(0...Int(Int32.max)).contains(t) { return "its time allowed is out of range" }
+        if let t = timeAddedSeconds, !(0...Int(Int32.max)).contains(t) { return "its time added is out of range" }
+        let additions: [TimeAddition] = timeAdded ?? []
+        let seconds = 0...Int(Int32.max)
+        if additions.count > 100_000 || additions.contains(where: { !seconds.contains($0.seconds) }) {
+            return "a time added is out of range"
+        }
+        if let p = pauses, !(0...1_000_000).contains(p) { return "its count of pauses is out of range" }
         if Timestamp.date(startedAt) == nil { return "its start time is not a time Carrel writes" }
         if Timestamp.date(endedAt) == nil { return "its end time is not a time Carrel writes" }
         if events.contains(where: { Timestamp.date($0.at) == nil }) { return "an event's time is not a time Carrel writes" }

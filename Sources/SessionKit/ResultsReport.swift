@@ -63,8 +63,31 @@ public struct SessionRow: Sendable, Equatable, Codable {
     public var ended: String?
     public var timeUsedSeconds: Int
     /// Checked with the proctor's key (`results --shared --passphrase-stdin`): whether every
-    /// record of the session was written by its seat. Absent when not checked.
+    /// record of the session was written by its seat; false when not checked (a seat's own
+    /// journal, or no passphrase).
     public var verified: Bool?
+    /// What became of the session (`SessionStanding`), and in words.
+    public var outcome: String = ""
+    public var statusWords: String = ""
+    /// The time and the proctor's commands (`SessionAccount`).
+    public var timeAllowedSeconds: Int?
+    public var extraTime: String = ""
+    public var timeAddedSeconds: Int = 0
+    public var timeAdded: [TimeAddition] = []
+    public var pauses: Int = 0
+    public var moves: [SeatMove] = []
+
+    /// The row with `standing` and `account`.
+    public mutating func add(_ standing: SessionStanding, _ account: SessionAccount) {
+        outcome = standing.outcome
+        statusWords = standing.words
+        timeAllowedSeconds = account.timeAllowedSeconds
+        extraTime = account.extraTime
+        timeAddedSeconds = account.timeAddedSeconds
+        timeAdded = account.timeAdded
+        pauses = account.pauses
+        moves = account.moves
+    }
 
     public init(session: String, candidate: String?, assessment: String, status: String, points: Double?, max: Double?,
                 pending: Double? = nil, started: String, ended: String?, timeUsedSeconds: Int) {
@@ -177,22 +200,46 @@ public enum CSV {
                                "time_used_seconds", "interruptions", "paste_attempts", "focus_losses",
                                "exit_attempts", "wrong_passphrases", "room", "seat", "candidate_number"]
 
-    public static func header(_ layout: GradebookLayout, verified: Bool = false) -> String {
-        row(fixedColumns + (verified ? ["verified"] : []) + layout.columns.map { layout.prefixed ? "\($0.assessment):\($0.item)" : $0.item })
+    /// The columns after the fixed ones and before the items: whether the seat's records
+    /// were checked and verified, what became of the session, and its time (`SessionAccount`).
+    public static let accountColumns = ["verified", "outcome", "status_words"] + SessionAccount.columns
+
+    public static func header(_ layout: GradebookLayout) -> String {
+        row(fixedColumns + accountColumns + layout.columns.map { layout.prefixed ? "\($0.assessment):\($0.item)" : $0.item })
+    }
+
+    /// The cells of `accountColumns`.
+    static func accountCells(verified: Bool, standing: SessionStanding, account: SessionAccount) -> [String] {
+        [verified ? "yes" : "no", standing.outcome, standing.words] + account.cells.map(safeCell)
+    }
+
+    /// The row of a session with no result (interrupted, refused, ended before one was
+    /// written): its record's facts, no points, and an empty cell under every item.
+    public static func row(_ r: SessionRecord, status: String, integrity: IntegrityReport, in layout: GradebookLayout,
+                           verified: Bool, standing: SessionStanding, account: SessionAccount) -> String {
+        fields([r.id, r.candidate.map(safeCell) ?? "", safeCell(r.assessmentID), safeCell(status), "", "", "",
+                Timestamp.iso(r.startedAt), r.endedAt.map(Timestamp.iso) ?? "", "\(TimeUsed.seconds(r.elapsed))",
+                "\(r.interruptions)", "\(integrity.pasteAttempts)", "\(integrity.focusLosses)", "\(integrity.exitAttempts)",
+                "\(integrity.wrongPassphrases)", r.options.shared.map { safeCell($0.room) } ?? "",
+                r.options.shared.map { safeCell($0.seat) } ?? "", r.options.shared?.candidateNumber.map(safeCell) ?? ""]
+               + accountCells(verified: verified, standing: standing, account: account))
+            + String(repeating: ",", count: layout.columns.count) + "\r\n"
     }
 
     /// One session's row. `csv` is the result's cells as ready fields (`fields`), used when
     /// the result's items are the gradebook's columns; otherwise `cells` places each cell in
     /// its column, and without them there is no row (nil: read the cells and ask again).
     public static func row(_ r: ResultHeading, integrity: IntegrityReport, items: [String], csv: String?, cells: [String]?,
-                           in layout: GradebookLayout, verified: Bool? = nil) -> String? {
+                           in layout: GradebookLayout, verified: Bool = false, standing: SessionStanding? = nil,
+                           account: SessionAccount = SessionAccount()) -> String? {
         let fixed = fields([r.session, r.candidate.map(safeCell) ?? "", r.assessment.id, r.status.rawValue,
                             PointsText.format(r.score.points), PointsText.format(r.score.max), PointsText.format(r.score.pending),
                             r.startedAt, r.endedAt,
                             "\(r.timeUsedSeconds)", "\(r.interruptions)", "\(integrity.pasteAttempts)", "\(integrity.focusLosses)",
                             "\(integrity.exitAttempts)", "\(integrity.wrongPassphrases)", r.room.map(safeCell) ?? "",
                             r.seat.map(safeCell) ?? "", r.candidateNumber.map(safeCell) ?? ""]
-                           + (verified.map { [$0 ? "yes" : "no"] } ?? []))
+                           + accountCells(verified: verified, standing: standing ?? SessionStanding(status: r.status.rawValue, hasResult: true),
+                                          account: account))
         if let csv, !layout.prefixed, items == layout.items {
             return fixed + (items.isEmpty ? "" : "," + csv) + "\r\n"
         }

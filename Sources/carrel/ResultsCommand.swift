@@ -18,11 +18,12 @@ struct ResultsCommand: ParsableCommand {
 struct ResultFilters: ParsableArguments {
     @Option(help: "Only this assessment id.") var assessment: String?
     @Option(help: "Only sessions started on or after this date (2026-11-22, or a full ISO-8601 time).") var since: String?
-    @Option(help: "Only this status: submitted, timed_out, ended_by_proctor, interrupted, active.") var status: String?
+    @Option(help: "Only this status: submitted, timed_out, ended_by_proctor, ended_by_candidate, seat_lost, interrupted, active, wrong_test, candidate_twice.") var status: String?
 
     func validate() throws {
         if let since, Self.date(since) == nil { throw ValidationError("--since takes a date such as 2026-11-22, not \"\(since)\"") }
-        let known = ["submitted", "timed_out", "ended_by_proctor", "interrupted", "active"]
+        let known = ["submitted", "timed_out", "ended_by_proctor", "ended_by_candidate", "seat_lost", "interrupted", "active",
+                     "wrong_test", "candidate_twice"]
         if let status, !known.contains(status) {
             throw ValidationError("--status is one of \(known.joined(separator: ", ")), not \"\(status)\"")
         }
@@ -40,12 +41,13 @@ struct ResultFilters: ParsableArguments {
         return waiting.contains(r.id) ? "interrupted" : r.status.rawValue
     }
 
-    func apply(_ records: [SessionRecord], waiting: Set<String>) -> [SessionRecord] {
-        records.filter { r in
+    /// The sessions of `data` these filters keep (each with the status `results` gives it).
+    func apply(_ data: ResultsData) -> [SessionRecord] {
+        data.records.filter { r in
             r.status != .failedToBegin
                 && (assessment.map { r.assessmentID == $0 } ?? true)
                 && (since.flatMap(Self.date).map { r.startedAt >= $0 } ?? true)
-                && (status.map { Self.status(r, waiting: waiting) == $0 } ?? true)
+                && (status.map { data.status(r) == $0 } ?? true)
         }
     }
 }

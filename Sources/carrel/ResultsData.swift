@@ -35,6 +35,13 @@ struct ResultsData {
     private(set) var skipped: [SkippedSession]
     /// Each session's check with the proctor's key, when asked for (`--passphrase-stdin`).
     var checks: [String: SessionCheck]?
+    /// From a shared store: the status of each session its record cannot say (a refused
+    /// attempt, `seat_lost`, a later Carrel's word), the roster's extra time of each, and who
+    /// issued each `time` command when.
+    var statuses: [String: String] = [:]
+    var extraTimes: [String: String] = [:]
+    var issues: [Int64: CommandIssue] = [:]
+    var moves: [String: [SeatMove]] = [:]
 
     /// The results of this seat's journal, or with `--shared` (or CARREL_SHARED) those of the
     /// lab's shared store, one room or all, read into a journal of the same form.
@@ -56,6 +63,10 @@ struct ResultsData {
             var data = ResultsData(journal: copy.journal, records: try copy.journal.sessions(status: nil), waiting: copy.waiting,
                                    skipped: copy.skipped)
             if signer != nil { data.checks = copy.checks }
+            data.statuses = copy.statuses
+            data.extraTimes = copy.extraTimes
+            data.issues = copy.issues
+            data.moves = copy.moves
             return data
         } catch let failure as CarrelFailure {
             await reader.close()
@@ -205,48 +216,49 @@ extension ResultsData {
         var items: [String]
         var csv: String?
         var cells: [String]?
+        var standing: SessionStanding
+        var account: SessionAccount
     }
 
-    /// The CSV gradebook of these sessions' results: the stored heading, item ids and ready
-    /// fields of each, decoding each distinct item list once; a result whose items are not the
-    /// columns has its cells read, and one recorded before digests were kept is read whole. A
-    /// session whose result or events cannot be read is left out and named (`skipped`).
+    /// The CSV gradebook of these sessions: every session a row, once, in their order. A
+    /// result's row is made from the stored heading, item ids and ready fields of each,
+    /// decoding each distinct item list once; a result whose items are not the columns has its
+    /// cells read, and one recorded before digests were kept is read whole. A session with no
+    /// result has its record's row with empty points. A session whose result or events cannot
+    /// be read is left out and named (`skipped`).
     mutating func gradebook(_ sessions: [SessionRecord]) throws(CarrelFailure) -> (text: String, count: Int) {
-        guard let journal else { return (CSV.header(CSV.layout([])), 0) }
-        let stored: [StoredGradebookRow]
-        do {
-            stored = try journal.gradebookRows(sessions: sessions.map(\.id))
-        } catch {
-            throw CarrelFailure(status: .cannotCreate, message: "the journal's results cannot be read: \(error)")
-        }
-        let records = Dictionary(sessions.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        var entries: [GradebookEntry] = []
-        var lists: [String: [String]] = [:]
-        for row in stored {
-            guard let record = records[row.session] else { continue }
-            switch try entry(row, record, lists: &lists) {
-            case let .success(entry): entries.append(entry)
-            case let .failure(damage): skip(row.session, damage.reason)
-            }
-        }
+        guard journal != nil else { return (CSV.header(CSV.layout([])), 0) }
+        let (entries, damaged) = try gradebookEntries(sessions)
         // With the proctor's key, an assessment's item columns come from the results that verify
         // (their seats' own): a result anyone could have stored under a session of its own adds
         // no column when one of that assessment's results verifies (its cells under the real
         // columns are kept, its own inventions are not).
-        let verifiedAssessments = Set(entries.filter { checks?[$0.heading.session]?.verified == true }.map(\.heading.assessment.id))
-        let columned = entries.filter {
+        let verifiedAssessments = Set(entries.values.filter { checks?[$0.heading.session]?.verified == true }.map(\.heading.assessment.id))
+        let columned = sessions.compactMap { entries[$0.id] }.filter {
             checks == nil || checks?[$0.heading.session]?.verified == true || !verifiedAssessments.contains($0.heading.assessment.id)
         }
         let layout = CSV.layout(columned.map { ($0.heading.assessment.id, $0.items) })
-        var text = CSV.header(layout, verified: checks != nil)
+        var text = CSV.header(layout)
         var count = 0
-        for entry in entries {
-            let verified = checks.map { $0[entry.heading.session]?.verified ?? false }
+        for record in sessions where !damaged.contains(record.id) {
+            guard let entry = entries[record.id] else {
+                switch try sessionEvents(record) {
+                case let .success(events):
+                    let status = status(record)
+                    text += CSV.row(record, status: status, integrity: IntegrityReport(events: events, interruptions: record.interruptions),
+                                    in: layout, verified: verified(record), standing: SessionStanding(status: status, hasResult: false),
+                                    account: account(record, events: events, document: nil))
+                    count += 1
+                case let .failure(damage): skip(record.id, damage.reason)
+                }
+                continue
+            }
+            let verified = verified(record)
             var row = CSV.row(entry.heading, integrity: entry.integrity, items: entry.items, csv: entry.csv,
-                              cells: entry.cells, in: layout, verified: verified)
+                              cells: entry.cells, in: layout, verified: verified, standing: entry.standing, account: entry.account)
             if row == nil, let cells = try cells(entry.heading.session) {
                 row = CSV.row(entry.heading, integrity: entry.integrity, items: entry.items, csv: nil, cells: cells, in: layout,
-                              verified: verified)
+                              verified: verified, standing: entry.standing, account: entry.account)
             }
             guard let row else {
                 skip(entry.heading.session, "its result has no cells")
@@ -256,6 +268,32 @@ extension ResultsData {
             count += 1
         }
         return (text, count)
+    }
+
+    /// The gradebook entry of each of `sessions` that has a result, and the sessions left out
+    /// (named in `skipped`) because their result or events cannot be read.
+    mutating func gradebookEntries(_ sessions: [SessionRecord]) throws(CarrelFailure) -> (entries: [String: GradebookEntry], damaged: Set<String>) {
+        guard let journal else { return ([:], []) }
+        let stored: [StoredGradebookRow]
+        do {
+            stored = try journal.gradebookRows(sessions: sessions.map(\.id))
+        } catch {
+            throw CarrelFailure(status: .cannotCreate, message: "the journal's results cannot be read: \(error)")
+        }
+        let records = Dictionary(sessions.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var entries: [String: GradebookEntry] = [:]
+        var damaged: Set<String> = []
+        var lists: [String: [String]] = [:]
+        for row in stored {
+            guard let record = records[row.session] else { continue }
+            switch try entry(row, record, lists: &lists) {
+            case let .success(entry): entries[row.session] = entry
+            case let .failure(damage):
+                skip(row.session, damage.reason)
+                damaged.insert(row.session)
+            }
+        }
+        return (entries, damaged)
     }
 
     /// A result's stored spreadsheet cells, read only when its own items are not the columns.
@@ -275,18 +313,18 @@ extension ResultsData {
     func entry(_ row: StoredGradebookRow, _ record: SessionRecord,
                lists: inout [String: [String]]) throws(CarrelFailure) -> Result<GradebookEntry, SessionDamage> {
         let events: [JournalEvent]
-        do {
-            events = try journal?.events(session: record.id) ?? []
-        } catch where !SkippedSession.isRowDamage(error) {
-            throw CarrelFailure(status: .cannotCreate, message: "the journal's events of session \(record.id) cannot be read: \(error)")
-        } catch {
-            return .failure(SessionDamage(reason: "its events cannot be read"))
+        switch try sessionEvents(record) {
+        case let .success(found): events = found
+        case let .failure(damage): return .failure(damage)
         }
         let integrity = IntegrityReport(events: events, interruptions: record.interruptions)
+        let standing = SessionStanding(status: status(record), hasResult: true)
+        let account = account(record, events: events, document: nil)
         if let json = row.json {
             do throws(StrictJSON.Problem) {
                 let digest = ResultDigest(try ResultDocument.read(json))
-                return .success(GradebookEntry(heading: digest.heading, integrity: integrity, items: digest.items, csv: nil, cells: digest.cells))
+                return .success(GradebookEntry(heading: digest.heading, integrity: integrity, items: digest.items, csv: nil,
+                                               cells: digest.cells, standing: standing, account: account))
             } catch {
                 return .failure(SessionDamage(reason: "its result cannot be read: \(error.description)"))
             }
@@ -300,14 +338,16 @@ extension ResultsData {
             return .failure(SessionDamage(reason: "its result's heading cannot be read"))
         }
         if let known = lists[itemsText] {
-            return .success(GradebookEntry(heading: heading, integrity: integrity, items: known, csv: row.csv, cells: nil))
+            return .success(GradebookEntry(heading: heading, integrity: integrity, items: known, csv: row.csv, cells: nil,
+                                           standing: standing, account: account))
         }
         guard let items = try? decoder.decode([String].self, from: Data(itemsText.utf8)) else {
             // As for the heading: this session's damage alone, named by the caller.
             return .failure(SessionDamage(reason: "its result's item list cannot be read"))
         }
         lists[itemsText] = items
-        return .success(GradebookEntry(heading: heading, integrity: integrity, items: items, csv: row.csv, cells: nil))
+        return .success(GradebookEntry(heading: heading, integrity: integrity, items: items, csv: row.csv, cells: nil,
+                                       standing: standing, account: account))
     }
 }
 

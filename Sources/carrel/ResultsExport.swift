@@ -13,7 +13,12 @@ struct ExportResults: AsyncParsableCommand {
         discussion: """
             CSV columns: session, candidate, assessment, status, points, max, pending (points still \
             to mark by hand), started, ended, time_used_seconds, interruptions, paste_attempts, \
-            focus_losses, exit_attempts, wrong_passphrases, room, seat, candidate_number (of a session in a room), then one column per item. With results of one assessment the item columns \
+            focus_losses, exit_attempts, wrong_passphrases, room, seat, candidate_number (of a session in a room), \
+            verified (yes/no: checked with the proctor's key), outcome (finished, interrupted, ended, refused, \
+            running), status_words, time_allowed_seconds, extra_time (the roster's), time_added_seconds, \
+            time_added (each addition: by whom, when), pauses, moves, then one column per item. Every session \
+            is a row, once: one without a result has empty points. JSON gives each session's result \
+            document (or its heading without score and items) with the same added keys. With results of one assessment the item columns \
             are its item ids; with several they are ASSESSMENT:ITEM, so assessments never share a \
             column. --assessment ID exports one assessment only. Cells a spreadsheet would run as a \
             formula start with a ' so they stay text.
@@ -30,21 +35,16 @@ struct ExportResults: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             var data = try await source.load()
-            let sessions = filters.apply(data.records, waiting: data.waiting)
+            let sessions = filters.apply(data)
             VerifyOptions.report(data.checks, sessions: sessions.map(\.id))
             let text: String, count: Int
             if format == "csv" {
                 (text, count) = try data.gradebook(sessions)
             } else {
-                var chosen: [ResultDocument] = []
-                for r in sessions {
-                    let (result, damage) = try data.readResult(r.id)
-                    if let damage { data.skip(r.id, damage) }
-                    if let result { chosen.append(result) }
-                }
+                let chosen = try data.exportedSessions(sessions)
                 (text, count) = (try JSONText.pretty(chosen), chosen.count)
             }
-            let exported = "Exported \(count) result\(count == 1 ? "" : "s")"
+            let exported = "Exported \(count) session\(count == 1 ? "" : "s")"
             if let out {
                 do {
                     let path = out.hasPrefix("/") ? out : FileManager.default.currentDirectoryPath + "/" + out

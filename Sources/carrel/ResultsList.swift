@@ -24,15 +24,8 @@ struct ListResults: AsyncParsableCommand {
     /// The table (or JSON) of the sessions that could be read; how many rows it has.
     func write(_ data: ResultsData) throws(CarrelFailure) -> Int {
         let scores = try data.scores()
-        let rows = filters.apply(data.records, waiting: data.waiting).map { r -> SessionRow in
-            let score = scores[r.id]
-            var row = SessionRow(session: r.id, candidate: r.candidate, assessment: r.assessmentID,
-                                 status: ResultFilters.status(r, waiting: data.waiting), points: score?.points,
-                                 max: score?.max, pending: score?.pending, started: Timestamp.iso(r.startedAt),
-                                 ended: r.endedAt.map(Timestamp.iso), timeUsedSeconds: TimeUsed.seconds(r.elapsed))
-            row.verified = data.checks.map { $0[r.id]?.verified ?? false }
-            return row
-        }
+        var rows: [SessionRow] = []
+        for r in filters.apply(data) { rows.append(try data.listRow(r, score: scores[r.id])) }
         if json {
             FileOutput.standardOutput.write(try JSONText.pretty(rows))
             return rows.count
@@ -50,8 +43,8 @@ struct ListResults: AsyncParsableCommand {
             if let pending = r.pending, pending > 0 { score += " +\(PointsText.format(pending))?" }
             out += pad(String(r.session.prefix(8)), 10) + pad(r.candidate ?? "—", 22) + pad(r.assessment, 22)
             out += pad(r.status, 18) + pad(score, 12) + pad(r.started, 22)
-            if let verified = r.verified {
-                out += pad(DurationText.format(r.timeUsedSeconds), 12) + (verified ? "yes" : "NO") + "\n"
+            if checked {
+                out += pad(DurationText.format(r.timeUsedSeconds), 12) + (r.verified == true ? "yes" : "NO") + "\n"
             } else {
                 out += DurationText.format(r.timeUsedSeconds) + "\n"
             }

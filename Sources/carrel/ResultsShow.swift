@@ -29,7 +29,7 @@ struct ShowResult: AsyncParsableCommand {
                     var verified: Bool?
                 }
                 FileOutput.standardOutput.write(try JSONText.pretty(Output(result: result, integrity: integrity,
-                                                                      status: ResultFilters.status(record, waiting: data.waiting),
+                                                                      status: data.status(record),
                                                                       verified: verified)))
                 try data.finish(nil, strict: source.skipping.strict)
                 return
@@ -37,7 +37,7 @@ struct ShowResult: AsyncParsableCommand {
             var out = "Session     \(record.id)\n"
             out += "Candidate   \(TextWidth.sanitise(record.candidate ?? "—"))\n"
             out += "Assessment  \(record.assessmentID) — \(record.assessmentTitle) (\(record.fingerprint.prefix(19))…)\n"
-            out += "Status      \(ResultFilters.status(record, waiting: data.waiting))\n"
+            out += "Status      \(data.status(record))\n"
             if let verified {
                 out += "Verified    " + (verified ? "yes: every record and the result were written by its seat\n"
                                                   : "NO (see the lines above)\n")

@@ -69,6 +69,9 @@ struct StatusCommand: ParsableCommand {
         var waitingRecords: Int
         /// When the store last confirmed every record the seat had sent.
         var lastReached: String?
+        /// When the seat last reached the store: the later of `lastReached` and the time it last
+        /// found the store connected.
+        var lastHeard: String?
     }
 
     struct LockInfo: Codable {
@@ -217,17 +220,14 @@ struct StatusCommand: ParsableCommand {
     func summary(_ record: SessionRecord, journal: Journal, live: Bool) throws -> SessionSummary {
         // A journal whose assessment cannot be read still has a status to show; a sealed one
         // tells its size and time from its public header, without the passphrase.
-        let stored = try? SessionRuntime.stored(record, journal: journal)
-        let facts: (items: Int, timeLimit: Int?)? = stored.flatMap { stored in
-            if stored.format == .sealed {
-                return (try? SessionRuntime.publicFacts(stored)).map { ($0.items, $0.timeLimit) }
-            }
-            return (try? SessionRuntime.readYAML(stored)).map { ($0.questionsPerSession, $0.timeLimit) }
-        }
+        let facts = TestFacts.of(record, journal: journal)
         let answers = try journal.answers(session: record.id)
         let answered = answers.values.filter { !$0.isEmpty }.count
         let added = RoomControl.replay(try journal.events(session: record.id), watched: record.options.shared != nil).addedSeconds
-        let allowed = facts.flatMap { record.extraTime.apply(to: $0.timeLimit) }.map { $0 + added }
+        // The seat's own figure (its test's limit with the roster's extra time) when its test
+        // cannot be read here, and always the time the proctor added on top.
+        let limit = facts.map { record.extraTime.apply(to: $0.timeLimit) } ?? record.options.shared?.timeAllowed
+        let allowed = limit.map { $0 + added }
         var shared: SharedInfo?
         if let p = try journal.publication(session: record.id) {
             let reported = p.since.map(Timestamp.iso)
@@ -237,6 +237,10 @@ struct StatusCommand: ParsableCommand {
                                 url: record.options.shared?.store,
                                 waitingRecords: try journal.outboxWaiting(session: record.id),
                                 lastReached: try journal.lastPublished().map(Timestamp.iso))
+            // When the store last received anything from the seat: its last confirmation, or the
+            // last time the seat found it connected (never just when the session began).
+            let connectedAt = p.state == "connected" ? p.since : nil
+            shared?.lastHeard = [try journal.lastPublished(), connectedAt].compactMap { $0 }.max().map(Timestamp.iso)
         }
         return SessionSummary(
             session: record.id, candidate: record.candidate, assessment: record.assessmentID,
@@ -304,6 +308,8 @@ struct StatusCommand: ParsableCommand {
         text += now.map { TextWidth.sanitise($0) } ?? "not tried yet"
         if now == s.store {
             if let since = s.since { text += " since \(since)" }
+        } else if let heard = s.lastHeard {
+            text += " (it last reached the store at \(heard))"
         } else if let last = s.store {
             text += " (it last reported \(TextWidth.sanitise(last))\(s.since.map { " at \($0)" } ?? ""))"
         }

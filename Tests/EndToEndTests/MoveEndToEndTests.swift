@@ -74,6 +74,14 @@ struct MoveEndToEndTests {
         let seats = room.carrel(["proctor", "--shared", lab.owner, "--room", "lab2", "--json"]).output
         #expect(seats.components(separatedBy: "\"candidate_number\" : \"1042\"").count - 1 == 1, "one session for 1042: \(seats)")
         #expect(seats.contains("A1 → S1"), "\(seats)")
+        // Every export: one row for the candidate, with the move; the store's check verifies it.
+        let csv = room.carrel(["results", "export", "--format", "csv", "--shared", lab.owner, "--room", "lab2", "--strict"])
+        #expect(csv.status == 0, "\(csv.output)")
+        let rows = csv.output.split(separator: "\n").filter { $0.contains("1042") }
+        #expect(rows.count == 1 && rows.first?.contains("A1 → S1") == true, "\(csv.output)")
+        let checked = ChildSpawn.run(TmuxHarness.carrel, ["results", "export", "--shared", lab.owner, "--room", "lab2", "--passphrase-stdin"],
+                                     input: TestProctor.passphrase + "\n", environment: ProcessInfo.processInfo.environment, timeout: 60)
+        #expect(checked.output.contains("\"verified\" : true"), "the moved session verifies with its keys: \(checked.output)")
     }
 
     /// A1 begins, answers the first question and is given 10 more minutes; the store has the answer.

@@ -278,7 +278,7 @@ _carrel_results_list() {
     local -ar arg_specs=(
         '--assessment[Only this assessment id.]:assessment:'
         '--since[Only sessions started on or after this date (2026-11-22, or a full ISO-8601 time).]:since:'
-        '--status[Only this status\: submitted, timed_out, ended_by_proctor, interrupted, active.]:status:'
+        '--status[Only this status\: submitted, timed_out, ended_by_proctor, ended_by_candidate, seat_lost, interrupted, active, wrong_test, candidate_twice.]:status:'
         '--json[Print JSON.]'
         '--strict[Exit 65 when a session could not be read.]'
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
@@ -322,7 +322,7 @@ _carrel_results_export() {
         '--out[Write here (0600, atomically) instead of standard output.]:out:'
         '--assessment[Only this assessment id.]:assessment:'
         '--since[Only sessions started on or after this date (2026-11-22, or a full ISO-8601 time).]:since:'
-        '--status[Only this status\: submitted, timed_out, ended_by_proctor, interrupted, active.]:status:'
+        '--status[Only this status\: submitted, timed_out, ended_by_proctor, ended_by_candidate, seat_lost, interrupted, active, wrong_test, candidate_twice.]:status:'
         '--strict[Exit 65 when a session could not be read.]'
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
         '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'

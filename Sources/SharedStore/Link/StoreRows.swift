@@ -60,6 +60,10 @@ enum StoreRows {
     struct Session: Sendable {
         var record: SessionRecord
         var connected: Bool
+        /// The status and end reason as the store holds them (a refusal, or a word a later
+        /// Carrel writes, that the record's own status cannot say).
+        var storeStatus: String
+        var storeEndReason: String?
 
         var session: String { record.id }
         /// The room the store's row names (kept in the record's label, which `init` always sets).
@@ -74,12 +78,13 @@ enum StoreRows {
         static let columns = """
             s.session, s.candidate, s.room, s.seat, s.assessment_id, s.assessment_title, s.fingerprint, s.status,
             s.end_reason, extract(epoch FROM s.started_at)::text, extract(epoch FROM s.ended_at)::text,
-            s.saved_elapsed_seconds::text, s.interruptions::text, s.pid::text, s.host, \(SharedReader.holdsLock)::text
+            s.saved_elapsed_seconds::text, s.interruptions::text, s.pid::text, s.host, \(SharedReader.holdsLock)::text,
+            s.time_allowed_seconds::text, s.candidate_number
             """
 
         /// Reads the cells, or throws why the session cannot be shown.
         init(_ c: [String?]) throws(Unreadable) {
-            guard c.count == 16 else { throw Unreadable("its row has \(c.count) columns, not 16") }
+            guard c.count == 18 else { throw Unreadable("its row has \(c.count) columns, not 18") }
             guard let session = c[0], !session.isEmpty else { throw Unreadable("it has no session id") }
             guard session.count <= StoreRows.longestSession else {
                 throw Unreadable("its id is longer than \(StoreRows.longestSession) characters")
@@ -87,9 +92,15 @@ enum StoreRows {
             guard let room = c[2], let seat = c[3], let assessmentID = c[4], let title = c[5], let fingerprint = c[6] else {
                 throw Unreadable("its room, seat or assessment is missing")
             }
-            guard let status = c[7].flatMap(SessionStatus.init(rawValue:)), Self.statuses.contains(status) else {
-                throw Unreadable("its status is not one Carrel writes")
+            // A status this record cannot hold (a refused attempt, or one a later Carrel writes) is
+            // kept as the store says it, and the session shown as over: never a reason to leave it out.
+            guard let storeStatus = c[7], !storeStatus.isEmpty, storeStatus.count <= 64 else {
+                throw Unreadable("it has no status")
             }
+            let known = SessionStatus(rawValue: storeStatus).flatMap { Self.statuses.contains($0) ? $0 : nil }
+            let status = known ?? .abandoned
+            self.storeStatus = storeStatus
+            storeEndReason = c[8].map { String($0.prefix(64)) }
             guard let startedAt = StoreRows.date(c[9]) else { throw Unreadable("its start time is out of range") }
             let endedAt = StoreRows.date(c[10])
             if c[10] != nil && endedAt == nil { throw Unreadable("its end time is out of range") }
@@ -104,10 +115,18 @@ enum StoreRows {
             record = SessionRecord(
                 id: session, assessmentID: assessmentID, assessmentTitle: title, fingerprint: fingerprint,
                 assessmentPath: Self.copiedPath, candidate: c[1], status: status, endReason: c[8].flatMap(EndReason.init(rawValue:)),
-                seed: 0, extraTime: .none, options: SessionOptions(shared: SharedLabel(room: room, seat: seat)),
+                seed: 0, extraTime: .none, options: SessionOptions(shared: Self.label(room: room, seat: seat, c[16], c[17])),
                 elapsed: Double(SharedReader.whole(elapsed)), startedAt: startedAt, endedAt: endedAt,
                 interruptions: interruptions, pid: pid, host: c[14] ?? "", tty: nil)
             connected = c[15] == "true"
+        }
+
+        /// The room and seat, with the time allowed and roster number the store keeps.
+        static func label(room: String, seat: String, _ allowed: String?, _ number: String?) -> SharedLabel {
+            var label = SharedLabel(room: room, seat: seat)
+            label.timeAllowed = StoreRows.number(allowed).flatMap { $0 >= 0 && $0 <= 1e7 ? Int($0.rounded()) : nil }
+            label.candidateNumber = number.map { String($0.prefix(64)) }
+            return label
         }
 
         /// Interrupted, or running while its seat holds no connection.

@@ -15,6 +15,16 @@ public struct StoreCopy: Sendable {
     public var skipped: [SkippedSession]
     /// Each session's check with the proctor's key (only when asked for: `verifying`).
     public var checks: [String: SessionCheck] = [:]
+    /// The status `results` gives each session whose store status its record cannot hold: a
+    /// refused attempt (`wrong_test`, `candidate_twice`), an end reason such as `seat_lost`,
+    /// or a word a later Carrel writes.
+    public var statuses: [String: String] = [:]
+    /// The roster's extra time of each session that has some (`1.5x`, `+15m`, `unlimited`).
+    public var extraTimes: [String: String] = [:]
+    /// Who issued each `time` command, and when, by its number.
+    public var issues: [Int64: CommandIssue] = [:]
+    /// Each moved session's moves to another seat, in order (schema version 10).
+    public var moves: [String: [SeatMove]] = [:]
 }
 
 /// Whether a session's records were written by its seat, as the proctor's key shows.
@@ -68,7 +78,7 @@ extension SharedReader {
             SELECT \(unescaped: StoreRows.Session.columns)
             FROM carrel_sessions s
             WHERE (\(room)::text IS NULL OR s.room = \(room)::text)
-              AND s.status NOT IN ('not_started', 'wrong_test', 'candidate_twice', 'merged')
+              AND s.status NOT IN ('not_started', 'merged')
             ORDER BY s.started_at, s.session
             """, logger: logger) }
         var copy = CopyPlan()
@@ -106,8 +116,14 @@ extension SharedReader {
             _ = try? journal.recordMark(session: mark.session, item: mark.item, points: mark.points, comment: mark.comment,
                                         at: mark.at, storage: NoResultFiles())
         }
-        return StoreCopy(journal: journal, waiting: copy.waiting, skipped: copy.skipped.sorted { $0.session < $1.session },
-                         checks: checks)
+        var out = StoreCopy(journal: journal, waiting: copy.waiting, skipped: copy.skipped.sorted { $0.session < $1.session },
+                            checks: checks)
+        for session in copy.kept where checks[session.session]?.verified != true { out.statuses[session.session] = session.reportedStatus }
+        let kept = copy.kept.map(\.session)
+        out.extraTimes = try await rosterExtraTimes(kept)
+        out.issues = try await timeCommandIssues(kept)
+        out.moves = try await sessionMoves(kept)
+        return out
     }
 
     /// Checks every session of `copy` with its room's keys, and keeps in the copy only what

@@ -104,7 +104,7 @@ public struct SeatChain: Sendable, Equatable {
             guard let words = body["status"] as? String,
                   ["active", "review", "ending", "ended", "interrupted", "abandoned"].contains(words) else { return }
             let reason = body["end_reason"] as? String
-            guard reason == nil || ["submitted", "timed_out", "ended_by_proctor", "ended_by_candidate"].contains(reason ?? "") else { return }
+            guard reason == nil || ["submitted", "timed_out", "ended_by_proctor", "ended_by_candidate", "seat_lost"].contains(reason ?? "") else { return }
             status = words
             endReason = reason
         case "resumed":

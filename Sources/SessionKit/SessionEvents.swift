@@ -52,6 +52,9 @@ public enum EndReason: String, Sendable, Codable, Equatable {
     case endedByProctor = "ended_by_proctor"
     /// A practice test (no proctor passphrase) the student ended early.
     case endedByCandidate = "ended_by_candidate"
+    /// The proctor ended a session whose seat will not come back (`carrel proctor lost`): its
+    /// result is made from the records the store kept of it.
+    case seatLost = "seat_lost"
 }
 
 /// Something that happened to a session: a key's meaning, a tick, a signal.

@@ -176,6 +176,29 @@ public struct MovedSession: Sendable {
     }
 }
 
+extension MovedSession {
+    /// The result of a session whose seat will not come back, made from its verified records
+    /// with its test (`carrel proctor lost`): ended by the proctor, seat lost, at `now`; and the
+    /// records that close its chain (an event saying so, its status, its result), each as
+    /// (kind, body) in the order its seat would have written them.
+    public func lostResult(assessment: Assessment, now: Date) throws -> (result: ResultDocument, records: [(kind: String, body: String)]) {
+        var ended = record
+        ended.status = .ended
+        ended.endReason = .seatLost
+        ended.endedAt = now
+        var responses: [String: Response] = [:]
+        for answer in answers { responses[answer.item] = answer.response }
+        let events = self.events + [JournalEvent(at: now, kind: "seat_lost", detail: "ended by the proctor, seat lost")]
+        let result = ResultDocument.make(assessment: assessment, record: ended, reason: .seatLost, endedAt: now, elapsed: ended.elapsed,
+                                         responses: responses, flags: flags, events: events)
+        let json = String(decoding: try result.json(), as: UTF8.self)
+        let writes: [JournalWrite] = [.event(.ended, "ended by the proctor, seat lost", at: now),
+                                      .status(.ended, .seatLost, endedAt: now), .result(json: json, digest: ResultDigest(result))]
+        let records = try writes.compactMap { try Outbox.body(of: $0) }.map { (kind: $0.0, body: Outbox.carrying(ended.elapsed, in: $0.1)) }
+        return (result, records)
+    }
+}
+
 extension Journal {
     /// Keeps `moved` as this seat's own interrupted session, ready for `SessionRuntime.resume`:
     /// its test (`source`), row, time, answers, flags and events; its chain goes on after its

@@ -100,6 +100,10 @@ struct ProctorLost: AsyncParsableCommand {
     @OptionGroup var store: StoreOption
     @OptionGroup var roomOption: RoomOption
     @Option(help: ArgumentHelp("The seat whose session ends.", valueName: "seat")) var seat: String
+    @Option(name: .customLong("test"), help: ArgumentHelp(
+        "The room's test (.yaml, or sealed .carrel opened with the passphrase): the session's result is made from its verified records with it.",
+        valueName: "file"))
+    var test: String?
     @Flag(help: "End it without asking.") var yes = false
     @Flag(name: .customLong("passphrase-stdin"), help: "Read the proctor passphrase from the first line of standard input.")
     var passphraseStdin = false
@@ -117,7 +121,7 @@ struct ProctorLost: AsyncParsableCommand {
             reader.finish()
             let signer = ProctorSigner(passphrase: passphrase)
             let line = try await ProctorStore.using(url, doing: "end a lost seat in room \(room)") { store in
-                try await SeatMoves.endLost(room: room, seat: seat, reader: store, signer: signer, confirm: {
+                try await SeatMoves.endLost(room: room, seat: seat, reader: store, signer: signer, test: test, confirm: {
                     if yes { return true }
                     guard isatty(0) == 1, !passphraseStdin else {
                         throw CarrelFailure(status: .usage, message: "add --yes to end it without asking")
@@ -134,7 +138,7 @@ struct ProctorLost: AsyncParsableCommand {
 extension SeatMoves {
     /// Ends the running or interrupted session at `seat` as lost; `confirm` is asked with the
     /// question naming it.
-    static func endLost(room: String, seat: String, reader: SharedReader, signer: ProctorSigner,
+    static func endLost(room: String, seat: String, reader: SharedReader, signer: ProctorSigner, test: String?,
                         confirm: (String) throws -> Bool) async throws -> String {
         let v = { (t: String) in TerminalSafety.visible(t, keepLineBreaks: false) }
         guard let plan = try await reader.room(room) else {
@@ -150,7 +154,63 @@ extension SeatMoves {
         guard try confirm("End the session at \(v(seat))\(who.isEmpty ? "" : " (\(who))") as lost, \(lost.answered) of \(lost.total) answered?") else {
             throw CarrelFailure(status: .refused, message: "nothing was sent")
         }
+        let made = try await closeWithResult(lost, plan: plan, key: key, signer: signer, test: test, reader: reader)
         let ids = try await reader.issueLost(room: room, seat: seat, session: lost.session, key: key, fingerprint: fingerprint)
-        return "ended (command \(ids.map(String.init).joined(separator: ", "))): the session at \(v(seat)) is ended by the proctor, seat lost"
+        return "ended (command \(ids.map(String.init).joined(separator: ", "))): the session at \(v(seat)) is ended by the proctor, seat lost; \(made)"
+    }
+
+    /// Writes the lost session's result, made from its verified records with the room's test,
+    /// as the session's own closing records; says what was done.
+    static func closeWithResult(_ lost: SeatView, plan: RoomPlan, key: ProctorSigningKey, signer: ProctorSigner, test: String?,
+                                reader: SharedReader) async throws -> String {
+        guard let test else {
+            return "no result was made (give --test FILE, the room's test, to make it from the answers the store holds)"
+        }
+        let assessment = try roomTest(test, plan: plan, signer: signer)
+        guard let text = plan.proctorKey, let publicKey = try? ProctorKey(parsing: text) else {
+            throw CarrelFailure(status: .refused, message: "room \(plan.room)'s test has no proctor key: its sessions' records cannot be verified")
+        }
+        let start = SignedCommand(id: 0, envelope: lost.liveness.startEnvelope, signature: lost.liveness.startSignature)
+        let keys = SessionKeyChain.keys(session: lost.session, room: lost.room, start: start, moves: lost.liveness.moves,
+                                        publicKey: publicKey, signing: key)
+        guard let current = keys.last else {
+            return "no result was made: the session was not begun by the proctor's start with keys, so nothing proves its records"
+        }
+        let kept = try await reader.sessionRecords(lost.session)
+        var moved: MovedSession
+        do throws(MovedSession.Failure) {
+            moved = try MovedSession.rebuild(session: lost.session, records: kept, keys: keys,
+                                             label: SharedLabel(room: lost.room, seat: lost.seat), fingerprint: plan.fingerprint,
+                                             path: test, host: lost.host ?? "", pid: 0)
+        } catch {
+            throw CarrelFailure(status: .refused, message: "the session at \(lost.seat) cannot be ended with a result: \(error.description); nothing was sent")
+        }
+        moved.record.elapsed = max(moved.record.elapsed, lost.timing.elapsed)
+        let (result, records) = try moved.lostResult(assessment: assessment, now: Date())
+        guard try await reader.publish(as: lost.session, key: current, lastSeq: moved.lastSeq, lastLink: moved.links.max() ?? 0,
+                                       at: Date(), records: records) else {
+            throw CarrelFailure(status: .refused, message: "the store did not keep the result of the session at \(lost.seat); nothing was ended (try again)")
+        }
+        let holes = moved.holes.isEmpty ? "" : "; records the store never received: \(moved.holes)"
+        return "its result, from the \(moved.answers.count) answer(s) the store holds, scores \(PointsText.format(result.score.points)) of \(PointsText.format(result.score.max))\(holes)"
+    }
+
+    /// The room's test from `path`: a plain one, or a sealed one opened with the passphrase;
+    /// refused when it is not the room's.
+    static func roomTest(_ path: String, plan: RoomPlan, signer: ProctorSigner) throws(CarrelFailure) -> Assessment {
+        let loaded = try AssessmentFile.load(path)
+        let assessment: Assessment
+        let fingerprint: String
+        if SealedAssessment.isSealed(loaded.bytes) {
+            fingerprint = try SealedFile.header(loaded, path: path).metadata.fingerprint
+            assessment = try signer.openSealed(loaded, path: path)
+        } else {
+            assessment = try AssessmentFile.validated(path, loaded: loaded)
+            fingerprint = Fingerprint.of(assessment)
+        }
+        guard fingerprint == plan.fingerprint else {
+            throw CarrelFailure(status: .usage, message: "\(path) is not the test of room \(plan.room)")
+        }
+        return assessment
     }
 }

@@ -14,6 +14,11 @@ final class ProctorSigner: Sendable {
 
     var hasPassphrase: Bool { passphrase != nil }
 
+    /// A sealed test opened with the proctor's passphrase (the room's test, to make a result).
+    func openSealed(_ loaded: AssessmentFile.Loaded, path: String) throws(CarrelFailure) -> Assessment {
+        try SealedFile.open(loaded, path: path, passphrase: passphrase ?? "")
+    }
+
     init(passphrase: String?) {
         self.passphrase = passphrase
     }

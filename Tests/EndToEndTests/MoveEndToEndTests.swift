@@ -27,10 +27,7 @@ struct MoveEndToEndTests {
 
         let ottawa = try seatAnswersAndIsGivenTime(t, lab, file)
 
-        // The machine dies.
-        _ = ChildSpawn.run("/usr/bin/pkill", ["-9", "-f", "--", "state-dir \(t.stateDir)"], environment: ProcessInfo.processInfo.environment,
-                           timeout: 10)
-        _ = t.run(["kill-window", "-t", "e2e:seat"])
+        machineDies(t)
 
         // At a spare, the candidate asks to move there.
         spare.start("spare", ["take", file, "--shared", lab.seat, "--room", "lab2", "--seat", "S1"])
@@ -84,33 +81,73 @@ struct MoveEndToEndTests {
         #expect(checked.output.contains("\"verified\" : true"), "the moved session verifies with its keys: \(checked.output)")
     }
 
-    /// A1 begins, answers the first question and is given 10 more minutes; the store has the answer.
-    func seatAnswersAndIsGivenTime(_ t: TmuxHarness, _ lab: RoomEndToEndTests.Lab, _ file: String) throws -> String {
-        t.start("seat", ["take", file, "--shared", lab.seat, "--room", "lab2", "--seat", "A1"])
+    /// The seat `seat` of `roomName` identifies candidate `number`, begins, answers the first
+    /// question and is given 10 more minutes; the store has the answer. Returns the answer's letter.
+    func seatAnswersAndIsGivenTime(_ t: TmuxHarness, _ lab: RoomEndToEndTests.Lab, _ file: String, room roomName: String = "lab2",
+                                   seat: String = "A1", number: String = "1042") throws -> String {
+        t.start("seat", ["take", file, "--shared", lab.seat, "--room", roomName, "--seat", seat])
         #expect(t.waitFor("seat", "Candidate number:") != nil)
-        t.type("seat", "1042")
+        t.type("seat", number)
         t.keys("seat", "Enter")
         #expect(t.waitFor("seat", "is this you? y/N") != nil)
         t.type("seat", "y")
         #expect(t.waitFor("seat", "Waiting for the proctor to start") != nil)
-        #expect(room.carrel(["proctor", "start", "--shared", lab.owner, "--room", "lab2"]).status == 0)
+        #expect(room.carrel(["proctor", "start", "--shared", lab.owner, "--room", roomName]).status == 0)
         #expect(t.waitFor("seat", "This terminal is now locked to Carrel") != nil)
         t.keys("seat", "Enter")
         #expect(t.waitFor("seat", "Question 1 of 8") != nil)
         let ottawa = try #require(t.shownLetter("Ottawa", in: "seat"))
         t.keys("seat", ottawa)
         #expect(t.waitFor("seat", "saved") != nil)
-        #expect(room.carrel(["proctor", "time", "--shared", lab.owner, "--room", "lab2", "--seat", "A1", "+10m"]).status == 0)
+        #expect(room.carrel(["proctor", "time", "--shared", lab.owner, "--room", roomName, "--seat", seat, "+10m"]).status == 0)
         #expect(t.waitFor("seat", "⏱ 24:") != nil, "15 minutes and 10 added: \(t.screen("seat"))")
         // The store has the answer before the machine dies.
         var json = ""
         for _ in 0..<60 {
-            json = room.carrel(["proctor", "--shared", lab.owner, "--room", "lab2", "--json"]).output
+            json = room.carrel(["proctor", "--shared", lab.owner, "--room", roomName, "--json"]).output
             if json.contains("\"answered\" : 1") { break }
             usleep(250_000)
         }
         #expect(json.contains("\"answered\" : 1"), "\(json)")
         sleep(3)
         return ottawa
+    }
+
+    /// The machine dies: its Carrel is killed (-9) and its window closed.
+    func machineDies(_ t: TmuxHarness) {
+        _ = ChildSpawn.run("/usr/bin/pkill", ["-9", "-f", "--", "state-dir \(t.stateDir)"], environment: ProcessInfo.processInfo.environment,
+                           timeout: 10)
+        _ = t.run(["kill-window", "-t", "e2e:seat"])
+    }
+
+    @Test(.timeLimit(.minutes(4)), .enabled(if: TestEnvironment.runs(whenInstalled: PrivatePostgres.unavailable == nil), "needs PostgreSQL (scripts/install-deps)"))
+    func aSeatThatWillNotComeBackIsEndedWithItsResultAndItsRevivalIsToldWhy() throws {
+        let pg = try PrivatePostgres.shared()
+        let lab = try room.lab(pg)
+        let t = try #require(TmuxHarness())
+        let file = try t.fixture("geography.yaml")
+        let list = try room.roster(t, "candidate,name,seat,extra_time\n1042,Ada Lovelace,A1,1.5\n")
+        #expect(room.carrel(["room", "open", "lab3", file, "--roster", list, "--start", "proctor", "--machines", "any",
+                             "--shared", lab.owner]).status == 0)
+        _ = try seatAnswersAndIsGivenTime(t, lab, file, room: "lab3")
+        machineDies(t)
+
+        let lost = room.carrel(["proctor", "lost", "--shared", lab.owner, "--room", "lab3", "--seat", "A1", "--test", file, "--yes"])
+        #expect(lost.status == 0, "\(lost.output)")
+        #expect(lost.output.contains("ended by the proctor, seat lost") && lost.output.contains("scores 1 of 13"), "\(lost.output)")
+        // A second time finds nothing to end.
+        #expect(room.carrel(["proctor", "lost", "--shared", lab.owner, "--room", "lab3", "--seat", "A1", "--yes"]).status != 0)
+
+        let checked = ChildSpawn.run(TmuxHarness.carrel, ["results", "export", "--format", "csv", "--shared", lab.owner, "--room", "lab3",
+                                                          "--passphrase-stdin", "--strict"],
+                                     input: TestProctor.passphrase + "\n", environment: ProcessInfo.processInfo.environment, timeout: 60)
+        #expect(checked.status == 0, "\(checked.output)")
+        let rows = checked.output.split(separator: "\n").filter { $0.contains("1042") }
+        #expect(rows.count == 1, "\(checked.output)")
+        #expect(rows.first?.contains("seat_lost") == true && rows.first?.contains("ended by the proctor, seat lost") == true, "\(checked.output)")
+        #expect(rows.first?.contains(",yes,") == true, "verified from the session's own records: \(checked.output)")
+
+        t.start("old", ["resume", "--shared", lab.seat])
+        #expect(t.waitFor("old", "the proctor ended this session: its seat was lost") != nil, "\(t.screen("old"))")
     }
 }

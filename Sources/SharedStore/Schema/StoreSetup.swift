@@ -135,6 +135,7 @@ public enum StoreSetup {
         ] + SharedSchema.proctorMachineGrants.map { "GRANT SELECT, INSERT, UPDATE ON \($0) TO \(proctor)" }
             + SharedSchema.proctorLoginGrants.map { "\($0) \(proctor)" }
             + SharedSchema.proctorSweepGrants.map { "\($0) \(proctor)" }
+            + SharedSchema.proctorLostGrants.map { "\($0) \(proctor)" }
         for sql in statements { try await run(sql) }
         try await StoreCall.run(c, "UPDATE carrel_logins SET seat_role = \(seatRole), shared_connections = \(limit), proctor_reserve = \(reserve)",
                                 logger: logger)

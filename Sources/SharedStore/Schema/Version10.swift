@@ -11,6 +11,8 @@ extension SharedSchema {
     ///   connection still holding the moved session's lock is ended.
     /// - A proctor's `lost` ends a session whose seat will not come back: `ended`, reason
     ///   `seat_lost`, its token fenced the same way.
+    /// - A proctor's role may call `carrel_publish`: `carrel proctor lost` writes the closing
+    ///   records of the lost session as that session (the token its key derives proves it).
     /// - `carrel_seat_records` gives a seat that proves a session that session's records (a
     ///   spare rebuilds the session from them); `carrel_session_fate` tells a seat whose token
     ///   was fenced where its session went ("moved S1") or that it was lost.
@@ -149,6 +151,19 @@ extension SharedSchema {
                            'carrel_candidate_elsewhere(text, text) TO %I',
                            r.grantee);
           END LOOP;
+          -- Every proctor's role writes the closing records of a seat that will not come back,
+          -- as that session (with the token its key derives, which only the passphrase gives).
+          FOR r IN SELECT DISTINCT grantee FROM information_schema.role_table_grants
+                   WHERE table_name = 'carrel_marks' AND privilege_type = 'INSERT'
+                     AND table_schema = current_schema() AND grantee <> current_user LOOP
+            EXECUTE format('GRANT EXECUTE ON FUNCTION carrel_publish(text[], text[], text[], int8[], text[], timestamptz[], text[], text[]) TO %I',
+                           r.grantee);
+          END LOOP;
         END $$
         """
+
+    /// What `carrel store init` grants the proctor's role of version 10.
+    static let proctorLostGrants = [
+        "GRANT EXECUTE ON FUNCTION carrel_publish(text[], text[], text[], int8[], text[], timestamptz[], text[], text[]) TO",
+    ]
 }

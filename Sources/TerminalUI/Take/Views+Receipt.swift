@@ -13,7 +13,7 @@ extension Views {
         switch r.status {
         case .submitted: headline = "✓ " + say("Your answers were submitted.")
         case .timedOut: headline = "⏱ " + say("Time is up: your answers were saved and submitted.")
-        case .endedByProctor: headline = say("The proctor ended this session. Your answers were saved.")
+        case .endedByProctor, .seatLost: headline = say("The proctor ended this session. Your answers were saved.")
         case .endedByCandidate: headline = say("You ended this practice session. Your answers were saved.")
         }
         var row = paragraph(&s, headline, row: 3, role: .success, limit: 6) + 1

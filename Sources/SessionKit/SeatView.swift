@@ -125,7 +125,7 @@ public struct SeatView: Sendable, Equatable, Codable {
     /// seats not started, and finished ones last.
     public var rank: Int {
         // A raised hand and anything flagged come first of all.
-        if hand == "raised" || !warnings.isEmpty { return -1 }
+        if hand == "raised" || !warnings.isEmpty || (moveRequest != nil && status == "not_started") { return -1 }
         switch status {
         case "interrupted": return 0
         case "wrong_test", "candidate_twice": return 0

@@ -22,6 +22,8 @@ final class ConsoleFeed: ConsoleSource, Sendable {
         var reportWanted: String?
         /// Commands waiting to be sent, and what the last one sent did.
         var outgoing: [(ProctorAction, [SeatView])] = []
+        /// Moves (a seat and its spare) and lost seats (no spare) waiting to be sent.
+        var seatWork: [(SeatView, SeatView?)] = []
         var sent: String?
         var plans: [String: RoomPlan] = [:]
         var plansAt = Date.distantPast
@@ -46,7 +48,11 @@ final class ConsoleFeed: ConsoleSource, Sendable {
     /// Each keyed seat's verified records, folded between readings.
     private let chains = SeatChains()
 
-    init(url: SharedURL, room: String?, signer: ProctorSigner, scoring: ResultScoring? = nil) {
+    /// The sealed tests given with `--test`: a lost seat's result is made with its room's.
+    let lostTests: [String]
+
+    init(url: SharedURL, room: String?, signer: ProctorSigner, scoring: ResultScoring? = nil, lostTests: [String] = []) {
+        self.lostTests = lostTests
         self.url = url
         self.room = room
         self.signer = signer
@@ -80,6 +86,47 @@ final class ConsoleFeed: ConsoleSource, Sendable {
     func send(_ action: ProctorAction, to seats: [SeatView]) {
         shared.withLock { $0.outgoing.append((action, seats)) }
         bell.ring()
+    }
+
+    func move(from: SeatView, to: SeatView) {
+        shared.withLock { $0.seatWork.append((from, to)) }
+        bell.ring()
+    }
+
+    func endLost(_ seat: SeatView) {
+        shared.withLock { $0.seatWork.append((seat, nil)) }
+        bell.ring()
+    }
+
+    /// Sends the moves and lost seats asked for; says what happened.
+    func sendSeatWork(_ reader: SharedReader) async {
+        let work = shared.withLock { state in
+            defer { state.seatWork = [] }
+            return state.seatWork
+        }
+        for (seat, spare) in work {
+            let note: String
+            do {
+                guard let plan = try await reader.room(seat.room) else { throw CarrelFailure(status: .usage, message: "the room has no open plan") }
+                if let spare {
+                    let (key, fingerprint) = try signer.key(room: seat.room, plan: plan)
+                    let target = try SeatMoves.target(moving: seat, spare: spare, plan: plan,
+                                                      package: try signer.packageKey(room: seat.room, plan: plan), key: key)
+                    let ids = try await reader.issue(room: seat.room, targets: [target], action: .start, key: key, fingerprint: fingerprint)
+                    note = "move sent (command \(ids.map(String.init).joined(separator: ", "))): \(seat.seat) → \(spare.seat)"
+                } else {
+                    note = try await SeatMoves.endLost(room: seat.room, seat: seat.seat, reader: reader, signer: signer,
+                                                       test: lostTests.first { (try? SeatMoves.roomTest($0, plan: plan, signer: signer)) != nil },
+                                                       confirm: { _ in true })
+                }
+            } catch let failure as CarrelFailure {
+                note = "not sent: \(failure.message)"
+            } catch {
+                note = "not sent: \(SeatPublisher.describe(error))"
+            }
+            shared.withLock { $0.sent = note }
+            wakeLoop()
+        }
     }
 
     func takeSent() -> String? {
@@ -265,6 +312,7 @@ final class ConsoleFeed: ConsoleSource, Sendable {
     /// (the connection is then made again).
     func read(_ reader: SharedReader, requests: (report: String?, hurry: Bool)) async -> Bool {
         await sendCommands(reader)
+        await sendSeatWork(reader)
         if let wanted = requests.report {
             do {
                 var check: [String]?

@@ -110,7 +110,8 @@ struct ProctorWatch: AsyncParsableCommand {
             let chosen = Theme.named(theme?.rawValue, environment: ProcessEnvironment.current) ?? .standard
             let screenReader = self.screenReader
             let say = Localizer(try LanguagePick.choose(option: language).language)
-            let feed = ConsoleFeed(url: url, room: room, signer: ProctorSigner(passphrase: passphrase), scoring: scoring)
+            let feed = ConsoleFeed(url: url, room: room, signer: ProctorSigner(passphrase: passphrase), scoring: scoring,
+                                   lostTests: sealed.tests)
             // The feed reads the store as a child task; the console's loop waits on the terminal
             // on a thread of its own. When the proctor quits, the feed is cancelled and closes
             // its connection before the command returns.

@@ -129,6 +129,9 @@ struct AppLoopTests {
             bell.ring()
         }
 
+        func move(from: SeatView, to: SeatView) {}
+        func endLost(_ seat: SeatView) {}
+
         func takeReading() -> ConsoleReading? {
             let (reading, more) = lock.withLock { () -> (ConsoleReading?, Bool) in
                 let reading = readings.isEmpty ? nil : readings.removeFirst()

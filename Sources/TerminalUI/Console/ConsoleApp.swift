@@ -45,6 +45,10 @@ public protocol ConsoleSource: AnyObject, Sendable {
     func wantReport(_ session: String)
     /// Send a command to these seats (in their rooms).
     func send(_ action: ProctorAction, to seats: [SeatView])
+    /// Move `from`'s session to the spare `to` (`carrel proctor move`).
+    func move(from: SeatView, to: SeatView)
+    /// End `seat`'s session as lost (`carrel proctor lost`).
+    func endLost(_ seat: SeatView)
     /// What the last command sent did, once it is known ("pause sent to 3 seats").
     func takeSent() -> String?
     /// Rings `bell` whenever a reading, a report or what a command did is ready to take.
@@ -129,6 +133,8 @@ public final class ConsoleApp: LoopedScreen {
                 case .openReport: openReport()
                 case .refresh: source.refreshNow()
                 case let .send(action, seats): source.send(action, to: seats)
+                case let .move(from, to): source.move(from: from, to: to)
+                case let .lost(seat): source.endLost(seat)
                 case .none: break
                 }
             }

@@ -10,6 +10,12 @@ extension ProctorModel {
             case minutes, message, confirmEnd, confirmStart
             /// A command to several seats, asked before it goes.
             case confirmSend(ProctorAction)
+            /// The spare seat to move the session (by id) to, typed.
+            case moveTo(from: String)
+            /// Moving a session to a spare (by session ids); `seats` names both.
+            case confirmMove(from: String, to: String)
+            /// Ending a seat's session as lost.
+            case confirmLost(String)
         }
         public var kind: Kind
         public var text: String
@@ -39,6 +45,16 @@ extension ProctorModel {
                            .n(n), .s(names), .s(yes)) + " "
             case .confirmStart:
                 return say("Start {0, plural, one {# seat} other {# seats}} and send each its keys: {1}? {2}/N", .n(n), .s(names), .s(yes)) + " "
+            case .moveTo:
+                return say("Move the session at {0} to the waiting seat:", .s(names)) + " "
+            case .confirmMove:
+                let from = seats.first.map(ProctorView.name) ?? ""
+                let to = seats.dropFirst().first.map(ProctorView.name) ?? ""
+                return say("Move the session from {0} to {1} (its keys go to {1}; {0} can write nothing more)? {2}/N",
+                           .s(from), .s(to), .s(yes)) + " "
+            case .confirmLost:
+                return say("End the session at {0} as lost (the seat will not come back; its result is made from the store)? {1}/N",
+                           .s(names), .s(yes)) + " "
             case let .confirmSend(action):
                 switch action {
                 case .pause: return say("Pause {0, plural, one {# seat} other {# seats}}: {1}? {2}/N", .n(n), .s(names), .s(yes)) + " "

@@ -14,6 +14,9 @@ public enum ConsoleAction: Sendable, Equatable {
     case mark, markAll
     /// The proctor's commands, to the marked seats (or the selected one).
     case start, pause, resume, addTime, message, end, acknowledge
+    /// Move the selected session to a spare seat (or the one a spare asks for); end a seat
+    /// that will not come back.
+    case move, lost
     /// In the line that asks for minutes, a message or a confirmation.
     case type, submitEntry, cancelEntry
 }
@@ -45,13 +48,16 @@ extension ProctorModel {
         Binding("m", "send a message (asks the text)", keys: [.character("m")], .message),
         Binding("a", "acknowledge a raised hand: the seat shows \"The proctor is coming\"", keys: [.character("a")], .acknowledge),
         Binding("x", "end the seats' sessions (asks first; answers are kept and scored)", keys: [.character("x")], .end),
+        Binding("v", "move a session to a spare seat: on the spare that asks, or on the seat that died (asks which spare)",
+                keys: [.character("v")], .move),
+        Binding("l", "end the session of a seat that will not come back, as lost (asks first)", keys: [.character("l")], .lost),
     ] + refreshAndQuit)
 
     /// The commands' keys, on a line of their own above the seat's sentence: each key and its
     /// word (said through the catalogs as "⟨console action⟩WORD").
     public static let actions: [(key: String, label: String)] = [
         ("Space", "mark"), ("*", "all"), ("s", "start"), ("p", "pause"), ("c", "resume"), ("t", "time"), ("m", "message"),
-        ("a", "hand"), ("x", "end"),
+        ("a", "hand"), ("x", "end"), ("v", "move"), ("l", "lost"),
     ]
 
     /// The commands' keys in English: "Space mark  * all  s start …".
@@ -125,6 +131,8 @@ extension ProctorModel {
             } else {
                 entry = Entry(kind: .confirmEnd, text: "", seats: to.map(\.seat))
             }
+        case .move: askMove()
+        case .lost: askLost()
         }
         if !seats.isEmpty { selected = seats[min(max(0, i), seats.count - 1)].session }
         return .none
@@ -219,6 +227,8 @@ extension ProctorModel {
                 return e.text.lowercased() == "y" ? command(.start) : .none
             case let .confirmSend(action):
                 return e.text.lowercased() == "y" ? command(action) : .none
+            case .moveTo, .confirmMove, .confirmLost:
+                return moveEntry(e)
             }
         case .backspace:
             if !e.text.isEmpty { e.text.removeLast() }
@@ -227,8 +237,9 @@ extension ProctorModel {
                 if saysYes(ch) { e.text = "y"; entry = e; return entryKey(.enter) }
                 entry = nil
                 switch e.kind {
-                case .confirmEnd: notice = say("Nothing ended")
+                case .confirmEnd, .confirmLost: notice = say("Nothing ended")
                 case .confirmStart: notice = say("Nothing started")
+                case .confirmMove: notice = say("Nothing moved")
                 default: notice = say("Nothing sent")
                 }
                 return .none
@@ -260,8 +271,8 @@ extension ProctorModel.Entry {
     /// A question answered with one key, y or no.
     var isConfirmation: Bool {
         switch kind {
-        case .confirmEnd, .confirmStart, .confirmSend: return true
-        case .minutes, .message: return false
+        case .confirmEnd, .confirmStart, .confirmSend, .confirmMove, .confirmLost: return true
+        case .minutes, .message, .moveTo: return false
         }
     }
 }

@@ -58,6 +58,10 @@ public struct ProctorModel: Sendable, Equatable {
         case none, openReport, refresh
         /// Send a command to these seats.
         case send(ProctorAction, [SeatView])
+        /// Move the first seat's session to the second (a spare waiting in the room).
+        case move(SeatView, SeatView)
+        /// End this seat's session as lost.
+        case lost(SeatView)
     }
 }
 
@@ -108,6 +112,7 @@ public enum ProctorView {
             // "Carrel" and its digest are names.
             if let digest = s.executableDigest { parts.append("Carrel \(name(String(digest.prefix(19))))") }
         }
+        if !s.moves.isEmpty { parts.append(say("moved {0}", .s(s.moves.map(name).joined(separator: comma(say))))) }
         if s.commandsPending > 0 {
             parts.append(say("{0, plural, one {# command not applied yet} other {# commands not applied yet}}", .n(s.commandsPending)))
         }
@@ -173,6 +178,11 @@ public enum ProctorView {
         if s.hand == "acknowledged" && s.status == "active" { words.append(say("help coming")) }
         if s.status == "wrong_test" { return stateWords(s.status, say: say) }
         if s.status == "candidate_twice" { return say("refused: candidate seated twice") }
+        if s.lost { return say("ended by the proctor, seat lost") }
+        if let from = s.moveRequest, s.status == "not_started" {
+            words.append(say("{0} asks to move from {1} to {2}", .s(name(s.candidateNumber ?? s.candidate ?? "?")), .s(name(from)), .s(name(s.seat))))
+            return words.joined(separator: comma(say))
+        }
         if s.waiting { words.append(say("waiting for the start")) } else if s.paused && s.status == "active" {
             words.append(say("⟨seat state⟩paused"))
         } else {

@@ -9,6 +9,9 @@ public struct IntegrityReport: Sendable, Equatable, Codable {
     public var wrongPassphrases = 0
     public var interruptions = 0
     public var resumes = 0
+    /// Each move to a spare seat, as the seat that took the session recorded it ("from A5 to S1
+    /// by the proctor's command #12; records the store never received: 7").
+    public var moves: [String] = []
     /// Per backend: what clearing did on entry and on exit ("tmux": ["on entry — tmux: cleared 2 buffers", …]).
     public var pasteboards: [String: [String]] = [:]
 
@@ -21,6 +24,7 @@ public struct IntegrityReport: Sendable, Equatable, Codable {
             case .exitAttempt?: exitAttempts += 1
             case .passphraseFailed?: wrongPassphrases += 1
             case .resumed?: resumes += 1
+            case .moved?: moves.append(e.detail)
             case .pasteboardCleared?:
                 // "on entry — tmux: cleared 2 buffers": the backend follows the first dash.
                 let rest = e.detail.range(of: " — ").map { String(e.detail[$0.upperBound...]) } ?? e.detail
@@ -40,12 +44,30 @@ public struct IntegrityReport: Sendable, Equatable, Codable {
             "exit attempts       \(exitAttempts)",
             "wrong passphrases   \(wrongPassphrases)",
             "interruptions       \(interruptions)",
-            "pasteboards",
         ]
+        for move in moves { out.append("moved               \(move)") }
+        out.append("pasteboards")
         for backend in pasteboards.keys.sorted() {
             for line in pasteboards[backend] ?? [] { out.append("  \(line)") }
         }
         return out
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case pasteAttempts, focusLosses, exitAttempts, wrongPassphrases, interruptions, resumes, moves, pasteboards
+    }
+
+    /// Reads reports written before moves were kept (no `moves`).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        pasteAttempts = try c.decode(Int.self, forKey: .pasteAttempts)
+        focusLosses = try c.decode(Int.self, forKey: .focusLosses)
+        exitAttempts = try c.decode(Int.self, forKey: .exitAttempts)
+        wrongPassphrases = try c.decode(Int.self, forKey: .wrongPassphrases)
+        interruptions = try c.decode(Int.self, forKey: .interruptions)
+        resumes = try c.decode(Int.self, forKey: .resumes)
+        moves = try c.decodeIfPresent([String].self, forKey: .moves) ?? []
+        pasteboards = try c.decode([String: [String]].self, forKey: .pasteboards)
     }
 }
 

@@ -68,6 +68,8 @@ struct MoveEndToEndTests {
         #expect(result.seat == "S1" && result.candidateNumber == "1042")
         #expect(result.items.contains { $0.points > 0 }, "the answer written at A1 is in the result, and scored")
         #expect(result.events.contains { $0.kind == "moved" && $0.detail.hasPrefix("from A1 to S1") })
+        #expect(IntegrityReport(events: try spare.journal().events(session: result.session), interruptions: 0).lines
+                    .contains { $0.hasPrefix("moved") && $0.contains("from A1 to S1") }, "the integrity report names the move")
         let seats = room.carrel(["proctor", "--shared", lab.owner, "--room", "lab2", "--json"]).output
         #expect(seats.components(separatedBy: "\"candidate_number\" : \"1042\"").count - 1 == 1, "one session for 1042: \(seats)")
         #expect(seats.contains("A1 → S1"), "\(seats)")

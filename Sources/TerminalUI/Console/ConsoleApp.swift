@@ -188,6 +188,11 @@ public final class ConsoleApp: LoopedScreen {
                       (say("⟨integrity report⟩interruptions"), report.interruptions)]
         let column = max(20, (counts.map { TextWidth.of($0.0) }.max() ?? 0) + 2)
         var out = counts.map { label, n in label + String(repeating: " ", count: column - TextWidth.of(label)) + String(n) }
+        for move in report.moves {
+            // The seat's own words of the move (which seats, which command, which records never came).
+            let label = say("⟨integrity report⟩moved")
+            out.append(label + String(repeating: " ", count: max(1, column - TextWidth.of(label))) + ProctorView.name(move))
+        }
         out.append(say("⟨integrity report⟩pasteboards"))
         for backend in report.pasteboards.keys.sorted() {
             for line in report.pasteboards[backend] ?? [] { out.append("  " + DemoModel.clearedWords(line, say: say)) }

@@ -171,6 +171,7 @@ extension English {
         "⟨integrity report⟩wrong passphrases",
         "⟨integrity report⟩interruptions",
         "⟨integrity report⟩pasteboards",
+        "⟨integrity report⟩moved",
         "Records: verified — every record and the result were written by this seat",
         "Records: every record so far was written by this seat (no result yet)",
         "Records: NOT verified",

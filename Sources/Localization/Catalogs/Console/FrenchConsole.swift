@@ -169,6 +169,7 @@ extension French {
         "⟨integrity report⟩wrong passphrases": "phrases secrètes erronées",
         "⟨integrity report⟩interruptions": "interruptions",
         "⟨integrity report⟩pasteboards": "presse-papiers",
+        "⟨integrity report⟩moved": "déplacement",
         "Records: verified — every record and the result were written by this seat": "Enregistrements : vérifiés — chaque enregistrement et le résultat ont été écrits par ce poste",
         "Records: every record so far was written by this seat (no result yet)": "Enregistrements : tous les enregistrements jusqu'ici ont été écrits par ce poste (pas encore de résultat)",
         "Records: NOT verified": "Enregistrements : NON vérifiés",

@@ -169,6 +169,7 @@ extension German {
         "⟨integrity report⟩wrong passphrases": "falsche Passphrasen",
         "⟨integrity report⟩interruptions": "Unterbrechungen",
         "⟨integrity report⟩pasteboards": "Zwischenablagen",
+        "⟨integrity report⟩moved": "verlegt",
         "Records: verified — every record and the result were written by this seat": "Datensätze: verifiziert — jeder Datensatz und das Ergebnis stammen von diesem Platz",
         "Records: every record so far was written by this seat (no result yet)": "Datensätze: alle bisherigen Datensätze stammen von diesem Platz (noch kein Ergebnis)",
         "Records: NOT verified": "Datensätze: NICHT verifiziert",

@@ -169,6 +169,7 @@ extension Japanese {
         "⟨integrity report⟩wrong passphrases": "誤ったパスフレーズ",
         "⟨integrity report⟩interruptions": "中断",
         "⟨integrity report⟩pasteboards": "クリップボード",
+        "⟨integrity report⟩moved": "移動",
         "Records: verified — every record and the result were written by this seat": "記録：検証済み — すべての記録と結果はこの座席が書き込んだものです",
         "Records: every record so far was written by this seat (no result yet)": "記録：これまでの記録はすべてこの座席が書き込んだものです（結果はまだありません）",
         "Records: NOT verified": "記録：検証されていません",

@@ -169,6 +169,7 @@ extension Spanish {
         "⟨integrity report⟩wrong passphrases": "frases de contraseña incorrectas",
         "⟨integrity report⟩interruptions": "interrupciones",
         "⟨integrity report⟩pasteboards": "portapapeles",
+        "⟨integrity report⟩moved": "traslado",
         "Records: verified — every record and the result were written by this seat": "Registros: verificados — cada registro y el resultado los escribió este puesto",
         "Records: every record so far was written by this seat (no result yet)": "Registros: todos los registros hasta ahora los escribió este puesto (aún sin resultado)",
         "Records: NOT verified": "Registros: NO verificados",

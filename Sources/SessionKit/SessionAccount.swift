@@ -150,6 +150,7 @@ public struct SessionStanding: Sendable, Equatable {
         case "wrong_test": (outcome, words) = ("refused", "refused attempt: the seat had another test")
         case "candidate_twice": (outcome, words) = ("refused", "refused attempt: the candidate was seated twice")
         case "moved": (outcome, words) = ("moved", "moved to another seat" + none)
+        case "no_proctor_start": (outcome, words) = ("refused", "refused: no start signed by the proctor (its result, if any, is not counted)")
         default:
             let word = TerminalSafety.visible(String(status.prefix(60)), keepLineBreaks: false)
             (outcome, words) = (word, word.replacingOccurrences(of: "_", with: " ") + none)

@@ -161,10 +161,15 @@ public protocol SessionPublishing: AnyObject, Sendable {
     /// holds them (no waiting, no I/O: the publisher's own task reads them from the store).
     /// Nothing in them is trusted: the session verifies each before it applies it.
     func commands(after: Int64) -> [SignedCommand]
+    /// What the store says became of `session` when it no longer takes this seat's records for
+    /// it: "moved SEAT" (the proctor moved it to another seat) or "lost" (the proctor ended it);
+    /// nil otherwise. No waiting, no I/O.
+    func fate(session: String) -> String?
 }
 
 extension SessionPublishing {
     public func commands(after: Int64) -> [SignedCommand] { [] }
+    public func fate(session: String) -> String? { nil }
 }
 
 /// Everything a session needs from outside, injected by the command that runs it.

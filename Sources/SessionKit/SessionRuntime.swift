@@ -44,6 +44,10 @@ public final class SessionRuntime {
     public let assessment: Assessment
     public private(set) var state: SessionState
     public var record: SessionRecord { lifecycle.record }
+
+    /// What the store says became of this session when it no longer takes this seat's records
+    /// for it ("moved S1": the proctor moved it to another seat; "lost": the proctor ended it).
+    public var fate: String? { context.publisher?.fate(session: record.id) }
     public let journal: Journal
     public private(set) var outcome: SessionOutcome?
     let lifecycle: SessionLifecycle

@@ -25,6 +25,11 @@ struct ProctorMove: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The seat the session leaves.", valueName: "seat")) var from: String
     @Option(help: ArgumentHelp("The spare seat, waiting for the room, that continues it.", valueName: "seat")) var to: String
     @Option(help: ArgumentHelp("Seconds to wait for the spare to continue the session.", valueName: "seconds")) var wait: Double = 30
+    @Option(name: .customLong("seat-key"), help: ArgumentHelp(
+        "The seat key the spare shows on its screen (needed when several sessions wait at --to).", valueName: "key"))
+    var seatKey: String?
+    @Flag(name: .customLong("while-connected"), help: "Move a session whose seat is still connected (that seat stops and says where the session went).")
+    var whileConnected = false
     @Flag(help: "Send the session's keys to the spare without asking (check its seat key first).") var yes = false
     @Flag(name: .customLong("passphrase-stdin"), help: "Read the proctor passphrase from the first line of standard input.")
     var passphraseStdin = false
@@ -57,7 +62,9 @@ struct ProctorMove: AsyncParsableCommand {
             throw CarrelFailure(status: .usage, message: "room \(v(room)) has no open plan")
         }
         let (key, fingerprint) = try signer.key(room: room, plan: plan)
-        let (moving, spare) = try SeatMoves.pick(try await reader.seats(room: room), from: from, to: to, room: room)
+        let keyed = try SeatMoves.keyed(plan: plan, key: key)
+        let (moving, spare) = try SeatMoves.pick(try await reader.seats(room: room), from: from, to: to, room: room, seatKey: seatKey,
+                                                 keyed: keyed, machines: try await reader.machineRoom(room), whileConnected: whileConnected)
         let target = try SeatMoves.target(moving: moving, spare: spare, plan: plan, package: try signer.packageKey(room: room, plan: plan),
                                           key: key)
         FileOutput.standardError.write(SeatMoves.summary(moving: moving, spare: spare).joined(separator: "\n") + "\n")
@@ -146,12 +153,17 @@ extension SeatMoves {
         }
         let (key, fingerprint) = try signer.key(room: room, plan: plan)
         let seats = try await reader.seats(room: room)
-        guard let lost = seats.filter({ $0.seat == seat && ["active", "interrupted"].contains($0.status) })
-            .sorted(by: { $0.lastSeen > $1.lastSeen }).first else {
+        let keyed = try SeatMoves.keyed(plan: plan, key: key)
+        let running = seats.filter { $0.seat == seat && ["active", "interrupted"].contains($0.status) }
+        // Only a session the proctor's start keyed: one anyone announced under the seat's name is never the one ended.
+        guard let lost = running.filter(keyed).sorted(by: { $0.lastSeen > $1.lastSeen }).first else {
+            if !running.isEmpty {
+                throw CarrelFailure(status: .refused, message: "no session at seat \(v(seat)) was begun by the proctor's start with keys; nothing was ended (`carrel unlock` ends one at its own seat)")
+            }
             throw CarrelFailure(status: .refused, message: "seat \(v(seat)) of room \(v(room)) has no running or interrupted session")
         }
         let who = [lost.candidate, lost.candidateNumber].compactMap { $0 }.map(v).joined(separator: ", ")
-        guard try confirm("End the session at \(v(seat))\(who.isEmpty ? "" : " (\(who))") as lost, \(lost.answered) of \(lost.total) answered?") else {
+        guard try confirm("End session \(lost.session.prefix(8)) at \(v(seat))\(who.isEmpty ? "" : " (\(who))") as lost, \(lost.answered) of \(lost.total) answered?") else {
             throw CarrelFailure(status: .refused, message: "nothing was sent")
         }
         let made = try await closeWithResult(lost, plan: plan, key: key, signer: signer, test: test, reader: reader)

@@ -57,9 +57,11 @@ extension SeatLaunch {
         publisher.authenticate(session: session, key: key)
         let control = RoomControl.replay(moved.events, watched: true)
         publisher.follow(room: label.room, seat: label.seat, after: max(control.lastCommand, command.id))
-        return try SessionRuntime.resume(
+        let runtime = try SessionRuntime.resume(
             sessionID: session, context: context, open: { _ in app.model.assessment },
             enterUI: { app.terminal.setReports(true) }, leaveUI: { app.terminal.setReports(false) })
+        app.model.show(app.model.say("Session resumed: your answers, flags and time are restored"), now: SessionClock.system.monotonic())
+        return runtime
     }
 }
 

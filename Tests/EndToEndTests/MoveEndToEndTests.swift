@@ -76,7 +76,7 @@ struct MoveEndToEndTests {
         // Every export: one row for the candidate, with the move; the store's check verifies it.
         let csv = room.carrel(["results", "export", "--format", "csv", "--shared", lab.owner, "--room", "lab2", "--strict"])
         #expect(csv.status == 0, "\(csv.output)")
-        let rows = csv.output.split(separator: "\n").filter { $0.contains("1042") }
+        let rows = csv.output.components(separatedBy: .newlines).filter { $0.contains("1042") }
         #expect(rows.count == 1 && rows.first?.contains("A1 → S1") == true, "\(csv.output)")
         let checked = ChildSpawn.run(TmuxHarness.carrel, ["results", "export", "--shared", lab.owner, "--room", "lab2", "--passphrase-stdin"],
                                      input: TestProctor.passphrase + "\n", environment: ProcessInfo.processInfo.environment, timeout: 60)
@@ -133,10 +133,17 @@ struct MoveEndToEndTests {
                              "--shared", lab.owner]).status == 0)
         _ = try seatAnswersAndIsGivenTime(t, lab, file, room: "lab3")
         machineDies(t)
+        // A session anyone may announce under the dead seat's name, claiming to run: never the one ended.
+        let token = String(repeating: "P", count: 43)
+        #expect(SeatRoleAttackTests.seat(lab, "SELECT carrel_hello('plant-lost', '{\"room\":\"lab3\",\"seat\":\"A1\",\"candidate_number\":\"1042\"}', '\(token)')").status == 0)
+        #expect(SeatRoleAttackTests.seat(lab, SeatRoleAttackTests.publish("plant-lost", token: token, seq: 1, kind: "status",
+                                                                         body: #"{"status":"active"}"#)).output.hasPrefix("1|"))
 
         let lost = room.carrel(["proctor", "lost", "--shared", lab.owner, "--room", "lab3", "--seat", "A1", "--test", file, "--yes"])
         #expect(lost.status == 0, "\(lost.output)")
         #expect(lost.output.contains("ended by the proctor, seat lost") && lost.output.contains("scores 1 of 13"), "\(lost.output)")
+        let planted = SeatRoleAttackTests.owner(lab, "SELECT status || '|' || coalesce(fate, '') FROM carrel_sessions WHERE session = 'plant-lost'")
+        #expect(planted.output.hasPrefix("active|"), "the planted session was not the one ended: \(planted.output)")
         // A second time finds nothing to end.
         #expect(room.carrel(["proctor", "lost", "--shared", lab.owner, "--room", "lab3", "--seat", "A1", "--yes"]).status != 0)
 
@@ -144,12 +151,43 @@ struct MoveEndToEndTests {
                                                           "--passphrase-stdin", "--strict"],
                                      input: TestProctor.passphrase + "\n", environment: ProcessInfo.processInfo.environment, timeout: 60)
         #expect(checked.status == 0, "\(checked.output)")
-        let rows = checked.output.split(separator: "\n").filter { $0.contains("1042") }
+        let rows = checked.output.components(separatedBy: .newlines).filter { $0.contains("1042") && !$0.contains("no_proctor_start") }
         #expect(rows.count == 1, "\(checked.output)")
         #expect(rows.first?.contains("seat_lost") == true && rows.first?.contains("ended by the proctor, seat lost") == true, "\(checked.output)")
         #expect(rows.first?.contains(",yes,") == true, "verified from the session's own records: \(checked.output)")
 
         t.start("old", ["resume", "--shared", lab.seat])
         #expect(t.waitFor("old", "the proctor ended this session: its seat was lost") != nil, "\(t.screen("old"))")
+    }
+
+    @Test(.timeLimit(.minutes(4)), .enabled(if: TestEnvironment.runs(whenInstalled: PrivatePostgres.unavailable == nil), "needs PostgreSQL (scripts/install-deps)"))
+    func aSeatStillConnectedMovesOnlyWhenSaidAndThenStopsSayingWhere() throws {
+        let pg = try PrivatePostgres.shared()
+        let lab = try room.lab(pg)
+        let t = try #require(TmuxHarness())
+        let spare = try #require(TmuxHarness())
+        let file = try t.fixture("geography.yaml")
+        let list = try room.roster(t, "candidate,name,seat,extra_time\n1042,Ada Lovelace,A1,1.5\n")
+        #expect(room.carrel(["room", "open", "lab6", file, "--roster", list, "--start", "proctor", "--machines", "any",
+                             "--shared", lab.owner]).status == 0)
+        _ = try seatAnswersAndIsGivenTime(t, lab, file, room: "lab6")
+        spare.start("spare", ["take", file, "--shared", lab.seat, "--room", "lab6", "--seat", "S1"])
+        #expect(spare.waitFor("spare", "Candidate number:") != nil)
+        spare.type("spare", "1042")
+        spare.keys("spare", "Enter")
+        #expect(spare.waitFor("spare", "has a session at seat A1.") != nil)
+        spare.type("spare", "y")
+        #expect(spare.waitFor("spare", "move your session here from seat A1") != nil)
+
+        let refused = room.carrel(["proctor", "move", "--shared", lab.owner, "--room", "lab6", "--from", "A1", "--to", "S1", "--yes"])
+        #expect(refused.status != 0 && refused.output.contains("still connected"), "\(refused.output)")
+        let moved = room.carrel(["proctor", "move", "--shared", lab.owner, "--room", "lab6", "--from", "A1", "--to", "S1",
+                                 "--while-connected", "--yes"])
+        #expect(moved.status == 0, "\(moved.output)")
+        // The old seat stops, and says where the session went; the spare goes on with it.
+        #expect(t.waitFor("seat", "EXIT=69", timeout: 30) != nil, "\(t.screen("seat"))")
+        let said = t.screen("seat").replacingOccurrences(of: "\n", with: "")
+        #expect(said.contains("this session continues at seat S1"), "\(t.screen("seat"))")
+        #expect(spare.waitFor("spare", "This terminal is now locked to Carrel") != nil)
     }
 }

@@ -148,6 +148,9 @@ if let publisher, follow { earlyRunner = Task { await publisher.run() } }
 
 /// What the proctor's start gave this session (its key, a sealed test's package key).
 nonisolated(unsafe) var startSecrets: SeatSecrets?
+/// The token the seat announced itself with, kept by the session it begins (as `carrel take`
+/// keeps its room's): a seat revived after its session moved asks the store with it.
+nonisolated(unsafe) var joinToken: String?
 
 /// The plan's last command, and (waiting for the proctor) the start that began the session.
 @MainActor func joinRoom(_ assessment: Assessment, fingerprint: String) async -> RoomStart? {
@@ -173,6 +176,9 @@ nonisolated(unsafe) var startSecrets: SeatSecrets?
     context.ids = SessionIDs(sessionID: { id }, seed: SessionIDs.random.seed)
     let box = SeatBox()
     var announced = SharedLabel(room: room, seat: seat, total: assessment.itemCount)
+    let token = SessionMAC.randomToken()
+    announced.storeToken = token
+    joinToken = token
     if machineSeal {
         // As `carrel take` does on an enrolled machine: the helper next to this program signs.
         announced.attestation = MachineSigning.sealed([:], session: id, room: room, seat: seat, boxKey: box.publicKey,
@@ -232,6 +238,7 @@ do throws(SessionError) {
             }
         }
         var label = SharedLabel(room: room, seat: seat)
+        label.storeToken = joinToken
         if follow { label.attestation = ["carrel_version": "driver"] }
         runtime = try SessionRuntime.begin(
             assessment: assessment, source: source,

@@ -20,7 +20,7 @@ struct SharedSchemaVersionTests {
         7: "b9b1c26d6690e6ca81613df956363660d10b785eca23e200312d68b1b2c1fe8b",
         8: "94161335a101508b40b091ca8ffa8be3647539e14628d41a1b434f59a3214513",
         9: "5e941fd3bbca9a068996a745da6473db07520692ae457b28e455532b5d765da4",
-        10: "973ddb11163cf6fccf4a942f1b11d9b9fd094e508617b461a09da82200cd1e90",
+        10: "dc041184d561e148e835cd508da248dd3089e017de94cd9650203e209f176db0",
     ]
 
     @Test func versionsRunInOrderAndNoShippedVersionChanges() {

@@ -174,6 +174,19 @@ public struct MachineRoom: Sendable, Equatable {
         return signed
     }
 
+    /// Where a waiting seat stands to take a session moved to it (`carrel proctor move`): in a
+    /// room with codes, its own session found a candidate with the code (at whatever seat: a
+    /// spare is never the roster's seat); then, as for a start, the machine. A proctor's
+    /// admission of its seat key stands for both.
+    public func standingForMove(of seat: SeatView) -> MachineStanding {
+        let admitted = seat.seatKey.map { admissions[seat.session] == $0 } ?? false
+        if codes, identified[seat.session] == nil { return admitted ? .admitted : .unidentified }
+        if rule == .any { return .anyMachine }
+        let signed = check(seat)
+        if case .enrolled = signed { return signed }
+        return admitted ? .admitted : signed
+    }
+
     /// The statement's check alone (no admission).
     func check(_ seat: SeatView) -> MachineStanding {
         let claimsOther = seat.executableDigest.map { $0 != carrelDigest } ?? false

@@ -37,6 +37,8 @@ public struct SessionCheck: Sendable, Equatable {
     /// Records stored under the session that its seat did not write (their MAC fails): named,
     /// never applied, and never a reason to doubt the records that verify.
     public var outside: [String]
+    /// The proctor's start gave the session a key (false: nothing the proctor signed began it).
+    public var keyed = true
 
     public init(verified: Bool, problems: [String], outside: [String] = []) {
         self.verified = verified
@@ -96,8 +98,14 @@ extension SharedReader {
             copy.add(result: row)
         }
         var checks: [String: SessionCheck] = [:]
+        var unstarted: Set<String> = []
         if let keys {
             checks = try await verify(&copy, ids: ids, keys: keys)
+            // In a room the proctor starts, a session no start of the proctor's keyed is no
+            // candidate's session (anyone with the seat role's password can make one): listed as
+            // refused, its result not counted.
+            unstarted = try await unstartedInProctorRooms(copy, checks: checks)
+            for session in unstarted { copy.results[session] = nil }
         }
         if let scoring { copy.score(with: scoring) }
         let journal = try Journal(writer: try DatabaseQueue())
@@ -123,6 +131,7 @@ extension SharedReader {
         out.extraTimes = try await rosterExtraTimes(kept)
         out.issues = try await timeCommandIssues(kept)
         out.moves = try await sessionMoves(kept)
+        for session in unstarted { out.statuses[session] = "no_proctor_start" }
         return out
     }
 
@@ -173,23 +182,30 @@ extension SharedReader {
 
     /// Each session's check, and for a session its start gave a key, the events and result
     /// its own seat wrote (read from its records, never from the store's summary tables).
+    /// Each session's starts, and the starts that moved it to another seat (`SessionKeyChain`), in order.
+    func startsAndMoves(_ ids: [String]) async throws -> (starts: [String: [SignedCommand]], moves: [String: [SignedCommand]]) {
+        let connection = self.connection
+        let logger = self.logger
+        let rows = try await StoreCall.guarded(connection, timeout: 30) { try await StoreCall.rows(connection, """
+            SELECT coalesce(move_from, session), envelope, signature, (move_from IS NOT NULL)::text FROM carrel_commands
+            WHERE (action = 'start' AND session = ANY(\(ids)::text[])) OR move_from = ANY(\(ids)::text[]) ORDER BY id
+            """, logger: logger) }
+        var starts: [String: [SignedCommand]] = [:]
+        var moves: [String: [SignedCommand]] = [:]
+        for row in rows {
+            guard let t = StoreRows.texts(row), t.count == 4, let session = t[0] else { continue }
+            let command = SignedCommand(id: 0, envelope: t[1], signature: t[2])
+            if t[3] == "true" { moves[session, default: []].append(command) } else { starts[session, default: []].append(command) }
+        }
+        return (starts, moves)
+    }
+
     func sessionChecks(_ sessions: [(id: String, room: String)], keys: RoomKeys) async throws
         -> [String: (check: SessionCheck, genuine: (events: [StoreRows.Event], result: String?)?)] {
         let ids = sessions.map(\.id)
         let connection = self.connection
         let logger = self.logger
-        let startRows = try await StoreCall.guarded(connection, timeout: 30) { try await StoreCall.rows(connection, """
-            SELECT coalesce(move_from, session), envelope, signature, (move_from IS NOT NULL)::text FROM carrel_commands
-            WHERE (action = 'start' AND session = ANY(\(ids)::text[])) OR move_from = ANY(\(ids)::text[]) ORDER BY id
-            """, logger: logger) }
-        var starts: [String: [SignedCommand]] = [:]
-        // The starts that moved a session to another seat (`SessionKeyChain`).
-        var moves: [String: [SignedCommand]] = [:]
-        for row in startRows {
-            guard let t = StoreRows.texts(row), t.count == 4, let session = t[0] else { continue }
-            let command = SignedCommand(id: 0, envelope: t[1], signature: t[2])
-            if t[3] == "true" { moves[session, default: []].append(command) } else { starts[session, default: []].append(command) }
-        }
+        let (starts, moves) = try await startsAndMoves(ids)
         let recordRows = try await StoreCall.guarded(connection, timeout: 120) { try await StoreCall.rows(connection, """
             SELECT session, seq::text AS seq_text, kind, extract(epoch FROM at)::text, body_text, mac FROM carrel_records
             WHERE session = ANY(\(ids)::text[]) ORDER BY session, seq, received_at
@@ -214,7 +230,9 @@ extension SharedReader {
                 } ?? false
             }
             guard let keyedStart else {
-                out[session] = (SessionCheck(verified: false, problems: ["session \(short) was begun without the console's start, so nothing proves its records are its seat's"]), nil)
+                var check = SessionCheck(verified: false, problems: ["session \(short) was begun without the console's start, so nothing proves its records are its seat's"])
+                check.keyed = false
+                out[session] = (check, nil)
                 continue
             }
             // Every key the session had: one more for each seat it was moved to.

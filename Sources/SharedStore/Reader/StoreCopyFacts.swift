@@ -77,6 +77,23 @@ extension SharedReader {
     }
 }
 
+extension SharedReader {
+    /// The sessions of `copy` that no start of the proctor's keyed (`checks`), in rooms whose
+    /// plan says the proctor starts them.
+    func unstartedInProctorRooms(_ copy: CopyPlan, checks: [String: SessionCheck]) async throws -> Set<String> {
+        let candidates = copy.sessions.filter { checks[$0.session]?.keyed == false }
+        guard !candidates.isEmpty else { return [] }
+        let rooms = Array(Set(candidates.map(\.room)))
+        let connection = self.connection
+        let logger = self.logger
+        let rows = try await StoreCall.guarded(connection, timeout: 30) { try await StoreCall.rows(connection, """
+            SELECT room FROM carrel_rooms WHERE room = ANY(\(rooms)::text[]) AND start_mode = 'proctor'
+            """, logger: logger) }
+        let proctorRooms = Set(rows.compactMap { StoreRows.texts($0)?.first.flatMap { $0 } })
+        return Set(candidates.filter { proctorRooms.contains($0.room) }.map(\.session))
+    }
+}
+
 extension StoreRows.Session {
     /// The status `results` gives a session whose store status or end reason its record
     /// cannot hold (`wrong_test`, `candidate_twice`, `seat_lost`, a later Carrel's word), or

@@ -11,6 +11,7 @@ extension SharedSchema {
     ///   connection still holding the moved session's lock is ended.
     /// - A proctor's `lost` ends a session whose seat will not come back: `ended`, reason
     ///   `seat_lost`, its token fenced the same way.
+    /// - Records sent under a merged request are dropped (`carrel_records_merged`).
     /// - A proctor's role may call `carrel_publish`: `carrel proctor lost` writes the closing
     ///   records of the lost session as that session (the token its key derives proves it).
     /// - `carrel_seat_records` gives a seat that proves a session that session's records (a
@@ -81,6 +82,8 @@ extension SharedSchema {
                 status = CASE WHEN status IN ('active', 'review', 'ending') THEN 'interrupted' ELSE status END,
                 live_mac = NULL, live_at = NULL
               WHERE session = y.session;
+            -- The spare's request is done with (its token still reads the move it was sent;
+            -- carrel_records_merged keeps any record of it out).
             UPDATE carrel_sessions SET status = 'merged', merged_into = y.session WHERE session = x.session;
             PERFORM carrel_end_lock_holders(y.session);
           ELSIF NEW.action = 'lost' THEN
@@ -102,6 +105,19 @@ extension SharedSchema {
         END $$;
         CREATE TRIGGER carrel_commands_moves AFTER INSERT ON carrel_commands FOR EACH ROW
           WHEN (NEW.move_from IS NOT NULL OR NEW.action = 'lost') EXECUTE FUNCTION carrel_command_moves();
+
+        CREATE FUNCTION carrel_records_merged() RETURNS trigger
+          LANGUAGE plpgsql SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
+        BEGIN
+          -- A spare's request that a move took in is no session of its own: no status or result
+          -- sent under it brings it back as a second session of the candidate.
+          IF EXISTS (SELECT 1 FROM carrel_sessions s WHERE s.session = NEW.session AND s.status = 'merged') THEN
+            RETURN NULL;
+          END IF;
+          RETURN NEW;
+        END $$;
+        CREATE TRIGGER carrel_records_merged BEFORE INSERT ON carrel_records FOR EACH ROW EXECUTE FUNCTION carrel_records_merged();
+        REVOKE ALL ON FUNCTION carrel_records_merged() FROM PUBLIC;
 
         CREATE FUNCTION carrel_seat_records(p_session text, p_token text, p_after bigint)
           RETURNS TABLE (seq bigint, kind text, at_epoch double precision, body text, mac text)

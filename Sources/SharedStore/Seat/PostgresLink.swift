@@ -113,6 +113,13 @@ final class PostgresLink: StoreLink {
         try await run("SELECT carrel_live(\(proof.session), \(proof.token), \(proof.previous), \(mac), \(elapsed))")
     }
 
+    func fate(_ proof: SeatProof) async throws -> String? {
+        try await guarded {
+            try await StoreCall.value(self.c, "SELECT carrel_session_fate(\(proof.session), \(proof.token))", as: String?.self,
+                                      logger: self.logger) ?? nil
+        }
+    }
+
     func pulse(_ proof: SeatProof, elapsed: Double) async throws {
         try await run("SELECT carrel_pulse(\(proof.session), \(proof.token), \(proof.previous), \(elapsed))")
     }

@@ -107,7 +107,9 @@ extension SeatPublisher {
         case let .hello(a):
             // Said again on every connection, with the token the store holds now (the key's,
             // once the proctor's start gave one): the first token no longer proves the session.
-            guard try await link.hello(session: a.session, body: a.body, token: proof(a.session).token) else {
+            let proof = proof(a.session)
+            guard try await link.hello(session: a.session, body: a.body, token: proof.token) else {
+                try await askFate(a.session, proof: proof, link: link)
                 throw StoreRefusal("the store holds session \(a.session) for another seat")
             }
             return .helloSent(session: a.session)
@@ -115,7 +117,10 @@ extension SeatPublisher {
             try await link.unlock(session: session)
             return .unlocked
         case let .lock(session):
-            return .locked(session: session, granted: try await link.lock(proof(session)))
+            let proof = proof(session)
+            let granted = try await link.lock(proof)
+            if !granted { try await askFate(session, proof: proof, link: link) }
+            return .locked(session: session, granted: granted)
         case let .readCommands(room, seat, after, startsAfter):
             // The commands are read as the session this seat runs (or waits to begin) proves it is.
             guard let session = withState({ $0.session ?? $0.announcement?.session }) else {

@@ -53,6 +53,14 @@ public enum SessionFate: Sendable, Equatable {
     /// The proctor ended it: its seat was lost.
     case lost
 
+    /// As the store says it ("moved S1", "lost"): what `SessionPublishing.fate` gives the session.
+    public var words: String {
+        switch self {
+        case let .moved(seat): return "moved \(seat)"
+        case .lost: return "lost"
+        }
+    }
+
     public init?(words: String) {
         if words == "lost" { self = .lost; return }
         guard words.hasPrefix("moved "), words.count > 6 else { return nil }

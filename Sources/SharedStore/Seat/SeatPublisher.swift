@@ -102,6 +102,8 @@ public final class SeatPublisher: SessionPublishing, Sendable {
         var resultStorage: (any StateStorage)?
         /// Told when the proctor's start or commands arrive (the session's loop wakes).
         var news: (@Sendable () -> Void)?
+        /// What the store says became of sessions it no longer takes from this seat.
+        var fates: [String: SessionFate] = [:]
     }
 
     /// Wakes the loop (a journal attached, a session changed, finish); the journal's own bell
@@ -192,6 +194,25 @@ public final class SeatPublisher: SessionPublishing, Sendable {
     }
 
     func newsArrived() { shared.withLock { $0.news }?() }
+
+    /// What the store said became of `session` (moved to another seat, or ended as lost), once
+    /// it no longer takes this seat's proof of it.
+    public func fate(of session: String) -> SessionFate? { shared.withLock { $0.fates[session] } }
+
+    /// When the store no longer takes this seat's proof of `session`: asks what became of it
+    /// (once), and tells the session when the proctor moved it or ended it as lost.
+    func askFate(_ session: String, proof: SeatProof, link: any StoreLink) async throws {
+        guard fate(of: session) == nil, let words = try await link.fate(proof), let fate = SessionFate(words: words) else { return }
+        settle(session, fate)
+    }
+
+    func settle(_ session: String, _ fate: SessionFate) {
+        shared.withLock { $0.fates[session] = fate }
+        newsArrived()
+    }
+
+    /// `SessionPublishing`: the fate in words the session shows (`SessionFate.words`).
+    public func fate(session: String) -> String? { fate(of: session)?.words }
 
     /// The last command number read for this seat (applied or waiting).
     public var lastReceived: Int64 { shared.withLock { $0.state.received } }

@@ -149,6 +149,13 @@ public protocol StoreLink: AnyObject, Sendable {
     /// listening, `heard` for each notice.
     func listen(started: @escaping @Sendable () -> Void, heard: @escaping @Sendable () -> Void) async
     func close() async
+    /// What became of a session whose proof the store no longer takes ("moved S1", "lost";
+    /// schema version 10), or nil.
+    func fate(_ proof: SeatProof) async throws -> String?
+}
+
+extension StoreLink {
+    public func fate(_ proof: SeatProof) async throws -> String? { nil }
 }
 
 /// Makes connections to the store.

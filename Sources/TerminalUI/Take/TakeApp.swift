@@ -136,6 +136,14 @@ public final class TakeApp: LoopedScreen {
     /// The session's pump: signals, tracers, the clock, the proctor's commands.
     func pump() {
         let roomBefore = model.session?.room
+        if let runtime, finalExit == nil, let fate = runtime.fate {
+            // The proctor moved this session to another seat, or ended it as lost: it stops here
+            // (nothing this seat writes for it counts any more), saying where it went.
+            let words = Self.fateWords(fate)
+            react(runtime.send(.hangUp(words)))
+            finalExit = Exit(.refused, "session \(runtime.record.id) stops here: \(words); nothing this seat writes for it counts any more")
+            return
+        }
         if let runtime { react(runtime.pump()) }
         if model.screenReader, let roomBefore, let now = model.session?.room,
            roomBefore.message != now.message || roomBefore.paused != now.paused {
@@ -324,6 +332,12 @@ public final class TakeApp: LoopedScreen {
         case .interrupted, .saveFailed:
             quit = true
         }
+    }
+
+    /// The store's word of a session's fate ("moved S1", "lost") in a sentence.
+    static func fateWords(_ fate: String) -> String {
+        if fate.hasPrefix("moved ") { return "this session continues at seat \(fate.dropFirst(6)): the proctor moved it there" }
+        return "the proctor ended this session: its seat was lost"
     }
 
     /// The closing line and exit code for each way a session leaves.

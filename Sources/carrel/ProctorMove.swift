@@ -24,7 +24,8 @@ struct ProctorMove: AsyncParsableCommand {
     @OptionGroup var roomOption: RoomOption
     @Option(help: ArgumentHelp("The seat the session leaves.", valueName: "seat")) var from: String
     @Option(help: ArgumentHelp("The spare seat, waiting for the room, that continues it.", valueName: "seat")) var to: String
-    @Option(help: ArgumentHelp("Seconds to wait for the spare to continue the session.", valueName: "seconds")) var wait: Double = 30
+    @Option(help: ArgumentHelp("Seconds to wait for the store and for the spare to continue the session.", valueName: "seconds"))
+    var wait: Double = 60
     @Option(name: .customLong("seat-key"), help: ArgumentHelp(
         "The seat key the spare shows on its screen (needed when several sessions wait at --to).", valueName: "key"))
     var seatKey: String?
@@ -49,10 +50,25 @@ struct ProctorMove: AsyncParsableCommand {
             let passphrase = try reader.read(prompt: "Proctor passphrase (signs the move): ")
             reader.finish()
             let signer = ProctorSigner(passphrase: passphrase)
-            let line = try await ProctorStore.using(url, doing: "move a session in room \(room)") { store in
-                try await move(room: room, reader: store, signer: signer)
+            // A store that cannot be reached now (restarting, a network cut) is asked again until
+            // --wait runs out: the move goes once it answers (a move is applied once whatever happens).
+            let deadline = ProcessInfo.processInfo.systemUptime + wait
+            var said = false
+            while true {
+                do {
+                    let line = try await ProctorStore.using(url, doing: "move a session in room \(room)") { store in
+                        try await move(room: room, reader: store, signer: signer)
+                    }
+                    FileOutput.standardOutput.write(line + "\n")
+                    return
+                } catch let failure as CarrelFailure where failure.status == .cannotOpenInput && ProcessInfo.processInfo.systemUptime < deadline {
+                    if !said {
+                        Console.error("\(failure.message); asking again every second until it answers (--wait \(Int(wait)) s)")
+                        said = true
+                    }
+                    try? await Task.sleep(nanoseconds: 1_000_000_000)
+                }
             }
-            FileOutput.standardOutput.write(line + "\n")
         }
     }
 

@@ -112,7 +112,9 @@ final class ConsoleFeed: ConsoleSource, Sendable {
                     let (key, fingerprint) = try signer.key(room: seat.room, plan: plan)
                     // As `carrel proctor move` checks: the console's selection names the sessions,
                     // the checks still hold (a spare a start would hold back, another candidate's).
-                    try SeatMoves.check(moving: seat, spare: spare, machines: try await reader.machineRoom(seat.room), whileConnected: true)
+                    // A seat still connected is not moved from the console (it did not die): only
+                    // `carrel proctor move --while-connected` moves one, on purpose.
+                    try SeatMoves.check(moving: seat, spare: spare, machines: try await reader.machineRoom(seat.room), whileConnected: false)
                     let target = try SeatMoves.target(moving: seat, spare: spare, plan: plan,
                                                       package: try signer.packageKey(room: seat.room, plan: plan), key: key)
                     let ids = try await reader.issue(room: seat.room, targets: [target], action: .start, key: key, fingerprint: fingerprint)

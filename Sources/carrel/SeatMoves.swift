@@ -112,7 +112,8 @@ enum SeatMoves {
         let key = spare.seatKey.flatMap(SeatBox.fingerprint) ?? "no key"
         return [
             "Move \(who.isEmpty ? "the session" : who) from \(v(moving.seat)) to \(v(spare.seat)):",
-            "  \(v(moving.seat))  session \(moving.session.prefix(8))  \(moving.answered) of \(moving.total) answered  \(moving.statusWords)",
+            "  \(v(moving.seat))  session \(moving.session.prefix(8))  \(moving.answered) of \(moving.total) answered  \(moving.statusWords), last heard \(moving.lastHeardSeconds) s ago",
+            "  (a seat cut off from the store may have gone on without it: move a seat you saw die)",
             "  \(v(spare.seat))  seat key \(key)  host \(v(spare.host))",
             "The session's keys go to \(v(spare.seat)) (check the seat key on its screen); \(v(moving.seat)) can write nothing more.",
         ]

@@ -64,6 +64,8 @@ struct MoveEndToEndTests {
         // The spare finishes; one session for the candidate, with the move.
         #expect(room.carrel(["proctor", "end", "--shared", lab.owner, "--room", "lab2", "--seat", "S1"]).status == 0)
         #expect(spare.waitFor("spare", "The proctor ended this session") != nil)
+        // A room's score is shown once the store holds the result.
+        #expect(spare.waitFor("spare", "of 13 points") != nil, "\(spare.screen("spare"))")
         let result = try #require(try spare.result())
         #expect(result.seat == "S1" && result.candidateNumber == "1042")
         #expect(result.items.contains { $0.points > 0 }, "the answer written at A1 is in the result, and scored")

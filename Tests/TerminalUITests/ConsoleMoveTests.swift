@@ -87,4 +87,22 @@ struct ConsoleMoveTests {
         lost.lost = true
         #expect(ProctorView.sentence(lost, coarse: false).hasPrefix("Seat A5, Ada Lovelace: ended by the proctor, seat lost"))
     }
+
+    /// A request may be anyone's (without codes, anyone may type a number): a seat still
+    /// connected did not die, and the console moves none.
+    @Test func aSeatStillConnectedIsNotMovedFromTheConsole() {
+        var m = Self.room()
+        var seats = m.seats
+        if let i = seats.firstIndex(where: { $0.seat == "A5" }) {
+            seats[i].status = "active"
+            seats[i].connected = true
+        }
+        m.update(seats.sorted(by: SeatView.troubleFirst))
+        m.selected = "s-S1"
+        #expect(m.handle(.character("v"), pageSize: 5) == .none)
+        #expect(m.entry == nil && m.notice == "Nothing moved: seat A5 is still connected (it did not die)")
+        m.selected = "s-A5"
+        _ = m.handle(.character("v"), pageSize: 5)
+        #expect(m.entry == nil && m.notice == "Nothing moved: seat A5 is still connected (it did not die)")
+    }
 }

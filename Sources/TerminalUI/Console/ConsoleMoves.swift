@@ -12,12 +12,22 @@ extension ProctorModel {
                 notice = say("Nothing to move: seat {0} has no running or interrupted session", .s(ProctorView.name(from)))
                 return
             }
+            guard !stillConnected(moving) else { return }
             entry = Entry(kind: .confirmMove(from: moving.session, to: seat.session), text: "", seats: [moving.seat, seat.seat])
         } else if ["active", "interrupted"].contains(seat.status) {
+            guard !stillConnected(seat) else { return }
             entry = Entry(kind: .moveTo(from: seat.session), text: "", seats: [seat.seat])
         } else {
             notice = say("Select the seat that died, or a spare that asks to move")
         }
+    }
+
+    /// A seat still connected did not die: the console moves none (a request for it may be
+    /// anyone's); `carrel proctor move --while-connected` does, on purpose. Says so.
+    mutating func stillConnected(_ seat: SeatView) -> Bool {
+        guard seat.status == "active", seat.connected else { return false }
+        notice = say("Nothing moved: seat {0} is still connected (it did not die)", .s(ProctorView.name(seat.seat)))
+        return true
     }
 
     /// `l`: asks before ending the selected running or interrupted seat's session as lost.

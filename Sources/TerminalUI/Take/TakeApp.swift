@@ -39,6 +39,8 @@ public final class TakeApp: LoopedScreen {
     var drawnClock: String?
     /// When the last frame was drawn (monotonic seconds).
     var lastFrameAt = -Double.infinity
+    /// When the receipt last looked whether a held score may be shown.
+    var lastScoreLook = -Double.infinity
     /// A change of the clock alone waits until this long after the last frame: drawn straight
     /// after the answer to a key it would read as part of that answer (a second frame within a
     /// few milliseconds); while keys keep coming it goes out with the next key's frame.
@@ -104,6 +106,7 @@ public final class TakeApp: LoopedScreen {
 
     public func step(on terminal: any Terminal) {
         if let reader, reader.tentative != shownTentative { frameDirty = true }
+        revealHeldScore()
         // A start that came while it could not be taken (help on screen, a seat's clock behind
         // the proctor's) is looked at again on every turn: the starts already read are in
         // memory, so this asks nothing of the store. Without a bell (no pipe could be made),
@@ -325,13 +328,39 @@ public final class TakeApp: LoopedScreen {
         finalExit = Self.exit(for: outcome, session: runtime.record.id, state: runtime.state)
         switch outcome {
         case let .finished(result, path, problem):
-            model.phase = .receipt(TakeModel.Receipt(
+            let shown = model.assessment.results.showScore && result.unscored != true ? result.score : nil
+            var receipt = TakeModel.Receipt(
                 status: result.status, session: result.session, timeUsed: result.timeUsedSeconds, answered: result.answered,
-                total: result.given, score: model.assessment.results.showScore && result.unscored != true ? result.score : nil,
-                resultPath: path, problem: problem, unscored: result.unscored == true))
+                total: result.given, score: shown, resultPath: path, problem: problem, unscored: result.unscored == true)
+            if shown != nil, runtime.record.options.shared?.attestation != nil, !resultReachedStore(runtime) {
+                receipt.heldScore = shown
+                receipt.score = nil
+            }
+            model.phase = .receipt(receipt)
         case .interrupted, .saveFailed:
             quit = true
         }
+    }
+
+    /// Whether the store holds every record of the session, its result included (nothing of it
+    /// waits in the journal's outbox).
+    func resultReachedStore(_ runtime: SessionRuntime) -> Bool {
+        // A journal that cannot be read now keeps the score held: it shows once it can.
+        ((try? runtime.journal.outboxWaiting(session: runtime.record.id)) ?? 1) == 0
+    }
+
+    /// A room's score held on the receipt, shown once the store holds the result (looked at
+    /// twice a second).
+    func revealHeldScore() {
+        guard case var .receipt(receipt) = model.phase, let held = receipt.heldScore, let runtime else { return }
+        let now = monotonic()
+        guard now - lastScoreLook >= 0.5 else { return }
+        lastScoreLook = now
+        guard resultReachedStore(runtime) else { return }
+        receipt.score = held
+        receipt.heldScore = nil
+        model.phase = .receipt(receipt)
+        frameDirty = true
     }
 
     /// The store's word of a session's fate ("moved S1", "lost") in a sentence.

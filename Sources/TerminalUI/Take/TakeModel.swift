@@ -39,6 +39,9 @@ public struct TakeModel: Sendable {
         public var problem: String?
         /// The seat had no answer key: the score is the proctor's to give.
         public var unscored: Bool
+        /// A room's session: the score is shown once the store holds the result (a seat cut off
+        /// from the store must not show a score it could then take elsewhere with a move).
+        public var heldScore: ScoreSummary?
         public init(status: EndReason, session: String, timeUsed: Int, answered: Int, total: Int,
                     score: ScoreSummary?, resultPath: String?, problem: String?, unscored: Bool = false) {
             self.unscored = unscored

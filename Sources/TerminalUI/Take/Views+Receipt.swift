@@ -28,6 +28,8 @@ extension Views {
                 ? say("{0} of {1} points ({2} still to be marked by a person)", .points(score.points), .points(score.max), .points(score.pending))
                 : say("{0} of {1} points", .points(score.points), .points(score.max))
             rows.append((say("⟨receipt⟩Score"), points))
+        } else if r.heldScore != nil {
+            rows.append((say("⟨receipt⟩Score"), say("shown once this seat's answers reach the store")))
         } else if r.unscored {
             rows.append((say("⟨receipt⟩Score"), say("given by your proctor, who holds the answer key")))
         }

@@ -197,6 +197,7 @@ extension English {
         "Move the session from {0} to {1} (its keys go to {1}; {0} can write nothing more)? {2}/N",
         "End the session at {0} as lost (the seat will not come back; its result is made from the store)? {1}/N",
         "Nothing moved",
+        "Nothing moved: seat {0} is still connected (it did not die)",
         "ended by the proctor, seat lost",
         "{0} asks to move from {1} to {2}",
         "moved {0}",

@@ -195,6 +195,7 @@ extension French {
         "Move the session from {0} to {1} (its keys go to {1}; {0} can write nothing more)? {2}/N": "Déplacer la session de {0} vers {1} (ses clés vont à {1} ; {0} ne peut plus rien écrire) ? {2}/N",
         "End the session at {0} as lost (the seat will not come back; its result is made from the store)? {1}/N": "Terminer la session du poste {0} comme perdue (le poste ne reviendra pas ; son résultat est établi depuis le serveur) ? {1}/N",
         "Nothing moved": "Aucune session déplacée",
+        "Nothing moved: seat {0} is still connected (it did not die)": "Aucune session déplacée : le poste {0} est toujours connecté (il n’est pas tombé en panne)",
         "ended by the proctor, seat lost": "terminée par le surveillant, poste perdu",
         "{0} asks to move from {1} to {2}": "{0} demande à passer du poste {1} au poste {2}",
         "moved {0}": "déplacée {0}",

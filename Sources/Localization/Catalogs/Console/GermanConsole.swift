@@ -195,6 +195,7 @@ extension German {
         "Move the session from {0} to {1} (its keys go to {1}; {0} can write nothing more)? {2}/N": "Sitzung von {0} nach {1} verlegen (ihre Schlüssel gehen an {1}; {0} kann nichts mehr schreiben)? {2}/N",
         "End the session at {0} as lost (the seat will not come back; its result is made from the store)? {1}/N": "Sitzung an Platz {0} als verloren beenden (der Platz kommt nicht zurück; das Ergebnis wird aus dem Speicher erstellt)? {1}/N",
         "Nothing moved": "Nichts verlegt",
+        "Nothing moved: seat {0} is still connected (it did not die)": "Nichts verlegt: Platz {0} ist noch verbunden (er ist nicht ausgefallen)",
         "ended by the proctor, seat lost": "von der Aufsicht beendet, Platz verloren",
         "{0} asks to move from {1} to {2}": "{0} bittet um Verlegung von {1} nach {2}",
         "moved {0}": "verlegt {0}",

@@ -195,6 +195,7 @@ extension Japanese {
         "Move the session from {0} to {1} (its keys go to {1}; {0} can write nothing more)? {2}/N": "セッションを {0} から {1} に移動しますか（キーは {1} に送られ、{0} はもう何も書き込めません）？ {2}/N",
         "End the session at {0} as lost (the seat will not come back; its result is made from the store)? {1}/N": "座席 {0} のセッションを喪失として終了しますか（座席は戻りません。結果はストアから作成されます）？ {1}/N",
         "Nothing moved": "何も移動していません",
+        "Nothing moved: seat {0} is still connected (it did not die)": "何も移動していません：座席 {0} はまだ接続されています（故障していません）",
         "ended by the proctor, seat lost": "試験監督者が終了（座席喪失）",
         "{0} asks to move from {1} to {2}": "{0} が {1} から {2} への移動を求めています",
         "moved {0}": "移動 {0}",

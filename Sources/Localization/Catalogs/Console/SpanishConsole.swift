@@ -195,6 +195,7 @@ extension Spanish {
         "Move the session from {0} to {1} (its keys go to {1}; {0} can write nothing more)? {2}/N": "¿Trasladar la sesión de {0} a {1} (sus claves van a {1}; {0} ya no puede escribir nada)? {2}/N",
         "End the session at {0} as lost (the seat will not come back; its result is made from the store)? {1}/N": "¿Terminar la sesión del puesto {0} como perdida (el puesto no volverá; su resultado se obtiene del almacén)? {1}/N",
         "Nothing moved": "Nada trasladado",
+        "Nothing moved: seat {0} is still connected (it did not die)": "Nada trasladado: el puesto {0} sigue conectado (no ha fallado)",
         "ended by the proctor, seat lost": "terminada por el supervisor, puesto perdido",
         "{0} asks to move from {1} to {2}": "{0} pide trasladarse de {1} a {2}",
         "moved {0}": "trasladada {0}",

@@ -111,6 +111,7 @@ extension English {
         "{0} of {1} points",
         "{0} of {1} points ({2} still to be marked by a person)",
         "given by your proctor, who holds the answer key",
+        "shown once this seat's answers reach the store",
         "Tell your proctor: {0}",
         "This terminal is no longer locked.",
         // Help

@@ -200,6 +200,8 @@ extension French {
             "{0} sur {1} points ({2} encore à corriger par un correcteur)",
         "given by your proctor, who holds the answer key":
             "attribuée par le surveillant, qui détient le corrigé",
+        "shown once this seat's answers reach the store":
+            "affiché dès que les réponses de ce poste ont atteint le serveur",
         "Tell your proctor: {0}":
             "Prévenez le surveillant\u{00A0}: {0}",
         "This terminal is no longer locked.":

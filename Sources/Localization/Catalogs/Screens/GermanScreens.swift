@@ -200,6 +200,8 @@ extension German {
             "{0} von {1} Punkten ({2} noch von einer Person zu bewerten)",
         "given by your proctor, who holds the answer key":
             "vergibt die Aufsicht, die den Lösungsschlüssel hat",
+        "shown once this seat's answers reach the store":
+            "wird angezeigt, sobald die Antworten dieses Platzes den Speicher erreicht haben",
         "Tell your proctor: {0}":
             "Teilen Sie der Aufsicht mit: {0}",
         "This terminal is no longer locked.":

@@ -200,6 +200,8 @@ extension Japanese {
             "{1} 点中 {0} 点（うち {2} 点分は採点者による採点待ち）",
         "given by your proctor, who holds the answer key":
             "解答を持つ試験監督者が採点します",
+        "shown once this seat's answers reach the store":
+            "この座席の解答がストアに届くと表示されます",
         "Tell your proctor: {0}":
             "試験監督者に伝えてください：{0}",
         "This terminal is no longer locked.":

@@ -200,6 +200,8 @@ extension Spanish {
             "{0} de {1} puntos ({2} pendientes de corrección por una persona)",
         "given by your proctor, who holds the answer key":
             "la asigna el supervisor, que tiene las respuestas correctas",
+        "shown once this seat's answers reach the store":
+            "se muestra cuando las respuestas de este puesto lleguen al almacén",
         "Tell your proctor: {0}":
             "Avise a su supervisor: {0}",
         "This terminal is no longer locked.":

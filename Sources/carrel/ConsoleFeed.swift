@@ -118,16 +118,17 @@ final class ConsoleFeed: ConsoleSource, Sendable {
                     let target = try SeatMoves.target(moving: seat, spare: spare, plan: plan,
                                                       package: try signer.packageKey(room: seat.room, plan: plan), key: key)
                     let ids = try await reader.issue(room: seat.room, targets: [target], action: .start, key: key, fingerprint: fingerprint)
-                    note = "move sent (command \(ids.map(String.init).joined(separator: ", "))): \(seat.seat) → \(spare.seat)"
+                    // As the console says a command's sending, in its language.
+                    note = "move sent to seat \(spare.seat) (command \(ids.map(String.init).joined(separator: ", ")))"
                 } else {
-                    note = try await SeatMoves.endLost(room: seat.room, seat: seat.seat, reader: reader, signer: signer,
+                    note = try await SeatMoves.endLost(room: seat.room, seat: seat.seat, reader: reader, signer: signer, console: true,
                                                        test: lostTests.first { (try? SeatMoves.roomTest($0, plan: plan, signer: signer)) != nil },
                                                        confirm: { _ in true })
                 }
             } catch let failure as CarrelFailure {
-                note = "not sent: \(failure.message)"
+                note = "\(spare == nil ? "lost" : "move") not sent: \(failure.message)"
             } catch {
-                note = "not sent: \(SeatPublisher.describe(error))"
+                note = "\(spare == nil ? "lost" : "move") not sent: \(SeatPublisher.describe(error))"
             }
             shared.withLock { $0.sent = note }
             wakeLoop()

@@ -161,7 +161,7 @@ struct ProctorLost: AsyncParsableCommand {
 extension SeatMoves {
     /// Ends the running or interrupted session at `seat` as lost; `confirm` is asked with the
     /// question naming it.
-    static func endLost(room: String, seat: String, reader: SharedReader, signer: ProctorSigner, test: String?,
+    static func endLost(room: String, seat: String, reader: SharedReader, signer: ProctorSigner, console: Bool = false, test: String?,
                         confirm: (String) throws -> Bool) async throws -> String {
         let v = { (t: String) in TerminalSafety.visible(t, keepLineBreaks: false) }
         guard let plan = try await reader.room(room) else {
@@ -184,6 +184,8 @@ extension SeatMoves {
         }
         let made = try await closeWithResult(lost, plan: plan, key: key, signer: signer, test: test, reader: reader)
         let ids = try await reader.issueLost(room: room, seat: seat, session: lost.session, key: key, fingerprint: fingerprint)
+        // The console says it as it says any command's sending, in its language.
+        if console { return "lost sent to seat \(seat) (command \(ids.map(String.init).joined(separator: ", ")))" }
         return "ended (command \(ids.map(String.init).joined(separator: ", "))): the session at \(v(seat)) is ended by the proctor, seat lost; \(made)"
     }
 

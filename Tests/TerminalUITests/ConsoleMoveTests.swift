@@ -105,4 +105,11 @@ struct ConsoleMoveTests {
         _ = m.handle(.character("v"), pageSize: 5)
         #expect(m.entry == nil && m.notice == "Nothing moved: seat A5 is still connected (it did not die)")
     }
+
+    @Test func whatAMoveOrALostSeatDidIsSaidInTheConsolesLanguage() {
+        #expect(ConsoleApp.sentWords("move sent to seat S1 (command 12)", say: .english) == "move sent to seat S1 (command 12)")
+        let french = ConsoleApp.sentWords("lost sent to seat A5 (command 9)", say: Localizer(.fr))
+        #expect(french.contains("poste perdu") && french.contains("A5") && french.contains("9"), "\(french)")
+        #expect(ConsoleApp.sentWords("move not sent: the room has no open plan", say: Localizer(.de)).contains("Verlegung"))
+    }
 }

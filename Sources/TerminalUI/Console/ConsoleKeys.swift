@@ -184,7 +184,7 @@ extension ProctorModel {
     }
 
     /// The commands' names, as the store and the journal know them.
-    static let commandNames: Set<String> = ["start", "pause", "resume", "time", "message", "end", "acknowledge"]
+    static let commandNames: Set<String> = ["start", "pause", "resume", "time", "message", "end", "acknowledge", "move", "lost"]
 
     /// A command's name (as the store and the journal know it) in the console's language.
     static func commandWords(_ name: String, _ say: Localizer) -> String {

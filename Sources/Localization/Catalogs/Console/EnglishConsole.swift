@@ -187,6 +187,8 @@ extension English {
         "⟨command⟩message",
         "⟨command⟩end",
         "⟨command⟩acknowledge",
+        "⟨command⟩move",
+        "⟨command⟩lost",
         "Cancelled",
         "Give whole minutes from 1 to 600",
         "Nothing sent: the message is empty",

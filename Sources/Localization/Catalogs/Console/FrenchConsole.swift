@@ -185,6 +185,8 @@ extension French {
         "⟨command⟩message": "message",
         "⟨command⟩end": "terminer",
         "⟨command⟩acknowledge": "répondre à la main levée",
+        "⟨command⟩move": "déplacement",
+        "⟨command⟩lost": "fin (poste perdu)",
         "Cancelled": "Annulé",
         "Give whole minutes from 1 to 600": "Indiquez un nombre entier de minutes, de 1 à 600",
         "Nothing sent: the message is empty": "Rien n'a été envoyé : le message est vide",

@@ -185,6 +185,8 @@ extension German {
         "⟨command⟩message": "Nachricht",
         "⟨command⟩end": "beenden",
         "⟨command⟩acknowledge": "Meldung bestätigen",
+        "⟨command⟩move": "Verlegung",
+        "⟨command⟩lost": "Ende (Platz verloren)",
         "Cancelled": "Abgebrochen",
         "Give whole minutes from 1 to 600": "Geben Sie ganze Minuten von 1 bis 600 an",
         "Nothing sent: the message is empty": "Nichts gesendet: Die Nachricht ist leer",

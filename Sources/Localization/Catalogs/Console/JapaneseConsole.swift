@@ -185,6 +185,8 @@ extension Japanese {
         "⟨command⟩message": "メッセージ",
         "⟨command⟩end": "終了",
         "⟨command⟩acknowledge": "挙手に応答",
+        "⟨command⟩move": "移動",
+        "⟨command⟩lost": "終了（座席喪失）",
         "Cancelled": "キャンセルしました",
         "Give whole minutes from 1 to 600": "1〜600 の整数で分数を入力してください",
         "Nothing sent: the message is empty": "送信していません：メッセージが空です",

@@ -185,6 +185,8 @@ extension Spanish {
         "⟨command⟩message": "mensaje",
         "⟨command⟩end": "terminar",
         "⟨command⟩acknowledge": "atender la mano levantada",
+        "⟨command⟩move": "traslado",
+        "⟨command⟩lost": "fin (puesto perdido)",
         "Cancelled": "Cancelado",
         "Give whole minutes from 1 to 600": "Indique minutos enteros de 1 a 600",
         "Nothing sent: the message is empty": "No se envió nada: el mensaje está vacío",

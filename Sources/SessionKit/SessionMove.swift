@@ -153,7 +153,7 @@ public struct MovedSession: Sendable {
                let data = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed]) {
                 response = try? JSONDecoder().decode(Response.self, from: data)
             }
-            answers.removeAll { $0.item == item }
+            // Every answer in the order its seats gave it: the journal keeps the last and the history.
             answers.append((item, response, record.at))
         case "flag":
             guard let item = body["item"] as? String else { return }

@@ -149,9 +149,15 @@ public struct MovedSession: Sendable {
         case "answer":
             guard let item = body["item"] as? String else { return }
             var response: Response?
-            if let value = body["response"], !(value is NSNull),
-               let data = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed]) {
-                response = try? JSONDecoder().decode(Response.self, from: data)
+            if let value = body["response"], !(value is NSNull) {
+                // An answer its seat wrote that this Carrel cannot read is named, never taken as a
+                // cleared answer (the one before it stands).
+                guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed]),
+                      let read = try? JSONDecoder().decode(Response.self, from: data) else {
+                    outside.append("answer record \(record.seq) to \(TerminalSafety.visible(String(item.prefix(60)), keepLineBreaks: false)) cannot be read: not applied")
+                    return
+                }
+                response = read
             }
             // Every answer in the order its seats gave it: the journal keeps the last and the history.
             answers.append((item, response, record.at))

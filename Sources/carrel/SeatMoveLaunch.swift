@@ -42,7 +42,7 @@ extension SeatLaunch {
         let v = { (t: String) in TerminalSafety.visible(t, keepLineBreaks: false) }
         var detail = "from \(v(move.from)) to \(v(label.seat)) by the proctor's command #\(command.id)"
         if !moved.holes.isEmpty { detail += "; records the store never received: \(moved.holes)" }
-        if !moved.outside.isEmpty { detail += "; \(moved.outside.count) record(s) not written by its seats left out" }
+        if !moved.outside.isEmpty { detail += "; \(moved.outside.count) record(s) left out (not written by its seats, or unreadable)" }
         do {
             guard let writer = try context.storage.openJournal(create: true) else { throw SessionError.nothingToResume }
             let journal = try Journal(writer: writer)

@@ -230,7 +230,7 @@ struct RoomCommandTests {
     /// A seat waiting for the proctor begins only with a start the proctor signed: starts the
     /// store's owner writes (unsigned, another key, for another seat) leave it waiting, and
     /// the console shows each refused.
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(4)))
     func aWaitingSeatRefusesForgedStartsAndBeginsWithTheProctors() throws {
         let (pg, url) = try Self.store()
         defer { pg.destroy() }

@@ -219,10 +219,12 @@ extension SeatMoves {
         let (result, records) = try moved.lostResult(assessment: assessment, now: Date())
         guard try await reader.publish(as: lost.session, key: current, lastSeq: moved.lastSeq, lastLink: moved.links.max() ?? 0,
                                        at: Date(), records: records) else {
-            throw CarrelFailure(status: .refused, message: "the store did not keep the result of the session at \(lost.seat); nothing was ended (try again)")
+            // The store takes the session's records only with the token its key derives, which a
+            // seat that died before it first used its key never proved: ended without a result.
+            return "no result was made: the store did not take the session's closing records (its seat may have died before it first used its key); its answers are in the store"
         }
         let holes = moved.holes.isEmpty ? "" : "; records the store never received: \(moved.holes)"
-        return "its result, from the \(moved.answers.count) answer(s) the store holds, scores \(PointsText.format(result.score.points)) of \(PointsText.format(result.score.max))\(holes)"
+        return "its result, from the answers the store holds (\(result.answered) answered), scores \(PointsText.format(result.score.points)) of \(PointsText.format(result.score.max))\(holes)"
     }
 
     /// The room's test from `path`: a plain one, or a sealed one opened with the passphrase;

@@ -96,14 +96,7 @@ def screen():
     return tmux("capture-pane", "-p", "-t", "console").stdout
 
 
-def wait_for(what, timeout, poll=0.05):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = what()
-        if value:
-            return value
-        time.sleep(poll)
-    return None
+wait_for = shared.wait_for
 
 
 def main():

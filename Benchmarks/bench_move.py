@@ -45,7 +45,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
@@ -74,14 +73,7 @@ def screen(target):
     return tmux("capture-pane", "-p", "-t", target).stdout
 
 
-def wait_for(what, timeout, poll=0.05):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = what()
-        if value:
-            return value
-        time.sleep(poll)
-    return None
+wait_for = shared.wait_for
 
 
 class DrillFailed(Exception):
@@ -202,15 +194,7 @@ class TakeSeat:
 class Drill:
     def __init__(self, args):
         self.args = args
-        self.tmp = tempfile.mkdtemp(prefix="carrel-bench-move-")
-        # As root the cluster runs as `postgres`, which must reach its folder inside this one.
-        os.chmod(self.tmp, 0o711)
-        os.makedirs(os.path.join(self.tmp, "seats"))
-        self.pg = shared.Postgres(os.path.join(self.tmp, "pg"), args.port or shared.free_port())
-        self.env = dict(os.environ, LANG="C.UTF-8", TERM="xterm-256color")
-        for name in ("TMUX", "STY", "DISPLAY", "WAYLAND_DISPLAY", "LD_PRELOAD", "NO_COLOR", "CARREL_SHARED", "CARREL_ROOM"):
-            self.env.pop(name, None)
-        self.env["PGPASSFILE"] = self.pg.env["PGPASSFILE"]
+        self.tmp, self.pg, self.env = shared.workspace("carrel-bench-move-", args.port)
         self.seats = []
         self.stop_answering = threading.Event()
         self.figures = []     # (figure, value, goal, ok or None)

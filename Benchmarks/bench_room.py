@@ -421,13 +421,7 @@ class Seat:
 class Run:
     def __init__(self, args):
         self.args = args
-        self.tmp = tempfile.mkdtemp(prefix="carrel-bench-room-")
-        os.chmod(self.tmp, 0o711)
-        os.makedirs(os.path.join(self.tmp, "seats"))
-        self.pg = shared.Postgres(os.path.join(self.tmp, "pg"), args.port or shared.free_port())
-        self.env = dict(os.environ, LANG="C.UTF-8", TERM="xterm-256color")
-        for name in ("TMUX", "STY", "DISPLAY", "WAYLAND_DISPLAY", "LD_PRELOAD", "NO_COLOR", "CARREL_SHARED", "CARREL_ROOM"):
-            self.env.pop(name, None)
+        self.tmp, self.pg, self.env = shared.workspace("carrel-bench-room-", args.port)
         self.seats = []
         self.relay = None
         self.selector = selectors.DefaultSelector()

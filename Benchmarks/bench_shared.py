@@ -80,6 +80,33 @@ def verdict(ok):
     return "goal met" if ok else "GOAL MISSED"
 
 
+def wait_for(what, timeout, poll=0.05):
+    """`what()` once it is truthy, asked every `poll` seconds for up to `timeout`; else None."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = what()
+        if value:
+            return value
+        time.sleep(poll)
+    return None
+
+
+def workspace(prefix, port):
+    """A benchmark's temporary folder (with `seats/`), its private PostgreSQL, and the
+    environment its programs run in: nothing of the caller's desktop or multiplexer (the seats
+    clear the pasteboards they find), the cluster's password file."""
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    # As root the cluster runs as `postgres`, which must reach its folder inside this one.
+    os.chmod(tmp, 0o711)
+    os.makedirs(os.path.join(tmp, "seats"))
+    pg = Postgres(os.path.join(tmp, "pg"), port or free_port())
+    env = dict(os.environ, LANG="C.UTF-8", TERM="xterm-256color")
+    for name in ("TMUX", "STY", "DISPLAY", "WAYLAND_DISPLAY", "LD_PRELOAD", "NO_COLOR", "CARREL_SHARED", "CARREL_ROOM"):
+        env.pop(name, None)
+    env["PGPASSFILE"] = pg.env["PGPASSFILE"]
+    return tmp, pg, env
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -410,16 +437,7 @@ class Reader(threading.Thread):
 class Run:
     def __init__(self, args):
         self.args = args
-        self.tmp = tempfile.mkdtemp(prefix="carrel-bench-shared-")
-        # As root the cluster runs as `postgres`, which must reach its folder inside this one.
-        os.chmod(self.tmp, 0o711)
-        os.makedirs(os.path.join(self.tmp, "seats"))
-        self.pg = Postgres(os.path.join(self.tmp, "pg"), args.port or free_port())
-        self.env = dict(os.environ, LANG="C.UTF-8", TERM="xterm-256color")
-        # Nothing of the caller's desktop or multiplexer: the seats clear the pasteboards they find.
-        for name in ("TMUX", "STY", "DISPLAY", "WAYLAND_DISPLAY", "LD_PRELOAD", "NO_COLOR", "CARREL_SHARED", "CARREL_ROOM"):
-            self.env.pop(name, None)
-        self.env["PGPASSFILE"] = self.pg.env["PGPASSFILE"]
+        self.tmp, self.pg, self.env = workspace("carrel-bench-shared-", args.port)
         self.seats = []
         self.reader = Reader()
         self.console = None

@@ -46,10 +46,7 @@ struct ProctorMove: AsyncParsableCommand {
         try await reportingFailures {
             let url = try store.required(by: "proctor")
             let room = roomOption.name ?? ""
-            let reader = SecretReader(prompting: !passphraseStdin)
-            let passphrase = try reader.read(prompt: "Proctor passphrase (signs the move): ")
-            reader.finish()
-            let signer = ProctorSigner(passphrase: passphrase)
+            let signer = try ProctorSigner.reading(fromStandardInput: passphraseStdin, signs: "the move")
             // A store that cannot be reached now (restarting, a network cut) is asked again until
             // --wait runs out: the move goes once it answers (a move is applied once whatever happens).
             let deadline = ProcessInfo.processInfo.systemUptime + wait
@@ -139,10 +136,7 @@ struct ProctorLost: AsyncParsableCommand {
         try await reportingFailures {
             let url = try store.required(by: "proctor")
             let room = roomOption.name ?? ""
-            let reader = SecretReader(prompting: !passphraseStdin)
-            let passphrase = try reader.read(prompt: "Proctor passphrase (signs the end): ")
-            reader.finish()
-            let signer = ProctorSigner(passphrase: passphrase)
+            let signer = try ProctorSigner.reading(fromStandardInput: passphraseStdin, signs: "the end")
             let line = try await ProctorStore.using(url, doing: "end a lost seat in room \(room)") { store in
                 try await SeatMoves.endLost(room: room, seat: seat, reader: store, signer: signer, test: test, confirm: {
                     if yes { return true }

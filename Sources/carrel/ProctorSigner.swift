@@ -14,6 +14,14 @@ final class ProctorSigner: Sendable {
 
     var hasPassphrase: Bool { passphrase != nil }
 
+    /// A signer with the proctor passphrase read once: from standard input's first line
+    /// (`fromStandardInput`), or asked without echo, naming what it signs.
+    static func reading(fromStandardInput: Bool, signs what: String) throws(CarrelFailure) -> ProctorSigner {
+        let reader = SecretReader(prompting: !fromStandardInput)
+        defer { reader.finish() }
+        return ProctorSigner(passphrase: try reader.read(prompt: "Proctor passphrase (signs \(what)): "))
+    }
+
     /// A sealed test opened with the proctor's passphrase (the room's test, to make a result).
     func openSealed(_ loaded: AssessmentFile.Loaded, path: String) throws(CarrelFailure) -> Assessment {
         try SealedFile.open(loaded, path: path, passphrase: passphrase ?? "")

@@ -30,14 +30,8 @@ struct MoveAttackEndToEndTests {
 
     @Test(.timeLimit(.minutes(4)), .enabled(if: TestEnvironment.runs(whenInstalled: PrivatePostgres.unavailable == nil), "needs PostgreSQL (scripts/install-deps)"))
     func plantedAndSecondSessionsAreNeverTheOnesMovedEndedOrCounted() throws {
-        let pg = try PrivatePostgres.shared()
-        let lab = try room.lab(pg)
-        let t = try #require(TmuxHarness())
+        let (lab, t, file) = try moves.openRoom("lab5")
         let spare = try #require(TmuxHarness())
-        let file = try t.fixture("geography.yaml")
-        let list = try room.roster(t, "candidate,name,seat,extra_time\n1042,Ada Lovelace,A1,1.5\n")
-        #expect(room.carrel(["room", "open", "lab5", file, "--roster", list, "--start", "proctor", "--machines", "any",
-                             "--shared", lab.owner]).status == 0)
         _ = try moves.seatAnswersAndIsGivenTime(t, lab, file, room: "lab5")
         moves.machineDies(t)
 
@@ -50,12 +44,7 @@ struct MoveAttackEndToEndTests {
                                                          body: #"{"status":"ended","end_reason":"submitted"}"#)).hasPrefix("1|"))
 
         // The real spare, and a second session waiting at its seat with its own key.
-        spare.start("spare", ["take", file, "--shared", lab.seat, "--room", "lab5", "--seat", "S1"])
-        #expect(spare.waitFor("spare", "Candidate number:") != nil)
-        spare.type("spare", "1042")
-        spare.keys("spare", "Enter")
-        #expect(spare.waitFor("spare", "has a session at seat A1.") != nil)
-        spare.type("spare", "y")
+        moves.spareAsksToMove(spare, lab, file, room: "lab5")
         let shown = try #require(spare.waitFor("spare", "Seat key: "), "\(spare.screen("spare"))")
         let key = try #require(shown.split(separator: "\n").first { $0.contains("Seat key: ") }.flatMap { line in
             line.components(separatedBy: "Seat key: ").last?.split(separator: " ").first.map(String.init)

@@ -16,28 +16,15 @@ struct MoveEndToEndTests {
 
     @Test(.timeLimit(.minutes(4)), .enabled(if: TestEnvironment.runs(whenInstalled: PrivatePostgres.unavailable == nil), "needs PostgreSQL (scripts/install-deps)"))
     func theSpareContinuesTheSameSessionAndTheOldSeatIsFenced() throws {
-        let pg = try PrivatePostgres.shared()
-        let lab = try room.lab(pg)
-        let t = try #require(TmuxHarness())
+        let (lab, t, file) = try openRoom("lab2")
         let spare = try #require(TmuxHarness())
-        let file = try t.fixture("geography.yaml")
-        let list = try room.roster(t, "candidate,name,seat,extra_time\n1042,Ada Lovelace,A1,1.5\n")
-        let opened = room.carrel(["room", "open", "lab2", file, "--roster", list, "--start", "proctor", "--machines", "any", "--shared", lab.owner])
-        #expect(opened.status == 0, "\(opened.output)")
 
         let ottawa = try seatAnswersAndIsGivenTime(t, lab, file)
 
         machineDies(t)
 
         // At a spare, the candidate asks to move there.
-        spare.start("spare", ["take", file, "--shared", lab.seat, "--room", "lab2", "--seat", "S1"])
-        #expect(spare.waitFor("spare", "Candidate number:") != nil)
-        spare.type("spare", "1042")
-        spare.keys("spare", "Enter")
-        #expect(spare.waitFor("spare", "Ada Lovelace (1042) has a session at seat A1.") != nil,
-                "\(spare.screen("spare"))")
-        spare.type("spare", "y")
-        #expect(spare.waitFor("spare", "move your session here from seat A1") != nil, "\(spare.screen("spare"))")
+        spareAsksToMove(spare, lab, file, room: "lab2")
         var asked = ""
         for _ in 0..<40 {
             asked = room.carrel(["proctor", "--shared", lab.owner, "--room", "lab2", "--json"]).output
@@ -85,6 +72,31 @@ struct MoveEndToEndTests {
         #expect(checked.output.contains("\"verified\" : true"), "the moved session verifies with its keys: \(checked.output)")
     }
 
+    /// A lab with room `name`, whose roster has Ada Lovelace (1042, seat A1, 1.5× the time) and
+    /// whose seats the proctor starts; the harness of its seats and the test.
+    func openRoom(_ name: String) throws -> (lab: RoomEndToEndTests.Lab, t: TmuxHarness, file: String) {
+        let lab = try room.lab(try PrivatePostgres.shared())
+        let t = try #require(TmuxHarness())
+        let file = try t.fixture("geography.yaml")
+        let list = try room.roster(t, "candidate,name,seat,extra_time\n1042,Ada Lovelace,A1,1.5\n")
+        let opened = room.carrel(["room", "open", name, file, "--roster", list, "--start", "proctor", "--machines", "any",
+                                  "--shared", lab.owner])
+        #expect(opened.status == 0, "\(opened.output)")
+        return (lab, t, file)
+    }
+
+    /// At spare seat S1 of `roomName`, candidate 1042 identifies, is asked whether to move the
+    /// session at A1 here, says yes, and waits for the proctor.
+    func spareAsksToMove(_ spare: TmuxHarness, _ lab: RoomEndToEndTests.Lab, _ file: String, room roomName: String) {
+        spare.start("spare", ["take", file, "--shared", lab.seat, "--room", roomName, "--seat", "S1"])
+        #expect(spare.waitFor("spare", "Candidate number:") != nil)
+        spare.type("spare", "1042")
+        spare.keys("spare", "Enter")
+        #expect(spare.waitFor("spare", "Ada Lovelace (1042) has a session at seat A1.") != nil, "\(spare.screen("spare"))")
+        spare.type("spare", "y")
+        #expect(spare.waitFor("spare", "move your session here from seat A1") != nil, "\(spare.screen("spare"))")
+    }
+
     /// The seat `seat` of `roomName` identifies candidate `number`, begins, answers the first
     /// question and is given 10 more minutes; the store has the answer. Returns the answer's letter.
     func seatAnswersAndIsGivenTime(_ t: TmuxHarness, _ lab: RoomEndToEndTests.Lab, _ file: String, room roomName: String = "lab2",
@@ -126,13 +138,7 @@ struct MoveEndToEndTests {
 
     @Test(.timeLimit(.minutes(4)), .enabled(if: TestEnvironment.runs(whenInstalled: PrivatePostgres.unavailable == nil), "needs PostgreSQL (scripts/install-deps)"))
     func aSeatThatWillNotComeBackIsEndedWithItsResultAndItsRevivalIsToldWhy() throws {
-        let pg = try PrivatePostgres.shared()
-        let lab = try room.lab(pg)
-        let t = try #require(TmuxHarness())
-        let file = try t.fixture("geography.yaml")
-        let list = try room.roster(t, "candidate,name,seat,extra_time\n1042,Ada Lovelace,A1,1.5\n")
-        #expect(room.carrel(["room", "open", "lab3", file, "--roster", list, "--start", "proctor", "--machines", "any",
-                             "--shared", lab.owner]).status == 0)
+        let (lab, t, file) = try openRoom("lab3")
         _ = try seatAnswersAndIsGivenTime(t, lab, file, room: "lab3")
         machineDies(t)
         // A session anyone may announce under the dead seat's name, claiming to run: never the one ended.
@@ -164,22 +170,10 @@ struct MoveEndToEndTests {
 
     @Test(.timeLimit(.minutes(4)), .enabled(if: TestEnvironment.runs(whenInstalled: PrivatePostgres.unavailable == nil), "needs PostgreSQL (scripts/install-deps)"))
     func aSeatStillConnectedMovesOnlyWhenSaidAndThenStopsSayingWhere() throws {
-        let pg = try PrivatePostgres.shared()
-        let lab = try room.lab(pg)
-        let t = try #require(TmuxHarness())
+        let (lab, t, file) = try openRoom("lab6")
         let spare = try #require(TmuxHarness())
-        let file = try t.fixture("geography.yaml")
-        let list = try room.roster(t, "candidate,name,seat,extra_time\n1042,Ada Lovelace,A1,1.5\n")
-        #expect(room.carrel(["room", "open", "lab6", file, "--roster", list, "--start", "proctor", "--machines", "any",
-                             "--shared", lab.owner]).status == 0)
         _ = try seatAnswersAndIsGivenTime(t, lab, file, room: "lab6")
-        spare.start("spare", ["take", file, "--shared", lab.seat, "--room", "lab6", "--seat", "S1"])
-        #expect(spare.waitFor("spare", "Candidate number:") != nil)
-        spare.type("spare", "1042")
-        spare.keys("spare", "Enter")
-        #expect(spare.waitFor("spare", "has a session at seat A1.") != nil)
-        spare.type("spare", "y")
-        #expect(spare.waitFor("spare", "move your session here from seat A1") != nil)
+        spareAsksToMove(spare, lab, file, room: "lab6")
 
         let refused = room.carrel(["proctor", "move", "--shared", lab.owner, "--room", "lab6", "--from", "A1", "--to", "S1", "--yes"])
         #expect(refused.status != 0 && refused.output.contains("still connected"), "\(refused.output)")

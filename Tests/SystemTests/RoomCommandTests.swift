@@ -199,7 +199,7 @@ struct RoomCommandTests {
 
     /// The proctor's commands need the passphrase that made the test's key; a test without a
     /// key is watched, never commanded.
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(4)))
     func aWrongPassphraseOrATestWithoutAKeySendsNothing() throws {
         let (pg, url) = try Self.store()
         defer { pg.destroy() }
@@ -286,7 +286,7 @@ struct RoomCommandTests {
 
     /// A seat whose process dies is shown interrupted at once by a console with the proctor's
     /// key, although another connection holds the seat's advisory lock and claims its liveness.
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(4)))
     func aKilledSeatIsInterruptedWhateverLocksAnotherHolds() throws {
         let (pg, url) = try Self.store()
         defer { pg.destroy() }

@@ -131,7 +131,7 @@ let package = Package(
             "AssessmentKit", "SessionKit", "SharedStore", "SessionTestSupport", "StoreTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "SessionKitTests", dependencies: [
-            "AssessmentKit", "SessionKit", "Lockdown", "SessionTestSupport", "SharedStore", .product(name: "GRDB", package: "GRDB.swift"),
+            "AssessmentKit", "Localization", "SessionKit", "Lockdown", "SessionTestSupport", "SharedStore", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // System tests: the real binaries against the real operating system and services —
         // tmux and screen, strace and setpriv, a private PostgreSQL, a private X server.

@@ -1,48 +1,117 @@
-/// The languages a student can read Carrel in.
-public enum Language: String, CaseIterable, Sendable, Codable {
-    case en, fr, de, es, ja
+/// A language a student can read Carrel in: English, or one of the catalogs (`po/*.po`,
+/// compiled in), by its code (`fr`, `pt-BR`, `zh-Hans`). Its name, plural rules and words come
+/// from its catalog; adding a language is adding a catalog (docs/translating.md).
+public struct Language: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The code as Carrel writes it: `en`, `fr`, `pt-BR`, `zh-Hans`, `x-pseudo`.
+    public let rawValue: String
+
+    init(code: String) { rawValue = code }
+
+    /// A language Carrel knows by its exact code (what a journal or a roster recorded).
+    public init?(rawValue: String) {
+        guard rawValue == Language.pseudo.rawValue || Language.offered.contains(Language(code: rawValue)) else { return nil }
+        self.rawValue = rawValue
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let code = try decoder.singleValueContainer().decode(String.self)
+        guard let known = Language(rawValue: code) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: Language.unknown(code)))
+        }
+        self = known
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    public var description: String { rawValue }
+
+    public static let en = Language(code: "en")
+    public static let fr = Language(code: "fr")
+    public static let de = Language(code: "de")
+    public static let es = Language(code: "es")
+    public static let ja = Language(code: "ja")
+    public static let it = Language(code: "it")
+    public static let ptBR = Language(code: "pt-BR")
+    public static let nl = Language(code: "nl")
+    public static let pl = Language(code: "pl")
+    public static let sv = Language(code: "sv")
+    public static let fi = Language(code: "fi")
+    public static let zhHans = Language(code: "zh-Hans")
+    public static let ko = Language(code: "ko")
     /// For tests only: every sentence lengthened by a third and marked, so that a sentence
     /// missing from the catalogs, or a screen that overflows, shows.
-    case pseudo = "x-pseudo"
+    public static let pseudo = Language(code: "x-pseudo")
 
-    /// The languages offered to people (the pseudo-language is not one).
-    public static var offered: [Language] { [.en, .fr, .de, .es, .ja] }
+    /// The languages offered to people (the pseudo-language is not one): English, then every
+    /// catalog compiled in, then any a translator opened (`carrel demo --catalog`).
+    public static var offered: [Language] { [.en] + Catalog.languages }
 
     /// The language's own name for itself.
     public var name: String {
-        switch self {
-        case .en: return "English"
-        case .fr: return "Français"
-        case .de: return "Deutsch"
-        case .es: return "Español"
-        case .ja: return "日本語"
-        case .pseudo: return "Pseudo"
+        switch rawValue {
+        case "en": return "English"
+        case Language.pseudo.rawValue: return "Pseudo"
+        default: return Catalog.name(of: self) ?? rawValue
         }
     }
 
-    /// "en (English), fr (Français), de (Deutsch), es (Español), ja (日本語)".
+    /// "en (English), fr (Français), de (Deutsch), …".
     public static var offeredList: String {
         offered.map { "\($0.rawValue) (\($0.name))" }.joined(separator: ", ")
     }
 
     /// The language of a tag as people write it: `fr`, `FR`, `fr-CA`, `fr_FR.UTF-8`,
-    /// `de_DE@euro`; nil for a language Carrel does not speak.
+    /// `de_DE@euro`, `pt_BR`, `zh_CN`; nil for a language Carrel does not speak.
     public init?(tag: String) {
         // The pseudo-language is for tests, which name it in code: no tag, option, roster,
         // assessment or environment chooses it.
-        let lowered = tag.lowercased()
-        var primary = ""
-        for ch in lowered {
-            if ch == "-" || ch == "_" || ch == "." || ch == "@" { break }
-            primary.append(ch)
+        let wanted = Language.normalised(tag)
+        let primary = String(wanted.prefix { $0 != "-" })
+        guard !primary.isEmpty, !wanted.hasPrefix("x-") else { return nil }
+        let offered = Language.offered
+        if let exact = offered.first(where: { $0.rawValue.lowercased() == wanted }) {
+            self = exact
+            return
         }
-        guard let language = Language.offered.first(where: { $0.rawValue == primary }) else { return nil }
+        // Chinese written in traditional characters is another script, not a variant.
+        if primary == "zh", Language.traditionalChinese.contains(where: { wanted.hasPrefix($0) }) { return nil }
+        guard let language = offered.first(where: { $0.rawValue.lowercased().prefix { $0 != "-" } == primary }) else { return nil }
         self = language
     }
 
+    static let traditionalChinese = ["zh-hant", "zh-tw", "zh-hk", "zh-mo"]
+
+    /// `pt_BR.UTF-8` → `pt-br`; `de_DE@euro` → `de-de`.
+    static func normalised(_ tag: String) -> String {
+        var out = ""
+        for ch in tag.lowercased() {
+            if ch == "." || ch == "@" { break }
+            out.append(ch == "_" ? "-" : ch)
+        }
+        return out
+    }
+
+    /// Languages written right to left, by code: not offered, and refused by name.
+    static let rightToLeft: [String: String] = [
+        "ar": "Arabic", "he": "Hebrew", "iw": "Hebrew", "fa": "Persian", "ur": "Urdu", "yi": "Yiddish",
+        "ps": "Pashto", "sd": "Sindhi", "ug": "Uyghur", "dv": "Dhivehi", "ckb": "Central Kurdish", "syr": "Syriac",
+    ]
+
     /// Why a tag cannot be used, in words naming the languages there are.
     public static func unknown(_ tag: String) -> String {
-        "\"\(tag)\" is not a language Carrel speaks; the languages are \(offeredList)"
+        let wanted = normalised(tag)
+        let primary = String(wanted.prefix { $0 != "-" })
+        if let name = rightToLeft[primary] {
+            return "\"\(tag)\" (\(name)) is written right to left, which terminals do not shape or order the same way, "
+                + "so Carrel does not offer it; the languages are \(offeredList)"
+        }
+        if primary == "zh", traditionalChinese.contains(where: { wanted.hasPrefix($0) }) {
+            return "\"\(tag)\" (Chinese in traditional characters) has no catalog yet; the languages are \(offeredList)"
+        }
+        return "\"\(tag)\" is not a language Carrel speaks; the languages are \(offeredList)"
     }
 
     /// The language the environment asks for: the first of `LC_ALL`, `LC_MESSAGES` and
@@ -56,18 +125,12 @@ public enum Language: String, CaseIterable, Sendable, Codable {
         return .en
     }
 
-    /// CLDR's plural category of a whole number in this language.
+    /// CLDR's plural category of a whole number in this language (from its catalog's
+    /// `X-Carrel-Plural-Rules`).
     public func pluralCategory(_ n: Int) -> String {
-        let n = abs(n)
-        switch self {
-        case .en, .de, .pseudo: return n == 1 ? "one" : "other"
-        case .fr:
-            if n == 0 || n == 1 { return "one" }
-            return n % 1_000_000 == 0 ? "many" : "other"
-        case .es:
-            if n == 1 { return "one" }
-            return n % 1_000_000 == 0 ? "many" : "other"
-        case .ja: return "other"
+        switch rawValue {
+        case "en", Language.pseudo.rawValue: return abs(n) == 1 ? "one" : "other"
+        default: return Catalog.loaded(self)?.plural.category(n) ?? (abs(n) == 1 ? "one" : "other")
         }
     }
 }

@@ -52,10 +52,21 @@ public struct Phrase: Sendable, Equatable, ExpressibleByStringLiteral, CustomStr
 /// `⟨footer⟩back`, that tells two uses of the same English words apart and is not said.
 public struct Localizer: Sendable, Equatable {
     public let language: Language
+    /// The language's catalog, read once for every localizer of the language; nil in English.
+    let catalog: Catalog.Loaded?
 
     public init(_ language: Language) {
         self.language = language
+        catalog = language == .en || language == .pseudo ? nil : Catalog.loaded(language)
     }
+
+    /// A localizer of a catalog read but not offered (a test of a translator's catalog).
+    public init(_ language: Language, catalog: Catalog.Loaded) {
+        self.language = language
+        self.catalog = catalog
+    }
+
+    public static func == (a: Localizer, b: Localizer) -> Bool { a.language == b.language }
 
     public static let english = Localizer(.en)
 
@@ -76,7 +87,7 @@ public struct Localizer: Sendable, Equatable {
         case .pseudo:
             return Catalog.englishKeys.contains(template) ? Pseudo.lengthen(Catalog.strippingContext(template)) : Catalog.strippingContext(template)
         default:
-            return Catalog.table(language)[template] ?? Catalog.strippingContext(template)
+            return catalog?.messages[template] ?? Catalog.strippingContext(template)
         }
     }
 
@@ -127,7 +138,7 @@ public struct Localizer: Sendable, Equatable {
         case let .s(s): return s
         case let .phrase(p): return say(p)
         case let .time(t): return duration(t)
-        case let .points(p): return Localizer.points(p, comma: language == .fr || language == .de || language == .es)
+        case let .points(p): return Localizer.points(p, comma: translated("⟨decimal separator⟩.") == ",")
         }
     }
 
@@ -184,7 +195,8 @@ public struct Localizer: Sendable, Equatable {
         default: return text(arg)
         }
         let forms = Localizer.forms(parts[2])
-        let chosen = forms["=\(number)"] ?? forms[language.pluralCategory(number)] ?? forms["other"] ?? ""
+        let category = catalog?.plural.category(number) ?? language.pluralCategory(number)
+        let chosen = forms["=\(number)"] ?? forms[category] ?? forms["other"] ?? ""
         let digits = String(number)
         var filled = ""
         for ch in chosen { if ch == "#" { filled += digits } else { filled.append(ch) } }

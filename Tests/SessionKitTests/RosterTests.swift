@@ -1,5 +1,6 @@
 import AssessmentKit
 import Foundation
+import Localization
 import SessionKit
 import Testing
 
@@ -238,7 +239,7 @@ struct RosterTests {
             "line 4: error: language \"e\" is not a language tag such as en, fr or es-MX (letters, digits and hyphens, 2 to 35 characters)",
             "line 5: error: language \"en_US\" is not a language tag such as en, fr or es-MX (letters, digits and hyphens, 2 to 35 characters)",
             "line 6: error: language \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\" is not a language tag such as en, fr or es-MX (letters, digits and hyphens, 2 to 35 characters)",
-            "line 7: error: language \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\" is not a language Carrel speaks; the languages are en (English), fr (Français), de (Deutsch), es (Español), ja (日本語)",
+            "line 7: error: language \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\" is not a language Carrel speaks; the languages are " + Language.offeredList,
         ])
     }
 

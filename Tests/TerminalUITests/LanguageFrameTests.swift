@@ -279,7 +279,7 @@ struct LanguageFrameTests {
     /// English words of the catalogs that are not also words of `language`'s own sentences.
     static func englishOnly(_ language: Language) -> Set<String> {
         var english = Set<String>()
-        for key in English.keys {
+        for key in Catalog.templates {
             let text = Catalog.strippingContext(key)
             for w in latinWords(text) where w.count >= 3 { english.insert(w.lowercased()) }
         }

@@ -13091,5 +13091,20937 @@ msgid "shared required"
 msgstr "共有ストア：必須"
 
 """####),
+        (code: "it", name: "Italiano", text: ####"""
+# Carrel's messages: Italian.
+# Each message is the English sentence Carrel says; {0}, {1}… are values it fills in, and
+# {0, plural, one {…} other {…}} chooses a form by the number (ICU's plural syntax: give every
+# category this language's X-Carrel-Plural-Rules name, and always "other"). See docs/translating.md.
+msgid ""
+msgstr ""
+"Project-Id-Version: Carrel\n"
+"Report-Msgid-Bugs-To: the Carrel project\n"
+"POT-Creation-Date: 2026-11-28 12:00+0000\n"
+"PO-Revision-Date: 2026-11-28 12:00+0000\n"
+"Last-Translator: Carrel translators\n"
+"Language-Team: Italian\n"
+"Language: it\n"
+"MIME-Version: 1.0\n"
+"Content-Type: text/plain; charset=UTF-8\n"
+"Content-Transfer-Encoding: 8bit\n"
+"Plural-Forms: nplurals=3; plural=n == 1 ? 0 : n != 0 && n % 1000000 == 0 ? 1 : 2;\n"
+"X-Carrel-Name: Italiano\n"
+"X-Carrel-Plural-Rules: one: n = 1; many: n != 0 and n % 1000000 = 0\n"
+
+#. core
+msgid "{0, plural, one {# hour} other {# hours}}"
+msgstr "{0, plural, one {# ora} many {# di ore} other {# ore}}"
+
+#. core
+msgid "{0, plural, one {# minute} other {# minutes}}"
+msgstr "{0, plural, one {# minuto} many {# di minuti} other {# minuti}}"
+
+#. core
+msgid "{0, plural, one {# second} other {# seconds}}"
+msgstr "{0, plural, one {# secondo} many {# di secondi} other {# secondi}}"
+
+#. core
+msgctxt "between units of time"
+msgid " "
+msgstr " "
+
+#. core
+msgctxt "decimal separator"
+msgid "."
+msgstr ","
+
+#. core
+msgctxt "list separator"
+msgid ", "
+msgstr ", "
+
+#. core
+msgid "{0} and {1}"
+msgstr "{0} e {1}"
+
+#. core
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. core
+msgctxt "key"
+msgid "y"
+msgstr "s"
+
+#. core
+msgid "No time limit"
+msgstr "Nessun limite di tempo"
+
+#. core
+msgctxt "clock"
+msgid "{0} left"
+msgstr "mancano {0}"
+
+#. core
+msgctxt "time in words"
+msgid "{0} left"
+msgstr "Tempo rimasto: {0}"
+
+#. core
+msgid "Waiting for the proctor to start"
+msgstr "In attesa che il sorvegliante dia il via"
+
+#. core
+msgid "Time warning: {0}. {1}"
+msgstr "Avviso sul tempo: {0}. {1}"
+
+#. core
+msgid "Clock hidden; Ctrl-K shows it. Ctrl-T says the time left."
+msgstr "Orologio nascosto; Ctrl-K lo mostra. Ctrl-T indica il tempo rimasto."
+
+#. core
+msgid "Clock shown"
+msgstr "Orologio visibile"
+
+#. core
+msgid "{0, plural, one {That passphrase is not right (attempt {1}, # try left).} other {That passphrase is not right (attempt {1}, # tries left).}}"
+msgstr "{0, plural, one {La frase segreta non è corretta (tentativo {1}, ne resta #).} many {La frase segreta non è corretta (tentativo {1}, ne restano #).} other {La frase segreta non è corretta (tentativo {1}, ne restano #).}}"
+
+#. core
+msgid "{0, plural, one {Wait # second before trying again.} other {Wait # seconds before trying again.}}"
+msgstr "{0, plural, one {Attendi # secondo prima di riprovare.} many {Attendi # di secondi prima di riprovare.} other {Attendi # secondi prima di riprovare.}}"
+
+#. core
+msgid "{0, plural, one {Wait # second before trying the passphrase again.} other {Wait # seconds before trying the passphrase again.}}"
+msgstr "{0, plural, one {Attendi # secondo prima di reinserire la frase segreta.} many {Attendi # di secondi prima di reinserire la frase segreta.} other {Attendi # secondi prima di reinserire la frase segreta.}}"
+
+#. core
+msgid "{0} of {1} matched"
+msgstr "{0, plural, one {# abbinamento su {1}} many {# di abbinamenti su {1}} other {# abbinamenti su {1}}}"
+
+#. core
+msgid "{0} of {1} gaps filled"
+msgstr "{0, plural, one {# spazio completato su {1}} many {# di spazi completati su {1}} other {# spazi completati su {1}}}"
+
+#. core
+msgid "{0, plural, one {# word of at least {1}} other {# words of at least {1}}}"
+msgstr "{0, plural, one {# parola su un minimo di {1}} many {# di parole su un minimo di {1}} other {# parole su un minimo di {1}}}"
+
+#. core
+msgid "Paused by the proctor — the clock is stopped"
+msgstr "Pausa decisa dal sorvegliante — l'orologio è fermo"
+
+#. core
+msgid "A debugger or tracer attached to this session; ask your proctor"
+msgstr "Un debugger o un tracer si è collegato a questa sessione; rivolgiti al sorvegliante"
+
+#. core
+msgid "Flag removed"
+msgstr "Segno rimosso"
+
+#. core
+msgid "Question flagged"
+msgstr "Domanda segnata"
+
+#. core
+msgid "In this assessment you answer the question in front of you only"
+msgstr "In questa prova rispondi solo alla domanda che hai davanti"
+
+#. core
+msgid "Message from the proctor: {0}"
+msgstr "Messaggio dal sorvegliante: {0}"
+
+#. core
+msgid "No proctor console watches this room: raise your hand"
+msgstr "Nessuna console di sorveglianza segue quest'aula: alza la mano"
+
+#. core
+msgid "Not saved: {0}. Carrel keeps trying; tell your proctor"
+msgstr "Non salvato: {0}. Carrel continua a riprovare; avvisa il sorvegliante"
+
+#. core
+msgid "Paste is disabled during this assessment"
+msgstr "Durante questa prova non è possibile incollare"
+
+#. core
+msgid "Saving works again: every answer is saved"
+msgstr "Il salvataggio funziona di nuovo: tutte le risposte sono salvate"
+
+#. core
+msgid "That passphrase is not right"
+msgstr "La frase segreta non è corretta"
+
+#. core
+msgid "The passphrase cannot be checked: {0}"
+msgstr "Impossibile verificare la frase segreta: {0}"
+
+#. core
+msgid "The proctor added time; this assessment has no time limit"
+msgstr "Il sorvegliante ha aggiunto tempo; questa prova non ha limite di tempo"
+
+#. core
+msgid "The proctor added {0}: {1} left"
+msgstr "Il sorvegliante ha aggiunto {0}; tempo rimasto: {1}"
+
+#. core
+msgid "The proctor has been called"
+msgstr "Il sorvegliante è stato chiamato"
+
+#. core
+msgid "The proctor is coming"
+msgstr "Il sorvegliante sta arrivando"
+
+#. core
+msgid "The proctor resumed the session: the clock runs again"
+msgstr "Il sorvegliante ha ripreso la sessione: l'orologio riparte"
+
+#. core
+msgid "This assessment does not allow going back"
+msgstr "Questa prova non permette di tornare indietro"
+
+#. core
+msgid "Three wrong passphrases: back to the test; the proctor can try again later"
+msgstr "Tre frasi segrete errate: si torna alla prova; il sorvegliante potrà riprovare più tardi"
+
+#. core
+msgid "The session cap is reached: no time could be added"
+msgstr "Durata massima della sessione raggiunta: impossibile aggiungere tempo"
+
+#. core
+msgid "{0, plural, one {# minute left} other {# minutes left}}"
+msgstr "{0, plural, one {Manca # minuto} many {Mancano # di minuti} other {Mancano # minuti}}"
+
+#. core
+msgid "{0, plural, one {# second left} other {# seconds left}}"
+msgstr "{0, plural, one {Manca # secondo} many {Mancano # di secondi} other {Mancano # secondi}}"
+
+#. core
+msgid "{0, plural, one {Wait # second before trying again} other {Wait # seconds before trying again}}"
+msgstr "{0, plural, one {Attendi # secondo prima di riprovare} many {Attendi # di secondi prima di riprovare} other {Attendi # secondi prima di riprovare}}"
+
+#. core
+msgid "type the proctor's passphrase (shown as dots)"
+msgstr "digitare la frase segreta del sorvegliante (appare come puntini)"
+
+#. core
+msgctxt "keys"
+msgid "a character, ← → Home End, Backspace Delete"
+msgstr "un carattere, ← → Home End, Backspace Delete"
+
+#. core
+msgid "back to the question (as Esc)"
+msgstr "tornare alla domanda (come Esc)"
+
+#. core
+msgctxt "keys"
+msgid "n, Esc or Enter"
+msgstr "n, Esc o Enter"
+
+#. core
+msgctxt "keys"
+msgid "n or Esc"
+msgstr "n o Esc"
+
+#. core
+msgctxt "keys"
+msgid "y"
+msgstr "s (o y)"
+
+#. core
+msgid "next question (a linear test asks before leaving one unanswered)"
+msgstr "domanda successiva (una prova lineare chiede conferma se ne lasci una senza risposta)"
+
+#. core
+msgid "previous question (not in linear tests)"
+msgstr "domanda precedente (non nelle prove lineari)"
+
+#. core
+msgid "scroll a long question or essay by a page"
+msgstr "scorrere di una pagina domande o elaborati lunghi"
+
+#. core
+msgid "flag or unflag the question for review"
+msgstr "segnare la domanda da rivedere, o togliere il segno"
+
+#. core
+msgid "review: every question, answered or not, flagged or not; Enter goes to one"
+msgstr "riepilogo: tutte le domande, con o senza risposta, segnate o no; Enter ne apre una"
+
+#. core
+msgid "submit (asks first, naming unanswered and flagged questions)"
+msgstr "consegnare (chiede conferma, indicando le domande senza risposta e quelle segnate)"
+
+#. core
+msgid "say the time left in words, and repeat the last time warning"
+msgstr "indicare a parole il tempo rimasto e ripetere l'ultimo avviso sul tempo"
+
+#. core
+msgid "hide or show the clock (time warnings still come)"
+msgstr "nascondere o mostrare l'orologio (gli avvisi sul tempo arrivano comunque)"
+
+#. core
+msgid "call the proctor (raise your hand); the screen says when the proctor is coming"
+msgstr "chiamare il sorvegliante (alzare la mano); lo schermo indica quando arriva"
+
+#. core
+msgid "ask the proctor to end the session (a practice test asks you to confirm)"
+msgstr "chiedere al sorvegliante di chiudere la sessione (in un'esercitazione si chiede conferma)"
+
+#. core
+msgid "the list of keys on screen (Esc closes it)"
+msgstr "l'elenco dei tasti sullo schermo (Esc lo chiude)"
+
+#. core
+msgid "choose a question"
+msgstr "scegliere una domanda"
+
+#. core
+msgid "choose a question a page away"
+msgstr "scegliere una domanda una pagina più su o più giù"
+
+#. core
+msgid "the first or the last question"
+msgstr "la prima o l'ultima domanda"
+
+#. core
+msgid "go to the chosen question (forward only)"
+msgstr "andare alla domanda scelta (solo in avanti)"
+
+#. core
+msgid "go to the chosen question"
+msgstr "andare alla domanda scelta"
+
+#. core
+msgid "back to the question"
+msgstr "tornare alla domanda"
+
+#. core
+msgid "submit (asks first)"
+msgstr "consegnare (chiede conferma)"
+
+#. core
+msgid "check the passphrase"
+msgstr "verificare la frase segreta"
+
+#. core
+msgid "back to the test"
+msgstr "tornare alla prova"
+
+#. core
+msgid "go on to the lock confirmation (once the proctor's passphrase is right, when the test has one)"
+msgstr "passare alla conferma del blocco (dopo la frase segreta corretta del sorvegliante, se la prova la prevede)"
+
+#. core
+msgid "leave (nothing is locked yet)"
+msgstr "uscire (non è ancora bloccato nulla)"
+
+#. core
+msgid "the keys of the test (Esc closes it)"
+msgstr "i tasti della prova (Esc chiude l'elenco)"
+
+#. core
+msgid "the first question"
+msgstr "la prima domanda"
+
+#. core
+msgctxt "keys"
+msgid "any key"
+msgstr "un tasto qualsiasi"
+
+#. core
+msgid "close Carrel"
+msgstr "chiudere Carrel"
+
+#. core
+msgctxt "keys"
+msgid "Enter, Esc or q"
+msgstr "Enter, Esc o q"
+
+#. core
+msgid "close the list"
+msgstr "chiudere l'elenco"
+
+#. core
+msgctxt "keys"
+msgid "Esc, Enter, F1, Ctrl-G or q"
+msgstr "Esc, Enter, F1, Ctrl-G o q"
+
+#. core
+msgid "scroll by a line"
+msgstr "scorrere di una riga"
+
+#. core
+msgid "scroll by a page"
+msgstr "scorrere di una pagina"
+
+#. core
+msgctxt "keys"
+msgid "PgUp / PgDn or Space"
+msgstr "PgUp / PgDn o Space"
+
+#. core
+msgctxt "footer"
+msgid "next"
+msgstr "avanti"
+
+#. core
+msgctxt "footer"
+msgid "back"
+msgstr "indietro"
+
+#. core
+msgctxt "footer"
+msgid "flag"
+msgstr "segna"
+
+#. core
+msgctxt "footer"
+msgid "review"
+msgstr "riepilogo"
+
+#. core
+msgctxt "footer"
+msgid "submit"
+msgstr "consegna"
+
+#. core
+msgctxt "footer"
+msgid "help"
+msgstr "aiuto"
+
+#. core
+msgctxt "footer"
+msgid "choose"
+msgstr "scegli"
+
+#. core
+msgctxt "footer"
+msgid "go to (forward only)"
+msgstr "vai (solo avanti)"
+
+#. core
+msgctxt "footer"
+msgid "go to"
+msgstr "vai"
+
+#. core
+msgctxt "footer"
+msgid "start"
+msgstr "avvia"
+
+#. core
+msgctxt "footer"
+msgid "continue"
+msgstr "continua"
+
+#. core
+msgctxt "footer"
+msgid "leave"
+msgstr "esci"
+
+#. core
+msgctxt "footer"
+msgid "close"
+msgstr "chiudi"
+
+#. core
+msgctxt "footer"
+msgid "close help"
+msgstr "chiudi aiuto"
+
+#. core
+msgctxt "footer"
+msgid "scroll"
+msgstr "scorri"
+
+#. core
+msgid "The question screen"
+msgstr "La schermata della domanda"
+
+#. core
+msgid "The review screen"
+msgstr "La schermata di riepilogo"
+
+#. core
+msgid "Leave a question unanswered? (linear tests)"
+msgstr "Lasciare una domanda senza risposta? (prove lineari)"
+
+#. core
+msgid "Ask your proctor (the proctor's passphrase)"
+msgstr "Chiedi al sorvegliante (frase segreta del sorvegliante)"
+
+#. core
+msgid "The start screen"
+msgstr "La schermata iniziale"
+
+#. core
+msgid "The locked banner"
+msgstr "L'avviso di blocco"
+
+#. core
+msgid "The receipt"
+msgstr "La ricevuta"
+
+#. core
+msgid "The list of keys (F1)"
+msgstr "L'elenco dei tasti (F1)"
+
+#. core
+msgid "No question"
+msgstr "Nessuna domanda"
+
+#. core
+msgid "Begin? (the lock confirmation)"
+msgstr "Iniziare? (conferma del blocco)"
+
+#. core
+msgctxt "footer"
+msgid "begin"
+msgstr "inizia"
+
+#. core
+msgid "begin"
+msgstr "iniziare"
+
+#. core
+msgid "back"
+msgstr "tornare indietro"
+
+#. core
+msgid "Submit? (the submit confirmation)"
+msgstr "Consegnare? (conferma della consegna)"
+
+#. core
+msgctxt "footer"
+msgid "keep working"
+msgstr "continua"
+
+#. core
+msgid "submit"
+msgstr "consegnare"
+
+#. core
+msgid "keep working"
+msgstr "continuare a lavorare"
+
+#. core
+msgid "End this practice test? (its confirmation)"
+msgstr "Terminare questa esercitazione? (conferma)"
+
+#. core
+msgctxt "footer"
+msgid "end now"
+msgstr "termina"
+
+#. core
+msgid "end now"
+msgstr "terminare ora"
+
+#. core
+msgctxt "footer"
+msgid "leave it unanswered"
+msgstr "lascia senza risposta"
+
+#. core
+msgctxt "footer"
+msgid "stay and answer"
+msgstr "resta e rispondi"
+
+#. core
+msgid "leave it unanswered"
+msgstr "lasciarla senza risposta"
+
+#. core
+msgid "stay and answer"
+msgstr "restare e rispondere"
+
+#. core
+msgid "Quit the demo? (while a session runs)"
+msgstr "Uscire dalla demo? (durante una sessione)"
+
+#. core
+msgctxt "footer"
+msgid "end it and quit"
+msgstr "termina ed esci"
+
+#. core
+msgctxt "footer"
+msgid "stay"
+msgstr "resta"
+
+#. core
+msgid "end it and quit"
+msgstr "terminare la sessione e uscire"
+
+#. core
+msgid "stay"
+msgstr "restare"
+
+#. core
+msgid "Session resumed: your answers, flags and time are restored"
+msgstr "Sessione ripresa: risposte, domande segnate e tempo sono stati ripristinati"
+
+#. screens
+msgid "Candidate: {0}"
+msgstr "Candidato: {0}"
+
+#. screens
+msgid "(not given)"
+msgstr "(non indicato)"
+
+#. screens
+msgid "{0, plural, one {# question} other {# questions}}"
+msgstr "{0, plural, one {# domanda} many {# di domande} other {# domande}}"
+
+#. screens
+msgid "time allowed {0}"
+msgstr "tempo a disposizione: {0}"
+
+#. screens
+msgid "no time limit"
+msgstr "nessun limite di tempo"
+
+#. screens
+msgid "no going back"
+msgstr "senza tornare indietro"
+
+#. screens
+msgid "move freely between questions"
+msgstr "navigazione libera tra le domande"
+
+#. screens
+msgid "During this assessment"
+msgstr "Durante questa prova"
+
+#. screens
+msgid "Pasting: blocked and logged"
+msgstr "Incollare: bloccato e registrato"
+
+#. screens
+msgid "Pasting: allowed"
+msgstr "Incollare: consentito"
+
+#. screens
+msgid "Clipboards: cleared at start and end"
+msgstr "Appunti: svuotati all'inizio e alla fine"
+
+#. screens
+msgid "Clipboards: left alone"
+msgstr "Appunti: non modificati"
+
+#. screens
+msgid "Ctrl-C: end this practice test (asks first; your answers are kept)"
+msgstr "Ctrl-C: termina l'esercitazione (chiede conferma; le tue risposte restano salvate)"
+
+#. screens
+msgid "Ctrl-C / Ctrl-Z: ask your proctor"
+msgstr "Ctrl-C / Ctrl-Z: rivolgiti al sorvegliante"
+
+#. screens
+msgid "Ctrl-C / Ctrl-Z: leave (saved, resumable)"
+msgstr "Ctrl-C / Ctrl-Z: esci (tutto è salvato; si può riprendere)"
+
+#. screens
+msgid "Leaving this window: logged"
+msgstr "Uscita da questa finestra: registrata"
+
+#. screens
+msgid "Leaving this window: not logged"
+msgstr "Uscita da questa finestra: non registrata"
+
+#. screens
+msgid "tmux/screen: refused"
+msgstr "tmux/screen: rifiutati"
+
+#. screens
+msgid "tmux/screen: allowed"
+msgstr "tmux/screen: consentiti"
+
+#. screens
+msgid "Injected code, debuggers: refused"
+msgstr "Codice iniettato, debugger: rifiutati"
+
+#. screens
+msgid "Injected code: allowed"
+msgstr "Codice iniettato: consentito"
+
+#. screens
+msgid "SSH: refused (local console only)"
+msgstr "SSH: rifiutato (solo console locale)"
+
+#. screens
+msgid "SSH: allowed"
+msgstr "SSH: consentito"
+
+#. screens
+msgid "Ends itself after {0} at most"
+msgstr "Termina automaticamente dopo al massimo {0}"
+
+#. screens
+msgid "Never offered: autocorrect, spell check, predictive text, lookup, clipboard, extensions."
+msgstr "Mai disponibili: correzione automatica, controllo ortografico, testo predittivo, ricerca, appunti, estensioni."
+
+#. screens
+msgid "Waiting for the proctor to start. Nothing is locked and no time runs yet."
+msgstr "In attesa che il sorvegliante dia il via. Nulla è bloccato e il tempo non scorre ancora."
+
+#. screens
+msgid "Seat key: {0} (the proctor checks it before starting)"
+msgstr "Chiave della postazione: {0} (il sorvegliante la controlla prima dell'avvio)"
+
+#. screens
+msgid "The proctor enters the passphrase to start."
+msgstr "Il sorvegliante inserisce la frase segreta per avviare la prova."
+
+#. screens
+msgid "Proctor passphrase:"
+msgstr "Frase segreta del sorvegliante:"
+
+#. screens
+msgid "This terminal will be locked to this test until you submit, for at most {0}."
+msgstr "Questo terminale resterà bloccato su questa prova finché non consegni, per al massimo {0}."
+
+#. screens
+msgid "Pasting, other programs and leaving with Ctrl-C or Ctrl-Z will not be possible until then."
+msgstr "Fino ad allora non potrai incollare, usare altri programmi né uscire con Ctrl-C o Ctrl-Z."
+
+#. screens
+msgid "Pasting and other programs will not be possible until then; Ctrl-C asks whether to end this practice test."
+msgstr "Fino ad allora non potrai incollare né usare altri programmi; Ctrl-C chiede se terminare l'esercitazione."
+
+#. screens
+msgid "Begin? {0}/N"
+msgstr "Iniziare? {0}/N"
+
+#. screens
+msgid "This terminal is now locked to Carrel"
+msgstr "Questo terminale ora è bloccato su Carrel"
+
+#. screens
+msgid "Press any key for the first question."
+msgstr "Premi un tasto per vedere la prima domanda."
+
+#. screens
+msgid "Please enlarge the terminal to at least {0}×{1} (now {2}×{3})."
+msgstr "Ingrandisci il terminale ad almeno {0}×{1} (ora è {2}×{3})."
+
+#. screens
+msgid "Please enlarge the terminal to at least {0}×{1} (now {2}×{3}). Your time keeps counting; keys do nothing until the test fits."
+msgstr "Ingrandisci il terminale ad almeno {0}×{1} (ora è {2}×{3}). Il tempo continua a scorrere; i tasti non hanno effetto finché la prova non entra nello schermo."
+
+#. screens
+msgid "End this practice test now?"
+msgstr "Terminare ora questa esercitazione?"
+
+#. screens
+msgid "Submit? Enlarge the terminal to see what is unanswered"
+msgstr "Consegnare? Ingrandisci il terminale per vedere cosa manca"
+
+#. screens
+msgid "Question {0} of {1}"
+msgstr "Domanda {0} di {1}"
+
+#. screens
+msgctxt "save"
+msgid "saved"
+msgstr "salvato"
+
+#. screens
+msgctxt "save"
+msgid "saving"
+msgstr "salvataggio…"
+
+#. screens
+msgid "not saved ({0}), retrying"
+msgstr "non salvato ({0}), nuovo tentativo"
+
+#. screens
+msgid "section {0}"
+msgstr "sezione {0}"
+
+#. screens
+msgctxt "question state"
+msgid "flagged"
+msgstr "segnata"
+
+#. screens
+msgid "part answered: {0}"
+msgstr "risposta parziale: {0}"
+
+#. screens
+msgctxt "question state"
+msgid "part answered"
+msgstr "risposta parziale"
+
+#. screens
+msgid "paused by the proctor"
+msgstr "messa in pausa dal sorvegliante"
+
+#. screens
+msgctxt "header"
+msgid "paused"
+msgstr "in pausa"
+
+#. screens
+msgctxt "between parts of a line"
+msgid ", "
+msgstr ", "
+
+#. screens
+msgid "Ctrl-T: time left"
+msgstr "Ctrl-T: tempo rimasto"
+
+#. screens
+msgid "clock hidden (Ctrl-K)"
+msgstr "orologio nascosto (Ctrl-K)"
+
+#. screens
+msgid "proctor called"
+msgstr "sorvegliante chiamato"
+
+#. screens
+msgid "the proctor is coming"
+msgstr "il sorvegliante sta arrivando"
+
+#. screens
+msgid "{0, plural, one {# line above} other {# lines above}}: PgUp"
+msgstr "{0, plural, one {# riga sopra} many {# di righe sopra} other {# righe sopra}}: PgUp"
+
+#. screens
+msgid "{0, plural, one {# more line below} other {# more lines below}}: PgDn"
+msgstr "{0, plural, one {ancora # riga sotto} many {ancora # di righe sotto} other {ancora # righe sotto}}: PgDn"
+
+#. screens
+msgid "Question {0} is not answered."
+msgstr "La domanda {0} non ha risposta."
+
+#. screens
+msgid "In this test you cannot come back to it. Leave it unanswered?"
+msgstr "In questa prova non potrai tornarci. Lasciarla senza risposta?"
+
+#. screens
+msgid "Review: {0} of {1} answered, {2} flagged"
+msgstr "Riepilogo: {0, plural, one {# risposta} many {# di risposte} other {# risposte}} su {1}, {2, plural, one {# segnata} many {# segnate} other {# segnate}}"
+
+#. screens
+msgctxt "question state"
+msgid "answered"
+msgstr "con risposta"
+
+#. screens
+msgctxt "question state"
+msgid "not answered"
+msgstr "senza risposta"
+
+#. screens
+msgctxt "review row"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. screens
+msgid "{0} more above"
+msgstr "ancora {0} sopra"
+
+#. screens
+msgid "{0} more below"
+msgstr "ancora {0} sotto"
+
+#. screens
+msgid "Submit your answers now?"
+msgstr "Consegnare ora le tue risposte?"
+
+#. screens
+msgid "Every question is answered."
+msgstr "Tutte le domande hanno una risposta."
+
+#. screens
+msgid "Every question has an answer."
+msgstr "Ogni domanda ha una risposta."
+
+#. screens
+msgctxt "question and how much of it is answered"
+msgid "{0} ({1})"
+msgstr "{0} ({1})"
+
+#. screens
+msgctxt "between question numbers"
+msgid ", "
+msgstr ", "
+
+#. screens
+msgid "Not answered: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "Senza risposta: {0, plural, one {domanda {1}} many {domande {1}} other {domande {1}}}"
+
+#. screens
+msgid "{0, plural, one {# question not answered} other {# questions not answered}}; first: {1} …"
+msgstr "{0, plural, one {# domanda senza risposta} many {# di domande senza risposta} other {# domande senza risposta}}; le prime: {1} …"
+
+#. screens
+msgid "{0, plural, one {# question not answered} other {# questions not answered}}"
+msgstr "{0, plural, one {# domanda senza risposta} many {# di domande senza risposta} other {# domande senza risposta}}"
+
+#. screens
+msgid "Flagged: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "{0, plural, one {Segnata: domanda {1}} many {Segnate: domande {1}} other {Segnate: domande {1}}}"
+
+#. screens
+msgid "{0, plural, one {# question flagged} other {# questions flagged}}; first: {1} …"
+msgstr "{0, plural, one {# domanda segnata} many {# di domande segnate} other {# domande segnate}}; le prime: {1} …"
+
+#. screens
+msgid "{0, plural, one {# question flagged} other {# questions flagged}}"
+msgstr "{0, plural, one {# domanda segnata} many {# di domande segnate} other {# domande segnate}}"
+
+#. screens
+msgid "Part answered: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "{0, plural, one {Risposta parziale: domanda {1}} many {Risposte parziali: domande {1}} other {Risposte parziali: domande {1}}}"
+
+#. screens
+msgid "{0, plural, one {# question part answered} other {# questions part answered}}; first: {1} …"
+msgstr "{0, plural, one {# domanda con risposta parziale} many {# di domande con risposta parziale} other {# domande con risposta parziale}}; le prime: {1} …"
+
+#. screens
+msgid "{0, plural, one {# question part answered} other {# questions part answered}}"
+msgstr "{0, plural, one {# domanda con risposta parziale} many {# di domande con risposta parziale} other {# domande con risposta parziale}}"
+
+#. screens
+msgid "{2}: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "{2}: {0, plural, one {domanda {1}} many {domande {1}} other {domande {1}}}"
+
+#. screens
+msgid "{2}: {0, plural, one {# question} other {# questions}}; first: {1} …"
+msgstr "{2}: {0, plural, one {# domanda} many {# di domande} other {# domande}}; le prime: {1} …"
+
+#. screens
+msgid "{2}: {0, plural, one {# question} other {# questions}}"
+msgstr "{2}: {0, plural, one {# domanda} many {# di domande} other {# domande}}"
+
+#. screens
+msgid "Ask your proctor to end this session."
+msgstr "Chiedi al sorvegliante di chiudere questa sessione."
+
+#. screens
+msgid "Your answers are saved. Esc returns to the test."
+msgstr "Le tue risposte sono salvate. Esc riporta alla prova."
+
+#. screens
+msgid "Your answers are kept and submitted as they are."
+msgstr "Le tue risposte vengono conservate e consegnate così come sono."
+
+#. screens
+msgid "Message from the proctor"
+msgstr "Messaggio dal sorvegliante"
+
+#. screens
+msgid "Press any key to close this message."
+msgstr "Premi un tasto per chiudere questo messaggio."
+
+#. screens
+msgid "Your answers are saved. Ctrl-T says the time left; F12 calls the proctor."
+msgstr "Le tue risposte sono salvate. Ctrl-T indica il tempo rimasto; F12 chiama il sorvegliante."
+
+#. screens
+msgid "Your answers were submitted."
+msgstr "Le tue risposte sono state consegnate."
+
+#. screens
+msgid "Time is up: your answers were saved and submitted."
+msgstr "Tempo scaduto: le tue risposte sono state salvate e consegnate."
+
+#. screens
+msgid "The proctor ended this session. Your answers were saved."
+msgstr "Il sorvegliante ha chiuso questa sessione. Le tue risposte sono state salvate."
+
+#. screens
+msgid "You ended this practice session. Your answers were saved."
+msgstr "Hai terminato questa esercitazione. Le tue risposte sono state salvate."
+
+#. screens
+msgctxt "receipt"
+msgid "Candidate"
+msgstr "Candidato"
+
+#. screens
+msgctxt "receipt"
+msgid "Session"
+msgstr "Sessione"
+
+#. screens
+msgctxt "receipt"
+msgid "Time used"
+msgstr "Tempo impiegato"
+
+#. screens
+msgctxt "receipt"
+msgid "Answered"
+msgstr "Risposte date"
+
+#. screens
+msgctxt "receipt"
+msgid "{0} of {1}"
+msgstr "{0} su {1}"
+
+#. screens
+msgctxt "receipt"
+msgid "Score"
+msgstr "Punteggio"
+
+#. screens
+msgid "{0} of {1} points"
+msgstr "{0} su {1} punti"
+
+#. screens
+msgid "{0} of {1} points ({2} still to be marked by a person)"
+msgstr "{0} su {1} punti ({2} ancora da correggere a mano)"
+
+#. screens
+msgid "given by your proctor, who holds the answer key"
+msgstr "attribuito dal sorvegliante, che dispone delle soluzioni"
+
+#. screens
+msgid "shown once this seat's answers reach the store"
+msgstr "visibile quando le risposte di questa postazione raggiungono l'archivio"
+
+#. screens
+msgid "Tell your proctor: {0}"
+msgstr "Avvisa il sorvegliante: {0}"
+
+#. screens
+msgid "This terminal is no longer locked."
+msgstr "Questo terminale non è più bloccato."
+
+#. screens
+msgid "Keys"
+msgstr "Tasti"
+
+#. screens
+msgid "lines {0}–{1} of {2}"
+msgstr "righe {0}–{1} di {2}"
+
+#. screens
+msgid "Candidate number: "
+msgstr "Numero di candidato: "
+
+#. screens
+msgid "Candidate code (not shown): "
+msgstr "Codice di candidato (nascosto): "
+
+#. screens
+msgid "Type the number on your candidate card."
+msgstr "Digita il numero riportato sulla tua tessera di candidato."
+
+#. screens
+msgid "Candidate {0} is not on the roster of this room. Check the number, or ask the proctor."
+msgstr "Il candidato {0} non è nell'elenco di quest'aula. Controlla il numero o chiedi al sorvegliante."
+
+#. screens
+msgid "That candidate number and code do not match the roster. Check your card, or ask the proctor."
+msgstr "Numero e codice di candidato non corrispondono all'elenco. Controlla la tessera o chiedi al sorvegliante."
+
+#. screens
+msgid "Candidate {0} is held after too many wrong codes. Ask the proctor."
+msgstr "Il candidato {0} è bloccato dopo troppi codici errati. Chiedi al sorvegliante."
+
+#. screens
+msgid "Candidate {0} is already seated at {1}; the proctor has been shown both seats. Ask the proctor."
+msgstr "Il candidato {0} è già seduto alla postazione {1}; il sorvegliante vede entrambe le postazioni. Chiedi al sorvegliante."
+
+#. screens
+msgid "{0} — is this you? {1}/N"
+msgstr "{0} — sei tu? {1}/N"
+
+#. screens
+msgid "{0} ({1}) has a session at seat {2}. Ask the proctor to move it to this seat? {3}/N"
+msgstr "{0} ({1}) ha una sessione alla postazione {2}. Chiedere al sorvegliante di spostarla qui? {3}/N"
+
+#. screens
+msgid "Waiting for the proctor to move your session here from seat {0}."
+msgstr "In attesa che il sorvegliante sposti qui la tua sessione dalla postazione {0}."
+
+#. screens
+msgctxt "answer"
+msgid "yes"
+msgstr "sì"
+
+#. screens
+msgctxt "identification"
+msgid "no candidate number was given; nothing was started"
+msgstr "nessun numero di candidato inserito; non è stato avviato nulla"
+
+#. screens
+msgctxt "identification"
+msgid "no candidate code was given; nothing was started"
+msgstr "nessun codice di candidato inserito; non è stato avviato nulla"
+
+#. screens
+msgctxt "identification"
+msgid "the candidate was not identified; nothing was started — ask the proctor"
+msgstr "il candidato non è stato identificato; non è stato avviato nulla — chiedi al sorvegliante"
+
+#. widgets
+msgctxt "state, then the entry"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. widgets
+msgctxt "the entry, then its state"
+msgid "{0} — {1}"
+msgstr "{0} — {1}"
+
+#. widgets
+msgctxt "state"
+msgid "selected"
+msgstr "selezionata"
+
+#. widgets
+msgctxt "state"
+msgid "checked"
+msgstr "spuntata"
+
+#. widgets
+msgctxt "state"
+msgid "not checked"
+msgstr "non spuntata"
+
+#. widgets
+msgctxt "state"
+msgid "chosen"
+msgstr "scelta"
+
+#. widgets
+msgid "Your answer: {0}"
+msgstr "La tua risposta: {0}"
+
+#. widgets
+msgctxt "answer area"
+msgid "Not answered yet"
+msgstr "Ancora nessuna risposta"
+
+#. widgets
+msgid "{0} selected"
+msgstr "{0}: selezionata"
+
+#. widgets
+msgid "True"
+msgstr "Vero"
+
+#. widgets
+msgid "False"
+msgstr "Falso"
+
+#. widgets
+msgid "{0} checked; {1, plural, one {# checked} other {# checked}}"
+msgstr "{0}: spuntata; {1, plural, one {# spuntata} many {# spuntate} other {# spuntate}} in tutto"
+
+#. widgets
+msgid "{0} unchecked; {1, plural, one {# checked} other {# checked}}"
+msgstr "{0}: non spuntata; {1, plural, one {# spuntata} many {# spuntate} other {# spuntate}} in tutto"
+
+#. widgets
+msgid "Pick all that apply: {0, plural, one {# checked} other {# checked}}. Space or a letter checks or unchecks."
+msgstr "Spunta tutte le risposte corrette: {0, plural, one {# spuntata} many {# spuntate} other {# spuntate}}. Space o una lettera mette o toglie la spunta."
+
+#. widgets
+msgctxt "typed answer"
+msgid "Answer:"
+msgstr "Risposta:"
+
+#. widgets
+msgid "Not answered yet: type your answer."
+msgstr "Ancora nessuna risposta: digita la tua risposta."
+
+#. widgets
+msgid "Not a number yet: use digits, one decimal point or comma, and an optional exponent such as 2e3."
+msgstr "Non è ancora un numero: usa cifre, un solo punto o una sola virgola decimale e, se serve, un esponente come 2e3."
+
+#. widgets
+msgid "{0, plural, one {# word} other {# words}}"
+msgstr "{0, plural, one {# parola} many {# di parole} other {# parole}}"
+
+#. widgets
+msgid "{0} · at least {1}"
+msgstr "{0} · almeno {1}"
+
+#. widgets
+msgid "{0} · at most {1}"
+msgstr "{0} · al massimo {1}"
+
+#. widgets
+msgid "{0} (outside the range)"
+msgstr "{0} (fuori dall'intervallo)"
+
+#. widgets
+msgid "Enter starts a new line; ↑ ↓ move by line; Tab goes to the next question."
+msgstr "Enter va a capo; ↑ ↓ cambiano riga; Tab passa alla domanda successiva."
+
+#. widgets
+msgid "{0} moved to position {1} of {2}"
+msgstr "{0} spostato in posizione {1} di {2}"
+
+#. widgets
+msgid "{0} is already first"
+msgstr "{0} è già in prima posizione"
+
+#. widgets
+msgid "{0} is already last"
+msgstr "{0} è già in ultima posizione"
+
+#. widgets
+msgid "This order is your answer"
+msgstr "Questo ordine è la tua risposta"
+
+#. widgets
+msgid "This order is your answer."
+msgstr "Questo ordine è la tua risposta."
+
+#. widgets
+msgid "position {0} of {1}:"
+msgstr "posizione {0} di {1}:"
+
+#. widgets
+msgid "Not answered yet: move entries, or Enter to keep this order."
+msgstr "Ancora nessuna risposta: sposta gli elementi, o premi Enter per mantenere quest'ordine."
+
+#. widgets
+msgid "↑ ↓ choose an entry · Shift-↑ ↓ or u / d move it"
+msgstr "↑ ↓ scegli un elemento · Shift-↑ ↓ o u / d lo spostano"
+
+#. widgets
+msgid "{0} → {1}"
+msgstr "{0} → {1}"
+
+#. widgets
+msgid "{0}: no match"
+msgstr "{0}: nessun abbinamento"
+
+#. widgets
+msgid "no match yet"
+msgstr "ancora nessun abbinamento"
+
+#. widgets
+msgid "Choose from: {0}"
+msgstr "Scegli tra: {0}"
+
+#. widgets
+msgid "↑ ↓ choose an entry · ← → or a letter picks its match · Backspace clears"
+msgstr "↑ ↓ scegli un elemento · ← → o una lettera sceglie l'abbinamento · Backspace cancella"
+
+#. widgets
+msgid "This is the first gap"
+msgstr "Questo è il primo spazio"
+
+#. widgets
+msgid "This is the last gap"
+msgstr "Questo è l'ultimo spazio"
+
+#. widgets
+msgid "Gap {0} cleared"
+msgstr "Spazio {0} svuotato"
+
+#. widgets
+msgid "{0}: checked"
+msgstr "{0}: spuntata"
+
+#. widgets
+msgid "{0}: not checked"
+msgstr "{0}: non spuntata"
+
+#. widgets
+msgid "Gap {0} of {1}"
+msgstr "Spazio {0} di {1}"
+
+#. widgets
+msgid "Gap {0} of {1}, after “{2}”"
+msgstr "Spazio {0} di {1}, dopo «{2}»"
+
+#. widgets
+msgctxt "gap, then its state"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. widgets
+msgid "typed {0}"
+msgstr "scritto: {0}"
+
+#. widgets
+msgid "empty, type your answer"
+msgstr "vuoto, digita la tua risposta"
+
+#. widgets
+msgid "nothing checked; ← → and Space, or a letter, check options"
+msgstr "nessuna spunta; ← → e Space, o una lettera, spuntano le opzioni"
+
+#. widgets
+msgid "nothing chosen; ← → or a letter choose"
+msgstr "nessuna scelta; ← → o una lettera per scegliere"
+
+#. widgets
+msgid "{0} checked"
+msgstr "con spunta: {0}"
+
+#. widgets
+msgctxt "between checked options"
+msgid ", "
+msgstr ", "
+
+#. widgets
+msgid "{0} chosen"
+msgstr "scelta: {0}"
+
+#. widgets
+msgid "gap {0}"
+msgstr "spazio {0}"
+
+#. widgets
+msgctxt "gap"
+msgid "empty"
+msgstr "vuoto"
+
+#. widgets
+msgctxt "gap"
+msgid "not chosen"
+msgstr "nessuna scelta"
+
+#. widgets
+msgctxt "gap"
+msgid "choose ▾"
+msgstr "scegli ▾"
+
+#. widgets
+msgid "{0} of {1, plural, one {# gap} other {# gaps}} filled. ↑ ↓ or Enter: another gap; Tab: the next question."
+msgstr "Spazi completati: {0} su {1}. ↑ ↓ o Enter: un altro spazio; Tab: la domanda successiva."
+
+#. widgets
+msgid "A choice question"
+msgstr "Una domanda a scelta singola"
+
+#. widgets
+msgid "A true/false question"
+msgstr "Una domanda vero/falso"
+
+#. widgets
+msgid "A question with several answers"
+msgstr "Una domanda con più risposte"
+
+#. widgets
+msgid "A typed answer"
+msgstr "Una risposta da scrivere"
+
+#. widgets
+msgid "A number"
+msgstr "Un numero"
+
+#. widgets
+msgid "An essay"
+msgstr "Un elaborato"
+
+#. widgets
+msgid "An ordering question"
+msgstr "Una domanda di ordinamento"
+
+#. widgets
+msgid "A matching question"
+msgstr "Una domanda di abbinamento"
+
+#. widgets
+msgid "A text with gaps"
+msgstr "Un testo con spazi da completare"
+
+#. widgets
+msgid "highlight the entry above or below"
+msgstr "evidenziare l'elemento sopra o sotto"
+
+#. widgets
+msgid "highlight the first or the last entry"
+msgstr "evidenziare il primo o l'ultimo elemento"
+
+#. widgets
+msgid "choose the highlighted choice"
+msgstr "scegliere l'opzione evidenziata"
+
+#. widgets
+msgid "choose that choice"
+msgstr "scegliere quell'opzione"
+
+#. widgets
+msgid "check or uncheck the highlighted choice"
+msgstr "spuntare o togliere la spunta all'opzione evidenziata"
+
+#. widgets
+msgid "check or uncheck that choice"
+msgstr "spuntare o togliere la spunta a quell'opzione"
+
+#. widgets
+msgid "highlight the other answer"
+msgstr "evidenziare l'altra risposta"
+
+#. widgets
+msgid "choose the highlighted answer"
+msgstr "scegliere la risposta evidenziata"
+
+#. widgets
+msgid "choose True"
+msgstr "scegliere Vero"
+
+#. widgets
+msgid "choose False"
+msgstr "scegliere Falso"
+
+#. widgets
+msgid "type it (printable text)"
+msgstr "scriverlo (testo stampabile)"
+
+#. widgets
+msgid "move in the answer"
+msgstr "spostarsi nella risposta"
+
+#. widgets
+msgid "delete before or after the cursor"
+msgstr "cancellare prima o dopo il cursore"
+
+#. widgets
+msgid "the next question"
+msgstr "la domanda successiva"
+
+#. widgets
+msgid "start a new line"
+msgstr "andare a capo"
+
+#. widgets
+msgid "move in the essay, by the lines as shown"
+msgstr "spostarsi nell'elaborato, seguendo le righe mostrate"
+
+#. widgets
+msgid "move the highlighted entry up"
+msgstr "spostare in su l'elemento evidenziato"
+
+#. widgets
+msgid "move the highlighted entry down"
+msgstr "spostare in giù l'elemento evidenziato"
+
+#. widgets
+msgid "keep this order as the answer"
+msgstr "mantenere quest'ordine come risposta"
+
+#. widgets
+msgid "the next or the previous match, then none"
+msgstr "l'abbinamento successivo o precedente, poi nessuno"
+
+#. widgets
+msgid "that match"
+msgstr "quell'abbinamento"
+
+#. widgets
+msgid "no match"
+msgstr "nessun abbinamento"
+
+#. widgets
+msgid "go to the gap before or after"
+msgstr "andare allo spazio precedente o successivo"
+
+#. widgets
+msgid "the next gap (after the last: the next question)"
+msgstr "lo spazio successivo (dopo l'ultimo: la domanda successiva)"
+
+#. widgets
+msgid "type it in the gap (printable text)"
+msgstr "scriverlo nello spazio (testo stampabile)"
+
+#. widgets
+msgid "move in the gap"
+msgstr "spostarsi nello spazio"
+
+#. widgets
+msgid "clear the gap"
+msgstr "svuotare lo spazio"
+
+#. widgets
+msgid "highlight the option before or after"
+msgstr "evidenziare l'opzione precedente o successiva"
+
+#. widgets
+msgid "choose the option before or after"
+msgstr "scegliere l'opzione precedente o successiva"
+
+#. widgets
+msgid "check or uncheck the highlighted option"
+msgstr "spuntare o togliere la spunta all'opzione evidenziata"
+
+#. widgets
+msgid "choose the next option"
+msgstr "scegliere l'opzione successiva"
+
+#. widgets
+msgid "check or uncheck that option"
+msgstr "spuntare o togliere la spunta a quell'opzione"
+
+#. widgets
+msgid "choose that option"
+msgstr "scegliere quell'opzione"
+
+#. widgets
+msgid "move between choices and choose; a letter a, b, c… or a digit picks one directly"
+msgstr "spostarsi tra le opzioni e scegliere; una lettera a, b, c… o una cifra ne sceglie una direttamente"
+
+#. widgets
+msgid "move in a typed answer; in an essay Enter starts a new line and ↑ ↓ move by line"
+msgstr "spostarsi in una risposta scritta; in un elaborato Enter va a capo e ↑ ↓ cambiano riga"
+
+#. widgets
+msgid "move the highlighted entry of an ordering question up or down"
+msgstr "spostare in su o in giù l'elemento evidenziato di una domanda di ordinamento"
+
+#. widgets
+msgid "pick the match for the highlighted entry; Backspace clears it"
+msgstr "scegliere l'abbinamento dell'elemento evidenziato; Backspace lo cancella"
+
+#. widgets
+msgid "in a text with gaps: go to the gap above or below (Enter: the next); ← → change a pick"
+msgstr "in un testo da completare: andare allo spazio sopra o sotto (Enter: il successivo); ← → cambiano una scelta"
+
+#. widgets
+msgctxt "keys"
+msgid "Enter or Space"
+msgstr "Enter o Space"
+
+#. widgets
+msgctxt "keys"
+msgid "a, b, c… or 1, 2, 3…"
+msgstr "a, b, c… o 1, 2, 3…"
+
+#. widgets
+msgctxt "keys"
+msgid "t, a or 1"
+msgstr "t, a o 1"
+
+#. widgets
+msgctxt "keys"
+msgid "f, b or 2"
+msgstr "f, b o 2"
+
+#. widgets
+msgctxt "keys"
+msgid "a character"
+msgstr "un carattere"
+
+#. widgets
+msgctxt "keys"
+msgid "Shift-↑, u or -"
+msgstr "Shift-↑, u o -"
+
+#. widgets
+msgctxt "keys"
+msgid "Shift-↓, d or +"
+msgstr "Shift-↓, d o +"
+
+#. widgets
+msgctxt "keys"
+msgid "↑ ↓, Enter or Space"
+msgstr "↑ ↓, Enter o Space"
+
+#. widgets
+msgctxt "keys"
+msgid "Shift-↑ ↓, or u / d"
+msgstr "Shift-↑ ↓, o u / d"
+
+#. widgets
+msgctxt "keys"
+msgid "← → or a letter"
+msgstr "← → o una lettera"
+
+#. widgets
+msgctxt "keys"
+msgid "↑ ↓ or Enter, ← →"
+msgstr "↑ ↓ o Enter, ← →"
+
+#. console
+msgid "Begin session — failed: {0}"
+msgstr "Avvio della sessione — non riuscito: {0}"
+
+#. console
+msgid "The journal cannot be read: {0}"
+msgstr "Impossibile leggere il registro: {0}"
+
+#. console
+msgid "No session — the lock is free"
+msgstr "Nessuna sessione — il blocco è libero"
+
+#. console
+msgid "Session active since {0} UTC, lock held by pid {1} (this demo)"
+msgstr "Sessione attiva dalle {0} UTC, blocco tenuto dal pid {1} (questa demo)"
+
+#. console
+msgid "Session active since {0} UTC, lock held by pid {1} (another process)"
+msgstr "Sessione attiva dalle {0} UTC, blocco tenuto dal pid {1} (un altro processo)"
+
+#. console
+msgid "Lock held by a session that is starting"
+msgstr "Blocco tenuto da una sessione in fase di avvio"
+
+#. console
+msgid "Workshop test finished"
+msgstr "Prova del workshop terminata"
+
+#. console
+msgid "Workshop test ended: {0}"
+msgstr "Prova del workshop interrotta: {0}"
+
+#. console
+msgid "Pasteboards cleared {0}: {1}"
+msgstr "Appunti svuotati {0}: {1}"
+
+#. console
+msgctxt "demo log list"
+msgid ", "
+msgstr ", "
+
+#. console
+msgid "Begin session — succeeded"
+msgstr "Avvio della sessione — riuscito"
+
+#. console
+msgid "Paste blocked: {0, plural, one {# character} other {# characters}}"
+msgstr "Incolla bloccato: {0, plural, one {# carattere} many {# di caratteri} other {# caratteri}}"
+
+#. console
+msgid "Paste blocked: {0}"
+msgstr "Incolla bloccato: {0}"
+
+#. console
+msgid "Focus lost"
+msgstr "Focus perso"
+
+#. console
+msgid "Focus regained"
+msgstr "Focus ripristinato"
+
+#. console
+msgid "End session requested"
+msgstr "Richiesta la fine della sessione"
+
+#. console
+msgid "Leaving blocked: {0}"
+msgstr "Uscita bloccata: {0}"
+
+#. console
+msgid "Terminal resized to {0}"
+msgstr "Terminale ridimensionato a {0}"
+
+#. console
+msgid "Session ended"
+msgstr "Sessione terminata"
+
+#. console
+msgid "Session interrupted: {0}"
+msgstr "Sessione interrotta: {0}"
+
+#. console
+msgctxt "interrupted by"
+msgid "terminal lost"
+msgstr "terminale perso"
+
+#. console
+msgid "A tracer attached to this session: pid {0}"
+msgstr "Un tracer si è collegato a questa sessione: pid {0}"
+
+#. console
+msgid "A tracer attached to this session: {0}"
+msgstr "Un tracer si è collegato a questa sessione: {0}"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "on entry"
+msgstr "all'ingresso"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "on exit"
+msgstr "all'uscita"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "on unlock"
+msgstr "allo sblocco"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "after a failed begin"
+msgstr "dopo un avvio non riuscito"
+
+#. console
+msgid "no Assessments/workshop.yaml here; start the demo with --workshop FILE"
+msgstr "nessun Assessments/workshop.yaml qui; avvia la demo con --workshop FILE"
+
+#. console
+msgid "{0} not found"
+msgstr "{0} non trovato"
+
+#. console
+msgid "Please enlarge the terminal to at least {0}×{1}."
+msgstr "Ingrandisci il terminale ad almeno {0}×{1}."
+
+#. console
+msgid "Carrel workshop demo"
+msgstr "Demo workshop di Carrel"
+
+#. console
+msgctxt "demo state"
+msgid "Session active"
+msgstr "Sessione attiva"
+
+#. console
+msgctxt "demo state"
+msgid "No session"
+msgstr "Nessuna sessione"
+
+#. console
+msgid "Status: {0}"
+msgstr "Stato: {0}"
+
+#. console
+msgid "a session is running"
+msgstr "c'è una sessione in corso"
+
+#. console
+msgid "no session"
+msgstr "nessuna sessione"
+
+#. console
+msgid "no workshop file"
+msgstr "nessun file del workshop"
+
+#. console
+msgid "end the session first"
+msgstr "prima termina la sessione"
+
+#. console
+msgctxt "demo action"
+msgid "Begin"
+msgstr "Inizia"
+
+#. console
+msgctxt "demo action"
+msgid "End"
+msgstr "Termina"
+
+#. console
+msgctxt "demo action"
+msgid "Workshop test"
+msgstr "Prova workshop"
+
+#. console
+msgctxt "demo action"
+msgid "Quit"
+msgstr "Esci"
+
+#. console
+msgid "Actions:"
+msgstr "Azioni:"
+
+#. console
+msgid "{0} (n/a)"
+msgstr "{0} (n.d.)"
+
+#. console
+msgid "Workshop test: {0}"
+msgstr "Prova del workshop: {0}"
+
+#. console
+msgid "Try typing here — try pasting here:"
+msgstr "Prova a scrivere qui — prova a incollare qui:"
+
+#. console
+msgid "Pasting is blocked while the session runs."
+msgstr "Non si può incollare mentre la sessione è in corso."
+
+#. console
+msgid "No session: pasting works here. Begin a session and try again."
+msgstr "Nessuna sessione: qui si può incollare. Avvia una sessione e riprova."
+
+#. console
+msgid "Policy"
+msgstr "Regole"
+
+#. console
+msgid "Event log"
+msgstr "Registro eventi"
+
+#. console
+msgid "{0, plural, one {↑ # earlier line: PgUp} other {↑ # earlier lines: PgUp}}"
+msgstr "{0, plural, one {↑ # riga precedente: PgUp} many {↑ # di righe precedenti: PgUp} other {↑ # righe precedenti: PgUp}}"
+
+#. console
+msgid "{0, plural, one {↓ # newer: PgDn} other {↓ # newer: PgDn}}"
+msgstr "{0, plural, one {↓ # più recente: PgDn} many {↓ # più recenti: PgDn} other {↓ # più recenti: PgDn}}"
+
+#. console
+msgid "Nothing yet: begin a session."
+msgstr "Ancora niente: avvia una sessione."
+
+#. console
+msgctxt "footer entry"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. console
+msgid "A session is running."
+msgstr "C'è una sessione in corso."
+
+#. console
+msgid "Quitting ends it: its answers are kept as a result."
+msgstr "Uscendo, la sessione termina: le sue risposte vengono conservate come risultato."
+
+#. console
+msgid "End the demo session before opening the workshop test"
+msgstr "Termina la sessione demo prima di aprire la prova del workshop"
+
+#. console
+msgid "In the demo: {0} begins, {1} ends, {2} opens the workshop test, {3} quits"
+msgstr "Nella demo: {0} inizia, {1} termina, {2} apre la prova del workshop, {3} esce"
+
+#. console
+msgctxt "footer"
+msgid "end"
+msgstr "termina"
+
+#. console
+msgctxt "footer"
+msgid "workshop test"
+msgstr "prova workshop"
+
+#. console
+msgctxt "footer"
+msgid "quit"
+msgstr "esci"
+
+#. console
+msgctxt "footer"
+msgid "log"
+msgstr "registro"
+
+#. console
+msgctxt "footer"
+msgid "seat"
+msgstr "postazione"
+
+#. console
+msgctxt "footer"
+msgid "integrity report"
+msgstr "rapporto"
+
+#. console
+msgctxt "footer"
+msgid "refresh"
+msgstr "aggiorna"
+
+#. console
+msgctxt "footer"
+msgid "back to the seats"
+msgstr "torna alle postazioni"
+
+#. console
+msgctxt "console action"
+msgid "mark"
+msgstr "segna"
+
+#. console
+msgctxt "console action"
+msgid "all"
+msgstr "tutte"
+
+#. console
+msgctxt "console action"
+msgid "start"
+msgstr "avvia"
+
+#. console
+msgctxt "console action"
+msgid "pause"
+msgstr "pausa"
+
+#. console
+msgctxt "console action"
+msgid "resume"
+msgstr "riprendi"
+
+#. console
+msgctxt "console action"
+msgid "time"
+msgstr "tempo"
+
+#. console
+msgctxt "console action"
+msgid "message"
+msgstr "messaggio"
+
+#. console
+msgctxt "console action"
+msgid "hand"
+msgstr "mano"
+
+#. console
+msgctxt "console action"
+msgid "end"
+msgstr "fine"
+
+#. console
+msgid "Minutes to add:"
+msgstr "Minuti da aggiungere:"
+
+#. console
+msgid "Message:"
+msgstr "Messaggio:"
+
+#. console
+msgctxt "time left"
+msgid "under 1 min"
+msgstr "< 1 min"
+
+#. console
+msgctxt "time left"
+msgid "{0} min"
+msgstr "{0} min"
+
+#. console
+msgctxt "heard"
+msgid "now"
+msgstr "ora"
+
+#. console
+msgctxt "heard"
+msgid "under 1 min ago"
+msgstr "< 1 min fa"
+
+#. console
+msgctxt "heard"
+msgid "{0} min ago"
+msgstr "{0} min fa"
+
+#. console
+msgctxt "heard"
+msgid "{0} s ago"
+msgstr "{0} s fa"
+
+#. console
+msgctxt "heard"
+msgid "{0} h ago"
+msgstr "{0} h fa"
+
+#. console
+msgctxt "seat sentence"
+msgid ", "
+msgstr ", "
+
+#. console
+msgid "Seat {0}, {1}: {2}"
+msgstr "Postazione {0}, {1}: {2}"
+
+#. console
+msgid "Seat {0}: {1}"
+msgstr "Postazione {0}: {1}"
+
+#. console
+msgctxt "seat"
+msgid "marked"
+msgstr "segnata"
+
+#. console
+msgid "watch only: the test has no proctor key"
+msgstr "solo osservazione: la prova non ha una chiave del sorvegliante"
+
+#. console
+msgctxt "seat"
+msgid "unverified"
+msgstr "non verificata"
+
+#. console
+msgid "seat key {0}"
+msgstr "chiave della postazione {0}"
+
+#. console
+msgid "host {0}"
+msgstr "host {0}"
+
+#. console
+msgid "{0, plural, one {# command not applied yet} other {# commands not applied yet}}"
+msgstr "{0, plural, one {# comando non ancora applicato} many {# di comandi non ancora applicati} other {# comandi non ancora applicati}}"
+
+#. console
+msgid "{0} of {1} answered"
+msgstr "{0, plural, one {# risposta su {1}} many {# di risposte su {1}} other {# risposte su {1}}}"
+
+#. console
+msgid "{0} left"
+msgstr "tempo residuo {0}"
+
+#. console
+msgid "{0, plural, one {# paste attempt} other {# paste attempts}}"
+msgstr "{0, plural, one {# tentativo di incollare} many {# di tentativi di incollare} other {# tentativi di incollare}}"
+
+#. console
+msgid "{0, plural, one {# focus loss} other {# focus losses}}"
+msgstr "{0, plural, one {# perdita di focus} many {# di perdite di focus} other {# perdite di focus}}"
+
+#. console
+msgid "{0, plural, one {# exit attempt} other {# exit attempts}}"
+msgstr "{0, plural, one {# tentativo di uscita} many {# di tentativi di uscita} other {# tentativi di uscita}}"
+
+#. console
+msgid "last heard {0}"
+msgstr "ultimo segnale: {0}"
+
+#. console
+msgid "score {0} of {1}"
+msgstr "punteggio {0} su {1}"
+
+#. console
+msgid "{0} to mark"
+msgstr "{0} da correggere"
+
+#. console
+msgid "not scored yet (give --test)"
+msgstr "non ancora valutata (usa --test)"
+
+#. console
+msgid "no score: its result does not verify"
+msgstr "nessun punteggio: il suo risultato non supera la verifica"
+
+#. console
+msgctxt "seat warning"
+msgid "wrong test"
+msgstr "prova errata"
+
+#. console
+msgctxt "seat warning"
+msgid "unknown machine, held back"
+msgstr "macchina sconosciuta, in sospeso"
+
+#. console
+msgctxt "seat warning"
+msgid "candidate not identified with a code"
+msgstr "candidato non identificato con un codice"
+
+#. console
+msgctxt "seat warning"
+msgid "candidate not identified with a code, held back"
+msgstr "candidato non identificato con un codice, in sospeso"
+
+#. console
+msgctxt "seat warning"
+msgid "identity unchecked (the roster has no codes)"
+msgstr "identità non verificata (l'elenco non ha codici)"
+
+#. console
+msgctxt "seat warning"
+msgid "other Carrel, held back"
+msgstr "altro Carrel, in sospeso"
+
+#. console
+msgid "{0}; held back: {1}"
+msgstr "{0}; in sospeso: {1}"
+
+#. console
+msgctxt "seat warning"
+msgid "candidate seated twice"
+msgstr "candidato su due postazioni"
+
+#. console
+msgctxt "seat warning"
+msgid "executable differs from the room's"
+msgstr "eseguibile diverso da quello dell'aula"
+
+#. console
+msgctxt "seat warning"
+msgid "no start signed by the proctor"
+msgstr "nessun avvio firmato dal sorvegliante"
+
+#. console
+msgctxt "seat warning"
+msgid "liveness claimed by another connection"
+msgstr "attività rivendicata da un'altra connessione"
+
+#. console
+msgid "{0, plural, one {refused # command} other {refused # commands}}"
+msgstr "{0, plural, one {# comando rifiutato} many {# di comandi rifiutati} other {# comandi rifiutati}}"
+
+#. console
+msgid "{0, plural, one {# record not counted (not written by the seat)} other {# records not counted (not written by the seat)}}"
+msgstr "{0, plural, one {# record non conteggiato (non scritto dalla postazione)} many {# di record non conteggiati (non scritti dalla postazione)} other {# record non conteggiati (non scritti dalla postazione)}}"
+
+#. console
+msgid "command {0} refused: {1}"
+msgstr "comando {0} rifiutato: {1}"
+
+#. console
+msgid "command {0}"
+msgstr "comando {0}"
+
+#. console
+msgctxt "seat state"
+msgid "not started"
+msgstr "non iniziata"
+
+#. console
+msgctxt "seat state"
+msgid "active"
+msgstr "in corso"
+
+#. console
+msgctxt "seat state"
+msgid "interrupted"
+msgstr "interrotta"
+
+#. console
+msgctxt "seat state"
+msgid "submitted"
+msgstr "consegnata"
+
+#. console
+msgctxt "seat state"
+msgid "timed out"
+msgstr "tempo scaduto"
+
+#. console
+msgctxt "seat state"
+msgid "ended"
+msgstr "terminata"
+
+#. console
+msgctxt "seat state"
+msgid "wrong test"
+msgstr "prova errata"
+
+#. console
+msgctxt "seat state"
+msgid "paused"
+msgstr "in pausa"
+
+#. console
+msgid "asks for help"
+msgstr "chiede aiuto"
+
+#. console
+msgid "help coming"
+msgstr "aiuto in arrivo"
+
+#. console
+msgid "refused: candidate seated twice"
+msgstr "rifiutata: candidato su due postazioni"
+
+#. console
+msgid "waiting for the start"
+msgstr "in attesa dell'avvio"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# interrupted} other {# interrupted}}"
+msgstr "{0, plural, one {# interrotta} many {# interrotte} other {# interrotte}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# active} other {# active}}"
+msgstr "{0, plural, one {# in corso} many {# in corso} other {# in corso}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# not started} other {# not started}}"
+msgstr "{0, plural, one {# non iniziata} many {# non iniziate} other {# non iniziate}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# submitted} other {# submitted}}"
+msgstr "{0, plural, one {# consegnata} many {# consegnate} other {# consegnate}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# timed out} other {# timed out}}"
+msgstr "{0, plural, one {# con tempo scaduto} many {# con tempo scaduto} other {# con tempo scaduto}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# ended} other {# ended}}"
+msgstr "{0, plural, one {# terminata} many {# terminate} other {# terminate}}"
+
+#. console
+msgid "{0, plural, one {# seat} other {# seats}}"
+msgstr "{0, plural, one {# postazione} many {# di postazioni} other {# postazioni}}"
+
+#. console
+msgid "{0} ({1, plural, one {# active with incidents} other {# active with incidents}})"
+msgstr "{0} ({1, plural, one {# in corso con anomalie} many {# in corso con anomalie} other {# in corso con anomalie}})"
+
+#. console
+msgctxt "seat summary"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. console
+msgctxt "column"
+msgid "seat"
+msgstr "postazione"
+
+#. console
+msgctxt "column"
+msgid "candidate"
+msgstr "candidato"
+
+#. console
+msgctxt "column"
+msgid "status"
+msgstr "stato"
+
+#. console
+msgctxt "column"
+msgid "answered"
+msgstr "risposte"
+
+#. console
+msgctxt "column"
+msgid "left"
+msgstr "residuo"
+
+#. console
+msgctxt "column"
+msgid "pst foc ext"
+msgstr "inc foc usc"
+
+#. console
+msgctxt "column"
+msgid "heard"
+msgstr "segnale"
+
+#. console
+msgid "Make this window at least {0} × {1} to see the seats."
+msgstr "Ingrandisci questa finestra ad almeno {0} × {1} per vedere le postazioni."
+
+#. console
+msgid "Carrel proctor — room {0}"
+msgstr "Sorveglianza Carrel — aula {0}"
+
+#. console
+msgid "Carrel proctor — every room"
+msgstr "Sorveglianza Carrel — tutte le aule"
+
+#. console
+msgid "No seats yet. Seats appear here when they begin with --shared --room {0}."
+msgstr "Ancora nessuna postazione. Le postazioni compaiono qui quando iniziano con --shared --room {0}."
+
+#. console
+msgid "No seats yet. Seats appear here when they begin with --shared."
+msgstr "Ancora nessuna postazione. Le postazioni compaiono qui quando iniziano con --shared."
+
+#. console
+msgid "connecting to the shared store…"
+msgstr "connessione all'archivio condiviso…"
+
+#. console
+msgid "store connected"
+msgstr "archivio connesso"
+
+#. console
+msgid "updated {0}"
+msgstr "aggiornato alle {0}"
+
+#. console
+msgid "no answer"
+msgstr "nessuna risposta"
+
+#. console
+msgid "store not reachable: {0}; retrying; seats as of {1}"
+msgstr "archivio non raggiungibile: {0}; nuovo tentativo; dati delle {1}"
+
+#. console
+msgid "store not reachable: {0}; retrying"
+msgstr "archivio non raggiungibile: {0}; nuovo tentativo"
+
+#. console
+msgid "Integrity report — seat {0}, {1}"
+msgstr "Rapporto di integrità — postazione {0}, {1}"
+
+#. console
+msgid "Integrity report — seat {0}"
+msgstr "Rapporto di integrità — postazione {0}"
+
+#. console
+msgid "Session {0} · {1} — {2}"
+msgstr "Sessione {0} · {1} — {2}"
+
+#. console
+msgid "The events cannot be read now: {0}. Esc, then Enter to try again."
+msgstr "Impossibile leggere gli eventi ora: {0}. Esc, poi Enter per riprovare."
+
+#. console
+msgid "Reading the seat's events…"
+msgstr "Lettura degli eventi della postazione…"
+
+#. console
+msgid "Timeline"
+msgstr "Cronologia"
+
+#. console
+msgctxt "integrity report"
+msgid "paste attempts"
+msgstr "tentativi di incollare"
+
+#. console
+msgctxt "integrity report"
+msgid "focus losses"
+msgstr "perdite di focus"
+
+#. console
+msgctxt "integrity report"
+msgid "exit attempts"
+msgstr "tentativi di uscita"
+
+#. console
+msgctxt "integrity report"
+msgid "wrong passphrases"
+msgstr "frasi segrete errate"
+
+#. console
+msgctxt "integrity report"
+msgid "interruptions"
+msgstr "interruzioni"
+
+#. console
+msgctxt "integrity report"
+msgid "pasteboards"
+msgstr "appunti"
+
+#. console
+msgctxt "integrity report"
+msgid "moved"
+msgstr "spostamento"
+
+#. console
+msgid "Records: verified — every record and the result were written by this seat"
+msgstr "Record: verificati — ogni record e il risultato sono stati scritti da questa postazione"
+
+#. console
+msgid "Records: every record so far was written by this seat (no result yet)"
+msgstr "Record: tutti i record finora sono stati scritti da questa postazione (ancora nessun risultato)"
+
+#. console
+msgid "Records: NOT verified"
+msgstr "Record: NON verificati"
+
+#. console
+msgid "{0} not sent: {1}"
+msgstr "Comando «{0}» non inviato: {1}"
+
+#. console
+msgid "{0} sent to seat {1} (command {2})"
+msgstr "Comando «{0}» inviato alla postazione {1} (n. {2})"
+
+#. console
+msgid "{0} sent to {1, plural, one {# seat} other {# seats}} (command {2})"
+msgstr "Comando «{0}» inviato a {1, plural, one {# postazione} many {# di postazioni} other {# postazioni}} (n. {2})"
+
+#. console
+msgid "Sending {0} to seat {1}…"
+msgstr "Invio del comando «{0}» alla postazione {1}…"
+
+#. console
+msgid "Sending {0} to {1, plural, one {# seat} other {# seats}}…"
+msgstr "Invio del comando «{0}» a {1, plural, one {# postazione} many {# di postazioni} other {# postazioni}}…"
+
+#. console
+msgctxt "command"
+msgid "start"
+msgstr "avvio"
+
+#. console
+msgctxt "command"
+msgid "pause"
+msgstr "pausa"
+
+#. console
+msgctxt "command"
+msgid "resume"
+msgstr "ripresa"
+
+#. console
+msgctxt "command"
+msgid "time"
+msgstr "aggiunta di tempo"
+
+#. console
+msgctxt "command"
+msgid "message"
+msgstr "messaggio"
+
+#. console
+msgctxt "command"
+msgid "end"
+msgstr "fine"
+
+#. console
+msgctxt "command"
+msgid "acknowledge"
+msgstr "risposta alla mano alzata"
+
+#. console
+msgctxt "command"
+msgid "move"
+msgstr "spostamento"
+
+#. console
+msgctxt "command"
+msgid "lost"
+msgstr "fine (postazione persa)"
+
+#. console
+msgid "Cancelled"
+msgstr "Annullato"
+
+#. console
+msgid "Give whole minutes from 1 to 600"
+msgstr "Indica un numero intero di minuti, da 1 a 600"
+
+#. console
+msgid "Nothing sent: the message is empty"
+msgstr "Nessun invio: il messaggio è vuoto"
+
+#. console
+msgid "Nothing ended"
+msgstr "Nessuna sessione terminata"
+
+#. console
+msgctxt "console action"
+msgid "move"
+msgstr "sposta"
+
+#. console
+msgctxt "console action"
+msgid "lost"
+msgstr "persa"
+
+#. console
+msgid "Move the session at {0} to the waiting seat:"
+msgstr "Sposta la sessione di {0} alla postazione in attesa:"
+
+#. console
+msgid "Move the session from {0} to {1} (its keys go to {1}; {0} can write nothing more)? {2}/N"
+msgstr "Spostare la sessione da {0} a {1} (le sue chiavi passano a {1}; {0} non potrà più scrivere nulla)? {2}/N"
+
+#. console
+msgid "End the session at {0} as lost (the seat will not come back; its result is made from the store)? {1}/N"
+msgstr "Chiudere la sessione di {0} come persa (la postazione non tornerà; il risultato si ricava dall'archivio)? {1}/N"
+
+#. console
+msgid "Nothing moved"
+msgstr "Nessuna sessione spostata"
+
+#. console
+msgid "Nothing moved: seat {0} is still connected (it did not die)"
+msgstr "Nessuna sessione spostata: la postazione {0} è ancora connessa (non si è guastata)"
+
+#. console
+msgid "ended by the proctor, seat lost"
+msgstr "chiusa dal sorvegliante, postazione persa"
+
+#. console
+msgid "{0} asks to move from {1} to {2}"
+msgstr "{0} chiede di spostarsi da {1} a {2}"
+
+#. console
+msgid "moved {0}"
+msgstr "spostata {0}"
+
+#. console
+msgid "Nothing to move: seat {0} has no running or interrupted session"
+msgstr "Niente da spostare: la postazione {0} non ha sessioni in corso o interrotte"
+
+#. console
+msgid "Select the seat that died, or a spare that asks to move"
+msgstr "Seleziona la postazione guasta, o una di riserva che chiede lo spostamento"
+
+#. console
+msgid "Nothing ended: select a running or interrupted seat"
+msgstr "Nessuna sessione terminata: seleziona una postazione in corso o interrotta"
+
+#. console
+msgid "Nothing moved: no seat {0} waits in the room"
+msgstr "Nessuna sessione spostata: nessuna postazione {0} è in attesa nell'aula"
+
+#. console
+msgid "Moving the session from {0} to {1}…"
+msgstr "Spostamento della sessione da {0} a {1}…"
+
+#. console
+msgid "Ending the session at {0} as lost…"
+msgstr "Chiusura della sessione di {0} come persa…"
+
+#. console
+msgid "End the sessions of {0, plural, one {# seat} other {# seats}} (answers are kept and scored): {1}? {2}/N"
+msgstr "Terminare le sessioni di {0, plural, one {# postazione} many {# di postazioni} other {# postazioni}} (le risposte vengono conservate e valutate): {1}? {2}/N"
+
+#. console
+msgid "Start {0, plural, one {# seat} other {# seats}} and send each its keys: {1}? {2}/N"
+msgstr "Avviare {0, plural, one {# postazione} many {# di postazioni} other {# postazioni}} e inviare a ciascuna le sue chiavi: {1}? {2}/N"
+
+#. console
+msgid "Pause {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "Mettere in pausa {0, plural, one {# postazione} many {# di postazioni} other {# postazioni}}: {1}? {2}/N"
+
+#. console
+msgid "Continue {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "Riprendere {0, plural, one {# postazione} many {# di postazioni} other {# postazioni}}: {1}? {2}/N"
+
+#. console
+msgid "Acknowledge the hands of {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "Rispondere alle mani alzate di {0, plural, one {# postazione} many {# di postazioni} other {# postazioni}}: {1}? {2}/N"
+
+#. console
+msgid "Add {0} min for {1, plural, one {# seat} other {# seats}}: {2}? {3}/N"
+msgstr "Aggiungere {0} min per {1, plural, one {# postazione} many {# di postazioni} other {# postazioni}}: {2}? {3}/N"
+
+#. console
+msgid "Send the message to {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "Inviare il messaggio a {0, plural, one {# postazione} many {# di postazioni} other {# postazioni}}: {1}? {2}/N"
+
+#. console
+msgid "Send {0} to {1, plural, one {# seat} other {# seats}}: {2}? {3}/N"
+msgstr "Inviare «{0}» a {1, plural, one {# postazione} many {# di postazioni} other {# postazioni}}: {2}? {3}/N"
+
+#. console
+msgid "{0} and {1} more"
+msgstr "{0} e {1, plural, one {un'altra} many {altre #} other {altre #}}"
+
+#. console
+msgid "Nothing sent"
+msgstr "Nessun invio"
+
+#. console
+msgid "Nothing sent: no seat chosen is running"
+msgstr "Nessun invio: nessuna delle postazioni scelte è in corso"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# paused} other {# paused}}"
+msgstr "{0, plural, one {# in pausa} many {# in pausa} other {# in pausa}}"
+
+#. console
+msgid "{0, plural, one {# asks for help} other {# ask for help}}"
+msgstr "{0, plural, one {# chiede aiuto} many {# chiedono aiuto} other {# chiedono aiuto}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# held back} other {# held back}}"
+msgstr "{0, plural, one {# in sospeso} many {# in sospeso} other {# in sospeso}}"
+
+#. console
+msgctxt "column"
+msgid "seat key"
+msgstr "chiave postazione"
+
+#. console
+msgctxt "column"
+msgid "host"
+msgstr "host"
+
+#. console
+msgid "Nothing started"
+msgstr "Nessuna sessione avviata"
+
+#. console
+msgctxt "policy"
+msgid "paste block"
+msgstr "incolla bloccato"
+
+#. console
+msgctxt "policy"
+msgid "paste allow"
+msgstr "incolla consentito"
+
+#. console
+msgctxt "policy"
+msgid "pasteboards clear"
+msgstr "appunti svuotati"
+
+#. console
+msgctxt "policy"
+msgid "pasteboards keep"
+msgstr "appunti conservati"
+
+#. console
+msgctxt "policy"
+msgid "multiplexer refuse"
+msgstr "tmux/screen rifiutati"
+
+#. console
+msgctxt "policy"
+msgid "multiplexer allow"
+msgstr "tmux/screen consentiti"
+
+#. console
+msgctxt "policy"
+msgid "extensions refuse"
+msgstr "codice iniettato rifiutato"
+
+#. console
+msgctxt "policy"
+msgid "extensions allow"
+msgstr "codice iniettato consentito"
+
+#. console
+msgctxt "policy"
+msgid "suspend block"
+msgstr "Ctrl-C/Ctrl-Z bloccati"
+
+#. console
+msgctxt "policy"
+msgid "suspend allow"
+msgstr "Ctrl-C/Ctrl-Z consentiti"
+
+#. console
+msgctxt "policy"
+msgid "focus log"
+msgstr "cambio di finestra registrato"
+
+#. console
+msgctxt "policy"
+msgid "focus ignore"
+msgstr "cambio di finestra ignorato"
+
+#. console
+msgctxt "policy"
+msgid "remote allow"
+msgstr "SSH consentito"
+
+#. console
+msgctxt "policy"
+msgid "remote refuse"
+msgstr "SSH rifiutato"
+
+#. console
+msgctxt "policy"
+msgid "max_duration {0}"
+msgstr "durata max. {0}"
+
+#. console
+msgctxt "policy"
+msgid "shared optional"
+msgstr "archivio condiviso facoltativo"
+
+#. console
+msgctxt "policy"
+msgid "shared required"
+msgstr "archivio condiviso obbligatorio"
+
+"""####),
+        (code: "pt-BR", name: "Português (Brasil)", text: ####"""
+# Carrel's messages: Portuguese (Brazil).
+msgid ""
+msgstr ""
+"Project-Id-Version: Carrel\n"
+"Report-Msgid-Bugs-To: the Carrel project\n"
+"POT-Creation-Date: 2026-11-28 12:00+0000\n"
+"PO-Revision-Date: 2026-11-28 12:00+0000\n"
+"Last-Translator: Carrel translators\n"
+"Language-Team: Portuguese (Brazil)\n"
+"Language: pt_BR\n"
+"MIME-Version: 1.0\n"
+"Content-Type: text/plain; charset=UTF-8\n"
+"Content-Transfer-Encoding: 8bit\n"
+"Plural-Forms: nplurals=3; plural=(n == 0 || n == 1) ? 0 : n != 0 && n % 1000000 == 0 ? 1 : 2;\n"
+"X-Carrel-Name: Português (Brasil)\n"
+"X-Carrel-Plural-Rules: one: n = 0,1; many: n != 0 and n % 1000000 = 0\n"
+
+#. core
+msgid "{0, plural, one {# hour} other {# hours}}"
+msgstr "{0, plural, one {# hora} many {# de horas} other {# horas}}"
+
+#. core
+msgid "{0, plural, one {# minute} other {# minutes}}"
+msgstr "{0, plural, one {# minuto} many {# de minutos} other {# minutos}}"
+
+#. core
+msgid "{0, plural, one {# second} other {# seconds}}"
+msgstr "{0, plural, one {# segundo} many {# de segundos} other {# segundos}}"
+
+#. core
+msgctxt "between units of time"
+msgid " "
+msgstr " e "
+
+#. core
+msgctxt "decimal separator"
+msgid "."
+msgstr ","
+
+#. core
+msgctxt "list separator"
+msgid ", "
+msgstr ", "
+
+#. core
+msgid "{0} and {1}"
+msgstr "{0} e {1}"
+
+#. core
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. core
+msgctxt "key"
+msgid "y"
+msgstr "s"
+
+#. core
+msgid "No time limit"
+msgstr "Sem limite de tempo"
+
+#. core
+msgctxt "clock"
+msgid "{0} left"
+msgstr "faltam {0}"
+
+#. core
+msgctxt "time in words"
+msgid "{0} left"
+msgstr "Tempo restante: {0}"
+
+#. core
+msgid "Waiting for the proctor to start"
+msgstr "Aguardando o fiscal iniciar"
+
+#. core
+msgid "Time warning: {0}. {1}"
+msgstr "Aviso de tempo: {0}. {1}"
+
+#. core
+msgid "Clock hidden; Ctrl-K shows it. Ctrl-T says the time left."
+msgstr "Relógio oculto; Ctrl-K o mostra. Ctrl-T informa o tempo restante."
+
+#. core
+msgid "Clock shown"
+msgstr "Relógio visível"
+
+#. core
+msgid "{0, plural, one {That passphrase is not right (attempt {1}, # try left).} other {That passphrase is not right (attempt {1}, # tries left).}}"
+msgstr "{0, plural, one {A frase secreta está incorreta (tentativa {1}, resta # tentativa).} many {A frase secreta está incorreta (tentativa {1}, restam # de tentativas).} other {A frase secreta está incorreta (tentativa {1}, restam # tentativas).}}"
+
+#. core
+msgid "{0, plural, one {Wait # second before trying again.} other {Wait # seconds before trying again.}}"
+msgstr "{0, plural, one {Aguarde # segundo antes de tentar de novo.} many {Aguarde # de segundos antes de tentar de novo.} other {Aguarde # segundos antes de tentar de novo.}}"
+
+#. core
+msgid "{0, plural, one {Wait # second before trying the passphrase again.} other {Wait # seconds before trying the passphrase again.}}"
+msgstr "{0, plural, one {Aguarde # segundo antes de digitar a frase secreta de novo.} many {Aguarde # de segundos antes de digitar a frase secreta de novo.} other {Aguarde # segundos antes de digitar a frase secreta de novo.}}"
+
+#. core
+msgid "{0} of {1} matched"
+msgstr "{0} de {1} associados"
+
+#. core
+msgid "{0} of {1} gaps filled"
+msgstr "{0} de {1} lacunas preenchidas"
+
+#. core
+msgid "{0, plural, one {# word of at least {1}} other {# words of at least {1}}}"
+msgstr "{0, plural, one {# palavra de um mínimo de {1}} many {# de palavras de um mínimo de {1}} other {# palavras de um mínimo de {1}}}"
+
+#. core
+msgid "Paused by the proctor — the clock is stopped"
+msgstr "Prova pausada pelo fiscal — o relógio está parado"
+
+#. core
+msgid "A debugger or tracer attached to this session; ask your proctor"
+msgstr "Um depurador ou rastreador se conectou a esta sessão; fale com o fiscal"
+
+#. core
+msgid "Flag removed"
+msgstr "Marcação removida"
+
+#. core
+msgid "Question flagged"
+msgstr "Questão marcada"
+
+#. core
+msgid "In this assessment you answer the question in front of you only"
+msgstr "Nesta prova, você só responde à questão que está na tela"
+
+#. core
+msgid "Message from the proctor: {0}"
+msgstr "Mensagem do fiscal: {0}"
+
+#. core
+msgid "No proctor console watches this room: raise your hand"
+msgstr "Nenhum console de fiscal acompanha esta sala: levante a mão"
+
+#. core
+msgid "Not saved: {0}. Carrel keeps trying; tell your proctor"
+msgstr "Não salvo: {0}. O Carrel continua tentando; avise o fiscal"
+
+#. core
+msgid "Paste is disabled during this assessment"
+msgstr "A função colar está desativada nesta prova"
+
+#. core
+msgid "Saving works again: every answer is saved"
+msgstr "Salvamento normalizado: todas as respostas estão salvas"
+
+#. core
+msgid "That passphrase is not right"
+msgstr "A frase secreta está incorreta"
+
+#. core
+msgid "The passphrase cannot be checked: {0}"
+msgstr "Não foi possível verificar a frase secreta: {0}"
+
+#. core
+msgid "The proctor added time; this assessment has no time limit"
+msgstr "O fiscal adicionou tempo; esta prova não tem limite de tempo"
+
+#. core
+msgid "The proctor added {0}: {1} left"
+msgstr "O fiscal adicionou {0}; tempo restante: {1}"
+
+#. core
+msgid "The proctor has been called"
+msgstr "O fiscal foi chamado"
+
+#. core
+msgid "The proctor is coming"
+msgstr "O fiscal está a caminho"
+
+#. core
+msgid "The proctor resumed the session: the clock runs again"
+msgstr "O fiscal retomou a sessão: o relógio voltou a correr"
+
+#. core
+msgid "This assessment does not allow going back"
+msgstr "Esta prova não permite voltar a questões anteriores"
+
+#. core
+msgid "Three wrong passphrases: back to the test; the proctor can try again later"
+msgstr "Três frases secretas incorretas: de volta à prova; o fiscal pode tentar de novo mais tarde"
+
+#. core
+msgid "The session cap is reached: no time could be added"
+msgstr "O limite da sessão foi atingido: não foi possível adicionar tempo"
+
+#. core
+msgid "{0, plural, one {# minute left} other {# minutes left}}"
+msgstr "{0, plural, one {Resta # minuto} many {Restam # de minutos} other {Restam # minutos}}"
+
+#. core
+msgid "{0, plural, one {# second left} other {# seconds left}}"
+msgstr "{0, plural, one {Resta # segundo} many {Restam # de segundos} other {Restam # segundos}}"
+
+#. core
+msgid "{0, plural, one {Wait # second before trying again} other {Wait # seconds before trying again}}"
+msgstr "{0, plural, one {Aguarde # segundo antes de tentar de novo} many {Aguarde # de segundos antes de tentar de novo} other {Aguarde # segundos antes de tentar de novo}}"
+
+#. core
+msgid "type the proctor's passphrase (shown as dots)"
+msgstr "digitar a frase secreta do fiscal (aparece como pontos)"
+
+#. core
+msgctxt "keys"
+msgid "a character, ← → Home End, Backspace Delete"
+msgstr "um caractere, ← → Home End, Backspace Delete"
+
+#. core
+msgid "back to the question (as Esc)"
+msgstr "voltar à questão (como Esc)"
+
+#. core
+msgctxt "keys"
+msgid "n, Esc or Enter"
+msgstr "n, Esc ou Enter"
+
+#. core
+msgctxt "keys"
+msgid "n or Esc"
+msgstr "n ou Esc"
+
+#. core
+msgctxt "keys"
+msgid "y"
+msgstr "s (ou y)"
+
+#. core
+msgid "next question (a linear test asks before leaving one unanswered)"
+msgstr "próxima questão (numa prova linear, pergunta antes de deixar uma sem resposta)"
+
+#. core
+msgid "previous question (not in linear tests)"
+msgstr "questão anterior (exceto em provas lineares)"
+
+#. core
+msgid "scroll a long question or essay by a page"
+msgstr "rolar uma página numa questão ou redação longa"
+
+#. core
+msgid "flag or unflag the question for review"
+msgstr "marcar ou desmarcar a questão para revisão"
+
+#. core
+msgid "review: every question, answered or not, flagged or not; Enter goes to one"
+msgstr "revisão: todas as questões, respondidas ou não, marcadas ou não; Enter abre uma"
+
+#. core
+msgid "submit (asks first, naming unanswered and flagged questions)"
+msgstr "entregar (pergunta antes, indicando as questões sem resposta e as marcadas)"
+
+#. core
+msgid "say the time left in words, and repeat the last time warning"
+msgstr "dizer o tempo restante por extenso e repetir o último aviso de tempo"
+
+#. core
+msgid "hide or show the clock (time warnings still come)"
+msgstr "ocultar ou mostrar o relógio (os avisos de tempo continuam)"
+
+#. core
+msgid "call the proctor (raise your hand); the screen says when the proctor is coming"
+msgstr "chamar o fiscal (levantar a mão); a tela avisa quando o fiscal estiver a caminho"
+
+#. core
+msgid "ask the proctor to end the session (a practice test asks you to confirm)"
+msgstr "pedir ao fiscal que encerre a sessão (num simulado, pede confirmação)"
+
+#. core
+msgid "the list of keys on screen (Esc closes it)"
+msgstr "a lista de teclas na tela (Esc a fecha)"
+
+#. core
+msgid "choose a question"
+msgstr "escolher uma questão"
+
+#. core
+msgid "choose a question a page away"
+msgstr "escolher uma questão uma página acima ou abaixo"
+
+#. core
+msgid "the first or the last question"
+msgstr "a primeira ou a última questão"
+
+#. core
+msgid "go to the chosen question (forward only)"
+msgstr "ir para a questão escolhida (só para a frente)"
+
+#. core
+msgid "go to the chosen question"
+msgstr "ir para a questão escolhida"
+
+#. core
+msgid "back to the question"
+msgstr "voltar à questão"
+
+#. core
+msgid "submit (asks first)"
+msgstr "entregar (pergunta antes)"
+
+#. core
+msgid "check the passphrase"
+msgstr "verificar a frase secreta"
+
+#. core
+msgid "back to the test"
+msgstr "voltar à prova"
+
+#. core
+msgid "go on to the lock confirmation (once the proctor's passphrase is right, when the test has one)"
+msgstr "seguir para a confirmação do bloqueio (quando a frase secreta do fiscal estiver correta, se a prova tiver uma)"
+
+#. core
+msgid "leave (nothing is locked yet)"
+msgstr "sair (nada foi bloqueado ainda)"
+
+#. core
+msgid "the keys of the test (Esc closes it)"
+msgstr "as teclas da prova (Esc fecha a lista)"
+
+#. core
+msgid "the first question"
+msgstr "a primeira questão"
+
+#. core
+msgctxt "keys"
+msgid "any key"
+msgstr "qualquer tecla"
+
+#. core
+msgid "close Carrel"
+msgstr "fechar o Carrel"
+
+#. core
+msgctxt "keys"
+msgid "Enter, Esc or q"
+msgstr "Enter, Esc ou q"
+
+#. core
+msgid "close the list"
+msgstr "fechar a lista"
+
+#. core
+msgctxt "keys"
+msgid "Esc, Enter, F1, Ctrl-G or q"
+msgstr "Esc, Enter, F1, Ctrl-G ou q"
+
+#. core
+msgid "scroll by a line"
+msgstr "rolar uma linha"
+
+#. core
+msgid "scroll by a page"
+msgstr "rolar uma página"
+
+#. core
+msgctxt "keys"
+msgid "PgUp / PgDn or Space"
+msgstr "PgUp / PgDn ou Space"
+
+#. core
+msgctxt "footer"
+msgid "next"
+msgstr "próxima"
+
+#. core
+msgctxt "footer"
+msgid "back"
+msgstr "voltar"
+
+#. core
+msgctxt "footer"
+msgid "flag"
+msgstr "marcar"
+
+#. core
+msgctxt "footer"
+msgid "review"
+msgstr "revisar"
+
+#. core
+msgctxt "footer"
+msgid "submit"
+msgstr "entregar"
+
+#. core
+msgctxt "footer"
+msgid "help"
+msgstr "ajuda"
+
+#. core
+msgctxt "footer"
+msgid "choose"
+msgstr "escolher"
+
+#. core
+msgctxt "footer"
+msgid "go to (forward only)"
+msgstr "ir (só adiante)"
+
+#. core
+msgctxt "footer"
+msgid "go to"
+msgstr "ir"
+
+#. core
+msgctxt "footer"
+msgid "start"
+msgstr "começar"
+
+#. core
+msgctxt "footer"
+msgid "continue"
+msgstr "continuar"
+
+#. core
+msgctxt "footer"
+msgid "leave"
+msgstr "sair"
+
+#. core
+msgctxt "footer"
+msgid "close"
+msgstr "fechar"
+
+#. core
+msgctxt "footer"
+msgid "close help"
+msgstr "fechar ajuda"
+
+#. core
+msgctxt "footer"
+msgid "scroll"
+msgstr "rolar"
+
+#. core
+msgid "The question screen"
+msgstr "A tela da questão"
+
+#. core
+msgid "The review screen"
+msgstr "A tela de revisão"
+
+#. core
+msgid "Leave a question unanswered? (linear tests)"
+msgstr "Deixar uma questão sem resposta? (provas lineares)"
+
+#. core
+msgid "Ask your proctor (the proctor's passphrase)"
+msgstr "Fale com o fiscal (frase secreta do fiscal)"
+
+#. core
+msgid "The start screen"
+msgstr "A tela inicial"
+
+#. core
+msgid "The locked banner"
+msgstr "O aviso de bloqueio"
+
+#. core
+msgid "The receipt"
+msgstr "O comprovante"
+
+#. core
+msgid "The list of keys (F1)"
+msgstr "A lista de teclas (F1)"
+
+#. core
+msgid "No question"
+msgstr "Nenhuma questão"
+
+#. core
+msgid "Begin? (the lock confirmation)"
+msgstr "Começar? (a confirmação do bloqueio)"
+
+#. core
+msgctxt "footer"
+msgid "begin"
+msgstr "começar"
+
+#. core
+msgid "begin"
+msgstr "começar"
+
+#. core
+msgid "back"
+msgstr "voltar"
+
+#. core
+msgid "Submit? (the submit confirmation)"
+msgstr "Entregar? (a confirmação da entrega)"
+
+#. core
+msgctxt "footer"
+msgid "keep working"
+msgstr "continuar"
+
+#. core
+msgid "submit"
+msgstr "entregar"
+
+#. core
+msgid "keep working"
+msgstr "continuar respondendo"
+
+#. core
+msgid "End this practice test? (its confirmation)"
+msgstr "Encerrar este simulado? (a confirmação)"
+
+#. core
+msgctxt "footer"
+msgid "end now"
+msgstr "encerrar"
+
+#. core
+msgid "end now"
+msgstr "encerrar agora"
+
+#. core
+msgctxt "footer"
+msgid "leave it unanswered"
+msgstr "deixar sem resposta"
+
+#. core
+msgctxt "footer"
+msgid "stay and answer"
+msgstr "ficar e responder"
+
+#. core
+msgid "leave it unanswered"
+msgstr "deixá-la sem resposta"
+
+#. core
+msgid "stay and answer"
+msgstr "ficar e responder"
+
+#. core
+msgid "Quit the demo? (while a session runs)"
+msgstr "Sair da demonstração? (com uma sessão em andamento)"
+
+#. core
+msgctxt "footer"
+msgid "end it and quit"
+msgstr "encerrar e sair"
+
+#. core
+msgctxt "footer"
+msgid "stay"
+msgstr "ficar"
+
+#. core
+msgid "end it and quit"
+msgstr "encerrar a sessão e sair"
+
+#. core
+msgid "stay"
+msgstr "ficar"
+
+#. core
+msgid "Session resumed: your answers, flags and time are restored"
+msgstr "Sessão retomada: suas respostas, marcações e tempo foram restaurados"
+
+#. screens
+msgid "Candidate: {0}"
+msgstr "Candidato: {0}"
+
+#. screens
+msgid "(not given)"
+msgstr "(não informado)"
+
+#. screens
+msgid "{0, plural, one {# question} other {# questions}}"
+msgstr "{0, plural, one {# questão} many {# de questões} other {# questões}}"
+
+#. screens
+msgid "time allowed {0}"
+msgstr "tempo disponível: {0}"
+
+#. screens
+msgid "no time limit"
+msgstr "sem limite de tempo"
+
+#. screens
+msgid "no going back"
+msgstr "sem voltar atrás"
+
+#. screens
+msgid "move freely between questions"
+msgstr "navegação livre entre as questões"
+
+#. screens
+msgid "During this assessment"
+msgstr "Durante esta prova"
+
+#. screens
+msgid "Pasting: blocked and logged"
+msgstr "Colar texto: bloqueado e registrado"
+
+#. screens
+msgid "Pasting: allowed"
+msgstr "Colar texto: permitido"
+
+#. screens
+msgid "Clipboards: cleared at start and end"
+msgstr "Áreas de transferência: limpas no início e no fim"
+
+#. screens
+msgid "Clipboards: left alone"
+msgstr "Áreas de transferência: mantidas"
+
+#. screens
+msgid "Ctrl-C: end this practice test (asks first; your answers are kept)"
+msgstr "Ctrl-C: encerrar este simulado (pede confirmação; suas respostas são mantidas)"
+
+#. screens
+msgid "Ctrl-C / Ctrl-Z: ask your proctor"
+msgstr "Ctrl-C / Ctrl-Z: fale com o fiscal"
+
+#. screens
+msgid "Ctrl-C / Ctrl-Z: leave (saved, resumable)"
+msgstr "Ctrl-C / Ctrl-Z: sair (salvo, pode ser retomado)"
+
+#. screens
+msgid "Leaving this window: logged"
+msgstr "Sair desta janela: registrado"
+
+#. screens
+msgid "Leaving this window: not logged"
+msgstr "Sair desta janela: não registrado"
+
+#. screens
+msgid "tmux/screen: refused"
+msgstr "tmux/screen: recusados"
+
+#. screens
+msgid "tmux/screen: allowed"
+msgstr "tmux/screen: permitidos"
+
+#. screens
+msgid "Injected code, debuggers: refused"
+msgstr "Código injetado, depuradores: recusados"
+
+#. screens
+msgid "Injected code: allowed"
+msgstr "Código injetado: permitido"
+
+#. screens
+msgid "SSH: refused (local console only)"
+msgstr "SSH: recusado (somente console local)"
+
+#. screens
+msgid "SSH: allowed"
+msgstr "SSH: permitido"
+
+#. screens
+msgid "Ends itself after {0} at most"
+msgstr "Encerra-se sozinha após no máximo {0}"
+
+#. screens
+msgid "Never offered: autocorrect, spell check, predictive text, lookup, clipboard, extensions."
+msgstr "Nunca disponíveis: autocorreção, corretor ortográfico, texto preditivo, consulta, área de transferência, extensões."
+
+#. screens
+msgid "Waiting for the proctor to start. Nothing is locked and no time runs yet."
+msgstr "Aguardando o fiscal iniciar. Nada está bloqueado e o tempo ainda não está correndo."
+
+#. screens
+msgid "Seat key: {0} (the proctor checks it before starting)"
+msgstr "Chave da estação: {0} (o fiscal a confere antes de iniciar)"
+
+#. screens
+msgid "The proctor enters the passphrase to start."
+msgstr "O fiscal digita a frase secreta para iniciar."
+
+#. screens
+msgid "Proctor passphrase:"
+msgstr "Frase secreta do fiscal:"
+
+#. screens
+msgid "This terminal will be locked to this test until you submit, for at most {0}."
+msgstr "Este terminal ficará bloqueado nesta prova até você entregá-la, por no máximo {0}."
+
+#. screens
+msgid "Pasting, other programs and leaving with Ctrl-C or Ctrl-Z will not be possible until then."
+msgstr "Até lá, não será possível colar, usar outros programas nem sair com Ctrl-C ou Ctrl-Z."
+
+#. screens
+msgid "Pasting and other programs will not be possible until then; Ctrl-C asks whether to end this practice test."
+msgstr "Até lá, não será possível colar nem usar outros programas; Ctrl-C pergunta se você quer encerrar este simulado."
+
+#. screens
+msgid "Begin? {0}/N"
+msgstr "Começar? {0}/N"
+
+#. screens
+msgid "This terminal is now locked to Carrel"
+msgstr "Este terminal agora está bloqueado no Carrel"
+
+#. screens
+msgid "Press any key for the first question."
+msgstr "Pressione qualquer tecla para ver a primeira questão."
+
+#. screens
+msgid "Please enlarge the terminal to at least {0}×{1} (now {2}×{3})."
+msgstr "Amplie o terminal para no mínimo {0}×{1} (agora: {2}×{3})."
+
+#. screens
+msgid "Please enlarge the terminal to at least {0}×{1} (now {2}×{3}). Your time keeps counting; keys do nothing until the test fits."
+msgstr "Amplie o terminal para no mínimo {0}×{1} (agora: {2}×{3}). Seu tempo continua correndo; as teclas não funcionam até a prova caber na tela."
+
+#. screens
+msgid "End this practice test now?"
+msgstr "Encerrar este simulado agora?"
+
+#. screens
+msgid "Submit? Enlarge the terminal to see what is unanswered"
+msgstr "Entregar? Amplie o terminal para ver o que está sem resposta"
+
+#. screens
+msgid "Question {0} of {1}"
+msgstr "Questão {0} de {1}"
+
+#. screens
+msgctxt "save"
+msgid "saved"
+msgstr "salvo"
+
+#. screens
+msgctxt "save"
+msgid "saving"
+msgstr "salvando"
+
+#. screens
+msgid "not saved ({0}), retrying"
+msgstr "não salvo ({0}), tentando de novo"
+
+#. screens
+msgid "section {0}"
+msgstr "seção {0}"
+
+#. screens
+msgctxt "question state"
+msgid "flagged"
+msgstr "marcada"
+
+#. screens
+msgid "part answered: {0}"
+msgstr "respondida em parte: {0}"
+
+#. screens
+msgctxt "question state"
+msgid "part answered"
+msgstr "respondida em parte"
+
+#. screens
+msgid "paused by the proctor"
+msgstr "pausada pelo fiscal"
+
+#. screens
+msgctxt "header"
+msgid "paused"
+msgstr "em pausa"
+
+#. screens
+msgctxt "between parts of a line"
+msgid ", "
+msgstr ", "
+
+#. screens
+msgid "Ctrl-T: time left"
+msgstr "Ctrl-T: tempo restante"
+
+#. screens
+msgid "clock hidden (Ctrl-K)"
+msgstr "relógio oculto (Ctrl-K)"
+
+#. screens
+msgid "proctor called"
+msgstr "fiscal chamado"
+
+#. screens
+msgid "the proctor is coming"
+msgstr "o fiscal está a caminho"
+
+#. screens
+msgid "{0, plural, one {# line above} other {# lines above}}: PgUp"
+msgstr "{0, plural, one {# linha acima} many {# de linhas acima} other {# linhas acima}}: PgUp"
+
+#. screens
+msgid "{0, plural, one {# more line below} other {# more lines below}}: PgDn"
+msgstr "{0, plural, one {mais # linha abaixo} many {mais # de linhas abaixo} other {mais # linhas abaixo}}: PgDn"
+
+#. screens
+msgid "Question {0} is not answered."
+msgstr "A questão {0} não foi respondida."
+
+#. screens
+msgid "In this test you cannot come back to it. Leave it unanswered?"
+msgstr "Nesta prova, você não poderá voltar a ela. Deixá-la sem resposta?"
+
+#. screens
+msgid "Review: {0} of {1} answered, {2} flagged"
+msgstr "Revisão: {0} de {1} respondidas; marcadas: {2}"
+
+#. screens
+msgctxt "question state"
+msgid "answered"
+msgstr "respondida"
+
+#. screens
+msgctxt "question state"
+msgid "not answered"
+msgstr "sem resposta"
+
+#. screens
+msgctxt "review row"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. screens
+msgid "{0} more above"
+msgstr "mais {0} acima"
+
+#. screens
+msgid "{0} more below"
+msgstr "mais {0} abaixo"
+
+#. screens
+msgid "Submit your answers now?"
+msgstr "Entregar suas respostas agora?"
+
+#. screens
+msgid "Every question is answered."
+msgstr "Todas as questões foram respondidas."
+
+#. screens
+msgid "Every question has an answer."
+msgstr "Todas as questões têm resposta."
+
+#. screens
+msgctxt "question and how much of it is answered"
+msgid "{0} ({1})"
+msgstr "{0} ({1})"
+
+#. screens
+msgctxt "between question numbers"
+msgid ", "
+msgstr ", "
+
+#. screens
+msgid "Not answered: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "Sem resposta: {0, plural, one {questão {1}} many {questões {1}} other {questões {1}}}"
+
+#. screens
+msgid "{0, plural, one {# question not answered} other {# questions not answered}}; first: {1} …"
+msgstr "{0, plural, one {# questão sem resposta} many {# de questões sem resposta} other {# questões sem resposta}}; primeiras: {1} …"
+
+#. screens
+msgid "{0, plural, one {# question not answered} other {# questions not answered}}"
+msgstr "{0, plural, one {# questão sem resposta} many {# de questões sem resposta} other {# questões sem resposta}}"
+
+#. screens
+msgid "Flagged: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "{0, plural, one {Marcada: questão {1}} many {Marcadas: questões {1}} other {Marcadas: questões {1}}}"
+
+#. screens
+msgid "{0, plural, one {# question flagged} other {# questions flagged}}; first: {1} …"
+msgstr "{0, plural, one {# questão marcada} many {# de questões marcadas} other {# questões marcadas}}; primeiras: {1} …"
+
+#. screens
+msgid "{0, plural, one {# question flagged} other {# questions flagged}}"
+msgstr "{0, plural, one {# questão marcada} many {# de questões marcadas} other {# questões marcadas}}"
+
+#. screens
+msgid "Part answered: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "{0, plural, one {Respondida em parte: questão {1}} many {Respondidas em parte: questões {1}} other {Respondidas em parte: questões {1}}}"
+
+#. screens
+msgid "{0, plural, one {# question part answered} other {# questions part answered}}; first: {1} …"
+msgstr "{0, plural, one {# questão respondida em parte} many {# de questões respondidas em parte} other {# questões respondidas em parte}}; primeiras: {1} …"
+
+#. screens
+msgid "{0, plural, one {# question part answered} other {# questions part answered}}"
+msgstr "{0, plural, one {# questão respondida em parte} many {# de questões respondidas em parte} other {# questões respondidas em parte}}"
+
+#. screens
+msgid "{2}: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "{2}: {0, plural, one {questão {1}} many {questões {1}} other {questões {1}}}"
+
+#. screens
+msgid "{2}: {0, plural, one {# question} other {# questions}}; first: {1} …"
+msgstr "{2}: {0, plural, one {# questão} many {# de questões} other {# questões}}; primeiras: {1} …"
+
+#. screens
+msgid "{2}: {0, plural, one {# question} other {# questions}}"
+msgstr "{2}: {0, plural, one {# questão} many {# de questões} other {# questões}}"
+
+#. screens
+msgid "Ask your proctor to end this session."
+msgstr "Peça ao fiscal que encerre esta sessão."
+
+#. screens
+msgid "Your answers are saved. Esc returns to the test."
+msgstr "Suas respostas estão salvas. Esc volta à prova."
+
+#. screens
+msgid "Your answers are kept and submitted as they are."
+msgstr "Suas respostas são mantidas e entregues como estão."
+
+#. screens
+msgid "Message from the proctor"
+msgstr "Mensagem do fiscal"
+
+#. screens
+msgid "Press any key to close this message."
+msgstr "Pressione qualquer tecla para fechar esta mensagem."
+
+#. screens
+msgid "Your answers are saved. Ctrl-T says the time left; F12 calls the proctor."
+msgstr "Suas respostas estão salvas. Ctrl-T informa o tempo restante; F12 chama o fiscal."
+
+#. screens
+msgid "Your answers were submitted."
+msgstr "Suas respostas foram entregues."
+
+#. screens
+msgid "Time is up: your answers were saved and submitted."
+msgstr "O tempo acabou: suas respostas foram salvas e entregues."
+
+#. screens
+msgid "The proctor ended this session. Your answers were saved."
+msgstr "O fiscal encerrou esta sessão. Suas respostas foram salvas."
+
+#. screens
+msgid "You ended this practice session. Your answers were saved."
+msgstr "Você encerrou este simulado. Suas respostas foram salvas."
+
+#. screens
+msgctxt "receipt"
+msgid "Candidate"
+msgstr "Candidato"
+
+#. screens
+msgctxt "receipt"
+msgid "Session"
+msgstr "Sessão"
+
+#. screens
+msgctxt "receipt"
+msgid "Time used"
+msgstr "Tempo usado"
+
+#. screens
+msgctxt "receipt"
+msgid "Answered"
+msgstr "Respondidas"
+
+#. screens
+msgctxt "receipt"
+msgid "{0} of {1}"
+msgstr "{0} de {1}"
+
+#. screens
+msgctxt "receipt"
+msgid "Score"
+msgstr "Nota"
+
+#. screens
+msgid "{0} of {1} points"
+msgstr "{0} de {1} pontos"
+
+#. screens
+msgid "{0} of {1} points ({2} still to be marked by a person)"
+msgstr "{0} de {1} pontos ({2} aguardando correção por uma pessoa)"
+
+#. screens
+msgid "given by your proctor, who holds the answer key"
+msgstr "atribuída pelo fiscal, que tem o gabarito"
+
+#. screens
+msgid "shown once this seat's answers reach the store"
+msgstr "exibida quando as respostas desta estação chegarem ao servidor"
+
+#. screens
+msgid "Tell your proctor: {0}"
+msgstr "Avise o fiscal: {0}"
+
+#. screens
+msgid "This terminal is no longer locked."
+msgstr "Este terminal não está mais bloqueado."
+
+#. screens
+msgid "Keys"
+msgstr "Teclas"
+
+#. screens
+msgid "lines {0}–{1} of {2}"
+msgstr "linhas {0}–{1} de {2}"
+
+#. screens
+msgid "Candidate number: "
+msgstr "Número do candidato: "
+
+#. screens
+msgid "Candidate code (not shown): "
+msgstr "Código do candidato (oculto): "
+
+#. screens
+msgid "Type the number on your candidate card."
+msgstr "Digite o número do seu cartão de candidato."
+
+#. screens
+msgid "Candidate {0} is not on the roster of this room. Check the number, or ask the proctor."
+msgstr "O candidato {0} não consta na lista desta sala. Confira o número ou fale com o fiscal."
+
+#. screens
+msgid "That candidate number and code do not match the roster. Check your card, or ask the proctor."
+msgstr "Esse número e esse código de candidato não conferem com a lista. Confira seu cartão ou fale com o fiscal."
+
+#. screens
+msgid "Candidate {0} is held after too many wrong codes. Ask the proctor."
+msgstr "O candidato {0} foi bloqueado após muitos códigos errados. Fale com o fiscal."
+
+#. screens
+msgid "Candidate {0} is already seated at {1}; the proctor has been shown both seats. Ask the proctor."
+msgstr "O candidato {0} já está na estação {1}; o fiscal foi avisado sobre as duas estações. Fale com o fiscal."
+
+#. screens
+msgid "{0} — is this you? {1}/N"
+msgstr "{0} — é você? {1}/N"
+
+#. screens
+msgid "{0} ({1}) has a session at seat {2}. Ask the proctor to move it to this seat? {3}/N"
+msgstr "{0} ({1}) tem uma sessão na estação {2}. Pedir ao fiscal que a transfira para esta estação? {3}/N"
+
+#. screens
+msgid "Waiting for the proctor to move your session here from seat {0}."
+msgstr "Aguardando o fiscal transferir sua sessão da estação {0} para cá."
+
+#. screens
+msgctxt "answer"
+msgid "yes"
+msgstr "sim"
+
+#. screens
+msgctxt "identification"
+msgid "no candidate number was given; nothing was started"
+msgstr "nenhum número de candidato foi informado; nada foi iniciado"
+
+#. screens
+msgctxt "identification"
+msgid "no candidate code was given; nothing was started"
+msgstr "nenhum código de candidato foi informado; nada foi iniciado"
+
+#. screens
+msgctxt "identification"
+msgid "the candidate was not identified; nothing was started — ask the proctor"
+msgstr "o candidato não foi identificado; nada foi iniciado — fale com o fiscal"
+
+#. widgets
+msgctxt "state, then the entry"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. widgets
+msgctxt "the entry, then its state"
+msgid "{0} — {1}"
+msgstr "{0} — {1}"
+
+#. widgets
+msgctxt "state"
+msgid "selected"
+msgstr "selecionada"
+
+#. widgets
+msgctxt "state"
+msgid "checked"
+msgstr "selecionada"
+
+#. widgets
+msgctxt "state"
+msgid "not checked"
+msgstr "não selecionada"
+
+#. widgets
+msgctxt "state"
+msgid "chosen"
+msgstr "escolhida"
+
+#. widgets
+msgid "Your answer: {0}"
+msgstr "Sua resposta: {0}"
+
+#. widgets
+msgctxt "answer area"
+msgid "Not answered yet"
+msgstr "Ainda sem resposta"
+
+#. widgets
+msgid "{0} selected"
+msgstr "{0}: selecionada"
+
+#. widgets
+msgid "True"
+msgstr "Verdadeiro"
+
+#. widgets
+msgid "False"
+msgstr "Falso"
+
+#. widgets
+msgid "{0} checked; {1, plural, one {# checked} other {# checked}}"
+msgstr "{0}: selecionada; {1, plural, one {total selecionado: #} many {total selecionado: #} other {total selecionado: #}}"
+
+#. widgets
+msgid "{0} unchecked; {1, plural, one {# checked} other {# checked}}"
+msgstr "{0}: desmarcada; {1, plural, one {total selecionado: #} many {total selecionado: #} other {total selecionado: #}}"
+
+#. widgets
+msgid "Pick all that apply: {0, plural, one {# checked} other {# checked}}. Space or a letter checks or unchecks."
+msgstr "Selecione todas as corretas ({0, plural, one {selecionadas: #} many {selecionadas: #} other {selecionadas: #}}). Space ou uma letra seleciona ou desmarca."
+
+#. widgets
+msgctxt "typed answer"
+msgid "Answer:"
+msgstr "Resposta:"
+
+#. widgets
+msgid "Not answered yet: type your answer."
+msgstr "Ainda sem resposta: digite sua resposta."
+
+#. widgets
+msgid "Not a number yet: use digits, one decimal point or comma, and an optional exponent such as 2e3."
+msgstr "Ainda não é um número: use algarismos, um só ponto ou vírgula decimal e, se quiser, um expoente como 2e3."
+
+#. widgets
+msgid "{0, plural, one {# word} other {# words}}"
+msgstr "{0, plural, one {Palavras: #} many {Palavras: #} other {Palavras: #}}"
+
+#. widgets
+msgid "{0} · at least {1}"
+msgstr "{0} · mínimo: {1}"
+
+#. widgets
+msgid "{0} · at most {1}"
+msgstr "{0} · máximo: {1}"
+
+#. widgets
+msgid "{0} (outside the range)"
+msgstr "{0} (fora do limite)"
+
+#. widgets
+msgid "Enter starts a new line; ↑ ↓ move by line; Tab goes to the next question."
+msgstr "Enter começa uma nova linha; ↑ ↓ mudam de linha; Tab vai para a próxima questão."
+
+#. widgets
+msgid "{0} moved to position {1} of {2}"
+msgstr "{0} agora está na posição {1} de {2}"
+
+#. widgets
+msgid "{0} is already first"
+msgstr "{0} já está na primeira posição"
+
+#. widgets
+msgid "{0} is already last"
+msgstr "{0} já está na última posição"
+
+#. widgets
+msgid "This order is your answer"
+msgstr "Esta ordem é a sua resposta"
+
+#. widgets
+msgid "This order is your answer."
+msgstr "Esta ordem é a sua resposta."
+
+#. widgets
+msgid "position {0} of {1}:"
+msgstr "posição {0} de {1}:"
+
+#. widgets
+msgid "Not answered yet: move entries, or Enter to keep this order."
+msgstr "Ainda sem resposta: mova os itens ou pressione Enter para manter esta ordem."
+
+#. widgets
+msgid "↑ ↓ choose an entry · Shift-↑ ↓ or u / d move it"
+msgstr "↑ ↓ escolher um item · Shift-↑ ↓ ou u / d movê-lo"
+
+#. widgets
+msgid "{0} → {1}"
+msgstr "{0} → {1}"
+
+#. widgets
+msgid "{0}: no match"
+msgstr "{0}: sem associação"
+
+#. widgets
+msgid "no match yet"
+msgstr "ainda sem associação"
+
+#. widgets
+msgid "Choose from: {0}"
+msgstr "Escolha entre: {0}"
+
+#. widgets
+msgid "↑ ↓ choose an entry · ← → or a letter picks its match · Backspace clears"
+msgstr "↑ ↓ escolher um item · ← → ou uma letra escolhe seu par · Backspace apaga"
+
+#. widgets
+msgid "This is the first gap"
+msgstr "Esta é a primeira lacuna"
+
+#. widgets
+msgid "This is the last gap"
+msgstr "Esta é a última lacuna"
+
+#. widgets
+msgid "Gap {0} cleared"
+msgstr "Lacuna {0} apagada"
+
+#. widgets
+msgid "{0}: checked"
+msgstr "{0}: selecionada"
+
+#. widgets
+msgid "{0}: not checked"
+msgstr "{0}: não selecionada"
+
+#. widgets
+msgid "Gap {0} of {1}"
+msgstr "Lacuna {0} de {1}"
+
+#. widgets
+msgid "Gap {0} of {1}, after “{2}”"
+msgstr "Lacuna {0} de {1}, depois de “{2}”"
+
+#. widgets
+msgctxt "gap, then its state"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. widgets
+msgid "typed {0}"
+msgstr "digitado: {0}"
+
+#. widgets
+msgid "empty, type your answer"
+msgstr "vazia, digite sua resposta"
+
+#. widgets
+msgid "nothing checked; ← → and Space, or a letter, check options"
+msgstr "nada selecionado; ← → e Space, ou uma letra, selecionam opções"
+
+#. widgets
+msgid "nothing chosen; ← → or a letter choose"
+msgstr "nada escolhido; ← → ou uma letra para escolher"
+
+#. widgets
+msgid "{0} checked"
+msgstr "seleção: {0}"
+
+#. widgets
+msgctxt "between checked options"
+msgid ", "
+msgstr ", "
+
+#. widgets
+msgid "{0} chosen"
+msgstr "escolha: {0}"
+
+#. widgets
+msgid "gap {0}"
+msgstr "lacuna {0}"
+
+#. widgets
+msgctxt "gap"
+msgid "empty"
+msgstr "vazia"
+
+#. widgets
+msgctxt "gap"
+msgid "not chosen"
+msgstr "sem escolha"
+
+#. widgets
+msgctxt "gap"
+msgid "choose ▾"
+msgstr "escolher ▾"
+
+#. widgets
+msgid "{0} of {1, plural, one {# gap} other {# gaps}} filled. ↑ ↓ or Enter: another gap; Tab: the next question."
+msgstr "{0} de {1, plural, one {# lacuna preenchida} many {# de lacunas preenchidas} other {# lacunas preenchidas}}. ↑ ↓ ou Enter: outra lacuna; Tab: a próxima questão."
+
+#. widgets
+msgid "A choice question"
+msgstr "Uma questão de múltipla escolha"
+
+#. widgets
+msgid "A true/false question"
+msgstr "Uma questão de verdadeiro ou falso"
+
+#. widgets
+msgid "A question with several answers"
+msgstr "Uma questão com várias respostas"
+
+#. widgets
+msgid "A typed answer"
+msgstr "Uma resposta escrita"
+
+#. widgets
+msgid "A number"
+msgstr "Um número"
+
+#. widgets
+msgid "An essay"
+msgstr "Uma redação"
+
+#. widgets
+msgid "An ordering question"
+msgstr "Uma questão de ordenação"
+
+#. widgets
+msgid "A matching question"
+msgstr "Uma questão de associação"
+
+#. widgets
+msgid "A text with gaps"
+msgstr "Um texto com lacunas"
+
+#. widgets
+msgid "highlight the entry above or below"
+msgstr "destacar o item acima ou abaixo"
+
+#. widgets
+msgid "highlight the first or the last entry"
+msgstr "destacar o primeiro ou o último item"
+
+#. widgets
+msgid "choose the highlighted choice"
+msgstr "escolher a alternativa destacada"
+
+#. widgets
+msgid "choose that choice"
+msgstr "escolher essa alternativa"
+
+#. widgets
+msgid "check or uncheck the highlighted choice"
+msgstr "selecionar ou desmarcar a alternativa destacada"
+
+#. widgets
+msgid "check or uncheck that choice"
+msgstr "selecionar ou desmarcar essa alternativa"
+
+#. widgets
+msgid "highlight the other answer"
+msgstr "destacar a outra resposta"
+
+#. widgets
+msgid "choose the highlighted answer"
+msgstr "escolher a resposta destacada"
+
+#. widgets
+msgid "choose True"
+msgstr "escolher Verdadeiro"
+
+#. widgets
+msgid "choose False"
+msgstr "escolher Falso"
+
+#. widgets
+msgid "type it (printable text)"
+msgstr "digitá-lo (texto imprimível)"
+
+#. widgets
+msgid "move in the answer"
+msgstr "mover o cursor na resposta"
+
+#. widgets
+msgid "delete before or after the cursor"
+msgstr "apagar antes ou depois do cursor"
+
+#. widgets
+msgid "the next question"
+msgstr "a próxima questão"
+
+#. widgets
+msgid "start a new line"
+msgstr "começar uma nova linha"
+
+#. widgets
+msgid "move in the essay, by the lines as shown"
+msgstr "mover o cursor na redação, pelas linhas como aparecem"
+
+#. widgets
+msgid "move the highlighted entry up"
+msgstr "subir o item destacado"
+
+#. widgets
+msgid "move the highlighted entry down"
+msgstr "descer o item destacado"
+
+#. widgets
+msgid "keep this order as the answer"
+msgstr "manter esta ordem como resposta"
+
+#. widgets
+msgid "the next or the previous match, then none"
+msgstr "a associação seguinte ou anterior, depois nenhuma"
+
+#. widgets
+msgid "that match"
+msgstr "essa associação"
+
+#. widgets
+msgid "no match"
+msgstr "sem associação"
+
+#. widgets
+msgid "go to the gap before or after"
+msgstr "ir para a lacuna anterior ou seguinte"
+
+#. widgets
+msgid "the next gap (after the last: the next question)"
+msgstr "a próxima lacuna (após a última: a próxima questão)"
+
+#. widgets
+msgid "type it in the gap (printable text)"
+msgstr "digitá-lo na lacuna (texto imprimível)"
+
+#. widgets
+msgid "move in the gap"
+msgstr "mover o cursor na lacuna"
+
+#. widgets
+msgid "clear the gap"
+msgstr "apagar a lacuna"
+
+#. widgets
+msgid "highlight the option before or after"
+msgstr "destacar a opção anterior ou seguinte"
+
+#. widgets
+msgid "choose the option before or after"
+msgstr "escolher a opção anterior ou seguinte"
+
+#. widgets
+msgid "check or uncheck the highlighted option"
+msgstr "selecionar ou desmarcar a opção destacada"
+
+#. widgets
+msgid "choose the next option"
+msgstr "escolher a próxima opção"
+
+#. widgets
+msgid "check or uncheck that option"
+msgstr "selecionar ou desmarcar essa opção"
+
+#. widgets
+msgid "choose that option"
+msgstr "escolher essa opção"
+
+#. widgets
+msgid "move between choices and choose; a letter a, b, c… or a digit picks one directly"
+msgstr "mover-se entre as alternativas e escolher; uma letra a, b, c… ou um número escolhe uma diretamente"
+
+#. widgets
+msgid "move in a typed answer; in an essay Enter starts a new line and ↑ ↓ move by line"
+msgstr "mover o cursor numa resposta escrita; numa redação, Enter começa uma nova linha e ↑ ↓ mudam de linha"
+
+#. widgets
+msgid "move the highlighted entry of an ordering question up or down"
+msgstr "subir ou descer o item destacado de uma questão de ordenação"
+
+#. widgets
+msgid "pick the match for the highlighted entry; Backspace clears it"
+msgstr "escolher o par do item destacado; Backspace o apaga"
+
+#. widgets
+msgid "in a text with gaps: go to the gap above or below (Enter: the next); ← → change a pick"
+msgstr "num texto com lacunas: ir para a lacuna acima ou abaixo (Enter: a próxima); ← → mudam uma escolha"
+
+#. widgets
+msgctxt "keys"
+msgid "Enter or Space"
+msgstr "Enter ou Space"
+
+#. widgets
+msgctxt "keys"
+msgid "a, b, c… or 1, 2, 3…"
+msgstr "a, b, c… ou 1, 2, 3…"
+
+#. widgets
+msgctxt "keys"
+msgid "t, a or 1"
+msgstr "t, a ou 1"
+
+#. widgets
+msgctxt "keys"
+msgid "f, b or 2"
+msgstr "f, b ou 2"
+
+#. widgets
+msgctxt "keys"
+msgid "a character"
+msgstr "um caractere"
+
+#. widgets
+msgctxt "keys"
+msgid "Shift-↑, u or -"
+msgstr "Shift-↑, u ou -"
+
+#. widgets
+msgctxt "keys"
+msgid "Shift-↓, d or +"
+msgstr "Shift-↓, d ou +"
+
+#. widgets
+msgctxt "keys"
+msgid "↑ ↓, Enter or Space"
+msgstr "↑ ↓, Enter ou Space"
+
+#. widgets
+msgctxt "keys"
+msgid "Shift-↑ ↓, or u / d"
+msgstr "Shift-↑ ↓, ou u / d"
+
+#. widgets
+msgctxt "keys"
+msgid "← → or a letter"
+msgstr "← → ou uma letra"
+
+#. widgets
+msgctxt "keys"
+msgid "↑ ↓ or Enter, ← →"
+msgstr "↑ ↓ ou Enter, ← →"
+
+#. console
+msgid "Begin session — failed: {0}"
+msgstr "Início de sessão — falhou: {0}"
+
+#. console
+msgid "The journal cannot be read: {0}"
+msgstr "Não é possível ler o diário: {0}"
+
+#. console
+msgid "No session — the lock is free"
+msgstr "Nenhuma sessão — o bloqueio está livre"
+
+#. console
+msgid "Session active since {0} UTC, lock held by pid {1} (this demo)"
+msgstr "Sessão ativa desde {0} UTC, bloqueio do pid {1} (esta demonstração)"
+
+#. console
+msgid "Session active since {0} UTC, lock held by pid {1} (another process)"
+msgstr "Sessão ativa desde {0} UTC, bloqueio do pid {1} (outro processo)"
+
+#. console
+msgid "Lock held by a session that is starting"
+msgstr "Bloqueio mantido por uma sessão que está iniciando"
+
+#. console
+msgid "Workshop test finished"
+msgstr "Prova da oficina concluída"
+
+#. console
+msgid "Workshop test ended: {0}"
+msgstr "Prova da oficina interrompida: {0}"
+
+#. console
+msgid "Pasteboards cleared {0}: {1}"
+msgstr "Áreas de transferência limpas {0}: {1}"
+
+#. console
+msgctxt "demo log list"
+msgid ", "
+msgstr ", "
+
+#. console
+msgid "Begin session — succeeded"
+msgstr "Início de sessão — concluído"
+
+#. console
+msgid "Paste blocked: {0, plural, one {# character} other {# characters}}"
+msgstr "Colagem bloqueada: {0, plural, one {# caractere} many {# de caracteres} other {# caracteres}}"
+
+#. console
+msgid "Paste blocked: {0}"
+msgstr "Colagem bloqueada: {0}"
+
+#. console
+msgid "Focus lost"
+msgstr "Foco perdido"
+
+#. console
+msgid "Focus regained"
+msgstr "Foco recuperado"
+
+#. console
+msgid "End session requested"
+msgstr "Encerramento de sessão solicitado"
+
+#. console
+msgid "Leaving blocked: {0}"
+msgstr "Saída bloqueada: {0}"
+
+#. console
+msgid "Terminal resized to {0}"
+msgstr "Terminal redimensionado para {0}"
+
+#. console
+msgid "Session ended"
+msgstr "Sessão encerrada"
+
+#. console
+msgid "Session interrupted: {0}"
+msgstr "Sessão interrompida: {0}"
+
+#. console
+msgctxt "interrupted by"
+msgid "terminal lost"
+msgstr "terminal perdido"
+
+#. console
+msgid "A tracer attached to this session: pid {0}"
+msgstr "Um rastreador se conectou a esta sessão: pid {0}"
+
+#. console
+msgid "A tracer attached to this session: {0}"
+msgstr "Um rastreador se conectou a esta sessão: {0}"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "on entry"
+msgstr "na entrada"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "on exit"
+msgstr "na saída"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "on unlock"
+msgstr "no desbloqueio"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "after a failed begin"
+msgstr "após um início com falha"
+
+#. console
+msgid "no Assessments/workshop.yaml here; start the demo with --workshop FILE"
+msgstr "não há Assessments/workshop.yaml aqui; inicie a demonstração com --workshop ARQUIVO"
+
+#. console
+msgid "{0} not found"
+msgstr "{0} não encontrado"
+
+#. console
+msgid "Please enlarge the terminal to at least {0}×{1}."
+msgstr "Amplie o terminal para no mínimo {0}×{1}."
+
+#. console
+msgid "Carrel workshop demo"
+msgstr "Demonstração de oficina do Carrel"
+
+#. console
+msgctxt "demo state"
+msgid "Session active"
+msgstr "Sessão ativa"
+
+#. console
+msgctxt "demo state"
+msgid "No session"
+msgstr "Nenhuma sessão"
+
+#. console
+msgid "Status: {0}"
+msgstr "Situação: {0}"
+
+#. console
+msgid "a session is running"
+msgstr "há uma sessão em andamento"
+
+#. console
+msgid "no session"
+msgstr "nenhuma sessão"
+
+#. console
+msgid "no workshop file"
+msgstr "nenhum arquivo de oficina"
+
+#. console
+msgid "end the session first"
+msgstr "encerre a sessão primeiro"
+
+#. console
+msgctxt "demo action"
+msgid "Begin"
+msgstr "Começar"
+
+#. console
+msgctxt "demo action"
+msgid "End"
+msgstr "Encerrar"
+
+#. console
+msgctxt "demo action"
+msgid "Workshop test"
+msgstr "Prova da oficina"
+
+#. console
+msgctxt "demo action"
+msgid "Quit"
+msgstr "Sair"
+
+#. console
+msgid "Actions:"
+msgstr "Ações:"
+
+#. console
+msgid "{0} (n/a)"
+msgstr "{0} (n/d)"
+
+#. console
+msgid "Workshop test: {0}"
+msgstr "Prova da oficina: {0}"
+
+#. console
+msgid "Try typing here — try pasting here:"
+msgstr "Experimente digitar aqui — experimente colar aqui:"
+
+#. console
+msgid "Pasting is blocked while the session runs."
+msgstr "Não é possível colar enquanto a sessão estiver em andamento."
+
+#. console
+msgid "No session: pasting works here. Begin a session and try again."
+msgstr "Sem sessão: aqui é possível colar. Inicie uma sessão e tente de novo."
+
+#. console
+msgid "Policy"
+msgstr "Regras"
+
+#. console
+msgid "Event log"
+msgstr "Registro de eventos"
+
+#. console
+msgid "{0, plural, one {↑ # earlier line: PgUp} other {↑ # earlier lines: PgUp}}"
+msgstr "{0, plural, one {↑ # linha anterior: PgUp} many {↑ # de linhas anteriores: PgUp} other {↑ # linhas anteriores: PgUp}}"
+
+#. console
+msgid "{0, plural, one {↓ # newer: PgDn} other {↓ # newer: PgDn}}"
+msgstr "{0, plural, one {↓ # mais recente: PgDn} many {↓ # mais recentes: PgDn} other {↓ # mais recentes: PgDn}}"
+
+#. console
+msgid "Nothing yet: begin a session."
+msgstr "Nada ainda: inicie uma sessão."
+
+#. console
+msgctxt "footer entry"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. console
+msgid "A session is running."
+msgstr "Há uma sessão em andamento."
+
+#. console
+msgid "Quitting ends it: its answers are kept as a result."
+msgstr "Sair a encerra: as respostas dela são mantidas como resultado."
+
+#. console
+msgid "End the demo session before opening the workshop test"
+msgstr "Encerre a sessão da demonstração antes de abrir a prova da oficina"
+
+#. console
+msgid "In the demo: {0} begins, {1} ends, {2} opens the workshop test, {3} quits"
+msgstr "Na demonstração: {0} inicia, {1} encerra, {2} abre a prova da oficina, {3} sai"
+
+#. console
+msgctxt "footer"
+msgid "end"
+msgstr "encerrar"
+
+#. console
+msgctxt "footer"
+msgid "workshop test"
+msgstr "prova"
+
+#. console
+msgctxt "footer"
+msgid "quit"
+msgstr "sair"
+
+#. console
+msgctxt "footer"
+msgid "log"
+msgstr "registro"
+
+#. console
+msgctxt "footer"
+msgid "seat"
+msgstr "estação"
+
+#. console
+msgctxt "footer"
+msgid "integrity report"
+msgstr "relatório"
+
+#. console
+msgctxt "footer"
+msgid "refresh"
+msgstr "atualizar"
+
+#. console
+msgctxt "footer"
+msgid "back to the seats"
+msgstr "voltar às estações"
+
+#. console
+msgctxt "console action"
+msgid "mark"
+msgstr "marcar"
+
+#. console
+msgctxt "console action"
+msgid "all"
+msgstr "todas"
+
+#. console
+msgctxt "console action"
+msgid "start"
+msgstr "iniciar"
+
+#. console
+msgctxt "console action"
+msgid "pause"
+msgstr "pausar"
+
+#. console
+msgctxt "console action"
+msgid "resume"
+msgstr "retomar"
+
+#. console
+msgctxt "console action"
+msgid "time"
+msgstr "tempo"
+
+#. console
+msgctxt "console action"
+msgid "message"
+msgstr "mensagem"
+
+#. console
+msgctxt "console action"
+msgid "hand"
+msgstr "mão"
+
+#. console
+msgctxt "console action"
+msgid "end"
+msgstr "encerrar"
+
+#. console
+msgid "Minutes to add:"
+msgstr "Minutos a adicionar:"
+
+#. console
+msgid "Message:"
+msgstr "Mensagem:"
+
+#. console
+msgctxt "time left"
+msgid "under 1 min"
+msgstr "< 1 min"
+
+#. console
+msgctxt "time left"
+msgid "{0} min"
+msgstr "{0} min"
+
+#. console
+msgctxt "heard"
+msgid "now"
+msgstr "agora"
+
+#. console
+msgctxt "heard"
+msgid "under 1 min ago"
+msgstr "há < 1 min"
+
+#. console
+msgctxt "heard"
+msgid "{0} min ago"
+msgstr "há {0} min"
+
+#. console
+msgctxt "heard"
+msgid "{0} s ago"
+msgstr "há {0} s"
+
+#. console
+msgctxt "heard"
+msgid "{0} h ago"
+msgstr "há {0} h"
+
+#. console
+msgctxt "seat sentence"
+msgid ", "
+msgstr ", "
+
+#. console
+msgid "Seat {0}, {1}: {2}"
+msgstr "Estação {0}, {1}: {2}"
+
+#. console
+msgid "Seat {0}: {1}"
+msgstr "Estação {0}: {1}"
+
+#. console
+msgctxt "seat"
+msgid "marked"
+msgstr "marcada"
+
+#. console
+msgid "watch only: the test has no proctor key"
+msgstr "só observação: a prova não tem chave de fiscal"
+
+#. console
+msgctxt "seat"
+msgid "unverified"
+msgstr "não verificada"
+
+#. console
+msgid "seat key {0}"
+msgstr "chave da estação {0}"
+
+#. console
+msgid "host {0}"
+msgstr "máquina {0}"
+
+#. console
+msgid "{0, plural, one {# command not applied yet} other {# commands not applied yet}}"
+msgstr "{0, plural, one {# comando ainda não aplicado} many {# de comandos ainda não aplicados} other {# comandos ainda não aplicados}}"
+
+#. console
+msgid "{0} of {1} answered"
+msgstr "{0} de {1} respondidas"
+
+#. console
+msgid "{0} left"
+msgstr "faltam {0}"
+
+#. console
+msgid "{0, plural, one {# paste attempt} other {# paste attempts}}"
+msgstr "{0, plural, one {tentativas de colar: #} many {tentativas de colar: #} other {tentativas de colar: #}}"
+
+#. console
+msgid "{0, plural, one {# focus loss} other {# focus losses}}"
+msgstr "{0, plural, one {perdas de foco: #} many {perdas de foco: #} other {perdas de foco: #}}"
+
+#. console
+msgid "{0, plural, one {# exit attempt} other {# exit attempts}}"
+msgstr "{0, plural, one {tentativas de saída: #} many {tentativas de saída: #} other {tentativas de saída: #}}"
+
+#. console
+msgid "last heard {0}"
+msgstr "último contato: {0}"
+
+#. console
+msgid "score {0} of {1}"
+msgstr "nota {0} de {1}"
+
+#. console
+msgid "{0} to mark"
+msgstr "{0} a corrigir"
+
+#. console
+msgid "not scored yet (give --test)"
+msgstr "ainda sem nota (informe --test)"
+
+#. console
+msgid "no score: its result does not verify"
+msgstr "sem nota: o resultado não passa na verificação"
+
+#. console
+msgctxt "seat warning"
+msgid "wrong test"
+msgstr "prova errada"
+
+#. console
+msgctxt "seat warning"
+msgid "unknown machine, held back"
+msgstr "máquina desconhecida, retida"
+
+#. console
+msgctxt "seat warning"
+msgid "candidate not identified with a code"
+msgstr "candidato não identificado pelo código"
+
+#. console
+msgctxt "seat warning"
+msgid "candidate not identified with a code, held back"
+msgstr "candidato não identificado pelo código, estação retida"
+
+#. console
+msgctxt "seat warning"
+msgid "identity unchecked (the roster has no codes)"
+msgstr "identidade não verificada (a lista não tem códigos)"
+
+#. console
+msgctxt "seat warning"
+msgid "other Carrel, held back"
+msgstr "outro Carrel, estação retida"
+
+#. console
+msgid "{0}; held back: {1}"
+msgstr "{0}; retidas: {1}"
+
+#. console
+msgctxt "seat warning"
+msgid "candidate seated twice"
+msgstr "candidato em duas estações"
+
+#. console
+msgctxt "seat warning"
+msgid "executable differs from the room's"
+msgstr "executável diferente do da sala"
+
+#. console
+msgctxt "seat warning"
+msgid "no start signed by the proctor"
+msgstr "nenhum início assinado pelo fiscal"
+
+#. console
+msgctxt "seat warning"
+msgid "liveness claimed by another connection"
+msgstr "sinal de vida reivindicado por outra conexão"
+
+#. console
+msgid "{0, plural, one {refused # command} other {refused # commands}}"
+msgstr "{0, plural, one {# comando recusado} many {# de comandos recusados} other {# comandos recusados}}"
+
+#. console
+msgid "{0, plural, one {# record not counted (not written by the seat)} other {# records not counted (not written by the seat)}}"
+msgstr "{0, plural, one {# registro não contado (não escrito pela estação)} many {# de registros não contados (não escritos pela estação)} other {# registros não contados (não escritos pela estação)}}"
+
+#. console
+msgid "command {0} refused: {1}"
+msgstr "comando {0} recusado: {1}"
+
+#. console
+msgid "command {0}"
+msgstr "comando {0}"
+
+#. console
+msgctxt "seat state"
+msgid "not started"
+msgstr "a iniciar"
+
+#. console
+msgctxt "seat state"
+msgid "active"
+msgstr "ativa"
+
+#. console
+msgctxt "seat state"
+msgid "interrupted"
+msgstr "interrompida"
+
+#. console
+msgctxt "seat state"
+msgid "submitted"
+msgstr "entregue"
+
+#. console
+msgctxt "seat state"
+msgid "timed out"
+msgstr "tempo esgotado"
+
+#. console
+msgctxt "seat state"
+msgid "ended"
+msgstr "encerrada"
+
+#. console
+msgctxt "seat state"
+msgid "wrong test"
+msgstr "prova errada"
+
+#. console
+msgctxt "seat state"
+msgid "paused"
+msgstr "em pausa"
+
+#. console
+msgid "asks for help"
+msgstr "pede ajuda"
+
+#. console
+msgid "help coming"
+msgstr "ajuda a caminho"
+
+#. console
+msgid "refused: candidate seated twice"
+msgstr "recusada: candidato em duas estações"
+
+#. console
+msgid "waiting for the start"
+msgstr "aguardando o início"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# interrupted} other {# interrupted}}"
+msgstr "{0, plural, one {# interrompida} many {# interrompidas} other {# interrompidas}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# active} other {# active}}"
+msgstr "{0, plural, one {# ativa} many {# ativas} other {# ativas}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# not started} other {# not started}}"
+msgstr "{0, plural, one {# a iniciar} many {# a iniciar} other {# a iniciar}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# submitted} other {# submitted}}"
+msgstr "{0, plural, one {# entregue} many {# entregues} other {# entregues}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# timed out} other {# timed out}}"
+msgstr "{0, plural, one {# com tempo esgotado} many {# com tempo esgotado} other {# com tempo esgotado}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# ended} other {# ended}}"
+msgstr "{0, plural, one {# encerrada} many {# encerradas} other {# encerradas}}"
+
+#. console
+msgid "{0, plural, one {# seat} other {# seats}}"
+msgstr "{0, plural, one {# estação} many {# de estações} other {# estações}}"
+
+#. console
+msgid "{0} ({1, plural, one {# active with incidents} other {# active with incidents}})"
+msgstr "{0} ({1, plural, one {# ativa com incidentes} many {# ativas com incidentes} other {# ativas com incidentes}})"
+
+#. console
+msgctxt "seat summary"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. console
+msgctxt "column"
+msgid "seat"
+msgstr "estação"
+
+#. console
+msgctxt "column"
+msgid "candidate"
+msgstr "candidato"
+
+#. console
+msgctxt "column"
+msgid "status"
+msgstr "situação"
+
+#. console
+msgctxt "column"
+msgid "answered"
+msgstr "respostas"
+
+#. console
+msgctxt "column"
+msgid "left"
+msgstr "resta"
+
+#. console
+msgctxt "column"
+msgid "pst foc ext"
+msgstr "col foc sai"
+
+#. console
+msgctxt "column"
+msgid "heard"
+msgstr "contato"
+
+#. console
+msgid "Make this window at least {0} × {1} to see the seats."
+msgstr "Aumente esta janela para no mínimo {0} × {1} para ver as estações."
+
+#. console
+msgid "Carrel proctor — room {0}"
+msgstr "Fiscalização Carrel — sala {0}"
+
+#. console
+msgid "Carrel proctor — every room"
+msgstr "Fiscalização Carrel — todas as salas"
+
+#. console
+msgid "No seats yet. Seats appear here when they begin with --shared --room {0}."
+msgstr "Ainda não há estações. Elas aparecem aqui quando iniciam com --shared --room {0}."
+
+#. console
+msgid "No seats yet. Seats appear here when they begin with --shared."
+msgstr "Ainda não há estações. Elas aparecem aqui quando iniciam com --shared."
+
+#. console
+msgid "connecting to the shared store…"
+msgstr "conectando ao servidor compartilhado…"
+
+#. console
+msgid "store connected"
+msgstr "servidor conectado"
+
+#. console
+msgid "updated {0}"
+msgstr "atualizado às {0}"
+
+#. console
+msgid "no answer"
+msgstr "sem resposta"
+
+#. console
+msgid "store not reachable: {0}; retrying; seats as of {1}"
+msgstr "servidor inacessível: {0}; tentando de novo; estações como estavam às {1}"
+
+#. console
+msgid "store not reachable: {0}; retrying"
+msgstr "servidor inacessível: {0}; tentando de novo"
+
+#. console
+msgid "Integrity report — seat {0}, {1}"
+msgstr "Relatório de integridade — estação {0}, {1}"
+
+#. console
+msgid "Integrity report — seat {0}"
+msgstr "Relatório de integridade — estação {0}"
+
+#. console
+msgid "Session {0} · {1} — {2}"
+msgstr "Sessão {0} · {1} — {2}"
+
+#. console
+msgid "The events cannot be read now: {0}. Esc, then Enter to try again."
+msgstr "Não é possível ler os eventos agora: {0}. Esc e depois Enter para tentar de novo."
+
+#. console
+msgid "Reading the seat's events…"
+msgstr "Lendo os eventos da estação…"
+
+#. console
+msgid "Timeline"
+msgstr "Linha do tempo"
+
+#. console
+msgctxt "integrity report"
+msgid "paste attempts"
+msgstr "tentativas de colar"
+
+#. console
+msgctxt "integrity report"
+msgid "focus losses"
+msgstr "perdas de foco"
+
+#. console
+msgctxt "integrity report"
+msgid "exit attempts"
+msgstr "tentativas de saída"
+
+#. console
+msgctxt "integrity report"
+msgid "wrong passphrases"
+msgstr "frases secretas erradas"
+
+#. console
+msgctxt "integrity report"
+msgid "interruptions"
+msgstr "interrupções"
+
+#. console
+msgctxt "integrity report"
+msgid "pasteboards"
+msgstr "áreas de transferência"
+
+#. console
+msgctxt "integrity report"
+msgid "moved"
+msgstr "transferência"
+
+#. console
+msgid "Records: verified — every record and the result were written by this seat"
+msgstr "Registros: verificados — todos os registros e o resultado foram escritos por esta estação"
+
+#. console
+msgid "Records: every record so far was written by this seat (no result yet)"
+msgstr "Registros: todos os registros até agora foram escritos por esta estação (ainda sem resultado)"
+
+#. console
+msgid "Records: NOT verified"
+msgstr "Registros: NÃO verificados"
+
+#. console
+msgid "{0} not sent: {1}"
+msgstr "Comando “{0}” não enviado: {1}"
+
+#. console
+msgid "{0} sent to seat {1} (command {2})"
+msgstr "Comando “{0}” enviado à estação {1} (nº {2})"
+
+#. console
+msgid "{0} sent to {1, plural, one {# seat} other {# seats}} (command {2})"
+msgstr "Comando “{0}” enviado a {1, plural, one {# estação} many {# de estações} other {# estações}} (nº {2})"
+
+#. console
+msgid "Sending {0} to seat {1}…"
+msgstr "Enviando o comando “{0}” à estação {1}…"
+
+#. console
+msgid "Sending {0} to {1, plural, one {# seat} other {# seats}}…"
+msgstr "Enviando o comando “{0}” a {1, plural, one {# estação} many {# de estações} other {# estações}}…"
+
+#. console
+msgctxt "command"
+msgid "start"
+msgstr "iniciar"
+
+#. console
+msgctxt "command"
+msgid "pause"
+msgstr "pausar"
+
+#. console
+msgctxt "command"
+msgid "resume"
+msgstr "retomar"
+
+#. console
+msgctxt "command"
+msgid "time"
+msgstr "adicionar tempo"
+
+#. console
+msgctxt "command"
+msgid "message"
+msgstr "mensagem"
+
+#. console
+msgctxt "command"
+msgid "end"
+msgstr "encerrar"
+
+#. console
+msgctxt "command"
+msgid "acknowledge"
+msgstr "atender mão levantada"
+
+#. console
+msgctxt "command"
+msgid "move"
+msgstr "transferir"
+
+#. console
+msgctxt "command"
+msgid "lost"
+msgstr "encerrar (estação perdida)"
+
+#. console
+msgid "Cancelled"
+msgstr "Cancelado"
+
+#. console
+msgid "Give whole minutes from 1 to 600"
+msgstr "Informe minutos inteiros, de 1 a 600"
+
+#. console
+msgid "Nothing sent: the message is empty"
+msgstr "Nada enviado: a mensagem está vazia"
+
+#. console
+msgid "Nothing ended"
+msgstr "Nada encerrado"
+
+#. console
+msgctxt "console action"
+msgid "move"
+msgstr "transferir"
+
+#. console
+msgctxt "console action"
+msgid "lost"
+msgstr "perdida"
+
+#. console
+msgid "Move the session at {0} to the waiting seat:"
+msgstr "Transferir a sessão de {0} para a estação em espera:"
+
+#. console
+msgid "Move the session from {0} to {1} (its keys go to {1}; {0} can write nothing more)? {2}/N"
+msgstr "Transferir a sessão de {0} para {1} (as chaves vão para {1}; {0} não poderá escrever mais nada)? {2}/N"
+
+#. console
+msgid "End the session at {0} as lost (the seat will not come back; its result is made from the store)? {1}/N"
+msgstr "Encerrar a sessão de {0} como perdida (a estação não vai voltar; o resultado é montado com os dados do servidor)? {1}/N"
+
+#. console
+msgid "Nothing moved"
+msgstr "Nada transferido"
+
+#. console
+msgid "Nothing moved: seat {0} is still connected (it did not die)"
+msgstr "Nada transferido: a estação {0} ainda está conectada (não caiu)"
+
+#. console
+msgid "ended by the proctor, seat lost"
+msgstr "encerrada pelo fiscal, estação perdida"
+
+#. console
+msgid "{0} asks to move from {1} to {2}"
+msgstr "{0} pede transferência de {1} para {2}"
+
+#. console
+msgid "moved {0}"
+msgstr "transferida {0}"
+
+#. console
+msgid "Nothing to move: seat {0} has no running or interrupted session"
+msgstr "Nada a transferir: a estação {0} não tem sessão ativa nem interrompida"
+
+#. console
+msgid "Select the seat that died, or a spare that asks to move"
+msgstr "Selecione a estação que caiu ou uma estação de reserva que pede a transferência"
+
+#. console
+msgid "Nothing ended: select a running or interrupted seat"
+msgstr "Nada encerrado: selecione uma estação ativa ou interrompida"
+
+#. console
+msgid "Nothing moved: no seat {0} waits in the room"
+msgstr "Nada transferido: nenhuma estação {0} aguarda na sala"
+
+#. console
+msgid "Moving the session from {0} to {1}…"
+msgstr "Transferindo a sessão de {0} para {1}…"
+
+#. console
+msgid "Ending the session at {0} as lost…"
+msgstr "Encerrando a sessão de {0} como perdida…"
+
+#. console
+msgid "End the sessions of {0, plural, one {# seat} other {# seats}} (answers are kept and scored): {1}? {2}/N"
+msgstr "Encerrar as sessões de {0, plural, one {# estação} many {# de estações} other {# estações}} (as respostas são mantidas e corrigidas): {1}? {2}/N"
+
+#. console
+msgid "Start {0, plural, one {# seat} other {# seats}} and send each its keys: {1}? {2}/N"
+msgstr "Iniciar {0, plural, one {# estação} many {# de estações} other {# estações}} e enviar a cada uma suas chaves: {1}? {2}/N"
+
+#. console
+msgid "Pause {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "Pausar {0, plural, one {# estação} many {# de estações} other {# estações}}: {1}? {2}/N"
+
+#. console
+msgid "Continue {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "Retomar {0, plural, one {# estação} many {# de estações} other {# estações}}: {1}? {2}/N"
+
+#. console
+msgid "Acknowledge the hands of {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "Atender as mãos levantadas de {0, plural, one {# estação} many {# de estações} other {# estações}}: {1}? {2}/N"
+
+#. console
+msgid "Add {0} min for {1, plural, one {# seat} other {# seats}}: {2}? {3}/N"
+msgstr "Adicionar {0} min para {1, plural, one {# estação} many {# de estações} other {# estações}}: {2}? {3}/N"
+
+#. console
+msgid "Send the message to {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "Enviar a mensagem para {0, plural, one {# estação} many {# de estações} other {# estações}}: {1}? {2}/N"
+
+#. console
+msgid "Send {0} to {1, plural, one {# seat} other {# seats}}: {2}? {3}/N"
+msgstr "Enviar “{0}” para {1, plural, one {# estação} many {# de estações} other {# estações}}: {2}? {3}/N"
+
+#. console
+msgid "{0} and {1} more"
+msgstr "{0} e mais {1}"
+
+#. console
+msgid "Nothing sent"
+msgstr "Nada enviado"
+
+#. console
+msgid "Nothing sent: no seat chosen is running"
+msgstr "Nada enviado: nenhuma estação escolhida está ativa"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# paused} other {# paused}}"
+msgstr "{0, plural, one {# em pausa} many {# em pausa} other {# em pausa}}"
+
+#. console
+msgid "{0, plural, one {# asks for help} other {# ask for help}}"
+msgstr "{0, plural, one {# pede ajuda} many {# pedem ajuda} other {# pedem ajuda}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# held back} other {# held back}}"
+msgstr "{0, plural, one {# retida} many {# retidas} other {# retidas}}"
+
+#. console
+msgctxt "column"
+msgid "seat key"
+msgstr "chave da estação"
+
+#. console
+msgctxt "column"
+msgid "host"
+msgstr "máquina"
+
+#. console
+msgid "Nothing started"
+msgstr "Nada iniciado"
+
+#. console
+msgctxt "policy"
+msgid "paste block"
+msgstr "colar bloqueado"
+
+#. console
+msgctxt "policy"
+msgid "paste allow"
+msgstr "colar permitido"
+
+#. console
+msgctxt "policy"
+msgid "pasteboards clear"
+msgstr "áreas de transferência limpas"
+
+#. console
+msgctxt "policy"
+msgid "pasteboards keep"
+msgstr "áreas de transferência mantidas"
+
+#. console
+msgctxt "policy"
+msgid "multiplexer refuse"
+msgstr "tmux/screen recusados"
+
+#. console
+msgctxt "policy"
+msgid "multiplexer allow"
+msgstr "tmux/screen permitidos"
+
+#. console
+msgctxt "policy"
+msgid "extensions refuse"
+msgstr "código injetado recusado"
+
+#. console
+msgctxt "policy"
+msgid "extensions allow"
+msgstr "código injetado permitido"
+
+#. console
+msgctxt "policy"
+msgid "suspend block"
+msgstr "Ctrl-C/Ctrl-Z bloqueados"
+
+#. console
+msgctxt "policy"
+msgid "suspend allow"
+msgstr "Ctrl-C/Ctrl-Z permitidos"
+
+#. console
+msgctxt "policy"
+msgid "focus log"
+msgstr "troca de janela registrada"
+
+#. console
+msgctxt "policy"
+msgid "focus ignore"
+msgstr "troca de janela ignorada"
+
+#. console
+msgctxt "policy"
+msgid "remote allow"
+msgstr "SSH permitido"
+
+#. console
+msgctxt "policy"
+msgid "remote refuse"
+msgstr "SSH recusado"
+
+#. console
+msgctxt "policy"
+msgid "max_duration {0}"
+msgstr "duração máx. {0}"
+
+#. console
+msgctxt "policy"
+msgid "shared optional"
+msgstr "servidor compartilhado opcional"
+
+#. console
+msgctxt "policy"
+msgid "shared required"
+msgstr "servidor compartilhado obrigatório"
+
+"""####),
+        (code: "nl", name: "Nederlands", text: ####"""
+# Carrel's messages: Dutch.
+# Each message is the English sentence Carrel says; {0}, {1}… are values it fills in, and
+# {0, plural, one {…} other {…}} chooses a form by the number (ICU's plural syntax: give every
+# category this language's X-Carrel-Plural-Rules name, and always "other"). See docs/translating.md.
+msgid ""
+msgstr ""
+"Project-Id-Version: Carrel\n"
+"Report-Msgid-Bugs-To: the Carrel project\n"
+"POT-Creation-Date: 2026-11-28 12:00+0000\n"
+"PO-Revision-Date: 2026-11-28 12:00+0000\n"
+"Last-Translator: Carrel translators\n"
+"Language-Team: Dutch\n"
+"Language: nl\n"
+"MIME-Version: 1.0\n"
+"Content-Type: text/plain; charset=UTF-8\n"
+"Content-Transfer-Encoding: 8bit\n"
+"Plural-Forms: nplurals=2; plural=(n != 1);\n"
+"X-Carrel-Name: Nederlands\n"
+"X-Carrel-Plural-Rules: one: n = 1\n"
+
+#. core
+msgid "{0, plural, one {# hour} other {# hours}}"
+msgstr "{0, plural, one {# uur} other {# uur}}"
+
+#. core
+msgid "{0, plural, one {# minute} other {# minutes}}"
+msgstr "{0, plural, one {# minuut} other {# minuten}}"
+
+#. core
+msgid "{0, plural, one {# second} other {# seconds}}"
+msgstr "{0, plural, one {# seconde} other {# seconden}}"
+
+#. core
+msgctxt "between units of time"
+msgid " "
+msgstr " "
+
+#. core
+msgctxt "decimal separator"
+msgid "."
+msgstr ","
+
+#. core
+msgctxt "list separator"
+msgid ", "
+msgstr ", "
+
+#. core
+msgid "{0} and {1}"
+msgstr "{0} en {1}"
+
+#. core
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. core
+msgctxt "key"
+msgid "y"
+msgstr "j"
+
+#. core
+msgid "No time limit"
+msgstr "Geen tijdslimiet"
+
+#. core
+msgctxt "clock"
+msgid "{0} left"
+msgstr "nog {0}"
+
+#. core
+msgctxt "time in words"
+msgid "{0} left"
+msgstr "Nog {0}"
+
+#. core
+msgid "Waiting for the proctor to start"
+msgstr "Wachten tot de surveillant de toets start"
+
+#. core
+msgid "Time warning: {0}. {1}"
+msgstr "Tijdwaarschuwing: {0}. {1}"
+
+#. core
+msgid "Clock hidden; Ctrl-K shows it. Ctrl-T says the time left."
+msgstr "Klok verborgen; Ctrl-K toont de klok. Ctrl-T meldt de resterende tijd."
+
+#. core
+msgid "Clock shown"
+msgstr "Klok zichtbaar"
+
+#. core
+msgid "{0, plural, one {That passphrase is not right (attempt {1}, # try left).} other {That passphrase is not right (attempt {1}, # tries left).}}"
+msgstr "{0, plural, one {Die wachtzin klopt niet (poging {1}, nog # poging over).} other {Die wachtzin klopt niet (poging {1}, nog # pogingen over).}}"
+
+#. core
+msgid "{0, plural, one {Wait # second before trying again.} other {Wait # seconds before trying again.}}"
+msgstr "{0, plural, one {Wacht # seconde en probeer het dan opnieuw.} other {Wacht # seconden en probeer het dan opnieuw.}}"
+
+#. core
+msgid "{0, plural, one {Wait # second before trying the passphrase again.} other {Wait # seconds before trying the passphrase again.}}"
+msgstr "{0, plural, one {Wacht # seconde en probeer de wachtzin dan opnieuw.} other {Wacht # seconden en probeer de wachtzin dan opnieuw.}}"
+
+#. core
+msgid "{0} of {1} matched"
+msgstr "{0} van {1} gekoppeld"
+
+#. core
+msgid "{0} of {1} gaps filled"
+msgstr "{0} van {1} velden ingevuld"
+
+#. core
+msgid "{0, plural, one {# word of at least {1}} other {# words of at least {1}}}"
+msgstr "{0, plural, one {# woord (minimaal {1})} other {# woorden (minimaal {1})}}"
+
+#. core
+msgid "Paused by the proctor — the clock is stopped"
+msgstr "Gepauzeerd door de surveillant — de klok staat stil"
+
+#. core
+msgid "A debugger or tracer attached to this session; ask your proctor"
+msgstr "Er is een debugger of tracer aan deze sessie gekoppeld; waarschuw de surveillant"
+
+#. core
+msgid "Flag removed"
+msgstr "Markering weggehaald"
+
+#. core
+msgid "Question flagged"
+msgstr "Vraag gemarkeerd"
+
+#. core
+msgid "In this assessment you answer the question in front of you only"
+msgstr "In deze toets beantwoord je alleen de vraag die voor je staat"
+
+#. core
+msgid "Message from the proctor: {0}"
+msgstr "Bericht van de surveillant: {0}"
+
+#. core
+msgid "No proctor console watches this room: raise your hand"
+msgstr "Geen surveillant volgt dit lokaal via de console: steek je hand op"
+
+#. core
+msgid "Not saved: {0}. Carrel keeps trying; tell your proctor"
+msgstr "Niet opgeslagen: {0}. Carrel blijft het proberen; waarschuw de surveillant"
+
+#. core
+msgid "Paste is disabled during this assessment"
+msgstr "Plakken is uitgeschakeld tijdens deze toets"
+
+#. core
+msgid "Saving works again: every answer is saved"
+msgstr "Opslaan werkt weer: alle antwoorden zijn opgeslagen"
+
+#. core
+msgid "That passphrase is not right"
+msgstr "Die wachtzin klopt niet"
+
+#. core
+msgid "The passphrase cannot be checked: {0}"
+msgstr "De wachtzin kan niet worden gecontroleerd: {0}"
+
+#. core
+msgid "The proctor added time; this assessment has no time limit"
+msgstr "De surveillant heeft tijd toegevoegd; deze toets heeft geen tijdslimiet"
+
+#. core
+msgid "The proctor added {0}: {1} left"
+msgstr "De surveillant heeft {0} toegevoegd: nog {1}"
+
+#. core
+msgid "The proctor has been called"
+msgstr "De surveillant is geroepen"
+
+#. core
+msgid "The proctor is coming"
+msgstr "De surveillant komt eraan"
+
+#. core
+msgid "The proctor resumed the session: the clock runs again"
+msgstr "De surveillant heeft de sessie hervat: de klok loopt weer"
+
+#. core
+msgid "This assessment does not allow going back"
+msgstr "In deze toets kun je niet teruggaan"
+
+#. core
+msgid "Three wrong passphrases: back to the test; the proctor can try again later"
+msgstr "Drie verkeerde wachtzinnen: terug naar de toets; de surveillant kan het later opnieuw proberen"
+
+#. core
+msgid "The session cap is reached: no time could be added"
+msgstr "De maximale sessieduur is bereikt: geen tijd toegevoegd"
+
+#. core
+msgid "{0, plural, one {# minute left} other {# minutes left}}"
+msgstr "{0, plural, one {nog # minuut} other {nog # minuten}}"
+
+#. core
+msgid "{0, plural, one {# second left} other {# seconds left}}"
+msgstr "{0, plural, one {nog # seconde} other {nog # seconden}}"
+
+#. core
+msgid "{0, plural, one {Wait # second before trying again} other {Wait # seconds before trying again}}"
+msgstr "{0, plural, one {Wacht # seconde en probeer het dan opnieuw} other {Wacht # seconden en probeer het dan opnieuw}}"
+
+#. core
+msgid "type the proctor's passphrase (shown as dots)"
+msgstr "de wachtzin van de surveillant typen (verschijnt als puntjes)"
+
+#. core
+msgctxt "keys"
+msgid "a character, ← → Home End, Backspace Delete"
+msgstr "een teken, ← → Home End, Backspace Delete"
+
+#. core
+msgid "back to the question (as Esc)"
+msgstr "terug naar de vraag (zoals Esc)"
+
+#. core
+msgctxt "keys"
+msgid "n, Esc or Enter"
+msgstr "n, Esc of Enter"
+
+#. core
+msgctxt "keys"
+msgid "n or Esc"
+msgstr "n of Esc"
+
+#. core
+msgctxt "keys"
+msgid "y"
+msgstr "j (of y)"
+
+#. core
+msgid "next question (a linear test asks before leaving one unanswered)"
+msgstr "volgende vraag (lineaire toets: eerst bevestigen bij een onbeantwoorde vraag)"
+
+#. core
+msgid "previous question (not in linear tests)"
+msgstr "vorige vraag (niet in lineaire toetsen)"
+
+#. core
+msgid "scroll a long question or essay by a page"
+msgstr "een lange vraag of een opstel per pagina scrollen"
+
+#. core
+msgid "flag or unflag the question for review"
+msgstr "de vraag markeren of de markering weghalen (voor later)"
+
+#. core
+msgid "review: every question, answered or not, flagged or not; Enter goes to one"
+msgstr "overzicht: alle vragen, beantwoord of niet, gemarkeerd of niet; Enter opent er een"
+
+#. core
+msgid "submit (asks first, naming unanswered and flagged questions)"
+msgstr "inleveren (met bevestiging; noemt onbeantwoorde en gemarkeerde vragen)"
+
+#. core
+msgid "say the time left in words, and repeat the last time warning"
+msgstr "de resterende tijd in woorden noemen en de laatste tijdwaarschuwing herhalen"
+
+#. core
+msgid "hide or show the clock (time warnings still come)"
+msgstr "de klok verbergen of tonen (tijdwaarschuwingen blijven komen)"
+
+#. core
+msgid "call the proctor (raise your hand); the screen says when the proctor is coming"
+msgstr "de surveillant roepen (hand opsteken); het scherm meldt wanneer de surveillant komt"
+
+#. core
+msgid "ask the proctor to end the session (a practice test asks you to confirm)"
+msgstr "de surveillant vragen de sessie te beëindigen (een oefentoets vraagt om bevestiging)"
+
+#. core
+msgid "the list of keys on screen (Esc closes it)"
+msgstr "de lijst met toetsen op het scherm (Esc sluit de lijst)"
+
+#. core
+msgid "choose a question"
+msgstr "een vraag kiezen"
+
+#. core
+msgid "choose a question a page away"
+msgstr "de keuze een pagina verplaatsen"
+
+#. core
+msgid "the first or the last question"
+msgstr "de eerste of de laatste vraag"
+
+#. core
+msgid "go to the chosen question (forward only)"
+msgstr "naar de gekozen vraag gaan (alleen vooruit)"
+
+#. core
+msgid "go to the chosen question"
+msgstr "naar de gekozen vraag gaan"
+
+#. core
+msgid "back to the question"
+msgstr "terug naar de vraag"
+
+#. core
+msgid "submit (asks first)"
+msgstr "inleveren (met bevestiging)"
+
+#. core
+msgid "check the passphrase"
+msgstr "de wachtzin controleren"
+
+#. core
+msgid "back to the test"
+msgstr "terug naar de toets"
+
+#. core
+msgid "go on to the lock confirmation (once the proctor's passphrase is right, when the test has one)"
+msgstr "door naar het bevestigen van de vergrendeling (zodra de wachtzin van de surveillant klopt, als de toets er een heeft)"
+
+#. core
+msgid "leave (nothing is locked yet)"
+msgstr "stoppen (er is nog niets vergrendeld)"
+
+#. core
+msgid "the keys of the test (Esc closes it)"
+msgstr "de sneltoetsen tijdens de toets (Esc sluit de lijst)"
+
+#. core
+msgid "the first question"
+msgstr "de eerste vraag"
+
+#. core
+msgctxt "keys"
+msgid "any key"
+msgstr "elke toets"
+
+#. core
+msgid "close Carrel"
+msgstr "Carrel afsluiten"
+
+#. core
+msgctxt "keys"
+msgid "Enter, Esc or q"
+msgstr "Enter, Esc of q"
+
+#. core
+msgid "close the list"
+msgstr "de lijst sluiten"
+
+#. core
+msgctxt "keys"
+msgid "Esc, Enter, F1, Ctrl-G or q"
+msgstr "Esc, Enter, F1, Ctrl-G of q"
+
+#. core
+msgid "scroll by a line"
+msgstr "per regel scrollen"
+
+#. core
+msgid "scroll by a page"
+msgstr "per pagina scrollen"
+
+#. core
+msgctxt "keys"
+msgid "PgUp / PgDn or Space"
+msgstr "PgUp / PgDn of Space"
+
+#. core
+msgctxt "footer"
+msgid "next"
+msgstr "verder"
+
+#. core
+msgctxt "footer"
+msgid "back"
+msgstr "terug"
+
+#. core
+msgctxt "footer"
+msgid "flag"
+msgstr "markeren"
+
+#. core
+msgctxt "footer"
+msgid "review"
+msgstr "overzicht"
+
+#. core
+msgctxt "footer"
+msgid "submit"
+msgstr "inleveren"
+
+#. core
+msgctxt "footer"
+msgid "help"
+msgstr "hulp"
+
+#. core
+msgctxt "footer"
+msgid "choose"
+msgstr "kiezen"
+
+#. core
+msgctxt "footer"
+msgid "go to (forward only)"
+msgstr "openen (alleen vooruit)"
+
+#. core
+msgctxt "footer"
+msgid "go to"
+msgstr "openen"
+
+#. core
+msgctxt "footer"
+msgid "start"
+msgstr "starten"
+
+#. core
+msgctxt "footer"
+msgid "continue"
+msgstr "verder"
+
+#. core
+msgctxt "footer"
+msgid "leave"
+msgstr "stoppen"
+
+#. core
+msgctxt "footer"
+msgid "close"
+msgstr "sluiten"
+
+#. core
+msgctxt "footer"
+msgid "close help"
+msgstr "hulp sluiten"
+
+#. core
+msgctxt "footer"
+msgid "scroll"
+msgstr "scrollen"
+
+#. core
+msgid "The question screen"
+msgstr "Het vraagscherm"
+
+#. core
+msgid "The review screen"
+msgstr "Het overzichtsscherm"
+
+#. core
+msgid "Leave a question unanswered? (linear tests)"
+msgstr "Een vraag onbeantwoord laten? (lineaire toetsen)"
+
+#. core
+msgid "Ask your proctor (the proctor's passphrase)"
+msgstr "Vraag de surveillant (wachtzin van de surveillant)"
+
+#. core
+msgid "The start screen"
+msgstr "Het startscherm"
+
+#. core
+msgid "The locked banner"
+msgstr "De vergrendelmelding"
+
+#. core
+msgid "The receipt"
+msgstr "Het ontvangstbewijs"
+
+#. core
+msgid "The list of keys (F1)"
+msgstr "De lijst met toetsen (F1)"
+
+#. core
+msgid "No question"
+msgstr "Geen vraag"
+
+#. core
+msgid "Begin? (the lock confirmation)"
+msgstr "Beginnen? (vergrendeling bevestigen)"
+
+#. core
+msgctxt "footer"
+msgid "begin"
+msgstr "beginnen"
+
+#. core
+msgid "begin"
+msgstr "beginnen"
+
+#. core
+msgid "back"
+msgstr "terug"
+
+#. core
+msgid "Submit? (the submit confirmation)"
+msgstr "Inleveren? (bevestiging)"
+
+#. core
+msgctxt "footer"
+msgid "keep working"
+msgstr "doorwerken"
+
+#. core
+msgid "submit"
+msgstr "inleveren"
+
+#. core
+msgid "keep working"
+msgstr "doorwerken"
+
+#. core
+msgid "End this practice test? (its confirmation)"
+msgstr "Deze oefentoets beëindigen? (bevestiging)"
+
+#. core
+msgctxt "footer"
+msgid "end now"
+msgstr "nu stoppen"
+
+#. core
+msgid "end now"
+msgstr "nu beëindigen"
+
+#. core
+msgctxt "footer"
+msgid "leave it unanswered"
+msgstr "onbeantwoord laten"
+
+#. core
+msgctxt "footer"
+msgid "stay and answer"
+msgstr "blijven en antwoorden"
+
+#. core
+msgid "leave it unanswered"
+msgstr "de vraag onbeantwoord laten"
+
+#. core
+msgid "stay and answer"
+msgstr "blijven en antwoorden"
+
+#. core
+msgid "Quit the demo? (while a session runs)"
+msgstr "De demo afsluiten? (terwijl een sessie loopt)"
+
+#. core
+msgctxt "footer"
+msgid "end it and quit"
+msgstr "stoppen en afsluiten"
+
+#. core
+msgctxt "footer"
+msgid "stay"
+msgstr "blijven"
+
+#. core
+msgid "end it and quit"
+msgstr "de sessie beëindigen en de demo afsluiten"
+
+#. core
+msgid "stay"
+msgstr "blijven"
+
+#. core
+msgid "Session resumed: your answers, flags and time are restored"
+msgstr "Sessie hervat: je antwoorden, markeringen en tijd zijn hersteld"
+
+#. screens
+msgid "Candidate: {0}"
+msgstr "Kandidaat: {0}"
+
+#. screens
+msgid "(not given)"
+msgstr "(niet opgegeven)"
+
+#. screens
+msgid "{0, plural, one {# question} other {# questions}}"
+msgstr "{0, plural, one {# vraag} other {# vragen}}"
+
+#. screens
+msgid "time allowed {0}"
+msgstr "beschikbare tijd {0}"
+
+#. screens
+msgid "no time limit"
+msgstr "geen tijdslimiet"
+
+#. screens
+msgid "no going back"
+msgstr "teruggaan niet mogelijk"
+
+#. screens
+msgid "move freely between questions"
+msgstr "vrij wisselen tussen vragen"
+
+#. screens
+msgid "During this assessment"
+msgstr "Tijdens deze toets"
+
+#. screens
+msgid "Pasting: blocked and logged"
+msgstr "Plakken: geblokkeerd en vastgelegd"
+
+#. screens
+msgid "Pasting: allowed"
+msgstr "Plakken: toegestaan"
+
+#. screens
+msgid "Clipboards: cleared at start and end"
+msgstr "Klemborden: leeggemaakt bij begin en einde"
+
+#. screens
+msgid "Clipboards: left alone"
+msgstr "Klemborden: blijven ongewijzigd"
+
+#. screens
+msgid "Ctrl-C: end this practice test (asks first; your answers are kept)"
+msgstr "Ctrl-C: deze oefentoets beëindigen (met bevestiging; je antwoorden blijven bewaard)"
+
+#. screens
+msgid "Ctrl-C / Ctrl-Z: ask your proctor"
+msgstr "Ctrl-C / Ctrl-Z: vraag de surveillant"
+
+#. screens
+msgid "Ctrl-C / Ctrl-Z: leave (saved, resumable)"
+msgstr "Ctrl-C / Ctrl-Z: stoppen (opgeslagen, later verder te gaan)"
+
+#. screens
+msgid "Leaving this window: logged"
+msgstr "Dit venster verlaten: wordt vastgelegd"
+
+#. screens
+msgid "Leaving this window: not logged"
+msgstr "Dit venster verlaten: wordt niet vastgelegd"
+
+#. screens
+msgid "tmux/screen: refused"
+msgstr "tmux/screen: geweigerd"
+
+#. screens
+msgid "tmux/screen: allowed"
+msgstr "tmux/screen: toegestaan"
+
+#. screens
+msgid "Injected code, debuggers: refused"
+msgstr "Geïnjecteerde code, debuggers: geweigerd"
+
+#. screens
+msgid "Injected code: allowed"
+msgstr "Geïnjecteerde code: toegestaan"
+
+#. screens
+msgid "SSH: refused (local console only)"
+msgstr "SSH: geweigerd (alleen lokale console)"
+
+#. screens
+msgid "SSH: allowed"
+msgstr "SSH: toegestaan"
+
+#. screens
+msgid "Ends itself after {0} at most"
+msgstr "Stopt uiterlijk na {0} vanzelf"
+
+#. screens
+msgid "Never offered: autocorrect, spell check, predictive text, lookup, clipboard, extensions."
+msgstr "Nooit beschikbaar: autocorrectie, spellingcontrole, woordvoorspelling, opzoeken, klembord, extensies."
+
+#. screens
+msgid "Waiting for the proctor to start. Nothing is locked and no time runs yet."
+msgstr "Wachten tot de surveillant de toets start. Er is nog niets vergrendeld en de tijd loopt nog niet."
+
+#. screens
+msgid "Seat key: {0} (the proctor checks it before starting)"
+msgstr "Pleksleutel: {0} (de surveillant controleert deze voor de start)"
+
+#. screens
+msgid "The proctor enters the passphrase to start."
+msgstr "De surveillant voert de wachtzin in om te starten."
+
+#. screens
+msgid "Proctor passphrase:"
+msgstr "Wachtzin surveillant:"
+
+#. screens
+msgid "This terminal will be locked to this test until you submit, for at most {0}."
+msgstr "Deze terminal wordt voor deze toets vergrendeld tot je inlevert, maximaal {0}."
+
+#. screens
+msgid "Pasting, other programs and leaving with Ctrl-C or Ctrl-Z will not be possible until then."
+msgstr "Plakken, andere programma's en stoppen met Ctrl-C of Ctrl-Z zijn tot dan niet mogelijk."
+
+#. screens
+msgid "Pasting and other programs will not be possible until then; Ctrl-C asks whether to end this practice test."
+msgstr "Plakken en andere programma's zijn tot dan niet mogelijk; Ctrl-C vraagt of je deze oefentoets wilt beëindigen."
+
+#. screens
+msgid "Begin? {0}/N"
+msgstr "Beginnen? {0}/N"
+
+#. screens
+msgid "This terminal is now locked to Carrel"
+msgstr "Deze terminal is nu vergrendeld voor Carrel"
+
+#. screens
+msgid "Press any key for the first question."
+msgstr "Druk op een toets voor de eerste vraag."
+
+#. screens
+msgid "Please enlarge the terminal to at least {0}×{1} (now {2}×{3})."
+msgstr "Vergroot de terminal tot minstens {0}×{1} (nu {2}×{3})."
+
+#. screens
+msgid "Please enlarge the terminal to at least {0}×{1} (now {2}×{3}). Your time keeps counting; keys do nothing until the test fits."
+msgstr "Vergroot de terminal tot minstens {0}×{1} (nu {2}×{3}). Je tijd loopt door; het toetsenbord doet niets tot alles op het scherm past."
+
+#. screens
+msgid "End this practice test now?"
+msgstr "Deze oefentoets nu beëindigen?"
+
+#. screens
+msgid "Submit? Enlarge the terminal to see what is unanswered"
+msgstr "Inleveren? Vergroot de terminal om te zien wat nog onbeantwoord is"
+
+#. screens
+msgid "Question {0} of {1}"
+msgstr "Vraag {0} van {1}"
+
+#. screens
+msgctxt "save"
+msgid "saved"
+msgstr "opgeslagen"
+
+#. screens
+msgctxt "save"
+msgid "saving"
+msgstr "opslaan…"
+
+#. screens
+msgid "not saved ({0}), retrying"
+msgstr "niet opgeslagen ({0}), nieuwe poging"
+
+#. screens
+msgid "section {0}"
+msgstr "onderdeel {0}"
+
+#. screens
+msgctxt "question state"
+msgid "flagged"
+msgstr "gemarkeerd"
+
+#. screens
+msgid "part answered: {0}"
+msgstr "deels beantwoord: {0}"
+
+#. screens
+msgctxt "question state"
+msgid "part answered"
+msgstr "deels beantwoord"
+
+#. screens
+msgid "paused by the proctor"
+msgstr "gepauzeerd door de surveillant"
+
+#. screens
+msgctxt "header"
+msgid "paused"
+msgstr "gepauzeerd"
+
+#. screens
+msgctxt "between parts of a line"
+msgid ", "
+msgstr ", "
+
+#. screens
+msgid "Ctrl-T: time left"
+msgstr "Ctrl-T: resttijd"
+
+#. screens
+msgid "clock hidden (Ctrl-K)"
+msgstr "klok verborgen (Ctrl-K)"
+
+#. screens
+msgid "proctor called"
+msgstr "surveillant geroepen"
+
+#. screens
+msgid "the proctor is coming"
+msgstr "de surveillant komt eraan"
+
+#. screens
+msgid "{0, plural, one {# line above} other {# lines above}}: PgUp"
+msgstr "{0, plural, one {# regel hierboven} other {# regels hierboven}}: PgUp"
+
+#. screens
+msgid "{0, plural, one {# more line below} other {# more lines below}}: PgDn"
+msgstr "{0, plural, one {nog # regel hieronder} other {nog # regels hieronder}}: PgDn"
+
+#. screens
+msgid "Question {0} is not answered."
+msgstr "Vraag {0} is niet beantwoord."
+
+#. screens
+msgid "In this test you cannot come back to it. Leave it unanswered?"
+msgstr "In deze toets kun je er niet naar terug. Onbeantwoord laten?"
+
+#. screens
+msgid "Review: {0} of {1} answered, {2} flagged"
+msgstr "Overzicht: {0} van {1} beantwoord, {2} gemarkeerd"
+
+#. screens
+msgctxt "question state"
+msgid "answered"
+msgstr "beantwoord"
+
+#. screens
+msgctxt "question state"
+msgid "not answered"
+msgstr "niet beantwoord"
+
+#. screens
+msgctxt "review row"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. screens
+msgid "{0} more above"
+msgstr "nog {0} hierboven"
+
+#. screens
+msgid "{0} more below"
+msgstr "nog {0} hieronder"
+
+#. screens
+msgid "Submit your answers now?"
+msgstr "Je antwoorden nu inleveren?"
+
+#. screens
+msgid "Every question is answered."
+msgstr "Alle vragen zijn beantwoord."
+
+#. screens
+msgid "Every question has an answer."
+msgstr "Elke vraag heeft een antwoord."
+
+#. screens
+msgctxt "question and how much of it is answered"
+msgid "{0} ({1})"
+msgstr "{0} ({1})"
+
+#. screens
+msgctxt "between question numbers"
+msgid ", "
+msgstr ", "
+
+#. screens
+msgid "Not answered: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "Niet beantwoord: {0, plural, one {vraag {1}} other {vragen {1}}}"
+
+#. screens
+msgid "{0, plural, one {# question not answered} other {# questions not answered}}; first: {1} …"
+msgstr "{0, plural, one {# vraag niet beantwoord} other {# vragen niet beantwoord}}; de eerste: {1} …"
+
+#. screens
+msgid "{0, plural, one {# question not answered} other {# questions not answered}}"
+msgstr "{0, plural, one {# vraag niet beantwoord} other {# vragen niet beantwoord}}"
+
+#. screens
+msgid "Flagged: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "Gemarkeerd: {0, plural, one {vraag {1}} other {vragen {1}}}"
+
+#. screens
+msgid "{0, plural, one {# question flagged} other {# questions flagged}}; first: {1} …"
+msgstr "{0, plural, one {# vraag gemarkeerd} other {# vragen gemarkeerd}}; de eerste: {1} …"
+
+#. screens
+msgid "{0, plural, one {# question flagged} other {# questions flagged}}"
+msgstr "{0, plural, one {# vraag gemarkeerd} other {# vragen gemarkeerd}}"
+
+#. screens
+msgid "Part answered: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "Deels beantwoord: {0, plural, one {vraag {1}} other {vragen {1}}}"
+
+#. screens
+msgid "{0, plural, one {# question part answered} other {# questions part answered}}; first: {1} …"
+msgstr "{0, plural, one {# vraag deels beantwoord} other {# vragen deels beantwoord}}; de eerste: {1} …"
+
+#. screens
+msgid "{0, plural, one {# question part answered} other {# questions part answered}}"
+msgstr "{0, plural, one {# vraag deels beantwoord} other {# vragen deels beantwoord}}"
+
+#. screens
+msgid "{2}: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "{2}: {0, plural, one {vraag {1}} other {vragen {1}}}"
+
+#. screens
+msgid "{2}: {0, plural, one {# question} other {# questions}}; first: {1} …"
+msgstr "{2}: {0, plural, one {# vraag} other {# vragen}}; de eerste: {1} …"
+
+#. screens
+msgid "{2}: {0, plural, one {# question} other {# questions}}"
+msgstr "{2}: {0, plural, one {# vraag} other {# vragen}}"
+
+#. screens
+msgid "Ask your proctor to end this session."
+msgstr "Vraag de surveillant om deze sessie te beëindigen."
+
+#. screens
+msgid "Your answers are saved. Esc returns to the test."
+msgstr "Je antwoorden zijn opgeslagen. Met Esc ga je terug naar de toets."
+
+#. screens
+msgid "Your answers are kept and submitted as they are."
+msgstr "Je antwoorden blijven bewaard en worden ingeleverd zoals ze zijn."
+
+#. screens
+msgid "Message from the proctor"
+msgstr "Bericht van de surveillant"
+
+#. screens
+msgid "Press any key to close this message."
+msgstr "Druk op een toets om dit bericht te sluiten."
+
+#. screens
+msgid "Your answers are saved. Ctrl-T says the time left; F12 calls the proctor."
+msgstr "Je antwoorden zijn opgeslagen. Ctrl-T meldt de resterende tijd; F12 roept de surveillant."
+
+#. screens
+msgid "Your answers were submitted."
+msgstr "Je antwoorden zijn ingeleverd."
+
+#. screens
+msgid "Time is up: your answers were saved and submitted."
+msgstr "De tijd is om: je antwoorden zijn opgeslagen en ingeleverd."
+
+#. screens
+msgid "The proctor ended this session. Your answers were saved."
+msgstr "De surveillant heeft deze sessie beëindigd. Je antwoorden zijn opgeslagen."
+
+#. screens
+msgid "You ended this practice session. Your answers were saved."
+msgstr "Je hebt deze oefensessie beëindigd. Je antwoorden zijn opgeslagen."
+
+#. screens
+msgctxt "receipt"
+msgid "Candidate"
+msgstr "Kandidaat"
+
+#. screens
+msgctxt "receipt"
+msgid "Session"
+msgstr "Sessie"
+
+#. screens
+msgctxt "receipt"
+msgid "Time used"
+msgstr "Gebruikte tijd"
+
+#. screens
+msgctxt "receipt"
+msgid "Answered"
+msgstr "Beantwoord"
+
+#. screens
+msgctxt "receipt"
+msgid "{0} of {1}"
+msgstr "{0} van {1}"
+
+#. screens
+msgctxt "receipt"
+msgid "Score"
+msgstr "Score"
+
+#. screens
+msgid "{0} of {1} points"
+msgstr "{0} van {1} punten"
+
+#. screens
+msgid "{0} of {1} points ({2} still to be marked by a person)"
+msgstr "{0} van {1} punten ({2} nog na te kijken door een beoordelaar)"
+
+#. screens
+msgid "given by your proctor, who holds the answer key"
+msgstr "komt van de surveillant, die het antwoordmodel heeft"
+
+#. screens
+msgid "shown once this seat's answers reach the store"
+msgstr "zichtbaar zodra de antwoorden van deze plek op de server staan"
+
+#. screens
+msgid "Tell your proctor: {0}"
+msgstr "Meld dit aan de surveillant: {0}"
+
+#. screens
+msgid "This terminal is no longer locked."
+msgstr "Deze terminal is niet meer vergrendeld."
+
+#. screens
+msgid "Keys"
+msgstr "Toetsen"
+
+#. screens
+msgid "lines {0}–{1} of {2}"
+msgstr "regels {0}–{1} van {2}"
+
+#. screens
+msgid "Candidate number: "
+msgstr "Kandidaatnummer: "
+
+#. screens
+msgid "Candidate code (not shown): "
+msgstr "Kandidaatcode (niet zichtbaar): "
+
+#. screens
+msgid "Type the number on your candidate card."
+msgstr "Typ het nummer op je kandidaatkaart."
+
+#. screens
+msgid "Candidate {0} is not on the roster of this room. Check the number, or ask the proctor."
+msgstr "Kandidaat {0} staat niet op de lijst van dit lokaal. Controleer het nummer of vraag het de surveillant."
+
+#. screens
+msgid "That candidate number and code do not match the roster. Check your card, or ask the proctor."
+msgstr "Dit kandidaatnummer en deze code passen niet bij de lijst. Controleer je kaart of vraag het de surveillant."
+
+#. screens
+msgid "Candidate {0} is held after too many wrong codes. Ask the proctor."
+msgstr "Kandidaat {0} is geblokkeerd na te veel verkeerde codes. Vraag het de surveillant."
+
+#. screens
+msgid "Candidate {0} is already seated at {1}; the proctor has been shown both seats. Ask the proctor."
+msgstr "Kandidaat {0} zit al op plek {1}; de surveillant ziet beide plekken. Vraag het de surveillant."
+
+#. screens
+msgid "{0} — is this you? {1}/N"
+msgstr "{0} — ben jij dat? {1}/N"
+
+#. screens
+msgid "{0} ({1}) has a session at seat {2}. Ask the proctor to move it to this seat? {3}/N"
+msgstr "{0} ({1}) heeft een sessie op plek {2}. De surveillant vragen die naar deze plek te verplaatsen? {3}/N"
+
+#. screens
+msgid "Waiting for the proctor to move your session here from seat {0}."
+msgstr "Wachten tot de surveillant je sessie van plek {0} hierheen verplaatst."
+
+#. screens
+msgctxt "answer"
+msgid "yes"
+msgstr "ja"
+
+#. screens
+msgctxt "identification"
+msgid "no candidate number was given; nothing was started"
+msgstr "er is geen kandidaatnummer opgegeven; er is niets gestart"
+
+#. screens
+msgctxt "identification"
+msgid "no candidate code was given; nothing was started"
+msgstr "er is geen kandidaatcode opgegeven; er is niets gestart"
+
+#. screens
+msgctxt "identification"
+msgid "the candidate was not identified; nothing was started — ask the proctor"
+msgstr "de kandidaat is niet geïdentificeerd; er is niets gestart — vraag het de surveillant"
+
+#. widgets
+msgctxt "state, then the entry"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. widgets
+msgctxt "the entry, then its state"
+msgid "{0} — {1}"
+msgstr "{0} — {1}"
+
+#. widgets
+msgctxt "state"
+msgid "selected"
+msgstr "geselecteerd"
+
+#. widgets
+msgctxt "state"
+msgid "checked"
+msgstr "aangevinkt"
+
+#. widgets
+msgctxt "state"
+msgid "not checked"
+msgstr "niet aangevinkt"
+
+#. widgets
+msgctxt "state"
+msgid "chosen"
+msgstr "gekozen"
+
+#. widgets
+msgid "Your answer: {0}"
+msgstr "Je antwoord: {0}"
+
+#. widgets
+msgctxt "answer area"
+msgid "Not answered yet"
+msgstr "Nog niet beantwoord"
+
+#. widgets
+msgid "{0} selected"
+msgstr "{0} geselecteerd"
+
+#. widgets
+msgid "True"
+msgstr "Juist"
+
+#. widgets
+msgid "False"
+msgstr "Onjuist"
+
+#. widgets
+msgid "{0} checked; {1, plural, one {# checked} other {# checked}}"
+msgstr "{0} aangevinkt; in totaal {1, plural, one {# aangevinkt} other {# aangevinkt}}"
+
+#. widgets
+msgid "{0} unchecked; {1, plural, one {# checked} other {# checked}}"
+msgstr "{0} uitgevinkt; in totaal {1, plural, one {# aangevinkt} other {# aangevinkt}}"
+
+#. widgets
+msgid "Pick all that apply: {0, plural, one {# checked} other {# checked}}. Space or a letter checks or unchecks."
+msgstr "Vink alle juiste antwoorden aan: {0, plural, one {# aangevinkt} other {# aangevinkt}}. Space of een letter vinkt aan of uit."
+
+#. widgets
+msgctxt "typed answer"
+msgid "Answer:"
+msgstr "Antwoord:"
+
+#. widgets
+msgid "Not answered yet: type your answer."
+msgstr "Nog niet beantwoord: typ je antwoord."
+
+#. widgets
+msgid "Not a number yet: use digits, one decimal point or comma, and an optional exponent such as 2e3."
+msgstr "Nog geen getal: gebruik cijfers, één decimaalteken (punt of komma) en eventueel een exponent zoals 2e3."
+
+#. widgets
+msgid "{0, plural, one {# word} other {# words}}"
+msgstr "{0, plural, one {# woord} other {# woorden}}"
+
+#. widgets
+msgid "{0} · at least {1}"
+msgstr "{0} · minimaal {1}"
+
+#. widgets
+msgid "{0} · at most {1}"
+msgstr "{0} · maximaal {1}"
+
+#. widgets
+msgid "{0} (outside the range)"
+msgstr "{0} (buiten het bereik)"
+
+#. widgets
+msgid "Enter starts a new line; ↑ ↓ move by line; Tab goes to the next question."
+msgstr "Enter begint een nieuwe regel; ↑ ↓ gaan per regel; Tab gaat naar de volgende vraag."
+
+#. widgets
+msgid "{0} moved to position {1} of {2}"
+msgstr "{0} verplaatst naar positie {1} van {2}"
+
+#. widgets
+msgid "{0} is already first"
+msgstr "{0} staat al bovenaan"
+
+#. widgets
+msgid "{0} is already last"
+msgstr "{0} staat al onderaan"
+
+#. widgets
+msgid "This order is your answer"
+msgstr "Deze volgorde is je antwoord"
+
+#. widgets
+msgid "This order is your answer."
+msgstr "Deze volgorde is je antwoord."
+
+#. widgets
+msgid "position {0} of {1}:"
+msgstr "positie {0} van {1}:"
+
+#. widgets
+msgid "Not answered yet: move entries, or Enter to keep this order."
+msgstr "Nog niet beantwoord: verplaats items, of druk op Enter om deze volgorde te houden."
+
+#. widgets
+msgid "↑ ↓ choose an entry · Shift-↑ ↓ or u / d move it"
+msgstr "↑ ↓ item kiezen · Shift-↑ ↓ of u / d verplaatsen"
+
+#. widgets
+msgid "{0} → {1}"
+msgstr "{0} → {1}"
+
+#. widgets
+msgid "{0}: no match"
+msgstr "{0}: geen koppeling"
+
+#. widgets
+msgid "no match yet"
+msgstr "nog geen koppeling"
+
+#. widgets
+msgid "Choose from: {0}"
+msgstr "Kies uit: {0}"
+
+#. widgets
+msgid "↑ ↓ choose an entry · ← → or a letter picks its match · Backspace clears"
+msgstr "↑ ↓ item kiezen · ← → of een letter kiest de koppeling · Backspace wist"
+
+#. widgets
+msgid "This is the first gap"
+msgstr "Dit is het eerste veld"
+
+#. widgets
+msgid "This is the last gap"
+msgstr "Dit is het laatste veld"
+
+#. widgets
+msgid "Gap {0} cleared"
+msgstr "Veld {0} leeggemaakt"
+
+#. widgets
+msgid "{0}: checked"
+msgstr "{0}: aangevinkt"
+
+#. widgets
+msgid "{0}: not checked"
+msgstr "{0}: niet aangevinkt"
+
+#. widgets
+msgid "Gap {0} of {1}"
+msgstr "Veld {0} van {1}"
+
+#. widgets
+msgid "Gap {0} of {1}, after “{2}”"
+msgstr "Veld {0} van {1}, na “{2}”"
+
+#. widgets
+msgctxt "gap, then its state"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. widgets
+msgid "typed {0}"
+msgstr "getypt: {0}"
+
+#. widgets
+msgid "empty, type your answer"
+msgstr "leeg, typ je antwoord"
+
+#. widgets
+msgid "nothing checked; ← → and Space, or a letter, check options"
+msgstr "niets aangevinkt; ← → en Space, of een letter, vinken opties aan"
+
+#. widgets
+msgid "nothing chosen; ← → or a letter choose"
+msgstr "niets gekozen; kies met ← → of een letter"
+
+#. widgets
+msgid "{0} checked"
+msgstr "{0} aangevinkt"
+
+#. widgets
+msgctxt "between checked options"
+msgid ", "
+msgstr ", "
+
+#. widgets
+msgid "{0} chosen"
+msgstr "{0} gekozen"
+
+#. widgets
+msgid "gap {0}"
+msgstr "veld {0}"
+
+#. widgets
+msgctxt "gap"
+msgid "empty"
+msgstr "leeg"
+
+#. widgets
+msgctxt "gap"
+msgid "not chosen"
+msgstr "niet gekozen"
+
+#. widgets
+msgctxt "gap"
+msgid "choose ▾"
+msgstr "kies ▾"
+
+#. widgets
+msgid "{0} of {1, plural, one {# gap} other {# gaps}} filled. ↑ ↓ or Enter: another gap; Tab: the next question."
+msgstr "{0} van {1, plural, one {# veld} other {# velden}} ingevuld. ↑ ↓ of Enter: ander veld; Tab: volgende vraag."
+
+#. widgets
+msgid "A choice question"
+msgstr "Een meerkeuzevraag"
+
+#. widgets
+msgid "A true/false question"
+msgstr "Een juist/onjuist-vraag"
+
+#. widgets
+msgid "A question with several answers"
+msgstr "Een vraag met meerdere antwoorden"
+
+#. widgets
+msgid "A typed answer"
+msgstr "Een getypt antwoord"
+
+#. widgets
+msgid "A number"
+msgstr "Een getal"
+
+#. widgets
+msgid "An essay"
+msgstr "Een opstel"
+
+#. widgets
+msgid "An ordering question"
+msgstr "Een volgordevraag"
+
+#. widgets
+msgid "A matching question"
+msgstr "Een koppelvraag"
+
+#. widgets
+msgid "A text with gaps"
+msgstr "Een gatentekst"
+
+#. widgets
+msgid "highlight the entry above or below"
+msgstr "het item erboven of eronder aanwijzen"
+
+#. widgets
+msgid "highlight the first or the last entry"
+msgstr "het eerste of het laatste item aanwijzen"
+
+#. widgets
+msgid "choose the highlighted choice"
+msgstr "het aangewezen antwoord kiezen"
+
+#. widgets
+msgid "choose that choice"
+msgstr "dat antwoord kiezen"
+
+#. widgets
+msgid "check or uncheck the highlighted choice"
+msgstr "het aangewezen antwoord aan- of uitvinken"
+
+#. widgets
+msgid "check or uncheck that choice"
+msgstr "dat antwoord aan- of uitvinken"
+
+#. widgets
+msgid "highlight the other answer"
+msgstr "het andere antwoord aanwijzen"
+
+#. widgets
+msgid "choose the highlighted answer"
+msgstr "het aangewezen antwoord kiezen"
+
+#. widgets
+msgid "choose True"
+msgstr "Juist kiezen"
+
+#. widgets
+msgid "choose False"
+msgstr "Onjuist kiezen"
+
+#. widgets
+msgid "type it (printable text)"
+msgstr "typen (gewone tekens)"
+
+#. widgets
+msgid "move in the answer"
+msgstr "door het antwoord bewegen"
+
+#. widgets
+msgid "delete before or after the cursor"
+msgstr "wissen voor of na de cursor"
+
+#. widgets
+msgid "the next question"
+msgstr "de volgende vraag"
+
+#. widgets
+msgid "start a new line"
+msgstr "een nieuwe regel beginnen"
+
+#. widgets
+msgid "move in the essay, by the lines as shown"
+msgstr "door het opstel bewegen, per regel zoals getoond"
+
+#. widgets
+msgid "move the highlighted entry up"
+msgstr "het aangewezen item omhoog verplaatsen"
+
+#. widgets
+msgid "move the highlighted entry down"
+msgstr "het aangewezen item omlaag verplaatsen"
+
+#. widgets
+msgid "keep this order as the answer"
+msgstr "deze volgorde als antwoord houden"
+
+#. widgets
+msgid "the next or the previous match, then none"
+msgstr "de volgende of de vorige koppeling, daarna geen"
+
+#. widgets
+msgid "that match"
+msgstr "die koppeling"
+
+#. widgets
+msgid "no match"
+msgstr "geen koppeling"
+
+#. widgets
+msgid "go to the gap before or after"
+msgstr "naar het vorige of volgende veld gaan"
+
+#. widgets
+msgid "the next gap (after the last: the next question)"
+msgstr "het volgende veld (na het laatste: de volgende vraag)"
+
+#. widgets
+msgid "type it in the gap (printable text)"
+msgstr "in het veld typen (gewone tekens)"
+
+#. widgets
+msgid "move in the gap"
+msgstr "door het veld bewegen"
+
+#. widgets
+msgid "clear the gap"
+msgstr "het veld leegmaken"
+
+#. widgets
+msgid "highlight the option before or after"
+msgstr "de vorige of volgende optie aanwijzen"
+
+#. widgets
+msgid "choose the option before or after"
+msgstr "de vorige of volgende optie kiezen"
+
+#. widgets
+msgid "check or uncheck the highlighted option"
+msgstr "de aangewezen optie aan- of uitvinken"
+
+#. widgets
+msgid "choose the next option"
+msgstr "de volgende optie kiezen"
+
+#. widgets
+msgid "check or uncheck that option"
+msgstr "die optie aan- of uitvinken"
+
+#. widgets
+msgid "choose that option"
+msgstr "die optie kiezen"
+
+#. widgets
+msgid "move between choices and choose; a letter a, b, c… or a digit picks one directly"
+msgstr "tussen antwoorden bewegen en kiezen; een letter a, b, c… of een cijfer kiest er direct een"
+
+#. widgets
+msgid "move in a typed answer; in an essay Enter starts a new line and ↑ ↓ move by line"
+msgstr "bewegen in een getypt antwoord; in een opstel begint Enter een nieuwe regel en gaan ↑ ↓ per regel"
+
+#. widgets
+msgid "move the highlighted entry of an ordering question up or down"
+msgstr "het aangewezen item van een volgordevraag omhoog of omlaag verplaatsen"
+
+#. widgets
+msgid "pick the match for the highlighted entry; Backspace clears it"
+msgstr "de koppeling voor het aangewezen item kiezen; Backspace wist die"
+
+#. widgets
+msgid "in a text with gaps: go to the gap above or below (Enter: the next); ← → change a pick"
+msgstr "in een gatentekst: naar het veld erboven of eronder (Enter: het volgende); ← → wijzigen een keuze"
+
+#. widgets
+msgctxt "keys"
+msgid "Enter or Space"
+msgstr "Enter of Space"
+
+#. widgets
+msgctxt "keys"
+msgid "a, b, c… or 1, 2, 3…"
+msgstr "a, b, c… of 1, 2, 3…"
+
+#. widgets
+msgctxt "keys"
+msgid "t, a or 1"
+msgstr "t, a of 1"
+
+#. widgets
+msgctxt "keys"
+msgid "f, b or 2"
+msgstr "f, b of 2"
+
+#. widgets
+msgctxt "keys"
+msgid "a character"
+msgstr "een teken"
+
+#. widgets
+msgctxt "keys"
+msgid "Shift-↑, u or -"
+msgstr "Shift-↑, u of -"
+
+#. widgets
+msgctxt "keys"
+msgid "Shift-↓, d or +"
+msgstr "Shift-↓, d of +"
+
+#. widgets
+msgctxt "keys"
+msgid "↑ ↓, Enter or Space"
+msgstr "↑ ↓, Enter of Space"
+
+#. widgets
+msgctxt "keys"
+msgid "Shift-↑ ↓, or u / d"
+msgstr "Shift-↑ ↓, of u / d"
+
+#. widgets
+msgctxt "keys"
+msgid "← → or a letter"
+msgstr "← → of een letter"
+
+#. widgets
+msgctxt "keys"
+msgid "↑ ↓ or Enter, ← →"
+msgstr "↑ ↓ of Enter, ← →"
+
+#. console
+msgid "Begin session — failed: {0}"
+msgstr "Sessie starten — mislukt: {0}"
+
+#. console
+msgid "The journal cannot be read: {0}"
+msgstr "Het logboek kan niet worden gelezen: {0}"
+
+#. console
+msgid "No session — the lock is free"
+msgstr "Geen sessie — de vergrendeling is vrij"
+
+#. console
+msgid "Session active since {0} UTC, lock held by pid {1} (this demo)"
+msgstr "Sessie actief sinds {0} UTC, vergrendeling bij pid {1} (deze demo)"
+
+#. console
+msgid "Session active since {0} UTC, lock held by pid {1} (another process)"
+msgstr "Sessie actief sinds {0} UTC, vergrendeling bij pid {1} (ander proces)"
+
+#. console
+msgid "Lock held by a session that is starting"
+msgstr "Vergrendeling bezet door een sessie die net start"
+
+#. console
+msgid "Workshop test finished"
+msgstr "Workshoptoets voltooid"
+
+#. console
+msgid "Workshop test ended: {0}"
+msgstr "Workshoptoets beëindigd: {0}"
+
+#. console
+msgid "Pasteboards cleared {0}: {1}"
+msgstr "Klemborden leeggemaakt {0}: {1}"
+
+#. console
+msgctxt "demo log list"
+msgid ", "
+msgstr ", "
+
+#. console
+msgid "Begin session — succeeded"
+msgstr "Sessie starten — gelukt"
+
+#. console
+msgid "Paste blocked: {0, plural, one {# character} other {# characters}}"
+msgstr "Plakken geblokkeerd: {0, plural, one {# teken} other {# tekens}}"
+
+#. console
+msgid "Paste blocked: {0}"
+msgstr "Plakken geblokkeerd: {0}"
+
+#. console
+msgid "Focus lost"
+msgstr "Focus verloren"
+
+#. console
+msgid "Focus regained"
+msgstr "Focus terug"
+
+#. console
+msgid "End session requested"
+msgstr "Einde sessie aangevraagd"
+
+#. console
+msgid "Leaving blocked: {0}"
+msgstr "Verlaten geblokkeerd: {0}"
+
+#. console
+msgid "Terminal resized to {0}"
+msgstr "Terminalgrootte gewijzigd naar {0}"
+
+#. console
+msgid "Session ended"
+msgstr "Sessie beëindigd"
+
+#. console
+msgid "Session interrupted: {0}"
+msgstr "Sessie onderbroken: {0}"
+
+#. console
+msgctxt "interrupted by"
+msgid "terminal lost"
+msgstr "terminal weggevallen"
+
+#. console
+msgid "A tracer attached to this session: pid {0}"
+msgstr "Er is een tracer aan deze sessie gekoppeld: pid {0}"
+
+#. console
+msgid "A tracer attached to this session: {0}"
+msgstr "Er is een tracer aan deze sessie gekoppeld: {0}"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "on entry"
+msgstr "bij start"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "on exit"
+msgstr "bij afsluiten"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "on unlock"
+msgstr "bij ontgrendelen"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "after a failed begin"
+msgstr "na mislukte start"
+
+#. console
+msgid "no Assessments/workshop.yaml here; start the demo with --workshop FILE"
+msgstr "hier staat geen Assessments/workshop.yaml; start de demo met --workshop BESTAND"
+
+#. console
+msgid "{0} not found"
+msgstr "{0} niet gevonden"
+
+#. console
+msgid "Please enlarge the terminal to at least {0}×{1}."
+msgstr "Vergroot de terminal tot minstens {0}×{1}."
+
+#. console
+msgid "Carrel workshop demo"
+msgstr "Carrel-workshopdemo"
+
+#. console
+msgctxt "demo state"
+msgid "Session active"
+msgstr "Sessie actief"
+
+#. console
+msgctxt "demo state"
+msgid "No session"
+msgstr "Geen sessie"
+
+#. console
+msgid "Status: {0}"
+msgstr "Status: {0}"
+
+#. console
+msgid "a session is running"
+msgstr "er loopt een sessie"
+
+#. console
+msgid "no session"
+msgstr "geen sessie"
+
+#. console
+msgid "no workshop file"
+msgstr "geen workshopbestand"
+
+#. console
+msgid "end the session first"
+msgstr "beëindig eerst de sessie"
+
+#. console
+msgctxt "demo action"
+msgid "Begin"
+msgstr "Starten"
+
+#. console
+msgctxt "demo action"
+msgid "End"
+msgstr "Stoppen"
+
+#. console
+msgctxt "demo action"
+msgid "Workshop test"
+msgstr "Workshoptoets"
+
+#. console
+msgctxt "demo action"
+msgid "Quit"
+msgstr "Afsluiten"
+
+#. console
+msgid "Actions:"
+msgstr "Acties:"
+
+#. console
+msgid "{0} (n/a)"
+msgstr "{0} (n.v.t.)"
+
+#. console
+msgid "Workshop test: {0}"
+msgstr "Workshoptoets: {0}"
+
+#. console
+msgid "Try typing here — try pasting here:"
+msgstr "Probeer hier te typen — probeer hier te plakken:"
+
+#. console
+msgid "Pasting is blocked while the session runs."
+msgstr "Plakken is geblokkeerd zolang de sessie loopt."
+
+#. console
+msgid "No session: pasting works here. Begin a session and try again."
+msgstr "Geen sessie: plakken werkt hier. Start een sessie en probeer het opnieuw."
+
+#. console
+msgid "Policy"
+msgstr "Regels"
+
+#. console
+msgid "Event log"
+msgstr "Gebeurtenissen"
+
+#. console
+msgid "{0, plural, one {↑ # earlier line: PgUp} other {↑ # earlier lines: PgUp}}"
+msgstr "{0, plural, one {↑ # eerdere regel: PgUp} other {↑ # eerdere regels: PgUp}}"
+
+#. console
+msgid "{0, plural, one {↓ # newer: PgDn} other {↓ # newer: PgDn}}"
+msgstr "{0, plural, one {↓ # nieuwere: PgDn} other {↓ # nieuwere: PgDn}}"
+
+#. console
+msgid "Nothing yet: begin a session."
+msgstr "Nog niets: start een sessie."
+
+#. console
+msgctxt "footer entry"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. console
+msgid "A session is running."
+msgstr "Er loopt een sessie."
+
+#. console
+msgid "Quitting ends it: its answers are kept as a result."
+msgstr "Afsluiten beëindigt de sessie: de antwoorden blijven bewaard als resultaat."
+
+#. console
+msgid "End the demo session before opening the workshop test"
+msgstr "Beëindig de demosessie voordat je de workshoptoets opent"
+
+#. console
+msgid "In the demo: {0} begins, {1} ends, {2} opens the workshop test, {3} quits"
+msgstr "In de demo: {0} start, {1} stopt, {2} opent de workshoptoets, {3} sluit af"
+
+#. console
+msgctxt "footer"
+msgid "end"
+msgstr "stoppen"
+
+#. console
+msgctxt "footer"
+msgid "workshop test"
+msgstr "workshoptoets"
+
+#. console
+msgctxt "footer"
+msgid "quit"
+msgstr "afsluiten"
+
+#. console
+msgctxt "footer"
+msgid "log"
+msgstr "log"
+
+#. console
+msgctxt "footer"
+msgid "seat"
+msgstr "plek"
+
+#. console
+msgctxt "footer"
+msgid "integrity report"
+msgstr "rapport"
+
+#. console
+msgctxt "footer"
+msgid "refresh"
+msgstr "vernieuwen"
+
+#. console
+msgctxt "footer"
+msgid "back to the seats"
+msgstr "terug naar plekken"
+
+#. console
+msgctxt "console action"
+msgid "mark"
+msgstr "markeren"
+
+#. console
+msgctxt "console action"
+msgid "all"
+msgstr "alle"
+
+#. console
+msgctxt "console action"
+msgid "start"
+msgstr "starten"
+
+#. console
+msgctxt "console action"
+msgid "pause"
+msgstr "pauze"
+
+#. console
+msgctxt "console action"
+msgid "resume"
+msgstr "hervatten"
+
+#. console
+msgctxt "console action"
+msgid "time"
+msgstr "tijd"
+
+#. console
+msgctxt "console action"
+msgid "message"
+msgstr "bericht"
+
+#. console
+msgctxt "console action"
+msgid "hand"
+msgstr "hand"
+
+#. console
+msgctxt "console action"
+msgid "end"
+msgstr "einde"
+
+#. console
+msgid "Minutes to add:"
+msgstr "Minuten toevoegen:"
+
+#. console
+msgid "Message:"
+msgstr "Bericht:"
+
+#. console
+msgctxt "time left"
+msgid "under 1 min"
+msgstr "< 1 min"
+
+#. console
+msgctxt "time left"
+msgid "{0} min"
+msgstr "{0} min"
+
+#. console
+msgctxt "heard"
+msgid "now"
+msgstr "zojuist"
+
+#. console
+msgctxt "heard"
+msgid "under 1 min ago"
+msgstr "< 1 min geleden"
+
+#. console
+msgctxt "heard"
+msgid "{0} min ago"
+msgstr "{0} min geleden"
+
+#. console
+msgctxt "heard"
+msgid "{0} s ago"
+msgstr "{0} s geleden"
+
+#. console
+msgctxt "heard"
+msgid "{0} h ago"
+msgstr "{0} u geleden"
+
+#. console
+msgctxt "seat sentence"
+msgid ", "
+msgstr ", "
+
+#. console
+msgid "Seat {0}, {1}: {2}"
+msgstr "Plek {0}, {1}: {2}"
+
+#. console
+msgid "Seat {0}: {1}"
+msgstr "Plek {0}: {1}"
+
+#. console
+msgctxt "seat"
+msgid "marked"
+msgstr "gemarkeerd"
+
+#. console
+msgid "watch only: the test has no proctor key"
+msgstr "alleen meekijken: de toets heeft geen surveillantensleutel"
+
+#. console
+msgctxt "seat"
+msgid "unverified"
+msgstr "ongecontroleerd"
+
+#. console
+msgid "seat key {0}"
+msgstr "pleksleutel {0}"
+
+#. console
+msgid "host {0}"
+msgstr "host {0}"
+
+#. console
+msgid "{0, plural, one {# command not applied yet} other {# commands not applied yet}}"
+msgstr "{0, plural, one {# opdracht nog niet uitgevoerd} other {# opdrachten nog niet uitgevoerd}}"
+
+#. console
+msgid "{0} of {1} answered"
+msgstr "{0} van {1} beantwoord"
+
+#. console
+msgid "{0} left"
+msgstr "nog {0}"
+
+#. console
+msgid "{0, plural, one {# paste attempt} other {# paste attempts}}"
+msgstr "{0, plural, one {# plakpoging} other {# plakpogingen}}"
+
+#. console
+msgid "{0, plural, one {# focus loss} other {# focus losses}}"
+msgstr "{0, plural, one {# keer focus verloren} other {# keer focus verloren}}"
+
+#. console
+msgid "{0, plural, one {# exit attempt} other {# exit attempts}}"
+msgstr "{0, plural, one {# afsluitpoging} other {# afsluitpogingen}}"
+
+#. console
+msgid "last heard {0}"
+msgstr "laatste contact {0}"
+
+#. console
+msgid "score {0} of {1}"
+msgstr "score {0} van {1}"
+
+#. console
+msgid "{0} to mark"
+msgstr "{0} nog na te kijken"
+
+#. console
+msgid "not scored yet (give --test)"
+msgstr "nog geen score (geef --test op)"
+
+#. console
+msgid "no score: its result does not verify"
+msgstr "geen score: het resultaat is niet te verifiëren"
+
+#. console
+msgctxt "seat warning"
+msgid "wrong test"
+msgstr "verkeerde toets"
+
+#. console
+msgctxt "seat warning"
+msgid "unknown machine, held back"
+msgstr "onbekende computer, tegengehouden"
+
+#. console
+msgctxt "seat warning"
+msgid "candidate not identified with a code"
+msgstr "kandidaat niet met code geïdentificeerd"
+
+#. console
+msgctxt "seat warning"
+msgid "candidate not identified with a code, held back"
+msgstr "kandidaat niet met code geïdentificeerd, tegengehouden"
+
+#. console
+msgctxt "seat warning"
+msgid "identity unchecked (the roster has no codes)"
+msgstr "identiteit niet gecontroleerd (de lijst heeft geen codes)"
+
+#. console
+msgctxt "seat warning"
+msgid "other Carrel, held back"
+msgstr "andere Carrel, tegengehouden"
+
+#. console
+msgid "{0}; held back: {1}"
+msgstr "{0}; tegengehouden: {1}"
+
+#. console
+msgctxt "seat warning"
+msgid "candidate seated twice"
+msgstr "kandidaat op twee plekken"
+
+#. console
+msgctxt "seat warning"
+msgid "executable differs from the room's"
+msgstr "programma wijkt af van dat van het lokaal"
+
+#. console
+msgctxt "seat warning"
+msgid "no start signed by the proctor"
+msgstr "geen start ondertekend door de surveillant"
+
+#. console
+msgctxt "seat warning"
+msgid "liveness claimed by another connection"
+msgstr "levenssignaal geclaimd door een andere verbinding"
+
+#. console
+msgid "{0, plural, one {refused # command} other {refused # commands}}"
+msgstr "{0, plural, one {# opdracht geweigerd} other {# opdrachten geweigerd}}"
+
+#. console
+msgid "{0, plural, one {# record not counted (not written by the seat)} other {# records not counted (not written by the seat)}}"
+msgstr "{0, plural, one {# record niet meegeteld (niet door de plek geschreven)} other {# records niet meegeteld (niet door de plek geschreven)}}"
+
+#. console
+msgid "command {0} refused: {1}"
+msgstr "opdracht {0} geweigerd: {1}"
+
+#. console
+msgid "command {0}"
+msgstr "opdracht {0}"
+
+#. console
+msgctxt "seat state"
+msgid "not started"
+msgstr "niet gestart"
+
+#. console
+msgctxt "seat state"
+msgid "active"
+msgstr "actief"
+
+#. console
+msgctxt "seat state"
+msgid "interrupted"
+msgstr "onderbroken"
+
+#. console
+msgctxt "seat state"
+msgid "submitted"
+msgstr "ingeleverd"
+
+#. console
+msgctxt "seat state"
+msgid "timed out"
+msgstr "tijd om"
+
+#. console
+msgctxt "seat state"
+msgid "ended"
+msgstr "beëindigd"
+
+#. console
+msgctxt "seat state"
+msgid "wrong test"
+msgstr "verkeerde toets"
+
+#. console
+msgctxt "seat state"
+msgid "paused"
+msgstr "gepauzeerd"
+
+#. console
+msgid "asks for help"
+msgstr "vraagt om hulp"
+
+#. console
+msgid "help coming"
+msgstr "hulp onderweg"
+
+#. console
+msgid "refused: candidate seated twice"
+msgstr "geweigerd: kandidaat op twee plekken"
+
+#. console
+msgid "waiting for the start"
+msgstr "wacht op start"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# interrupted} other {# interrupted}}"
+msgstr "{0, plural, one {# onderbroken} other {# onderbroken}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# active} other {# active}}"
+msgstr "{0, plural, one {# actief} other {# actief}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# not started} other {# not started}}"
+msgstr "{0, plural, one {# niet gestart} other {# niet gestart}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# submitted} other {# submitted}}"
+msgstr "{0, plural, one {# ingeleverd} other {# ingeleverd}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# timed out} other {# timed out}}"
+msgstr "{0, plural, one {# tijd om} other {# tijd om}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# ended} other {# ended}}"
+msgstr "{0, plural, one {# beëindigd} other {# beëindigd}}"
+
+#. console
+msgid "{0, plural, one {# seat} other {# seats}}"
+msgstr "{0, plural, one {# plek} other {# plekken}}"
+
+#. console
+msgid "{0} ({1, plural, one {# active with incidents} other {# active with incidents}})"
+msgstr "{0} ({1, plural, one {# actief met incidenten} other {# actief met incidenten}})"
+
+#. console
+msgctxt "seat summary"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. console
+msgctxt "column"
+msgid "seat"
+msgstr "plek"
+
+#. console
+msgctxt "column"
+msgid "candidate"
+msgstr "kandidaat"
+
+#. console
+msgctxt "column"
+msgid "status"
+msgstr "status"
+
+#. console
+msgctxt "column"
+msgid "answered"
+msgstr "beantw."
+
+#. console
+msgctxt "column"
+msgid "left"
+msgstr "rest"
+
+#. console
+msgctxt "column"
+msgid "pst foc ext"
+msgstr "plk foc afs"
+
+#. console
+msgctxt "column"
+msgid "heard"
+msgstr "contact"
+
+#. console
+msgid "Make this window at least {0} × {1} to see the seats."
+msgstr "Maak dit venster minstens {0} × {1} groot om de plekken te zien."
+
+#. console
+msgid "Carrel proctor — room {0}"
+msgstr "Carrel-surveillance — lokaal {0}"
+
+#. console
+msgid "Carrel proctor — every room"
+msgstr "Carrel-surveillance — alle lokalen"
+
+#. console
+msgid "No seats yet. Seats appear here when they begin with --shared --room {0}."
+msgstr "Nog geen plekken. Plekken verschijnen hier zodra ze starten met --shared --room {0}."
+
+#. console
+msgid "No seats yet. Seats appear here when they begin with --shared."
+msgstr "Nog geen plekken. Plekken verschijnen hier zodra ze starten met --shared."
+
+#. console
+msgid "connecting to the shared store…"
+msgstr "verbinden met de gedeelde opslag…"
+
+#. console
+msgid "store connected"
+msgstr "opslag verbonden"
+
+#. console
+msgid "updated {0}"
+msgstr "bijgewerkt {0}"
+
+#. console
+msgid "no answer"
+msgstr "geen antwoord"
+
+#. console
+msgid "store not reachable: {0}; retrying; seats as of {1}"
+msgstr "opslag onbereikbaar: {0}; nieuwe poging; stand van {1}"
+
+#. console
+msgid "store not reachable: {0}; retrying"
+msgstr "opslag onbereikbaar: {0}; nieuwe poging"
+
+#. console
+msgid "Integrity report — seat {0}, {1}"
+msgstr "Integriteitsrapport — plek {0}, {1}"
+
+#. console
+msgid "Integrity report — seat {0}"
+msgstr "Integriteitsrapport — plek {0}"
+
+#. console
+msgid "Session {0} · {1} — {2}"
+msgstr "Sessie {0} · {1} — {2}"
+
+#. console
+msgid "The events cannot be read now: {0}. Esc, then Enter to try again."
+msgstr "De gebeurtenissen kunnen nu niet worden gelezen: {0}. Esc, dan Enter om het opnieuw te proberen."
+
+#. console
+msgid "Reading the seat's events…"
+msgstr "Gebeurtenissen van de plek lezen…"
+
+#. console
+msgid "Timeline"
+msgstr "Tijdlijn"
+
+#. console
+msgctxt "integrity report"
+msgid "paste attempts"
+msgstr "plakpogingen"
+
+#. console
+msgctxt "integrity report"
+msgid "focus losses"
+msgstr "focusverlies"
+
+#. console
+msgctxt "integrity report"
+msgid "exit attempts"
+msgstr "afsluitpogingen"
+
+#. console
+msgctxt "integrity report"
+msgid "wrong passphrases"
+msgstr "verkeerde wachtzinnen"
+
+#. console
+msgctxt "integrity report"
+msgid "interruptions"
+msgstr "onderbrekingen"
+
+#. console
+msgctxt "integrity report"
+msgid "pasteboards"
+msgstr "klemborden"
+
+#. console
+msgctxt "integrity report"
+msgid "moved"
+msgstr "verplaatst"
+
+#. console
+msgid "Records: verified — every record and the result were written by this seat"
+msgstr "Records: geverifieerd — elk record en het resultaat zijn door deze plek geschreven"
+
+#. console
+msgid "Records: every record so far was written by this seat (no result yet)"
+msgstr "Records: elk record tot nu toe is door deze plek geschreven (nog geen resultaat)"
+
+#. console
+msgid "Records: NOT verified"
+msgstr "Records: NIET geverifieerd"
+
+#. console
+msgid "{0} not sent: {1}"
+msgstr "“{0}” niet verzonden: {1}"
+
+#. console
+msgid "{0} sent to seat {1} (command {2})"
+msgstr "“{0}” verzonden naar plek {1} (opdracht {2})"
+
+#. console
+msgid "{0} sent to {1, plural, one {# seat} other {# seats}} (command {2})"
+msgstr "“{0}” verzonden naar {1, plural, one {# plek} other {# plekken}} (opdracht {2})"
+
+#. console
+msgid "Sending {0} to seat {1}…"
+msgstr "“{0}” verzenden naar plek {1}…"
+
+#. console
+msgid "Sending {0} to {1, plural, one {# seat} other {# seats}}…"
+msgstr "“{0}” verzenden naar {1, plural, one {# plek} other {# plekken}}…"
+
+#. console
+msgctxt "command"
+msgid "start"
+msgstr "starten"
+
+#. console
+msgctxt "command"
+msgid "pause"
+msgstr "pauzeren"
+
+#. console
+msgctxt "command"
+msgid "resume"
+msgstr "hervatten"
+
+#. console
+msgctxt "command"
+msgid "time"
+msgstr "tijd toevoegen"
+
+#. console
+msgctxt "command"
+msgid "message"
+msgstr "bericht"
+
+#. console
+msgctxt "command"
+msgid "end"
+msgstr "beëindigen"
+
+#. console
+msgctxt "command"
+msgid "acknowledge"
+msgstr "hand beantwoorden"
+
+#. console
+msgctxt "command"
+msgid "move"
+msgstr "verplaatsen"
+
+#. console
+msgctxt "command"
+msgid "lost"
+msgstr "beëindigen (plek verloren)"
+
+#. console
+msgid "Cancelled"
+msgstr "Geannuleerd"
+
+#. console
+msgid "Give whole minutes from 1 to 600"
+msgstr "Geef hele minuten op, van 1 tot 600"
+
+#. console
+msgid "Nothing sent: the message is empty"
+msgstr "Niets verzonden: het bericht is leeg"
+
+#. console
+msgid "Nothing ended"
+msgstr "Niets beëindigd"
+
+#. console
+msgctxt "console action"
+msgid "move"
+msgstr "verplaatsen"
+
+#. console
+msgctxt "console action"
+msgid "lost"
+msgstr "verloren"
+
+#. console
+msgid "Move the session at {0} to the waiting seat:"
+msgstr "Verplaats de sessie van {0} naar de wachtende plek:"
+
+#. console
+msgid "Move the session from {0} to {1} (its keys go to {1}; {0} can write nothing more)? {2}/N"
+msgstr "De sessie van {0} naar {1} verplaatsen (de sleutels gaan naar {1}; {0} kan niets meer schrijven)? {2}/N"
+
+#. console
+msgid "End the session at {0} as lost (the seat will not come back; its result is made from the store)? {1}/N"
+msgstr "De sessie op {0} als verloren beëindigen (de plek komt niet terug; het resultaat wordt uit de opslag samengesteld)? {1}/N"
+
+#. console
+msgid "Nothing moved"
+msgstr "Niets verplaatst"
+
+#. console
+msgid "Nothing moved: seat {0} is still connected (it did not die)"
+msgstr "Niets verplaatst: plek {0} is nog verbonden (hij is niet uitgevallen)"
+
+#. console
+msgid "ended by the proctor, seat lost"
+msgstr "beëindigd door de surveillant, plek verloren"
+
+#. console
+msgid "{0} asks to move from {1} to {2}"
+msgstr "{0} vraagt om verplaatsing van {1} naar {2}"
+
+#. console
+msgid "moved {0}"
+msgstr "verplaatst {0}"
+
+#. console
+msgid "Nothing to move: seat {0} has no running or interrupted session"
+msgstr "Niets te verplaatsen: plek {0} heeft geen lopende of onderbroken sessie"
+
+#. console
+msgid "Select the seat that died, or a spare that asks to move"
+msgstr "Kies de uitgevallen plek, of een reserveplek die om verplaatsing vraagt"
+
+#. console
+msgid "Nothing ended: select a running or interrupted seat"
+msgstr "Niets beëindigd: kies een lopende of onderbroken plek"
+
+#. console
+msgid "Nothing moved: no seat {0} waits in the room"
+msgstr "Niets verplaatst: er wacht geen plek {0} in het lokaal"
+
+#. console
+msgid "Moving the session from {0} to {1}…"
+msgstr "De sessie wordt verplaatst van {0} naar {1}…"
+
+#. console
+msgid "Ending the session at {0} as lost…"
+msgstr "De sessie op {0} wordt als verloren beëindigd…"
+
+#. console
+msgid "End the sessions of {0, plural, one {# seat} other {# seats}} (answers are kept and scored): {1}? {2}/N"
+msgstr "De sessies van {0, plural, one {# plek} other {# plekken}} beëindigen (antwoorden blijven bewaard en worden gescoord): {1}? {2}/N"
+
+#. console
+msgid "Start {0, plural, one {# seat} other {# seats}} and send each its keys: {1}? {2}/N"
+msgstr "{0, plural, one {# plek} other {# plekken}} starten en elk zijn sleutels sturen: {1}? {2}/N"
+
+#. console
+msgid "Pause {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "{0, plural, one {# plek} other {# plekken}} pauzeren: {1}? {2}/N"
+
+#. console
+msgid "Continue {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "{0, plural, one {# plek} other {# plekken}} hervatten: {1}? {2}/N"
+
+#. console
+msgid "Acknowledge the hands of {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "De opgestoken handen van {0, plural, one {# plek} other {# plekken}} beantwoorden: {1}? {2}/N"
+
+#. console
+msgid "Add {0} min for {1, plural, one {# seat} other {# seats}}: {2}? {3}/N"
+msgstr "{0} min toevoegen voor {1, plural, one {# plek} other {# plekken}}: {2}? {3}/N"
+
+#. console
+msgid "Send the message to {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "Het bericht naar {0, plural, one {# plek} other {# plekken}} sturen: {1}? {2}/N"
+
+#. console
+msgid "Send {0} to {1, plural, one {# seat} other {# seats}}: {2}? {3}/N"
+msgstr "“{0}” naar {1, plural, one {# plek} other {# plekken}} sturen: {2}? {3}/N"
+
+#. console
+msgid "{0} and {1} more"
+msgstr "{0} en nog {1}"
+
+#. console
+msgid "Nothing sent"
+msgstr "Niets verzonden"
+
+#. console
+msgid "Nothing sent: no seat chosen is running"
+msgstr "Niets verzonden: geen gekozen plek is actief"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# paused} other {# paused}}"
+msgstr "{0, plural, one {# gepauzeerd} other {# gepauzeerd}}"
+
+#. console
+msgid "{0, plural, one {# asks for help} other {# ask for help}}"
+msgstr "{0, plural, one {# vraagt om hulp} other {# vragen om hulp}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# held back} other {# held back}}"
+msgstr "{0, plural, one {# tegengehouden} other {# tegengehouden}}"
+
+#. console
+msgctxt "column"
+msgid "seat key"
+msgstr "pleksleutel"
+
+#. console
+msgctxt "column"
+msgid "host"
+msgstr "host"
+
+#. console
+msgid "Nothing started"
+msgstr "Niets gestart"
+
+#. console
+msgctxt "policy"
+msgid "paste block"
+msgstr "plakken geblokkeerd"
+
+#. console
+msgctxt "policy"
+msgid "paste allow"
+msgstr "plakken toegestaan"
+
+#. console
+msgctxt "policy"
+msgid "pasteboards clear"
+msgstr "klemborden leeggemaakt"
+
+#. console
+msgctxt "policy"
+msgid "pasteboards keep"
+msgstr "klemborden behouden"
+
+#. console
+msgctxt "policy"
+msgid "multiplexer refuse"
+msgstr "tmux/screen geweigerd"
+
+#. console
+msgctxt "policy"
+msgid "multiplexer allow"
+msgstr "tmux/screen toegestaan"
+
+#. console
+msgctxt "policy"
+msgid "extensions refuse"
+msgstr "geïnjecteerde code geweigerd"
+
+#. console
+msgctxt "policy"
+msgid "extensions allow"
+msgstr "geïnjecteerde code toegestaan"
+
+#. console
+msgctxt "policy"
+msgid "suspend block"
+msgstr "Ctrl-C/Ctrl-Z geblokkeerd"
+
+#. console
+msgctxt "policy"
+msgid "suspend allow"
+msgstr "Ctrl-C/Ctrl-Z toegestaan"
+
+#. console
+msgctxt "policy"
+msgid "focus log"
+msgstr "vensterwissel vastgelegd"
+
+#. console
+msgctxt "policy"
+msgid "focus ignore"
+msgstr "vensterwissel genegeerd"
+
+#. console
+msgctxt "policy"
+msgid "remote allow"
+msgstr "SSH toegestaan"
+
+#. console
+msgctxt "policy"
+msgid "remote refuse"
+msgstr "SSH geweigerd"
+
+#. console
+msgctxt "policy"
+msgid "max_duration {0}"
+msgstr "max. duur {0}"
+
+#. console
+msgctxt "policy"
+msgid "shared optional"
+msgstr "gedeelde opslag optioneel"
+
+#. console
+msgctxt "policy"
+msgid "shared required"
+msgstr "gedeelde opslag verplicht"
+
+"""####),
+        (code: "pl", name: "Polski", text: ####"""
+# Carrel's messages: Polish.
+# Each message is the English sentence Carrel says; {0}, {1}… are values it fills in, and
+# {0, plural, one {…} other {…}} chooses a form by the number (ICU's plural syntax: give every
+# category this language's X-Carrel-Plural-Rules name, and always "other"). See docs/translating.md.
+msgid ""
+msgstr ""
+"Project-Id-Version: Carrel\n"
+"Report-Msgid-Bugs-To: the Carrel project\n"
+"POT-Creation-Date: 2026-11-28 12:00+0000\n"
+"PO-Revision-Date: 2026-11-28 12:00+0000\n"
+"Last-Translator: Carrel translators\n"
+"Language-Team: Polish\n"
+"Language: pl\n"
+"MIME-Version: 1.0\n"
+"Content-Type: text/plain; charset=UTF-8\n"
+"Content-Transfer-Encoding: 8bit\n"
+"Plural-Forms: nplurals=4; plural=(n == 1 ? 0 : n % 10 >= 2 && n % 10 <= 4 && (n % 100 < 12 || n % 100 > 14) ? 1 : n != 1 && n % 10 >= 0 && n % 10 <= 1 || n % 10 >= 5 && n % 10 <= 9 || n % 100 >= 12 && n % 100 <= 14 ? 2 : 3);\n"
+"X-Carrel-Name: Polski\n"
+"X-Carrel-Plural-Rules: one: n = 1; few: n % 10 = 2..4 and n % 100 != 12..14; many: n != 1 and n % 10 = 0..1 or n % 10 = 5..9 or n % 100 = 12..14\n"
+
+#. core
+msgid "{0, plural, one {# hour} other {# hours}}"
+msgstr "{0, plural, one {# godzina} few {# godziny} many {# godzin} other {# godziny}}"
+
+#. core
+msgid "{0, plural, one {# minute} other {# minutes}}"
+msgstr "{0, plural, one {# minuta} few {# minuty} many {# minut} other {# minuty}}"
+
+#. core
+msgid "{0, plural, one {# second} other {# seconds}}"
+msgstr "{0, plural, one {# sekunda} few {# sekundy} many {# sekund} other {# sekundy}}"
+
+#. core
+msgctxt "between units of time"
+msgid " "
+msgstr " "
+
+#. core
+msgctxt "decimal separator"
+msgid "."
+msgstr ","
+
+#. core
+msgctxt "list separator"
+msgid ", "
+msgstr ", "
+
+#. core
+msgid "{0} and {1}"
+msgstr "{0} i {1}"
+
+#. core
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. core
+msgctxt "key"
+msgid "y"
+msgstr "t"
+
+#. core
+msgid "No time limit"
+msgstr "Bez limitu czasu"
+
+#. core
+msgctxt "clock"
+msgid "{0} left"
+msgstr "zostało {0}"
+
+#. core
+msgctxt "time in words"
+msgid "{0} left"
+msgstr "Pozostały czas: {0}"
+
+#. core
+msgid "Waiting for the proctor to start"
+msgstr "Poczekaj, aż nadzorujący rozpocznie test"
+
+#. core
+msgid "Time warning: {0}. {1}"
+msgstr "Ostrzeżenie o czasie. {0}. {1}"
+
+#. core
+msgid "Clock hidden; Ctrl-K shows it. Ctrl-T says the time left."
+msgstr "Zegar ukryty; Ctrl-K go pokazuje. Ctrl-T podaje pozostały czas."
+
+#. core
+msgid "Clock shown"
+msgstr "Zegar widoczny"
+
+#. core
+msgid "{0, plural, one {That passphrase is not right (attempt {1}, # try left).} other {That passphrase is not right (attempt {1}, # tries left).}}"
+msgstr "{0, plural, one {Nieprawidłowa fraza dostępu (próba {1}, została # próba).} few {Nieprawidłowa fraza dostępu (próba {1}, zostały # próby).} many {Nieprawidłowa fraza dostępu (próba {1}, zostało # prób).} other {Nieprawidłowa fraza dostępu (próba {1}, zostało # próby).}}"
+
+#. core
+msgid "{0, plural, one {Wait # second before trying again.} other {Wait # seconds before trying again.}}"
+msgstr "{0, plural, one {Odczekaj # sekundę przed ponowną próbą.} few {Odczekaj # sekundy przed ponowną próbą.} many {Odczekaj # sekund przed ponowną próbą.} other {Odczekaj # sekundy przed ponowną próbą.}}"
+
+#. core
+msgid "{0, plural, one {Wait # second before trying the passphrase again.} other {Wait # seconds before trying the passphrase again.}}"
+msgstr "{0, plural, one {Odczekaj # sekundę przed ponownym wpisaniem frazy dostępu.} few {Odczekaj # sekundy przed ponownym wpisaniem frazy dostępu.} many {Odczekaj # sekund przed ponownym wpisaniem frazy dostępu.} other {Odczekaj # sekundy przed ponownym wpisaniem frazy dostępu.}}"
+
+#. core
+msgid "{0} of {1} matched"
+msgstr "Dopasowano {0} z {1}"
+
+#. core
+msgid "{0} of {1} gaps filled"
+msgstr "Wypełniono {0} z {1, plural, one {# luki} few {# luk} many {# luk} other {# luki}}"
+
+#. core
+msgid "{0, plural, one {# word of at least {1}} other {# words of at least {1}}}"
+msgstr "{0, plural, one {# słowo (minimum {1})} few {# słowa (minimum {1})} many {# słów (minimum {1})} other {# słowa (minimum {1})}}"
+
+#. core
+msgid "Paused by the proctor — the clock is stopped"
+msgstr "Test wstrzymany przez nadzorującego — zegar stoi"
+
+#. core
+msgid "A debugger or tracer attached to this session; ask your proctor"
+msgstr "Do sesji podłączył się debuger lub program śledzący; zwróć się do nadzorującego"
+
+#. core
+msgid "Flag removed"
+msgstr "Usunięto oznaczenie"
+
+#. core
+msgid "Question flagged"
+msgstr "Pytanie oznaczone"
+
+#. core
+msgid "In this assessment you answer the question in front of you only"
+msgstr "W tym teście odpowiadasz tylko na bieżące pytanie"
+
+#. core
+msgid "Message from the proctor: {0}"
+msgstr "Wiadomość od nadzorującego: {0}"
+
+#. core
+msgid "No proctor console watches this room: raise your hand"
+msgstr "Żadna konsola nadzoru nie obserwuje tej sali: podnieś rękę"
+
+#. core
+msgid "Not saved: {0}. Carrel keeps trying; tell your proctor"
+msgstr "Nie zapisano: {0}. Carrel ponawia próby; powiadom nadzorującego"
+
+#. core
+msgid "Paste is disabled during this assessment"
+msgstr "Wklejanie jest wyłączone podczas tego testu"
+
+#. core
+msgid "Saving works again: every answer is saved"
+msgstr "Zapisywanie znów działa: wszystkie odpowiedzi są zapisane"
+
+#. core
+msgid "That passphrase is not right"
+msgstr "Nieprawidłowa fraza dostępu"
+
+#. core
+msgid "The passphrase cannot be checked: {0}"
+msgstr "Nie można sprawdzić frazy dostępu: {0}"
+
+#. core
+msgid "The proctor added time; this assessment has no time limit"
+msgstr "Nadzorujący dodał czas; ten test nie ma limitu czasu"
+
+#. core
+msgid "The proctor added {0}: {1} left"
+msgstr "Dodano czas: {0}. Pozostały czas: {1}"
+
+#. core
+msgid "The proctor has been called"
+msgstr "Wezwano nadzorującego"
+
+#. core
+msgid "The proctor is coming"
+msgstr "Nadzorujący już idzie"
+
+#. core
+msgid "The proctor resumed the session: the clock runs again"
+msgstr "Nadzorujący wznowił sesję: czas znów płynie"
+
+#. core
+msgid "This assessment does not allow going back"
+msgstr "Ten test nie pozwala wracać do poprzednich pytań"
+
+#. core
+msgid "Three wrong passphrases: back to the test; the proctor can try again later"
+msgstr "Trzy błędne frazy dostępu: powrót do testu; nadzorujący może spróbować później"
+
+#. core
+msgid "The session cap is reached: no time could be added"
+msgstr "Osiągnięto maksymalny czas sesji: nie dodano czasu"
+
+#. core
+msgid "{0, plural, one {# minute left} other {# minutes left}}"
+msgstr "{0, plural, one {Została # minuta} few {Zostały # minuty} many {Zostało # minut} other {Zostało # minuty}}"
+
+#. core
+msgid "{0, plural, one {# second left} other {# seconds left}}"
+msgstr "{0, plural, one {Została # sekunda} few {Zostały # sekundy} many {Zostało # sekund} other {Zostało # sekundy}}"
+
+#. core
+msgid "{0, plural, one {Wait # second before trying again} other {Wait # seconds before trying again}}"
+msgstr "{0, plural, one {Odczekaj # sekundę przed ponowną próbą} few {Odczekaj # sekundy przed ponowną próbą} many {Odczekaj # sekund przed ponowną próbą} other {Odczekaj # sekundy przed ponowną próbą}}"
+
+#. core
+msgid "type the proctor's passphrase (shown as dots)"
+msgstr "wpisz frazę dostępu nadzorującego (wyświetlaną jako kropki)"
+
+#. core
+msgctxt "keys"
+msgid "a character, ← → Home End, Backspace Delete"
+msgstr "znak, ← → Home End, Backspace Delete"
+
+#. core
+msgid "back to the question (as Esc)"
+msgstr "powrót do pytania (jak Esc)"
+
+#. core
+msgctxt "keys"
+msgid "n, Esc or Enter"
+msgstr "n, Esc lub Enter"
+
+#. core
+msgctxt "keys"
+msgid "n or Esc"
+msgstr "n lub Esc"
+
+#. core
+msgctxt "keys"
+msgid "y"
+msgstr "t (lub y)"
+
+#. core
+msgid "next question (a linear test asks before leaving one unanswered)"
+msgstr "następne pytanie (w teście liniowym z potwierdzeniem, gdy brak odpowiedzi)"
+
+#. core
+msgid "previous question (not in linear tests)"
+msgstr "poprzednie pytanie (nie w testach liniowych)"
+
+#. core
+msgid "scroll a long question or essay by a page"
+msgstr "przewiń długie pytanie lub wypracowanie o stronę"
+
+#. core
+msgid "flag or unflag the question for review"
+msgstr "oznacz pytanie do przejrzenia lub usuń oznaczenie"
+
+#. core
+msgid "review: every question, answered or not, flagged or not; Enter goes to one"
+msgstr "przegląd: wszystkie pytania, z odpowiedzią i bez, oznaczone i nie; Enter otwiera wybrane"
+
+#. core
+msgid "submit (asks first, naming unanswered and flagged questions)"
+msgstr "oddaj (najpierw pyta, wymieniając pytania bez odpowiedzi i oznaczone)"
+
+#. core
+msgid "say the time left in words, and repeat the last time warning"
+msgstr "podaj słownie pozostały czas i powtórz ostatnie ostrzeżenie o czasie"
+
+#. core
+msgid "hide or show the clock (time warnings still come)"
+msgstr "ukryj lub pokaż zegar (ostrzeżenia o czasie nadal się pojawiają)"
+
+#. core
+msgid "call the proctor (raise your hand); the screen says when the proctor is coming"
+msgstr "wezwij nadzorującego (podnieś rękę); ekran pokaże, kiedy nadzorujący już idzie"
+
+#. core
+msgid "ask the proctor to end the session (a practice test asks you to confirm)"
+msgstr "poproś nadzorującego o zakończenie sesji (w teście próbnym z potwierdzeniem)"
+
+#. core
+msgid "the list of keys on screen (Esc closes it)"
+msgstr "lista klawiszy na ekranie (Esc ją zamyka)"
+
+#. core
+msgid "choose a question"
+msgstr "wybierz pytanie"
+
+#. core
+msgid "choose a question a page away"
+msgstr "wybierz pytanie o stronę dalej"
+
+#. core
+msgid "the first or the last question"
+msgstr "pierwsze lub ostatnie pytanie"
+
+#. core
+msgid "go to the chosen question (forward only)"
+msgstr "przejdź do wybranego pytania (tylko do przodu)"
+
+#. core
+msgid "go to the chosen question"
+msgstr "przejdź do wybranego pytania"
+
+#. core
+msgid "back to the question"
+msgstr "powrót do pytania"
+
+#. core
+msgid "submit (asks first)"
+msgstr "oddaj (z potwierdzeniem)"
+
+#. core
+msgid "check the passphrase"
+msgstr "sprawdź frazę dostępu"
+
+#. core
+msgid "back to the test"
+msgstr "powrót do testu"
+
+#. core
+msgid "go on to the lock confirmation (once the proctor's passphrase is right, when the test has one)"
+msgstr "przejdź do potwierdzenia blokady (gdy fraza dostępu nadzorującego jest poprawna, jeśli test jej wymaga)"
+
+#. core
+msgid "leave (nothing is locked yet)"
+msgstr "wyjdź (nic nie jest jeszcze zablokowane)"
+
+#. core
+msgid "the keys of the test (Esc closes it)"
+msgstr "klawisze testu (Esc zamyka listę)"
+
+#. core
+msgid "the first question"
+msgstr "pierwsze pytanie"
+
+#. core
+msgctxt "keys"
+msgid "any key"
+msgstr "dowolny klawisz"
+
+#. core
+msgid "close Carrel"
+msgstr "zamknij Carrel"
+
+#. core
+msgctxt "keys"
+msgid "Enter, Esc or q"
+msgstr "Enter, Esc lub q"
+
+#. core
+msgid "close the list"
+msgstr "zamknij listę"
+
+#. core
+msgctxt "keys"
+msgid "Esc, Enter, F1, Ctrl-G or q"
+msgstr "Esc, Enter, F1, Ctrl-G lub q"
+
+#. core
+msgid "scroll by a line"
+msgstr "przewiń o wiersz"
+
+#. core
+msgid "scroll by a page"
+msgstr "przewiń o stronę"
+
+#. core
+msgctxt "keys"
+msgid "PgUp / PgDn or Space"
+msgstr "PgUp / PgDn lub Spacja"
+
+#. core
+msgctxt "footer"
+msgid "next"
+msgstr "dalej"
+
+#. core
+msgctxt "footer"
+msgid "back"
+msgstr "wstecz"
+
+#. core
+msgctxt "footer"
+msgid "flag"
+msgstr "oznacz"
+
+#. core
+msgctxt "footer"
+msgid "review"
+msgstr "przegląd"
+
+#. core
+msgctxt "footer"
+msgid "submit"
+msgstr "oddaj"
+
+#. core
+msgctxt "footer"
+msgid "help"
+msgstr "pomoc"
+
+#. core
+msgctxt "footer"
+msgid "choose"
+msgstr "wybierz"
+
+#. core
+msgctxt "footer"
+msgid "go to (forward only)"
+msgstr "przejdź (tylko dalej)"
+
+#. core
+msgctxt "footer"
+msgid "go to"
+msgstr "przejdź"
+
+#. core
+msgctxt "footer"
+msgid "start"
+msgstr "start"
+
+#. core
+msgctxt "footer"
+msgid "continue"
+msgstr "dalej"
+
+#. core
+msgctxt "footer"
+msgid "leave"
+msgstr "wyjdź"
+
+#. core
+msgctxt "footer"
+msgid "close"
+msgstr "zamknij"
+
+#. core
+msgctxt "footer"
+msgid "close help"
+msgstr "zamknij pomoc"
+
+#. core
+msgctxt "footer"
+msgid "scroll"
+msgstr "przewiń"
+
+#. core
+msgid "The question screen"
+msgstr "Ekran pytania"
+
+#. core
+msgid "The review screen"
+msgstr "Ekran przeglądu"
+
+#. core
+msgid "Leave a question unanswered? (linear tests)"
+msgstr "Zostawić pytanie bez odpowiedzi? (testy liniowe)"
+
+#. core
+msgid "Ask your proctor (the proctor's passphrase)"
+msgstr "Zwróć się do nadzorującego (fraza dostępu nadzorującego)"
+
+#. core
+msgid "The start screen"
+msgstr "Ekran startowy"
+
+#. core
+msgid "The locked banner"
+msgstr "Baner blokady"
+
+#. core
+msgid "The receipt"
+msgstr "Potwierdzenie oddania"
+
+#. core
+msgid "The list of keys (F1)"
+msgstr "Lista klawiszy (F1)"
+
+#. core
+msgid "No question"
+msgstr "Brak pytania"
+
+#. core
+msgid "Begin? (the lock confirmation)"
+msgstr "Rozpocząć? (potwierdzenie blokady)"
+
+#. core
+msgctxt "footer"
+msgid "begin"
+msgstr "rozpocznij"
+
+#. core
+msgid "begin"
+msgstr "rozpocznij"
+
+#. core
+msgid "back"
+msgstr "wróć"
+
+#. core
+msgid "Submit? (the submit confirmation)"
+msgstr "Oddać? (potwierdzenie oddania)"
+
+#. core
+msgctxt "footer"
+msgid "keep working"
+msgstr "pracuj dalej"
+
+#. core
+msgid "submit"
+msgstr "oddaj"
+
+#. core
+msgid "keep working"
+msgstr "pracuj dalej"
+
+#. core
+msgid "End this practice test? (its confirmation)"
+msgstr "Zakończyć test próbny? (potwierdzenie)"
+
+#. core
+msgctxt "footer"
+msgid "end now"
+msgstr "zakończ"
+
+#. core
+msgid "end now"
+msgstr "zakończ teraz"
+
+#. core
+msgctxt "footer"
+msgid "leave it unanswered"
+msgstr "zostaw bez odpowiedzi"
+
+#. core
+msgctxt "footer"
+msgid "stay and answer"
+msgstr "zostań i odpowiedz"
+
+#. core
+msgid "leave it unanswered"
+msgstr "zostaw bez odpowiedzi"
+
+#. core
+msgid "stay and answer"
+msgstr "zostań i odpowiedz"
+
+#. core
+msgid "Quit the demo? (while a session runs)"
+msgstr "Wyjść z demo? (w trakcie sesji)"
+
+#. core
+msgctxt "footer"
+msgid "end it and quit"
+msgstr "zakończ i wyjdź"
+
+#. core
+msgctxt "footer"
+msgid "stay"
+msgstr "zostań"
+
+#. core
+msgid "end it and quit"
+msgstr "zakończ sesję i wyjdź"
+
+#. core
+msgid "stay"
+msgstr "zostań"
+
+#. core
+msgid "Session resumed: your answers, flags and time are restored"
+msgstr "Sesja wznowiona: odpowiedzi, oznaczenia i czas zostały przywrócone"
+
+#. screens
+msgid "Candidate: {0}"
+msgstr "Zdający: {0}"
+
+#. screens
+msgid "(not given)"
+msgstr "(nie podano)"
+
+#. screens
+msgid "{0, plural, one {# question} other {# questions}}"
+msgstr "{0, plural, one {# pytanie} few {# pytania} many {# pytań} other {# pytania}}"
+
+#. screens
+msgid "time allowed {0}"
+msgstr "limit czasu: {0}"
+
+#. screens
+msgid "no time limit"
+msgstr "bez limitu czasu"
+
+#. screens
+msgid "no going back"
+msgstr "bez powrotu do pytań"
+
+#. screens
+msgid "move freely between questions"
+msgstr "swobodne przechodzenie między pytaniami"
+
+#. screens
+msgid "During this assessment"
+msgstr "Podczas tego testu"
+
+#. screens
+msgid "Pasting: blocked and logged"
+msgstr "Wklejanie: zablokowane i rejestrowane"
+
+#. screens
+msgid "Pasting: allowed"
+msgstr "Wklejanie: dozwolone"
+
+#. screens
+msgid "Clipboards: cleared at start and end"
+msgstr "Schowki: czyszczone na początku i na końcu"
+
+#. screens
+msgid "Clipboards: left alone"
+msgstr "Schowki: bez zmian"
+
+#. screens
+msgid "Ctrl-C: end this practice test (asks first; your answers are kept)"
+msgstr "Ctrl-C: zakończ test próbny (z potwierdzeniem; odpowiedzi zostaną zachowane)"
+
+#. screens
+msgid "Ctrl-C / Ctrl-Z: ask your proctor"
+msgstr "Ctrl-C / Ctrl-Z: zwróć się do nadzorującego"
+
+#. screens
+msgid "Ctrl-C / Ctrl-Z: leave (saved, resumable)"
+msgstr "Ctrl-C / Ctrl-Z: wyjdź (zapisane, można wznowić)"
+
+#. screens
+msgid "Leaving this window: logged"
+msgstr "Opuszczenie tego okna: rejestrowane"
+
+#. screens
+msgid "Leaving this window: not logged"
+msgstr "Opuszczenie tego okna: nierejestrowane"
+
+#. screens
+msgid "tmux/screen: refused"
+msgstr "tmux/screen: niedozwolone"
+
+#. screens
+msgid "tmux/screen: allowed"
+msgstr "tmux/screen: dozwolone"
+
+#. screens
+msgid "Injected code, debuggers: refused"
+msgstr "Wstrzyknięty kod, debugery: niedozwolone"
+
+#. screens
+msgid "Injected code: allowed"
+msgstr "Wstrzyknięty kod: dozwolony"
+
+#. screens
+msgid "SSH: refused (local console only)"
+msgstr "SSH: niedozwolone (tylko konsola lokalna)"
+
+#. screens
+msgid "SSH: allowed"
+msgstr "SSH: dozwolone"
+
+#. screens
+msgid "Ends itself after {0} at most"
+msgstr "Kończy się samoczynnie (limit: {0})"
+
+#. screens
+msgid "Never offered: autocorrect, spell check, predictive text, lookup, clipboard, extensions."
+msgstr "Niedostępne: autokorekta, sprawdzanie pisowni, podpowiadanie słów, wyszukiwanie, schowek, rozszerzenia."
+
+#. screens
+msgid "Waiting for the proctor to start. Nothing is locked and no time runs yet."
+msgstr "Poczekaj, aż nadzorujący rozpocznie test. Nic nie jest jeszcze zablokowane, a czas nie płynie."
+
+#. screens
+msgid "Seat key: {0} (the proctor checks it before starting)"
+msgstr "Klucz stanowiska: {0} (nadzorujący sprawdza go przed startem)"
+
+#. screens
+msgid "The proctor enters the passphrase to start."
+msgstr "Nadzorujący wpisuje frazę dostępu, aby rozpocząć."
+
+#. screens
+msgid "Proctor passphrase:"
+msgstr "Fraza dostępu nadzorującego:"
+
+#. screens
+msgid "This terminal will be locked to this test until you submit, for at most {0}."
+msgstr "Do oddania odpowiedzi terminal będzie zablokowany i dostępny tylko dla tego testu (maks. {0})."
+
+#. screens
+msgid "Pasting, other programs and leaving with Ctrl-C or Ctrl-Z will not be possible until then."
+msgstr "Do tego czasu wklejanie, inne programy i wyjście przez Ctrl-C lub Ctrl-Z nie będą możliwe."
+
+#. screens
+msgid "Pasting and other programs will not be possible until then; Ctrl-C asks whether to end this practice test."
+msgstr "Do tego czasu wklejanie i inne programy nie będą możliwe; Ctrl-C zapyta, czy zakończyć test próbny."
+
+#. screens
+msgid "Begin? {0}/N"
+msgstr "Rozpocząć? {0}/N"
+
+#. screens
+msgid "This terminal is now locked to Carrel"
+msgstr "Ten terminal jest teraz zablokowany przez Carrel"
+
+#. screens
+msgid "Press any key for the first question."
+msgstr "Naciśnij dowolny klawisz, aby zobaczyć pierwsze pytanie."
+
+#. screens
+msgid "Please enlarge the terminal to at least {0}×{1} (now {2}×{3})."
+msgstr "Powiększ terminal do co najmniej {0}×{1} (teraz {2}×{3})."
+
+#. screens
+msgid "Please enlarge the terminal to at least {0}×{1} (now {2}×{3}). Your time keeps counting; keys do nothing until the test fits."
+msgstr "Powiększ terminal do co najmniej {0}×{1} (teraz {2}×{3}). Czas płynie dalej; klawisze nie działają, dopóki test się nie zmieści."
+
+#. screens
+msgid "End this practice test now?"
+msgstr "Zakończyć teraz test próbny?"
+
+#. screens
+msgid "Submit? Enlarge the terminal to see what is unanswered"
+msgstr "Oddać? Powiększ terminal, aby zobaczyć pytania bez odpowiedzi"
+
+#. screens
+msgid "Question {0} of {1}"
+msgstr "Pytanie {0} z {1}"
+
+#. screens
+msgctxt "save"
+msgid "saved"
+msgstr "zapisano"
+
+#. screens
+msgctxt "save"
+msgid "saving"
+msgstr "zapisywanie"
+
+#. screens
+msgid "not saved ({0}), retrying"
+msgstr "nie zapisano ({0}), ponawianie"
+
+#. screens
+msgid "section {0}"
+msgstr "część {0}"
+
+#. screens
+msgctxt "question state"
+msgid "flagged"
+msgstr "oznaczone"
+
+#. screens
+msgid "part answered: {0}"
+msgstr "częściowa odpowiedź: {0}"
+
+#. screens
+msgctxt "question state"
+msgid "part answered"
+msgstr "częściowa odpowiedź"
+
+#. screens
+msgid "paused by the proctor"
+msgstr "test wstrzymany przez nadzorującego"
+
+#. screens
+msgctxt "header"
+msgid "paused"
+msgstr "pauza"
+
+#. screens
+msgctxt "between parts of a line"
+msgid ", "
+msgstr ", "
+
+#. screens
+msgid "Ctrl-T: time left"
+msgstr "Ctrl-T: pozostały czas"
+
+#. screens
+msgid "clock hidden (Ctrl-K)"
+msgstr "zegar ukryty (Ctrl-K)"
+
+#. screens
+msgid "proctor called"
+msgstr "wezwano nadzorującego"
+
+#. screens
+msgid "the proctor is coming"
+msgstr "nadzorujący już idzie"
+
+#. screens
+msgid "{0, plural, one {# line above} other {# lines above}}: PgUp"
+msgstr "{0, plural, one {# wiersz wyżej} few {# wiersze wyżej} many {# wierszy wyżej} other {# wiersza wyżej}}: PgUp"
+
+#. screens
+msgid "{0, plural, one {# more line below} other {# more lines below}}: PgDn"
+msgstr "{0, plural, one {jeszcze # wiersz niżej} few {jeszcze # wiersze niżej} many {jeszcze # wierszy niżej} other {jeszcze # wiersza niżej}}: PgDn"
+
+#. screens
+msgid "Question {0} is not answered."
+msgstr "Pytanie {0} jest bez odpowiedzi."
+
+#. screens
+msgid "In this test you cannot come back to it. Leave it unanswered?"
+msgstr "W tym teście nie można wrócić do tego pytania. Zostawić je bez odpowiedzi?"
+
+#. screens
+msgid "Review: {0} of {1} answered, {2} flagged"
+msgstr "Przegląd: odpowiedziano na {0} z {1}, oznaczono {2}"
+
+#. screens
+msgctxt "question state"
+msgid "answered"
+msgstr "z odpowiedzią"
+
+#. screens
+msgctxt "question state"
+msgid "not answered"
+msgstr "bez odpowiedzi"
+
+#. screens
+msgctxt "review row"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. screens
+msgid "{0} more above"
+msgstr "jeszcze {0} wyżej"
+
+#. screens
+msgid "{0} more below"
+msgstr "jeszcze {0} niżej"
+
+#. screens
+msgid "Submit your answers now?"
+msgstr "Oddać odpowiedzi teraz?"
+
+#. screens
+msgid "Every question is answered."
+msgstr "Odpowiedziano na wszystkie pytania."
+
+#. screens
+msgid "Every question has an answer."
+msgstr "Każde pytanie ma odpowiedź."
+
+#. screens
+msgctxt "question and how much of it is answered"
+msgid "{0} ({1})"
+msgstr "{0} ({1})"
+
+#. screens
+msgctxt "between question numbers"
+msgid ", "
+msgstr ", "
+
+#. screens
+msgid "Not answered: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "Bez odpowiedzi: {0, plural, one {pytanie {1}} few {pytania {1}} many {pytania {1}} other {pytania {1}}}"
+
+#. screens
+msgid "{0, plural, one {# question not answered} other {# questions not answered}}; first: {1} …"
+msgstr "{0, plural, one {# pytanie bez odpowiedzi} few {# pytania bez odpowiedzi} many {# pytań bez odpowiedzi} other {# pytania bez odpowiedzi}}; pierwsze: {1} …"
+
+#. screens
+msgid "{0, plural, one {# question not answered} other {# questions not answered}}"
+msgstr "{0, plural, one {# pytanie bez odpowiedzi} few {# pytania bez odpowiedzi} many {# pytań bez odpowiedzi} other {# pytania bez odpowiedzi}}"
+
+#. screens
+msgid "Flagged: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "Oznaczone: {0, plural, one {pytanie {1}} few {pytania {1}} many {pytania {1}} other {pytania {1}}}"
+
+#. screens
+msgid "{0, plural, one {# question flagged} other {# questions flagged}}; first: {1} …"
+msgstr "{0, plural, one {# oznaczone pytanie} few {# oznaczone pytania} many {# oznaczonych pytań} other {# oznaczonego pytania}}; pierwsze: {1} …"
+
+#. screens
+msgid "{0, plural, one {# question flagged} other {# questions flagged}}"
+msgstr "{0, plural, one {# oznaczone pytanie} few {# oznaczone pytania} many {# oznaczonych pytań} other {# oznaczonego pytania}}"
+
+#. screens
+msgid "Part answered: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "Częściowa odpowiedź: {0, plural, one {pytanie {1}} few {pytania {1}} many {pytania {1}} other {pytania {1}}}"
+
+#. screens
+msgid "{0, plural, one {# question part answered} other {# questions part answered}}; first: {1} …"
+msgstr "{0, plural, one {# pytanie z częściową odpowiedzią} few {# pytania z częściową odpowiedzią} many {# pytań z częściową odpowiedzią} other {# pytania z częściową odpowiedzią}}; pierwsze: {1} …"
+
+#. screens
+msgid "{0, plural, one {# question part answered} other {# questions part answered}}"
+msgstr "{0, plural, one {# pytanie z częściową odpowiedzią} few {# pytania z częściową odpowiedzią} many {# pytań z częściową odpowiedzią} other {# pytania z częściową odpowiedzią}}"
+
+#. screens
+msgid "{2}: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "{2}: {0, plural, one {pytanie {1}} few {pytania {1}} many {pytania {1}} other {pytania {1}}}"
+
+#. screens
+msgid "{2}: {0, plural, one {# question} other {# questions}}; first: {1} …"
+msgstr "{2}: {0, plural, one {# pytanie} few {# pytania} many {# pytań} other {# pytania}}; pierwsze: {1} …"
+
+#. screens
+msgid "{2}: {0, plural, one {# question} other {# questions}}"
+msgstr "{2}: {0, plural, one {# pytanie} few {# pytania} many {# pytań} other {# pytania}}"
+
+#. screens
+msgid "Ask your proctor to end this session."
+msgstr "Poproś nadzorującego o zakończenie tej sesji."
+
+#. screens
+msgid "Your answers are saved. Esc returns to the test."
+msgstr "Odpowiedzi są zapisane. Esc wraca do testu."
+
+#. screens
+msgid "Your answers are kept and submitted as they are."
+msgstr "Odpowiedzi zostaną zachowane i oddane w obecnej postaci."
+
+#. screens
+msgid "Message from the proctor"
+msgstr "Wiadomość od nadzorującego"
+
+#. screens
+msgid "Press any key to close this message."
+msgstr "Naciśnij dowolny klawisz, aby zamknąć tę wiadomość."
+
+#. screens
+msgid "Your answers are saved. Ctrl-T says the time left; F12 calls the proctor."
+msgstr "Odpowiedzi są zapisane. Ctrl-T podaje pozostały czas; F12 wzywa nadzorującego."
+
+#. screens
+msgid "Your answers were submitted."
+msgstr "Odpowiedzi zostały oddane."
+
+#. screens
+msgid "Time is up: your answers were saved and submitted."
+msgstr "Czas minął: odpowiedzi zostały zapisane i oddane."
+
+#. screens
+msgid "The proctor ended this session. Your answers were saved."
+msgstr "Nadzorujący zakończył tę sesję. Odpowiedzi zostały zapisane."
+
+#. screens
+msgid "You ended this practice session. Your answers were saved."
+msgstr "Sesja próbna zakończona na twoją prośbę. Odpowiedzi zostały zapisane."
+
+#. screens
+msgctxt "receipt"
+msgid "Candidate"
+msgstr "Zdający"
+
+#. screens
+msgctxt "receipt"
+msgid "Session"
+msgstr "Sesja"
+
+#. screens
+msgctxt "receipt"
+msgid "Time used"
+msgstr "Wykorzystany czas"
+
+#. screens
+msgctxt "receipt"
+msgid "Answered"
+msgstr "Odpowiedzi"
+
+#. screens
+msgctxt "receipt"
+msgid "{0} of {1}"
+msgstr "{0} z {1}"
+
+#. screens
+msgctxt "receipt"
+msgid "Score"
+msgstr "Wynik"
+
+#. screens
+msgid "{0} of {1} points"
+msgstr "{0} z {1} pkt"
+
+#. screens
+msgid "{0} of {1} points ({2} still to be marked by a person)"
+msgstr "{0} z {1} pkt ({2} pkt do sprawdzenia przez egzaminatora)"
+
+#. screens
+msgid "given by your proctor, who holds the answer key"
+msgstr "poda go nadzorujący, który ma klucz odpowiedzi"
+
+#. screens
+msgid "shown once this seat's answers reach the store"
+msgstr "pojawi się, gdy odpowiedzi z tego stanowiska dotrą do bazy"
+
+#. screens
+msgid "Tell your proctor: {0}"
+msgstr "Powiadom nadzorującego: {0}"
+
+#. screens
+msgid "This terminal is no longer locked."
+msgstr "Ten terminal nie jest już zablokowany."
+
+#. screens
+msgid "Keys"
+msgstr "Klawisze"
+
+#. screens
+msgid "lines {0}–{1} of {2}"
+msgstr "wiersze {0}–{1} z {2}"
+
+#. screens
+msgid "Candidate number: "
+msgstr "Numer zdającego: "
+
+#. screens
+msgid "Candidate code (not shown): "
+msgstr "Kod zdającego (ukryty): "
+
+#. screens
+msgid "Type the number on your candidate card."
+msgstr "Wpisz numer z karty zdającego."
+
+#. screens
+msgid "Candidate {0} is not on the roster of this room. Check the number, or ask the proctor."
+msgstr "Zdającego {0} nie ma na liście tej sali. Sprawdź numer lub zwróć się do nadzorującego."
+
+#. screens
+msgid "That candidate number and code do not match the roster. Check your card, or ask the proctor."
+msgstr "Ten numer i kod zdającego nie zgadzają się z listą. Sprawdź kartę lub zwróć się do nadzorującego."
+
+#. screens
+msgid "Candidate {0} is held after too many wrong codes. Ask the proctor."
+msgstr "Zdający {0} jest zablokowany po zbyt wielu błędnych kodach. Zwróć się do nadzorującego."
+
+#. screens
+msgid "Candidate {0} is already seated at {1}; the proctor has been shown both seats. Ask the proctor."
+msgstr "Zdający {0} zajmuje już stanowisko {1}; nadzorujący widzi oba stanowiska. Zwróć się do nadzorującego."
+
+#. screens
+msgid "{0} — is this you? {1}/N"
+msgstr "{0} — czy to ty? {1}/N"
+
+#. screens
+msgid "{0} ({1}) has a session at seat {2}. Ask the proctor to move it to this seat? {3}/N"
+msgstr "{0} ({1}) ma sesję na stanowisku {2}. Poprosić nadzorującego o przeniesienie jej tutaj? {3}/N"
+
+#. screens
+msgid "Waiting for the proctor to move your session here from seat {0}."
+msgstr "Poczekaj, aż nadzorujący przeniesie tu twoją sesję ze stanowiska {0}."
+
+#. screens
+msgctxt "answer"
+msgid "yes"
+msgstr "tak"
+
+#. screens
+msgctxt "identification"
+msgid "no candidate number was given; nothing was started"
+msgstr "nie podano numeru zdającego; niczego nie rozpoczęto"
+
+#. screens
+msgctxt "identification"
+msgid "no candidate code was given; nothing was started"
+msgstr "nie podano kodu zdającego; niczego nie rozpoczęto"
+
+#. screens
+msgctxt "identification"
+msgid "the candidate was not identified; nothing was started — ask the proctor"
+msgstr "nie zidentyfikowano zdającego; niczego nie rozpoczęto — zwróć się do nadzorującego"
+
+#. widgets
+msgctxt "state, then the entry"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. widgets
+msgctxt "the entry, then its state"
+msgid "{0} — {1}"
+msgstr "{0} — {1}"
+
+#. widgets
+msgctxt "state"
+msgid "selected"
+msgstr "wybrana"
+
+#. widgets
+msgctxt "state"
+msgid "checked"
+msgstr "zaznaczona"
+
+#. widgets
+msgctxt "state"
+msgid "not checked"
+msgstr "niezaznaczona"
+
+#. widgets
+msgctxt "state"
+msgid "chosen"
+msgstr "wybrana"
+
+#. widgets
+msgid "Your answer: {0}"
+msgstr "Twoja odpowiedź: {0}"
+
+#. widgets
+msgctxt "answer area"
+msgid "Not answered yet"
+msgstr "Jeszcze bez odpowiedzi"
+
+#. widgets
+msgid "{0} selected"
+msgstr "Wybrano: {0}"
+
+#. widgets
+msgid "True"
+msgstr "Prawda"
+
+#. widgets
+msgid "False"
+msgstr "Fałsz"
+
+#. widgets
+msgid "{0} checked; {1, plural, one {# checked} other {# checked}}"
+msgstr "Zaznaczono: {0}; razem {1, plural, one {# zaznaczona} few {# zaznaczone} many {# zaznaczonych} other {# zaznaczonej}}"
+
+#. widgets
+msgid "{0} unchecked; {1, plural, one {# checked} other {# checked}}"
+msgstr "Odznaczono: {0}; razem {1, plural, one {# zaznaczona} few {# zaznaczone} many {# zaznaczonych} other {# zaznaczonej}}"
+
+#. widgets
+msgid "Pick all that apply: {0, plural, one {# checked} other {# checked}}. Space or a letter checks or unchecks."
+msgstr "Zaznacz wszystkie właściwe odpowiedzi: {0, plural, one {# zaznaczona} few {# zaznaczone} many {# zaznaczonych} other {# zaznaczonej}}. Spacja lub litera zaznacza albo odznacza."
+
+#. widgets
+msgctxt "typed answer"
+msgid "Answer:"
+msgstr "Odpowiedź:"
+
+#. widgets
+msgid "Not answered yet: type your answer."
+msgstr "Jeszcze bez odpowiedzi: wpisz odpowiedź."
+
+#. widgets
+msgid "Not a number yet: use digits, one decimal point or comma, and an optional exponent such as 2e3."
+msgstr "To jeszcze nie liczba: użyj cyfr, jednej kropki lub przecinka dziesiętnego i ewentualnie wykładnika, np. 2e3."
+
+#. widgets
+msgid "{0, plural, one {# word} other {# words}}"
+msgstr "{0, plural, one {# słowo} few {# słowa} many {# słów} other {# słowa}}"
+
+#. widgets
+msgid "{0} · at least {1}"
+msgstr "{0} · co najmniej {1}"
+
+#. widgets
+msgid "{0} · at most {1}"
+msgstr "{0} · najwyżej {1}"
+
+#. widgets
+msgid "{0} (outside the range)"
+msgstr "{0} (poza zakresem)"
+
+#. widgets
+msgid "Enter starts a new line; ↑ ↓ move by line; Tab goes to the next question."
+msgstr "Enter zaczyna nowy wiersz; ↑ ↓ przechodzą o wiersz; Tab przechodzi do następnego pytania."
+
+#. widgets
+msgid "{0} moved to position {1} of {2}"
+msgstr "{0}: przeniesiono na pozycję {1} z {2}"
+
+#. widgets
+msgid "{0} is already first"
+msgstr "{0}: już na pierwszej pozycji"
+
+#. widgets
+msgid "{0} is already last"
+msgstr "{0}: już na ostatniej pozycji"
+
+#. widgets
+msgid "This order is your answer"
+msgstr "Ta kolejność jest twoją odpowiedzią"
+
+#. widgets
+msgid "This order is your answer."
+msgstr "Ta kolejność jest twoją odpowiedzią."
+
+#. widgets
+msgid "position {0} of {1}:"
+msgstr "pozycja {0} z {1}:"
+
+#. widgets
+msgid "Not answered yet: move entries, or Enter to keep this order."
+msgstr "Jeszcze bez odpowiedzi: przesuń elementy albo naciśnij Enter, aby zachować tę kolejność."
+
+#. widgets
+msgid "↑ ↓ choose an entry · Shift-↑ ↓ or u / d move it"
+msgstr "↑ ↓ wybierz element · Shift-↑ ↓ lub u / d przesuń go"
+
+#. widgets
+msgid "{0} → {1}"
+msgstr "{0} → {1}"
+
+#. widgets
+msgid "{0}: no match"
+msgstr "{0}: brak dopasowania"
+
+#. widgets
+msgid "no match yet"
+msgstr "jeszcze bez dopasowania"
+
+#. widgets
+msgid "Choose from: {0}"
+msgstr "Do wyboru: {0}"
+
+#. widgets
+msgid "↑ ↓ choose an entry · ← → or a letter picks its match · Backspace clears"
+msgstr "↑ ↓ wybierz element · ← → lub litera wybiera dopasowanie · Backspace czyści"
+
+#. widgets
+msgid "This is the first gap"
+msgstr "To pierwsza luka"
+
+#. widgets
+msgid "This is the last gap"
+msgstr "To ostatnia luka"
+
+#. widgets
+msgid "Gap {0} cleared"
+msgstr "Luka {0} wyczyszczona"
+
+#. widgets
+msgid "{0}: checked"
+msgstr "{0}: zaznaczona"
+
+#. widgets
+msgid "{0}: not checked"
+msgstr "{0}: niezaznaczona"
+
+#. widgets
+msgid "Gap {0} of {1}"
+msgstr "Luka {0} z {1}"
+
+#. widgets
+msgid "Gap {0} of {1}, after “{2}”"
+msgstr "Luka {0} z {1}, po „{2}”"
+
+#. widgets
+msgctxt "gap, then its state"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. widgets
+msgid "typed {0}"
+msgstr "wpisano: {0}"
+
+#. widgets
+msgid "empty, type your answer"
+msgstr "pusta, wpisz odpowiedź"
+
+#. widgets
+msgid "nothing checked; ← → and Space, or a letter, check options"
+msgstr "nic nie zaznaczono; ← → i Spacja albo litera zaznaczają opcje"
+
+#. widgets
+msgid "nothing chosen; ← → or a letter choose"
+msgstr "nic nie wybrano; ← → lub litera wybiera"
+
+#. widgets
+msgid "{0} checked"
+msgstr "zaznaczono: {0}"
+
+#. widgets
+msgctxt "between checked options"
+msgid ", "
+msgstr ", "
+
+#. widgets
+msgid "{0} chosen"
+msgstr "wybrano: {0}"
+
+#. widgets
+msgid "gap {0}"
+msgstr "luka {0}"
+
+#. widgets
+msgctxt "gap"
+msgid "empty"
+msgstr "pusta"
+
+#. widgets
+msgctxt "gap"
+msgid "not chosen"
+msgstr "nie wybrano"
+
+#. widgets
+msgctxt "gap"
+msgid "choose ▾"
+msgstr "wybierz ▾"
+
+#. widgets
+msgid "{0} of {1, plural, one {# gap} other {# gaps}} filled. ↑ ↓ or Enter: another gap; Tab: the next question."
+msgstr "Wypełniono {0} z {1, plural, one {# luki} few {# luk} many {# luk} other {# luki}}. ↑ ↓ lub Enter: inna luka; Tab: następne pytanie."
+
+#. widgets
+msgid "A choice question"
+msgstr "Pytanie jednokrotnego wyboru"
+
+#. widgets
+msgid "A true/false question"
+msgstr "Pytanie typu prawda/fałsz"
+
+#. widgets
+msgid "A question with several answers"
+msgstr "Pytanie wielokrotnego wyboru"
+
+#. widgets
+msgid "A typed answer"
+msgstr "Odpowiedź do wpisania"
+
+#. widgets
+msgid "A number"
+msgstr "Liczba"
+
+#. widgets
+msgid "An essay"
+msgstr "Wypracowanie"
+
+#. widgets
+msgid "An ordering question"
+msgstr "Pytanie z ustalaniem kolejności"
+
+#. widgets
+msgid "A matching question"
+msgstr "Pytanie z dopasowywaniem"
+
+#. widgets
+msgid "A text with gaps"
+msgstr "Tekst z lukami"
+
+#. widgets
+msgid "highlight the entry above or below"
+msgstr "podświetl element powyżej lub poniżej"
+
+#. widgets
+msgid "highlight the first or the last entry"
+msgstr "podświetl pierwszy lub ostatni element"
+
+#. widgets
+msgid "choose the highlighted choice"
+msgstr "wybierz podświetloną odpowiedź"
+
+#. widgets
+msgid "choose that choice"
+msgstr "wybierz tę odpowiedź"
+
+#. widgets
+msgid "check or uncheck the highlighted choice"
+msgstr "zaznacz lub odznacz podświetloną odpowiedź"
+
+#. widgets
+msgid "check or uncheck that choice"
+msgstr "zaznacz lub odznacz tę odpowiedź"
+
+#. widgets
+msgid "highlight the other answer"
+msgstr "podświetl drugą odpowiedź"
+
+#. widgets
+msgid "choose the highlighted answer"
+msgstr "wybierz podświetloną odpowiedź"
+
+#. widgets
+msgid "choose True"
+msgstr "wybierz „Prawda”"
+
+#. widgets
+msgid "choose False"
+msgstr "wybierz „Fałsz”"
+
+#. widgets
+msgid "type it (printable text)"
+msgstr "wpisz tekst (znaki drukowalne)"
+
+#. widgets
+msgid "move in the answer"
+msgstr "poruszaj się w odpowiedzi"
+
+#. widgets
+msgid "delete before or after the cursor"
+msgstr "usuń znak przed kursorem lub za nim"
+
+#. widgets
+msgid "the next question"
+msgstr "następne pytanie"
+
+#. widgets
+msgid "start a new line"
+msgstr "zacznij nowy wiersz"
+
+#. widgets
+msgid "move in the essay, by the lines as shown"
+msgstr "poruszaj się w wypracowaniu według wyświetlanych wierszy"
+
+#. widgets
+msgid "move the highlighted entry up"
+msgstr "przesuń podświetlony element w górę"
+
+#. widgets
+msgid "move the highlighted entry down"
+msgstr "przesuń podświetlony element w dół"
+
+#. widgets
+msgid "keep this order as the answer"
+msgstr "zachowaj tę kolejność jako odpowiedź"
+
+#. widgets
+msgid "the next or the previous match, then none"
+msgstr "następne lub poprzednie dopasowanie, potem brak"
+
+#. widgets
+msgid "that match"
+msgstr "to dopasowanie"
+
+#. widgets
+msgid "no match"
+msgstr "brak dopasowania"
+
+#. widgets
+msgid "go to the gap before or after"
+msgstr "przejdź do poprzedniej lub następnej luki"
+
+#. widgets
+msgid "the next gap (after the last: the next question)"
+msgstr "następna luka (po ostatniej: następne pytanie)"
+
+#. widgets
+msgid "type it in the gap (printable text)"
+msgstr "wpisz tekst w luce (znaki drukowalne)"
+
+#. widgets
+msgid "move in the gap"
+msgstr "poruszaj się w luce"
+
+#. widgets
+msgid "clear the gap"
+msgstr "wyczyść lukę"
+
+#. widgets
+msgid "highlight the option before or after"
+msgstr "podświetl poprzednią lub następną opcję"
+
+#. widgets
+msgid "choose the option before or after"
+msgstr "wybierz poprzednią lub następną opcję"
+
+#. widgets
+msgid "check or uncheck the highlighted option"
+msgstr "zaznacz lub odznacz podświetloną opcję"
+
+#. widgets
+msgid "choose the next option"
+msgstr "wybierz następną opcję"
+
+#. widgets
+msgid "check or uncheck that option"
+msgstr "zaznacz lub odznacz tę opcję"
+
+#. widgets
+msgid "choose that option"
+msgstr "wybierz tę opcję"
+
+#. widgets
+msgid "move between choices and choose; a letter a, b, c… or a digit picks one directly"
+msgstr "poruszaj się między odpowiedziami i wybieraj; litera a, b, c… lub cyfra wybiera od razu"
+
+#. widgets
+msgid "move in a typed answer; in an essay Enter starts a new line and ↑ ↓ move by line"
+msgstr "poruszaj się we wpisanej odpowiedzi; w wypracowaniu Enter zaczyna nowy wiersz, a ↑ ↓ przechodzą o wiersz"
+
+#. widgets
+msgid "move the highlighted entry of an ordering question up or down"
+msgstr "przesuń podświetlony element w górę lub w dół (pytanie z ustalaniem kolejności)"
+
+#. widgets
+msgid "pick the match for the highlighted entry; Backspace clears it"
+msgstr "wybierz dopasowanie dla podświetlonego elementu; Backspace je usuwa"
+
+#. widgets
+msgid "in a text with gaps: go to the gap above or below (Enter: the next); ← → change a pick"
+msgstr "w tekście z lukami: przejdź do luki wyżej lub niżej (Enter: następna); ← → zmieniają wybór"
+
+#. widgets
+msgctxt "keys"
+msgid "Enter or Space"
+msgstr "Enter lub Spacja"
+
+#. widgets
+msgctxt "keys"
+msgid "a, b, c… or 1, 2, 3…"
+msgstr "a, b, c… lub 1, 2, 3…"
+
+#. widgets
+msgctxt "keys"
+msgid "t, a or 1"
+msgstr "t, a lub 1"
+
+#. widgets
+msgctxt "keys"
+msgid "f, b or 2"
+msgstr "f, b lub 2"
+
+#. widgets
+msgctxt "keys"
+msgid "a character"
+msgstr "znak"
+
+#. widgets
+msgctxt "keys"
+msgid "Shift-↑, u or -"
+msgstr "Shift-↑, u lub -"
+
+#. widgets
+msgctxt "keys"
+msgid "Shift-↓, d or +"
+msgstr "Shift-↓, d lub +"
+
+#. widgets
+msgctxt "keys"
+msgid "↑ ↓, Enter or Space"
+msgstr "↑ ↓, Enter lub Spacja"
+
+#. widgets
+msgctxt "keys"
+msgid "Shift-↑ ↓, or u / d"
+msgstr "Shift-↑ ↓ lub u / d"
+
+#. widgets
+msgctxt "keys"
+msgid "← → or a letter"
+msgstr "← → lub litera"
+
+#. widgets
+msgctxt "keys"
+msgid "↑ ↓ or Enter, ← →"
+msgstr "↑ ↓ lub Enter, ← →"
+
+#. console
+msgid "Begin session — failed: {0}"
+msgstr "Rozpoczęcie sesji — niepowodzenie: {0}"
+
+#. console
+msgid "The journal cannot be read: {0}"
+msgstr "Nie można odczytać dziennika: {0}"
+
+#. console
+msgid "No session — the lock is free"
+msgstr "Brak sesji — blokada wolna"
+
+#. console
+msgid "Session active since {0} UTC, lock held by pid {1} (this demo)"
+msgstr "Sesja aktywna od {0} UTC, blokada: PID {1} (to demo)"
+
+#. console
+msgid "Session active since {0} UTC, lock held by pid {1} (another process)"
+msgstr "Sesja aktywna od {0} UTC, blokada: PID {1} (inny proces)"
+
+#. console
+msgid "Lock held by a session that is starting"
+msgstr "Blokadę trzyma uruchamiająca się sesja"
+
+#. console
+msgid "Workshop test finished"
+msgstr "Test warsztatowy zakończony"
+
+#. console
+msgid "Workshop test ended: {0}"
+msgstr "Test warsztatowy przerwany: {0}"
+
+#. console
+msgid "Pasteboards cleared {0}: {1}"
+msgstr "Wyczyszczono schowki {0}: {1}"
+
+#. console
+msgctxt "demo log list"
+msgid ", "
+msgstr ", "
+
+#. console
+msgid "Begin session — succeeded"
+msgstr "Rozpoczęcie sesji — powodzenie"
+
+#. console
+msgid "Paste blocked: {0, plural, one {# character} other {# characters}}"
+msgstr "Zablokowano wklejenie: {0, plural, one {# znak} few {# znaki} many {# znaków} other {# znaku}}"
+
+#. console
+msgid "Paste blocked: {0}"
+msgstr "Zablokowano wklejenie: {0}"
+
+#. console
+msgid "Focus lost"
+msgstr "Utrata fokusu"
+
+#. console
+msgid "Focus regained"
+msgstr "Odzyskanie fokusu"
+
+#. console
+msgid "End session requested"
+msgstr "Żądanie zakończenia sesji"
+
+#. console
+msgid "Leaving blocked: {0}"
+msgstr "Zablokowano wyjście: {0}"
+
+#. console
+msgid "Terminal resized to {0}"
+msgstr "Zmieniono rozmiar terminala na {0}"
+
+#. console
+msgid "Session ended"
+msgstr "Sesja zakończona"
+
+#. console
+msgid "Session interrupted: {0}"
+msgstr "Sesja przerwana: {0}"
+
+#. console
+msgctxt "interrupted by"
+msgid "terminal lost"
+msgstr "utrata terminala"
+
+#. console
+msgid "A tracer attached to this session: pid {0}"
+msgstr "Do sesji podłączył się program śledzący: PID {0}"
+
+#. console
+msgid "A tracer attached to this session: {0}"
+msgstr "Do sesji podłączył się program śledzący: {0}"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "on entry"
+msgstr "przy starcie"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "on exit"
+msgstr "przy wyjściu"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "on unlock"
+msgstr "przy odblokowaniu"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "after a failed begin"
+msgstr "po nieudanym starcie"
+
+#. console
+msgid "no Assessments/workshop.yaml here; start the demo with --workshop FILE"
+msgstr "brak tu pliku Assessments/workshop.yaml; uruchom demo z --workshop PLIK"
+
+#. console
+msgid "{0} not found"
+msgstr "{0}: nie znaleziono"
+
+#. console
+msgid "Please enlarge the terminal to at least {0}×{1}."
+msgstr "Powiększ terminal do co najmniej {0}×{1}."
+
+#. console
+msgid "Carrel workshop demo"
+msgstr "Demo warsztatowe Carrel"
+
+#. console
+msgctxt "demo state"
+msgid "Session active"
+msgstr "Sesja aktywna"
+
+#. console
+msgctxt "demo state"
+msgid "No session"
+msgstr "Brak sesji"
+
+#. console
+msgid "Status: {0}"
+msgstr "Stan: {0}"
+
+#. console
+msgid "a session is running"
+msgstr "trwa sesja"
+
+#. console
+msgid "no session"
+msgstr "brak sesji"
+
+#. console
+msgid "no workshop file"
+msgstr "brak pliku warsztatu"
+
+#. console
+msgid "end the session first"
+msgstr "najpierw zakończ sesję"
+
+#. console
+msgctxt "demo action"
+msgid "Begin"
+msgstr "Rozpocznij"
+
+#. console
+msgctxt "demo action"
+msgid "End"
+msgstr "Zakończ"
+
+#. console
+msgctxt "demo action"
+msgid "Workshop test"
+msgstr "Test warsztatowy"
+
+#. console
+msgctxt "demo action"
+msgid "Quit"
+msgstr "Wyjdź"
+
+#. console
+msgid "Actions:"
+msgstr "Akcje:"
+
+#. console
+msgid "{0} (n/a)"
+msgstr "{0} (n/d)"
+
+#. console
+msgid "Workshop test: {0}"
+msgstr "Test warsztatowy: {0}"
+
+#. console
+msgid "Try typing here — try pasting here:"
+msgstr "Spróbuj tu pisać — spróbuj tu wkleić:"
+
+#. console
+msgid "Pasting is blocked while the session runs."
+msgstr "Wklejanie jest zablokowane, dopóki trwa sesja."
+
+#. console
+msgid "No session: pasting works here. Begin a session and try again."
+msgstr "Brak sesji: wklejanie tu działa. Rozpocznij sesję i spróbuj ponownie."
+
+#. console
+msgid "Policy"
+msgstr "Zasady"
+
+#. console
+msgid "Event log"
+msgstr "Dziennik zdarzeń"
+
+#. console
+msgid "{0, plural, one {↑ # earlier line: PgUp} other {↑ # earlier lines: PgUp}}"
+msgstr "{0, plural, one {↑ # wcześniejszy wiersz: PgUp} few {↑ # wcześniejsze wiersze: PgUp} many {↑ # wcześniejszych wierszy: PgUp} other {↑ # wcześniejszego wiersza: PgUp}}"
+
+#. console
+msgid "{0, plural, one {↓ # newer: PgDn} other {↓ # newer: PgDn}}"
+msgstr "{0, plural, one {↓ # nowszy: PgDn} few {↓ # nowsze: PgDn} many {↓ # nowszych: PgDn} other {↓ # nowszego: PgDn}}"
+
+#. console
+msgid "Nothing yet: begin a session."
+msgstr "Na razie nic: rozpocznij sesję."
+
+#. console
+msgctxt "footer entry"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. console
+msgid "A session is running."
+msgstr "Trwa sesja."
+
+#. console
+msgid "Quitting ends it: its answers are kept as a result."
+msgstr "Wyjście ją zakończy: odpowiedzi zostaną zachowane jako wynik."
+
+#. console
+msgid "End the demo session before opening the workshop test"
+msgstr "Zakończ sesję demo przed otwarciem testu warsztatowego"
+
+#. console
+msgid "In the demo: {0} begins, {1} ends, {2} opens the workshop test, {3} quits"
+msgstr "W demo: {0} rozpoczyna, {1} kończy, {2} otwiera test warsztatowy, {3} zamyka demo"
+
+#. console
+msgctxt "footer"
+msgid "end"
+msgstr "zakończ"
+
+#. console
+msgctxt "footer"
+msgid "workshop test"
+msgstr "test warsztatowy"
+
+#. console
+msgctxt "footer"
+msgid "quit"
+msgstr "wyjdź"
+
+#. console
+msgctxt "footer"
+msgid "log"
+msgstr "dziennik"
+
+#. console
+msgctxt "footer"
+msgid "seat"
+msgstr "wybór"
+
+#. console
+msgctxt "footer"
+msgid "integrity report"
+msgstr "raport"
+
+#. console
+msgctxt "footer"
+msgid "refresh"
+msgstr "odśwież"
+
+#. console
+msgctxt "footer"
+msgid "back to the seats"
+msgstr "lista stanowisk"
+
+#. console
+msgctxt "console action"
+msgid "mark"
+msgstr "zaznacz"
+
+#. console
+msgctxt "console action"
+msgid "all"
+msgstr "wszystkie"
+
+#. console
+msgctxt "console action"
+msgid "start"
+msgstr "start"
+
+#. console
+msgctxt "console action"
+msgid "pause"
+msgstr "pauza"
+
+#. console
+msgctxt "console action"
+msgid "resume"
+msgstr "wznów"
+
+#. console
+msgctxt "console action"
+msgid "time"
+msgstr "czas"
+
+#. console
+msgctxt "console action"
+msgid "message"
+msgstr "wiadomość"
+
+#. console
+msgctxt "console action"
+msgid "hand"
+msgstr "wezwanie"
+
+#. console
+msgctxt "console action"
+msgid "end"
+msgstr "koniec"
+
+#. console
+msgid "Minutes to add:"
+msgstr "Minuty do dodania:"
+
+#. console
+msgid "Message:"
+msgstr "Wiadomość:"
+
+#. console
+msgctxt "time left"
+msgid "under 1 min"
+msgstr "< 1 min"
+
+#. console
+msgctxt "time left"
+msgid "{0} min"
+msgstr "{0} min"
+
+#. console
+msgctxt "heard"
+msgid "now"
+msgstr "teraz"
+
+#. console
+msgctxt "heard"
+msgid "under 1 min ago"
+msgstr "< 1 min temu"
+
+#. console
+msgctxt "heard"
+msgid "{0} min ago"
+msgstr "{0} min temu"
+
+#. console
+msgctxt "heard"
+msgid "{0} s ago"
+msgstr "{0} s temu"
+
+#. console
+msgctxt "heard"
+msgid "{0} h ago"
+msgstr "{0} godz. temu"
+
+#. console
+msgctxt "seat sentence"
+msgid ", "
+msgstr ", "
+
+#. console
+msgid "Seat {0}, {1}: {2}"
+msgstr "Stanowisko {0}, {1}: {2}"
+
+#. console
+msgid "Seat {0}: {1}"
+msgstr "Stanowisko {0}: {1}"
+
+#. console
+msgctxt "seat"
+msgid "marked"
+msgstr "zaznaczone"
+
+#. console
+msgid "watch only: the test has no proctor key"
+msgstr "tylko podgląd: test nie ma klucza nadzorującego"
+
+#. console
+msgctxt "seat"
+msgid "unverified"
+msgstr "niezweryfikowane"
+
+#. console
+msgid "seat key {0}"
+msgstr "klucz stanowiska {0}"
+
+#. console
+msgid "host {0}"
+msgstr "komputer {0}"
+
+#. console
+msgid "{0, plural, one {# command not applied yet} other {# commands not applied yet}}"
+msgstr "{0, plural, one {# polecenie czeka na wykonanie} few {# polecenia czekają na wykonanie} many {# poleceń czeka na wykonanie} other {# polecenia czeka na wykonanie}}"
+
+#. console
+msgid "{0} of {1} answered"
+msgstr "odpowiedzi: {0} z {1}"
+
+#. console
+msgid "{0} left"
+msgstr "zostało {0}"
+
+#. console
+msgid "{0, plural, one {# paste attempt} other {# paste attempts}}"
+msgstr "{0, plural, one {# próba wklejenia} few {# próby wklejenia} many {# prób wklejenia} other {# próby wklejenia}}"
+
+#. console
+msgid "{0, plural, one {# focus loss} other {# focus losses}}"
+msgstr "{0, plural, one {# utrata fokusu} few {# utraty fokusu} many {# utrat fokusu} other {# utraty fokusu}}"
+
+#. console
+msgid "{0, plural, one {# exit attempt} other {# exit attempts}}"
+msgstr "{0, plural, one {# próba wyjścia} few {# próby wyjścia} many {# prób wyjścia} other {# próby wyjścia}}"
+
+#. console
+msgid "last heard {0}"
+msgstr "ostatni sygnał: {0}"
+
+#. console
+msgid "score {0} of {1}"
+msgstr "wynik {0} z {1}"
+
+#. console
+msgid "{0} to mark"
+msgstr "{0} do oceny"
+
+#. console
+msgid "not scored yet (give --test)"
+msgstr "jeszcze bez oceny (podaj --test)"
+
+#. console
+msgid "no score: its result does not verify"
+msgstr "brak wyniku: rezultat nie przechodzi weryfikacji"
+
+#. console
+msgctxt "seat warning"
+msgid "wrong test"
+msgstr "niewłaściwy test"
+
+#. console
+msgctxt "seat warning"
+msgid "unknown machine, held back"
+msgstr "nieznany komputer, niedopuszczone"
+
+#. console
+msgctxt "seat warning"
+msgid "candidate not identified with a code"
+msgstr "zdający nie potwierdził tożsamości kodem"
+
+#. console
+msgctxt "seat warning"
+msgid "candidate not identified with a code, held back"
+msgstr "zdający nie potwierdził tożsamości kodem, niedopuszczone"
+
+#. console
+msgctxt "seat warning"
+msgid "identity unchecked (the roster has no codes)"
+msgstr "tożsamość niesprawdzona (lista nie ma kodów)"
+
+#. console
+msgctxt "seat warning"
+msgid "other Carrel, held back"
+msgstr "inna wersja Carrel, niedopuszczone"
+
+#. console
+msgid "{0}; held back: {1}"
+msgstr "{0}; niedopuszczone: {1}"
+
+#. console
+msgctxt "seat warning"
+msgid "candidate seated twice"
+msgstr "zdający na dwóch stanowiskach"
+
+#. console
+msgctxt "seat warning"
+msgid "executable differs from the room's"
+msgstr "plik wykonywalny inny niż w sali"
+
+#. console
+msgctxt "seat warning"
+msgid "no start signed by the proctor"
+msgstr "brak startu podpisanego przez nadzorującego"
+
+#. console
+msgctxt "seat warning"
+msgid "liveness claimed by another connection"
+msgstr "sygnał aktywności przejęty przez inne połączenie"
+
+#. console
+msgid "{0, plural, one {refused # command} other {refused # commands}}"
+msgstr "{0, plural, one {odrzucono # polecenie} few {odrzucono # polecenia} many {odrzucono # poleceń} other {odrzucono # polecenia}}"
+
+#. console
+msgid "{0, plural, one {# record not counted (not written by the seat)} other {# records not counted (not written by the seat)}}"
+msgstr "{0, plural, one {# wpis nieuwzględniony (nie pochodzi od stanowiska)} few {# wpisy nieuwzględnione (nie pochodzą od stanowiska)} many {# wpisów nieuwzględnionych (nie pochodzą od stanowiska)} other {# wpisu nieuwzględnionego (nie pochodzi od stanowiska)}}"
+
+#. console
+msgid "command {0} refused: {1}"
+msgstr "polecenie {0} odrzucone: {1}"
+
+#. console
+msgid "command {0}"
+msgstr "polecenie {0}"
+
+#. console
+msgctxt "seat state"
+msgid "not started"
+msgstr "nierozpoczęte"
+
+#. console
+msgctxt "seat state"
+msgid "active"
+msgstr "aktywne"
+
+#. console
+msgctxt "seat state"
+msgid "interrupted"
+msgstr "przerwane"
+
+#. console
+msgctxt "seat state"
+msgid "submitted"
+msgstr "oddane"
+
+#. console
+msgctxt "seat state"
+msgid "timed out"
+msgstr "czas minął"
+
+#. console
+msgctxt "seat state"
+msgid "ended"
+msgstr "zakończone"
+
+#. console
+msgctxt "seat state"
+msgid "wrong test"
+msgstr "niewłaściwy test"
+
+#. console
+msgctxt "seat state"
+msgid "paused"
+msgstr "wstrzymane"
+
+#. console
+msgid "asks for help"
+msgstr "prosi o pomoc"
+
+#. console
+msgid "help coming"
+msgstr "pomoc w drodze"
+
+#. console
+msgid "refused: candidate seated twice"
+msgstr "odrzucone: zdający na dwóch stanowiskach"
+
+#. console
+msgid "waiting for the start"
+msgstr "czeka na start"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# interrupted} other {# interrupted}}"
+msgstr "{0, plural, one {# przerwane} few {# przerwane} many {# przerwanych} other {# przerwanego}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# active} other {# active}}"
+msgstr "{0, plural, one {# aktywne} few {# aktywne} many {# aktywnych} other {# aktywnego}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# not started} other {# not started}}"
+msgstr "{0, plural, one {# nierozpoczęte} few {# nierozpoczęte} many {# nierozpoczętych} other {# nierozpoczętego}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# submitted} other {# submitted}}"
+msgstr "{0, plural, one {# oddane} few {# oddane} many {# oddanych} other {# oddanego}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# timed out} other {# timed out}}"
+msgstr "{0, plural, one {# po czasie} few {# po czasie} many {# po czasie} other {# po czasie}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# ended} other {# ended}}"
+msgstr "{0, plural, one {# zakończone} few {# zakończone} many {# zakończonych} other {# zakończonego}}"
+
+#. console
+msgid "{0, plural, one {# seat} other {# seats}}"
+msgstr "{0, plural, one {# stanowisko} few {# stanowiska} many {# stanowisk} other {# stanowiska}}"
+
+#. console
+msgid "{0} ({1, plural, one {# active with incidents} other {# active with incidents}})"
+msgstr "{0} ({1, plural, one {# z incydentami} few {# z incydentami} many {# z incydentami} other {# z incydentami}})"
+
+#. console
+msgctxt "seat summary"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. console
+msgctxt "column"
+msgid "seat"
+msgstr "stanowisko"
+
+#. console
+msgctxt "column"
+msgid "candidate"
+msgstr "zdający"
+
+#. console
+msgctxt "column"
+msgid "status"
+msgstr "stan"
+
+#. console
+msgctxt "column"
+msgid "answered"
+msgstr "odp."
+
+#. console
+msgctxt "column"
+msgid "left"
+msgstr "zostało"
+
+#. console
+msgctxt "column"
+msgid "pst foc ext"
+msgstr "wkl fok wyj"
+
+#. console
+msgctxt "column"
+msgid "heard"
+msgstr "sygnał"
+
+#. console
+msgid "Make this window at least {0} × {1} to see the seats."
+msgstr "Powiększ to okno do co najmniej {0} × {1}, aby zobaczyć stanowiska."
+
+#. console
+msgid "Carrel proctor — room {0}"
+msgstr "Nadzór Carrel — sala {0}"
+
+#. console
+msgid "Carrel proctor — every room"
+msgstr "Nadzór Carrel — wszystkie sale"
+
+#. console
+msgid "No seats yet. Seats appear here when they begin with --shared --room {0}."
+msgstr "Brak stanowisk. Pojawią się tu, gdy wystartują z --shared --room {0}."
+
+#. console
+msgid "No seats yet. Seats appear here when they begin with --shared."
+msgstr "Brak stanowisk. Pojawią się tu, gdy wystartują z --shared."
+
+#. console
+msgid "connecting to the shared store…"
+msgstr "łączenie ze wspólną bazą…"
+
+#. console
+msgid "store connected"
+msgstr "połączono z bazą"
+
+#. console
+msgid "updated {0}"
+msgstr "stan na {0}"
+
+#. console
+msgid "no answer"
+msgstr "brak odpowiedzi"
+
+#. console
+msgid "store not reachable: {0}; retrying; seats as of {1}"
+msgstr "baza niedostępna: {0}; ponawianie; stan stanowisk z {1}"
+
+#. console
+msgid "store not reachable: {0}; retrying"
+msgstr "baza niedostępna: {0}; ponawianie"
+
+#. console
+msgid "Integrity report — seat {0}, {1}"
+msgstr "Raport integralności — stanowisko {0}, {1}"
+
+#. console
+msgid "Integrity report — seat {0}"
+msgstr "Raport integralności — stanowisko {0}"
+
+#. console
+msgid "Session {0} · {1} — {2}"
+msgstr "Sesja {0} · {1} — {2}"
+
+#. console
+msgid "The events cannot be read now: {0}. Esc, then Enter to try again."
+msgstr "Nie można teraz odczytać zdarzeń: {0}. Esc, a potem Enter, aby spróbować ponownie."
+
+#. console
+msgid "Reading the seat's events…"
+msgstr "Odczytywanie zdarzeń stanowiska…"
+
+#. console
+msgid "Timeline"
+msgstr "Oś czasu"
+
+#. console
+msgctxt "integrity report"
+msgid "paste attempts"
+msgstr "próby wklejenia"
+
+#. console
+msgctxt "integrity report"
+msgid "focus losses"
+msgstr "utraty fokusu"
+
+#. console
+msgctxt "integrity report"
+msgid "exit attempts"
+msgstr "próby wyjścia"
+
+#. console
+msgctxt "integrity report"
+msgid "wrong passphrases"
+msgstr "błędne frazy dostępu"
+
+#. console
+msgctxt "integrity report"
+msgid "interruptions"
+msgstr "przerwania"
+
+#. console
+msgctxt "integrity report"
+msgid "pasteboards"
+msgstr "schowki"
+
+#. console
+msgctxt "integrity report"
+msgid "moved"
+msgstr "przeniesienie"
+
+#. console
+msgid "Records: verified — every record and the result were written by this seat"
+msgstr "Wpisy: zweryfikowane — wszystkie wpisy i wynik pochodzą z tego stanowiska"
+
+#. console
+msgid "Records: every record so far was written by this seat (no result yet)"
+msgstr "Wpisy: wszystkie dotychczasowe wpisy pochodzą z tego stanowiska (brak jeszcze wyniku)"
+
+#. console
+msgid "Records: NOT verified"
+msgstr "Wpisy: NIEZWERYFIKOWANE"
+
+#. console
+msgid "{0} not sent: {1}"
+msgstr "Nie wysłano polecenia „{0}”: {1}"
+
+#. console
+msgid "{0} sent to seat {1} (command {2})"
+msgstr "Wysłano polecenie „{0}” do stanowiska {1} (nr {2})"
+
+#. console
+msgid "{0} sent to {1, plural, one {# seat} other {# seats}} (command {2})"
+msgstr "Wysłano polecenie „{0}” do {1, plural, one {# stanowiska} few {# stanowisk} many {# stanowisk} other {# stanowiska}} (nr {2})"
+
+#. console
+msgid "Sending {0} to seat {1}…"
+msgstr "Wysyłanie polecenia „{0}” do stanowiska {1}…"
+
+#. console
+msgid "Sending {0} to {1, plural, one {# seat} other {# seats}}…"
+msgstr "Wysyłanie polecenia „{0}” do {1, plural, one {# stanowiska} few {# stanowisk} many {# stanowisk} other {# stanowiska}}…"
+
+#. console
+msgctxt "command"
+msgid "start"
+msgstr "start"
+
+#. console
+msgctxt "command"
+msgid "pause"
+msgstr "pauza"
+
+#. console
+msgctxt "command"
+msgid "resume"
+msgstr "wznowienie"
+
+#. console
+msgctxt "command"
+msgid "time"
+msgstr "dodanie czasu"
+
+#. console
+msgctxt "command"
+msgid "message"
+msgstr "wiadomość"
+
+#. console
+msgctxt "command"
+msgid "end"
+msgstr "zakończenie"
+
+#. console
+msgctxt "command"
+msgid "acknowledge"
+msgstr "potwierdzenie wezwania"
+
+#. console
+msgctxt "command"
+msgid "move"
+msgstr "przeniesienie"
+
+#. console
+msgctxt "command"
+msgid "lost"
+msgstr "utrata stanowiska"
+
+#. console
+msgid "Cancelled"
+msgstr "Anulowano"
+
+#. console
+msgid "Give whole minutes from 1 to 600"
+msgstr "Podaj pełne minuty od 1 do 600"
+
+#. console
+msgid "Nothing sent: the message is empty"
+msgstr "Nic nie wysłano: wiadomość jest pusta"
+
+#. console
+msgid "Nothing ended"
+msgstr "Niczego nie zakończono"
+
+#. console
+msgctxt "console action"
+msgid "move"
+msgstr "przenieś"
+
+#. console
+msgctxt "console action"
+msgid "lost"
+msgstr "utracone"
+
+#. console
+msgid "Move the session at {0} to the waiting seat:"
+msgstr "Przenieś sesję ze stanowiska {0} na oczekujące stanowisko:"
+
+#. console
+msgid "Move the session from {0} to {1} (its keys go to {1}; {0} can write nothing more)? {2}/N"
+msgstr "Przenieść sesję z {0} na {1} (klucze przejdą na {1}; {0} nie zapisze już niczego)? {2}/N"
+
+#. console
+msgid "End the session at {0} as lost (the seat will not come back; its result is made from the store)? {1}/N"
+msgstr "Zakończyć sesję na {0} jako utraconą (stanowisko nie wróci; wynik powstanie z danych w bazie)? {1}/N"
+
+#. console
+msgid "Nothing moved"
+msgstr "Niczego nie przeniesiono"
+
+#. console
+msgid "Nothing moved: seat {0} is still connected (it did not die)"
+msgstr "Niczego nie przeniesiono: stanowisko {0} jest nadal połączone (nie uległo awarii)"
+
+#. console
+msgid "ended by the proctor, seat lost"
+msgstr "zakończone przez nadzorującego, utracone"
+
+#. console
+msgid "{0} asks to move from {1} to {2}"
+msgstr "{0} prosi o przeniesienie z {1} na {2}"
+
+#. console
+msgid "moved {0}"
+msgstr "przeniesienia: {0}"
+
+#. console
+msgid "Nothing to move: seat {0} has no running or interrupted session"
+msgstr "Nie ma czego przenieść: stanowisko {0} nie ma trwającej ani przerwanej sesji"
+
+#. console
+msgid "Select the seat that died, or a spare that asks to move"
+msgstr "Wybierz stanowisko, które uległo awarii, lub zapasowe, które prosi o przeniesienie"
+
+#. console
+msgid "Nothing ended: select a running or interrupted seat"
+msgstr "Niczego nie zakończono: wybierz trwające lub przerwane stanowisko"
+
+#. console
+msgid "Nothing moved: no seat {0} waits in the room"
+msgstr "Niczego nie przeniesiono: w sali nie czeka stanowisko {0}"
+
+#. console
+msgid "Moving the session from {0} to {1}…"
+msgstr "Przenoszenie sesji z {0} na {1}…"
+
+#. console
+msgid "Ending the session at {0} as lost…"
+msgstr "Kończenie sesji na {0} jako utraconej…"
+
+#. console
+msgid "End the sessions of {0, plural, one {# seat} other {# seats}} (answers are kept and scored): {1}? {2}/N"
+msgstr "Zakończyć sesje na {0, plural, one {# stanowisku} few {# stanowiskach} many {# stanowiskach} other {# stanowiska}} (odpowiedzi zostaną zachowane i ocenione): {1}? {2}/N"
+
+#. console
+msgid "Start {0, plural, one {# seat} other {# seats}} and send each its keys: {1}? {2}/N"
+msgstr "Uruchomić {0, plural, one {# stanowisko} few {# stanowiska} many {# stanowisk} other {# stanowiska}} i wysłać każdemu jego klucze: {1}? {2}/N"
+
+#. console
+msgid "Pause {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "Wstrzymać {0, plural, one {# stanowisko} few {# stanowiska} many {# stanowisk} other {# stanowiska}}: {1}? {2}/N"
+
+#. console
+msgid "Continue {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "Wznowić {0, plural, one {# stanowisko} few {# stanowiska} many {# stanowisk} other {# stanowiska}}: {1}? {2}/N"
+
+#. console
+msgid "Acknowledge the hands of {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "Potwierdzić wezwania z {0, plural, one {# stanowiska} few {# stanowisk} many {# stanowisk} other {# stanowiska}}: {1}? {2}/N"
+
+#. console
+msgid "Add {0} min for {1, plural, one {# seat} other {# seats}}: {2}? {3}/N"
+msgstr "Dodać {0} min dla {1, plural, one {# stanowiska} few {# stanowisk} many {# stanowisk} other {# stanowiska}}: {2}? {3}/N"
+
+#. console
+msgid "Send the message to {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "Wysłać wiadomość do {0, plural, one {# stanowiska} few {# stanowisk} many {# stanowisk} other {# stanowiska}}: {1}? {2}/N"
+
+#. console
+msgid "Send {0} to {1, plural, one {# seat} other {# seats}}: {2}? {3}/N"
+msgstr "Wysłać polecenie „{0}” do {1, plural, one {# stanowiska} few {# stanowisk} many {# stanowisk} other {# stanowiska}}: {2}? {3}/N"
+
+#. console
+msgid "{0} and {1} more"
+msgstr "{0} i jeszcze {1}"
+
+#. console
+msgid "Nothing sent"
+msgstr "Nic nie wysłano"
+
+#. console
+msgid "Nothing sent: no seat chosen is running"
+msgstr "Nic nie wysłano: żadne z wybranych stanowisk nie pracuje"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# paused} other {# paused}}"
+msgstr "{0, plural, one {# wstrzymane} few {# wstrzymane} many {# wstrzymanych} other {# wstrzymanego}}"
+
+#. console
+msgid "{0, plural, one {# asks for help} other {# ask for help}}"
+msgstr "{0, plural, one {# prosi o pomoc} few {# proszą o pomoc} many {# prosi o pomoc} other {# prosi o pomoc}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# held back} other {# held back}}"
+msgstr "{0, plural, one {# niedopuszczone} few {# niedopuszczone} many {# niedopuszczonych} other {# niedopuszczonego}}"
+
+#. console
+msgctxt "column"
+msgid "seat key"
+msgstr "klucz stanowiska"
+
+#. console
+msgctxt "column"
+msgid "host"
+msgstr "komputer"
+
+#. console
+msgid "Nothing started"
+msgstr "Niczego nie uruchomiono"
+
+#. console
+msgctxt "policy"
+msgid "paste block"
+msgstr "wklejanie zablokowane"
+
+#. console
+msgctxt "policy"
+msgid "paste allow"
+msgstr "wklejanie dozwolone"
+
+#. console
+msgctxt "policy"
+msgid "pasteboards clear"
+msgstr "schowki czyszczone"
+
+#. console
+msgctxt "policy"
+msgid "pasteboards keep"
+msgstr "schowki bez zmian"
+
+#. console
+msgctxt "policy"
+msgid "multiplexer refuse"
+msgstr "tmux/screen niedozwolone"
+
+#. console
+msgctxt "policy"
+msgid "multiplexer allow"
+msgstr "tmux/screen dozwolone"
+
+#. console
+msgctxt "policy"
+msgid "extensions refuse"
+msgstr "wstrzyknięty kod niedozwolony"
+
+#. console
+msgctxt "policy"
+msgid "extensions allow"
+msgstr "wstrzyknięty kod dozwolony"
+
+#. console
+msgctxt "policy"
+msgid "suspend block"
+msgstr "Ctrl-C/Ctrl-Z zablokowane"
+
+#. console
+msgctxt "policy"
+msgid "suspend allow"
+msgstr "Ctrl-C/Ctrl-Z dozwolone"
+
+#. console
+msgctxt "policy"
+msgid "focus log"
+msgstr "zmiana okna rejestrowana"
+
+#. console
+msgctxt "policy"
+msgid "focus ignore"
+msgstr "zmiana okna ignorowana"
+
+#. console
+msgctxt "policy"
+msgid "remote allow"
+msgstr "SSH dozwolone"
+
+#. console
+msgctxt "policy"
+msgid "remote refuse"
+msgstr "SSH niedozwolone"
+
+#. console
+msgctxt "policy"
+msgid "max_duration {0}"
+msgstr "maks. czas: {0}"
+
+#. console
+msgctxt "policy"
+msgid "shared optional"
+msgstr "wspólna baza opcjonalna"
+
+#. console
+msgctxt "policy"
+msgid "shared required"
+msgstr "wspólna baza wymagana"
+
+"""####),
+        (code: "sv", name: "Svenska", text: ####"""
+# Carrel's messages: Swedish.
+msgid ""
+msgstr ""
+"Project-Id-Version: Carrel\n"
+"Report-Msgid-Bugs-To: the Carrel project\n"
+"POT-Creation-Date: 2026-11-28 12:00+0000\n"
+"PO-Revision-Date: 2026-11-28 12:00+0000\n"
+"Last-Translator: Carrel translators\n"
+"Language-Team: Swedish\n"
+"Language: sv\n"
+"MIME-Version: 1.0\n"
+"Content-Type: text/plain; charset=UTF-8\n"
+"Content-Transfer-Encoding: 8bit\n"
+"Plural-Forms: nplurals=2; plural=(n != 1);\n"
+"X-Carrel-Name: Svenska\n"
+"X-Carrel-Plural-Rules: one: n = 1\n"
+
+#. core
+msgid "{0, plural, one {# hour} other {# hours}}"
+msgstr "{0, plural, one {# timme} other {# timmar}}"
+
+#. core
+msgid "{0, plural, one {# minute} other {# minutes}}"
+msgstr "{0, plural, one {# minut} other {# minuter}}"
+
+#. core
+msgid "{0, plural, one {# second} other {# seconds}}"
+msgstr "{0, plural, one {# sekund} other {# sekunder}}"
+
+#. core
+msgctxt "between units of time"
+msgid " "
+msgstr " "
+
+#. core
+msgctxt "decimal separator"
+msgid "."
+msgstr ","
+
+#. core
+msgctxt "list separator"
+msgid ", "
+msgstr ", "
+
+#. core
+msgid "{0} and {1}"
+msgstr "{0} och {1}"
+
+#. core
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. core
+msgctxt "key"
+msgid "y"
+msgstr "j"
+
+#. core
+msgid "No time limit"
+msgstr "Ingen tidsgräns"
+
+#. core
+msgctxt "clock"
+msgid "{0} left"
+msgstr "{0} kvar"
+
+#. core
+msgctxt "time in words"
+msgid "{0} left"
+msgstr "{0} kvar"
+
+#. core
+msgid "Waiting for the proctor to start"
+msgstr "Väntar på att skrivvakten startar provet"
+
+#. core
+msgid "Time warning: {0}. {1}"
+msgstr "Tidsvarning: {0}. {1}"
+
+#. core
+msgid "Clock hidden; Ctrl-K shows it. Ctrl-T says the time left."
+msgstr "Klockan dold; Ctrl-K visar den. Ctrl-T anger återstående tid."
+
+#. core
+msgid "Clock shown"
+msgstr "Klockan visas"
+
+#. core
+msgid "{0, plural, one {That passphrase is not right (attempt {1}, # try left).} other {That passphrase is not right (attempt {1}, # tries left).}}"
+msgstr "{0, plural, one {Lösenfrasen stämmer inte (försök {1}, # försök kvar).} other {Lösenfrasen stämmer inte (försök {1}, # försök kvar).}}"
+
+#. core
+msgid "{0, plural, one {Wait # second before trying again.} other {Wait # seconds before trying again.}}"
+msgstr "{0, plural, one {Vänta # sekund innan du försöker igen.} other {Vänta # sekunder innan du försöker igen.}}"
+
+#. core
+msgid "{0, plural, one {Wait # second before trying the passphrase again.} other {Wait # seconds before trying the passphrase again.}}"
+msgstr "{0, plural, one {Vänta # sekund innan du anger lösenfrasen igen.} other {Vänta # sekunder innan du anger lösenfrasen igen.}}"
+
+#. core
+msgid "{0} of {1} matched"
+msgstr "{0} av {1} matchade"
+
+#. core
+msgid "{0} of {1} gaps filled"
+msgstr "{0} av {1} luckor ifyllda"
+
+#. core
+msgid "{0, plural, one {# word of at least {1}} other {# words of at least {1}}}"
+msgstr "{0, plural, one {# av minst {1} ord} other {# av minst {1} ord}}"
+
+#. core
+msgid "Paused by the proctor — the clock is stopped"
+msgstr "Provet pausat av skrivvakten — klockan står still"
+
+#. core
+msgid "A debugger or tracer attached to this session; ask your proctor"
+msgstr "En debugger eller tracer har kopplats till sessionen; fråga skrivvakten"
+
+#. core
+msgid "Flag removed"
+msgstr "Flaggan borttagen"
+
+#. core
+msgid "Question flagged"
+msgstr "Frågan flaggad"
+
+#. core
+msgid "In this assessment you answer the question in front of you only"
+msgstr "I det här provet svarar du bara på frågan framför dig"
+
+#. core
+msgid "Message from the proctor: {0}"
+msgstr "Meddelande från skrivvakten: {0}"
+
+#. core
+msgid "No proctor console watches this room: raise your hand"
+msgstr "Ingen skrivvaktskonsol bevakar den här salen: räck upp handen"
+
+#. core
+msgid "Not saved: {0}. Carrel keeps trying; tell your proctor"
+msgstr "Inte sparat: {0}. Carrel fortsätter att försöka; säg till skrivvakten"
+
+#. core
+msgid "Paste is disabled during this assessment"
+msgstr "Det går inte att klistra in under det här provet"
+
+#. core
+msgid "Saving works again: every answer is saved"
+msgstr "Sparandet fungerar igen: alla svar är sparade"
+
+#. core
+msgid "That passphrase is not right"
+msgstr "Lösenfrasen stämmer inte"
+
+#. core
+msgid "The passphrase cannot be checked: {0}"
+msgstr "Lösenfrasen kan inte kontrolleras: {0}"
+
+#. core
+msgid "The proctor added time; this assessment has no time limit"
+msgstr "Skrivvakten lade till tid; provet har ingen tidsgräns"
+
+#. core
+msgid "The proctor added {0}: {1} left"
+msgstr "Skrivvakten lade till {0}: {1} kvar"
+
+#. core
+msgid "The proctor has been called"
+msgstr "Skrivvakten har tillkallats"
+
+#. core
+msgid "The proctor is coming"
+msgstr "Skrivvakten är på väg"
+
+#. core
+msgid "The proctor resumed the session: the clock runs again"
+msgstr "Skrivvakten har återupptagit sessionen: klockan går igen"
+
+#. core
+msgid "This assessment does not allow going back"
+msgstr "I det här provet kan du inte gå tillbaka"
+
+#. core
+msgid "Three wrong passphrases: back to the test; the proctor can try again later"
+msgstr "Tre fel lösenfraser: tillbaka till provet; skrivvakten kan försöka igen senare"
+
+#. core
+msgid "The session cap is reached: no time could be added"
+msgstr "Sessionens maxtid är nådd: ingen tid kunde läggas till"
+
+#. core
+msgid "{0, plural, one {# minute left} other {# minutes left}}"
+msgstr "{0, plural, one {# minut kvar} other {# minuter kvar}}"
+
+#. core
+msgid "{0, plural, one {# second left} other {# seconds left}}"
+msgstr "{0, plural, one {# sekund kvar} other {# sekunder kvar}}"
+
+#. core
+msgid "{0, plural, one {Wait # second before trying again} other {Wait # seconds before trying again}}"
+msgstr "{0, plural, one {Vänta # sekund innan du försöker igen} other {Vänta # sekunder innan du försöker igen}}"
+
+#. core
+msgid "type the proctor's passphrase (shown as dots)"
+msgstr "ange skrivvaktens lösenfras (visas som punkter)"
+
+#. core
+msgctxt "keys"
+msgid "a character, ← → Home End, Backspace Delete"
+msgstr "ett tecken, ← → Home End, Backspace Delete"
+
+#. core
+msgid "back to the question (as Esc)"
+msgstr "tillbaka till frågan (som Esc)"
+
+#. core
+msgctxt "keys"
+msgid "n, Esc or Enter"
+msgstr "n, Esc eller Enter"
+
+#. core
+msgctxt "keys"
+msgid "n or Esc"
+msgstr "n eller Esc"
+
+#. core
+msgctxt "keys"
+msgid "y"
+msgstr "j (eller y)"
+
+#. core
+msgid "next question (a linear test asks before leaving one unanswered)"
+msgstr "nästa fråga (ett linjärt prov frågar först om en fråga lämnas obesvarad)"
+
+#. core
+msgid "previous question (not in linear tests)"
+msgstr "föregående fråga (inte i linjära prov)"
+
+#. core
+msgid "scroll a long question or essay by a page"
+msgstr "bläddra en sida i en lång fråga eller uppsats"
+
+#. core
+msgid "flag or unflag the question for review"
+msgstr "flagga frågan eller ta bort flaggan"
+
+#. core
+msgid "review: every question, answered or not, flagged or not; Enter goes to one"
+msgstr "översikt: alla frågor, besvarade eller inte, flaggade eller inte; Enter går till en"
+
+#. core
+msgid "submit (asks first, naming unanswered and flagged questions)"
+msgstr "lämna in (frågar först och nämner obesvarade och flaggade frågor)"
+
+#. core
+msgid "say the time left in words, and repeat the last time warning"
+msgstr "ange återstående tid i ord och upprepa den senaste tidsvarningen"
+
+#. core
+msgid "hide or show the clock (time warnings still come)"
+msgstr "dölj eller visa klockan (tidsvarningar kommer ändå)"
+
+#. core
+msgid "call the proctor (raise your hand); the screen says when the proctor is coming"
+msgstr "kalla på skrivvakten (räck upp handen); skärmen visar när skrivvakten är på väg"
+
+#. core
+msgid "ask the proctor to end the session (a practice test asks you to confirm)"
+msgstr "be skrivvakten avsluta sessionen (ett övningsprov ber dig bekräfta)"
+
+#. core
+msgid "the list of keys on screen (Esc closes it)"
+msgstr "listan över tangenter på skärmen (Esc stänger den)"
+
+#. core
+msgid "choose a question"
+msgstr "välj en fråga"
+
+#. core
+msgid "choose a question a page away"
+msgstr "välj en fråga en sida bort"
+
+#. core
+msgid "the first or the last question"
+msgstr "den första eller den sista frågan"
+
+#. core
+msgid "go to the chosen question (forward only)"
+msgstr "gå till den valda frågan (bara framåt)"
+
+#. core
+msgid "go to the chosen question"
+msgstr "gå till den valda frågan"
+
+#. core
+msgid "back to the question"
+msgstr "tillbaka till frågan"
+
+#. core
+msgid "submit (asks first)"
+msgstr "lämna in (frågar först)"
+
+#. core
+msgid "check the passphrase"
+msgstr "kontrollera lösenfrasen"
+
+#. core
+msgid "back to the test"
+msgstr "tillbaka till provet"
+
+#. core
+msgid "go on to the lock confirmation (once the proctor's passphrase is right, when the test has one)"
+msgstr "gå vidare till bekräftelsen av låsningen (när skrivvaktens lösenfras stämmer, om provet har en)"
+
+#. core
+msgid "leave (nothing is locked yet)"
+msgstr "lämna (inget är låst än)"
+
+#. core
+msgid "the keys of the test (Esc closes it)"
+msgstr "provets tangenter (Esc stänger listan)"
+
+#. core
+msgid "the first question"
+msgstr "den första frågan"
+
+#. core
+msgctxt "keys"
+msgid "any key"
+msgstr "valfri tangent"
+
+#. core
+msgid "close Carrel"
+msgstr "stäng Carrel"
+
+#. core
+msgctxt "keys"
+msgid "Enter, Esc or q"
+msgstr "Enter, Esc eller q"
+
+#. core
+msgid "close the list"
+msgstr "stäng listan"
+
+#. core
+msgctxt "keys"
+msgid "Esc, Enter, F1, Ctrl-G or q"
+msgstr "Esc, Enter, F1, Ctrl-G eller q"
+
+#. core
+msgid "scroll by a line"
+msgstr "bläddra en rad"
+
+#. core
+msgid "scroll by a page"
+msgstr "bläddra en sida"
+
+#. core
+msgctxt "keys"
+msgid "PgUp / PgDn or Space"
+msgstr "PgUp / PgDn eller Space"
+
+#. core
+msgctxt "footer"
+msgid "next"
+msgstr "nästa"
+
+#. core
+msgctxt "footer"
+msgid "back"
+msgstr "bakåt"
+
+#. core
+msgctxt "footer"
+msgid "flag"
+msgstr "flagga"
+
+#. core
+msgctxt "footer"
+msgid "review"
+msgstr "översikt"
+
+#. core
+msgctxt "footer"
+msgid "submit"
+msgstr "lämna in"
+
+#. core
+msgctxt "footer"
+msgid "help"
+msgstr "hjälp"
+
+#. core
+msgctxt "footer"
+msgid "choose"
+msgstr "välj"
+
+#. core
+msgctxt "footer"
+msgid "go to (forward only)"
+msgstr "gå till (bara framåt)"
+
+#. core
+msgctxt "footer"
+msgid "go to"
+msgstr "gå till"
+
+#. core
+msgctxt "footer"
+msgid "start"
+msgstr "starta"
+
+#. core
+msgctxt "footer"
+msgid "continue"
+msgstr "fortsätt"
+
+#. core
+msgctxt "footer"
+msgid "leave"
+msgstr "lämna"
+
+#. core
+msgctxt "footer"
+msgid "close"
+msgstr "stäng"
+
+#. core
+msgctxt "footer"
+msgid "close help"
+msgstr "stäng hjälp"
+
+#. core
+msgctxt "footer"
+msgid "scroll"
+msgstr "bläddra"
+
+#. core
+msgid "The question screen"
+msgstr "Frågeskärmen"
+
+#. core
+msgid "The review screen"
+msgstr "Översiktsskärmen"
+
+#. core
+msgid "Leave a question unanswered? (linear tests)"
+msgstr "Lämna en fråga obesvarad? (linjära prov)"
+
+#. core
+msgid "Ask your proctor (the proctor's passphrase)"
+msgstr "Fråga skrivvakten (skrivvaktens lösenfras)"
+
+#. core
+msgid "The start screen"
+msgstr "Startskärmen"
+
+#. core
+msgid "The locked banner"
+msgstr "Meddelandet om låsning"
+
+#. core
+msgid "The receipt"
+msgstr "Kvittot"
+
+#. core
+msgid "The list of keys (F1)"
+msgstr "Listan över tangenter (F1)"
+
+#. core
+msgid "No question"
+msgstr "Ingen fråga"
+
+#. core
+msgid "Begin? (the lock confirmation)"
+msgstr "Börja? (bekräftelse av låsningen)"
+
+#. core
+msgctxt "footer"
+msgid "begin"
+msgstr "börja"
+
+#. core
+msgid "begin"
+msgstr "börja"
+
+#. core
+msgid "back"
+msgstr "tillbaka"
+
+#. core
+msgid "Submit? (the submit confirmation)"
+msgstr "Lämna in? (bekräftelse av inlämningen)"
+
+#. core
+msgctxt "footer"
+msgid "keep working"
+msgstr "arbeta vidare"
+
+#. core
+msgid "submit"
+msgstr "lämna in"
+
+#. core
+msgid "keep working"
+msgstr "arbeta vidare"
+
+#. core
+msgid "End this practice test? (its confirmation)"
+msgstr "Avsluta övningsprovet? (bekräftelse)"
+
+#. core
+msgctxt "footer"
+msgid "end now"
+msgstr "avsluta nu"
+
+#. core
+msgid "end now"
+msgstr "avsluta nu"
+
+#. core
+msgctxt "footer"
+msgid "leave it unanswered"
+msgstr "lämna obesvarad"
+
+#. core
+msgctxt "footer"
+msgid "stay and answer"
+msgstr "stanna och svara"
+
+#. core
+msgid "leave it unanswered"
+msgstr "lämna frågan obesvarad"
+
+#. core
+msgid "stay and answer"
+msgstr "stanna och svara"
+
+#. core
+msgid "Quit the demo? (while a session runs)"
+msgstr "Avsluta demon? (medan en session pågår)"
+
+#. core
+msgctxt "footer"
+msgid "end it and quit"
+msgstr "avsluta och stäng"
+
+#. core
+msgctxt "footer"
+msgid "stay"
+msgstr "stanna"
+
+#. core
+msgid "end it and quit"
+msgstr "avsluta och stäng demon"
+
+#. core
+msgid "stay"
+msgstr "stanna"
+
+#. core
+msgid "Session resumed: your answers, flags and time are restored"
+msgstr "Sessionen återupptagen: dina svar, flaggor och din tid är återställda"
+
+#. screens
+msgid "Candidate: {0}"
+msgstr "Deltagare: {0}"
+
+#. screens
+msgid "(not given)"
+msgstr "(inte angivet)"
+
+#. screens
+msgid "{0, plural, one {# question} other {# questions}}"
+msgstr "{0, plural, one {# fråga} other {# frågor}}"
+
+#. screens
+msgid "time allowed {0}"
+msgstr "skrivtid {0}"
+
+#. screens
+msgid "no time limit"
+msgstr "ingen tidsgräns"
+
+#. screens
+msgid "no going back"
+msgstr "bara framåt"
+
+#. screens
+msgid "move freely between questions"
+msgstr "gå fritt mellan frågorna"
+
+#. screens
+msgid "During this assessment"
+msgstr "Under det här provet"
+
+#. screens
+msgid "Pasting: blocked and logged"
+msgstr "Inklistring: spärrad och loggad"
+
+#. screens
+msgid "Pasting: allowed"
+msgstr "Inklistring: tillåten"
+
+#. screens
+msgid "Clipboards: cleared at start and end"
+msgstr "Urklipp: töms vid start och slut"
+
+#. screens
+msgid "Clipboards: left alone"
+msgstr "Urklipp: lämnas som de är"
+
+#. screens
+msgid "Ctrl-C: end this practice test (asks first; your answers are kept)"
+msgstr "Ctrl-C: avsluta övningsprovet (frågar först; dina svar behålls)"
+
+#. screens
+msgid "Ctrl-C / Ctrl-Z: ask your proctor"
+msgstr "Ctrl-C / Ctrl-Z: fråga skrivvakten"
+
+#. screens
+msgid "Ctrl-C / Ctrl-Z: leave (saved, resumable)"
+msgstr "Ctrl-C / Ctrl-Z: lämna (sparat, kan återupptas)"
+
+#. screens
+msgid "Leaving this window: logged"
+msgstr "Att lämna fönstret: loggas"
+
+#. screens
+msgid "Leaving this window: not logged"
+msgstr "Att lämna fönstret: loggas inte"
+
+#. screens
+msgid "tmux/screen: refused"
+msgstr "tmux/screen: nekas"
+
+#. screens
+msgid "tmux/screen: allowed"
+msgstr "tmux/screen: tillåts"
+
+#. screens
+msgid "Injected code, debuggers: refused"
+msgstr "Injicerad kod, debuggrar: nekas"
+
+#. screens
+msgid "Injected code: allowed"
+msgstr "Injicerad kod: tillåts"
+
+#. screens
+msgid "SSH: refused (local console only)"
+msgstr "SSH: nekas (endast lokal konsol)"
+
+#. screens
+msgid "SSH: allowed"
+msgstr "SSH: tillåts"
+
+#. screens
+msgid "Ends itself after {0} at most"
+msgstr "Avslutas automatiskt efter högst {0}"
+
+#. screens
+msgid "Never offered: autocorrect, spell check, predictive text, lookup, clipboard, extensions."
+msgstr "Erbjuds aldrig: autokorrigering, stavningskontroll, ordförslag, ordboksuppslag, urklipp, tillägg."
+
+#. screens
+msgid "Waiting for the proctor to start. Nothing is locked and no time runs yet."
+msgstr "Väntar på att skrivvakten startar provet. Inget är låst och tiden har inte börjat gå."
+
+#. screens
+msgid "Seat key: {0} (the proctor checks it before starting)"
+msgstr "Platsnyckel: {0} (skrivvakten kontrollerar den före start)"
+
+#. screens
+msgid "The proctor enters the passphrase to start."
+msgstr "Skrivvakten anger lösenfrasen för att starta."
+
+#. screens
+msgid "Proctor passphrase:"
+msgstr "Skrivvaktens lösenfras:"
+
+#. screens
+msgid "This terminal will be locked to this test until you submit, for at most {0}."
+msgstr "Terminalen låses till det här provet tills du lämnar in, i högst {0}."
+
+#. screens
+msgid "Pasting, other programs and leaving with Ctrl-C or Ctrl-Z will not be possible until then."
+msgstr "Till dess går det inte att klistra in, använda andra program eller lämna med Ctrl-C eller Ctrl-Z."
+
+#. screens
+msgid "Pasting and other programs will not be possible until then; Ctrl-C asks whether to end this practice test."
+msgstr "Till dess går det inte att klistra in eller använda andra program; Ctrl-C frågar om du vill avsluta övningsprovet."
+
+#. screens
+msgid "Begin? {0}/N"
+msgstr "Börja? {0}/N"
+
+#. screens
+msgid "This terminal is now locked to Carrel"
+msgstr "Terminalen är nu låst till Carrel"
+
+#. screens
+msgid "Press any key for the first question."
+msgstr "Tryck på valfri tangent för att se den första frågan."
+
+#. screens
+msgid "Please enlarge the terminal to at least {0}×{1} (now {2}×{3})."
+msgstr "Förstora terminalen till minst {0}×{1} (nu {2}×{3})."
+
+#. screens
+msgid "Please enlarge the terminal to at least {0}×{1} (now {2}×{3}). Your time keeps counting; keys do nothing until the test fits."
+msgstr "Förstora terminalen till minst {0}×{1} (nu {2}×{3}). Tiden fortsätter att gå; tangenterna gör ingenting förrän provet får plats."
+
+#. screens
+msgid "End this practice test now?"
+msgstr "Avsluta övningsprovet nu?"
+
+#. screens
+msgid "Submit? Enlarge the terminal to see what is unanswered"
+msgstr "Lämna in? Förstora terminalen för att se vad som är obesvarat"
+
+#. screens
+msgid "Question {0} of {1}"
+msgstr "Fråga {0} av {1}"
+
+#. screens
+msgctxt "save"
+msgid "saved"
+msgstr "sparat"
+
+#. screens
+msgctxt "save"
+msgid "saving"
+msgstr "sparar"
+
+#. screens
+msgid "not saved ({0}), retrying"
+msgstr "inte sparat ({0}), försöker igen"
+
+#. screens
+msgid "section {0}"
+msgstr "del {0}"
+
+#. screens
+msgctxt "question state"
+msgid "flagged"
+msgstr "flaggad"
+
+#. screens
+msgid "part answered: {0}"
+msgstr "delvis besvarad: {0}"
+
+#. screens
+msgctxt "question state"
+msgid "part answered"
+msgstr "delvis besvarad"
+
+#. screens
+msgid "paused by the proctor"
+msgstr "pausat av skrivvakten"
+
+#. screens
+msgctxt "header"
+msgid "paused"
+msgstr "pausat"
+
+#. screens
+msgctxt "between parts of a line"
+msgid ", "
+msgstr ", "
+
+#. screens
+msgid "Ctrl-T: time left"
+msgstr "Ctrl-T: tid kvar"
+
+#. screens
+msgid "clock hidden (Ctrl-K)"
+msgstr "klockan dold (Ctrl-K)"
+
+#. screens
+msgid "proctor called"
+msgstr "skrivvakten tillkallad"
+
+#. screens
+msgid "the proctor is coming"
+msgstr "skrivvakten är på väg"
+
+#. screens
+msgid "{0, plural, one {# line above} other {# lines above}}: PgUp"
+msgstr "{0, plural, one {# rad ovanför} other {# rader ovanför}}: PgUp"
+
+#. screens
+msgid "{0, plural, one {# more line below} other {# more lines below}}: PgDn"
+msgstr "{0, plural, one {# rad till nedanför} other {# rader till nedanför}}: PgDn"
+
+#. screens
+msgid "Question {0} is not answered."
+msgstr "Fråga {0} är inte besvarad."
+
+#. screens
+msgid "In this test you cannot come back to it. Leave it unanswered?"
+msgstr "I det här provet kan du inte komma tillbaka till den. Lämna den obesvarad?"
+
+#. screens
+msgid "Review: {0} of {1} answered, {2} flagged"
+msgstr "Översikt: {0} av {1} besvarade, {2} flaggade"
+
+#. screens
+msgctxt "question state"
+msgid "answered"
+msgstr "besvarad"
+
+#. screens
+msgctxt "question state"
+msgid "not answered"
+msgstr "obesvarad"
+
+#. screens
+msgctxt "review row"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. screens
+msgid "{0} more above"
+msgstr "{0} till ovanför"
+
+#. screens
+msgid "{0} more below"
+msgstr "{0} till nedanför"
+
+#. screens
+msgid "Submit your answers now?"
+msgstr "Lämna in dina svar nu?"
+
+#. screens
+msgid "Every question is answered."
+msgstr "Alla frågor är besvarade."
+
+#. screens
+msgid "Every question has an answer."
+msgstr "Varje fråga har ett svar."
+
+#. screens
+msgctxt "question and how much of it is answered"
+msgid "{0} ({1})"
+msgstr "{0} ({1})"
+
+#. screens
+msgctxt "between question numbers"
+msgid ", "
+msgstr ", "
+
+#. screens
+msgid "Not answered: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "{0, plural, one {Obesvarad: fråga {1}} other {Obesvarade: frågorna {1}}}"
+
+#. screens
+msgid "{0, plural, one {# question not answered} other {# questions not answered}}; first: {1} …"
+msgstr "{0, plural, one {# obesvarad fråga} other {# obesvarade frågor}}; de första: {1} …"
+
+#. screens
+msgid "{0, plural, one {# question not answered} other {# questions not answered}}"
+msgstr "{0, plural, one {# obesvarad fråga} other {# obesvarade frågor}}"
+
+#. screens
+msgid "Flagged: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "{0, plural, one {Flaggad: fråga {1}} other {Flaggade: frågorna {1}}}"
+
+#. screens
+msgid "{0, plural, one {# question flagged} other {# questions flagged}}; first: {1} …"
+msgstr "{0, plural, one {# flaggad fråga} other {# flaggade frågor}}; de första: {1} …"
+
+#. screens
+msgid "{0, plural, one {# question flagged} other {# questions flagged}}"
+msgstr "{0, plural, one {# flaggad fråga} other {# flaggade frågor}}"
+
+#. screens
+msgid "Part answered: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "{0, plural, one {Delvis besvarad: fråga {1}} other {Delvis besvarade: frågorna {1}}}"
+
+#. screens
+msgid "{0, plural, one {# question part answered} other {# questions part answered}}; first: {1} …"
+msgstr "{0, plural, one {# delvis besvarad fråga} other {# delvis besvarade frågor}}; de första: {1} …"
+
+#. screens
+msgid "{0, plural, one {# question part answered} other {# questions part answered}}"
+msgstr "{0, plural, one {# delvis besvarad fråga} other {# delvis besvarade frågor}}"
+
+#. screens
+msgid "{2}: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "{2}: {0, plural, one {fråga {1}} other {frågorna {1}}}"
+
+#. screens
+msgid "{2}: {0, plural, one {# question} other {# questions}}; first: {1} …"
+msgstr "{2}: {0, plural, one {# fråga} other {# frågor}}; de första: {1} …"
+
+#. screens
+msgid "{2}: {0, plural, one {# question} other {# questions}}"
+msgstr "{2}: {0, plural, one {# fråga} other {# frågor}}"
+
+#. screens
+msgid "Ask your proctor to end this session."
+msgstr "Be skrivvakten att avsluta sessionen."
+
+#. screens
+msgid "Your answers are saved. Esc returns to the test."
+msgstr "Dina svar är sparade. Med Esc går du tillbaka till provet."
+
+#. screens
+msgid "Your answers are kept and submitted as they are."
+msgstr "Dina svar behålls och lämnas in som de är."
+
+#. screens
+msgid "Message from the proctor"
+msgstr "Meddelande från skrivvakten"
+
+#. screens
+msgid "Press any key to close this message."
+msgstr "Tryck på valfri tangent för att stänga meddelandet."
+
+#. screens
+msgid "Your answers are saved. Ctrl-T says the time left; F12 calls the proctor."
+msgstr "Dina svar är sparade. Ctrl-T anger återstående tid; F12 kallar på skrivvakten."
+
+#. screens
+msgid "Your answers were submitted."
+msgstr "Dina svar har lämnats in."
+
+#. screens
+msgid "Time is up: your answers were saved and submitted."
+msgstr "Tiden är slut: dina svar har sparats och lämnats in."
+
+#. screens
+msgid "The proctor ended this session. Your answers were saved."
+msgstr "Skrivvakten har avslutat sessionen. Dina svar har sparats."
+
+#. screens
+msgid "You ended this practice session. Your answers were saved."
+msgstr "Du har avslutat övningssessionen. Dina svar har sparats."
+
+#. screens
+msgctxt "receipt"
+msgid "Candidate"
+msgstr "Deltagare"
+
+#. screens
+msgctxt "receipt"
+msgid "Session"
+msgstr "Session"
+
+#. screens
+msgctxt "receipt"
+msgid "Time used"
+msgstr "Använd tid"
+
+#. screens
+msgctxt "receipt"
+msgid "Answered"
+msgstr "Besvarade"
+
+#. screens
+msgctxt "receipt"
+msgid "{0} of {1}"
+msgstr "{0} av {1}"
+
+#. screens
+msgctxt "receipt"
+msgid "Score"
+msgstr "Poäng"
+
+#. screens
+msgid "{0} of {1} points"
+msgstr "{0} av {1} poäng"
+
+#. screens
+msgid "{0} of {1} points ({2} still to be marked by a person)"
+msgstr "{0} av {1} poäng ({2} återstår att rätta manuellt)"
+
+#. screens
+msgid "given by your proctor, who holds the answer key"
+msgstr "ges av skrivvakten, som har facit"
+
+#. screens
+msgid "shown once this seat's answers reach the store"
+msgstr "visas när platsens svar har nått databasen"
+
+#. screens
+msgid "Tell your proctor: {0}"
+msgstr "Säg till skrivvakten: {0}"
+
+#. screens
+msgid "This terminal is no longer locked."
+msgstr "Terminalen är inte längre låst."
+
+#. screens
+msgid "Keys"
+msgstr "Tangenter"
+
+#. screens
+msgid "lines {0}–{1} of {2}"
+msgstr "rader {0}–{1} av {2}"
+
+#. screens
+msgid "Candidate number: "
+msgstr "Deltagarnummer: "
+
+#. screens
+msgid "Candidate code (not shown): "
+msgstr "Deltagarkod (visas inte): "
+
+#. screens
+msgid "Type the number on your candidate card."
+msgstr "Skriv numret på ditt deltagarkort."
+
+#. screens
+msgid "Candidate {0} is not on the roster of this room. Check the number, or ask the proctor."
+msgstr "Deltagare {0} finns inte på listan för den här salen. Kontrollera numret eller fråga skrivvakten."
+
+#. screens
+msgid "That candidate number and code do not match the roster. Check your card, or ask the proctor."
+msgstr "Deltagarnumret och koden stämmer inte med listan. Kontrollera ditt kort eller fråga skrivvakten."
+
+#. screens
+msgid "Candidate {0} is held after too many wrong codes. Ask the proctor."
+msgstr "Deltagare {0} är spärrad efter för många felaktiga koder. Fråga skrivvakten."
+
+#. screens
+msgid "Candidate {0} is already seated at {1}; the proctor has been shown both seats. Ask the proctor."
+msgstr "Deltagare {0} sitter redan på plats {1}; skrivvakten ser båda platserna. Fråga skrivvakten."
+
+#. screens
+msgid "{0} — is this you? {1}/N"
+msgstr "{0} — är det du? {1}/N"
+
+#. screens
+msgid "{0} ({1}) has a session at seat {2}. Ask the proctor to move it to this seat? {3}/N"
+msgstr "{0} ({1}) har en session på plats {2}. Be skrivvakten flytta den till den här platsen? {3}/N"
+
+#. screens
+msgid "Waiting for the proctor to move your session here from seat {0}."
+msgstr "Väntar på att skrivvakten flyttar hit din session från plats {0}."
+
+#. screens
+msgctxt "answer"
+msgid "yes"
+msgstr "ja"
+
+#. screens
+msgctxt "identification"
+msgid "no candidate number was given; nothing was started"
+msgstr "inget deltagarnummer angavs; inget har startats"
+
+#. screens
+msgctxt "identification"
+msgid "no candidate code was given; nothing was started"
+msgstr "ingen deltagarkod angavs; inget har startats"
+
+#. screens
+msgctxt "identification"
+msgid "the candidate was not identified; nothing was started — ask the proctor"
+msgstr "deltagaren identifierades inte; inget har startats — fråga skrivvakten"
+
+#. widgets
+msgctxt "state, then the entry"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. widgets
+msgctxt "the entry, then its state"
+msgid "{0} — {1}"
+msgstr "{0} — {1}"
+
+#. widgets
+msgctxt "state"
+msgid "selected"
+msgstr "vald"
+
+#. widgets
+msgctxt "state"
+msgid "checked"
+msgstr "ikryssad"
+
+#. widgets
+msgctxt "state"
+msgid "not checked"
+msgstr "inte ikryssad"
+
+#. widgets
+msgctxt "state"
+msgid "chosen"
+msgstr "vald"
+
+#. widgets
+msgid "Your answer: {0}"
+msgstr "Ditt svar: {0}"
+
+#. widgets
+msgctxt "answer area"
+msgid "Not answered yet"
+msgstr "Inget svar än"
+
+#. widgets
+msgid "{0} selected"
+msgstr "{0}: vald"
+
+#. widgets
+msgid "True"
+msgstr "Sant"
+
+#. widgets
+msgid "False"
+msgstr "Falskt"
+
+#. widgets
+msgid "{0} checked; {1, plural, one {# checked} other {# checked}}"
+msgstr "{0}: ikryssad; {1, plural, one {# ikryssad} other {# ikryssade}} totalt"
+
+#. widgets
+msgid "{0} unchecked; {1, plural, one {# checked} other {# checked}}"
+msgstr "{0}: avkryssad; {1, plural, one {# ikryssad} other {# ikryssade}} totalt"
+
+#. widgets
+msgid "Pick all that apply: {0, plural, one {# checked} other {# checked}}. Space or a letter checks or unchecks."
+msgstr "Välj alla som stämmer: {0, plural, one {# ikryssad} other {# ikryssade}}. Space eller en bokstav kryssar i eller ur."
+
+#. widgets
+msgctxt "typed answer"
+msgid "Answer:"
+msgstr "Svar:"
+
+#. widgets
+msgid "Not answered yet: type your answer."
+msgstr "Inget svar än: skriv ditt svar."
+
+#. widgets
+msgid "Not a number yet: use digits, one decimal point or comma, and an optional exponent such as 2e3."
+msgstr "Inget tal än: använd siffror, ett decimaltecken (punkt eller komma) och vid behov en exponent som 2e3."
+
+#. widgets
+msgid "{0, plural, one {# word} other {# words}}"
+msgstr "{0, plural, one {# ord} other {# ord}}"
+
+#. widgets
+msgid "{0} · at least {1}"
+msgstr "{0} · minst {1}"
+
+#. widgets
+msgid "{0} · at most {1}"
+msgstr "{0} · högst {1}"
+
+#. widgets
+msgid "{0} (outside the range)"
+msgstr "{0} (utanför intervallet)"
+
+#. widgets
+msgid "Enter starts a new line; ↑ ↓ move by line; Tab goes to the next question."
+msgstr "Enter ger en ny rad; ↑ ↓ byter rad; Tab går till nästa fråga."
+
+#. widgets
+msgid "{0} moved to position {1} of {2}"
+msgstr "{0} flyttad till position {1} av {2}"
+
+#. widgets
+msgid "{0} is already first"
+msgstr "{0} är redan först"
+
+#. widgets
+msgid "{0} is already last"
+msgstr "{0} är redan sist"
+
+#. widgets
+msgid "This order is your answer"
+msgstr "Den här ordningen är ditt svar"
+
+#. widgets
+msgid "This order is your answer."
+msgstr "Den här ordningen är ditt svar."
+
+#. widgets
+msgid "position {0} of {1}:"
+msgstr "position {0} av {1}:"
+
+#. widgets
+msgid "Not answered yet: move entries, or Enter to keep this order."
+msgstr "Inget svar än: flytta rader, eller tryck Enter för att behålla ordningen."
+
+#. widgets
+msgid "↑ ↓ choose an entry · Shift-↑ ↓ or u / d move it"
+msgstr "↑ ↓ välj rad · Shift-↑ ↓ eller u / d flytta raden"
+
+#. widgets
+msgid "{0} → {1}"
+msgstr "{0} → {1}"
+
+#. widgets
+msgid "{0}: no match"
+msgstr "{0}: ingen matchning"
+
+#. widgets
+msgid "no match yet"
+msgstr "ingen matchning än"
+
+#. widgets
+msgid "Choose from: {0}"
+msgstr "Välj bland: {0}"
+
+#. widgets
+msgid "↑ ↓ choose an entry · ← → or a letter picks its match · Backspace clears"
+msgstr "↑ ↓ välj rad · ← → eller en bokstav väljer matchning · Backspace rensar"
+
+#. widgets
+msgid "This is the first gap"
+msgstr "Det här är den första luckan"
+
+#. widgets
+msgid "This is the last gap"
+msgstr "Det här är den sista luckan"
+
+#. widgets
+msgid "Gap {0} cleared"
+msgstr "Lucka {0} tömd"
+
+#. widgets
+msgid "{0}: checked"
+msgstr "{0}: ikryssad"
+
+#. widgets
+msgid "{0}: not checked"
+msgstr "{0}: inte ikryssad"
+
+#. widgets
+msgid "Gap {0} of {1}"
+msgstr "Lucka {0} av {1}"
+
+#. widgets
+msgid "Gap {0} of {1}, after “{2}”"
+msgstr "Lucka {0} av {1}, efter ”{2}”"
+
+#. widgets
+msgctxt "gap, then its state"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. widgets
+msgid "typed {0}"
+msgstr "skrivet: {0}"
+
+#. widgets
+msgid "empty, type your answer"
+msgstr "tom, skriv ditt svar"
+
+#. widgets
+msgid "nothing checked; ← → and Space, or a letter, check options"
+msgstr "inget ikryssat; ← → och Space, eller en bokstav, kryssar i alternativ"
+
+#. widgets
+msgid "nothing chosen; ← → or a letter choose"
+msgstr "inget valt; välj med ← → eller en bokstav"
+
+#. widgets
+msgid "{0} checked"
+msgstr "ikryssat: {0}"
+
+#. widgets
+msgctxt "between checked options"
+msgid ", "
+msgstr ", "
+
+#. widgets
+msgid "{0} chosen"
+msgstr "valt: {0}"
+
+#. widgets
+msgid "gap {0}"
+msgstr "lucka {0}"
+
+#. widgets
+msgctxt "gap"
+msgid "empty"
+msgstr "tom"
+
+#. widgets
+msgctxt "gap"
+msgid "not chosen"
+msgstr "inget valt"
+
+#. widgets
+msgctxt "gap"
+msgid "choose ▾"
+msgstr "välj ▾"
+
+#. widgets
+msgid "{0} of {1, plural, one {# gap} other {# gaps}} filled. ↑ ↓ or Enter: another gap; Tab: the next question."
+msgstr "{0} av {1, plural, one {# lucka ifylld} other {# luckor ifyllda}}. ↑ ↓ eller Enter: en annan lucka; Tab: nästa fråga."
+
+#. widgets
+msgid "A choice question"
+msgstr "En flervalsfråga"
+
+#. widgets
+msgid "A true/false question"
+msgstr "En sant/falskt-fråga"
+
+#. widgets
+msgid "A question with several answers"
+msgstr "En fråga med flera svar"
+
+#. widgets
+msgid "A typed answer"
+msgstr "Ett textsvar"
+
+#. widgets
+msgid "A number"
+msgstr "Ett tal"
+
+#. widgets
+msgid "An essay"
+msgstr "En uppsats"
+
+#. widgets
+msgid "An ordering question"
+msgstr "En ordningsfråga"
+
+#. widgets
+msgid "A matching question"
+msgstr "En matchningsfråga"
+
+#. widgets
+msgid "A text with gaps"
+msgstr "En lucktext"
+
+#. widgets
+msgid "highlight the entry above or below"
+msgstr "markera raden ovanför eller nedanför"
+
+#. widgets
+msgid "highlight the first or the last entry"
+msgstr "markera den första eller den sista raden"
+
+#. widgets
+msgid "choose the highlighted choice"
+msgstr "välj det markerade alternativet"
+
+#. widgets
+msgid "choose that choice"
+msgstr "välj det alternativet"
+
+#. widgets
+msgid "check or uncheck the highlighted choice"
+msgstr "kryssa i eller ur det markerade alternativet"
+
+#. widgets
+msgid "check or uncheck that choice"
+msgstr "kryssa i eller ur det alternativet"
+
+#. widgets
+msgid "highlight the other answer"
+msgstr "markera det andra svaret"
+
+#. widgets
+msgid "choose the highlighted answer"
+msgstr "välj det markerade svaret"
+
+#. widgets
+msgid "choose True"
+msgstr "välj Sant"
+
+#. widgets
+msgid "choose False"
+msgstr "välj Falskt"
+
+#. widgets
+msgid "type it (printable text)"
+msgstr "skriv tecknet (vanlig text)"
+
+#. widgets
+msgid "move in the answer"
+msgstr "flytta dig i svaret"
+
+#. widgets
+msgid "delete before or after the cursor"
+msgstr "radera före eller efter markören"
+
+#. widgets
+msgid "the next question"
+msgstr "nästa fråga"
+
+#. widgets
+msgid "start a new line"
+msgstr "börja en ny rad"
+
+#. widgets
+msgid "move in the essay, by the lines as shown"
+msgstr "flytta dig i uppsatsen, efter raderna som de visas"
+
+#. widgets
+msgid "move the highlighted entry up"
+msgstr "flytta upp den markerade raden"
+
+#. widgets
+msgid "move the highlighted entry down"
+msgstr "flytta ned den markerade raden"
+
+#. widgets
+msgid "keep this order as the answer"
+msgstr "behåll den här ordningen som svar"
+
+#. widgets
+msgid "the next or the previous match, then none"
+msgstr "nästa eller föregående matchning, sedan ingen"
+
+#. widgets
+msgid "that match"
+msgstr "den matchningen"
+
+#. widgets
+msgid "no match"
+msgstr "ingen matchning"
+
+#. widgets
+msgid "go to the gap before or after"
+msgstr "gå till luckan före eller efter"
+
+#. widgets
+msgid "the next gap (after the last: the next question)"
+msgstr "nästa lucka (efter den sista: nästa fråga)"
+
+#. widgets
+msgid "type it in the gap (printable text)"
+msgstr "skriv tecknet i luckan (vanlig text)"
+
+#. widgets
+msgid "move in the gap"
+msgstr "flytta dig i luckan"
+
+#. widgets
+msgid "clear the gap"
+msgstr "töm luckan"
+
+#. widgets
+msgid "highlight the option before or after"
+msgstr "markera alternativet före eller efter"
+
+#. widgets
+msgid "choose the option before or after"
+msgstr "välj alternativet före eller efter"
+
+#. widgets
+msgid "check or uncheck the highlighted option"
+msgstr "kryssa i eller ur det markerade alternativet"
+
+#. widgets
+msgid "choose the next option"
+msgstr "välj nästa alternativ"
+
+#. widgets
+msgid "check or uncheck that option"
+msgstr "kryssa i eller ur det alternativet"
+
+#. widgets
+msgid "choose that option"
+msgstr "välj det alternativet"
+
+#. widgets
+msgid "move between choices and choose; a letter a, b, c… or a digit picks one directly"
+msgstr "flytta dig mellan alternativen och välj; en bokstav a, b, c… eller en siffra väljer direkt"
+
+#. widgets
+msgid "move in a typed answer; in an essay Enter starts a new line and ↑ ↓ move by line"
+msgstr "flytta dig i ett textsvar; i en uppsats ger Enter en ny rad och ↑ ↓ byter rad"
+
+#. widgets
+msgid "move the highlighted entry of an ordering question up or down"
+msgstr "flytta den markerade raden i en ordningsfråga upp eller ned"
+
+#. widgets
+msgid "pick the match for the highlighted entry; Backspace clears it"
+msgstr "välj matchning för den markerade raden; Backspace tar bort den"
+
+#. widgets
+msgid "in a text with gaps: go to the gap above or below (Enter: the next); ← → change a pick"
+msgstr "i en lucktext: gå till luckan ovanför eller nedanför (Enter: nästa); ← → ändrar ett val"
+
+#. widgets
+msgctxt "keys"
+msgid "Enter or Space"
+msgstr "Enter eller Space"
+
+#. widgets
+msgctxt "keys"
+msgid "a, b, c… or 1, 2, 3…"
+msgstr "a, b, c… eller 1, 2, 3…"
+
+#. widgets
+msgctxt "keys"
+msgid "t, a or 1"
+msgstr "t, a eller 1"
+
+#. widgets
+msgctxt "keys"
+msgid "f, b or 2"
+msgstr "f, b eller 2"
+
+#. widgets
+msgctxt "keys"
+msgid "a character"
+msgstr "ett tecken"
+
+#. widgets
+msgctxt "keys"
+msgid "Shift-↑, u or -"
+msgstr "Shift-↑, u eller -"
+
+#. widgets
+msgctxt "keys"
+msgid "Shift-↓, d or +"
+msgstr "Shift-↓, d eller +"
+
+#. widgets
+msgctxt "keys"
+msgid "↑ ↓, Enter or Space"
+msgstr "↑ ↓, Enter eller Space"
+
+#. widgets
+msgctxt "keys"
+msgid "Shift-↑ ↓, or u / d"
+msgstr "Shift-↑ ↓ eller u / d"
+
+#. widgets
+msgctxt "keys"
+msgid "← → or a letter"
+msgstr "← → eller en bokstav"
+
+#. widgets
+msgctxt "keys"
+msgid "↑ ↓ or Enter, ← →"
+msgstr "↑ ↓ eller Enter, ← →"
+
+#. console
+msgid "Begin session — failed: {0}"
+msgstr "Starta session — misslyckades: {0}"
+
+#. console
+msgid "The journal cannot be read: {0}"
+msgstr "Journalen kan inte läsas: {0}"
+
+#. console
+msgid "No session — the lock is free"
+msgstr "Ingen session — låset är ledigt"
+
+#. console
+msgid "Session active since {0} UTC, lock held by pid {1} (this demo)"
+msgstr "Session aktiv sedan {0} UTC, låset hålls av pid {1} (den här demon)"
+
+#. console
+msgid "Session active since {0} UTC, lock held by pid {1} (another process)"
+msgstr "Session aktiv sedan {0} UTC, låset hålls av pid {1} (en annan process)"
+
+#. console
+msgid "Lock held by a session that is starting"
+msgstr "Låset hålls av en session som håller på att starta"
+
+#. console
+msgid "Workshop test finished"
+msgstr "Workshoptestet är klart"
+
+#. console
+msgid "Workshop test ended: {0}"
+msgstr "Workshoptestet avslutades: {0}"
+
+#. console
+msgid "Pasteboards cleared {0}: {1}"
+msgstr "Urklipp tömda {0}: {1}"
+
+#. console
+msgctxt "demo log list"
+msgid ", "
+msgstr ", "
+
+#. console
+msgid "Begin session — succeeded"
+msgstr "Starta session — lyckades"
+
+#. console
+msgid "Paste blocked: {0, plural, one {# character} other {# characters}}"
+msgstr "Inklistring spärrad: {0, plural, one {# tecken} other {# tecken}}"
+
+#. console
+msgid "Paste blocked: {0}"
+msgstr "Inklistring spärrad: {0}"
+
+#. console
+msgid "Focus lost"
+msgstr "Fokus förlorat"
+
+#. console
+msgid "Focus regained"
+msgstr "Fokus återfått"
+
+#. console
+msgid "End session requested"
+msgstr "Sessionsavslut begärt"
+
+#. console
+msgid "Leaving blocked: {0}"
+msgstr "Försök att lämna spärrat: {0}"
+
+#. console
+msgid "Terminal resized to {0}"
+msgstr "Terminalens storlek ändrad till {0}"
+
+#. console
+msgid "Session ended"
+msgstr "Sessionen avslutad"
+
+#. console
+msgid "Session interrupted: {0}"
+msgstr "Sessionen avbruten: {0}"
+
+#. console
+msgctxt "interrupted by"
+msgid "terminal lost"
+msgstr "terminalen förlorad"
+
+#. console
+msgid "A tracer attached to this session: pid {0}"
+msgstr "En tracer har kopplats till sessionen: pid {0}"
+
+#. console
+msgid "A tracer attached to this session: {0}"
+msgstr "En tracer har kopplats till sessionen: {0}"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "on entry"
+msgstr "vid start"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "on exit"
+msgstr "vid avslut"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "on unlock"
+msgstr "vid upplåsning"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "after a failed begin"
+msgstr "efter en misslyckad start"
+
+#. console
+msgid "no Assessments/workshop.yaml here; start the demo with --workshop FILE"
+msgstr "ingen Assessments/workshop.yaml här; starta demon med --workshop FIL"
+
+#. console
+msgid "{0} not found"
+msgstr "{0} hittades inte"
+
+#. console
+msgid "Please enlarge the terminal to at least {0}×{1}."
+msgstr "Förstora terminalen till minst {0}×{1}."
+
+#. console
+msgid "Carrel workshop demo"
+msgstr "Carrel – workshopdemo"
+
+#. console
+msgctxt "demo state"
+msgid "Session active"
+msgstr "Session aktiv"
+
+#. console
+msgctxt "demo state"
+msgid "No session"
+msgstr "Ingen session"
+
+#. console
+msgid "Status: {0}"
+msgstr "Status: {0}"
+
+#. console
+msgid "a session is running"
+msgstr "en session pågår"
+
+#. console
+msgid "no session"
+msgstr "ingen session"
+
+#. console
+msgid "no workshop file"
+msgstr "ingen workshopfil"
+
+#. console
+msgid "end the session first"
+msgstr "avsluta sessionen först"
+
+#. console
+msgctxt "demo action"
+msgid "Begin"
+msgstr "Starta"
+
+#. console
+msgctxt "demo action"
+msgid "End"
+msgstr "Avsluta"
+
+#. console
+msgctxt "demo action"
+msgid "Workshop test"
+msgstr "Workshoptest"
+
+#. console
+msgctxt "demo action"
+msgid "Quit"
+msgstr "Stäng"
+
+#. console
+msgid "Actions:"
+msgstr "Åtgärder:"
+
+#. console
+msgid "{0} (n/a)"
+msgstr "{0} (ej tillg.)"
+
+#. console
+msgid "Workshop test: {0}"
+msgstr "Workshoptest: {0}"
+
+#. console
+msgid "Try typing here — try pasting here:"
+msgstr "Prova att skriva här — prova att klistra in här:"
+
+#. console
+msgid "Pasting is blocked while the session runs."
+msgstr "Inklistring är spärrad medan sessionen pågår."
+
+#. console
+msgid "No session: pasting works here. Begin a session and try again."
+msgstr "Ingen session: inklistring fungerar här. Starta en session och försök igen."
+
+#. console
+msgid "Policy"
+msgstr "Regler"
+
+#. console
+msgid "Event log"
+msgstr "Händelselogg"
+
+#. console
+msgid "{0, plural, one {↑ # earlier line: PgUp} other {↑ # earlier lines: PgUp}}"
+msgstr "{0, plural, one {↑ # tidigare rad: PgUp} other {↑ # tidigare rader: PgUp}}"
+
+#. console
+msgid "{0, plural, one {↓ # newer: PgDn} other {↓ # newer: PgDn}}"
+msgstr "{0, plural, one {↓ # nyare: PgDn} other {↓ # nyare: PgDn}}"
+
+#. console
+msgid "Nothing yet: begin a session."
+msgstr "Inget än: starta en session."
+
+#. console
+msgctxt "footer entry"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. console
+msgid "A session is running."
+msgstr "En session pågår."
+
+#. console
+msgid "Quitting ends it: its answers are kept as a result."
+msgstr "Stänger du demon avslutas sessionen: svaren sparas som ett resultat."
+
+#. console
+msgid "End the demo session before opening the workshop test"
+msgstr "Avsluta demosessionen innan du öppnar workshoptestet"
+
+#. console
+msgid "In the demo: {0} begins, {1} ends, {2} opens the workshop test, {3} quits"
+msgstr "I demon: {0} startar, {1} avslutar, {2} öppnar workshoptestet, {3} stänger"
+
+#. console
+msgctxt "footer"
+msgid "end"
+msgstr "avsluta"
+
+#. console
+msgctxt "footer"
+msgid "workshop test"
+msgstr "workshoptest"
+
+#. console
+msgctxt "footer"
+msgid "quit"
+msgstr "stäng"
+
+#. console
+msgctxt "footer"
+msgid "log"
+msgstr "logg"
+
+#. console
+msgctxt "footer"
+msgid "seat"
+msgstr "plats"
+
+#. console
+msgctxt "footer"
+msgid "integrity report"
+msgstr "rapport"
+
+#. console
+msgctxt "footer"
+msgid "refresh"
+msgstr "uppdatera"
+
+#. console
+msgctxt "footer"
+msgid "back to the seats"
+msgstr "till platserna"
+
+#. console
+msgctxt "console action"
+msgid "mark"
+msgstr "markera"
+
+#. console
+msgctxt "console action"
+msgid "all"
+msgstr "alla"
+
+#. console
+msgctxt "console action"
+msgid "start"
+msgstr "starta"
+
+#. console
+msgctxt "console action"
+msgid "pause"
+msgstr "pausa"
+
+#. console
+msgctxt "console action"
+msgid "resume"
+msgstr "fortsätt"
+
+#. console
+msgctxt "console action"
+msgid "time"
+msgstr "tid"
+
+#. console
+msgctxt "console action"
+msgid "message"
+msgstr "meddelande"
+
+#. console
+msgctxt "console action"
+msgid "hand"
+msgstr "hand"
+
+#. console
+msgctxt "console action"
+msgid "end"
+msgstr "avsluta"
+
+#. console
+msgid "Minutes to add:"
+msgstr "Minuter att lägga till:"
+
+#. console
+msgid "Message:"
+msgstr "Meddelande:"
+
+#. console
+msgctxt "time left"
+msgid "under 1 min"
+msgstr "< 1 min"
+
+#. console
+msgctxt "time left"
+msgid "{0} min"
+msgstr "{0} min"
+
+#. console
+msgctxt "heard"
+msgid "now"
+msgstr "nu"
+
+#. console
+msgctxt "heard"
+msgid "under 1 min ago"
+msgstr "för < 1 min sedan"
+
+#. console
+msgctxt "heard"
+msgid "{0} min ago"
+msgstr "för {0} min sedan"
+
+#. console
+msgctxt "heard"
+msgid "{0} s ago"
+msgstr "för {0} s sedan"
+
+#. console
+msgctxt "heard"
+msgid "{0} h ago"
+msgstr "för {0} h sedan"
+
+#. console
+msgctxt "seat sentence"
+msgid ", "
+msgstr ", "
+
+#. console
+msgid "Seat {0}, {1}: {2}"
+msgstr "Plats {0}, {1}: {2}"
+
+#. console
+msgid "Seat {0}: {1}"
+msgstr "Plats {0}: {1}"
+
+#. console
+msgctxt "seat"
+msgid "marked"
+msgstr "markerad"
+
+#. console
+msgid "watch only: the test has no proctor key"
+msgstr "bara bevakning: provet har ingen skrivvaktsnyckel"
+
+#. console
+msgctxt "seat"
+msgid "unverified"
+msgstr "ej verifierad"
+
+#. console
+msgid "seat key {0}"
+msgstr "platsnyckel {0}"
+
+#. console
+msgid "host {0}"
+msgstr "dator {0}"
+
+#. console
+msgid "{0, plural, one {# command not applied yet} other {# commands not applied yet}}"
+msgstr "{0, plural, one {# kommando inte tillämpat än} other {# kommandon inte tillämpade än}}"
+
+#. console
+msgid "{0} of {1} answered"
+msgstr "{0} av {1} besvarade"
+
+#. console
+msgid "{0} left"
+msgstr "{0} kvar"
+
+#. console
+msgid "{0, plural, one {# paste attempt} other {# paste attempts}}"
+msgstr "{0, plural, one {# inklistringsförsök} other {# inklistringsförsök}}"
+
+#. console
+msgid "{0, plural, one {# focus loss} other {# focus losses}}"
+msgstr "{0, plural, one {# fokusförlust} other {# fokusförluster}}"
+
+#. console
+msgid "{0, plural, one {# exit attempt} other {# exit attempts}}"
+msgstr "{0, plural, one {# försök att lämna} other {# försök att lämna}}"
+
+#. console
+msgid "last heard {0}"
+msgstr "senast hörd {0}"
+
+#. console
+msgid "score {0} of {1}"
+msgstr "poäng {0} av {1}"
+
+#. console
+msgid "{0} to mark"
+msgstr "{0} att rätta"
+
+#. console
+msgid "not scored yet (give --test)"
+msgstr "inte poängsatt än (ange --test)"
+
+#. console
+msgid "no score: its result does not verify"
+msgstr "inga poäng: resultatet kan inte verifieras"
+
+#. console
+msgctxt "seat warning"
+msgid "wrong test"
+msgstr "fel prov"
+
+#. console
+msgctxt "seat warning"
+msgid "unknown machine, held back"
+msgstr "okänd dator, kvarhållen"
+
+#. console
+msgctxt "seat warning"
+msgid "candidate not identified with a code"
+msgstr "deltagaren inte identifierad med kod"
+
+#. console
+msgctxt "seat warning"
+msgid "candidate not identified with a code, held back"
+msgstr "deltagaren inte identifierad med kod, kvarhållen"
+
+#. console
+msgctxt "seat warning"
+msgid "identity unchecked (the roster has no codes)"
+msgstr "identiteten okontrollerad (listan har inga koder)"
+
+#. console
+msgctxt "seat warning"
+msgid "other Carrel, held back"
+msgstr "annan Carrel, kvarhållen"
+
+#. console
+msgid "{0}; held back: {1}"
+msgstr "{0}; kvarhållna: {1}"
+
+#. console
+msgctxt "seat warning"
+msgid "candidate seated twice"
+msgstr "deltagaren på två platser"
+
+#. console
+msgctxt "seat warning"
+msgid "executable differs from the room's"
+msgstr "programfilen skiljer sig från salens"
+
+#. console
+msgctxt "seat warning"
+msgid "no start signed by the proctor"
+msgstr "ingen start signerad av skrivvakten"
+
+#. console
+msgctxt "seat warning"
+msgid "liveness claimed by another connection"
+msgstr "livstecken från en annan anslutning"
+
+#. console
+msgid "{0, plural, one {refused # command} other {refused # commands}}"
+msgstr "{0, plural, one {nekade # kommando} other {nekade # kommandon}}"
+
+#. console
+msgid "{0, plural, one {# record not counted (not written by the seat)} other {# records not counted (not written by the seat)}}"
+msgstr "{0, plural, one {# post räknas inte (inte skriven av platsen)} other {# poster räknas inte (inte skrivna av platsen)}}"
+
+#. console
+msgid "command {0} refused: {1}"
+msgstr "kommando {0} nekades: {1}"
+
+#. console
+msgid "command {0}"
+msgstr "kommando {0}"
+
+#. console
+msgctxt "seat state"
+msgid "not started"
+msgstr "ej startad"
+
+#. console
+msgctxt "seat state"
+msgid "active"
+msgstr "aktiv"
+
+#. console
+msgctxt "seat state"
+msgid "interrupted"
+msgstr "avbruten"
+
+#. console
+msgctxt "seat state"
+msgid "submitted"
+msgstr "inlämnad"
+
+#. console
+msgctxt "seat state"
+msgid "timed out"
+msgstr "tiden ute"
+
+#. console
+msgctxt "seat state"
+msgid "ended"
+msgstr "avslutad"
+
+#. console
+msgctxt "seat state"
+msgid "wrong test"
+msgstr "fel prov"
+
+#. console
+msgctxt "seat state"
+msgid "paused"
+msgstr "pausad"
+
+#. console
+msgid "asks for help"
+msgstr "ber om hjälp"
+
+#. console
+msgid "help coming"
+msgstr "hjälp på väg"
+
+#. console
+msgid "refused: candidate seated twice"
+msgstr "nekad: deltagaren på två platser"
+
+#. console
+msgid "waiting for the start"
+msgstr "väntar på start"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# interrupted} other {# interrupted}}"
+msgstr "{0, plural, one {# avbruten} other {# avbrutna}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# active} other {# active}}"
+msgstr "{0, plural, one {# aktiv} other {# aktiva}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# not started} other {# not started}}"
+msgstr "{0, plural, one {# ej startad} other {# ej startade}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# submitted} other {# submitted}}"
+msgstr "{0, plural, one {# inlämnad} other {# inlämnade}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# timed out} other {# timed out}}"
+msgstr "{0, plural, one {# tiden ute} other {# tiden ute}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# ended} other {# ended}}"
+msgstr "{0, plural, one {# avslutad} other {# avslutade}}"
+
+#. console
+msgid "{0, plural, one {# seat} other {# seats}}"
+msgstr "{0, plural, one {# plats} other {# platser}}"
+
+#. console
+msgid "{0} ({1, plural, one {# active with incidents} other {# active with incidents}})"
+msgstr "{0} ({1, plural, one {# aktiv med incidenter} other {# aktiva med incidenter}})"
+
+#. console
+msgctxt "seat summary"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. console
+msgctxt "column"
+msgid "seat"
+msgstr "plats"
+
+#. console
+msgctxt "column"
+msgid "candidate"
+msgstr "deltagare"
+
+#. console
+msgctxt "column"
+msgid "status"
+msgstr "status"
+
+#. console
+msgctxt "column"
+msgid "answered"
+msgstr "besvarat"
+
+#. console
+msgctxt "column"
+msgid "left"
+msgstr "kvar"
+
+#. console
+msgctxt "column"
+msgid "pst foc ext"
+msgstr "kli fok utg"
+
+#. console
+msgctxt "column"
+msgid "heard"
+msgstr "kontakt"
+
+#. console
+msgid "Make this window at least {0} × {1} to see the seats."
+msgstr "Gör fönstret minst {0} × {1} för att se platserna."
+
+#. console
+msgid "Carrel proctor — room {0}"
+msgstr "Carrel skrivvakt — sal {0}"
+
+#. console
+msgid "Carrel proctor — every room"
+msgstr "Carrel skrivvakt — alla salar"
+
+#. console
+msgid "No seats yet. Seats appear here when they begin with --shared --room {0}."
+msgstr "Inga platser än. Platser visas här när de startar med --shared --room {0}."
+
+#. console
+msgid "No seats yet. Seats appear here when they begin with --shared."
+msgstr "Inga platser än. Platser visas här när de startar med --shared."
+
+#. console
+msgid "connecting to the shared store…"
+msgstr "ansluter till den delade databasen…"
+
+#. console
+msgid "store connected"
+msgstr "databasen ansluten"
+
+#. console
+msgid "updated {0}"
+msgstr "uppdaterad {0}"
+
+#. console
+msgid "no answer"
+msgstr "inget svar"
+
+#. console
+msgid "store not reachable: {0}; retrying; seats as of {1}"
+msgstr "databasen nås inte: {0}; försöker igen; platser per {1}"
+
+#. console
+msgid "store not reachable: {0}; retrying"
+msgstr "databasen nås inte: {0}; försöker igen"
+
+#. console
+msgid "Integrity report — seat {0}, {1}"
+msgstr "Säkerhetsrapport — plats {0}, {1}"
+
+#. console
+msgid "Integrity report — seat {0}"
+msgstr "Säkerhetsrapport — plats {0}"
+
+#. console
+msgid "Session {0} · {1} — {2}"
+msgstr "Session {0} · {1} — {2}"
+
+#. console
+msgid "The events cannot be read now: {0}. Esc, then Enter to try again."
+msgstr "Händelserna kan inte läsas nu: {0}. Esc, sedan Enter för att försöka igen."
+
+#. console
+msgid "Reading the seat's events…"
+msgstr "Läser platsens händelser…"
+
+#. console
+msgid "Timeline"
+msgstr "Tidslinje"
+
+#. console
+msgctxt "integrity report"
+msgid "paste attempts"
+msgstr "inklistringsförsök"
+
+#. console
+msgctxt "integrity report"
+msgid "focus losses"
+msgstr "fokusförluster"
+
+#. console
+msgctxt "integrity report"
+msgid "exit attempts"
+msgstr "försök att lämna"
+
+#. console
+msgctxt "integrity report"
+msgid "wrong passphrases"
+msgstr "fel lösenfraser"
+
+#. console
+msgctxt "integrity report"
+msgid "interruptions"
+msgstr "avbrott"
+
+#. console
+msgctxt "integrity report"
+msgid "pasteboards"
+msgstr "urklipp"
+
+#. console
+msgctxt "integrity report"
+msgid "moved"
+msgstr "flyttad"
+
+#. console
+msgid "Records: verified — every record and the result were written by this seat"
+msgstr "Poster: verifierade — alla poster och resultatet skrevs av den här platsen"
+
+#. console
+msgid "Records: every record so far was written by this seat (no result yet)"
+msgstr "Poster: alla poster hittills skrevs av den här platsen (inget resultat än)"
+
+#. console
+msgid "Records: NOT verified"
+msgstr "Poster: INTE verifierade"
+
+#. console
+msgid "{0} not sent: {1}"
+msgstr "”{0}” skickades inte: {1}"
+
+#. console
+msgid "{0} sent to seat {1} (command {2})"
+msgstr "”{0}” skickat till plats {1} (kommando {2})"
+
+#. console
+msgid "{0} sent to {1, plural, one {# seat} other {# seats}} (command {2})"
+msgstr "”{0}” skickat till {1, plural, one {# plats} other {# platser}} (kommando {2})"
+
+#. console
+msgid "Sending {0} to seat {1}…"
+msgstr "Skickar ”{0}” till plats {1}…"
+
+#. console
+msgid "Sending {0} to {1, plural, one {# seat} other {# seats}}…"
+msgstr "Skickar ”{0}” till {1, plural, one {# plats} other {# platser}}…"
+
+#. console
+msgctxt "command"
+msgid "start"
+msgstr "starta"
+
+#. console
+msgctxt "command"
+msgid "pause"
+msgstr "pausa"
+
+#. console
+msgctxt "command"
+msgid "resume"
+msgstr "återuppta"
+
+#. console
+msgctxt "command"
+msgid "time"
+msgstr "lägg till tid"
+
+#. console
+msgctxt "command"
+msgid "message"
+msgstr "meddelande"
+
+#. console
+msgctxt "command"
+msgid "end"
+msgstr "avsluta"
+
+#. console
+msgctxt "command"
+msgid "acknowledge"
+msgstr "kvittera"
+
+#. console
+msgctxt "command"
+msgid "move"
+msgstr "flytta"
+
+#. console
+msgctxt "command"
+msgid "lost"
+msgstr "avsluta (plats förlorad)"
+
+#. console
+msgid "Cancelled"
+msgstr "Avbrutet"
+
+#. console
+msgid "Give whole minutes from 1 to 600"
+msgstr "Ange hela minuter från 1 till 600"
+
+#. console
+msgid "Nothing sent: the message is empty"
+msgstr "Inget skickat: meddelandet är tomt"
+
+#. console
+msgid "Nothing ended"
+msgstr "Inget avslutat"
+
+#. console
+msgctxt "console action"
+msgid "move"
+msgstr "flytta"
+
+#. console
+msgctxt "console action"
+msgid "lost"
+msgstr "förlorad"
+
+#. console
+msgid "Move the session at {0} to the waiting seat:"
+msgstr "Flytta sessionen på {0} till den väntande platsen:"
+
+#. console
+msgid "Move the session from {0} to {1} (its keys go to {1}; {0} can write nothing more)? {2}/N"
+msgstr "Flytta sessionen från {0} till {1} (nycklarna går till {1}; {0} kan inte skriva något mer)? {2}/N"
+
+#. console
+msgid "End the session at {0} as lost (the seat will not come back; its result is made from the store)? {1}/N"
+msgstr "Avsluta sessionen på {0} som förlorad (platsen kommer inte tillbaka; resultatet skapas från databasen)? {1}/N"
+
+#. console
+msgid "Nothing moved"
+msgstr "Inget flyttat"
+
+#. console
+msgid "Nothing moved: seat {0} is still connected (it did not die)"
+msgstr "Inget flyttat: plats {0} är fortfarande ansluten (den har inte slutat fungera)"
+
+#. console
+msgid "ended by the proctor, seat lost"
+msgstr "avslutad av skrivvakten, platsen förlorad"
+
+#. console
+msgid "{0} asks to move from {1} to {2}"
+msgstr "{0} vill flytta från {1} till {2}"
+
+#. console
+msgid "moved {0}"
+msgstr "flyttad: {0}"
+
+#. console
+msgid "Nothing to move: seat {0} has no running or interrupted session"
+msgstr "Inget att flytta: plats {0} har ingen pågående eller avbruten session"
+
+#. console
+msgid "Select the seat that died, or a spare that asks to move"
+msgstr "Välj platsen som slutade fungera, eller en reservplats som begär flytt"
+
+#. console
+msgid "Nothing ended: select a running or interrupted seat"
+msgstr "Inget avslutat: välj en pågående eller avbruten plats"
+
+#. console
+msgid "Nothing moved: no seat {0} waits in the room"
+msgstr "Inget flyttat: ingen plats {0} väntar i salen"
+
+#. console
+msgid "Moving the session from {0} to {1}…"
+msgstr "Flyttar sessionen från {0} till {1}…"
+
+#. console
+msgid "Ending the session at {0} as lost…"
+msgstr "Avslutar sessionen på {0} som förlorad…"
+
+#. console
+msgid "End the sessions of {0, plural, one {# seat} other {# seats}} (answers are kept and scored): {1}? {2}/N"
+msgstr "Avsluta {0, plural, one {sessionen på # plats} other {sessionerna på # platser}} (svaren behålls och poängsätts): {1}? {2}/N"
+
+#. console
+msgid "Start {0, plural, one {# seat} other {# seats}} and send each its keys: {1}? {2}/N"
+msgstr "Starta {0, plural, one {# plats} other {# platser}} och skicka nycklar till var och en: {1}? {2}/N"
+
+#. console
+msgid "Pause {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "Pausa {0, plural, one {# plats} other {# platser}}: {1}? {2}/N"
+
+#. console
+msgid "Continue {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "Återuppta {0, plural, one {# plats} other {# platser}}: {1}? {2}/N"
+
+#. console
+msgid "Acknowledge the hands of {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "Kvittera {0, plural, one {handuppräckningen på # plats} other {handuppräckningarna på # platser}}: {1}? {2}/N"
+
+#. console
+msgid "Add {0} min for {1, plural, one {# seat} other {# seats}}: {2}? {3}/N"
+msgstr "Lägg till {0} min för {1, plural, one {# plats} other {# platser}}: {2}? {3}/N"
+
+#. console
+msgid "Send the message to {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "Skicka meddelandet till {0, plural, one {# plats} other {# platser}}: {1}? {2}/N"
+
+#. console
+msgid "Send {0} to {1, plural, one {# seat} other {# seats}}: {2}? {3}/N"
+msgstr "Skicka ”{0}” till {1, plural, one {# plats} other {# platser}}: {2}? {3}/N"
+
+#. console
+msgid "{0} and {1} more"
+msgstr "{0} och {1} till"
+
+#. console
+msgid "Nothing sent"
+msgstr "Inget skickat"
+
+#. console
+msgid "Nothing sent: no seat chosen is running"
+msgstr "Inget skickat: ingen av de valda platserna är igång"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# paused} other {# paused}}"
+msgstr "{0, plural, one {# pausad} other {# pausade}}"
+
+#. console
+msgid "{0, plural, one {# asks for help} other {# ask for help}}"
+msgstr "{0, plural, one {# ber om hjälp} other {# ber om hjälp}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# held back} other {# held back}}"
+msgstr "{0, plural, one {# kvarhållen} other {# kvarhållna}}"
+
+#. console
+msgctxt "column"
+msgid "seat key"
+msgstr "platsnyckel"
+
+#. console
+msgctxt "column"
+msgid "host"
+msgstr "dator"
+
+#. console
+msgid "Nothing started"
+msgstr "Inget startat"
+
+#. console
+msgctxt "policy"
+msgid "paste block"
+msgstr "inklistring spärras"
+
+#. console
+msgctxt "policy"
+msgid "paste allow"
+msgstr "inklistring tillåts"
+
+#. console
+msgctxt "policy"
+msgid "pasteboards clear"
+msgstr "urklipp töms"
+
+#. console
+msgctxt "policy"
+msgid "pasteboards keep"
+msgstr "urklipp behålls"
+
+#. console
+msgctxt "policy"
+msgid "multiplexer refuse"
+msgstr "tmux/screen nekas"
+
+#. console
+msgctxt "policy"
+msgid "multiplexer allow"
+msgstr "tmux/screen tillåts"
+
+#. console
+msgctxt "policy"
+msgid "extensions refuse"
+msgstr "injicerad kod nekas"
+
+#. console
+msgctxt "policy"
+msgid "extensions allow"
+msgstr "injicerad kod tillåts"
+
+#. console
+msgctxt "policy"
+msgid "suspend block"
+msgstr "Ctrl-C/Ctrl-Z spärras"
+
+#. console
+msgctxt "policy"
+msgid "suspend allow"
+msgstr "Ctrl-C/Ctrl-Z tillåts"
+
+#. console
+msgctxt "policy"
+msgid "focus log"
+msgstr "fönsterbyte loggas"
+
+#. console
+msgctxt "policy"
+msgid "focus ignore"
+msgstr "fönsterbyte ignoreras"
+
+#. console
+msgctxt "policy"
+msgid "remote allow"
+msgstr "SSH tillåts"
+
+#. console
+msgctxt "policy"
+msgid "remote refuse"
+msgstr "SSH nekas"
+
+#. console
+msgctxt "policy"
+msgid "max_duration {0}"
+msgstr "högst {0}"
+
+#. console
+msgctxt "policy"
+msgid "shared optional"
+msgstr "delad databas valfri"
+
+#. console
+msgctxt "policy"
+msgid "shared required"
+msgstr "delad databas krävs"
+
+"""####),
+        (code: "fi", name: "Suomi", text: ####"""
+# Carrel's messages: Finnish.
+# Each message is the English sentence Carrel says; {0}, {1}… are values it fills in, and
+# {0, plural, one {…} other {…}} chooses a form by the number (ICU's plural syntax: give every
+# category this language's X-Carrel-Plural-Rules name, and always "other"). See docs/translating.md.
+msgid ""
+msgstr ""
+"Project-Id-Version: Carrel\n"
+"Report-Msgid-Bugs-To: the Carrel project\n"
+"POT-Creation-Date: 2026-11-28 12:00+0000\n"
+"PO-Revision-Date: 2026-11-28 12:00+0000\n"
+"Last-Translator: Carrel translators\n"
+"Language-Team: Finnish\n"
+"Language: fi\n"
+"MIME-Version: 1.0\n"
+"Content-Type: text/plain; charset=UTF-8\n"
+"Content-Transfer-Encoding: 8bit\n"
+"Plural-Forms: nplurals=2; plural=(n != 1);\n"
+"X-Carrel-Name: Suomi\n"
+"X-Carrel-Plural-Rules: one: n = 1\n"
+
+#. core
+msgid "{0, plural, one {# hour} other {# hours}}"
+msgstr "{0, plural, one {# tunti} other {# tuntia}}"
+
+#. core
+msgid "{0, plural, one {# minute} other {# minutes}}"
+msgstr "{0, plural, one {# minuutti} other {# minuuttia}}"
+
+#. core
+msgid "{0, plural, one {# second} other {# seconds}}"
+msgstr "{0, plural, one {# sekunti} other {# sekuntia}}"
+
+#. core
+msgctxt "between units of time"
+msgid " "
+msgstr " "
+
+#. core
+msgctxt "decimal separator"
+msgid "."
+msgstr ","
+
+#. core
+msgctxt "list separator"
+msgid ", "
+msgstr ", "
+
+#. core
+msgid "{0} and {1}"
+msgstr "{0} ja {1}"
+
+#. core
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. core
+msgctxt "key"
+msgid "y"
+msgstr "k"
+
+#. core
+msgid "No time limit"
+msgstr "Ei aikarajaa"
+
+#. core
+msgctxt "clock"
+msgid "{0} left"
+msgstr "jäljellä {0}"
+
+#. core
+msgctxt "time in words"
+msgid "{0} left"
+msgstr "Aikaa jäljellä {0}"
+
+#. core
+msgid "Waiting for the proctor to start"
+msgstr "Odotetaan, että valvoja aloittaa kokeen"
+
+#. core
+msgid "Time warning: {0}. {1}"
+msgstr "Aikavaroitus: {0}. {1}"
+
+#. core
+msgid "Clock hidden; Ctrl-K shows it. Ctrl-T says the time left."
+msgstr "Kello piilossa; Ctrl-K näyttää sen. Ctrl-T kertoo jäljellä olevan ajan."
+
+#. core
+msgid "Clock shown"
+msgstr "Kello näkyvissä"
+
+#. core
+msgid "{0, plural, one {That passphrase is not right (attempt {1}, # try left).} other {That passphrase is not right (attempt {1}, # tries left).}}"
+msgstr "{0, plural, one {Tunnuslause on väärä (yritys {1}, vielä # yritys jäljellä).} other {Tunnuslause on väärä (yritys {1}, vielä # yritystä jäljellä).}}"
+
+#. core
+msgid "{0, plural, one {Wait # second before trying again.} other {Wait # seconds before trying again.}}"
+msgstr "{0, plural, one {Odota # sekunti, ennen kuin yrität uudelleen.} other {Odota # sekuntia, ennen kuin yrität uudelleen.}}"
+
+#. core
+msgid "{0, plural, one {Wait # second before trying the passphrase again.} other {Wait # seconds before trying the passphrase again.}}"
+msgstr "{0, plural, one {Odota # sekunti, ennen kuin syötät tunnuslauseen uudelleen.} other {Odota # sekuntia, ennen kuin syötät tunnuslauseen uudelleen.}}"
+
+#. core
+msgid "{0} of {1} matched"
+msgstr "{0}/{1} paria valittu"
+
+#. core
+msgid "{0} of {1} gaps filled"
+msgstr "{0}/{1} aukkoa täytetty"
+
+#. core
+msgid "{0, plural, one {# word of at least {1}} other {# words of at least {1}}}"
+msgstr "{0, plural, one {# sana, vähintään {1}} other {# sanaa, vähintään {1}}}"
+
+#. core
+msgid "Paused by the proctor — the clock is stopped"
+msgstr "Valvoja pani kokeen tauolle – kello on pysäytetty"
+
+#. core
+msgid "A debugger or tracer attached to this session; ask your proctor"
+msgstr "Tähän istuntoon liitettiin debuggeri tai jäljitin; kysy valvojalta"
+
+#. core
+msgid "Flag removed"
+msgstr "Merkintä poistettu"
+
+#. core
+msgid "Question flagged"
+msgstr "Kysymys merkitty"
+
+#. core
+msgid "In this assessment you answer the question in front of you only"
+msgstr "Tässä kokeessa voit vastata vain näkyvissä olevaan kysymykseen"
+
+#. core
+msgid "Message from the proctor: {0}"
+msgstr "Viesti valvojalta: {0}"
+
+#. core
+msgid "No proctor console watches this room: raise your hand"
+msgstr "Mikään valvontakonsoli ei seuraa tätä salia: viittaa"
+
+#. core
+msgid "Not saved: {0}. Carrel keeps trying; tell your proctor"
+msgstr "Ei tallennettu: {0}. Carrel yrittää uudelleen; kerro valvojalle"
+
+#. core
+msgid "Paste is disabled during this assessment"
+msgstr "Liittäminen ei ole käytössä tässä kokeessa"
+
+#. core
+msgid "Saving works again: every answer is saved"
+msgstr "Tallennus toimii taas: kaikki vastaukset on tallennettu"
+
+#. core
+msgid "That passphrase is not right"
+msgstr "Tunnuslause on väärä"
+
+#. core
+msgid "The passphrase cannot be checked: {0}"
+msgstr "Tunnuslausetta ei voi tarkistaa: {0}"
+
+#. core
+msgid "The proctor added time; this assessment has no time limit"
+msgstr "Valvoja lisäsi aikaa; tässä kokeessa ei ole aikarajaa"
+
+#. core
+msgid "The proctor added {0}: {1} left"
+msgstr "Valvoja lisäsi aikaa ({0}); jäljellä {1}"
+
+#. core
+msgid "The proctor has been called"
+msgstr "Valvoja on kutsuttu"
+
+#. core
+msgid "The proctor is coming"
+msgstr "Valvoja on tulossa"
+
+#. core
+msgid "The proctor resumed the session: the clock runs again"
+msgstr "Valvoja jatkoi istuntoa: kello käy taas"
+
+#. core
+msgid "This assessment does not allow going back"
+msgstr "Tässä kokeessa ei voi palata taaksepäin"
+
+#. core
+msgid "Three wrong passphrases: back to the test; the proctor can try again later"
+msgstr "Kolme väärää tunnuslausetta: takaisin kokeeseen; valvoja voi yrittää myöhemmin uudelleen"
+
+#. core
+msgid "The session cap is reached: no time could be added"
+msgstr "Istunnon enimmäiskesto on täynnä: aikaa ei voitu lisätä"
+
+#. core
+msgid "{0, plural, one {# minute left} other {# minutes left}}"
+msgstr "{0, plural, one {# minuutti jäljellä} other {# minuuttia jäljellä}}"
+
+#. core
+msgid "{0, plural, one {# second left} other {# seconds left}}"
+msgstr "{0, plural, one {# sekunti jäljellä} other {# sekuntia jäljellä}}"
+
+#. core
+msgid "{0, plural, one {Wait # second before trying again} other {Wait # seconds before trying again}}"
+msgstr "{0, plural, one {Odota # sekunti, ennen kuin yrität uudelleen} other {Odota # sekuntia, ennen kuin yrität uudelleen}}"
+
+#. core
+msgid "type the proctor's passphrase (shown as dots)"
+msgstr "kirjoita valvojan tunnuslause (näkyy pisteinä)"
+
+#. core
+msgctxt "keys"
+msgid "a character, ← → Home End, Backspace Delete"
+msgstr "merkki, ← → Home End, Backspace Delete"
+
+#. core
+msgid "back to the question (as Esc)"
+msgstr "takaisin kysymykseen (kuten Esc)"
+
+#. core
+msgctxt "keys"
+msgid "n, Esc or Enter"
+msgstr "n, Esc tai Enter"
+
+#. core
+msgctxt "keys"
+msgid "n or Esc"
+msgstr "n tai Esc"
+
+#. core
+msgctxt "keys"
+msgid "y"
+msgstr "k (tai y)"
+
+#. core
+msgid "next question (a linear test asks before leaving one unanswered)"
+msgstr "seuraava kysymys (lineaarinen koe varmistaa, jos jätät vastaamatta)"
+
+#. core
+msgid "previous question (not in linear tests)"
+msgstr "edellinen kysymys (ei lineaarisissa kokeissa)"
+
+#. core
+msgid "scroll a long question or essay by a page"
+msgstr "vieritä pitkää kysymystä tai esseetä sivu kerrallaan"
+
+#. core
+msgid "flag or unflag the question for review"
+msgstr "merkitse kysymys tarkistettavaksi tai poista merkintä"
+
+#. core
+msgid "review: every question, answered or not, flagged or not; Enter goes to one"
+msgstr "yhteenveto kaikista kysymyksistä vastauksineen ja merkintöineen; Enter avaa valitun"
+
+#. core
+msgid "submit (asks first, naming unanswered and flagged questions)"
+msgstr "palauta (kysyy ensin ja luettelee vastaamattomat ja merkityt kysymykset)"
+
+#. core
+msgid "say the time left in words, and repeat the last time warning"
+msgstr "kerro jäljellä oleva aika sanoin ja toista viimeisin aikavaroitus"
+
+#. core
+msgid "hide or show the clock (time warnings still come)"
+msgstr "piilota tai näytä kello (aikavaroitukset tulevat silti)"
+
+#. core
+msgid "call the proctor (raise your hand); the screen says when the proctor is coming"
+msgstr "kutsu valvoja (viittaa); näytöllä lukee, kun valvoja on tulossa"
+
+#. core
+msgid "ask the proctor to end the session (a practice test asks you to confirm)"
+msgstr "pyydä valvojaa lopettamaan istunto (harjoituskokeessa kysytään vahvistus)"
+
+#. core
+msgid "the list of keys on screen (Esc closes it)"
+msgstr "näppäinluettelo näytöllä (Esc sulkee sen)"
+
+#. core
+msgid "choose a question"
+msgstr "valitse kysymys"
+
+#. core
+msgid "choose a question a page away"
+msgstr "valitse kysymys sivun verran kauempaa"
+
+#. core
+msgid "the first or the last question"
+msgstr "ensimmäinen tai viimeinen kysymys"
+
+#. core
+msgid "go to the chosen question (forward only)"
+msgstr "siirry valittuun kysymykseen (vain eteenpäin)"
+
+#. core
+msgid "go to the chosen question"
+msgstr "siirry valittuun kysymykseen"
+
+#. core
+msgid "back to the question"
+msgstr "takaisin kysymykseen"
+
+#. core
+msgid "submit (asks first)"
+msgstr "palauta (kysyy ensin)"
+
+#. core
+msgid "check the passphrase"
+msgstr "tarkista tunnuslause"
+
+#. core
+msgid "back to the test"
+msgstr "takaisin kokeeseen"
+
+#. core
+msgid "go on to the lock confirmation (once the proctor's passphrase is right, when the test has one)"
+msgstr "jatka lukituksen vahvistukseen (kun valvojan tunnuslause on oikein, jos kokeessa on sellainen)"
+
+#. core
+msgid "leave (nothing is locked yet)"
+msgstr "poistu (mitään ei ole vielä lukittu)"
+
+#. core
+msgid "the keys of the test (Esc closes it)"
+msgstr "kokeen näppäimet (Esc sulkee luettelon)"
+
+#. core
+msgid "the first question"
+msgstr "ensimmäinen kysymys"
+
+#. core
+msgctxt "keys"
+msgid "any key"
+msgstr "mikä tahansa näppäin"
+
+#. core
+msgid "close Carrel"
+msgstr "sulje Carrel"
+
+#. core
+msgctxt "keys"
+msgid "Enter, Esc or q"
+msgstr "Enter, Esc tai q"
+
+#. core
+msgid "close the list"
+msgstr "sulje luettelo"
+
+#. core
+msgctxt "keys"
+msgid "Esc, Enter, F1, Ctrl-G or q"
+msgstr "Esc, Enter, F1, Ctrl-G tai q"
+
+#. core
+msgid "scroll by a line"
+msgstr "vieritä rivi kerrallaan"
+
+#. core
+msgid "scroll by a page"
+msgstr "vieritä sivu kerrallaan"
+
+#. core
+msgctxt "keys"
+msgid "PgUp / PgDn or Space"
+msgstr "PgUp / PgDn tai Space"
+
+#. core
+msgctxt "footer"
+msgid "next"
+msgstr "seuraava"
+
+#. core
+msgctxt "footer"
+msgid "back"
+msgstr "takaisin"
+
+#. core
+msgctxt "footer"
+msgid "flag"
+msgstr "merkitse"
+
+#. core
+msgctxt "footer"
+msgid "review"
+msgstr "yhteenveto"
+
+#. core
+msgctxt "footer"
+msgid "submit"
+msgstr "palauta"
+
+#. core
+msgctxt "footer"
+msgid "help"
+msgstr "ohje"
+
+#. core
+msgctxt "footer"
+msgid "choose"
+msgstr "valitse"
+
+#. core
+msgctxt "footer"
+msgid "go to (forward only)"
+msgstr "avaa (vain eteenpäin)"
+
+#. core
+msgctxt "footer"
+msgid "go to"
+msgstr "avaa"
+
+#. core
+msgctxt "footer"
+msgid "start"
+msgstr "aloita"
+
+#. core
+msgctxt "footer"
+msgid "continue"
+msgstr "jatka"
+
+#. core
+msgctxt "footer"
+msgid "leave"
+msgstr "poistu"
+
+#. core
+msgctxt "footer"
+msgid "close"
+msgstr "sulje"
+
+#. core
+msgctxt "footer"
+msgid "close help"
+msgstr "sulje ohje"
+
+#. core
+msgctxt "footer"
+msgid "scroll"
+msgstr "vieritä"
+
+#. core
+msgid "The question screen"
+msgstr "Kysymysnäkymä"
+
+#. core
+msgid "The review screen"
+msgstr "Yhteenvetonäkymä"
+
+#. core
+msgid "Leave a question unanswered? (linear tests)"
+msgstr "Jätetäänkö kysymys vastaamatta? (lineaariset kokeet)"
+
+#. core
+msgid "Ask your proctor (the proctor's passphrase)"
+msgstr "Kysy valvojalta (valvojan tunnuslause)"
+
+#. core
+msgid "The start screen"
+msgstr "Aloitusnäkymä"
+
+#. core
+msgid "The locked banner"
+msgstr "Lukitusilmoitus"
+
+#. core
+msgid "The receipt"
+msgstr "Palautuskuitti"
+
+#. core
+msgid "The list of keys (F1)"
+msgstr "Näppäinluettelo (F1)"
+
+#. core
+msgid "No question"
+msgstr "Ei kysymystä"
+
+#. core
+msgid "Begin? (the lock confirmation)"
+msgstr "Aloitetaanko? (lukituksen vahvistus)"
+
+#. core
+msgctxt "footer"
+msgid "begin"
+msgstr "aloita"
+
+#. core
+msgid "begin"
+msgstr "aloita"
+
+#. core
+msgid "back"
+msgstr "takaisin"
+
+#. core
+msgid "Submit? (the submit confirmation)"
+msgstr "Palautetaanko? (palautuksen vahvistus)"
+
+#. core
+msgctxt "footer"
+msgid "keep working"
+msgstr "jatka koetta"
+
+#. core
+msgid "submit"
+msgstr "palauta"
+
+#. core
+msgid "keep working"
+msgstr "jatka vastaamista"
+
+#. core
+msgid "End this practice test? (its confirmation)"
+msgstr "Lopetetaanko harjoituskoe? (vahvistus)"
+
+#. core
+msgctxt "footer"
+msgid "end now"
+msgstr "lopeta"
+
+#. core
+msgid "end now"
+msgstr "lopeta nyt"
+
+#. core
+msgctxt "footer"
+msgid "leave it unanswered"
+msgstr "jätä vastaamatta"
+
+#. core
+msgctxt "footer"
+msgid "stay and answer"
+msgstr "jää vastaamaan"
+
+#. core
+msgid "leave it unanswered"
+msgstr "jätä kysymys vastaamatta"
+
+#. core
+msgid "stay and answer"
+msgstr "jää vastaamaan"
+
+#. core
+msgid "Quit the demo? (while a session runs)"
+msgstr "Suljetaanko demo? (kun istunto on käynnissä)"
+
+#. core
+msgctxt "footer"
+msgid "end it and quit"
+msgstr "lopeta ja sulje"
+
+#. core
+msgctxt "footer"
+msgid "stay"
+msgstr "jatka"
+
+#. core
+msgid "end it and quit"
+msgstr "lopeta istunto ja sulje demo"
+
+#. core
+msgid "stay"
+msgstr "jatka demoa"
+
+#. core
+msgid "Session resumed: your answers, flags and time are restored"
+msgstr "Istunto jatkuu: vastauksesi, merkintäsi ja aikasi on palautettu"
+
+#. screens
+msgid "Candidate: {0}"
+msgstr "Kokelas: {0}"
+
+#. screens
+msgid "(not given)"
+msgstr "(ei annettu)"
+
+#. screens
+msgid "{0, plural, one {# question} other {# questions}}"
+msgstr "{0, plural, one {# kysymys} other {# kysymystä}}"
+
+#. screens
+msgid "time allowed {0}"
+msgstr "aikaa {0}"
+
+#. screens
+msgid "no time limit"
+msgstr "ei aikarajaa"
+
+#. screens
+msgid "no going back"
+msgstr "vain eteenpäin"
+
+#. screens
+msgid "move freely between questions"
+msgstr "kysymyksiin voi palata"
+
+#. screens
+msgid "During this assessment"
+msgstr "Kokeen aikana"
+
+#. screens
+msgid "Pasting: blocked and logged"
+msgstr "Liittäminen: estetään ja kirjataan"
+
+#. screens
+msgid "Pasting: allowed"
+msgstr "Liittäminen: sallittu"
+
+#. screens
+msgid "Clipboards: cleared at start and end"
+msgstr "Leikepöydät: tyhjennetään alussa ja lopussa"
+
+#. screens
+msgid "Clipboards: left alone"
+msgstr "Leikepöydät: ei tyhjennetä"
+
+#. screens
+msgid "Ctrl-C: end this practice test (asks first; your answers are kept)"
+msgstr "Ctrl-C: lopeta harjoituskoe (kysyy ensin; vastauksesi säilyvät)"
+
+#. screens
+msgid "Ctrl-C / Ctrl-Z: ask your proctor"
+msgstr "Ctrl-C / Ctrl-Z: kysy valvojalta"
+
+#. screens
+msgid "Ctrl-C / Ctrl-Z: leave (saved, resumable)"
+msgstr "Ctrl-C / Ctrl-Z: poistu (tallentuu, jatkettavissa)"
+
+#. screens
+msgid "Leaving this window: logged"
+msgstr "Ikkunasta poistuminen: kirjataan"
+
+#. screens
+msgid "Leaving this window: not logged"
+msgstr "Ikkunasta poistuminen: ei kirjata"
+
+#. screens
+msgid "tmux/screen: refused"
+msgstr "tmux/screen: estetty"
+
+#. screens
+msgid "tmux/screen: allowed"
+msgstr "tmux/screen: sallittu"
+
+#. screens
+msgid "Injected code, debuggers: refused"
+msgstr "Injektoitu koodi, debuggerit: estetty"
+
+#. screens
+msgid "Injected code: allowed"
+msgstr "Injektoitu koodi: sallittu"
+
+#. screens
+msgid "SSH: refused (local console only)"
+msgstr "SSH: estetty (vain paikallinen konsoli)"
+
+#. screens
+msgid "SSH: allowed"
+msgstr "SSH: sallittu"
+
+#. screens
+msgid "Ends itself after {0} at most"
+msgstr "Päättyy itsestään, kun {0} on kulunut"
+
+#. screens
+msgid "Never offered: autocorrect, spell check, predictive text, lookup, clipboard, extensions."
+msgstr "Ei koskaan käytössä: automaattinen korjaus, oikoluku, sanaehdotukset, haku, leikepöytä, laajennukset."
+
+#. screens
+msgid "Waiting for the proctor to start. Nothing is locked and no time runs yet."
+msgstr "Odotetaan, että valvoja aloittaa kokeen. Mitään ei ole vielä lukittu, eikä aika kulu."
+
+#. screens
+msgid "Seat key: {0} (the proctor checks it before starting)"
+msgstr "Paikka-avain: {0} (valvoja tarkistaa sen ennen aloitusta)"
+
+#. screens
+msgid "The proctor enters the passphrase to start."
+msgstr "Valvoja aloittaa kokeen kirjoittamalla tunnuslauseen."
+
+#. screens
+msgid "Proctor passphrase:"
+msgstr "Valvojan tunnuslause:"
+
+#. screens
+msgid "This terminal will be locked to this test until you submit, for at most {0}."
+msgstr "Tämä pääte lukitaan vain tätä koetta varten, kunnes palautat vastauksesi (enintään {0})."
+
+#. screens
+msgid "Pasting, other programs and leaving with Ctrl-C or Ctrl-Z will not be possible until then."
+msgstr "Siihen asti et voi liittää tekstiä, käyttää muita ohjelmia etkä poistua näppäimillä Ctrl-C tai Ctrl-Z."
+
+#. screens
+msgid "Pasting and other programs will not be possible until then; Ctrl-C asks whether to end this practice test."
+msgstr "Siihen asti et voi liittää tekstiä etkä käyttää muita ohjelmia; Ctrl-C kysyy, lopetetaanko harjoituskoe."
+
+#. screens
+msgid "Begin? {0}/N"
+msgstr "Aloitetaanko? {0}/N"
+
+#. screens
+msgid "This terminal is now locked to Carrel"
+msgstr "Tämä pääte on nyt lukittu Carrelin käyttöön"
+
+#. screens
+msgid "Press any key for the first question."
+msgstr "Paina mitä tahansa näppäintä aloittaaksesi."
+
+#. screens
+msgid "Please enlarge the terminal to at least {0}×{1} (now {2}×{3})."
+msgstr "Suurenna pääte vähintään kokoon {0}×{1} (nyt {2}×{3})."
+
+#. screens
+msgid "Please enlarge the terminal to at least {0}×{1} (now {2}×{3}). Your time keeps counting; keys do nothing until the test fits."
+msgstr "Suurenna pääte vähintään kokoon {0}×{1} (nyt {2}×{3}). Aika kuluu edelleen; näppäimet eivät toimi, ennen kuin koe mahtuu näytölle."
+
+#. screens
+msgid "End this practice test now?"
+msgstr "Lopetetaanko harjoituskoe nyt?"
+
+#. screens
+msgid "Submit? Enlarge the terminal to see what is unanswered"
+msgstr "Palautetaanko? Suurenna pääte nähdäksesi vastaamattomat kysymykset"
+
+#. screens
+msgid "Question {0} of {1}"
+msgstr "Kysymys {0}/{1}"
+
+#. screens
+msgctxt "save"
+msgid "saved"
+msgstr "tallennettu"
+
+#. screens
+msgctxt "save"
+msgid "saving"
+msgstr "tallennetaan"
+
+#. screens
+msgid "not saved ({0}), retrying"
+msgstr "ei tallennettu ({0}), yritetään uudelleen"
+
+#. screens
+msgid "section {0}"
+msgstr "osio {0}"
+
+#. screens
+msgctxt "question state"
+msgid "flagged"
+msgstr "merkitty"
+
+#. screens
+msgid "part answered: {0}"
+msgstr "osittain vastattu: {0}"
+
+#. screens
+msgctxt "question state"
+msgid "part answered"
+msgstr "osittain vastattu"
+
+#. screens
+msgid "paused by the proctor"
+msgstr "valvojan määräämä tauko"
+
+#. screens
+msgctxt "header"
+msgid "paused"
+msgstr "tauolla"
+
+#. screens
+msgctxt "between parts of a line"
+msgid ", "
+msgstr ", "
+
+#. screens
+msgid "Ctrl-T: time left"
+msgstr "Ctrl-T: aikaa jäljellä"
+
+#. screens
+msgid "clock hidden (Ctrl-K)"
+msgstr "kello piilossa (Ctrl-K)"
+
+#. screens
+msgid "proctor called"
+msgstr "valvoja kutsuttu"
+
+#. screens
+msgid "the proctor is coming"
+msgstr "valvoja on tulossa"
+
+#. screens
+msgid "{0, plural, one {# line above} other {# lines above}}: PgUp"
+msgstr "{0, plural, one {# rivi ylempänä} other {# riviä ylempänä}}: PgUp"
+
+#. screens
+msgid "{0, plural, one {# more line below} other {# more lines below}}: PgDn"
+msgstr "{0, plural, one {vielä # rivi alempana} other {vielä # riviä alempana}}: PgDn"
+
+#. screens
+msgid "Question {0} is not answered."
+msgstr "Kysymykseen {0} ei ole vastattu."
+
+#. screens
+msgid "In this test you cannot come back to it. Leave it unanswered?"
+msgstr "Tässä kokeessa et voi palata siihen. Jätetäänkö se vastaamatta?"
+
+#. screens
+msgid "Review: {0} of {1} answered, {2} flagged"
+msgstr "Yhteenveto: {0}/{1} vastattu, {2, plural, one {# merkitty} other {# merkittyä}}"
+
+#. screens
+msgctxt "question state"
+msgid "answered"
+msgstr "vastattu"
+
+#. screens
+msgctxt "question state"
+msgid "not answered"
+msgstr "vastaamatta"
+
+#. screens
+msgctxt "review row"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. screens
+msgid "{0} more above"
+msgstr "ylempänä vielä {0}"
+
+#. screens
+msgid "{0} more below"
+msgstr "alempana vielä {0}"
+
+#. screens
+msgid "Submit your answers now?"
+msgstr "Palautetaanko vastauksesi nyt?"
+
+#. screens
+msgid "Every question is answered."
+msgstr "Kaikkiin kysymyksiin on vastattu."
+
+#. screens
+msgid "Every question has an answer."
+msgstr "Jokaisessa kysymyksessä on vastaus."
+
+#. screens
+msgctxt "question and how much of it is answered"
+msgid "{0} ({1})"
+msgstr "{0} ({1})"
+
+#. screens
+msgctxt "between question numbers"
+msgid ", "
+msgstr ", "
+
+#. screens
+msgid "Not answered: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "Vastaamatta: {0, plural, one {kysymys {1}} other {kysymykset {1}}}"
+
+#. screens
+msgid "{0, plural, one {# question not answered} other {# questions not answered}}; first: {1} …"
+msgstr "{0, plural, one {# kysymys vastaamatta} other {# kysymystä vastaamatta}}; ensimmäiset: {1} …"
+
+#. screens
+msgid "{0, plural, one {# question not answered} other {# questions not answered}}"
+msgstr "{0, plural, one {# kysymys vastaamatta} other {# kysymystä vastaamatta}}"
+
+#. screens
+msgid "Flagged: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "Merkitty: {0, plural, one {kysymys {1}} other {kysymykset {1}}}"
+
+#. screens
+msgid "{0, plural, one {# question flagged} other {# questions flagged}}; first: {1} …"
+msgstr "{0, plural, one {# kysymys merkitty} other {# kysymystä merkitty}}; ensimmäiset: {1} …"
+
+#. screens
+msgid "{0, plural, one {# question flagged} other {# questions flagged}}"
+msgstr "{0, plural, one {# kysymys merkitty} other {# kysymystä merkitty}}"
+
+#. screens
+msgid "Part answered: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "Osittain vastattu: {0, plural, one {kysymys {1}} other {kysymykset {1}}}"
+
+#. screens
+msgid "{0, plural, one {# question part answered} other {# questions part answered}}; first: {1} …"
+msgstr "{0, plural, one {# kysymys osittain vastattu} other {# kysymystä osittain vastattu}}; ensimmäiset: {1} …"
+
+#. screens
+msgid "{0, plural, one {# question part answered} other {# questions part answered}}"
+msgstr "{0, plural, one {# kysymys osittain vastattu} other {# kysymystä osittain vastattu}}"
+
+#. screens
+msgid "{2}: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "{2}: {0, plural, one {kysymys {1}} other {kysymykset {1}}}"
+
+#. screens
+msgid "{2}: {0, plural, one {# question} other {# questions}}; first: {1} …"
+msgstr "{2}: {0, plural, one {# kysymys} other {# kysymystä}}; ensimmäiset: {1} …"
+
+#. screens
+msgid "{2}: {0, plural, one {# question} other {# questions}}"
+msgstr "{2}: {0, plural, one {# kysymys} other {# kysymystä}}"
+
+#. screens
+msgid "Ask your proctor to end this session."
+msgstr "Pyydä valvojaa lopettamaan tämä istunto."
+
+#. screens
+msgid "Your answers are saved. Esc returns to the test."
+msgstr "Vastauksesi on tallennettu. Esc vie takaisin kokeeseen."
+
+#. screens
+msgid "Your answers are kept and submitted as they are."
+msgstr "Vastauksesi säilyvät ja palautetaan sellaisinaan."
+
+#. screens
+msgid "Message from the proctor"
+msgstr "Viesti valvojalta"
+
+#. screens
+msgid "Press any key to close this message."
+msgstr "Sulje viesti painamalla mitä tahansa näppäintä."
+
+#. screens
+msgid "Your answers are saved. Ctrl-T says the time left; F12 calls the proctor."
+msgstr "Vastauksesi on tallennettu. Ctrl-T kertoo jäljellä olevan ajan; F12 kutsuu valvojan."
+
+#. screens
+msgid "Your answers were submitted."
+msgstr "Vastauksesi on palautettu."
+
+#. screens
+msgid "Time is up: your answers were saved and submitted."
+msgstr "Aika loppui: vastauksesi tallennettiin ja palautettiin."
+
+#. screens
+msgid "The proctor ended this session. Your answers were saved."
+msgstr "Valvoja lopetti tämän istunnon. Vastauksesi tallennettiin."
+
+#. screens
+msgid "You ended this practice session. Your answers were saved."
+msgstr "Lopetit tämän harjoitusistunnon. Vastauksesi tallennettiin."
+
+#. screens
+msgctxt "receipt"
+msgid "Candidate"
+msgstr "Kokelas"
+
+#. screens
+msgctxt "receipt"
+msgid "Session"
+msgstr "Istunto"
+
+#. screens
+msgctxt "receipt"
+msgid "Time used"
+msgstr "Käytetty aika"
+
+#. screens
+msgctxt "receipt"
+msgid "Answered"
+msgstr "Vastattu"
+
+#. screens
+msgctxt "receipt"
+msgid "{0} of {1}"
+msgstr "{0}/{1}"
+
+#. screens
+msgctxt "receipt"
+msgid "Score"
+msgstr "Pisteet"
+
+#. screens
+msgid "{0} of {1} points"
+msgstr "{0}/{1} pistettä"
+
+#. screens
+msgid "{0} of {1} points ({2} still to be marked by a person)"
+msgstr "{0}/{1} pistettä ({2} vielä käsin arvioitavana)"
+
+#. screens
+msgid "given by your proctor, who holds the answer key"
+msgstr "valvojalta, jolla on oikeat vastaukset"
+
+#. screens
+msgid "shown once this seat's answers reach the store"
+msgstr "näkyvät, kun tämän paikan vastaukset ovat tietokannassa"
+
+#. screens
+msgid "Tell your proctor: {0}"
+msgstr "Kerro valvojalle: {0}"
+
+#. screens
+msgid "This terminal is no longer locked."
+msgstr "Tämä pääte ei ole enää lukittu."
+
+#. screens
+msgid "Keys"
+msgstr "Näppäimet"
+
+#. screens
+msgid "lines {0}–{1} of {2}"
+msgstr "rivit {0}–{1} / {2}"
+
+#. screens
+msgid "Candidate number: "
+msgstr "Kokelasnumero: "
+
+#. screens
+msgid "Candidate code (not shown): "
+msgstr "Kokelaskoodi (ei näy): "
+
+#. screens
+msgid "Type the number on your candidate card."
+msgstr "Kirjoita kokelaskorttisi numero."
+
+#. screens
+msgid "Candidate {0} is not on the roster of this room. Check the number, or ask the proctor."
+msgstr "Kokelasta {0} ei ole tämän salin nimilistalla. Tarkista numero tai kysy valvojalta."
+
+#. screens
+msgid "That candidate number and code do not match the roster. Check your card, or ask the proctor."
+msgstr "Kokelasnumero ja koodi eivät vastaa nimilistaa. Tarkista korttisi tai kysy valvojalta."
+
+#. screens
+msgid "Candidate {0} is held after too many wrong codes. Ask the proctor."
+msgstr "Kokelas {0} on estetty liian monen väärän koodin jälkeen. Kysy valvojalta."
+
+#. screens
+msgid "Candidate {0} is already seated at {1}; the proctor has been shown both seats. Ask the proctor."
+msgstr "Kokelas {0} istuu jo paikalla {1}; valvoja näkee molemmat paikat. Kysy valvojalta."
+
+#. screens
+msgid "{0} — is this you? {1}/N"
+msgstr "Oletko {0}? {1}/N"
+
+#. screens
+msgid "{0} ({1}) has a session at seat {2}. Ask the proctor to move it to this seat? {3}/N"
+msgstr "{0} ({1}): istunto on käynnissä paikalla {2}. Pyydetäänkö valvojaa siirtämään se tälle paikalle? {3}/N"
+
+#. screens
+msgid "Waiting for the proctor to move your session here from seat {0}."
+msgstr "Odotetaan, että valvoja siirtää istuntosi tänne paikalta {0}."
+
+#. screens
+msgctxt "answer"
+msgid "yes"
+msgstr "kyllä"
+
+#. screens
+msgctxt "identification"
+msgid "no candidate number was given; nothing was started"
+msgstr "kokelasnumeroa ei annettu; mitään ei aloitettu"
+
+#. screens
+msgctxt "identification"
+msgid "no candidate code was given; nothing was started"
+msgstr "kokelaskoodia ei annettu; mitään ei aloitettu"
+
+#. screens
+msgctxt "identification"
+msgid "the candidate was not identified; nothing was started — ask the proctor"
+msgstr "kokelasta ei tunnistettu; mitään ei aloitettu – kysy valvojalta"
+
+#. widgets
+msgctxt "state, then the entry"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. widgets
+msgctxt "the entry, then its state"
+msgid "{0} — {1}"
+msgstr "{0} – {1}"
+
+#. widgets
+msgctxt "state"
+msgid "selected"
+msgstr "valittu"
+
+#. widgets
+msgctxt "state"
+msgid "checked"
+msgstr "rastitettu"
+
+#. widgets
+msgctxt "state"
+msgid "not checked"
+msgstr "ei rastitettu"
+
+#. widgets
+msgctxt "state"
+msgid "chosen"
+msgstr "valittu"
+
+#. widgets
+msgid "Your answer: {0}"
+msgstr "Vastauksesi: {0}"
+
+#. widgets
+msgctxt "answer area"
+msgid "Not answered yet"
+msgstr "Ei vielä vastattu"
+
+#. widgets
+msgid "{0} selected"
+msgstr "{0} valittu"
+
+#. widgets
+msgid "True"
+msgstr "Tosi"
+
+#. widgets
+msgid "False"
+msgstr "Epätosi"
+
+#. widgets
+msgid "{0} checked; {1, plural, one {# checked} other {# checked}}"
+msgstr "{0}: rastitettu; yhteensä {1, plural, one {# rasti} other {# rastia}}"
+
+#. widgets
+msgid "{0} unchecked; {1, plural, one {# checked} other {# checked}}"
+msgstr "{0}: rasti poistettu; yhteensä {1, plural, one {# rasti} other {# rastia}}"
+
+#. widgets
+msgid "Pick all that apply: {0, plural, one {# checked} other {# checked}}. Space or a letter checks or unchecks."
+msgstr "Valitse kaikki sopivat: {0, plural, one {# rasti} other {# rastia}}. Space tai kirjain lisää tai poistaa rastin."
+
+#. widgets
+msgctxt "typed answer"
+msgid "Answer:"
+msgstr "Vastaus:"
+
+#. widgets
+msgid "Not answered yet: type your answer."
+msgstr "Ei vielä vastattu: kirjoita vastauksesi."
+
+#. widgets
+msgid "Not a number yet: use digits, one decimal point or comma, and an optional exponent such as 2e3."
+msgstr "Ei vielä luku: käytä numeroita, yhtä desimaalipistettä tai -pilkkua ja tarvittaessa eksponenttia, esim. 2e3."
+
+#. widgets
+msgid "{0, plural, one {# word} other {# words}}"
+msgstr "{0, plural, one {# sana} other {# sanaa}}"
+
+#. widgets
+msgid "{0} · at least {1}"
+msgstr "{0} · vähintään {1}"
+
+#. widgets
+msgid "{0} · at most {1}"
+msgstr "{0} · enintään {1}"
+
+#. widgets
+msgid "{0} (outside the range)"
+msgstr "{0} (ei sallitulla välillä)"
+
+#. widgets
+msgid "Enter starts a new line; ↑ ↓ move by line; Tab goes to the next question."
+msgstr "Enter aloittaa uuden rivin; ↑ ↓ siirtävät riveittäin; Tab siirtyy seuraavaan kysymykseen."
+
+#. widgets
+msgid "{0} moved to position {1} of {2}"
+msgstr "{0} siirretty sijalle {1}/{2}"
+
+#. widgets
+msgid "{0} is already first"
+msgstr "{0} on jo ensimmäisenä"
+
+#. widgets
+msgid "{0} is already last"
+msgstr "{0} on jo viimeisenä"
+
+#. widgets
+msgid "This order is your answer"
+msgstr "Tämä järjestys on vastauksesi"
+
+#. widgets
+msgid "This order is your answer."
+msgstr "Tämä järjestys on vastauksesi."
+
+#. widgets
+msgid "position {0} of {1}:"
+msgstr "sija {0}/{1}:"
+
+#. widgets
+msgid "Not answered yet: move entries, or Enter to keep this order."
+msgstr "Ei vielä vastattu: siirrä kohtia tai hyväksy tämä järjestys Enterillä."
+
+#. widgets
+msgid "↑ ↓ choose an entry · Shift-↑ ↓ or u / d move it"
+msgstr "↑ ↓ valitse kohta · Shift-↑ ↓ tai u / d siirrä sitä"
+
+#. widgets
+msgid "{0} → {1}"
+msgstr "{0} → {1}"
+
+#. widgets
+msgid "{0}: no match"
+msgstr "{0}: ei paria"
+
+#. widgets
+msgid "no match yet"
+msgstr "ei vielä paria"
+
+#. widgets
+msgid "Choose from: {0}"
+msgstr "Vaihtoehdot: {0}"
+
+#. widgets
+msgid "↑ ↓ choose an entry · ← → or a letter picks its match · Backspace clears"
+msgstr "↑ ↓ valitse kohta · ← → tai kirjain valitsee parin · Backspace tyhjentää"
+
+#. widgets
+msgid "This is the first gap"
+msgstr "Tämä on ensimmäinen aukko"
+
+#. widgets
+msgid "This is the last gap"
+msgstr "Tämä on viimeinen aukko"
+
+#. widgets
+msgid "Gap {0} cleared"
+msgstr "Aukko {0} tyhjennetty"
+
+#. widgets
+msgid "{0}: checked"
+msgstr "{0}: rastitettu"
+
+#. widgets
+msgid "{0}: not checked"
+msgstr "{0}: ei rastitettu"
+
+#. widgets
+msgid "Gap {0} of {1}"
+msgstr "Aukko {0}/{1}"
+
+#. widgets
+msgid "Gap {0} of {1}, after “{2}”"
+msgstr "Aukko {0}/{1}, kohdan ”{2}” jälkeen"
+
+#. widgets
+msgctxt "gap, then its state"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. widgets
+msgid "typed {0}"
+msgstr "kirjoitettu: {0}"
+
+#. widgets
+msgid "empty, type your answer"
+msgstr "tyhjä, kirjoita vastauksesi"
+
+#. widgets
+msgid "nothing checked; ← → and Space, or a letter, check options"
+msgstr "ei rasteja; rastita vaihtoehdot: ← → ja Space tai kirjain"
+
+#. widgets
+msgid "nothing chosen; ← → or a letter choose"
+msgstr "ei valintaa; valitse: ← → tai kirjain"
+
+#. widgets
+msgid "{0} checked"
+msgstr "rastitettu: {0}"
+
+#. widgets
+msgctxt "between checked options"
+msgid ", "
+msgstr ", "
+
+#. widgets
+msgid "{0} chosen"
+msgstr "valittu: {0}"
+
+#. widgets
+msgid "gap {0}"
+msgstr "aukko {0}"
+
+#. widgets
+msgctxt "gap"
+msgid "empty"
+msgstr "tyhjä"
+
+#. widgets
+msgctxt "gap"
+msgid "not chosen"
+msgstr "ei valittu"
+
+#. widgets
+msgctxt "gap"
+msgid "choose ▾"
+msgstr "valitse ▾"
+
+#. widgets
+msgid "{0} of {1, plural, one {# gap} other {# gaps}} filled. ↑ ↓ or Enter: another gap; Tab: the next question."
+msgstr "Aukkoja täytetty {0}/{1}. ↑ ↓ tai Enter: toinen aukko; Tab: seuraava kysymys."
+
+#. widgets
+msgid "A choice question"
+msgstr "Valintakysymys"
+
+#. widgets
+msgid "A true/false question"
+msgstr "Tosi/epätosi-kysymys"
+
+#. widgets
+msgid "A question with several answers"
+msgstr "Kysymys, jossa voi valita useita"
+
+#. widgets
+msgid "A typed answer"
+msgstr "Kirjoitettava vastaus"
+
+#. widgets
+msgid "A number"
+msgstr "Lukuvastaus"
+
+#. widgets
+msgid "An essay"
+msgstr "Essee"
+
+#. widgets
+msgid "An ordering question"
+msgstr "Järjestystehtävä"
+
+#. widgets
+msgid "A matching question"
+msgstr "Yhdistämistehtävä"
+
+#. widgets
+msgid "A text with gaps"
+msgstr "Aukkoteksti"
+
+#. widgets
+msgid "highlight the entry above or below"
+msgstr "korosta ylempi tai alempi kohta"
+
+#. widgets
+msgid "highlight the first or the last entry"
+msgstr "korosta ensimmäinen tai viimeinen kohta"
+
+#. widgets
+msgid "choose the highlighted choice"
+msgstr "valitse korostettu vaihtoehto"
+
+#. widgets
+msgid "choose that choice"
+msgstr "valitse tämä vaihtoehto"
+
+#. widgets
+msgid "check or uncheck the highlighted choice"
+msgstr "lisää tai poista korostetun vaihtoehdon rasti"
+
+#. widgets
+msgid "check or uncheck that choice"
+msgstr "lisää tai poista tämän vaihtoehdon rasti"
+
+#. widgets
+msgid "highlight the other answer"
+msgstr "korosta toinen vastaus"
+
+#. widgets
+msgid "choose the highlighted answer"
+msgstr "valitse korostettu vastaus"
+
+#. widgets
+msgid "choose True"
+msgstr "valitse Tosi"
+
+#. widgets
+msgid "choose False"
+msgstr "valitse Epätosi"
+
+#. widgets
+msgid "type it (printable text)"
+msgstr "kirjoita (näkyvät merkit)"
+
+#. widgets
+msgid "move in the answer"
+msgstr "liiku vastauksessa"
+
+#. widgets
+msgid "delete before or after the cursor"
+msgstr "poista kohdistimen edeltä tai jäljestä"
+
+#. widgets
+msgid "the next question"
+msgstr "seuraava kysymys"
+
+#. widgets
+msgid "start a new line"
+msgstr "aloita uusi rivi"
+
+#. widgets
+msgid "move in the essay, by the lines as shown"
+msgstr "liiku esseessä näytön rivien mukaan"
+
+#. widgets
+msgid "move the highlighted entry up"
+msgstr "siirrä korostettua kohtaa ylöspäin"
+
+#. widgets
+msgid "move the highlighted entry down"
+msgstr "siirrä korostettua kohtaa alaspäin"
+
+#. widgets
+msgid "keep this order as the answer"
+msgstr "hyväksy tämä järjestys vastaukseksi"
+
+#. widgets
+msgid "the next or the previous match, then none"
+msgstr "seuraava tai edellinen pari, sitten ei mitään"
+
+#. widgets
+msgid "that match"
+msgstr "tämä pari"
+
+#. widgets
+msgid "no match"
+msgstr "ei paria"
+
+#. widgets
+msgid "go to the gap before or after"
+msgstr "siirry edelliseen tai seuraavaan aukkoon"
+
+#. widgets
+msgid "the next gap (after the last: the next question)"
+msgstr "seuraava aukko (viimeisen jälkeen: seuraava kysymys)"
+
+#. widgets
+msgid "type it in the gap (printable text)"
+msgstr "kirjoita aukkoon (näkyvät merkit)"
+
+#. widgets
+msgid "move in the gap"
+msgstr "liiku aukossa"
+
+#. widgets
+msgid "clear the gap"
+msgstr "tyhjennä aukko"
+
+#. widgets
+msgid "highlight the option before or after"
+msgstr "korosta edellinen tai seuraava vaihtoehto"
+
+#. widgets
+msgid "choose the option before or after"
+msgstr "valitse edellinen tai seuraava vaihtoehto"
+
+#. widgets
+msgid "check or uncheck the highlighted option"
+msgstr "lisää tai poista korostetun vaihtoehdon rasti"
+
+#. widgets
+msgid "choose the next option"
+msgstr "valitse seuraava vaihtoehto"
+
+#. widgets
+msgid "check or uncheck that option"
+msgstr "lisää tai poista tämän vaihtoehdon rasti"
+
+#. widgets
+msgid "choose that option"
+msgstr "valitse tämä vaihtoehto"
+
+#. widgets
+msgid "move between choices and choose; a letter a, b, c… or a digit picks one directly"
+msgstr "liiku vaihtoehtojen välillä ja valitse; kirjain a, b, c… tai numero valitsee suoraan"
+
+#. widgets
+msgid "move in a typed answer; in an essay Enter starts a new line and ↑ ↓ move by line"
+msgstr "liiku kirjoitetussa vastauksessa; esseessä Enter aloittaa uuden rivin ja ↑ ↓ siirtävät riveittäin"
+
+#. widgets
+msgid "move the highlighted entry of an ordering question up or down"
+msgstr "siirrä järjestystehtävän korostettua kohtaa ylös tai alas"
+
+#. widgets
+msgid "pick the match for the highlighted entry; Backspace clears it"
+msgstr "valitse pari korostetulle kohdalle; Backspace poistaa sen"
+
+#. widgets
+msgid "in a text with gaps: go to the gap above or below (Enter: the next); ← → change a pick"
+msgstr "aukkotekstissä: siirry ylempään tai alempaan aukkoon (Enter: seuraavaan); ← → vaihtavat valintaa"
+
+#. widgets
+msgctxt "keys"
+msgid "Enter or Space"
+msgstr "Enter tai Space"
+
+#. widgets
+msgctxt "keys"
+msgid "a, b, c… or 1, 2, 3…"
+msgstr "a, b, c… tai 1, 2, 3…"
+
+#. widgets
+msgctxt "keys"
+msgid "t, a or 1"
+msgstr "t, a tai 1"
+
+#. widgets
+msgctxt "keys"
+msgid "f, b or 2"
+msgstr "f, b tai 2"
+
+#. widgets
+msgctxt "keys"
+msgid "a character"
+msgstr "merkki"
+
+#. widgets
+msgctxt "keys"
+msgid "Shift-↑, u or -"
+msgstr "Shift-↑, u tai -"
+
+#. widgets
+msgctxt "keys"
+msgid "Shift-↓, d or +"
+msgstr "Shift-↓, d tai +"
+
+#. widgets
+msgctxt "keys"
+msgid "↑ ↓, Enter or Space"
+msgstr "↑ ↓, Enter tai Space"
+
+#. widgets
+msgctxt "keys"
+msgid "Shift-↑ ↓, or u / d"
+msgstr "Shift-↑ ↓ tai u / d"
+
+#. widgets
+msgctxt "keys"
+msgid "← → or a letter"
+msgstr "← → tai kirjain"
+
+#. widgets
+msgctxt "keys"
+msgid "↑ ↓ or Enter, ← →"
+msgstr "↑ ↓ tai Enter, ← →"
+
+#. console
+msgid "Begin session — failed: {0}"
+msgstr "Istunnon aloitus – epäonnistui: {0}"
+
+#. console
+msgid "The journal cannot be read: {0}"
+msgstr "Päiväkirjaa ei voi lukea: {0}"
+
+#. console
+msgid "No session — the lock is free"
+msgstr "Ei istuntoa – lukko on vapaa"
+
+#. console
+msgid "Session active since {0} UTC, lock held by pid {1} (this demo)"
+msgstr "Istunto käynnissä {0} UTC alkaen, lukko: pid {1} (tämä demo)"
+
+#. console
+msgid "Session active since {0} UTC, lock held by pid {1} (another process)"
+msgstr "Istunto käynnissä {0} UTC alkaen, lukko: pid {1} (toinen prosessi)"
+
+#. console
+msgid "Lock held by a session that is starting"
+msgstr "Lukko on käynnistyvän istunnon hallussa"
+
+#. console
+msgid "Workshop test finished"
+msgstr "Työpajakoe suoritettu"
+
+#. console
+msgid "Workshop test ended: {0}"
+msgstr "Työpajakoe keskeytyi: {0}"
+
+#. console
+msgid "Pasteboards cleared {0}: {1}"
+msgstr "Leikepöydät tyhjennetty {0}: {1}"
+
+#. console
+msgctxt "demo log list"
+msgid ", "
+msgstr ", "
+
+#. console
+msgid "Begin session — succeeded"
+msgstr "Istunnon aloitus – onnistui"
+
+#. console
+msgid "Paste blocked: {0, plural, one {# character} other {# characters}}"
+msgstr "Liittäminen estetty: {0, plural, one {# merkki} other {# merkkiä}}"
+
+#. console
+msgid "Paste blocked: {0}"
+msgstr "Liittäminen estetty: {0}"
+
+#. console
+msgid "Focus lost"
+msgstr "Poistuttu ikkunasta"
+
+#. console
+msgid "Focus regained"
+msgstr "Palattu ikkunaan"
+
+#. console
+msgid "End session requested"
+msgstr "Istunnon lopetusta pyydetty"
+
+#. console
+msgid "Leaving blocked: {0}"
+msgstr "Poistuminen estetty: {0}"
+
+#. console
+msgid "Terminal resized to {0}"
+msgstr "Päätteen koko muutettu: {0}"
+
+#. console
+msgid "Session ended"
+msgstr "Istunto päättyi"
+
+#. console
+msgid "Session interrupted: {0}"
+msgstr "Istunto keskeytyi: {0}"
+
+#. console
+msgctxt "interrupted by"
+msgid "terminal lost"
+msgstr "pääte katosi"
+
+#. console
+msgid "A tracer attached to this session: pid {0}"
+msgstr "Jäljitin liittyi tähän istuntoon: pid {0}"
+
+#. console
+msgid "A tracer attached to this session: {0}"
+msgstr "Jäljitin liittyi tähän istuntoon: {0}"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "on entry"
+msgstr "alussa"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "on exit"
+msgstr "lopussa"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "on unlock"
+msgstr "lukitusta avattaessa"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "after a failed begin"
+msgstr "epäonnistuneen aloituksen jälkeen"
+
+#. console
+msgid "no Assessments/workshop.yaml here; start the demo with --workshop FILE"
+msgstr "Assessments/workshop.yaml puuttuu; käynnistä demo valitsimella --workshop TIEDOSTO"
+
+#. console
+msgid "{0} not found"
+msgstr "{0} ei löytynyt"
+
+#. console
+msgid "Please enlarge the terminal to at least {0}×{1}."
+msgstr "Suurenna pääte vähintään kokoon {0}×{1}."
+
+#. console
+msgid "Carrel workshop demo"
+msgstr "Carrel-työpajademo"
+
+#. console
+msgctxt "demo state"
+msgid "Session active"
+msgstr "Istunto käynnissä"
+
+#. console
+msgctxt "demo state"
+msgid "No session"
+msgstr "Ei istuntoa"
+
+#. console
+msgid "Status: {0}"
+msgstr "Tila: {0}"
+
+#. console
+msgid "a session is running"
+msgstr "istunto on käynnissä"
+
+#. console
+msgid "no session"
+msgstr "ei istuntoa"
+
+#. console
+msgid "no workshop file"
+msgstr "ei työpajatiedostoa"
+
+#. console
+msgid "end the session first"
+msgstr "lopeta ensin istunto"
+
+#. console
+msgctxt "demo action"
+msgid "Begin"
+msgstr "Aloita"
+
+#. console
+msgctxt "demo action"
+msgid "End"
+msgstr "Lopeta"
+
+#. console
+msgctxt "demo action"
+msgid "Workshop test"
+msgstr "Työpajakoe"
+
+#. console
+msgctxt "demo action"
+msgid "Quit"
+msgstr "Sulje"
+
+#. console
+msgid "Actions:"
+msgstr "Toiminnot:"
+
+#. console
+msgid "{0} (n/a)"
+msgstr "{0} (ei käytössä)"
+
+#. console
+msgid "Workshop test: {0}"
+msgstr "Työpajakoe: {0}"
+
+#. console
+msgid "Try typing here — try pasting here:"
+msgstr "Kokeile kirjoittaa tähän – kokeile liittää tähän:"
+
+#. console
+msgid "Pasting is blocked while the session runs."
+msgstr "Liittäminen on estetty istunnon ajan."
+
+#. console
+msgid "No session: pasting works here. Begin a session and try again."
+msgstr "Ei istuntoa: liittäminen toimii tässä. Aloita istunto ja kokeile uudelleen."
+
+#. console
+msgid "Policy"
+msgstr "Säännöt"
+
+#. console
+msgid "Event log"
+msgstr "Tapahtumaloki"
+
+#. console
+msgid "{0, plural, one {↑ # earlier line: PgUp} other {↑ # earlier lines: PgUp}}"
+msgstr "{0, plural, one {↑ # aiempi rivi: PgUp} other {↑ # aiempaa riviä: PgUp}}"
+
+#. console
+msgid "{0, plural, one {↓ # newer: PgDn} other {↓ # newer: PgDn}}"
+msgstr "{0, plural, one {↓ # uudempi: PgDn} other {↓ # uudempaa: PgDn}}"
+
+#. console
+msgid "Nothing yet: begin a session."
+msgstr "Ei vielä mitään: aloita istunto."
+
+#. console
+msgctxt "footer entry"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. console
+msgid "A session is running."
+msgstr "Istunto on käynnissä."
+
+#. console
+msgid "Quitting ends it: its answers are kept as a result."
+msgstr "Sulkeminen lopettaa sen: sen vastaukset säilyvät tuloksena."
+
+#. console
+msgid "End the demo session before opening the workshop test"
+msgstr "Lopeta demoistunto, ennen kuin avaat työpajakokeen"
+
+#. console
+msgid "In the demo: {0} begins, {1} ends, {2} opens the workshop test, {3} quits"
+msgstr "Demossa: {0} aloittaa, {1} lopettaa, {2} avaa työpajakokeen, {3} sulkee"
+
+#. console
+msgctxt "footer"
+msgid "end"
+msgstr "lopeta"
+
+#. console
+msgctxt "footer"
+msgid "workshop test"
+msgstr "työpajakoe"
+
+#. console
+msgctxt "footer"
+msgid "quit"
+msgstr "sulje"
+
+#. console
+msgctxt "footer"
+msgid "log"
+msgstr "loki"
+
+#. console
+msgctxt "footer"
+msgid "seat"
+msgstr "paikka"
+
+#. console
+msgctxt "footer"
+msgid "integrity report"
+msgstr "raportti"
+
+#. console
+msgctxt "footer"
+msgid "refresh"
+msgstr "päivitä"
+
+#. console
+msgctxt "footer"
+msgid "back to the seats"
+msgstr "paikkanäkymään"
+
+#. console
+msgctxt "console action"
+msgid "mark"
+msgstr "merkitse"
+
+#. console
+msgctxt "console action"
+msgid "all"
+msgstr "kaikki"
+
+#. console
+msgctxt "console action"
+msgid "start"
+msgstr "aloita"
+
+#. console
+msgctxt "console action"
+msgid "pause"
+msgstr "tauko"
+
+#. console
+msgctxt "console action"
+msgid "resume"
+msgstr "jatka"
+
+#. console
+msgctxt "console action"
+msgid "time"
+msgstr "aika"
+
+#. console
+msgctxt "console action"
+msgid "message"
+msgstr "viesti"
+
+#. console
+msgctxt "console action"
+msgid "hand"
+msgstr "viittaus"
+
+#. console
+msgctxt "console action"
+msgid "end"
+msgstr "lopeta"
+
+#. console
+msgid "Minutes to add:"
+msgstr "Lisättävät minuutit:"
+
+#. console
+msgid "Message:"
+msgstr "Viesti:"
+
+#. console
+msgctxt "time left"
+msgid "under 1 min"
+msgstr "alle 1 min"
+
+#. console
+msgctxt "time left"
+msgid "{0} min"
+msgstr "{0} min"
+
+#. console
+msgctxt "heard"
+msgid "now"
+msgstr "nyt"
+
+#. console
+msgctxt "heard"
+msgid "under 1 min ago"
+msgstr "alle 1 min sitten"
+
+#. console
+msgctxt "heard"
+msgid "{0} min ago"
+msgstr "{0} min sitten"
+
+#. console
+msgctxt "heard"
+msgid "{0} s ago"
+msgstr "{0} s sitten"
+
+#. console
+msgctxt "heard"
+msgid "{0} h ago"
+msgstr "{0} h sitten"
+
+#. console
+msgctxt "seat sentence"
+msgid ", "
+msgstr ", "
+
+#. console
+msgid "Seat {0}, {1}: {2}"
+msgstr "Paikka {0}, {1}: {2}"
+
+#. console
+msgid "Seat {0}: {1}"
+msgstr "Paikka {0}: {1}"
+
+#. console
+msgctxt "seat"
+msgid "marked"
+msgstr "merkitty"
+
+#. console
+msgid "watch only: the test has no proctor key"
+msgstr "vain seuranta: kokeessa ei ole valvojan avainta"
+
+#. console
+msgctxt "seat"
+msgid "unverified"
+msgstr "varmentamaton"
+
+#. console
+msgid "seat key {0}"
+msgstr "paikka-avain {0}"
+
+#. console
+msgid "host {0}"
+msgstr "kone {0}"
+
+#. console
+msgid "{0, plural, one {# command not applied yet} other {# commands not applied yet}}"
+msgstr "{0, plural, one {# komento vielä toteuttamatta} other {# komentoa vielä toteuttamatta}}"
+
+#. console
+msgid "{0} of {1} answered"
+msgstr "{0}/{1} vastattu"
+
+#. console
+msgid "{0} left"
+msgstr "jäljellä {0}"
+
+#. console
+msgid "{0, plural, one {# paste attempt} other {# paste attempts}}"
+msgstr "{0, plural, one {# liittämisyritys} other {# liittämisyritystä}}"
+
+#. console
+msgid "{0, plural, one {# focus loss} other {# focus losses}}"
+msgstr "{0, plural, one {# poistuminen ikkunasta} other {# poistumista ikkunasta}}"
+
+#. console
+msgid "{0, plural, one {# exit attempt} other {# exit attempts}}"
+msgstr "{0, plural, one {# lopetusyritys} other {# lopetusyritystä}}"
+
+#. console
+msgid "last heard {0}"
+msgstr "viimeisin yhteys {0}"
+
+#. console
+msgid "score {0} of {1}"
+msgstr "pisteet {0}/{1}"
+
+#. console
+msgid "{0} to mark"
+msgstr "{0} arvioimatta"
+
+#. console
+msgid "not scored yet (give --test)"
+msgstr "ei vielä pisteytetty (anna --test)"
+
+#. console
+msgid "no score: its result does not verify"
+msgstr "ei pisteitä: tulosta ei voi varmentaa"
+
+#. console
+msgctxt "seat warning"
+msgid "wrong test"
+msgstr "väärä koe"
+
+#. console
+msgctxt "seat warning"
+msgid "unknown machine, held back"
+msgstr "tuntematon kone, odottaa lupaa"
+
+#. console
+msgctxt "seat warning"
+msgid "candidate not identified with a code"
+msgstr "kokelasta ei tunnistettu koodilla"
+
+#. console
+msgctxt "seat warning"
+msgid "candidate not identified with a code, held back"
+msgstr "kokelasta ei tunnistettu koodilla, odottaa lupaa"
+
+#. console
+msgctxt "seat warning"
+msgid "identity unchecked (the roster has no codes)"
+msgstr "henkilöllisyys tarkistamatta (nimilistassa ei ole koodeja)"
+
+#. console
+msgctxt "seat warning"
+msgid "other Carrel, held back"
+msgstr "eri Carrel, odottaa lupaa"
+
+#. console
+msgid "{0}; held back: {1}"
+msgstr "{0}; odottaa lupaa: {1}"
+
+#. console
+msgctxt "seat warning"
+msgid "candidate seated twice"
+msgstr "kokelas kahdella paikalla"
+
+#. console
+msgctxt "seat warning"
+msgid "executable differs from the room's"
+msgstr "ohjelmatiedosto poikkeaa salin omasta"
+
+#. console
+msgctxt "seat warning"
+msgid "no start signed by the proctor"
+msgstr "ei valvojan allekirjoittamaa aloitusta"
+
+#. console
+msgctxt "seat warning"
+msgid "liveness claimed by another connection"
+msgstr "elonmerkit tulevat toisesta yhteydestä"
+
+#. console
+msgid "{0, plural, one {refused # command} other {refused # commands}}"
+msgstr "{0, plural, one {# komento hylätty} other {# komentoa hylätty}}"
+
+#. console
+msgid "{0, plural, one {# record not counted (not written by the seat)} other {# records not counted (not written by the seat)}}"
+msgstr "{0, plural, one {# tietue jätetty laskematta (paikka ei kirjoittanut sitä)} other {# tietuetta jätetty laskematta (paikka ei kirjoittanut niitä)}}"
+
+#. console
+msgid "command {0} refused: {1}"
+msgstr "komento {0} hylätty: {1}"
+
+#. console
+msgid "command {0}"
+msgstr "komento {0}"
+
+#. console
+msgctxt "seat state"
+msgid "not started"
+msgstr "ei aloitettu"
+
+#. console
+msgctxt "seat state"
+msgid "active"
+msgstr "käynnissä"
+
+#. console
+msgctxt "seat state"
+msgid "interrupted"
+msgstr "keskeytynyt"
+
+#. console
+msgctxt "seat state"
+msgid "submitted"
+msgstr "palautettu"
+
+#. console
+msgctxt "seat state"
+msgid "timed out"
+msgstr "aika loppunut"
+
+#. console
+msgctxt "seat state"
+msgid "ended"
+msgstr "päättynyt"
+
+#. console
+msgctxt "seat state"
+msgid "wrong test"
+msgstr "väärä koe"
+
+#. console
+msgctxt "seat state"
+msgid "paused"
+msgstr "tauolla"
+
+#. console
+msgid "asks for help"
+msgstr "pyytää apua"
+
+#. console
+msgid "help coming"
+msgstr "apu tulossa"
+
+#. console
+msgid "refused: candidate seated twice"
+msgstr "hylätty: kokelas kahdella paikalla"
+
+#. console
+msgid "waiting for the start"
+msgstr "odottaa aloitusta"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# interrupted} other {# interrupted}}"
+msgstr "{0, plural, one {# keskeytynyt} other {# keskeytynyttä}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# active} other {# active}}"
+msgstr "{0, plural, one {# käynnissä} other {# käynnissä}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# not started} other {# not started}}"
+msgstr "{0, plural, one {# aloittamatta} other {# aloittamatta}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# submitted} other {# submitted}}"
+msgstr "{0, plural, one {# palautettu} other {# palautettua}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# timed out} other {# timed out}}"
+msgstr "{0, plural, one {# aika loppunut} other {# aika loppunut}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# ended} other {# ended}}"
+msgstr "{0, plural, one {# päättynyt} other {# päättynyttä}}"
+
+#. console
+msgid "{0, plural, one {# seat} other {# seats}}"
+msgstr "{0, plural, one {# paikka} other {# paikkaa}}"
+
+#. console
+msgid "{0} ({1, plural, one {# active with incidents} other {# active with incidents}})"
+msgstr "{0} ({1, plural, one {# käynnissä poikkeamin} other {# käynnissä poikkeamin}})"
+
+#. console
+msgctxt "seat summary"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. console
+msgctxt "column"
+msgid "seat"
+msgstr "paikka"
+
+#. console
+msgctxt "column"
+msgid "candidate"
+msgstr "kokelas"
+
+#. console
+msgctxt "column"
+msgid "status"
+msgstr "tila"
+
+#. console
+msgctxt "column"
+msgid "answered"
+msgstr "vastattu"
+
+#. console
+msgctxt "column"
+msgid "left"
+msgstr "aikaa"
+
+#. console
+msgctxt "column"
+msgid "pst foc ext"
+msgstr "lii ikk lop"
+
+#. console
+msgctxt "column"
+msgid "heard"
+msgstr "yhteys"
+
+#. console
+msgid "Make this window at least {0} × {1} to see the seats."
+msgstr "Suurenna tämä ikkuna vähintään kokoon {0} × {1}, jotta paikat näkyvät."
+
+#. console
+msgid "Carrel proctor — room {0}"
+msgstr "Carrel-valvonta – sali {0}"
+
+#. console
+msgid "Carrel proctor — every room"
+msgstr "Carrel-valvonta – kaikki salit"
+
+#. console
+msgid "No seats yet. Seats appear here when they begin with --shared --room {0}."
+msgstr "Ei vielä paikkoja. Paikat näkyvät tässä, kun ne aloittavat valitsimella --shared --room {0}."
+
+#. console
+msgid "No seats yet. Seats appear here when they begin with --shared."
+msgstr "Ei vielä paikkoja. Paikat näkyvät tässä, kun ne aloittavat valitsimella --shared."
+
+#. console
+msgid "connecting to the shared store…"
+msgstr "yhdistetään yhteiseen tietokantaan…"
+
+#. console
+msgid "store connected"
+msgstr "tietokanta yhdistetty"
+
+#. console
+msgid "updated {0}"
+msgstr "päivitetty {0}"
+
+#. console
+msgid "no answer"
+msgstr "ei vastausta"
+
+#. console
+msgid "store not reachable: {0}; retrying; seats as of {1}"
+msgstr "tietokanta ei vastaa: {0}; yritetään uudelleen; paikkojen tila klo {1}"
+
+#. console
+msgid "store not reachable: {0}; retrying"
+msgstr "tietokanta ei vastaa: {0}; yritetään uudelleen"
+
+#. console
+msgid "Integrity report — seat {0}, {1}"
+msgstr "Valvontaraportti – paikka {0}, {1}"
+
+#. console
+msgid "Integrity report — seat {0}"
+msgstr "Valvontaraportti – paikka {0}"
+
+#. console
+msgid "Session {0} · {1} — {2}"
+msgstr "Istunto {0} · {1} – {2}"
+
+#. console
+msgid "The events cannot be read now: {0}. Esc, then Enter to try again."
+msgstr "Tapahtumia ei voi nyt lukea: {0}. Esc ja sitten Enter: yritä uudelleen."
+
+#. console
+msgid "Reading the seat's events…"
+msgstr "Luetaan paikan tapahtumia…"
+
+#. console
+msgid "Timeline"
+msgstr "Aikajana"
+
+#. console
+msgctxt "integrity report"
+msgid "paste attempts"
+msgstr "liittämisyritykset"
+
+#. console
+msgctxt "integrity report"
+msgid "focus losses"
+msgstr "poistumiset ikkunasta"
+
+#. console
+msgctxt "integrity report"
+msgid "exit attempts"
+msgstr "lopetusyritykset"
+
+#. console
+msgctxt "integrity report"
+msgid "wrong passphrases"
+msgstr "väärät tunnuslauseet"
+
+#. console
+msgctxt "integrity report"
+msgid "interruptions"
+msgstr "keskeytykset"
+
+#. console
+msgctxt "integrity report"
+msgid "pasteboards"
+msgstr "leikepöydät"
+
+#. console
+msgctxt "integrity report"
+msgid "moved"
+msgstr "siirrot"
+
+#. console
+msgid "Records: verified — every record and the result were written by this seat"
+msgstr "Tietueet: varmennettu – jokainen tietue ja tulos on tämän paikan kirjoittama"
+
+#. console
+msgid "Records: every record so far was written by this seat (no result yet)"
+msgstr "Tietueet: kaikki tähänastiset tietueet ovat tämän paikan kirjoittamia (ei vielä tulosta)"
+
+#. console
+msgid "Records: NOT verified"
+msgstr "Tietueet: EI VARMENNETTU"
+
+#. console
+msgid "{0} not sent: {1}"
+msgstr "Komentoa ”{0}” ei lähetetty: {1}"
+
+#. console
+msgid "{0} sent to seat {1} (command {2})"
+msgstr "Komento ”{0}” lähetetty paikalle {1} (nro {2})"
+
+#. console
+msgid "{0} sent to {1, plural, one {# seat} other {# seats}} (command {2})"
+msgstr "Komento ”{0}” lähetetty {1, plural, one {# paikalle} other {# paikalle}} (nro {2})"
+
+#. console
+msgid "Sending {0} to seat {1}…"
+msgstr "Lähetetään komentoa ”{0}” paikalle {1}…"
+
+#. console
+msgid "Sending {0} to {1, plural, one {# seat} other {# seats}}…"
+msgstr "Lähetetään komentoa ”{0}” {1, plural, one {# paikalle} other {# paikalle}}…"
+
+#. console
+msgctxt "command"
+msgid "start"
+msgstr "aloitus"
+
+#. console
+msgctxt "command"
+msgid "pause"
+msgstr "tauko"
+
+#. console
+msgctxt "command"
+msgid "resume"
+msgstr "jatko"
+
+#. console
+msgctxt "command"
+msgid "time"
+msgstr "lisäaika"
+
+#. console
+msgctxt "command"
+msgid "message"
+msgstr "viesti"
+
+#. console
+msgctxt "command"
+msgid "end"
+msgstr "lopetus"
+
+#. console
+msgctxt "command"
+msgid "acknowledge"
+msgstr "viittauksen kuittaus"
+
+#. console
+msgctxt "command"
+msgid "move"
+msgstr "siirto"
+
+#. console
+msgctxt "command"
+msgid "lost"
+msgstr "lopetus (paikka menetetty)"
+
+#. console
+msgid "Cancelled"
+msgstr "Peruttu"
+
+#. console
+msgid "Give whole minutes from 1 to 600"
+msgstr "Anna kokonaisia minuutteja väliltä 1–600"
+
+#. console
+msgid "Nothing sent: the message is empty"
+msgstr "Mitään ei lähetetty: viesti on tyhjä"
+
+#. console
+msgid "Nothing ended"
+msgstr "Mitään ei lopetettu"
+
+#. console
+msgctxt "console action"
+msgid "move"
+msgstr "siirrä"
+
+#. console
+msgctxt "console action"
+msgid "lost"
+msgstr "menetetty"
+
+#. console
+msgid "Move the session at {0} to the waiting seat:"
+msgstr "Siirrä paikan {0} istunto odottavalle paikalle:"
+
+#. console
+msgid "Move the session from {0} to {1} (its keys go to {1}; {0} can write nothing more)? {2}/N"
+msgstr "Siirretäänkö istunto paikalta {0} paikalle {1} (sen avaimet siirtyvät paikalle {1}; {0} ei voi enää kirjoittaa mitään)? {2}/N"
+
+#. console
+msgid "End the session at {0} as lost (the seat will not come back; its result is made from the store)? {1}/N"
+msgstr "Lopetetaanko paikan {0} istunto menetettynä (paikka ei palaa; tulos muodostetaan tietokannasta)? {1}/N"
+
+#. console
+msgid "Nothing moved"
+msgstr "Mitään ei siirretty"
+
+#. console
+msgid "Nothing moved: seat {0} is still connected (it did not die)"
+msgstr "Mitään ei siirretty: paikka {0} on yhä yhteydessä (se ei kaatunut)"
+
+#. console
+msgid "ended by the proctor, seat lost"
+msgstr "valvoja lopetti, paikka menetetty"
+
+#. console
+msgid "{0} asks to move from {1} to {2}"
+msgstr "{0} pyytää siirtoa paikalta {1} paikalle {2}"
+
+#. console
+msgid "moved {0}"
+msgstr "siirretty: {0}"
+
+#. console
+msgid "Nothing to move: seat {0} has no running or interrupted session"
+msgstr "Ei siirrettävää: paikalla {0} ei ole käynnissä olevaa tai keskeytynyttä istuntoa"
+
+#. console
+msgid "Select the seat that died, or a spare that asks to move"
+msgstr "Valitse kaatunut paikka tai siirtoa pyytävä varapaikka"
+
+#. console
+msgid "Nothing ended: select a running or interrupted seat"
+msgstr "Mitään ei lopetettu: valitse käynnissä oleva tai keskeytynyt paikka"
+
+#. console
+msgid "Nothing moved: no seat {0} waits in the room"
+msgstr "Mitään ei siirretty: salissa ei odota paikkaa {0}"
+
+#. console
+msgid "Moving the session from {0} to {1}…"
+msgstr "Siirretään istuntoa paikalta {0} paikalle {1}…"
+
+#. console
+msgid "Ending the session at {0} as lost…"
+msgstr "Lopetetaan paikan {0} istuntoa menetettynä…"
+
+#. console
+msgid "End the sessions of {0, plural, one {# seat} other {# seats}} (answers are kept and scored): {1}? {2}/N"
+msgstr "Lopetetaanko {0, plural, one {# paikan istunto} other {# paikan istunnot}} (vastaukset säilyvät ja pisteytetään): {1}? {2}/N"
+
+#. console
+msgid "Start {0, plural, one {# seat} other {# seats}} and send each its keys: {1}? {2}/N"
+msgstr "Aloitetaanko koe {0, plural, one {# paikalla} other {# paikalla}} ja lähetetäänkö kullekin sen avaimet: {1}? {2}/N"
+
+#. console
+msgid "Pause {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "Pidetäänkö tauko {0, plural, one {# paikalla} other {# paikalla}}: {1}? {2}/N"
+
+#. console
+msgid "Continue {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "Jatketaanko koetta {0, plural, one {# paikalla} other {# paikalla}}: {1}? {2}/N"
+
+#. console
+msgid "Acknowledge the hands of {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "{0, plural, one {Kuitataanko viittaus # paikalta} other {Kuitataanko viittaukset # paikalta}}: {1}? {2}/N"
+
+#. console
+msgid "Add {0} min for {1, plural, one {# seat} other {# seats}}: {2}? {3}/N"
+msgstr "Lisätäänkö {0} min aikaa {1, plural, one {# paikalle} other {# paikalle}}: {2}? {3}/N"
+
+#. console
+msgid "Send the message to {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "Lähetetäänkö viesti {0, plural, one {# paikalle} other {# paikalle}}: {1}? {2}/N"
+
+#. console
+msgid "Send {0} to {1, plural, one {# seat} other {# seats}}: {2}? {3}/N"
+msgstr "Lähetetäänkö komento ”{0}” {1, plural, one {# paikalle} other {# paikalle}}: {2}? {3}/N"
+
+#. console
+msgid "{0} and {1} more"
+msgstr "{0} ja {1, plural, one {# muu} other {# muuta}}"
+
+#. console
+msgid "Nothing sent"
+msgstr "Mitään ei lähetetty"
+
+#. console
+msgid "Nothing sent: no seat chosen is running"
+msgstr "Mitään ei lähetetty: yksikään valituista paikoista ei ole käynnissä"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# paused} other {# paused}}"
+msgstr "{0, plural, one {# tauolla} other {# tauolla}}"
+
+#. console
+msgid "{0, plural, one {# asks for help} other {# ask for help}}"
+msgstr "{0, plural, one {# pyytää apua} other {# pyytää apua}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# held back} other {# held back}}"
+msgstr "{0, plural, one {# odottaa lupaa} other {# odottaa lupaa}}"
+
+#. console
+msgctxt "column"
+msgid "seat key"
+msgstr "paikka-avain"
+
+#. console
+msgctxt "column"
+msgid "host"
+msgstr "kone"
+
+#. console
+msgid "Nothing started"
+msgstr "Mitään ei aloitettu"
+
+#. console
+msgctxt "policy"
+msgid "paste block"
+msgstr "liittäminen estetty"
+
+#. console
+msgctxt "policy"
+msgid "paste allow"
+msgstr "liittäminen sallittu"
+
+#. console
+msgctxt "policy"
+msgid "pasteboards clear"
+msgstr "leikepöydät tyhjennetään"
+
+#. console
+msgctxt "policy"
+msgid "pasteboards keep"
+msgstr "leikepöydät säilytetään"
+
+#. console
+msgctxt "policy"
+msgid "multiplexer refuse"
+msgstr "tmux/screen estetty"
+
+#. console
+msgctxt "policy"
+msgid "multiplexer allow"
+msgstr "tmux/screen sallittu"
+
+#. console
+msgctxt "policy"
+msgid "extensions refuse"
+msgstr "injektoitu koodi estetty"
+
+#. console
+msgctxt "policy"
+msgid "extensions allow"
+msgstr "injektoitu koodi sallittu"
+
+#. console
+msgctxt "policy"
+msgid "suspend block"
+msgstr "Ctrl-C/Ctrl-Z estetty"
+
+#. console
+msgctxt "policy"
+msgid "suspend allow"
+msgstr "Ctrl-C/Ctrl-Z sallittu"
+
+#. console
+msgctxt "policy"
+msgid "focus log"
+msgstr "ikkunasta poistuminen kirjataan"
+
+#. console
+msgctxt "policy"
+msgid "focus ignore"
+msgstr "ikkunasta poistumista ei kirjata"
+
+#. console
+msgctxt "policy"
+msgid "remote allow"
+msgstr "SSH sallittu"
+
+#. console
+msgctxt "policy"
+msgid "remote refuse"
+msgstr "SSH estetty"
+
+#. console
+msgctxt "policy"
+msgid "max_duration {0}"
+msgstr "enimmäiskesto {0}"
+
+#. console
+msgctxt "policy"
+msgid "shared optional"
+msgstr "tietokanta valinnainen"
+
+#. console
+msgctxt "policy"
+msgid "shared required"
+msgstr "tietokanta pakollinen"
+
+"""####),
+        (code: "zh-Hans", name: "简体中文", text: ####"""
+# Carrel's messages: Chinese (Simplified).
+msgid ""
+msgstr ""
+"Project-Id-Version: Carrel\n"
+"Report-Msgid-Bugs-To: the Carrel project\n"
+"POT-Creation-Date: 2026-11-28 12:00+0000\n"
+"PO-Revision-Date: 2026-11-28 12:00+0000\n"
+"Last-Translator: Carrel translators\n"
+"Language-Team: Chinese (Simplified)\n"
+"Language: zh_Hans\n"
+"MIME-Version: 1.0\n"
+"Content-Type: text/plain; charset=UTF-8\n"
+"Content-Transfer-Encoding: 8bit\n"
+"Plural-Forms: nplurals=1; plural=0;\n"
+"X-Carrel-Name: 简体中文\n"
+"X-Carrel-Plural-Rules: \n"
+
+#. core
+msgid "{0, plural, one {# hour} other {# hours}}"
+msgstr "{0, plural, other {#小时}}"
+
+#. core
+msgid "{0, plural, one {# minute} other {# minutes}}"
+msgstr "{0, plural, other {#分钟}}"
+
+#. core
+msgid "{0, plural, one {# second} other {# seconds}}"
+msgstr "{0, plural, other {#秒}}"
+
+#. core
+msgctxt "between units of time"
+msgid " "
+msgstr ""
+
+#. core
+msgctxt "decimal separator"
+msgid "."
+msgstr "."
+
+#. core
+msgctxt "list separator"
+msgid ", "
+msgstr "、"
+
+#. core
+msgid "{0} and {1}"
+msgstr "{0}和{1}"
+
+#. core
+msgid "{0}: {1}"
+msgstr "{0}：{1}"
+
+#. core
+msgctxt "key"
+msgid "y"
+msgstr "y"
+
+#. core
+msgid "No time limit"
+msgstr "不限时"
+
+#. core
+msgctxt "clock"
+msgid "{0} left"
+msgstr "剩余{0}"
+
+#. core
+msgctxt "time in words"
+msgid "{0} left"
+msgstr "还剩{0}"
+
+#. core
+msgid "Waiting for the proctor to start"
+msgstr "等待监考老师开始考试"
+
+#. core
+msgid "Time warning: {0}. {1}"
+msgstr "时间提醒：{0}。{1}"
+
+#. core
+msgid "Clock hidden; Ctrl-K shows it. Ctrl-T says the time left."
+msgstr "时钟已隐藏；按 Ctrl-K 显示，按 Ctrl-T 报告剩余时间。"
+
+#. core
+msgid "Clock shown"
+msgstr "时钟已显示"
+
+#. core
+msgid "{0, plural, one {That passphrase is not right (attempt {1}, # try left).} other {That passphrase is not right (attempt {1}, # tries left).}}"
+msgstr "{0, plural, other {口令不正确（第{1}次，还可再试#次）。}}"
+
+#. core
+msgid "{0, plural, one {Wait # second before trying again.} other {Wait # seconds before trying again.}}"
+msgstr "{0, plural, other {请等待#秒后再试。}}"
+
+#. core
+msgid "{0, plural, one {Wait # second before trying the passphrase again.} other {Wait # seconds before trying the passphrase again.}}"
+msgstr "{0, plural, other {请等待#秒后再输入口令。}}"
+
+#. core
+msgid "{0} of {1} matched"
+msgstr "已配对{0}/{1}组"
+
+#. core
+msgid "{0} of {1} gaps filled"
+msgstr "已填{0}/{1}空"
+
+#. core
+msgid "{0, plural, one {# word of at least {1}} other {# words of at least {1}}}"
+msgstr "{0, plural, other {#词，至少需{1}词}}"
+
+#. core
+msgid "Paused by the proctor — the clock is stopped"
+msgstr "监考老师已暂停考试——计时已停止"
+
+#. core
+msgid "A debugger or tracer attached to this session; ask your proctor"
+msgstr "有调试或跟踪程序接入了本场考试，请联系监考老师"
+
+#. core
+msgid "Flag removed"
+msgstr "已取消标记"
+
+#. core
+msgid "Question flagged"
+msgstr "已标记此题"
+
+#. core
+msgid "In this assessment you answer the question in front of you only"
+msgstr "本场考试只能作答当前这道题"
+
+#. core
+msgid "Message from the proctor: {0}"
+msgstr "监考老师消息：{0}"
+
+#. core
+msgid "No proctor console watches this room: raise your hand"
+msgstr "本考场没有监考控制台，请举手示意"
+
+#. core
+msgid "Not saved: {0}. Carrel keeps trying; tell your proctor"
+msgstr "未保存：{0}。Carrel 正在重试，请告知监考老师"
+
+#. core
+msgid "Paste is disabled during this assessment"
+msgstr "本场考试禁止粘贴"
+
+#. core
+msgid "Saving works again: every answer is saved"
+msgstr "保存已恢复：所有答案均已保存"
+
+#. core
+msgid "That passphrase is not right"
+msgstr "口令不正确"
+
+#. core
+msgid "The passphrase cannot be checked: {0}"
+msgstr "无法验证口令：{0}"
+
+#. core
+msgid "The proctor added time; this assessment has no time limit"
+msgstr "监考老师已加时；本场考试不限时"
+
+#. core
+msgid "The proctor added {0}: {1} left"
+msgstr "监考老师加时{0}，还剩{1}"
+
+#. core
+msgid "The proctor has been called"
+msgstr "已呼叫监考老师"
+
+#. core
+msgid "The proctor is coming"
+msgstr "监考老师马上就到"
+
+#. core
+msgid "The proctor resumed the session: the clock runs again"
+msgstr "监考老师已恢复考试，计时继续"
+
+#. core
+msgid "This assessment does not allow going back"
+msgstr "本场考试不能返回上一题"
+
+#. core
+msgid "Three wrong passphrases: back to the test; the proctor can try again later"
+msgstr "口令错误三次：已返回考试，监考老师可稍后再试"
+
+#. core
+msgid "The session cap is reached: no time could be added"
+msgstr "已达考试时长上限，无法加时"
+
+#. core
+msgid "{0, plural, one {# minute left} other {# minutes left}}"
+msgstr "{0, plural, other {还剩#分钟}}"
+
+#. core
+msgid "{0, plural, one {# second left} other {# seconds left}}"
+msgstr "{0, plural, other {还剩#秒}}"
+
+#. core
+msgid "{0, plural, one {Wait # second before trying again} other {Wait # seconds before trying again}}"
+msgstr "{0, plural, other {请等待#秒后再试}}"
+
+#. core
+msgid "type the proctor's passphrase (shown as dots)"
+msgstr "输入监考老师的口令（显示为圆点）"
+
+#. core
+msgctxt "keys"
+msgid "a character, ← → Home End, Backspace Delete"
+msgstr "字符键、← → Home End、Backspace Delete"
+
+#. core
+msgid "back to the question (as Esc)"
+msgstr "返回题目（同 Esc）"
+
+#. core
+msgctxt "keys"
+msgid "n, Esc or Enter"
+msgstr "n、Esc 或 Enter"
+
+#. core
+msgctxt "keys"
+msgid "n or Esc"
+msgstr "n 或 Esc"
+
+#. core
+msgctxt "keys"
+msgid "y"
+msgstr "y"
+
+#. core
+msgid "next question (a linear test asks before leaving one unanswered)"
+msgstr "下一题（不可返回的考试会在留空前确认）"
+
+#. core
+msgid "previous question (not in linear tests)"
+msgstr "上一题（不可返回的考试中不可用）"
+
+#. core
+msgid "scroll a long question or essay by a page"
+msgstr "长题目或论述答案按页滚动"
+
+#. core
+msgid "flag or unflag the question for review"
+msgstr "标记此题以便检查，或取消标记"
+
+#. core
+msgid "review: every question, answered or not, flagged or not; Enter goes to one"
+msgstr "检查：列出全部题目及作答、标记情况；Enter 转到所选题"
+
+#. core
+msgid "submit (asks first, naming unanswered and flagged questions)"
+msgstr "交卷（先确认，并列出未答和已标记的题）"
+
+#. core
+msgid "say the time left in words, and repeat the last time warning"
+msgstr "用文字报出剩余时间，并重复上次时间提醒"
+
+#. core
+msgid "hide or show the clock (time warnings still come)"
+msgstr "隐藏或显示时钟（时间提醒照常出现）"
+
+#. core
+msgid "call the proctor (raise your hand); the screen says when the proctor is coming"
+msgstr "呼叫监考老师（举手）；监考老师前来时屏幕会提示"
+
+#. core
+msgid "ask the proctor to end the session (a practice test asks you to confirm)"
+msgstr "请监考老师结束考试（练习测试会请你确认）"
+
+#. core
+msgid "the list of keys on screen (Esc closes it)"
+msgstr "屏幕上的按键列表（Esc 关闭）"
+
+#. core
+msgid "choose a question"
+msgstr "选择题目"
+
+#. core
+msgid "choose a question a page away"
+msgstr "按页选择题目"
+
+#. core
+msgid "the first or the last question"
+msgstr "第一题或最后一题"
+
+#. core
+msgid "go to the chosen question (forward only)"
+msgstr "转到所选题（仅限后面的题）"
+
+#. core
+msgid "go to the chosen question"
+msgstr "转到所选题"
+
+#. core
+msgid "back to the question"
+msgstr "返回题目"
+
+#. core
+msgid "submit (asks first)"
+msgstr "交卷（先确认）"
+
+#. core
+msgid "check the passphrase"
+msgstr "验证口令"
+
+#. core
+msgid "back to the test"
+msgstr "返回考试"
+
+#. core
+msgid "go on to the lock confirmation (once the proctor's passphrase is right, when the test has one)"
+msgstr "进入锁定确认（如考试设有监考口令，须先输对）"
+
+#. core
+msgid "leave (nothing is locked yet)"
+msgstr "离开（尚未锁定任何内容）"
+
+#. core
+msgid "the keys of the test (Esc closes it)"
+msgstr "考试按键列表（Esc 关闭）"
+
+#. core
+msgid "the first question"
+msgstr "第一题"
+
+#. core
+msgctxt "keys"
+msgid "any key"
+msgstr "任意键"
+
+#. core
+msgid "close Carrel"
+msgstr "关闭 Carrel"
+
+#. core
+msgctxt "keys"
+msgid "Enter, Esc or q"
+msgstr "Enter、Esc 或 q"
+
+#. core
+msgid "close the list"
+msgstr "关闭列表"
+
+#. core
+msgctxt "keys"
+msgid "Esc, Enter, F1, Ctrl-G or q"
+msgstr "Esc、Enter、F1、Ctrl-G 或 q"
+
+#. core
+msgid "scroll by a line"
+msgstr "按行滚动"
+
+#. core
+msgid "scroll by a page"
+msgstr "按页滚动"
+
+#. core
+msgctxt "keys"
+msgid "PgUp / PgDn or Space"
+msgstr "PgUp / PgDn 或 Space"
+
+#. core
+msgctxt "footer"
+msgid "next"
+msgstr "下一题"
+
+#. core
+msgctxt "footer"
+msgid "back"
+msgstr "返回"
+
+#. core
+msgctxt "footer"
+msgid "flag"
+msgstr "标记"
+
+#. core
+msgctxt "footer"
+msgid "review"
+msgstr "检查"
+
+#. core
+msgctxt "footer"
+msgid "submit"
+msgstr "交卷"
+
+#. core
+msgctxt "footer"
+msgid "help"
+msgstr "帮助"
+
+#. core
+msgctxt "footer"
+msgid "choose"
+msgstr "选择"
+
+#. core
+msgctxt "footer"
+msgid "go to (forward only)"
+msgstr "跳转（仅限后面）"
+
+#. core
+msgctxt "footer"
+msgid "go to"
+msgstr "跳转"
+
+#. core
+msgctxt "footer"
+msgid "start"
+msgstr "开始"
+
+#. core
+msgctxt "footer"
+msgid "continue"
+msgstr "继续"
+
+#. core
+msgctxt "footer"
+msgid "leave"
+msgstr "离开"
+
+#. core
+msgctxt "footer"
+msgid "close"
+msgstr "关闭"
+
+#. core
+msgctxt "footer"
+msgid "close help"
+msgstr "关闭帮助"
+
+#. core
+msgctxt "footer"
+msgid "scroll"
+msgstr "滚动"
+
+#. core
+msgid "The question screen"
+msgstr "答题页面"
+
+#. core
+msgid "The review screen"
+msgstr "检查页面"
+
+#. core
+msgid "Leave a question unanswered? (linear tests)"
+msgstr "留空此题？（不可返回的考试）"
+
+#. core
+msgid "Ask your proctor (the proctor's passphrase)"
+msgstr "请监考老师处理（监考口令）"
+
+#. core
+msgid "The start screen"
+msgstr "开始页面"
+
+#. core
+msgid "The locked banner"
+msgstr "锁定提示"
+
+#. core
+msgid "The receipt"
+msgstr "交卷回执"
+
+#. core
+msgid "The list of keys (F1)"
+msgstr "按键列表（F1）"
+
+#. core
+msgid "No question"
+msgstr "无题目"
+
+#. core
+msgid "Begin? (the lock confirmation)"
+msgstr "开始吗？（锁定确认）"
+
+#. core
+msgctxt "footer"
+msgid "begin"
+msgstr "开始"
+
+#. core
+msgid "begin"
+msgstr "开始"
+
+#. core
+msgid "back"
+msgstr "返回"
+
+#. core
+msgid "Submit? (the submit confirmation)"
+msgstr "交卷吗？（交卷确认）"
+
+#. core
+msgctxt "footer"
+msgid "keep working"
+msgstr "继续作答"
+
+#. core
+msgid "submit"
+msgstr "交卷"
+
+#. core
+msgid "keep working"
+msgstr "继续作答"
+
+#. core
+msgid "End this practice test? (its confirmation)"
+msgstr "结束此练习测试？（确认）"
+
+#. core
+msgctxt "footer"
+msgid "end now"
+msgstr "立即结束"
+
+#. core
+msgid "end now"
+msgstr "立即结束"
+
+#. core
+msgctxt "footer"
+msgid "leave it unanswered"
+msgstr "留空"
+
+#. core
+msgctxt "footer"
+msgid "stay and answer"
+msgstr "作答此题"
+
+#. core
+msgid "leave it unanswered"
+msgstr "留空此题"
+
+#. core
+msgid "stay and answer"
+msgstr "留在此题作答"
+
+#. core
+msgid "Quit the demo? (while a session runs)"
+msgstr "退出演示？（会话进行中）"
+
+#. core
+msgctxt "footer"
+msgid "end it and quit"
+msgstr "结束并退出"
+
+#. core
+msgctxt "footer"
+msgid "stay"
+msgstr "不退出"
+
+#. core
+msgid "end it and quit"
+msgstr "结束会话并退出"
+
+#. core
+msgid "stay"
+msgstr "继续演示"
+
+#. core
+msgid "Session resumed: your answers, flags and time are restored"
+msgstr "考试已恢复：你的答案、标记和时间均已还原"
+
+#. screens
+msgid "Candidate: {0}"
+msgstr "考生：{0}"
+
+#. screens
+msgid "(not given)"
+msgstr "（未提供）"
+
+#. screens
+msgid "{0, plural, one {# question} other {# questions}}"
+msgstr "{0, plural, other {共#题}}"
+
+#. screens
+msgid "time allowed {0}"
+msgstr "限时{0}"
+
+#. screens
+msgid "no time limit"
+msgstr "不限时"
+
+#. screens
+msgid "no going back"
+msgstr "不能返回上一题"
+
+#. screens
+msgid "move freely between questions"
+msgstr "可在题目间自由切换"
+
+#. screens
+msgid "During this assessment"
+msgstr "考试期间"
+
+#. screens
+msgid "Pasting: blocked and logged"
+msgstr "粘贴：禁止并记录"
+
+#. screens
+msgid "Pasting: allowed"
+msgstr "粘贴：允许"
+
+#. screens
+msgid "Clipboards: cleared at start and end"
+msgstr "剪贴板：开始和结束时清空"
+
+#. screens
+msgid "Clipboards: left alone"
+msgstr "剪贴板：保持不变"
+
+#. screens
+msgid "Ctrl-C: end this practice test (asks first; your answers are kept)"
+msgstr "Ctrl-C：结束此练习测试（先确认；答案会保留）"
+
+#. screens
+msgid "Ctrl-C / Ctrl-Z: ask your proctor"
+msgstr "Ctrl-C / Ctrl-Z：请找监考老师"
+
+#. screens
+msgid "Ctrl-C / Ctrl-Z: leave (saved, resumable)"
+msgstr "Ctrl-C / Ctrl-Z：离开（已保存，可继续）"
+
+#. screens
+msgid "Leaving this window: logged"
+msgstr "离开此窗口：会被记录"
+
+#. screens
+msgid "Leaving this window: not logged"
+msgstr "离开此窗口：不记录"
+
+#. screens
+msgid "tmux/screen: refused"
+msgstr "tmux/screen：禁止"
+
+#. screens
+msgid "tmux/screen: allowed"
+msgstr "tmux/screen：允许"
+
+#. screens
+msgid "Injected code, debuggers: refused"
+msgstr "注入代码、调试器：禁止"
+
+#. screens
+msgid "Injected code: allowed"
+msgstr "注入代码：允许"
+
+#. screens
+msgid "SSH: refused (local console only)"
+msgstr "SSH：禁止（仅限本机控制台）"
+
+#. screens
+msgid "SSH: allowed"
+msgstr "SSH：允许"
+
+#. screens
+msgid "Ends itself after {0} at most"
+msgstr "最多{0}后自动结束"
+
+#. screens
+msgid "Never offered: autocorrect, spell check, predictive text, lookup, clipboard, extensions."
+msgstr "不提供：自动更正、拼写检查、联想输入、查词、剪贴板、扩展。"
+
+#. screens
+msgid "Waiting for the proctor to start. Nothing is locked and no time runs yet."
+msgstr "等待监考老师开始考试。尚未锁定，也尚未计时。"
+
+#. screens
+msgid "Seat key: {0} (the proctor checks it before starting)"
+msgstr "座位密钥：{0}（开考前监考老师会核对）"
+
+#. screens
+msgid "The proctor enters the passphrase to start."
+msgstr "由监考老师输入口令开始考试。"
+
+#. screens
+msgid "Proctor passphrase:"
+msgstr "监考口令："
+
+#. screens
+msgid "This terminal will be locked to this test until you submit, for at most {0}."
+msgstr "在你交卷之前，本终端只能用于此考试，最长{0}。"
+
+#. screens
+msgid "Pasting, other programs and leaving with Ctrl-C or Ctrl-Z will not be possible until then."
+msgstr "在此之前，不能粘贴、使用其他程序，也不能用 Ctrl-C 或 Ctrl-Z 退出。"
+
+#. screens
+msgid "Pasting and other programs will not be possible until then; Ctrl-C asks whether to end this practice test."
+msgstr "在此之前，不能粘贴或使用其他程序；按 Ctrl-C 会询问是否结束此练习测试。"
+
+#. screens
+msgid "Begin? {0}/N"
+msgstr "开始考试吗？{0}/N"
+
+#. screens
+msgid "This terminal is now locked to Carrel"
+msgstr "本终端已锁定，只能使用 Carrel"
+
+#. screens
+msgid "Press any key for the first question."
+msgstr "按任意键显示第一题。"
+
+#. screens
+msgid "Please enlarge the terminal to at least {0}×{1} (now {2}×{3})."
+msgstr "请将终端放大到至少{0}×{1}（当前{2}×{3}）。"
+
+#. screens
+msgid "Please enlarge the terminal to at least {0}×{1} (now {2}×{3}). Your time keeps counting; keys do nothing until the test fits."
+msgstr "请将终端放大到至少{0}×{1}（当前{2}×{3}）。计时仍在继续；终端放大到足够尺寸前，按键无效。"
+
+#. screens
+msgid "End this practice test now?"
+msgstr "现在结束此练习测试吗？"
+
+#. screens
+msgid "Submit? Enlarge the terminal to see what is unanswered"
+msgstr "交卷吗？放大终端可查看哪些题未答"
+
+#. screens
+msgid "Question {0} of {1}"
+msgstr "第{0}题，共{1}题"
+
+#. screens
+msgctxt "save"
+msgid "saved"
+msgstr "已保存"
+
+#. screens
+msgctxt "save"
+msgid "saving"
+msgstr "保存中"
+
+#. screens
+msgid "not saved ({0}), retrying"
+msgstr "未保存（{0}），正在重试"
+
+#. screens
+msgid "section {0}"
+msgstr "部分：{0}"
+
+#. screens
+msgctxt "question state"
+msgid "flagged"
+msgstr "已标记"
+
+#. screens
+msgid "part answered: {0}"
+msgstr "部分作答：{0}"
+
+#. screens
+msgctxt "question state"
+msgid "part answered"
+msgstr "部分作答"
+
+#. screens
+msgid "paused by the proctor"
+msgstr "监考老师已暂停"
+
+#. screens
+msgctxt "header"
+msgid "paused"
+msgstr "已暂停"
+
+#. screens
+msgctxt "between parts of a line"
+msgid ", "
+msgstr "，"
+
+#. screens
+msgid "Ctrl-T: time left"
+msgstr "Ctrl-T：剩余时间"
+
+#. screens
+msgid "clock hidden (Ctrl-K)"
+msgstr "时钟已隐藏（Ctrl-K）"
+
+#. screens
+msgid "proctor called"
+msgstr "已呼叫监考老师"
+
+#. screens
+msgid "the proctor is coming"
+msgstr "监考老师马上就到"
+
+#. screens
+msgid "{0, plural, one {# line above} other {# lines above}}: PgUp"
+msgstr "{0, plural, other {上方还有#行}}：PgUp"
+
+#. screens
+msgid "{0, plural, one {# more line below} other {# more lines below}}: PgDn"
+msgstr "{0, plural, other {下方还有#行}}：PgDn"
+
+#. screens
+msgid "Question {0} is not answered."
+msgstr "第{0}题尚未作答。"
+
+#. screens
+msgid "In this test you cannot come back to it. Leave it unanswered?"
+msgstr "本场考试不能再返回此题。确定留空吗？"
+
+#. screens
+msgid "Review: {0} of {1} answered, {2} flagged"
+msgstr "检查：已答{0}/{1}题，已标记{2}题"
+
+#. screens
+msgctxt "question state"
+msgid "answered"
+msgstr "已答"
+
+#. screens
+msgctxt "question state"
+msgid "not answered"
+msgstr "未答"
+
+#. screens
+msgctxt "review row"
+msgid "{0}: {1}"
+msgstr "{0}：{1}"
+
+#. screens
+msgid "{0} more above"
+msgstr "上方还有{0}题"
+
+#. screens
+msgid "{0} more below"
+msgstr "下方还有{0}题"
+
+#. screens
+msgid "Submit your answers now?"
+msgstr "现在交卷吗？"
+
+#. screens
+msgid "Every question is answered."
+msgstr "所有题目均已作答。"
+
+#. screens
+msgid "Every question has an answer."
+msgstr "每道题都已有答案。"
+
+#. screens
+msgctxt "question and how much of it is answered"
+msgid "{0} ({1})"
+msgstr "第{0}题（{1}）"
+
+#. screens
+msgctxt "between question numbers"
+msgid ", "
+msgstr "、"
+
+#. screens
+msgid "Not answered: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "未答：{0, plural, other {第{1}题}}"
+
+#. screens
+msgid "{0, plural, one {# question not answered} other {# questions not answered}}; first: {1} …"
+msgstr "{0, plural, other {#题未答}}：{1} …"
+
+#. screens
+msgid "{0, plural, one {# question not answered} other {# questions not answered}}"
+msgstr "{0, plural, other {#题未答}}"
+
+#. screens
+msgid "Flagged: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "已标记：{0, plural, other {第{1}题}}"
+
+#. screens
+msgid "{0, plural, one {# question flagged} other {# questions flagged}}; first: {1} …"
+msgstr "{0, plural, other {#题已标记}}：{1} …"
+
+#. screens
+msgid "{0, plural, one {# question flagged} other {# questions flagged}}"
+msgstr "{0, plural, other {#题已标记}}"
+
+#. screens
+msgid "Part answered: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "部分作答：{0, plural, other {{1}}}"
+
+#. screens
+msgid "{0, plural, one {# question part answered} other {# questions part answered}}; first: {1} …"
+msgstr "{0, plural, other {#题部分作答}}：{1} …"
+
+#. screens
+msgid "{0, plural, one {# question part answered} other {# questions part answered}}"
+msgstr "{0, plural, other {#题部分作答}}"
+
+#. screens
+msgid "{2}: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "{2}：{0, plural, other {第{1}题}}"
+
+#. screens
+msgid "{2}: {0, plural, one {# question} other {# questions}}; first: {1} …"
+msgstr "{2}：{0, plural, other {#题}}（{1} …）"
+
+#. screens
+msgid "{2}: {0, plural, one {# question} other {# questions}}"
+msgstr "{2}：{0, plural, other {#题}}"
+
+#. screens
+msgid "Ask your proctor to end this session."
+msgstr "请监考老师来结束本场考试。"
+
+#. screens
+msgid "Your answers are saved. Esc returns to the test."
+msgstr "你的答案已保存。按 Esc 返回考试。"
+
+#. screens
+msgid "Your answers are kept and submitted as they are."
+msgstr "你的答案会保留，并按当前内容提交。"
+
+#. screens
+msgid "Message from the proctor"
+msgstr "监考老师消息"
+
+#. screens
+msgid "Press any key to close this message."
+msgstr "按任意键关闭此消息。"
+
+#. screens
+msgid "Your answers are saved. Ctrl-T says the time left; F12 calls the proctor."
+msgstr "你的答案已保存。Ctrl-T 报告剩余时间；F12 呼叫监考老师。"
+
+#. screens
+msgid "Your answers were submitted."
+msgstr "已交卷。"
+
+#. screens
+msgid "Time is up: your answers were saved and submitted."
+msgstr "时间到：你的答案已保存并提交。"
+
+#. screens
+msgid "The proctor ended this session. Your answers were saved."
+msgstr "监考老师已结束本场考试。你的答案已保存。"
+
+#. screens
+msgid "You ended this practice session. Your answers were saved."
+msgstr "你已结束本次练习。你的答案已保存。"
+
+#. screens
+msgctxt "receipt"
+msgid "Candidate"
+msgstr "考生"
+
+#. screens
+msgctxt "receipt"
+msgid "Session"
+msgstr "会话"
+
+#. screens
+msgctxt "receipt"
+msgid "Time used"
+msgstr "用时"
+
+#. screens
+msgctxt "receipt"
+msgid "Answered"
+msgstr "已答"
+
+#. screens
+msgctxt "receipt"
+msgid "{0} of {1}"
+msgstr "{0}/{1}"
+
+#. screens
+msgctxt "receipt"
+msgid "Score"
+msgstr "得分"
+
+#. screens
+msgid "{0} of {1} points"
+msgstr "{0}分（满分{1}分）"
+
+#. screens
+msgid "{0} of {1} points ({2} still to be marked by a person)"
+msgstr "{0}分（满分{1}分；另有{2}分待人工批阅）"
+
+#. screens
+msgid "given by your proctor, who holds the answer key"
+msgstr "由掌握标准答案的监考老师评分"
+
+#. screens
+msgid "shown once this seat's answers reach the store"
+msgstr "本座位答案上传到存储后显示"
+
+#. screens
+msgid "Tell your proctor: {0}"
+msgstr "请告知监考老师：{0}"
+
+#. screens
+msgid "This terminal is no longer locked."
+msgstr "本终端已解除锁定。"
+
+#. screens
+msgid "Keys"
+msgstr "按键"
+
+#. screens
+msgid "lines {0}–{1} of {2}"
+msgstr "第{0}–{1}行，共{2}行"
+
+#. screens
+msgid "Candidate number: "
+msgstr "考号： "
+
+#. screens
+msgid "Candidate code (not shown): "
+msgstr "考生码（不显示）： "
+
+#. screens
+msgid "Type the number on your candidate card."
+msgstr "请输入准考证上的考号。"
+
+#. screens
+msgid "Candidate {0} is not on the roster of this room. Check the number, or ask the proctor."
+msgstr "考号 {0} 不在本考场名单中。请核对考号，或询问监考老师。"
+
+#. screens
+msgid "That candidate number and code do not match the roster. Check your card, or ask the proctor."
+msgstr "考号与考生码和名单不符。请核对准考证，或询问监考老师。"
+
+#. screens
+msgid "Candidate {0} is held after too many wrong codes. Ask the proctor."
+msgstr "考号 {0} 因考生码输错次数过多已被锁定。请询问监考老师。"
+
+#. screens
+msgid "Candidate {0} is already seated at {1}; the proctor has been shown both seats. Ask the proctor."
+msgstr "考生 {0} 已在座位 {1} 就座；监考老师那里已显示这两个座位。请询问监考老师。"
+
+#. screens
+msgid "{0} — is this you? {1}/N"
+msgstr "{0}——是你本人吗？{1}/N"
+
+#. screens
+msgid "{0} ({1}) has a session at seat {2}. Ask the proctor to move it to this seat? {3}/N"
+msgstr "{0}（{1}）在座位 {2} 有一场考试。要请监考老师把它移到本座位吗？{3}/N"
+
+#. screens
+msgid "Waiting for the proctor to move your session here from seat {0}."
+msgstr "正在等待监考老师把你的考试从座位 {0} 移到这里。"
+
+#. screens
+msgctxt "answer"
+msgid "yes"
+msgstr "是"
+
+#. screens
+msgctxt "identification"
+msgid "no candidate number was given; nothing was started"
+msgstr "未输入考号，考试未开始"
+
+#. screens
+msgctxt "identification"
+msgid "no candidate code was given; nothing was started"
+msgstr "未输入考生码，考试未开始"
+
+#. screens
+msgctxt "identification"
+msgid "the candidate was not identified; nothing was started — ask the proctor"
+msgstr "未能确认考生身份，考试未开始——请询问监考老师"
+
+#. widgets
+msgctxt "state, then the entry"
+msgid "{0}: {1}"
+msgstr "{0}：{1}"
+
+#. widgets
+msgctxt "the entry, then its state"
+msgid "{0} — {1}"
+msgstr "{0}（{1}）"
+
+#. widgets
+msgctxt "state"
+msgid "selected"
+msgstr "已选"
+
+#. widgets
+msgctxt "state"
+msgid "checked"
+msgstr "已勾选"
+
+#. widgets
+msgctxt "state"
+msgid "not checked"
+msgstr "未勾选"
+
+#. widgets
+msgctxt "state"
+msgid "chosen"
+msgstr "已选"
+
+#. widgets
+msgid "Your answer: {0}"
+msgstr "你的答案：{0}"
+
+#. widgets
+msgctxt "answer area"
+msgid "Not answered yet"
+msgstr "尚未作答"
+
+#. widgets
+msgid "{0} selected"
+msgstr "已选：{0}"
+
+#. widgets
+msgid "True"
+msgstr "正确"
+
+#. widgets
+msgid "False"
+msgstr "错误"
+
+#. widgets
+msgid "{0} checked; {1, plural, one {# checked} other {# checked}}"
+msgstr "已勾选 {0}；共勾选{1, plural, other {#项}}"
+
+#. widgets
+msgid "{0} unchecked; {1, plural, one {# checked} other {# checked}}"
+msgstr "已取消勾选 {0}；共勾选{1, plural, other {#项}}"
+
+#. widgets
+msgid "Pick all that apply: {0, plural, one {# checked} other {# checked}}. Space or a letter checks or unchecks."
+msgstr "选出所有符合题意的选项：已勾选{0, plural, other {#项}}。按 Space 或字母键勾选或取消。"
+
+#. widgets
+msgctxt "typed answer"
+msgid "Answer:"
+msgstr "答案："
+
+#. widgets
+msgid "Not answered yet: type your answer."
+msgstr "尚未作答：请输入答案。"
+
+#. widgets
+msgid "Not a number yet: use digits, one decimal point or comma, and an optional exponent such as 2e3."
+msgstr "还不是有效数字：请用数字、最多一个小数点或逗号，可带指数（如 2e3）。"
+
+#. widgets
+msgid "{0, plural, one {# word} other {# words}}"
+msgstr "{0, plural, other {#词}}"
+
+#. widgets
+msgid "{0} · at least {1}"
+msgstr "{0} · 至少{1}词"
+
+#. widgets
+msgid "{0} · at most {1}"
+msgstr "{0} · 最多{1}词"
+
+#. widgets
+msgid "{0} (outside the range)"
+msgstr "{0}（超出范围）"
+
+#. widgets
+msgid "Enter starts a new line; ↑ ↓ move by line; Tab goes to the next question."
+msgstr "Enter 换行；↑ ↓ 按行移动；Tab 转到下一题。"
+
+#. widgets
+msgid "{0} moved to position {1} of {2}"
+msgstr "{0} 已移到第{1}位（共{2}项）"
+
+#. widgets
+msgid "{0} is already first"
+msgstr "{0} 已在最前"
+
+#. widgets
+msgid "{0} is already last"
+msgstr "{0} 已在最后"
+
+#. widgets
+msgid "This order is your answer"
+msgstr "此顺序即为你的答案"
+
+#. widgets
+msgid "This order is your answer."
+msgstr "此顺序即为你的答案。"
+
+#. widgets
+msgid "position {0} of {1}:"
+msgstr "第{0}位（共{1}项）："
+
+#. widgets
+msgid "Not answered yet: move entries, or Enter to keep this order."
+msgstr "尚未作答：移动各项，或按 Enter 保留此顺序。"
+
+#. widgets
+msgid "↑ ↓ choose an entry · Shift-↑ ↓ or u / d move it"
+msgstr "↑ ↓ 选择项目 · Shift-↑ ↓ 或 u / d 移动"
+
+#. widgets
+msgid "{0} → {1}"
+msgstr "{0} → {1}"
+
+#. widgets
+msgid "{0}: no match"
+msgstr "{0}：未配对"
+
+#. widgets
+msgid "no match yet"
+msgstr "尚未配对"
+
+#. widgets
+msgid "Choose from: {0}"
+msgstr "可选：{0}"
+
+#. widgets
+msgid "↑ ↓ choose an entry · ← → or a letter picks its match · Backspace clears"
+msgstr "↑ ↓ 选择项目 · ← → 或字母键选配对项 · Backspace 清除"
+
+#. widgets
+msgid "This is the first gap"
+msgstr "这是第一个空"
+
+#. widgets
+msgid "This is the last gap"
+msgstr "这是最后一个空"
+
+#. widgets
+msgid "Gap {0} cleared"
+msgstr "第{0}空已清空"
+
+#. widgets
+msgid "{0}: checked"
+msgstr "{0}：已勾选"
+
+#. widgets
+msgid "{0}: not checked"
+msgstr "{0}：未勾选"
+
+#. widgets
+msgid "Gap {0} of {1}"
+msgstr "第{0}空，共{1}空"
+
+#. widgets
+msgid "Gap {0} of {1}, after “{2}”"
+msgstr "第{0}空，共{1}空，在“{2}”之后"
+
+#. widgets
+msgctxt "gap, then its state"
+msgid "{0}: {1}"
+msgstr "{0}：{1}"
+
+#. widgets
+msgid "typed {0}"
+msgstr "已填：{0}"
+
+#. widgets
+msgid "empty, type your answer"
+msgstr "未填，请输入答案"
+
+#. widgets
+msgid "nothing checked; ← → and Space, or a letter, check options"
+msgstr "未勾选；用 ← → 和 Space 或字母键勾选选项"
+
+#. widgets
+msgid "nothing chosen; ← → or a letter choose"
+msgstr "未选择；用 ← → 或字母键选择"
+
+#. widgets
+msgid "{0} checked"
+msgstr "已勾选：{0}"
+
+#. widgets
+msgctxt "between checked options"
+msgid ", "
+msgstr "、"
+
+#. widgets
+msgid "{0} chosen"
+msgstr "已选：{0}"
+
+#. widgets
+msgid "gap {0}"
+msgstr "第{0}空"
+
+#. widgets
+msgctxt "gap"
+msgid "empty"
+msgstr "未填"
+
+#. widgets
+msgctxt "gap"
+msgid "not chosen"
+msgstr "未选"
+
+#. widgets
+msgctxt "gap"
+msgid "choose ▾"
+msgstr "选择 ▾"
+
+#. widgets
+msgid "{0} of {1, plural, one {# gap} other {# gaps}} filled. ↑ ↓ or Enter: another gap; Tab: the next question."
+msgstr "已填{0}/{1, plural, other {#空}}。↑ ↓ 或 Enter：换一个空；Tab：下一题。"
+
+#. widgets
+msgid "A choice question"
+msgstr "单选题"
+
+#. widgets
+msgid "A true/false question"
+msgstr "判断题"
+
+#. widgets
+msgid "A question with several answers"
+msgstr "多选题"
+
+#. widgets
+msgid "A typed answer"
+msgstr "简答题"
+
+#. widgets
+msgid "A number"
+msgstr "数值题"
+
+#. widgets
+msgid "An essay"
+msgstr "论述题"
+
+#. widgets
+msgid "An ordering question"
+msgstr "排序题"
+
+#. widgets
+msgid "A matching question"
+msgstr "配对题"
+
+#. widgets
+msgid "A text with gaps"
+msgstr "填空题"
+
+#. widgets
+msgid "highlight the entry above or below"
+msgstr "高亮上一项或下一项"
+
+#. widgets
+msgid "highlight the first or the last entry"
+msgstr "高亮第一项或最后一项"
+
+#. widgets
+msgid "choose the highlighted choice"
+msgstr "选择高亮的选项"
+
+#. widgets
+msgid "choose that choice"
+msgstr "选择该选项"
+
+#. widgets
+msgid "check or uncheck the highlighted choice"
+msgstr "勾选或取消勾选高亮的选项"
+
+#. widgets
+msgid "check or uncheck that choice"
+msgstr "勾选或取消勾选该选项"
+
+#. widgets
+msgid "highlight the other answer"
+msgstr "高亮另一个答案"
+
+#. widgets
+msgid "choose the highlighted answer"
+msgstr "选择高亮的答案"
+
+#. widgets
+msgid "choose True"
+msgstr "选择“正确”"
+
+#. widgets
+msgid "choose False"
+msgstr "选择“错误”"
+
+#. widgets
+msgid "type it (printable text)"
+msgstr "直接输入（可打印字符）"
+
+#. widgets
+msgid "move in the answer"
+msgstr "在答案中移动光标"
+
+#. widgets
+msgid "delete before or after the cursor"
+msgstr "删除光标前或后的字符"
+
+#. widgets
+msgid "the next question"
+msgstr "下一题"
+
+#. widgets
+msgid "start a new line"
+msgstr "换行"
+
+#. widgets
+msgid "move in the essay, by the lines as shown"
+msgstr "在论述答案中按显示的行移动"
+
+#. widgets
+msgid "move the highlighted entry up"
+msgstr "上移高亮的项"
+
+#. widgets
+msgid "move the highlighted entry down"
+msgstr "下移高亮的项"
+
+#. widgets
+msgid "keep this order as the answer"
+msgstr "以此顺序作为答案"
+
+#. widgets
+msgid "the next or the previous match, then none"
+msgstr "上一个或下一个配对项，然后是不配对"
+
+#. widgets
+msgid "that match"
+msgstr "该配对项"
+
+#. widgets
+msgid "no match"
+msgstr "不配对"
+
+#. widgets
+msgid "go to the gap before or after"
+msgstr "转到上一个或下一个空"
+
+#. widgets
+msgid "the next gap (after the last: the next question)"
+msgstr "下一个空（最后一个空之后：下一题）"
+
+#. widgets
+msgid "type it in the gap (printable text)"
+msgstr "在此空内输入（可打印字符）"
+
+#. widgets
+msgid "move in the gap"
+msgstr "在此空内移动光标"
+
+#. widgets
+msgid "clear the gap"
+msgstr "清除此空所填内容"
+
+#. widgets
+msgid "highlight the option before or after"
+msgstr "高亮上一个或下一个选项"
+
+#. widgets
+msgid "choose the option before or after"
+msgstr "选择上一个或下一个选项"
+
+#. widgets
+msgid "check or uncheck the highlighted option"
+msgstr "勾选或取消勾选高亮的选项"
+
+#. widgets
+msgid "choose the next option"
+msgstr "选择下一个选项"
+
+#. widgets
+msgid "check or uncheck that option"
+msgstr "勾选或取消勾选该选项"
+
+#. widgets
+msgid "choose that option"
+msgstr "选择该选项"
+
+#. widgets
+msgid "move between choices and choose; a letter a, b, c… or a digit picks one directly"
+msgstr "在选项间移动并选择；按字母 a, b, c… 或数字可直接选择"
+
+#. widgets
+msgid "move in a typed answer; in an essay Enter starts a new line and ↑ ↓ move by line"
+msgstr "在输入的答案中移动；论述题中 Enter 换行，↑ ↓ 按行移动"
+
+#. widgets
+msgid "move the highlighted entry of an ordering question up or down"
+msgstr "在排序题中上移或下移高亮的项"
+
+#. widgets
+msgid "pick the match for the highlighted entry; Backspace clears it"
+msgstr "为高亮的项选择配对项；Backspace 清除"
+
+#. widgets
+msgid "in a text with gaps: go to the gap above or below (Enter: the next); ← → change a pick"
+msgstr "填空题：转到上方或下方的空（Enter：下一个）；← → 更改选择"
+
+#. widgets
+msgctxt "keys"
+msgid "Enter or Space"
+msgstr "Enter 或 Space"
+
+#. widgets
+msgctxt "keys"
+msgid "a, b, c… or 1, 2, 3…"
+msgstr "a, b, c… 或 1, 2, 3…"
+
+#. widgets
+msgctxt "keys"
+msgid "t, a or 1"
+msgstr "t, a 或 1"
+
+#. widgets
+msgctxt "keys"
+msgid "f, b or 2"
+msgstr "f, b 或 2"
+
+#. widgets
+msgctxt "keys"
+msgid "a character"
+msgstr "字符键"
+
+#. widgets
+msgctxt "keys"
+msgid "Shift-↑, u or -"
+msgstr "Shift-↑, u 或 -"
+
+#. widgets
+msgctxt "keys"
+msgid "Shift-↓, d or +"
+msgstr "Shift-↓, d 或 +"
+
+#. widgets
+msgctxt "keys"
+msgid "↑ ↓, Enter or Space"
+msgstr "↑ ↓, Enter 或 Space"
+
+#. widgets
+msgctxt "keys"
+msgid "Shift-↑ ↓, or u / d"
+msgstr "Shift-↑ ↓ 或 u / d"
+
+#. widgets
+msgctxt "keys"
+msgid "← → or a letter"
+msgstr "← → 或字母键"
+
+#. widgets
+msgctxt "keys"
+msgid "↑ ↓ or Enter, ← →"
+msgstr "↑ ↓ 或 Enter, ← →"
+
+#. console
+msgid "Begin session — failed: {0}"
+msgstr "开始会话——失败：{0}"
+
+#. console
+msgid "The journal cannot be read: {0}"
+msgstr "无法读取日志：{0}"
+
+#. console
+msgid "No session — the lock is free"
+msgstr "无会话——锁未被占用"
+
+#. console
+msgid "Session active since {0} UTC, lock held by pid {1} (this demo)"
+msgstr "会话自 {0} UTC 起运行，锁由 pid {1} 持有（本演示）"
+
+#. console
+msgid "Session active since {0} UTC, lock held by pid {1} (another process)"
+msgstr "会话自 {0} UTC 起运行，锁由 pid {1} 持有（其他进程）"
+
+#. console
+msgid "Lock held by a session that is starting"
+msgstr "锁由正在启动的会话持有"
+
+#. console
+msgid "Workshop test finished"
+msgstr "工作坊测试已完成"
+
+#. console
+msgid "Workshop test ended: {0}"
+msgstr "工作坊测试已结束：{0}"
+
+#. console
+msgid "Pasteboards cleared {0}: {1}"
+msgstr "{0}清空剪贴板：{1}"
+
+#. console
+msgctxt "demo log list"
+msgid ", "
+msgstr "、"
+
+#. console
+msgid "Begin session — succeeded"
+msgstr "开始会话——成功"
+
+#. console
+msgid "Paste blocked: {0, plural, one {# character} other {# characters}}"
+msgstr "已阻止粘贴：{0, plural, other {#个字符}}"
+
+#. console
+msgid "Paste blocked: {0}"
+msgstr "已阻止粘贴：{0}"
+
+#. console
+msgid "Focus lost"
+msgstr "失去焦点"
+
+#. console
+msgid "Focus regained"
+msgstr "重新获得焦点"
+
+#. console
+msgid "End session requested"
+msgstr "已请求结束会话"
+
+#. console
+msgid "Leaving blocked: {0}"
+msgstr "已阻止离开：{0}"
+
+#. console
+msgid "Terminal resized to {0}"
+msgstr "终端尺寸改为 {0}"
+
+#. console
+msgid "Session ended"
+msgstr "会话已结束"
+
+#. console
+msgid "Session interrupted: {0}"
+msgstr "会话中断：{0}"
+
+#. console
+msgctxt "interrupted by"
+msgid "terminal lost"
+msgstr "终端已断开"
+
+#. console
+msgid "A tracer attached to this session: pid {0}"
+msgstr "有跟踪程序接入此会话：pid {0}"
+
+#. console
+msgid "A tracer attached to this session: {0}"
+msgstr "有跟踪程序接入此会话：{0}"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "on entry"
+msgstr "进入时"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "on exit"
+msgstr "退出时"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "on unlock"
+msgstr "解锁时"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "after a failed begin"
+msgstr "开始失败后"
+
+#. console
+msgid "no Assessments/workshop.yaml here; start the demo with --workshop FILE"
+msgstr "此处没有 Assessments/workshop.yaml；请用 --workshop FILE 启动演示"
+
+#. console
+msgid "{0} not found"
+msgstr "找不到 {0}"
+
+#. console
+msgid "Please enlarge the terminal to at least {0}×{1}."
+msgstr "请将终端放大到至少{0}×{1}。"
+
+#. console
+msgid "Carrel workshop demo"
+msgstr "Carrel 工作坊演示"
+
+#. console
+msgctxt "demo state"
+msgid "Session active"
+msgstr "会话进行中"
+
+#. console
+msgctxt "demo state"
+msgid "No session"
+msgstr "无会话"
+
+#. console
+msgid "Status: {0}"
+msgstr "状态：{0}"
+
+#. console
+msgid "a session is running"
+msgstr "会话进行中"
+
+#. console
+msgid "no session"
+msgstr "无会话"
+
+#. console
+msgid "no workshop file"
+msgstr "无工作坊文件"
+
+#. console
+msgid "end the session first"
+msgstr "请先结束会话"
+
+#. console
+msgctxt "demo action"
+msgid "Begin"
+msgstr "开始"
+
+#. console
+msgctxt "demo action"
+msgid "End"
+msgstr "结束"
+
+#. console
+msgctxt "demo action"
+msgid "Workshop test"
+msgstr "工作坊测试"
+
+#. console
+msgctxt "demo action"
+msgid "Quit"
+msgstr "退出"
+
+#. console
+msgid "Actions:"
+msgstr "操作："
+
+#. console
+msgid "{0} (n/a)"
+msgstr "{0}（不可用）"
+
+#. console
+msgid "Workshop test: {0}"
+msgstr "工作坊测试：{0}"
+
+#. console
+msgid "Try typing here — try pasting here:"
+msgstr "试试在这里输入——再试试粘贴："
+
+#. console
+msgid "Pasting is blocked while the session runs."
+msgstr "会话进行时禁止粘贴。"
+
+#. console
+msgid "No session: pasting works here. Begin a session and try again."
+msgstr "无会话：此处可以粘贴。开始会话后再试一次。"
+
+#. console
+msgid "Policy"
+msgstr "规则"
+
+#. console
+msgid "Event log"
+msgstr "事件日志"
+
+#. console
+msgid "{0, plural, one {↑ # earlier line: PgUp} other {↑ # earlier lines: PgUp}}"
+msgstr "{0, plural, other {↑ 更早的#行：PgUp}}"
+
+#. console
+msgid "{0, plural, one {↓ # newer: PgDn} other {↓ # newer: PgDn}}"
+msgstr "{0, plural, other {↓ 较新的#行：PgDn}}"
+
+#. console
+msgid "Nothing yet: begin a session."
+msgstr "暂无记录：请开始会话。"
+
+#. console
+msgctxt "footer entry"
+msgid "{0}: {1}"
+msgstr "{0}：{1}"
+
+#. console
+msgid "A session is running."
+msgstr "会话正在进行。"
+
+#. console
+msgid "Quitting ends it: its answers are kept as a result."
+msgstr "退出将结束会话，其答案会作为结果保留。"
+
+#. console
+msgid "End the demo session before opening the workshop test"
+msgstr "打开工作坊测试前请先结束演示会话"
+
+#. console
+msgid "In the demo: {0} begins, {1} ends, {2} opens the workshop test, {3} quits"
+msgstr "演示中：{0} 开始，{1} 结束，{2} 打开工作坊测试，{3} 退出"
+
+#. console
+msgctxt "footer"
+msgid "end"
+msgstr "结束"
+
+#. console
+msgctxt "footer"
+msgid "workshop test"
+msgstr "工作坊测试"
+
+#. console
+msgctxt "footer"
+msgid "quit"
+msgstr "退出"
+
+#. console
+msgctxt "footer"
+msgid "log"
+msgstr "日志"
+
+#. console
+msgctxt "footer"
+msgid "seat"
+msgstr "座位"
+
+#. console
+msgctxt "footer"
+msgid "integrity report"
+msgstr "诚信报告"
+
+#. console
+msgctxt "footer"
+msgid "refresh"
+msgstr "刷新"
+
+#. console
+msgctxt "footer"
+msgid "back to the seats"
+msgstr "返回座位"
+
+#. console
+msgctxt "console action"
+msgid "mark"
+msgstr "选中"
+
+#. console
+msgctxt "console action"
+msgid "all"
+msgstr "全选"
+
+#. console
+msgctxt "console action"
+msgid "start"
+msgstr "开始"
+
+#. console
+msgctxt "console action"
+msgid "pause"
+msgstr "暂停"
+
+#. console
+msgctxt "console action"
+msgid "resume"
+msgstr "继续"
+
+#. console
+msgctxt "console action"
+msgid "time"
+msgstr "加时"
+
+#. console
+msgctxt "console action"
+msgid "message"
+msgstr "消息"
+
+#. console
+msgctxt "console action"
+msgid "hand"
+msgstr "举手"
+
+#. console
+msgctxt "console action"
+msgid "end"
+msgstr "结束"
+
+#. console
+msgid "Minutes to add:"
+msgstr "加时（分钟）："
+
+#. console
+msgid "Message:"
+msgstr "消息："
+
+#. console
+msgctxt "time left"
+msgid "under 1 min"
+msgstr "不到1分钟"
+
+#. console
+msgctxt "time left"
+msgid "{0} min"
+msgstr "{0}分钟"
+
+#. console
+msgctxt "heard"
+msgid "now"
+msgstr "刚刚"
+
+#. console
+msgctxt "heard"
+msgid "under 1 min ago"
+msgstr "不到1分钟前"
+
+#. console
+msgctxt "heard"
+msgid "{0} min ago"
+msgstr "{0}分钟前"
+
+#. console
+msgctxt "heard"
+msgid "{0} s ago"
+msgstr "{0}秒前"
+
+#. console
+msgctxt "heard"
+msgid "{0} h ago"
+msgstr "{0}小时前"
+
+#. console
+msgctxt "seat sentence"
+msgid ", "
+msgstr "，"
+
+#. console
+msgid "Seat {0}, {1}: {2}"
+msgstr "座位 {0}，{1}：{2}"
+
+#. console
+msgid "Seat {0}: {1}"
+msgstr "座位 {0}：{1}"
+
+#. console
+msgctxt "seat"
+msgid "marked"
+msgstr "已选中"
+
+#. console
+msgid "watch only: the test has no proctor key"
+msgstr "仅监看：此考试没有监考密钥"
+
+#. console
+msgctxt "seat"
+msgid "unverified"
+msgstr "未验证"
+
+#. console
+msgid "seat key {0}"
+msgstr "座位密钥 {0}"
+
+#. console
+msgid "host {0}"
+msgstr "主机 {0}"
+
+#. console
+msgid "{0, plural, one {# command not applied yet} other {# commands not applied yet}}"
+msgstr "{0, plural, other {#条命令尚未执行}}"
+
+#. console
+msgid "{0} of {1} answered"
+msgstr "已答{0}/{1}"
+
+#. console
+msgid "{0} left"
+msgstr "剩余{0}"
+
+#. console
+msgid "{0, plural, one {# paste attempt} other {# paste attempts}}"
+msgstr "{0, plural, other {粘贴尝试#次}}"
+
+#. console
+msgid "{0, plural, one {# focus loss} other {# focus losses}}"
+msgstr "{0, plural, other {失去焦点#次}}"
+
+#. console
+msgid "{0, plural, one {# exit attempt} other {# exit attempts}}"
+msgstr "{0, plural, other {退出尝试#次}}"
+
+#. console
+msgid "last heard {0}"
+msgstr "最后响应：{0}"
+
+#. console
+msgid "score {0} of {1}"
+msgstr "得分{0}/{1}"
+
+#. console
+msgid "{0} to mark"
+msgstr "{0}分待批阅"
+
+#. console
+msgid "not scored yet (give --test)"
+msgstr "尚未评分（需 --test）"
+
+#. console
+msgid "no score: its result does not verify"
+msgstr "无分数：结果未通过验证"
+
+#. console
+msgctxt "seat warning"
+msgid "wrong test"
+msgstr "考试不符"
+
+#. console
+msgctxt "seat warning"
+msgid "unknown machine, held back"
+msgstr "未知机器，未放行"
+
+#. console
+msgctxt "seat warning"
+msgid "candidate not identified with a code"
+msgstr "考生未用考生码确认身份"
+
+#. console
+msgctxt "seat warning"
+msgid "candidate not identified with a code, held back"
+msgstr "考生未用考生码确认身份，未放行"
+
+#. console
+msgctxt "seat warning"
+msgid "identity unchecked (the roster has no codes)"
+msgstr "身份未核对（名单无考生码）"
+
+#. console
+msgctxt "seat warning"
+msgid "other Carrel, held back"
+msgstr "其他版本的 Carrel，未放行"
+
+#. console
+msgid "{0}; held back: {1}"
+msgstr "{0}；未放行：{1}"
+
+#. console
+msgctxt "seat warning"
+msgid "candidate seated twice"
+msgstr "考生重复就座"
+
+#. console
+msgctxt "seat warning"
+msgid "executable differs from the room's"
+msgstr "可执行文件与考场的不同"
+
+#. console
+msgctxt "seat warning"
+msgid "no start signed by the proctor"
+msgstr "无监考签名的开考指令"
+
+#. console
+msgctxt "seat warning"
+msgid "liveness claimed by another connection"
+msgstr "在线状态被另一连接占用"
+
+#. console
+msgid "{0, plural, one {refused # command} other {refused # commands}}"
+msgstr "{0, plural, other {拒绝了#条命令}}"
+
+#. console
+msgid "{0, plural, one {# record not counted (not written by the seat)} other {# records not counted (not written by the seat)}}"
+msgstr "{0, plural, other {#条记录未计入（非本座位写入）}}"
+
+#. console
+msgid "command {0} refused: {1}"
+msgstr "命令 {0} 被拒绝：{1}"
+
+#. console
+msgid "command {0}"
+msgstr "命令 {0}"
+
+#. console
+msgctxt "seat state"
+msgid "not started"
+msgstr "未开始"
+
+#. console
+msgctxt "seat state"
+msgid "active"
+msgstr "进行中"
+
+#. console
+msgctxt "seat state"
+msgid "interrupted"
+msgstr "已中断"
+
+#. console
+msgctxt "seat state"
+msgid "submitted"
+msgstr "已交卷"
+
+#. console
+msgctxt "seat state"
+msgid "timed out"
+msgstr "已超时"
+
+#. console
+msgctxt "seat state"
+msgid "ended"
+msgstr "已结束"
+
+#. console
+msgctxt "seat state"
+msgid "wrong test"
+msgstr "考试不符"
+
+#. console
+msgctxt "seat state"
+msgid "paused"
+msgstr "已暂停"
+
+#. console
+msgid "asks for help"
+msgstr "举手求助"
+
+#. console
+msgid "help coming"
+msgstr "监考已回应"
+
+#. console
+msgid "refused: candidate seated twice"
+msgstr "已拒绝：考生重复就座"
+
+#. console
+msgid "waiting for the start"
+msgstr "等待开始"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# interrupted} other {# interrupted}}"
+msgstr "{0, plural, other {中断#}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# active} other {# active}}"
+msgstr "{0, plural, other {进行中#}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# not started} other {# not started}}"
+msgstr "{0, plural, other {未开始#}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# submitted} other {# submitted}}"
+msgstr "{0, plural, other {已交卷#}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# timed out} other {# timed out}}"
+msgstr "{0, plural, other {超时#}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# ended} other {# ended}}"
+msgstr "{0, plural, other {已结束#}}"
+
+#. console
+msgid "{0, plural, one {# seat} other {# seats}}"
+msgstr "{0, plural, other {#个座位}}"
+
+#. console
+msgid "{0} ({1, plural, one {# active with incidents} other {# active with incidents}})"
+msgstr "{0}（{1, plural, other {其中#个有异常}}）"
+
+#. console
+msgctxt "seat summary"
+msgid "{0}: {1}"
+msgstr "{0}：{1}"
+
+#. console
+msgctxt "column"
+msgid "seat"
+msgstr "座位"
+
+#. console
+msgctxt "column"
+msgid "candidate"
+msgstr "考生"
+
+#. console
+msgctxt "column"
+msgid "status"
+msgstr "状态"
+
+#. console
+msgctxt "column"
+msgid "answered"
+msgstr "已答"
+
+#. console
+msgctxt "column"
+msgid "left"
+msgstr "剩余"
+
+#. console
+msgctxt "column"
+msgid "pst foc ext"
+msgstr "贴  离  退"
+
+#. console
+msgctxt "column"
+msgid "heard"
+msgstr "响应"
+
+#. console
+msgid "Make this window at least {0} × {1} to see the seats."
+msgstr "请将窗口放大到至少{0} × {1}以查看座位。"
+
+#. console
+msgid "Carrel proctor — room {0}"
+msgstr "Carrel 监考——考场 {0}"
+
+#. console
+msgid "Carrel proctor — every room"
+msgstr "Carrel 监考——所有考场"
+
+#. console
+msgid "No seats yet. Seats appear here when they begin with --shared --room {0}."
+msgstr "暂无座位。座位以 --shared --room {0} 启动后会显示在这里。"
+
+#. console
+msgid "No seats yet. Seats appear here when they begin with --shared."
+msgstr "暂无座位。座位以 --shared 启动后会显示在这里。"
+
+#. console
+msgid "connecting to the shared store…"
+msgstr "正在连接共享存储…"
+
+#. console
+msgid "store connected"
+msgstr "存储已连接"
+
+#. console
+msgid "updated {0}"
+msgstr "更新于 {0}"
+
+#. console
+msgid "no answer"
+msgstr "无响应"
+
+#. console
+msgid "store not reachable: {0}; retrying; seats as of {1}"
+msgstr "无法连接存储：{0}；正在重试；座位信息截至 {1}"
+
+#. console
+msgid "store not reachable: {0}; retrying"
+msgstr "无法连接存储：{0}；正在重试"
+
+#. console
+msgid "Integrity report — seat {0}, {1}"
+msgstr "诚信报告——座位 {0}，{1}"
+
+#. console
+msgid "Integrity report — seat {0}"
+msgstr "诚信报告——座位 {0}"
+
+#. console
+msgid "Session {0} · {1} — {2}"
+msgstr "会话 {0} · {1}——{2}"
+
+#. console
+msgid "The events cannot be read now: {0}. Esc, then Enter to try again."
+msgstr "暂时无法读取事件：{0}。按 Esc，再按 Enter 重试。"
+
+#. console
+msgid "Reading the seat's events…"
+msgstr "正在读取座位事件…"
+
+#. console
+msgid "Timeline"
+msgstr "时间线"
+
+#. console
+msgctxt "integrity report"
+msgid "paste attempts"
+msgstr "粘贴尝试"
+
+#. console
+msgctxt "integrity report"
+msgid "focus losses"
+msgstr "失去焦点"
+
+#. console
+msgctxt "integrity report"
+msgid "exit attempts"
+msgstr "退出尝试"
+
+#. console
+msgctxt "integrity report"
+msgid "wrong passphrases"
+msgstr "口令错误"
+
+#. console
+msgctxt "integrity report"
+msgid "interruptions"
+msgstr "中断"
+
+#. console
+msgctxt "integrity report"
+msgid "pasteboards"
+msgstr "剪贴板"
+
+#. console
+msgctxt "integrity report"
+msgid "moved"
+msgstr "迁移"
+
+#. console
+msgid "Records: verified — every record and the result were written by this seat"
+msgstr "记录：已验证——所有记录及结果均由本座位写入"
+
+#. console
+msgid "Records: every record so far was written by this seat (no result yet)"
+msgstr "记录：目前所有记录均由本座位写入（尚无结果）"
+
+#. console
+msgid "Records: NOT verified"
+msgstr "记录：未通过验证"
+
+#. console
+msgid "{0} not sent: {1}"
+msgstr "命令“{0}”未发送：{1}"
+
+#. console
+msgid "{0} sent to seat {1} (command {2})"
+msgstr "命令“{0}”已发送到座位 {1}（编号 {2}）"
+
+#. console
+msgid "{0} sent to {1, plural, one {# seat} other {# seats}} (command {2})"
+msgstr "命令“{0}”已发送到{1, plural, other {#个座位}}（编号 {2}）"
+
+#. console
+msgid "Sending {0} to seat {1}…"
+msgstr "正在向座位 {1} 发送“{0}”…"
+
+#. console
+msgid "Sending {0} to {1, plural, one {# seat} other {# seats}}…"
+msgstr "正在向{1, plural, other {#个座位}}发送“{0}”…"
+
+#. console
+msgctxt "command"
+msgid "start"
+msgstr "开始"
+
+#. console
+msgctxt "command"
+msgid "pause"
+msgstr "暂停"
+
+#. console
+msgctxt "command"
+msgid "resume"
+msgstr "继续"
+
+#. console
+msgctxt "command"
+msgid "time"
+msgstr "加时"
+
+#. console
+msgctxt "command"
+msgid "message"
+msgstr "消息"
+
+#. console
+msgctxt "command"
+msgid "end"
+msgstr "结束"
+
+#. console
+msgctxt "command"
+msgid "acknowledge"
+msgstr "回应举手"
+
+#. console
+msgctxt "command"
+msgid "move"
+msgstr "迁移"
+
+#. console
+msgctxt "command"
+msgid "lost"
+msgstr "结束（座位丢失）"
+
+#. console
+msgid "Cancelled"
+msgstr "已取消"
+
+#. console
+msgid "Give whole minutes from 1 to 600"
+msgstr "请输入1到600之间的整数分钟"
+
+#. console
+msgid "Nothing sent: the message is empty"
+msgstr "未发送：消息为空"
+
+#. console
+msgid "Nothing ended"
+msgstr "未结束任何会话"
+
+#. console
+msgctxt "console action"
+msgid "move"
+msgstr "迁移"
+
+#. console
+msgctxt "console action"
+msgid "lost"
+msgstr "丢失"
+
+#. console
+msgid "Move the session at {0} to the waiting seat:"
+msgstr "将座位 {0} 的会话迁移到等待中的座位："
+
+#. console
+msgid "Move the session from {0} to {1} (its keys go to {1}; {0} can write nothing more)? {2}/N"
+msgstr "将会话从 {0} 迁移到 {1}（密钥转给 {1}；{0} 将无法再写入）？{2}/N"
+
+#. console
+msgid "End the session at {0} as lost (the seat will not come back; its result is made from the store)? {1}/N"
+msgstr "将座位 {0} 的会话按丢失结束（该座位不会恢复；结果由存储生成）？{1}/N"
+
+#. console
+msgid "Nothing moved"
+msgstr "未迁移任何会话"
+
+#. console
+msgid "Nothing moved: seat {0} is still connected (it did not die)"
+msgstr "未迁移：座位 {0} 仍在连接（并未故障）"
+
+#. console
+msgid "ended by the proctor, seat lost"
+msgstr "已由监考结束，座位丢失"
+
+#. console
+msgid "{0} asks to move from {1} to {2}"
+msgstr "{0} 请求从 {1} 迁移到 {2}"
+
+#. console
+msgid "moved {0}"
+msgstr "已迁移：{0}"
+
+#. console
+msgid "Nothing to move: seat {0} has no running or interrupted session"
+msgstr "无可迁移：座位 {0} 没有进行中或已中断的会话"
+
+#. console
+msgid "Select the seat that died, or a spare that asks to move"
+msgstr "请选择故障的座位，或请求迁移的备用座位"
+
+#. console
+msgid "Nothing ended: select a running or interrupted seat"
+msgstr "未结束任何会话：请选择进行中或已中断的座位"
+
+#. console
+msgid "Nothing moved: no seat {0} waits in the room"
+msgstr "未迁移：考场中没有等待中的座位 {0}"
+
+#. console
+msgid "Moving the session from {0} to {1}…"
+msgstr "正在将会话从 {0} 迁移到 {1}…"
+
+#. console
+msgid "Ending the session at {0} as lost…"
+msgstr "正在将座位 {0} 的会话按丢失结束…"
+
+#. console
+msgid "End the sessions of {0, plural, one {# seat} other {# seats}} (answers are kept and scored): {1}? {2}/N"
+msgstr "结束{0, plural, other {#个座位}}的会话（答案保留并评分）：{1}？{2}/N"
+
+#. console
+msgid "Start {0, plural, one {# seat} other {# seats}} and send each its keys: {1}? {2}/N"
+msgstr "开始{0, plural, other {#个座位}}并向各座位发送密钥：{1}？{2}/N"
+
+#. console
+msgid "Pause {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "暂停{0, plural, other {#个座位}}：{1}？{2}/N"
+
+#. console
+msgid "Continue {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "继续{0, plural, other {#个座位}}：{1}？{2}/N"
+
+#. console
+msgid "Acknowledge the hands of {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "回应{0, plural, other {#个座位}}的举手：{1}？{2}/N"
+
+#. console
+msgid "Add {0} min for {1, plural, one {# seat} other {# seats}}: {2}? {3}/N"
+msgstr "为{1, plural, other {#个座位}}加时{0}分钟：{2}？{3}/N"
+
+#. console
+msgid "Send the message to {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "向{0, plural, other {#个座位}}发送消息：{1}？{2}/N"
+
+#. console
+msgid "Send {0} to {1, plural, one {# seat} other {# seats}}: {2}? {3}/N"
+msgstr "向{1, plural, other {#个座位}}发送“{0}”：{2}？{3}/N"
+
+#. console
+msgid "{0} and {1} more"
+msgstr "{0} 及另外{1}个"
+
+#. console
+msgid "Nothing sent"
+msgstr "未发送任何内容"
+
+#. console
+msgid "Nothing sent: no seat chosen is running"
+msgstr "未发送：所选座位都不在进行中"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# paused} other {# paused}}"
+msgstr "{0, plural, other {暂停#}}"
+
+#. console
+msgid "{0, plural, one {# asks for help} other {# ask for help}}"
+msgstr "{0, plural, other {举手#}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# held back} other {# held back}}"
+msgstr "{0, plural, other {未放行#}}"
+
+#. console
+msgctxt "column"
+msgid "seat key"
+msgstr "座位密钥"
+
+#. console
+msgctxt "column"
+msgid "host"
+msgstr "主机"
+
+#. console
+msgid "Nothing started"
+msgstr "未开始任何会话"
+
+#. console
+msgctxt "policy"
+msgid "paste block"
+msgstr "禁止粘贴"
+
+#. console
+msgctxt "policy"
+msgid "paste allow"
+msgstr "允许粘贴"
+
+#. console
+msgctxt "policy"
+msgid "pasteboards clear"
+msgstr "清空剪贴板"
+
+#. console
+msgctxt "policy"
+msgid "pasteboards keep"
+msgstr "保留剪贴板"
+
+#. console
+msgctxt "policy"
+msgid "multiplexer refuse"
+msgstr "禁止 tmux/screen"
+
+#. console
+msgctxt "policy"
+msgid "multiplexer allow"
+msgstr "允许 tmux/screen"
+
+#. console
+msgctxt "policy"
+msgid "extensions refuse"
+msgstr "禁止注入代码"
+
+#. console
+msgctxt "policy"
+msgid "extensions allow"
+msgstr "允许注入代码"
+
+#. console
+msgctxt "policy"
+msgid "suspend block"
+msgstr "禁止 Ctrl-C/Ctrl-Z"
+
+#. console
+msgctxt "policy"
+msgid "suspend allow"
+msgstr "允许 Ctrl-C/Ctrl-Z"
+
+#. console
+msgctxt "policy"
+msgid "focus log"
+msgstr "记录切换窗口"
+
+#. console
+msgctxt "policy"
+msgid "focus ignore"
+msgstr "忽略切换窗口"
+
+#. console
+msgctxt "policy"
+msgid "remote allow"
+msgstr "允许 SSH"
+
+#. console
+msgctxt "policy"
+msgid "remote refuse"
+msgstr "禁止 SSH"
+
+#. console
+msgctxt "policy"
+msgid "max_duration {0}"
+msgstr "最长{0}"
+
+#. console
+msgctxt "policy"
+msgid "shared optional"
+msgstr "共享存储可选"
+
+#. console
+msgctxt "policy"
+msgid "shared required"
+msgstr "共享存储必需"
+
+"""####),
+        (code: "ko", name: "한국어", text: ####"""
+# Carrel's messages: Korean.
+msgid ""
+msgstr ""
+"Project-Id-Version: Carrel\n"
+"Report-Msgid-Bugs-To: the Carrel project\n"
+"POT-Creation-Date: 2026-11-28 12:00+0000\n"
+"PO-Revision-Date: 2026-11-28 12:00+0000\n"
+"Last-Translator: Carrel translators\n"
+"Language-Team: Korean\n"
+"Language: ko\n"
+"MIME-Version: 1.0\n"
+"Content-Type: text/plain; charset=UTF-8\n"
+"Content-Transfer-Encoding: 8bit\n"
+"Plural-Forms: nplurals=1; plural=0;\n"
+"X-Carrel-Name: 한국어\n"
+"X-Carrel-Plural-Rules: \n"
+
+#. core
+msgid "{0, plural, one {# hour} other {# hours}}"
+msgstr "{0, plural, other {#시간}}"
+
+#. core
+msgid "{0, plural, one {# minute} other {# minutes}}"
+msgstr "{0, plural, other {#분}}"
+
+#. core
+msgid "{0, plural, one {# second} other {# seconds}}"
+msgstr "{0, plural, other {#초}}"
+
+#. core
+msgctxt "between units of time"
+msgid " "
+msgstr " "
+
+#. core
+msgctxt "decimal separator"
+msgid "."
+msgstr "."
+
+#. core
+msgctxt "list separator"
+msgid ", "
+msgstr ", "
+
+#. core
+msgid "{0} and {1}"
+msgstr "{0}, {1}"
+
+#. core
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. core
+msgctxt "key"
+msgid "y"
+msgstr "y"
+
+#. core
+msgid "No time limit"
+msgstr "시간 제한 없음"
+
+#. core
+msgctxt "clock"
+msgid "{0} left"
+msgstr "남은 시간 {0}"
+
+#. core
+msgctxt "time in words"
+msgid "{0} left"
+msgstr "남은 시간 {0}"
+
+#. core
+msgid "Waiting for the proctor to start"
+msgstr "감독관이 시작하기를 기다리는 중입니다"
+
+#. core
+msgid "Time warning: {0}. {1}"
+msgstr "시간 알림: {0}. {1}"
+
+#. core
+msgid "Clock hidden; Ctrl-K shows it. Ctrl-T says the time left."
+msgstr "시계를 숨겼습니다. Ctrl-K로 다시 보기, Ctrl-T로 남은 시간 안내."
+
+#. core
+msgid "Clock shown"
+msgstr "시계가 다시 보입니다"
+
+#. core
+msgid "{0, plural, one {That passphrase is not right (attempt {1}, # try left).} other {That passphrase is not right (attempt {1}, # tries left).}}"
+msgstr "{0, plural, other {암호 문구가 맞지 않습니다({1}번째 시도, 남은 기회 #번).}}"
+
+#. core
+msgid "{0, plural, one {Wait # second before trying again.} other {Wait # seconds before trying again.}}"
+msgstr "{0, plural, other {#초 후에 다시 시도하세요.}}"
+
+#. core
+msgid "{0, plural, one {Wait # second before trying the passphrase again.} other {Wait # seconds before trying the passphrase again.}}"
+msgstr "{0, plural, other {#초 후에 암호 문구를 다시 입력하세요.}}"
+
+#. core
+msgid "{0} of {1} matched"
+msgstr "{1}개 중 {0}개 연결"
+
+#. core
+msgid "{0} of {1} gaps filled"
+msgstr "빈칸 {1}개 중 {0}개 채움"
+
+#. core
+msgid "{0, plural, one {# word of at least {1}} other {# words of at least {1}}}"
+msgstr "{0, plural, other {#단어(최소 {1}단어)}}"
+
+#. core
+msgid "Paused by the proctor — the clock is stopped"
+msgstr "감독관이 일시 정지했습니다 — 시계가 멈춰 있습니다"
+
+#. core
+msgid "A debugger or tracer attached to this session; ask your proctor"
+msgstr "디버거나 추적 도구가 이 세션에 연결되었습니다. 감독관에게 문의하세요"
+
+#. core
+msgid "Flag removed"
+msgstr "표시를 해제했습니다"
+
+#. core
+msgid "Question flagged"
+msgstr "이 문항에 표시했습니다"
+
+#. core
+msgid "In this assessment you answer the question in front of you only"
+msgstr "이 시험에서는 지금 보이는 문항에만 답할 수 있습니다"
+
+#. core
+msgid "Message from the proctor: {0}"
+msgstr "감독관 메시지: {0}"
+
+#. core
+msgid "No proctor console watches this room: raise your hand"
+msgstr "이 시험실을 지켜보는 감독 콘솔이 없습니다. 손을 드세요"
+
+#. core
+msgid "Not saved: {0}. Carrel keeps trying; tell your proctor"
+msgstr "저장 실패: {0}. Carrel이 계속 다시 시도합니다. 감독관에게 알리세요"
+
+#. core
+msgid "Paste is disabled during this assessment"
+msgstr "이 시험 중에는 붙여넣기를 할 수 없습니다"
+
+#. core
+msgid "Saving works again: every answer is saved"
+msgstr "저장이 복구되었습니다. 모든 답안이 저장되었습니다"
+
+#. core
+msgid "That passphrase is not right"
+msgstr "암호 문구가 맞지 않습니다"
+
+#. core
+msgid "The passphrase cannot be checked: {0}"
+msgstr "암호 문구를 확인할 수 없습니다: {0}"
+
+#. core
+msgid "The proctor added time; this assessment has no time limit"
+msgstr "감독관이 시간을 추가했습니다. 이 시험은 시간 제한이 없습니다"
+
+#. core
+msgid "The proctor added {0}: {1} left"
+msgstr "감독관이 {0} 추가했습니다. 남은 시간 {1}"
+
+#. core
+msgid "The proctor has been called"
+msgstr "감독관을 호출했습니다"
+
+#. core
+msgid "The proctor is coming"
+msgstr "감독관이 오고 있습니다"
+
+#. core
+msgid "The proctor resumed the session: the clock runs again"
+msgstr "감독관이 세션을 재개했습니다. 시계가 다시 움직입니다"
+
+#. core
+msgid "This assessment does not allow going back"
+msgstr "이 시험은 이전 문항으로 돌아갈 수 없습니다"
+
+#. core
+msgid "Three wrong passphrases: back to the test; the proctor can try again later"
+msgstr "암호 문구가 3회 틀려 시험으로 돌아갑니다. 감독관은 나중에 다시 시도할 수 있습니다"
+
+#. core
+msgid "The session cap is reached: no time could be added"
+msgstr "세션 최대 시간에 도달하여 시간을 추가하지 못했습니다"
+
+#. core
+msgid "{0, plural, one {# minute left} other {# minutes left}}"
+msgstr "{0, plural, other {#분 남았습니다}}"
+
+#. core
+msgid "{0, plural, one {# second left} other {# seconds left}}"
+msgstr "{0, plural, other {#초 남았습니다}}"
+
+#. core
+msgid "{0, plural, one {Wait # second before trying again} other {Wait # seconds before trying again}}"
+msgstr "{0, plural, other {#초 후에 다시 시도하세요}}"
+
+#. core
+msgid "type the proctor's passphrase (shown as dots)"
+msgstr "감독관 암호 문구 입력(점으로 표시됨)"
+
+#. core
+msgctxt "keys"
+msgid "a character, ← → Home End, Backspace Delete"
+msgstr "문자, ← → Home End, Backspace Delete"
+
+#. core
+msgid "back to the question (as Esc)"
+msgstr "문항으로 돌아가기(Esc와 같음)"
+
+#. core
+msgctxt "keys"
+msgid "n, Esc or Enter"
+msgstr "n, Esc 또는 Enter"
+
+#. core
+msgctxt "keys"
+msgid "n or Esc"
+msgstr "n 또는 Esc"
+
+#. core
+msgctxt "keys"
+msgid "y"
+msgstr "y"
+
+#. core
+msgid "next question (a linear test asks before leaving one unanswered)"
+msgstr "다음 문항(되돌아갈 수 없는 시험에서는 답하지 않고 넘기기 전에 확인)"
+
+#. core
+msgid "previous question (not in linear tests)"
+msgstr "이전 문항(되돌아갈 수 없는 시험에서는 불가)"
+
+#. core
+msgid "scroll a long question or essay by a page"
+msgstr "긴 문항이나 서술형 답안을 한 페이지씩 스크롤"
+
+#. core
+msgid "flag or unflag the question for review"
+msgstr "검토할 문항에 표시하거나 표시 해제"
+
+#. core
+msgid "review: every question, answered or not, flagged or not; Enter goes to one"
+msgstr "검토: 모든 문항의 응답 여부와 표시 여부 보기. Enter 키로 해당 문항 이동"
+
+#. core
+msgid "submit (asks first, naming unanswered and flagged questions)"
+msgstr "제출(미응답 문항과 표시한 문항을 알려 주고 먼저 확인)"
+
+#. core
+msgid "say the time left in words, and repeat the last time warning"
+msgstr "남은 시간을 말로 안내하고 마지막 시간 알림 반복"
+
+#. core
+msgid "hide or show the clock (time warnings still come)"
+msgstr "시계 숨기기/보이기(시간 알림은 계속 나옴)"
+
+#. core
+msgid "call the proctor (raise your hand); the screen says when the proctor is coming"
+msgstr "감독관 호출(손 들기). 감독관이 오는 중이면 화면에 알려 줌"
+
+#. core
+msgid "ask the proctor to end the session (a practice test asks you to confirm)"
+msgstr "감독관에게 세션 종료 요청(연습 시험은 확인 후 종료)"
+
+#. core
+msgid "the list of keys on screen (Esc closes it)"
+msgstr "화면에 키 목록 보기(Esc 키로 닫기)"
+
+#. core
+msgid "choose a question"
+msgstr "문항 선택"
+
+#. core
+msgid "choose a question a page away"
+msgstr "한 페이지 앞이나 뒤의 문항 선택"
+
+#. core
+msgid "the first or the last question"
+msgstr "처음 또는 마지막 문항"
+
+#. core
+msgid "go to the chosen question (forward only)"
+msgstr "선택한 문항으로 이동(이후 문항만)"
+
+#. core
+msgid "go to the chosen question"
+msgstr "선택한 문항으로 이동"
+
+#. core
+msgid "back to the question"
+msgstr "문항으로 돌아가기"
+
+#. core
+msgid "submit (asks first)"
+msgstr "제출(먼저 확인)"
+
+#. core
+msgid "check the passphrase"
+msgstr "암호 문구 확인"
+
+#. core
+msgid "back to the test"
+msgstr "시험으로 돌아가기"
+
+#. core
+msgid "go on to the lock confirmation (once the proctor's passphrase is right, when the test has one)"
+msgstr "잠금 확인으로 진행(암호 문구가 있는 시험은 감독관 암호 문구가 맞은 뒤)"
+
+#. core
+msgid "leave (nothing is locked yet)"
+msgstr "나가기(아직 잠긴 것 없음)"
+
+#. core
+msgid "the keys of the test (Esc closes it)"
+msgstr "시험에서 쓰는 키(Esc 키로 닫기)"
+
+#. core
+msgid "the first question"
+msgstr "첫 문항 보기"
+
+#. core
+msgctxt "keys"
+msgid "any key"
+msgstr "아무 키"
+
+#. core
+msgid "close Carrel"
+msgstr "Carrel 닫기"
+
+#. core
+msgctxt "keys"
+msgid "Enter, Esc or q"
+msgstr "Enter, Esc 또는 q"
+
+#. core
+msgid "close the list"
+msgstr "목록 닫기"
+
+#. core
+msgctxt "keys"
+msgid "Esc, Enter, F1, Ctrl-G or q"
+msgstr "Esc, Enter, F1, Ctrl-G 또는 q"
+
+#. core
+msgid "scroll by a line"
+msgstr "한 줄씩 스크롤"
+
+#. core
+msgid "scroll by a page"
+msgstr "한 페이지씩 스크롤"
+
+#. core
+msgctxt "keys"
+msgid "PgUp / PgDn or Space"
+msgstr "PgUp / PgDn 또는 Space"
+
+#. core
+msgctxt "footer"
+msgid "next"
+msgstr "다음"
+
+#. core
+msgctxt "footer"
+msgid "back"
+msgstr "이전"
+
+#. core
+msgctxt "footer"
+msgid "flag"
+msgstr "표시"
+
+#. core
+msgctxt "footer"
+msgid "review"
+msgstr "검토"
+
+#. core
+msgctxt "footer"
+msgid "submit"
+msgstr "제출"
+
+#. core
+msgctxt "footer"
+msgid "help"
+msgstr "도움말"
+
+#. core
+msgctxt "footer"
+msgid "choose"
+msgstr "선택"
+
+#. core
+msgctxt "footer"
+msgid "go to (forward only)"
+msgstr "이동(이후만)"
+
+#. core
+msgctxt "footer"
+msgid "go to"
+msgstr "이동"
+
+#. core
+msgctxt "footer"
+msgid "start"
+msgstr "시작"
+
+#. core
+msgctxt "footer"
+msgid "continue"
+msgstr "계속"
+
+#. core
+msgctxt "footer"
+msgid "leave"
+msgstr "나가기"
+
+#. core
+msgctxt "footer"
+msgid "close"
+msgstr "닫기"
+
+#. core
+msgctxt "footer"
+msgid "close help"
+msgstr "도움말 닫기"
+
+#. core
+msgctxt "footer"
+msgid "scroll"
+msgstr "스크롤"
+
+#. core
+msgid "The question screen"
+msgstr "문항 화면"
+
+#. core
+msgid "The review screen"
+msgstr "검토 화면"
+
+#. core
+msgid "Leave a question unanswered? (linear tests)"
+msgstr "답하지 않고 넘어가시겠습니까? (되돌아갈 수 없는 시험)"
+
+#. core
+msgid "Ask your proctor (the proctor's passphrase)"
+msgstr "감독관에게 요청(감독관 암호 문구)"
+
+#. core
+msgid "The start screen"
+msgstr "시작 화면"
+
+#. core
+msgid "The locked banner"
+msgstr "잠금 안내 화면"
+
+#. core
+msgid "The receipt"
+msgstr "제출 확인증"
+
+#. core
+msgid "The list of keys (F1)"
+msgstr "키 목록(F1)"
+
+#. core
+msgid "No question"
+msgstr "문항 없음"
+
+#. core
+msgid "Begin? (the lock confirmation)"
+msgstr "시작하시겠습니까? (잠금 확인)"
+
+#. core
+msgctxt "footer"
+msgid "begin"
+msgstr "시작"
+
+#. core
+msgid "begin"
+msgstr "시작하기"
+
+#. core
+msgid "back"
+msgstr "돌아가기"
+
+#. core
+msgid "Submit? (the submit confirmation)"
+msgstr "제출하시겠습니까? (제출 확인)"
+
+#. core
+msgctxt "footer"
+msgid "keep working"
+msgstr "계속 풀기"
+
+#. core
+msgid "submit"
+msgstr "제출하기"
+
+#. core
+msgid "keep working"
+msgstr "계속 풀기"
+
+#. core
+msgid "End this practice test? (its confirmation)"
+msgstr "연습 시험을 끝내시겠습니까? (종료 확인)"
+
+#. core
+msgctxt "footer"
+msgid "end now"
+msgstr "지금 종료"
+
+#. core
+msgid "end now"
+msgstr "지금 종료하기"
+
+#. core
+msgctxt "footer"
+msgid "leave it unanswered"
+msgstr "비워 두기"
+
+#. core
+msgctxt "footer"
+msgid "stay and answer"
+msgstr "이 문항 풀기"
+
+#. core
+msgid "leave it unanswered"
+msgstr "답하지 않고 넘어가기"
+
+#. core
+msgid "stay and answer"
+msgstr "이 문항에 남아 답하기"
+
+#. core
+msgid "Quit the demo? (while a session runs)"
+msgstr "데모를 끝내시겠습니까? (세션 진행 중)"
+
+#. core
+msgctxt "footer"
+msgid "end it and quit"
+msgstr "종료 후 나가기"
+
+#. core
+msgctxt "footer"
+msgid "stay"
+msgstr "계속"
+
+#. core
+msgid "end it and quit"
+msgstr "세션을 종료하고 데모 나가기"
+
+#. core
+msgid "stay"
+msgstr "데모 계속하기"
+
+#. core
+msgid "Session resumed: your answers, flags and time are restored"
+msgstr "세션을 재개했습니다. 답안, 표시, 남은 시간이 복원되었습니다"
+
+#. screens
+msgid "Candidate: {0}"
+msgstr "응시자: {0}"
+
+#. screens
+msgid "(not given)"
+msgstr "(미입력)"
+
+#. screens
+msgid "{0, plural, one {# question} other {# questions}}"
+msgstr "{0, plural, other {#문항}}"
+
+#. screens
+msgid "time allowed {0}"
+msgstr "제한 시간 {0}"
+
+#. screens
+msgid "no time limit"
+msgstr "시간 제한 없음"
+
+#. screens
+msgid "no going back"
+msgstr "이전 문항 이동 불가"
+
+#. screens
+msgid "move freely between questions"
+msgstr "문항 간 자유롭게 이동 가능"
+
+#. screens
+msgid "During this assessment"
+msgstr "이 시험 동안"
+
+#. screens
+msgid "Pasting: blocked and logged"
+msgstr "붙여넣기: 차단되며 기록됨"
+
+#. screens
+msgid "Pasting: allowed"
+msgstr "붙여넣기: 허용"
+
+#. screens
+msgid "Clipboards: cleared at start and end"
+msgstr "클립보드: 시작과 끝에 비움"
+
+#. screens
+msgid "Clipboards: left alone"
+msgstr "클립보드: 그대로 둠"
+
+#. screens
+msgid "Ctrl-C: end this practice test (asks first; your answers are kept)"
+msgstr "Ctrl-C: 연습 시험 끝내기(먼저 확인, 답안은 보존됨)"
+
+#. screens
+msgid "Ctrl-C / Ctrl-Z: ask your proctor"
+msgstr "Ctrl-C / Ctrl-Z: 감독관에게 문의하세요"
+
+#. screens
+msgid "Ctrl-C / Ctrl-Z: leave (saved, resumable)"
+msgstr "Ctrl-C / Ctrl-Z: 나가기(저장됨, 이어서 응시 가능)"
+
+#. screens
+msgid "Leaving this window: logged"
+msgstr "이 창 벗어나기: 기록됨"
+
+#. screens
+msgid "Leaving this window: not logged"
+msgstr "이 창 벗어나기: 기록 안 됨"
+
+#. screens
+msgid "tmux/screen: refused"
+msgstr "tmux/screen: 거부"
+
+#. screens
+msgid "tmux/screen: allowed"
+msgstr "tmux/screen: 허용"
+
+#. screens
+msgid "Injected code, debuggers: refused"
+msgstr "코드 주입, 디버거: 거부"
+
+#. screens
+msgid "Injected code: allowed"
+msgstr "코드 주입: 허용"
+
+#. screens
+msgid "SSH: refused (local console only)"
+msgstr "SSH: 거부(로컬 콘솔만)"
+
+#. screens
+msgid "SSH: allowed"
+msgstr "SSH: 허용"
+
+#. screens
+msgid "Ends itself after {0} at most"
+msgstr "최대 {0} 후 자동 종료"
+
+#. screens
+msgid "Never offered: autocorrect, spell check, predictive text, lookup, clipboard, extensions."
+msgstr "제공 안 함: 자동 고침, 맞춤법 검사, 예측 입력, 사전 검색, 클립보드, 확장 기능."
+
+#. screens
+msgid "Waiting for the proctor to start. Nothing is locked and no time runs yet."
+msgstr "감독관이 시작하기를 기다리는 중입니다. 아직 잠긴 것이 없고 시간도 흐르지 않습니다."
+
+#. screens
+msgid "Seat key: {0} (the proctor checks it before starting)"
+msgstr "좌석 키: {0} (시작 전에 감독관이 확인합니다)"
+
+#. screens
+msgid "The proctor enters the passphrase to start."
+msgstr "감독관이 암호 문구를 입력하면 시작합니다."
+
+#. screens
+msgid "Proctor passphrase:"
+msgstr "감독관 암호 문구:"
+
+#. screens
+msgid "This terminal will be locked to this test until you submit, for at most {0}."
+msgstr "제출할 때까지(최대 {0}) 이 터미널은 이 시험 전용으로 잠깁니다."
+
+#. screens
+msgid "Pasting, other programs and leaving with Ctrl-C or Ctrl-Z will not be possible until then."
+msgstr "그때까지 붙여넣기, 다른 프로그램 사용, Ctrl-C·Ctrl-Z로 나가기를 할 수 없습니다."
+
+#. screens
+msgid "Pasting and other programs will not be possible until then; Ctrl-C asks whether to end this practice test."
+msgstr "그때까지 붙여넣기와 다른 프로그램은 쓸 수 없습니다. Ctrl-C를 누르면 연습 시험을 끝낼지 묻습니다."
+
+#. screens
+msgid "Begin? {0}/N"
+msgstr "시작하시겠습니까? {0}/N"
+
+#. screens
+msgid "This terminal is now locked to Carrel"
+msgstr "이제 이 터미널은 Carrel 전용으로 잠겼습니다"
+
+#. screens
+msgid "Press any key for the first question."
+msgstr "아무 키나 누르면 첫 문항이 나옵니다."
+
+#. screens
+msgid "Please enlarge the terminal to at least {0}×{1} (now {2}×{3})."
+msgstr "터미널을 {0}×{1} 이상으로 키우세요(현재 {2}×{3})."
+
+#. screens
+msgid "Please enlarge the terminal to at least {0}×{1} (now {2}×{3}). Your time keeps counting; keys do nothing until the test fits."
+msgstr "터미널을 {0}×{1} 이상으로 키우세요(현재 {2}×{3}). 시간은 계속 흐르며, 시험이 화면에 맞을 때까지 키가 작동하지 않습니다."
+
+#. screens
+msgid "End this practice test now?"
+msgstr "연습 시험을 지금 끝내시겠습니까?"
+
+#. screens
+msgid "Submit? Enlarge the terminal to see what is unanswered"
+msgstr "제출하시겠습니까? 미응답 문항을 보려면 터미널을 키우세요"
+
+#. screens
+msgid "Question {0} of {1}"
+msgstr "문항 {0}/{1}"
+
+#. screens
+msgctxt "save"
+msgid "saved"
+msgstr "저장됨"
+
+#. screens
+msgctxt "save"
+msgid "saving"
+msgstr "저장 중"
+
+#. screens
+msgid "not saved ({0}), retrying"
+msgstr "저장 안 됨({0}), 재시도 중"
+
+#. screens
+msgid "section {0}"
+msgstr "영역 {0}"
+
+#. screens
+msgctxt "question state"
+msgid "flagged"
+msgstr "표시됨"
+
+#. screens
+msgid "part answered: {0}"
+msgstr "일부 응답: {0}"
+
+#. screens
+msgctxt "question state"
+msgid "part answered"
+msgstr "일부 응답"
+
+#. screens
+msgid "paused by the proctor"
+msgstr "감독관이 일시 정지함"
+
+#. screens
+msgctxt "header"
+msgid "paused"
+msgstr "일시 정지"
+
+#. screens
+msgctxt "between parts of a line"
+msgid ", "
+msgstr ", "
+
+#. screens
+msgid "Ctrl-T: time left"
+msgstr "Ctrl-T: 남은 시간"
+
+#. screens
+msgid "clock hidden (Ctrl-K)"
+msgstr "시계 숨김(Ctrl-K)"
+
+#. screens
+msgid "proctor called"
+msgstr "감독관 호출함"
+
+#. screens
+msgid "the proctor is coming"
+msgstr "감독관이 오는 중"
+
+#. screens
+msgid "{0, plural, one {# line above} other {# lines above}}: PgUp"
+msgstr "{0, plural, other {위에 #줄 더}}: PgUp"
+
+#. screens
+msgid "{0, plural, one {# more line below} other {# more lines below}}: PgDn"
+msgstr "{0, plural, other {아래에 #줄 더}}: PgDn"
+
+#. screens
+msgid "Question {0} is not answered."
+msgstr "문항 {0}에 답하지 않았습니다."
+
+#. screens
+msgid "In this test you cannot come back to it. Leave it unanswered?"
+msgstr "이 시험에서는 이 문항으로 돌아올 수 없습니다. 답하지 않고 넘어가시겠습니까?"
+
+#. screens
+msgid "Review: {0} of {1} answered, {2} flagged"
+msgstr "검토: {1}문항 중 {0}문항 응답, {2}문항 표시"
+
+#. screens
+msgctxt "question state"
+msgid "answered"
+msgstr "응답함"
+
+#. screens
+msgctxt "question state"
+msgid "not answered"
+msgstr "미응답"
+
+#. screens
+msgctxt "review row"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. screens
+msgid "{0} more above"
+msgstr "위에 {0}개 더"
+
+#. screens
+msgid "{0} more below"
+msgstr "아래에 {0}개 더"
+
+#. screens
+msgid "Submit your answers now?"
+msgstr "지금 답안을 제출하시겠습니까?"
+
+#. screens
+msgid "Every question is answered."
+msgstr "모든 문항에 답했습니다."
+
+#. screens
+msgid "Every question has an answer."
+msgstr "모든 문항에 답이 있습니다."
+
+#. screens
+msgctxt "question and how much of it is answered"
+msgid "{0} ({1})"
+msgstr "{0} ({1})"
+
+#. screens
+msgctxt "between question numbers"
+msgid ", "
+msgstr ", "
+
+#. screens
+msgid "Not answered: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "미응답 문항: {0, plural, other {{1}}}"
+
+#. screens
+msgid "{0, plural, one {# question not answered} other {# questions not answered}}; first: {1} …"
+msgstr "{0, plural, other {미응답 #문항}}, 처음부터 {1} …"
+
+#. screens
+msgid "{0, plural, one {# question not answered} other {# questions not answered}}"
+msgstr "{0, plural, other {미응답 #문항}}"
+
+#. screens
+msgid "Flagged: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "표시한 문항: {0, plural, other {{1}}}"
+
+#. screens
+msgid "{0, plural, one {# question flagged} other {# questions flagged}}; first: {1} …"
+msgstr "{0, plural, other {표시한 #문항}}, 처음부터 {1} …"
+
+#. screens
+msgid "{0, plural, one {# question flagged} other {# questions flagged}}"
+msgstr "{0, plural, other {표시한 #문항}}"
+
+#. screens
+msgid "Part answered: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "일부 응답 문항: {0, plural, other {{1}}}"
+
+#. screens
+msgid "{0, plural, one {# question part answered} other {# questions part answered}}; first: {1} …"
+msgstr "{0, plural, other {일부 응답 #문항}}, 처음부터 {1} …"
+
+#. screens
+msgid "{0, plural, one {# question part answered} other {# questions part answered}}"
+msgstr "{0, plural, other {일부 응답 #문항}}"
+
+#. screens
+msgid "{2}: {0, plural, one {question {1}} other {questions {1}}}"
+msgstr "{2}: {0, plural, other {문항 {1}}}"
+
+#. screens
+msgid "{2}: {0, plural, one {# question} other {# questions}}; first: {1} …"
+msgstr "{2}: {0, plural, other {#문항}}, 처음부터 {1} …"
+
+#. screens
+msgid "{2}: {0, plural, one {# question} other {# questions}}"
+msgstr "{2}: {0, plural, other {#문항}}"
+
+#. screens
+msgid "Ask your proctor to end this session."
+msgstr "이 세션을 끝내려면 감독관에게 요청하세요."
+
+#. screens
+msgid "Your answers are saved. Esc returns to the test."
+msgstr "답안은 저장되어 있습니다. Esc 키로 시험에 돌아갑니다."
+
+#. screens
+msgid "Your answers are kept and submitted as they are."
+msgstr "답안은 그대로 보존되어 제출됩니다."
+
+#. screens
+msgid "Message from the proctor"
+msgstr "감독관 메시지"
+
+#. screens
+msgid "Press any key to close this message."
+msgstr "아무 키나 누르면 메시지가 닫힙니다."
+
+#. screens
+msgid "Your answers are saved. Ctrl-T says the time left; F12 calls the proctor."
+msgstr "답안은 저장되어 있습니다. Ctrl-T 키로 남은 시간 안내, F12 키로 감독관 호출."
+
+#. screens
+msgid "Your answers were submitted."
+msgstr "답안을 제출했습니다."
+
+#. screens
+msgid "Time is up: your answers were saved and submitted."
+msgstr "시간이 끝났습니다. 답안이 저장되어 제출되었습니다."
+
+#. screens
+msgid "The proctor ended this session. Your answers were saved."
+msgstr "감독관이 이 세션을 종료했습니다. 답안은 저장되었습니다."
+
+#. screens
+msgid "You ended this practice session. Your answers were saved."
+msgstr "연습 세션을 종료했습니다. 답안은 저장되었습니다."
+
+#. screens
+msgctxt "receipt"
+msgid "Candidate"
+msgstr "응시자"
+
+#. screens
+msgctxt "receipt"
+msgid "Session"
+msgstr "세션"
+
+#. screens
+msgctxt "receipt"
+msgid "Time used"
+msgstr "사용 시간"
+
+#. screens
+msgctxt "receipt"
+msgid "Answered"
+msgstr "응답 문항"
+
+#. screens
+msgctxt "receipt"
+msgid "{0} of {1}"
+msgstr "{1}문항 중 {0}문항"
+
+#. screens
+msgctxt "receipt"
+msgid "Score"
+msgstr "점수"
+
+#. screens
+msgid "{0} of {1} points"
+msgstr "{1}점 만점에 {0}점"
+
+#. screens
+msgid "{0} of {1} points ({2} still to be marked by a person)"
+msgstr "{1}점 만점에 {0}점(채점자 채점 대기 {2}점)"
+
+#. screens
+msgid "given by your proctor, who holds the answer key"
+msgstr "정답지를 가진 감독관이 채점합니다"
+
+#. screens
+msgid "shown once this seat's answers reach the store"
+msgstr "이 좌석의 답안이 저장소에 도착하면 나타납니다"
+
+#. screens
+msgid "Tell your proctor: {0}"
+msgstr "감독관에게 알리세요: {0}"
+
+#. screens
+msgid "This terminal is no longer locked."
+msgstr "이 터미널의 잠금이 해제되었습니다."
+
+#. screens
+msgid "Keys"
+msgstr "키 목록"
+
+#. screens
+msgid "lines {0}–{1} of {2}"
+msgstr "{2}줄 중 {0}–{1}줄"
+
+#. screens
+msgid "Candidate number: "
+msgstr "수험 번호: "
+
+#. screens
+msgid "Candidate code (not shown): "
+msgstr "응시자 코드(가려짐): "
+
+#. screens
+msgid "Type the number on your candidate card."
+msgstr "수험표의 번호를 입력하세요."
+
+#. screens
+msgid "Candidate {0} is not on the roster of this room. Check the number, or ask the proctor."
+msgstr "이 시험실 명단에 없는 수험 번호입니다: {0}. 번호를 확인하거나 감독관에게 문의하세요."
+
+#. screens
+msgid "That candidate number and code do not match the roster. Check your card, or ask the proctor."
+msgstr "수험 번호와 코드가 명단과 맞지 않습니다. 수험표를 확인하거나 감독관에게 문의하세요."
+
+#. screens
+msgid "Candidate {0} is held after too many wrong codes. Ask the proctor."
+msgstr "코드를 너무 많이 틀려 수험 번호 {0}의 응시가 보류되었습니다. 감독관에게 문의하세요."
+
+#. screens
+msgid "Candidate {0} is already seated at {1}; the proctor has been shown both seats. Ask the proctor."
+msgstr "수험 번호 {0}의 응시자가 이미 좌석 {1}에 앉아 있습니다. 감독관 화면에 두 좌석이 모두 표시되었으니 감독관에게 문의하세요."
+
+#. screens
+msgid "{0} — is this you? {1}/N"
+msgstr "{0} 님, 본인이 맞습니까? {1}/N"
+
+#. screens
+msgid "{0} ({1}) has a session at seat {2}. Ask the proctor to move it to this seat? {3}/N"
+msgstr "{0}({1}) 님의 세션이 좌석 {2}에 있습니다. 이 좌석으로 옮기도록 감독관에게 요청하시겠습니까? {3}/N"
+
+#. screens
+msgid "Waiting for the proctor to move your session here from seat {0}."
+msgstr "감독관이 좌석 {0}의 세션을 이곳으로 옮기기를 기다리는 중입니다."
+
+#. screens
+msgctxt "answer"
+msgid "yes"
+msgstr "예"
+
+#. screens
+msgctxt "identification"
+msgid "no candidate number was given; nothing was started"
+msgstr "수험 번호가 입력되지 않아 아무것도 시작하지 않았습니다"
+
+#. screens
+msgctxt "identification"
+msgid "no candidate code was given; nothing was started"
+msgstr "응시자 코드가 입력되지 않아 아무것도 시작하지 않았습니다"
+
+#. screens
+msgctxt "identification"
+msgid "the candidate was not identified; nothing was started — ask the proctor"
+msgstr "응시자를 확인하지 못해 아무것도 시작하지 않았습니다 — 감독관에게 문의하세요"
+
+#. widgets
+msgctxt "state, then the entry"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. widgets
+msgctxt "the entry, then its state"
+msgid "{0} — {1}"
+msgstr "{0} — {1}"
+
+#. widgets
+msgctxt "state"
+msgid "selected"
+msgstr "선택됨"
+
+#. widgets
+msgctxt "state"
+msgid "checked"
+msgstr "체크됨"
+
+#. widgets
+msgctxt "state"
+msgid "not checked"
+msgstr "체크 안 됨"
+
+#. widgets
+msgctxt "state"
+msgid "chosen"
+msgstr "선택됨"
+
+#. widgets
+msgid "Your answer: {0}"
+msgstr "내 답: {0}"
+
+#. widgets
+msgctxt "answer area"
+msgid "Not answered yet"
+msgstr "아직 답하지 않음"
+
+#. widgets
+msgid "{0} selected"
+msgstr "선택함: {0}"
+
+#. widgets
+msgid "True"
+msgstr "참"
+
+#. widgets
+msgid "False"
+msgstr "거짓"
+
+#. widgets
+msgid "{0} checked; {1, plural, one {# checked} other {# checked}}"
+msgstr "체크함: {0}. 체크한 항목 {1, plural, other {#개}}"
+
+#. widgets
+msgid "{0} unchecked; {1, plural, one {# checked} other {# checked}}"
+msgstr "체크 해제: {0}. 체크한 항목 {1, plural, other {#개}}"
+
+#. widgets
+msgid "Pick all that apply: {0, plural, one {# checked} other {# checked}}. Space or a letter checks or unchecks."
+msgstr "해당하는 것을 모두 고르세요(체크 {0, plural, other {#개}}). Space 또는 문자 키로 체크하거나 해제합니다."
+
+#. widgets
+msgctxt "typed answer"
+msgid "Answer:"
+msgstr "답:"
+
+#. widgets
+msgid "Not answered yet: type your answer."
+msgstr "아직 답하지 않았습니다. 답을 입력하세요."
+
+#. widgets
+msgid "Not a number yet: use digits, one decimal point or comma, and an optional exponent such as 2e3."
+msgstr "아직 숫자가 아닙니다. 숫자, 소수점(. 또는 ,) 하나, 필요하면 2e3 같은 지수를 쓰세요."
+
+#. widgets
+msgid "{0, plural, one {# word} other {# words}}"
+msgstr "{0, plural, other {#단어}}"
+
+#. widgets
+msgid "{0} · at least {1}"
+msgstr "{0} · 최소 {1}"
+
+#. widgets
+msgid "{0} · at most {1}"
+msgstr "{0} · 최대 {1}"
+
+#. widgets
+msgid "{0} (outside the range)"
+msgstr "{0} (범위 밖)"
+
+#. widgets
+msgid "Enter starts a new line; ↑ ↓ move by line; Tab goes to the next question."
+msgstr "Enter 키로 줄 바꿈, ↑ ↓ 키로 줄 이동, Tab 키로 다음 문항."
+
+#. widgets
+msgid "{0} moved to position {1} of {2}"
+msgstr "{0}: {2}개 중 {1}번째로 옮김"
+
+#. widgets
+msgid "{0} is already first"
+msgstr "{0}: 이미 맨 앞입니다"
+
+#. widgets
+msgid "{0} is already last"
+msgstr "{0}: 이미 맨 뒤입니다"
+
+#. widgets
+msgid "This order is your answer"
+msgstr "이 순서를 답으로 정했습니다"
+
+#. widgets
+msgid "This order is your answer."
+msgstr "이 순서가 답입니다."
+
+#. widgets
+msgid "position {0} of {1}:"
+msgstr "{1}개 중 {0}번째:"
+
+#. widgets
+msgid "Not answered yet: move entries, or Enter to keep this order."
+msgstr "아직 답하지 않았습니다. 항목을 옮기거나 Enter 키로 이 순서를 답으로 정하세요."
+
+#. widgets
+msgid "↑ ↓ choose an entry · Shift-↑ ↓ or u / d move it"
+msgstr "↑ ↓ 항목 선택 · Shift-↑ ↓ 또는 u / d 옮기기"
+
+#. widgets
+msgid "{0} → {1}"
+msgstr "{0} → {1}"
+
+#. widgets
+msgid "{0}: no match"
+msgstr "{0}: 연결 없음"
+
+#. widgets
+msgid "no match yet"
+msgstr "아직 연결 없음"
+
+#. widgets
+msgid "Choose from: {0}"
+msgstr "선택지: {0}"
+
+#. widgets
+msgid "↑ ↓ choose an entry · ← → or a letter picks its match · Backspace clears"
+msgstr "↑ ↓ 항목 선택 · ← → 또는 문자 키로 연결 대상 선택 · Backspace 지우기"
+
+#. widgets
+msgid "This is the first gap"
+msgstr "첫 번째 빈칸입니다"
+
+#. widgets
+msgid "This is the last gap"
+msgstr "마지막 빈칸입니다"
+
+#. widgets
+msgid "Gap {0} cleared"
+msgstr "빈칸 {0}의 답을 지웠습니다"
+
+#. widgets
+msgid "{0}: checked"
+msgstr "{0}: 체크됨"
+
+#. widgets
+msgid "{0}: not checked"
+msgstr "{0}: 체크 안 됨"
+
+#. widgets
+msgid "Gap {0} of {1}"
+msgstr "빈칸 {0}/{1}"
+
+#. widgets
+msgid "Gap {0} of {1}, after “{2}”"
+msgstr "빈칸 {0}/{1}, “{2}” 다음"
+
+#. widgets
+msgctxt "gap, then its state"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. widgets
+msgid "typed {0}"
+msgstr "입력함: {0}"
+
+#. widgets
+msgid "empty, type your answer"
+msgstr "비어 있음, 답을 입력하세요"
+
+#. widgets
+msgid "nothing checked; ← → and Space, or a letter, check options"
+msgstr "체크한 것 없음. ← → 키와 Space 키, 또는 문자 키로 체크하세요"
+
+#. widgets
+msgid "nothing chosen; ← → or a letter choose"
+msgstr "선택한 것 없음. ← → 키나 문자 키로 선택하세요"
+
+#. widgets
+msgid "{0} checked"
+msgstr "체크함: {0}"
+
+#. widgets
+msgctxt "between checked options"
+msgid ", "
+msgstr ", "
+
+#. widgets
+msgid "{0} chosen"
+msgstr "선택함: {0}"
+
+#. widgets
+msgid "gap {0}"
+msgstr "빈칸 {0}"
+
+#. widgets
+msgctxt "gap"
+msgid "empty"
+msgstr "비어 있음"
+
+#. widgets
+msgctxt "gap"
+msgid "not chosen"
+msgstr "선택 안 함"
+
+#. widgets
+msgctxt "gap"
+msgid "choose ▾"
+msgstr "선택 ▾"
+
+#. widgets
+msgid "{0} of {1, plural, one {# gap} other {# gaps}} filled. ↑ ↓ or Enter: another gap; Tab: the next question."
+msgstr "빈칸 {1, plural, other {#개}} 중 {0}개 채움. ↑ ↓ 또는 Enter: 다른 빈칸, Tab: 다음 문항."
+
+#. widgets
+msgid "A choice question"
+msgstr "객관식 문항"
+
+#. widgets
+msgid "A true/false question"
+msgstr "참/거짓 문항"
+
+#. widgets
+msgid "A question with several answers"
+msgstr "복수 선택 문항"
+
+#. widgets
+msgid "A typed answer"
+msgstr "단답형 문항"
+
+#. widgets
+msgid "A number"
+msgstr "숫자 입력 문항"
+
+#. widgets
+msgid "An essay"
+msgstr "서술형 문항"
+
+#. widgets
+msgid "An ordering question"
+msgstr "순서 배열 문항"
+
+#. widgets
+msgid "A matching question"
+msgstr "연결형 문항"
+
+#. widgets
+msgid "A text with gaps"
+msgstr "빈칸 채우기 문항"
+
+#. widgets
+msgid "highlight the entry above or below"
+msgstr "위 또는 아래 항목으로 이동"
+
+#. widgets
+msgid "highlight the first or the last entry"
+msgstr "처음 또는 마지막 항목으로 이동"
+
+#. widgets
+msgid "choose the highlighted choice"
+msgstr "커서가 있는 선택지 고르기"
+
+#. widgets
+msgid "choose that choice"
+msgstr "해당 선택지 고르기"
+
+#. widgets
+msgid "check or uncheck the highlighted choice"
+msgstr "커서가 있는 선택지 체크/해제"
+
+#. widgets
+msgid "check or uncheck that choice"
+msgstr "해당 선택지 체크/해제"
+
+#. widgets
+msgid "highlight the other answer"
+msgstr "다른 답으로 이동"
+
+#. widgets
+msgid "choose the highlighted answer"
+msgstr "커서가 있는 답 고르기"
+
+#. widgets
+msgid "choose True"
+msgstr "참 고르기"
+
+#. widgets
+msgid "choose False"
+msgstr "거짓 고르기"
+
+#. widgets
+msgid "type it (printable text)"
+msgstr "그대로 입력(인쇄 가능한 문자)"
+
+#. widgets
+msgid "move in the answer"
+msgstr "답 안에서 커서 이동"
+
+#. widgets
+msgid "delete before or after the cursor"
+msgstr "커서 앞 또는 뒤 글자 지우기"
+
+#. widgets
+msgid "the next question"
+msgstr "다음 문항"
+
+#. widgets
+msgid "start a new line"
+msgstr "줄 바꾸기"
+
+#. widgets
+msgid "move in the essay, by the lines as shown"
+msgstr "서술형 답안에서 화면의 줄 단위로 이동"
+
+#. widgets
+msgid "move the highlighted entry up"
+msgstr "커서가 있는 항목을 위로 옮기기"
+
+#. widgets
+msgid "move the highlighted entry down"
+msgstr "커서가 있는 항목을 아래로 옮기기"
+
+#. widgets
+msgid "keep this order as the answer"
+msgstr "이 순서를 답으로 정하기"
+
+#. widgets
+msgid "the next or the previous match, then none"
+msgstr "다음 또는 이전 연결 대상(끝나면 연결 없음)"
+
+#. widgets
+msgid "that match"
+msgstr "해당 연결 대상"
+
+#. widgets
+msgid "no match"
+msgstr "연결 없음"
+
+#. widgets
+msgid "go to the gap before or after"
+msgstr "이전 또는 다음 빈칸으로 이동"
+
+#. widgets
+msgid "the next gap (after the last: the next question)"
+msgstr "다음 빈칸(마지막 빈칸 다음은 다음 문항)"
+
+#. widgets
+msgid "type it in the gap (printable text)"
+msgstr "빈칸에 입력(인쇄 가능한 문자)"
+
+#. widgets
+msgid "move in the gap"
+msgstr "빈칸 안에서 커서 이동"
+
+#. widgets
+msgid "clear the gap"
+msgstr "빈칸 지우기"
+
+#. widgets
+msgid "highlight the option before or after"
+msgstr "이전 또는 다음 선택지로 이동"
+
+#. widgets
+msgid "choose the option before or after"
+msgstr "이전 또는 다음 선택지 고르기"
+
+#. widgets
+msgid "check or uncheck the highlighted option"
+msgstr "커서가 있는 선택지 체크/해제"
+
+#. widgets
+msgid "choose the next option"
+msgstr "다음 선택지 고르기"
+
+#. widgets
+msgid "check or uncheck that option"
+msgstr "해당 선택지 체크/해제"
+
+#. widgets
+msgid "choose that option"
+msgstr "해당 선택지 고르기"
+
+#. widgets
+msgid "move between choices and choose; a letter a, b, c… or a digit picks one directly"
+msgstr "선택지 사이를 이동해 고르기. 문자 a, b, c… 또는 숫자로 바로 고르기"
+
+#. widgets
+msgid "move in a typed answer; in an essay Enter starts a new line and ↑ ↓ move by line"
+msgstr "입력한 답 안에서 이동. 서술형에서는 Enter 키로 줄 바꿈, ↑ ↓ 키로 줄 이동"
+
+#. widgets
+msgid "move the highlighted entry of an ordering question up or down"
+msgstr "순서 배열 문항에서 커서가 있는 항목을 위아래로 옮기기"
+
+#. widgets
+msgid "pick the match for the highlighted entry; Backspace clears it"
+msgstr "커서가 있는 항목의 연결 대상 고르기. Backspace 키로 지우기"
+
+#. widgets
+msgid "in a text with gaps: go to the gap above or below (Enter: the next); ← → change a pick"
+msgstr "빈칸 채우기: 위/아래 빈칸으로 이동(Enter: 다음 빈칸). ← → 키로 선택 변경"
+
+#. widgets
+msgctxt "keys"
+msgid "Enter or Space"
+msgstr "Enter 또는 Space"
+
+#. widgets
+msgctxt "keys"
+msgid "a, b, c… or 1, 2, 3…"
+msgstr "a, b, c… 또는 1, 2, 3…"
+
+#. widgets
+msgctxt "keys"
+msgid "t, a or 1"
+msgstr "t, a 또는 1"
+
+#. widgets
+msgctxt "keys"
+msgid "f, b or 2"
+msgstr "f, b 또는 2"
+
+#. widgets
+msgctxt "keys"
+msgid "a character"
+msgstr "문자 키"
+
+#. widgets
+msgctxt "keys"
+msgid "Shift-↑, u or -"
+msgstr "Shift-↑, u 또는 -"
+
+#. widgets
+msgctxt "keys"
+msgid "Shift-↓, d or +"
+msgstr "Shift-↓, d 또는 +"
+
+#. widgets
+msgctxt "keys"
+msgid "↑ ↓, Enter or Space"
+msgstr "↑ ↓, Enter 또는 Space"
+
+#. widgets
+msgctxt "keys"
+msgid "Shift-↑ ↓, or u / d"
+msgstr "Shift-↑ ↓ 또는 u / d"
+
+#. widgets
+msgctxt "keys"
+msgid "← → or a letter"
+msgstr "← → 또는 문자 키"
+
+#. widgets
+msgctxt "keys"
+msgid "↑ ↓ or Enter, ← →"
+msgstr "↑ ↓ 또는 Enter, ← →"
+
+#. console
+msgid "Begin session — failed: {0}"
+msgstr "세션 시작 — 실패: {0}"
+
+#. console
+msgid "The journal cannot be read: {0}"
+msgstr "저널을 읽을 수 없습니다: {0}"
+
+#. console
+msgid "No session — the lock is free"
+msgstr "세션 없음 — 잠금이 풀려 있습니다"
+
+#. console
+msgid "Session active since {0} UTC, lock held by pid {1} (this demo)"
+msgstr "세션 진행 중({0} UTC부터), 잠금 보유: pid {1}(이 데모)"
+
+#. console
+msgid "Session active since {0} UTC, lock held by pid {1} (another process)"
+msgstr "세션 진행 중({0} UTC부터), 잠금 보유: pid {1}(다른 프로세스)"
+
+#. console
+msgid "Lock held by a session that is starting"
+msgstr "시작 중인 세션이 잠금을 보유하고 있습니다"
+
+#. console
+msgid "Workshop test finished"
+msgstr "워크숍 시험이 끝났습니다"
+
+#. console
+msgid "Workshop test ended: {0}"
+msgstr "워크숍 시험 종료: {0}"
+
+#. console
+msgid "Pasteboards cleared {0}: {1}"
+msgstr "클립보드 비움({0}): {1}"
+
+#. console
+msgctxt "demo log list"
+msgid ", "
+msgstr ", "
+
+#. console
+msgid "Begin session — succeeded"
+msgstr "세션 시작 — 성공"
+
+#. console
+msgid "Paste blocked: {0, plural, one {# character} other {# characters}}"
+msgstr "붙여넣기 차단: {0, plural, other {#자}}"
+
+#. console
+msgid "Paste blocked: {0}"
+msgstr "붙여넣기 차단: {0}"
+
+#. console
+msgid "Focus lost"
+msgstr "포커스 이탈"
+
+#. console
+msgid "Focus regained"
+msgstr "포커스 복귀"
+
+#. console
+msgid "End session requested"
+msgstr "세션 종료 요청됨"
+
+#. console
+msgid "Leaving blocked: {0}"
+msgstr "나가기 차단: {0}"
+
+#. console
+msgid "Terminal resized to {0}"
+msgstr "터미널 크기 변경: {0}"
+
+#. console
+msgid "Session ended"
+msgstr "세션 종료"
+
+#. console
+msgid "Session interrupted: {0}"
+msgstr "세션 중단: {0}"
+
+#. console
+msgctxt "interrupted by"
+msgid "terminal lost"
+msgstr "터미널 연결 끊김"
+
+#. console
+msgid "A tracer attached to this session: pid {0}"
+msgstr "추적 도구가 이 세션에 연결됨: pid {0}"
+
+#. console
+msgid "A tracer attached to this session: {0}"
+msgstr "추적 도구가 이 세션에 연결됨: {0}"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "on entry"
+msgstr "시작 시"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "on exit"
+msgstr "종료 시"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "on unlock"
+msgstr "잠금 해제 시"
+
+#. console
+msgctxt "pasteboards cleared"
+msgid "after a failed begin"
+msgstr "시작 실패 후"
+
+#. console
+msgid "no Assessments/workshop.yaml here; start the demo with --workshop FILE"
+msgstr "Assessments/workshop.yaml 파일이 없습니다. --workshop FILE 옵션으로 데모를 시작하세요"
+
+#. console
+msgid "{0} not found"
+msgstr "{0}: 찾을 수 없음"
+
+#. console
+msgid "Please enlarge the terminal to at least {0}×{1}."
+msgstr "터미널을 {0}×{1} 이상으로 키우세요."
+
+#. console
+msgid "Carrel workshop demo"
+msgstr "Carrel 워크숍 데모"
+
+#. console
+msgctxt "demo state"
+msgid "Session active"
+msgstr "세션 진행 중"
+
+#. console
+msgctxt "demo state"
+msgid "No session"
+msgstr "세션 없음"
+
+#. console
+msgid "Status: {0}"
+msgstr "상태: {0}"
+
+#. console
+msgid "a session is running"
+msgstr "세션 진행 중"
+
+#. console
+msgid "no session"
+msgstr "세션 없음"
+
+#. console
+msgid "no workshop file"
+msgstr "워크숍 파일 없음"
+
+#. console
+msgid "end the session first"
+msgstr "먼저 세션을 종료하세요"
+
+#. console
+msgctxt "demo action"
+msgid "Begin"
+msgstr "시작"
+
+#. console
+msgctxt "demo action"
+msgid "End"
+msgstr "종료"
+
+#. console
+msgctxt "demo action"
+msgid "Workshop test"
+msgstr "워크숍 시험"
+
+#. console
+msgctxt "demo action"
+msgid "Quit"
+msgstr "나가기"
+
+#. console
+msgid "Actions:"
+msgstr "동작:"
+
+#. console
+msgid "{0} (n/a)"
+msgstr "{0} (불가)"
+
+#. console
+msgid "Workshop test: {0}"
+msgstr "워크숍 시험: {0}"
+
+#. console
+msgid "Try typing here — try pasting here:"
+msgstr "여기에 입력해 보세요 — 붙여넣기도 해 보세요:"
+
+#. console
+msgid "Pasting is blocked while the session runs."
+msgstr "세션 중에는 붙여넣기가 차단됩니다."
+
+#. console
+msgid "No session: pasting works here. Begin a session and try again."
+msgstr "세션 없음: 지금은 붙여넣기가 됩니다. 세션을 시작하고 다시 해 보세요."
+
+#. console
+msgid "Policy"
+msgstr "정책"
+
+#. console
+msgid "Event log"
+msgstr "이벤트 로그"
+
+#. console
+msgid "{0, plural, one {↑ # earlier line: PgUp} other {↑ # earlier lines: PgUp}}"
+msgstr "{0, plural, other {↑ 이전 #줄: PgUp}}"
+
+#. console
+msgid "{0, plural, one {↓ # newer: PgDn} other {↓ # newer: PgDn}}"
+msgstr "{0, plural, other {↓ 최근 #줄: PgDn}}"
+
+#. console
+msgid "Nothing yet: begin a session."
+msgstr "아직 없습니다. 세션을 시작하세요."
+
+#. console
+msgctxt "footer entry"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. console
+msgid "A session is running."
+msgstr "세션이 진행 중입니다."
+
+#. console
+msgid "Quitting ends it: its answers are kept as a result."
+msgstr "나가면 세션이 종료되며, 답안은 결과로 보존됩니다."
+
+#. console
+msgid "End the demo session before opening the workshop test"
+msgstr "워크숍 시험을 열기 전에 데모 세션을 종료하세요"
+
+#. console
+msgid "In the demo: {0} begins, {1} ends, {2} opens the workshop test, {3} quits"
+msgstr "데모: {0} 시작, {1} 종료, {2} 워크숍 시험 열기, {3} 나가기"
+
+#. console
+msgctxt "footer"
+msgid "end"
+msgstr "종료"
+
+#. console
+msgctxt "footer"
+msgid "workshop test"
+msgstr "워크숍 시험"
+
+#. console
+msgctxt "footer"
+msgid "quit"
+msgstr "나가기"
+
+#. console
+msgctxt "footer"
+msgid "log"
+msgstr "로그"
+
+#. console
+msgctxt "footer"
+msgid "seat"
+msgstr "좌석"
+
+#. console
+msgctxt "footer"
+msgid "integrity report"
+msgstr "점검 보고서"
+
+#. console
+msgctxt "footer"
+msgid "refresh"
+msgstr "새로 고침"
+
+#. console
+msgctxt "footer"
+msgid "back to the seats"
+msgstr "좌석 목록"
+
+#. console
+msgctxt "console action"
+msgid "mark"
+msgstr "선택"
+
+#. console
+msgctxt "console action"
+msgid "all"
+msgstr "전체"
+
+#. console
+msgctxt "console action"
+msgid "start"
+msgstr "시작"
+
+#. console
+msgctxt "console action"
+msgid "pause"
+msgstr "일시 정지"
+
+#. console
+msgctxt "console action"
+msgid "resume"
+msgstr "재개"
+
+#. console
+msgctxt "console action"
+msgid "time"
+msgstr "시간"
+
+#. console
+msgctxt "console action"
+msgid "message"
+msgstr "메시지"
+
+#. console
+msgctxt "console action"
+msgid "hand"
+msgstr "호출 응답"
+
+#. console
+msgctxt "console action"
+msgid "end"
+msgstr "종료"
+
+#. console
+msgid "Minutes to add:"
+msgstr "추가할 시간(분):"
+
+#. console
+msgid "Message:"
+msgstr "메시지:"
+
+#. console
+msgctxt "time left"
+msgid "under 1 min"
+msgstr "1분 미만"
+
+#. console
+msgctxt "time left"
+msgid "{0} min"
+msgstr "{0}분"
+
+#. console
+msgctxt "heard"
+msgid "now"
+msgstr "방금"
+
+#. console
+msgctxt "heard"
+msgid "under 1 min ago"
+msgstr "1분 이내"
+
+#. console
+msgctxt "heard"
+msgid "{0} min ago"
+msgstr "{0}분 전"
+
+#. console
+msgctxt "heard"
+msgid "{0} s ago"
+msgstr "{0}초 전"
+
+#. console
+msgctxt "heard"
+msgid "{0} h ago"
+msgstr "{0}시간 전"
+
+#. console
+msgctxt "seat sentence"
+msgid ", "
+msgstr ", "
+
+#. console
+msgid "Seat {0}, {1}: {2}"
+msgstr "좌석 {0}, {1}: {2}"
+
+#. console
+msgid "Seat {0}: {1}"
+msgstr "좌석 {0}: {1}"
+
+#. console
+msgctxt "seat"
+msgid "marked"
+msgstr "선택됨"
+
+#. console
+msgid "watch only: the test has no proctor key"
+msgstr "감시 전용: 이 시험에는 감독관 키가 없습니다"
+
+#. console
+msgctxt "seat"
+msgid "unverified"
+msgstr "미검증"
+
+#. console
+msgid "seat key {0}"
+msgstr "좌석 키 {0}"
+
+#. console
+msgid "host {0}"
+msgstr "호스트 {0}"
+
+#. console
+msgid "{0, plural, one {# command not applied yet} other {# commands not applied yet}}"
+msgstr "{0, plural, other {미적용 명령 #개}}"
+
+#. console
+msgid "{0} of {1} answered"
+msgstr "{1}문항 중 {0}문항 응답"
+
+#. console
+msgid "{0} left"
+msgstr "남은 시간 {0}"
+
+#. console
+msgid "{0, plural, one {# paste attempt} other {# paste attempts}}"
+msgstr "{0, plural, other {붙여넣기 시도 #회}}"
+
+#. console
+msgid "{0, plural, one {# focus loss} other {# focus losses}}"
+msgstr "{0, plural, other {포커스 이탈 #회}}"
+
+#. console
+msgid "{0, plural, one {# exit attempt} other {# exit attempts}}"
+msgstr "{0, plural, other {종료 시도 #회}}"
+
+#. console
+msgid "last heard {0}"
+msgstr "마지막 신호 {0}"
+
+#. console
+msgid "score {0} of {1}"
+msgstr "점수 {1}점 만점에 {0}점"
+
+#. console
+msgid "{0} to mark"
+msgstr "채점 대기 {0}점"
+
+#. console
+msgid "not scored yet (give --test)"
+msgstr "아직 채점 안 됨(--test 지정 필요)"
+
+#. console
+msgid "no score: its result does not verify"
+msgstr "점수 없음: 결과 검증 실패"
+
+#. console
+msgctxt "seat warning"
+msgid "wrong test"
+msgstr "다른 시험"
+
+#. console
+msgctxt "seat warning"
+msgid "unknown machine, held back"
+msgstr "알 수 없는 기기, 보류됨"
+
+#. console
+msgctxt "seat warning"
+msgid "candidate not identified with a code"
+msgstr "코드로 응시자 확인 안 됨"
+
+#. console
+msgctxt "seat warning"
+msgid "candidate not identified with a code, held back"
+msgstr "코드로 응시자 확인 안 됨, 보류됨"
+
+#. console
+msgctxt "seat warning"
+msgid "identity unchecked (the roster has no codes)"
+msgstr "본인 확인 안 함(명단에 코드 없음)"
+
+#. console
+msgctxt "seat warning"
+msgid "other Carrel, held back"
+msgstr "다른 Carrel, 보류됨"
+
+#. console
+msgid "{0}; held back: {1}"
+msgstr "{0}, 보류: {1}"
+
+#. console
+msgctxt "seat warning"
+msgid "candidate seated twice"
+msgstr "응시자 중복 착석"
+
+#. console
+msgctxt "seat warning"
+msgid "executable differs from the room's"
+msgstr "실행 파일이 시험실의 것과 다름"
+
+#. console
+msgctxt "seat warning"
+msgid "no start signed by the proctor"
+msgstr "감독관이 서명한 시작 명령 없음"
+
+#. console
+msgctxt "seat warning"
+msgid "liveness claimed by another connection"
+msgstr "다른 연결이 활성 상태를 주장함"
+
+#. console
+msgid "{0, plural, one {refused # command} other {refused # commands}}"
+msgstr "{0, plural, other {명령 #개 거부}}"
+
+#. console
+msgid "{0, plural, one {# record not counted (not written by the seat)} other {# records not counted (not written by the seat)}}"
+msgstr "{0, plural, other {기록 #건 제외(좌석이 쓴 기록 아님)}}"
+
+#. console
+msgid "command {0} refused: {1}"
+msgstr "명령 {0} 거부: {1}"
+
+#. console
+msgid "command {0}"
+msgstr "명령 {0}"
+
+#. console
+msgctxt "seat state"
+msgid "not started"
+msgstr "시작 전"
+
+#. console
+msgctxt "seat state"
+msgid "active"
+msgstr "진행 중"
+
+#. console
+msgctxt "seat state"
+msgid "interrupted"
+msgstr "중단됨"
+
+#. console
+msgctxt "seat state"
+msgid "submitted"
+msgstr "제출함"
+
+#. console
+msgctxt "seat state"
+msgid "timed out"
+msgstr "시간 종료"
+
+#. console
+msgctxt "seat state"
+msgid "ended"
+msgstr "종료됨"
+
+#. console
+msgctxt "seat state"
+msgid "wrong test"
+msgstr "다른 시험"
+
+#. console
+msgctxt "seat state"
+msgid "paused"
+msgstr "일시 정지"
+
+#. console
+msgid "asks for help"
+msgstr "호출 중"
+
+#. console
+msgid "help coming"
+msgstr "응대 중"
+
+#. console
+msgid "refused: candidate seated twice"
+msgstr "거부: 응시자 중복 착석"
+
+#. console
+msgid "waiting for the start"
+msgstr "시작 대기"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# interrupted} other {# interrupted}}"
+msgstr "{0, plural, other {중단 #석}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# active} other {# active}}"
+msgstr "{0, plural, other {진행 중 #석}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# not started} other {# not started}}"
+msgstr "{0, plural, other {시작 전 #석}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# submitted} other {# submitted}}"
+msgstr "{0, plural, other {제출 #석}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# timed out} other {# timed out}}"
+msgstr "{0, plural, other {시간 종료 #석}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# ended} other {# ended}}"
+msgstr "{0, plural, other {종료 #석}}"
+
+#. console
+msgid "{0, plural, one {# seat} other {# seats}}"
+msgstr "{0, plural, other {#석}}"
+
+#. console
+msgid "{0} ({1, plural, one {# active with incidents} other {# active with incidents}})"
+msgstr "{0} ({1, plural, other {진행 중 이상 발생 #석}})"
+
+#. console
+msgctxt "seat summary"
+msgid "{0}: {1}"
+msgstr "{0}: {1}"
+
+#. console
+msgctxt "column"
+msgid "seat"
+msgstr "좌석"
+
+#. console
+msgctxt "column"
+msgid "candidate"
+msgstr "응시자"
+
+#. console
+msgctxt "column"
+msgid "status"
+msgstr "상태"
+
+#. console
+msgctxt "column"
+msgid "answered"
+msgstr "응답"
+
+#. console
+msgctxt "column"
+msgid "left"
+msgstr "잔여"
+
+#. console
+msgctxt "column"
+msgid "pst foc ext"
+msgstr "붙  포  종"
+
+#. console
+msgctxt "column"
+msgid "heard"
+msgstr "신호"
+
+#. console
+msgid "Make this window at least {0} × {1} to see the seats."
+msgstr "좌석을 보려면 창을 {0} × {1} 이상으로 키우세요."
+
+#. console
+msgid "Carrel proctor — room {0}"
+msgstr "Carrel 감독 — 시험실 {0}"
+
+#. console
+msgid "Carrel proctor — every room"
+msgstr "Carrel 감독 — 전체 시험실"
+
+#. console
+msgid "No seats yet. Seats appear here when they begin with --shared --room {0}."
+msgstr "아직 좌석이 없습니다. --shared --room {0} 옵션으로 시작한 좌석이 여기에 나타납니다."
+
+#. console
+msgid "No seats yet. Seats appear here when they begin with --shared."
+msgstr "아직 좌석이 없습니다. --shared 옵션으로 시작한 좌석이 여기에 나타납니다."
+
+#. console
+msgid "connecting to the shared store…"
+msgstr "공유 저장소에 연결 중…"
+
+#. console
+msgid "store connected"
+msgstr "저장소 연결됨"
+
+#. console
+msgid "updated {0}"
+msgstr "갱신 {0}"
+
+#. console
+msgid "no answer"
+msgstr "응답 없음"
+
+#. console
+msgid "store not reachable: {0}; retrying; seats as of {1}"
+msgstr "저장소 연결 불가: {0}. 재시도 중. {1} 기준 좌석"
+
+#. console
+msgid "store not reachable: {0}; retrying"
+msgstr "저장소 연결 불가: {0}. 재시도 중"
+
+#. console
+msgid "Integrity report — seat {0}, {1}"
+msgstr "점검 보고서 — 좌석 {0}, {1}"
+
+#. console
+msgid "Integrity report — seat {0}"
+msgstr "점검 보고서 — 좌석 {0}"
+
+#. console
+msgid "Session {0} · {1} — {2}"
+msgstr "세션 {0} · {1} — {2}"
+
+#. console
+msgid "The events cannot be read now: {0}. Esc, then Enter to try again."
+msgstr "지금은 이벤트를 읽을 수 없습니다: {0}. Esc 후 Enter 키로 다시 시도하세요."
+
+#. console
+msgid "Reading the seat's events…"
+msgstr "좌석 이벤트를 읽는 중…"
+
+#. console
+msgid "Timeline"
+msgstr "타임라인"
+
+#. console
+msgctxt "integrity report"
+msgid "paste attempts"
+msgstr "붙여넣기 시도"
+
+#. console
+msgctxt "integrity report"
+msgid "focus losses"
+msgstr "포커스 이탈"
+
+#. console
+msgctxt "integrity report"
+msgid "exit attempts"
+msgstr "종료 시도"
+
+#. console
+msgctxt "integrity report"
+msgid "wrong passphrases"
+msgstr "틀린 암호 문구"
+
+#. console
+msgctxt "integrity report"
+msgid "interruptions"
+msgstr "중단"
+
+#. console
+msgctxt "integrity report"
+msgid "pasteboards"
+msgstr "클립보드"
+
+#. console
+msgctxt "integrity report"
+msgid "moved"
+msgstr "이동"
+
+#. console
+msgid "Records: verified — every record and the result were written by this seat"
+msgstr "기록: 검증됨 — 모든 기록과 결과를 이 좌석이 작성함"
+
+#. console
+msgid "Records: every record so far was written by this seat (no result yet)"
+msgstr "기록: 지금까지의 모든 기록을 이 좌석이 작성함(결과는 아직 없음)"
+
+#. console
+msgid "Records: NOT verified"
+msgstr "기록: 검증되지 않음"
+
+#. console
+msgid "{0} not sent: {1}"
+msgstr "‘{0}’ 명령 전송 실패: {1}"
+
+#. console
+msgid "{0} sent to seat {1} (command {2})"
+msgstr "좌석 {1}에 ‘{0}’ 명령을 보냈습니다(명령 번호 {2})"
+
+#. console
+msgid "{0} sent to {1, plural, one {# seat} other {# seats}} (command {2})"
+msgstr "{1, plural, other {좌석 #개}}에 ‘{0}’ 명령을 보냈습니다(명령 번호 {2})"
+
+#. console
+msgid "Sending {0} to seat {1}…"
+msgstr "좌석 {1}에 ‘{0}’ 명령을 보내는 중…"
+
+#. console
+msgid "Sending {0} to {1, plural, one {# seat} other {# seats}}…"
+msgstr "{1, plural, other {좌석 #개}}에 ‘{0}’ 명령을 보내는 중…"
+
+#. console
+msgctxt "command"
+msgid "start"
+msgstr "시작"
+
+#. console
+msgctxt "command"
+msgid "pause"
+msgstr "일시 정지"
+
+#. console
+msgctxt "command"
+msgid "resume"
+msgstr "재개"
+
+#. console
+msgctxt "command"
+msgid "time"
+msgstr "시간 추가"
+
+#. console
+msgctxt "command"
+msgid "message"
+msgstr "메시지"
+
+#. console
+msgctxt "command"
+msgid "end"
+msgstr "종료"
+
+#. console
+msgctxt "command"
+msgid "acknowledge"
+msgstr "호출 응답"
+
+#. console
+msgctxt "command"
+msgid "move"
+msgstr "이동"
+
+#. console
+msgctxt "command"
+msgid "lost"
+msgstr "종료(좌석 유실)"
+
+#. console
+msgid "Cancelled"
+msgstr "취소했습니다"
+
+#. console
+msgid "Give whole minutes from 1 to 600"
+msgstr "분 단위로 1~600 사이의 정수를 입력하세요"
+
+#. console
+msgid "Nothing sent: the message is empty"
+msgstr "보내지 않음: 메시지가 비어 있습니다"
+
+#. console
+msgid "Nothing ended"
+msgstr "종료한 세션 없음"
+
+#. console
+msgctxt "console action"
+msgid "move"
+msgstr "이동"
+
+#. console
+msgctxt "console action"
+msgid "lost"
+msgstr "유실"
+
+#. console
+msgid "Move the session at {0} to the waiting seat:"
+msgstr "좌석 {0}의 세션을 옮길 대기 좌석:"
+
+#. console
+msgid "Move the session from {0} to {1} (its keys go to {1}; {0} can write nothing more)? {2}/N"
+msgstr "세션을 {0}에서 {1} 좌석으로 옮기시겠습니까(키는 {1}에 전달, {0}에서는 더 이상 기록 불가)? {2}/N"
+
+#. console
+msgid "End the session at {0} as lost (the seat will not come back; its result is made from the store)? {1}/N"
+msgstr "좌석 {0}의 세션을 유실로 종료하시겠습니까(좌석은 돌아오지 않으며, 결과는 저장소 기록으로 만듦)? {1}/N"
+
+#. console
+msgid "Nothing moved"
+msgstr "이동한 세션 없음"
+
+#. console
+msgid "Nothing moved: seat {0} is still connected (it did not die)"
+msgstr "이동 안 함: 좌석 {0}의 연결이 살아 있습니다(고장 아님)"
+
+#. console
+msgid "ended by the proctor, seat lost"
+msgstr "감독관이 종료함, 좌석 유실"
+
+#. console
+msgid "{0} asks to move from {1} to {2}"
+msgstr "{0}: {1} → {2} 이동 요청"
+
+#. console
+msgid "moved {0}"
+msgstr "이동 {0}"
+
+#. console
+msgid "Nothing to move: seat {0} has no running or interrupted session"
+msgstr "옮길 세션 없음: 좌석 {0}에 진행 중이거나 중단된 세션이 없습니다"
+
+#. console
+msgid "Select the seat that died, or a spare that asks to move"
+msgstr "고장 난 좌석이나 이동을 요청한 예비 좌석을 선택하세요"
+
+#. console
+msgid "Nothing ended: select a running or interrupted seat"
+msgstr "종료 안 함: 진행 중이거나 중단된 좌석을 선택하세요"
+
+#. console
+msgid "Nothing moved: no seat {0} waits in the room"
+msgstr "이동 안 함: 시험실 대기 좌석 중 {0} 없음"
+
+#. console
+msgid "Moving the session from {0} to {1}…"
+msgstr "세션 이동 중: {0} → {1}…"
+
+#. console
+msgid "Ending the session at {0} as lost…"
+msgstr "좌석 {0}의 세션을 유실로 종료하는 중…"
+
+#. console
+msgid "End the sessions of {0, plural, one {# seat} other {# seats}} (answers are kept and scored): {1}? {2}/N"
+msgstr "좌석 {0, plural, other {#개}}({1})의 세션을 종료하시겠습니까? 답안은 보존되어 채점됩니다. {2}/N"
+
+#. console
+msgid "Start {0, plural, one {# seat} other {# seats}} and send each its keys: {1}? {2}/N"
+msgstr "좌석 {0, plural, other {#개}}({1})를 시작하고 각 좌석에 키를 보내시겠습니까? {2}/N"
+
+#. console
+msgid "Pause {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "좌석 {0, plural, other {#개}}({1})를 일시 정지하시겠습니까? {2}/N"
+
+#. console
+msgid "Continue {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "좌석 {0, plural, other {#개}}({1})를 재개하시겠습니까? {2}/N"
+
+#. console
+msgid "Acknowledge the hands of {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "좌석 {0, plural, other {#개}}({1})의 호출에 응답하시겠습니까? {2}/N"
+
+#. console
+msgid "Add {0} min for {1, plural, one {# seat} other {# seats}}: {2}? {3}/N"
+msgstr "좌석 {1, plural, other {#개}}({2})에 {0}분을 추가하시겠습니까? {3}/N"
+
+#. console
+msgid "Send the message to {0, plural, one {# seat} other {# seats}}: {1}? {2}/N"
+msgstr "좌석 {0, plural, other {#개}}({1})에 메시지를 보내시겠습니까? {2}/N"
+
+#. console
+msgid "Send {0} to {1, plural, one {# seat} other {# seats}}: {2}? {3}/N"
+msgstr "좌석 {1, plural, other {#개}}({2})에 ‘{0}’ 명령을 보내시겠습니까? {3}/N"
+
+#. console
+msgid "{0} and {1} more"
+msgstr "{0} 외 {1}개"
+
+#. console
+msgid "Nothing sent"
+msgstr "보내지 않았습니다"
+
+#. console
+msgid "Nothing sent: no seat chosen is running"
+msgstr "보내지 않음: 선택한 좌석 중 진행 중인 좌석이 없습니다"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# paused} other {# paused}}"
+msgstr "{0, plural, other {일시 정지 #석}}"
+
+#. console
+msgid "{0, plural, one {# asks for help} other {# ask for help}}"
+msgstr "{0, plural, other {호출 중 #석}}"
+
+#. console
+msgctxt "seats"
+msgid "{0, plural, one {# held back} other {# held back}}"
+msgstr "{0, plural, other {보류 #석}}"
+
+#. console
+msgctxt "column"
+msgid "seat key"
+msgstr "좌석 키"
+
+#. console
+msgctxt "column"
+msgid "host"
+msgstr "호스트"
+
+#. console
+msgid "Nothing started"
+msgstr "시작한 좌석 없음"
+
+#. console
+msgctxt "policy"
+msgid "paste block"
+msgstr "붙여넣기 차단"
+
+#. console
+msgctxt "policy"
+msgid "paste allow"
+msgstr "붙여넣기 허용"
+
+#. console
+msgctxt "policy"
+msgid "pasteboards clear"
+msgstr "클립보드 비움"
+
+#. console
+msgctxt "policy"
+msgid "pasteboards keep"
+msgstr "클립보드 유지"
+
+#. console
+msgctxt "policy"
+msgid "multiplexer refuse"
+msgstr "tmux/screen 거부"
+
+#. console
+msgctxt "policy"
+msgid "multiplexer allow"
+msgstr "tmux/screen 허용"
+
+#. console
+msgctxt "policy"
+msgid "extensions refuse"
+msgstr "코드 주입 거부"
+
+#. console
+msgctxt "policy"
+msgid "extensions allow"
+msgstr "코드 주입 허용"
+
+#. console
+msgctxt "policy"
+msgid "suspend block"
+msgstr "Ctrl-C/Ctrl-Z 차단"
+
+#. console
+msgctxt "policy"
+msgid "suspend allow"
+msgstr "Ctrl-C/Ctrl-Z 허용"
+
+#. console
+msgctxt "policy"
+msgid "focus log"
+msgstr "창 이탈 기록"
+
+#. console
+msgctxt "policy"
+msgid "focus ignore"
+msgstr "창 이탈 무시"
+
+#. console
+msgctxt "policy"
+msgid "remote allow"
+msgstr "SSH 허용"
+
+#. console
+msgctxt "policy"
+msgid "remote refuse"
+msgstr "SSH 거부"
+
+#. console
+msgctxt "policy"
+msgid "max_duration {0}"
+msgstr "최대 {0}"
+
+#. console
+msgctxt "policy"
+msgid "shared optional"
+msgstr "공유 저장소 선택"
+
+#. console
+msgctxt "policy"
+msgid "shared required"
+msgstr "공유 저장소 필수"
+
+"""####),
     ]
 }

@@ -132,6 +132,8 @@ struct BehaviourTests {
 
     @Test func wrappingRespectsWideCharactersAndBreaksLongWords() {
         #expect(TextWidth.wrap("日本語の文章です", width: 6) == ["日本語", "の文章", "です"])
+        #expect(TextWidth.wrap("简体中文的句子。", width: 6) == ["简体中", "文的句", "子。"], "Chinese breaks between characters, not before 。")
+        #expect(TextWidth.wrap("확장 기능 제공 안 함", width: 10) == ["확장 기능", "제공 안 함"], "Korean breaks between words")
         #expect(TextWidth.wrap("a schnauzerschnauzer b", width: 8) == ["a", "schnauze", "rschnauz", "er b"])
         #expect(TextWidth.wrap("one\n\ntwo", width: 10) == ["one", "", "two"])
     }

@@ -103,9 +103,10 @@ public enum TextWidth {
                     spaces += 1
                 } else {
                     // Japanese and Chinese break between any two wide characters, except
-                    // before closing punctuation (。、）」) and after opening (（「).
+                    // before closing punctuation (。、）」) and after opening (（「). Korean
+                    // puts spaces between its words and breaks there, never inside a word.
                     if !word.isEmpty, of(ch) == 2, let last = word.last, of(last) == 2,
-                       !closesLine(ch), !opensLine(last) {
+                       !closesLine(ch), !opensLine(last), !(isHangul(ch) && isHangul(last)) {
                         place()
                     }
                     word.append(ch)
@@ -116,6 +117,12 @@ public enum TextWidth {
         }
         while lines.count > 1 && lines.last == "" { lines.removeLast() }
         return lines
+    }
+
+    /// A Hangul syllable or letter.
+    static func isHangul(_ ch: Character) -> Bool {
+        guard let v = ch.unicodeScalars.first?.value else { return false }
+        return (0xAC00...0xD7A3).contains(v) || (0x1100...0x11FF).contains(v) || (0x3130...0x318F).contains(v)
     }
 
     /// Wide punctuation that never begins a line (kinsoku).

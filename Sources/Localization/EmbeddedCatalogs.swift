@@ -13814,7 +13814,7 @@ msgstr "Terminare ora questa esercitazione?"
 
 #. screens
 msgid "Submit? Enlarge the terminal to see what is unanswered"
-msgstr "Consegnare? Ingrandisci il terminale per vedere cosa manca"
+msgstr "Consegnare? Allarga la finestra per vedere cosa manca"
 
 #. screens
 msgid "Question {0} of {1}"

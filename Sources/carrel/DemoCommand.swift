@@ -25,12 +25,22 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "The assessment F5 opens (default: Assessments/workshop.yaml when present).") var workshop: String?
     @Option(help: "default, mono (also chosen by NO_COLOR) or contrast.") var theme: String?
     @Option(help: ArgumentHelp(LanguagePick.help, valueName: "code")) var language: String?
+    @Option(help: ArgumentHelp("A translator's catalog to read the screens in: checked, then offered for this run; its language is chosen unless --language names another.", valueName: "file.po"))
+    var catalog: String?
+    @Option(help: ArgumentHelp("Write every screen of the workshop test, the demo, the console and every box to this file (- for standard output) and exit: no terminal, no session.", valueName: "file"))
+    var screens: String?
+    @Option(help: ArgumentHelp("The size of --screens, in columns and rows.", valueName: "columns×rows")) var size = "80x24"
     @OptionGroup var state: StateOptions
     @OptionGroup var lab: SharedOptions
 
 
     func run() async throws {
         try await reportingFailures {
+            let language = try chosenLanguage()
+            if let screens {
+                try writeScreens(to: screens, language: language)
+                return
+            }
             guard isatty(0) == 1, isatty(1) == 1 else {
                 throw CarrelFailure(status: .refused, message: "`carrel demo` needs a terminal on standard input and output")
             }
@@ -57,7 +67,7 @@ struct DemoCommand: AsyncParsableCommand {
                           context: state.context(needsTerminal: true, publisher: publisher), theme: chosen,
                           terminal: Canvas(theme: chosen), workshopAvailable: available)
         app.model.workshopMissing = missing
-        app.model.say = Localizer(try LanguagePick.choose(option: language).language)
+        app.model.say = Localizer(try chosenLanguage())
         app.label = publisher.map { lab.label(publishingTo: $0) }
         if available { app.workshop = { runWorkshop(workshopPath, theme: chosen, publisher: publisher) } }
         app.run()
@@ -74,7 +84,7 @@ extension DemoCommand {
             var take = try TakeCommand.parse([path, "--candidate", "Workshop"] + (state.stateDir.map { ["--state-dir", $0] } ?? []))
             take.lab = lab
             take.display.theme = ThemeName(rawValue: theme.name)
-            take.display.language = language
+            take.display.language = (try? chosenLanguage())?.rawValue ?? language
             try take.session(try take.launch(), publisher: publisher).conclude()
             return "Workshop test finished"
         } catch let failure as CarrelFailure {

@@ -39,10 +39,10 @@ struct LanguageCLITests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(object["language"] as? String == "fr")
 
-        let italian = try CarrelProcess.temporaryFile(Self.french.replacingOccurrences(of: "language: fr", with: "language: it"))
-        let refused = try CarrelProcess.run(["validate", italian.path])
+        let klingon = try CarrelProcess.temporaryFile(Self.french.replacingOccurrences(of: "language: fr", with: "language: tlh"))
+        let refused = try CarrelProcess.run(["validate", klingon.path])
         #expect(refused.status == 65)
-        #expect(refused.stderr.contains("\(italian.path):4:11: error: language: \"it\" is not a language Carrel speaks; the languages are en (English)"),
+        #expect(refused.stderr.contains("\(klingon.path):4:11: error: language: \"tlh\" is not a language Carrel speaks; the languages are en (English)"),
                 "\(refused.stderr)")
     }
 

@@ -140,3 +140,44 @@ struct CatalogFileTests {
         }
     }
 }
+
+/// The template holds every sentence the code says: each literal handed to a localizer
+/// (`say("…")`, `Phrase("…")`, `translated("…")`, `footerLabel("…")`) is one of its
+/// messages. Sentences said through a string-literal phrase or a context built at run time
+/// are found by the pseudo-language's golden frames instead.
+@Suite("The template and the code")
+struct TemplateExtractionTests {
+    static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Sources")
+
+    /// Every literal template in the code, with where it is (not a prefix that a word is
+    /// added to at run time, and not `reader.say`, which writes a line of the command line's).
+    static func literals() throws -> [(template: String, place: String)] {
+        let pattern = try NSRegularExpression(pattern: #"(?<!reader\.)\b(say|Phrase|translated|footerLabel|self)\(\s*"((?:\\.|[^"\\])*)"\s*[,)]"#)
+        var out: [(String, String)] = []
+        let walker = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)
+        while let url = walker?.nextObject() as? URL {
+            guard url.pathExtension == "swift", !url.path.contains("/Localization/") else { continue }
+            let text = try String(contentsOf: url, encoding: .utf8)
+            let range = NSRange(text.startIndex..., in: text)
+            for match in pattern.matches(in: text, range: range) {
+                guard let call = Range(match.range(at: 1), in: text), let body = Range(match.range(at: 2), in: text) else { continue }
+                var literal = String(text[body])
+                if literal.contains("\\(") { continue }  // built at run time: not a template
+                literal = literal.replacingOccurrences(of: "\\\"", with: "\"").replacingOccurrences(of: "\\n", with: "\n")
+                    .replacingOccurrences(of: "\\u{00A0}", with: "\u{00A0}").replacingOccurrences(of: "\\\\", with: "\\")
+                if text[call] == "footerLabel" { literal = "⟨footer⟩" + literal }
+                let line = text[..<body.lowerBound].filter { $0 == "\n" }.count + 1
+                out.append((literal, url.lastPathComponent + ":\(line)"))
+            }
+        }
+        return out
+    }
+
+    @Test func everySentenceTheCodeHandsToALocalizerIsInTheTemplate() throws {
+        let found = try Self.literals()
+        #expect(found.count > 300, "the code's sentences are found (\(found.count))")
+        let missing = found.filter { !Catalog.englishKeys.contains($0.template) }
+        #expect(missing.isEmpty, "not in po/carrel.pot (run scripts/catalogs --extract): \(missing.prefix(10).map { "\($0.place) \($0.template)" })")
+    }
+}

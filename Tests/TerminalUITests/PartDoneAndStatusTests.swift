@@ -163,7 +163,7 @@ struct ConfirmationAndTinyScreenTests {
                     checked += 1
                     #expect(!screen.overflowed, "\(language.rawValue) \(width)×\(height)")
                     let rows = screen.lines.filter { !$0.isEmpty }.map { $0.trimmingCharacters(in: .whitespaces) }
-                    #expect(Set(rows).count == rows.count || rows.count <= 1, "a row repeated: \(rows)")
+                    #expect(Set(rows).count == rows.count || rows.count <= 1, "\(language.rawValue) \(width)×\(height): a row repeated: \(rows)")
                     // Every row is a line the screen meant to write, whole: nothing is drawn
                     // over another line's end.
                     let meant = Self.meantLines(m, width: width)
@@ -176,7 +176,7 @@ struct ConfirmationAndTinyScreenTests {
                 }
             }
         }
-        #expect(checked == 6 * 5 * 4)
+        #expect(checked == (Language.offered.count + 1) * 5 * 4)
     }
 
     static func meantLines(_ m: TakeModel, width: Int) -> Set<String> {

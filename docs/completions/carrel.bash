@@ -226,7 +226,7 @@ _carrel_demo() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(--workshop --theme --language --state-dir --shared --room --seat)
+    non_repeating_options=(--workshop --theme --language --catalog --screens --size --state-dir --shared --room --seat)
     __carrel_offer_flags_options 0
 
     # Offer option value completions
@@ -238,6 +238,15 @@ _carrel_demo() {
         return
         ;;
     '--language')
+        return
+        ;;
+    '--catalog')
+        return
+        ;;
+    '--screens')
+        return
+        ;;
+    '--size')
         return
         ;;
     '--state-dir')
@@ -563,13 +572,13 @@ _carrel_proctor() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    watch|start|admit|release|pause|resume|time|message|end|acknowledge)
+    watch|start|move|lost|admit|release|pause|resume|time|message|end|acknowledge)
         # Offer subcommand argument completions
         "_carrel_proctor_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'watch start admit release pause resume time message end acknowledge' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'watch start move lost admit release pause resume time message end acknowledge' -- "${cur}"))
         ;;
     esac
 }
@@ -624,6 +633,60 @@ _carrel_proctor_start() {
         return
         ;;
     '--wait')
+        return
+        ;;
+    esac
+}
+
+_carrel_proctor_move() {
+    repeating_flags=()
+    non_repeating_flags=(--while-connected --yes --passphrase-stdin --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--shared --room --from --to --wait --seat-key)
+    __carrel_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--shared')
+        return
+        ;;
+    '--room')
+        return
+        ;;
+    '--from')
+        return
+        ;;
+    '--to')
+        return
+        ;;
+    '--wait')
+        return
+        ;;
+    '--seat-key')
+        return
+        ;;
+    esac
+}
+
+_carrel_proctor_lost() {
+    repeating_flags=()
+    non_repeating_flags=(--yes --passphrase-stdin --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--shared --room --seat --test)
+    __carrel_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--shared')
+        return
+        ;;
+    '--room')
+        return
+        ;;
+    '--seat')
+        return
+        ;;
+    '--test')
         return
         ;;
     esac

@@ -92,7 +92,7 @@ _carrel_take() {
         '--extra-time[Extra time\: a multiplier from 1 to 10 (1.5), added time (+15m), or unlimited.]:time:{__carrel_complete "${___extra_time[@]}"}'
         '--screen-reader[Keep the cursor on the focused element and never redraw by itself.]'
         '--theme[default, mono (also chosen by a non-empty NO_COLOR) or contrast.]:theme:{__carrel_complete "${___theme[@]}"}'
-        '--language[The language of the screens\: en, fr, de, es or ja (else the roster'\''s, the assessment'\''s language key, LC_ALL/LC_MESSAGES/LANG, English).]:code:'
+        '--language[The language of the screens\: en, fr, de, es, ja, it, pt-BR, nl, pl, sv, fi, zh-Hans or ko (else the roster'\''s, the assessment'\''s language key, LC_ALL/LC_MESSAGES/LANG, English).]:code:'
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
         '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
@@ -110,7 +110,10 @@ _carrel_demo() {
     local -ar arg_specs=(
         '--workshop[The assessment F5 opens (default\: Assessments/workshop.yaml when present).]:workshop:'
         '--theme[default, mono (also chosen by NO_COLOR) or contrast.]:theme:'
-        '--language[The language of the screens\: en, fr, de, es or ja (else the roster'\''s, the assessment'\''s language key, LC_ALL/LC_MESSAGES/LANG, English).]:code:'
+        '--language[The language of the screens\: en, fr, de, es, ja, it, pt-BR, nl, pl, sv, fi, zh-Hans or ko (else the roster'\''s, the assessment'\''s language key, LC_ALL/LC_MESSAGES/LANG, English).]:code:'
+        '--catalog[A translator'\''s catalog to read the screens in\: checked, then offered for this run; its language is chosen unless --language names another.]:file.po:'
+        '--screens[Write every screen of the workshop test, the demo, the console and every box to this file (- for standard output) and exit\: no terminal, no session.]:file:'
+        '--size[The size of --screens, in columns and rows.]:columns×rows:'
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
         '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
@@ -213,7 +216,7 @@ _carrel_resume() {
         ':session:'
         '--screen-reader[Keep the cursor on the focused element and never redraw by itself.]'
         '--theme[default, mono (also chosen by a non-empty NO_COLOR) or contrast.]:theme:{__carrel_complete "${___theme[@]}"}'
-        '--language[The language of the screens\: en, fr, de, es or ja (else the roster'\''s, the assessment'\''s language key, LC_ALL/LC_MESSAGES/LANG, English).]:code:'
+        '--language[The language of the screens\: en, fr, de, es, ja, it, pt-BR, nl, pl, sv, fi, zh-Hans or ko (else the roster'\''s, the assessment'\''s language key, LC_ALL/LC_MESSAGES/LANG, English).]:code:'
         '--state-dir[Keep the journal, results and lock here (also CARREL_STATE_DIR).]:dir:'
         '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
         '--room[The room this seat belongs to (also CARREL_ROOM).]:name:'
@@ -373,6 +376,8 @@ _carrel_proctor() {
         local -ar subcommands=(
             'watch:A live console of every seat in a room (reads the lab'\''s shared store).'
             'start:Start the waiting seats (all of the room, or those named).'
+            'move:Move a candidate'\''s session to a spare seat, where it continues with every answer.'
+            'lost:End the session of a seat that will never come back: its verified records are its result.'
             'admit:Admit one held-back seat (unknown machine, other Carrel) after reading its seat key on its screen.'
             'release:Let a candidate held after too many wrong codes try again.'
             'pause:Pause seats: their clocks stop and answer keys wait.'
@@ -386,7 +391,7 @@ _carrel_proctor() {
         ;;
     arg)
         case "${words[1]}" in
-        watch|start|admit|release|pause|resume|time|message|end|acknowledge)
+        watch|start|move|lost|admit|release|pause|resume|time|message|end|acknowledge)
             "_carrel_proctor_${words[1]}" && ret=0
             ;;
         esac
@@ -406,7 +411,7 @@ _carrel_proctor_watch() {
         '--json[Print one snapshot of the seats as JSON and exit.]'
         '--screen-reader[Keep the cursor on the focused seat; times in whole minutes, so the screen changes only when something happens.]'
         '--theme[default, mono (also chosen by a non-empty NO_COLOR) or contrast.]:theme:{__carrel_complete "${___theme[@]}"}'
-        '--language[The language of the screens\: en, fr, de, es or ja (else the roster'\''s, the assessment'\''s language key, LC_ALL/LC_MESSAGES/LANG, English).]:code:'
+        '--language[The language of the screens\: en, fr, de, es, ja, it, pt-BR, nl, pl, sv, fi, zh-Hans or ko (else the roster'\''s, the assessment'\''s language key, LC_ALL/LC_MESSAGES/LANG, English).]:code:'
         '--passphrase-stdin[With --json\: read the proctor passphrase from standard input and check each seat'\''s liveness with the room'\''s key ("verified").]'
         '*--test[With the proctor'\''s passphrase (--passphrase-stdin, or the console'\''s)\: a sealed test (.carrel) whose sessions'\'' seats had no answer key; their responses are scored with it (repeat for several).]:file.carrel:'
         '--version[Show the version.]'
@@ -426,6 +431,43 @@ _carrel_proctor_start() {
         '--wait[Seconds to wait for the seats to apply it.]:seconds:'
         '--yes[Send the keys to the seats listed without asking (start only; check the list first).]'
         '--passphrase-stdin[Read the proctor passphrase, which signs the command, from the first line of standard input (asked without echo at a terminal otherwise).]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_proctor_move() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
+        '--room[The room (also CARREL_ROOM).]:name:'
+        '--from[The seat the session leaves.]:seat:'
+        '--to[The spare seat, waiting for the room, that continues it.]:seat:'
+        '--wait[Seconds to wait for the store and for the spare to continue the session.]:seconds:'
+        '--seat-key[The seat key the spare shows on its screen (needed when several sessions wait at --to).]:key:'
+        '--while-connected[Move a session whose seat is still connected (that seat stops and says where the session went).]'
+        '--yes[Send the session'\''s keys to the spare without asking (check its seat key first).]'
+        '--passphrase-stdin[Read the proctor passphrase from the first line of standard input.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_carrel_proctor_lost() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--shared[The lab'\''s shared store\: a PostgreSQL URL (also CARREL_SHARED).]:url:'
+        '--room[The room (also CARREL_ROOM).]:name:'
+        '--seat[The seat whose session ends.]:seat:'
+        '--test[The room'\''s test (.yaml, or sealed .carrel opened with the passphrase)\: the session'\''s result is made from its verified records with it.]:file:'
+        '--yes[End it without asking.]'
+        '--passphrase-stdin[Read the proctor passphrase from the first line of standard input.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

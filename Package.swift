@@ -24,6 +24,9 @@ let package = Package(
         // The helper's launch of the seat's Carrel: fork, give up root, fexecve (no Foundation).
         .target(name: "CKeysign", path: "Sources/CKeysign"),
         .target(name: "Localization"),
+        // Assessment mode for the whole machine: the policy, the plan of its steps as values,
+        // and the protocol between a session and the service `carrel-assessmentd`.
+        .target(name: "AssessmentMode"),
         // What an enrolled machine's key signs for a seat, and how it is checked: no Foundation,
         // swift-crypto only, for the privileged helper.
         .target(name: "MachineSeal", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
@@ -38,7 +41,7 @@ let package = Package(
         .target(
             name: "AssessmentKit",
             dependencies: [
-                "Localization",
+                "Localization", "AssessmentMode",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

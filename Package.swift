@@ -58,7 +58,7 @@ let package = Package(
         .target(
             name: "SessionKit",
             dependencies: [
-                "AssessmentKit", "Localization",
+                "AssessmentKit", "AssessmentMode", "Localization",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -1,3 +1,4 @@
+import AssessmentMode
 import Localization
 /// Reads and validates an assessment file, reporting every problem in one pass.
 public enum AssessmentReader {
@@ -193,7 +194,22 @@ struct AssessmentDecoder {
                 p.maxDuration = seconds
             }
         }
+        p.machine = machinePolicy(map)
         return p
+    }
+
+    /// The keys of assessment mode for the whole machine; nil when the test names none.
+    func machinePolicy(_ map: Mapping) -> MachinePolicy? {
+        guard MachinePolicy.keys.contains(where: { map[$0] != nil }) else { return nil }
+        var m = MachinePolicy()
+        if let n = map["machine"] { m.machine = fields.word(n, "policy.machine", as: MachinePolicy.Machine.self) }
+        if let n = map["network"] { m.network = fields.word(n, "policy.network", as: MachinePolicy.Network.self) }
+        if let n = map["logins"] { m.logins = fields.word(n, "policy.logins", as: MachinePolicy.Logins.self) }
+        if let n = map["sessions"] { m.sessions = fields.word(n, "policy.sessions", as: MachinePolicy.Sessions.self) }
+        if let n = map["consoles"] { m.consoles = fields.word(n, "policy.consoles", as: MachinePolicy.Consoles.self) }
+        if let n = map["devices"] { m.devices = fields.word(n, "policy.devices", as: MachinePolicy.Devices.self) }
+        if let n = map["processes"] { m.processes = fields.word(n, "policy.processes", as: MachinePolicy.Processes.self) }
+        return m
     }
 
     func sectionList(_ node: YNode) -> [Section]? {

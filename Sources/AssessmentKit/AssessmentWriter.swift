@@ -48,6 +48,14 @@ public enum AssessmentWriter {
         if p.remote != d.remote { out.append("remote: \(p.remote.rawValue)") }
         if p.maxDuration != d.maxDuration { out.append("max_duration: \(DurationText.format(p.maxDuration))") }
         if p.sharedStore != d.sharedStore { out.append("shared: \(p.sharedStore.rawValue)") }
+        if let m = p.machine {
+            let values: [(String, String?)] = [
+                ("machine", m.machine?.rawValue), ("network", m.network?.rawValue), ("logins", m.logins?.rawValue),
+                ("sessions", m.sessions?.rawValue), ("consoles", m.consoles?.rawValue), ("devices", m.devices?.rawValue),
+                ("processes", m.processes?.rawValue),
+            ]
+            for case let (key, value?) in values { out.append("\(key): \(value)") }
+        }
         return out
     }
 

@@ -1,3 +1,4 @@
+import AssessmentMode
 /// The AAC-style restrictions of a session. Every key defaults to its restrictive value.
 public struct RestrictionPolicy: Sendable, Hashable, Codable {
     public enum Paste: String, Sendable, Hashable, Codable, CaseIterable { case block, allow }
@@ -27,6 +28,13 @@ public struct RestrictionPolicy: Sendable, Hashable, Codable {
     /// Kept as nil for the default (`optional`), so it is left out of the canonical form and
     /// the fingerprints of assessments written before it existed do not change.
     public var shared: Shared?
+    /// Assessment mode for the whole machine (`machine`, `network`, `logins`, `sessions`,
+    /// `consoles`, `devices`, `processes`): nil when the test names none of its keys, so that
+    /// tests written before them keep their fingerprints.
+    public var machine: MachinePolicy?
+
+    /// The machine's keys, with their defaults where the test says nothing.
+    public var machinePolicy: MachinePolicy { machine ?? MachinePolicy() }
 
     /// `shared`, with its default.
     public var sharedStore: Shared { shared ?? .optional }
@@ -36,7 +44,7 @@ public struct RestrictionPolicy: Sendable, Hashable, Codable {
     /// The keys of the file format, in the order they are shown.
     public static let keys = [
         "paste", "pasteboards", "multiplexer", "extensions", "suspend", "focus", "remote", "max_duration", "shared",
-    ]
+    ] + MachinePolicy.keys
 
     /// What Carrel never offers, whatever the policy says.
     public static let neverOffered = [

@@ -97,6 +97,9 @@ public struct Localizer: Sendable, Equatable {
         // English says the word as it is: no need to build the set of every template for it.
         if language == .en { return word }
         let template = "⟨" + context + "⟩" + word
+        // A catalog has every template (a test makes sure): a word it lacks is said as it is,
+        // with no need to read the template list.
+        if let catalog { return catalog.messages[template] ?? word }
         return Catalog.englishKeys.contains(template) ? translated(template) : word
     }
 

@@ -22,10 +22,18 @@ public struct POFile: Sendable, Equatable {
 
     public init(parsing text: String) throws(Failure) {
         var reader = Reader()
+        // Read as bytes: a catalog is read at the first sentence said in its language, on the
+        // way to the first frame, so it costs a fraction of a millisecond, not a character walk.
+        var bytes = Array(text.utf8)
+        bytes.append(0x0A)
         var number = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        var start = 0
+        for index in bytes.indices where bytes[index] == 0x0A {
             number += 1
-            try reader.read(line.last == "\r" ? line.dropLast() : line, number: number)
+            var line = bytes[start..<index]
+            if line.last == 0x0D { line = line.dropLast() }
+            try reader.read(line, number: number)
+            start = index + 1
         }
         reader.finish()
         header = reader.header
@@ -40,39 +48,40 @@ public struct POFile: Sendable, Equatable {
         var header: [String: String] = [:]
         var messages: [String: String] = [:]
         var templates: [String] = []
-        var context: String?
-        var id: String?
-        var translation: String?
+        var context: [UInt8]?
+        var id: [UInt8]?
+        var translation: [UInt8]?
         var fuzzy = false
         var field: Field?
-        var startLine = 0
         enum Field { case context, id, translation }
 
-        mutating func read(_ line: Substring, number: Int) throws(Failure) {
-            if line.allSatisfy({ $0 == " " || $0 == "\t" }) {
+        static let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\"), space = UInt8(ascii: " "), tab = UInt8(ascii: "\t")
+
+        mutating func read(_ line: ArraySlice<UInt8>, number: Int) throws(Failure) {
+            guard let first = line.first(where: { $0 != Self.space && $0 != Self.tab }) else {
                 finish()
                 return
             }
-            if line.first == "#" {
+            if first == UInt8(ascii: "#") {
                 if id != nil { finish() }
-                if line.hasPrefix("#,") && line.contains("fuzzy") { fuzzy = true }
+                if line.starts(with: Array("#,".utf8)), String(decoding: line, as: UTF8.self).contains("fuzzy") { fuzzy = true }
                 return
             }
-            if line.first == "\"" {
+            if first == Self.quote {
                 guard let field else { throw Failure(line: number, reason: "a string continues no message") }
                 let more = try Self.unquote(line, number)
                 switch field {
-                case .context: context = (context ?? "") + more
-                case .id: id = (id ?? "") + more
-                case .translation: translation = (translation ?? "") + more
+                case .context: context = (context ?? []) + more
+                case .id: id = (id ?? []) + more
+                case .translation: translation = (translation ?? []) + more
                 }
                 return
             }
-            guard let space = line.firstIndex(of: " ") else {
-                throw Failure(line: number, reason: "cannot read \"\(line.prefix(40))\"")
+            guard let space = line.firstIndex(of: Self.space) else {
+                throw Failure(line: number, reason: "cannot read \"\(String(decoding: line.prefix(40), as: UTF8.self))\"")
             }
-            let keyword = line[..<space]
-            let value = try Self.unquote(line[line.index(after: space)...].drop { $0 == " " }, number)
+            let keyword = String(decoding: line[..<space], as: UTF8.self)
+            let value = try Self.unquote(line[space...], number)
             switch keyword {
             case "msgctxt":
                 if id != nil { finish() }
@@ -82,7 +91,6 @@ public struct POFile: Sendable, Equatable {
                 if id != nil { finish() }
                 id = value
                 field = .id
-                startLine = number
             case "msgstr":
                 guard id != nil else { throw Failure(line: number, reason: "msgstr comes before its msgid") }
                 translation = value
@@ -102,7 +110,9 @@ public struct POFile: Sendable, Equatable {
                 fuzzy = false
                 field = nil
             }
-            guard let id else { return }
+            guard let idBytes = id else { return }
+            let id = String(decoding: idBytes, as: UTF8.self)
+            let translation = translation.map { String(decoding: $0, as: UTF8.self) }
             if id.isEmpty && context == nil {
                 for row in (translation ?? "").split(separator: "\n") {
                     guard let colon = row.firstIndex(of: ":") else { continue }
@@ -110,7 +120,7 @@ public struct POFile: Sendable, Equatable {
                 }
                 return
             }
-            let template = context.map { "⟨" + $0 + "⟩" + id } ?? id
+            let template = context.map { "⟨" + String(decoding: $0, as: UTF8.self) + "⟩" + id } ?? id
             templates.append(template)
             // An empty translation is not translated yet, as gettext reads it — except of words
             // with no letter (a separator), which a language may leave out ("13分35秒").
@@ -118,28 +128,32 @@ public struct POFile: Sendable, Equatable {
             messages[template] = translation
         }
 
-        static func unquote(_ text: Substring, _ number: Int) throws(Failure) -> String {
-            let trimmed = text.trimmedSubstring
-            guard trimmed.count >= 2, trimmed.first == "\"", trimmed.last == "\"" else {
+        static func unquote(_ text: ArraySlice<UInt8>, _ number: Int) throws(Failure) -> [UInt8] {
+            var trimmed = text
+            while let f = trimmed.first, f == space || f == tab { trimmed = trimmed.dropFirst() }
+            while let l = trimmed.last, l == space || l == tab { trimmed = trimmed.dropLast() }
+            guard trimmed.count >= 2, trimmed.first == quote, trimmed.last == quote else {
                 throw Failure(line: number, reason: "a string is not between double quotes")
             }
-            var out = ""
+            var out: [UInt8] = []
+            out.reserveCapacity(trimmed.count)
             var escaped = false
-            for ch in trimmed.dropFirst().dropLast() {
+            for byte in trimmed.dropFirst().dropLast() {
                 if escaped {
-                    switch ch {
-                    case "n": out.append("\n")
-                    case "t": out.append("\t")
-                    case "\"", "\\": out.append(ch)
-                    default: throw Failure(line: number, reason: "\\\(ch) is not an escape a catalog uses (\\n, \\t, \\\", \\\\)")
+                    switch byte {
+                    case UInt8(ascii: "n"): out.append(0x0A)
+                    case UInt8(ascii: "t"): out.append(0x09)
+                    case quote, backslash: out.append(byte)
+                    default:
+                        throw Failure(line: number, reason: "\\\(String(decoding: [byte], as: UTF8.self)) is not an escape a catalog uses (\\n, \\t, \\\", \\\\)")
                     }
                     escaped = false
-                } else if ch == "\\" {
+                } else if byte == backslash {
                     escaped = true
-                } else if ch == "\"" {
+                } else if byte == quote {
                     throw Failure(line: number, reason: "a double quote inside a string is written \\\"")
                 } else {
-                    out.append(ch)
+                    out.append(byte)
                 }
             }
             if escaped { throw Failure(line: number, reason: "a string ends in a lone backslash") }

@@ -192,6 +192,12 @@ public struct SessionContext: Sendable {
     public var tty: String?
     /// Copies the session to a lab's shared store (nil: not shared).
     public var publisher: (any SessionPublishing)?
+    /// The assessment-mode service of this machine (nil: never asked, in tests).
+    public var assessmentMode: (any AssessmentModeLink)?
+    /// Where the lab's store is (the only place `network: store-only` lets the seat reach).
+    public var storeEndpoints: [Endpoint] = []
+    /// The proctor's passphrase `resume` and `unlock` accepted, for the service to check.
+    public var modePassphrase: String?
 
     public init(storage: any StateStorage, lock: any SessionLocking, pasteboards: any PasteboardClearer,
                 gate: any EnvironmentGate, signals: @escaping @Sendable () throws -> (any SignalSource)?, needsTerminal: Bool,
@@ -207,6 +213,7 @@ public struct SessionContext: Sendable {
         self.ids = ids
         self.passphrases = nil
         self.publisher = nil
+        self.assessmentMode = nil
         self.pid = pid
         self.host = host
         self.tty = tty

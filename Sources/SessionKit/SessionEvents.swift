@@ -35,6 +35,11 @@ public enum EventKind: String, Sendable, Codable, CaseIterable {
     /// The session continues at this seat, moved by the proctor from another (`MoveOrder`):
     /// from which seat, by which command, and which of its records the store never received.
     case moved
+    /// Assessment mode for the whole machine: began (its steps), not begun (why), ended, or
+    /// left running by an interrupted session.
+    case assessmentMode = "assessment_mode"
+    /// Something assessment mode saw on the machine: a login, a device, another program.
+    case machineIncident = "machine_incident"
 }
 
 public enum SessionStatus: String, Sendable, Codable {
@@ -93,6 +98,8 @@ public enum SessionMessage: Sendable, Equatable {
     case hangUp(String)
     /// A tracer (debugger, strace) attached to the running session.
     case tracerAttached(pid: Int)
+    /// Assessment mode saw something on the machine (a login, a device, another program).
+    case machineIncident(kind: String, detail: String, action: String)
     /// A proctor's command from the shared store (applied once: a command already applied is
     /// ignored).
     case proctor(ProctorCommand)

@@ -46,6 +46,8 @@ final class SessionLifecycle {
     var finalization: Finalization = .failedToBegin("not begun")
     var ending: Ending?
     var pasteboardsCleared = false
+    /// The assessment-mode service began (or took over) the mode for this session.
+    var modeHeld = false
 
     init(context: SessionContext, assessment: Assessment, record: SessionRecord, source: StoredAssessment?, mode: Mode,
          journal: Journal? = nil) {
@@ -112,6 +114,7 @@ final class SessionLifecycle {
             }))
         }
         steps.append(.init("open_journal", perform: { [self] in try openJournal() }, undo: { [self] in finalize() }))
+        steps.append(assessmentModeStep())
         steps.append(.init("clear_pasteboards", perform: { [self] in
             clearPasteboards(mode == .unlock ? "on unlock" : "on entry")
             pasteboardsCleared = true

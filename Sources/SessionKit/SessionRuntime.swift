@@ -116,7 +116,19 @@ public final class SessionRuntime {
             reaction.merge(checkTracer())
         }
         reaction.merge(applyCommands())
+        reaction.merge(machineIncidents())
         reaction.merge(tick())
+        return reaction
+    }
+
+    /// What assessment mode saw on the machine since the last look, each journalled (and so
+    /// sent to the store and the console like every event).
+    public func machineIncidents() -> Reaction {
+        var reaction = Reaction()
+        guard let link = context.assessmentMode else { return reaction }
+        for incident in link.incidents() {
+            reaction.merge(send(.machineIncident(kind: incident.kind.rawValue, detail: incident.detail, action: incident.action)))
+        }
         return reaction
     }
 

@@ -297,6 +297,10 @@ public struct SessionState: Sendable, Equatable {
             prompt = plan.practiceMode ? .confirmEnd : .proctor
             return saves + [.log(.tracerAttached, "pid \(pid)"),
                             .notice("A debugger or tracer attached to this session; ask your proctor")]
+        case let .machineIncident(kind, detail, action):
+            // Evidence for the proctor (the journal, the store, the console): nothing changes
+            // on the student's screen.
+            return [.log(.machineIncident, "\(kind): \(detail) (\(action))")]
         case let .passphrase(correct):
             guard prompt == .proctor else { return [] }
             return passphraseStep(passphrase.verdict(correct: correct), now: clock)

@@ -78,8 +78,11 @@ struct ResumeCommand: AsyncParsableCommand {
     /// The resumed session on this thread, publishing through `publisher` (whose loop the
     /// caller runs).
     func session(_ record: SessionRecord, journal: Journal, publisher: SeatPublisher?) throws -> TakeApp.Exit {
-        let context = state.context(needsTerminal: true, publisher: publisher)
+        var context = state.context(needsTerminal: true, publisher: publisher)
         let (assessment, passphrase) = try ProctorCheck.opened(record, journal: journal, location: context.location, action: "resume")
+        // The assessment-mode service checks the same passphrase before the resumed session
+        // takes the machine's mode over.
+        context.modePassphrase = passphrase
         if let publisher, record.options.shared != nil, let passphrase,
            let seatKey = try? journal.events(session: record.id).last(where: { $0.kind == EventKind.seatKey.rawValue })?.detail,
            let signing = assessment.proctor.key?.signingKey(passphrase: passphrase) {

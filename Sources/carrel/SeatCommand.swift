@@ -4,6 +4,7 @@ import Glibc
 import ArgumentParser
 import AssessmentKit
 import Foundation
+import Lockdown
 import MachineSeal
 import SharedStore
 
@@ -114,10 +115,12 @@ struct SeatEnroll: AsyncParsableCommand {
 
 struct SeatCheck: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "check", abstract: "Check that this machine is enrolled and that its helper signs for this Carrel.")
+        commandName: "check",
+        abstract: "Say which restrictions of assessment mode this machine can enforce, then check that it is enrolled and that its helper signs for this Carrel.")
 
     func run() throws {
         try reportingFailures {
+            FileOutput.standardOutput.write(Self.assessmentMode())
             let config = try MachineFolder.readConfig()
             let v = { (t: String) in TerminalSafety.visible(t, keepLineBreaks: false) }
             // `carrel seat check` on an enrolled machine is started again by its helper (Carrel.main).
@@ -130,6 +133,28 @@ struct SeatCheck: ParsableCommand {
             case let .success(login): FileOutput.standardOutput.write("Its seats log in to the store as \(v(login.role)).\n")
             case let .failure(failure): throw CarrelFailure(status: .refused, message: "machine \(v(config.name)): no store login: \(v(failure.why))")
             }
+        }
+    }
+
+    /// What assessment mode can do on this machine, in words, one restriction a line.
+    static func assessmentMode() -> String {
+        let client = AssessmentModeClient()
+        switch client.capabilities() {
+        case let .failure(error):
+            return "Assessment mode: not available here: \(TerminalSafety.visible(error.description, keepLineBreaks: false)).\n"
+                + "  A test whose policy says `machine: lock` will not begin on this machine; with `machine: prefer` (the default)\n"
+                + "  its sessions begin with only Carrel's own terminal locked. Install the carrel package's carrel-assessmentd service.\n"
+        case let .success(list):
+            var out = "Assessment mode (carrel-assessmentd at \(client.socketPath)):\n"
+            for capability in list {
+                let reason = TerminalSafety.visible(capability.reason, keepLineBreaks: false)
+                out += "  \(capability.kind.rawValue): " + (capability.available ? "can enforce (\(reason))" : "cannot enforce: \(reason)") + "\n"
+            }
+            let missing = list.filter { !$0.available }.map(\.kind.rawValue)
+            out += missing.isEmpty
+                ? "  Every restriction can be enforced.\n"
+                : "  A test whose policy says `machine: lock` and needs \(missing.joined(separator: ", ")) will not begin here; with `machine: prefer` the session says so in its integrity report.\n"
+            return out
         }
     }
 

@@ -61,7 +61,14 @@ struct StateOptions: ParsableArguments {
             signal(SIGPIPE, SIG_IGN)
             context.signals = { try SignalGuard(brokenPipesIgnored: true) }
             context.publisher = publisher
+            // The store by name and port: `network: store-only` lets the seat reach it alone.
+            if publisher.url.socketFolder == nil {
+                context.storeEndpoints = [Endpoint(host: publisher.url.host, port: publisher.url.port)]
+            }
         }
+        // Asked only when a session begins, resumes or unlocks, and only if its policy says
+        // other than `machine: off`.
+        context.assessmentMode = AssessmentModeClient()
         return context
     }
 }

@@ -71,10 +71,13 @@ struct UnlockCommand: AsyncParsableCommand {
             throw StateOptions.failure(error, journal: context.location.journalPath)
         }
         for record in chosen {
-            let assessment = try ProctorCheck.open(record, journal: journal, location: context.location, action: "unlock")
+            let (assessment, passphrase) = try ProctorCheck.opened(record, journal: journal, location: context.location, action: "unlock")
+            var unlocking = context
+            // The service checks the same passphrase before it ends the machine's assessment mode.
+            unlocking.modePassphrase = passphrase
             let endings: [Ending]
             do throws(SessionError) {
-                endings = try SessionRuntime.unlock(sessionID: record.id, context: context, open: { _ in assessment })
+                endings = try SessionRuntime.unlock(sessionID: record.id, context: unlocking, open: { _ in assessment })
             } catch {
                 throw error.failure
             }

@@ -277,3 +277,40 @@ struct PlainTextTests {
         #expect(PlainText.isNormal("New York"))
     }
 }
+
+/// The machine's keys of the policy: read, written back, refused when wrong, and absent from
+/// the canonical form (and so the fingerprint) of a test that does not name them.
+@Suite("Assessment mode in the policy")
+struct MachinePolicyReadingTests {
+    static let base = "carrel: 1\nid: m\ntitle: M\nsections:\n  - items:\n      - {id: q, type: true_false, prompt: P, answer: true}\n"
+
+    @Test func theKeysAreReadWithTheirDefaultsAndWrittenBack() throws {
+        let plain = try #require(AssessmentReader.read(text: Self.base, file: "m.yaml").assessment)
+        #expect(plain.policy.machine == nil)
+        #expect(plain.policy.machinePolicy.machineMode == .prefer && plain.policy.machinePolicy.networkRule == .storeOnly)
+        let text = Self.base + "policy: { machine: lock, network: allow, processes: end, sessions: lock }\n"
+        let read = AssessmentReader.read(text: text, file: "m.yaml")
+        let assessment = try #require(read.assessment, "\(read.diagnostics)")
+        let m = assessment.policy.machinePolicy
+        #expect(m.machineMode == .lock && m.networkRule == .allow && m.processRule == .end && m.sessionRule == .lock)
+        #expect(m.loginRule == .refuse && m.consoleRule == .lock && m.deviceRule == .block, "the rest keep their defaults")
+        let written = AssessmentWriter.yaml(assessment)
+        #expect(written.contains("machine: lock") && written.contains("network: allow") && !written.contains("logins:"))
+        let again = try #require(AssessmentReader.read(text: written, file: "again.yaml").assessment)
+        #expect(again.policy.machine == assessment.policy.machine)
+        #expect(Fingerprint.of(plain) != Fingerprint.of(assessment))
+    }
+
+    @Test func aWrongValueIsAnErrorNamingTheValues() {
+        let read = AssessmentReader.read(text: Self.base + "policy: { network: wide }\n", file: "m.yaml")
+        #expect(read.assessment == nil)
+        #expect(read.diagnostics.contains { $0.description.contains("policy.network must be one of store-only, allow, none, not \"wide\"") },
+                "\(read.diagnostics)")
+    }
+
+    @Test func aTestWithoutTheKeysKeepsItsCanonicalForm() throws {
+        let plain = try #require(AssessmentReader.read(text: Self.base, file: "m.yaml").assessment)
+        let canonical = String(decoding: Fingerprint.canonicalForm(plain), as: UTF8.self)
+        #expect(!canonical.contains("machine"), "\(canonical)")
+    }
+}

@@ -11,13 +11,14 @@ import SessionKit
 public final class DemoApp: LoopedScreen {
     /// The demo's own session follows no room: nothing rings it.
     public let bell = LoopBell()
-    /// The demo's own session: one field, the default policy but for tmux.
+    /// The demo's own session: one field, the default policy but for tmux, and the machine
+    /// left as it is (a trainer's laptop is not locked to the playground).
     public static let sessionYAML = """
         carrel: 1
         id: carrel-demo
         title: Carrel workshop demo session
         description: A playground session started from `carrel demo`.
-        policy: { multiplexer: allow }
+        policy: { multiplexer: allow, machine: off }
         sections:
           - title: Playground
             items:

@@ -1,0 +1,145 @@
+import AssessmentKit
+import Foundation
+import SessionTestSupport
+import Synchronization
+import Testing
+@testable import SessionKit
+
+/// Assessment mode as a begin step of every session: asked unless `machine: off`, required
+/// with `machine: lock`, ended with the session, left running by an interruption (as AAC keeps
+/// a Mac restricted after its app crashed), taken over by resume and ended by unlock with the
+/// proctor's passphrase; what the service saw is journalled.
+@Suite("The assessment-mode step")
+struct AssessmentModeStepTests {
+    /// A service in memory: what it was asked, and what it answers.
+    final class FakeService: AssessmentModeLink, Sendable {
+        struct Seen: Sendable {
+            var requests: [String] = []
+            var incidents: [Incident] = []
+        }
+        let seen = Mutex(Seen())
+        let answer: ModeOutcome
+
+        init(answer: ModeOutcome) { self.answer = answer }
+
+        func begin(_ request: ModeBegin) -> ModeOutcome {
+            seen.withLock { $0.requests.append("begin \(request.policy.networkRule.rawValue) \(request.store.map(\.description)) \(request.maxDuration) hash:\(request.passphraseHash != nil)") }
+            return answer
+        }
+        func resume(session: String, passphrase: String) -> ModeOutcome {
+            seen.withLock { $0.requests.append("resume \(passphrase)") }
+            return answer
+        }
+        func unlock(session: String, passphrase: String) -> ModeOutcome {
+            seen.withLock { $0.requests.append("unlock \(passphrase)") }
+            return .ended
+        }
+        func end() -> String? {
+            seen.withLock { $0.requests.append("end") }
+            return nil
+        }
+        func leave() { seen.withLock { $0.requests.append("leave") } }
+        func incidents() -> [Incident] {
+            seen.withLock { s in
+                defer { s.incidents.removeAll() }
+                return s.incidents
+            }
+        }
+        var requests: [String] { seen.withLock { $0.requests } }
+    }
+
+    static let steps = [StepReport(kind: .network, applied: true, detail: "ada (uid 1001) reaches db:5432 only"),
+                        StepReport(kind: .consoles, applied: false, detail: "no virtual console on this machine")]
+
+    static func yaml(machine: String?, passphrase: String? = nil) -> String {
+        RuntimeTests.yaml(passphrase: passphrase, suspend: "allow").replacingOccurrences(
+            of: "policy: { multiplexer: allow, suspend: allow }",
+            with: "policy: { multiplexer: allow, suspend: allow\(machine.map { ", machine: \($0)" } ?? "") }")
+    }
+
+    static func begin(_ world: MemoryWorld, _ service: FakeService, machine: String?, passphrase: String? = nil) throws -> SessionRuntime {
+        let (assessment, source) = try MemoryWorld.assessment(yaml(machine: machine, passphrase: passphrase))
+        var context = world.context
+        context.assessmentMode = service
+        context.storeEndpoints = [Endpoint(host: "db", port: 5432)]
+        return try SessionRuntime.begin(assessment: assessment, source: source, candidate: "Ada", extraTime: .none, context: context)
+    }
+
+    static func events(_ runtime: SessionRuntime, _ kind: EventKind) throws -> [String] {
+        try runtime.journal.events(session: runtime.record.id).filter { $0.kind == kind.rawValue }.map(\.detail)
+    }
+
+    @Test func aSessionAsksForTheModeWithItsStoreAndEndsItWhenItEnds() throws {
+        let world = try MemoryWorld()
+        let service = FakeService(answer: .began(Self.steps))
+        let runtime = try Self.begin(world, service, machine: nil, passphrase: RuntimeTests.hash)
+        #expect(service.requests == ["begin store-only [\"db:5432\"] 28800 hash:true"])
+        let began = try Self.events(runtime, .assessmentMode)
+        #expect(began == ["began: network: ada (uid 1001) reaches db:5432 only; consoles: not applied (no virtual console on this machine)"])
+        _ = runtime.send(.submitRequested)
+        #expect(runtime.send(.submitConfirmed).outcome != nil)
+        #expect(service.requests.last == "end")
+        #expect(try Self.events(runtime, .assessmentMode).last == "ended")
+    }
+
+    @Test func withoutTheServicePreferBeginsAndSaysWhyAndLockRefuses() throws {
+        let world = try MemoryWorld()
+        let missing = FakeService(answer: .unavailable("no assessment-mode service on this machine"))
+        let runtime = try Self.begin(world, missing, machine: "prefer")
+        #expect(try Self.events(runtime, .assessmentMode) == ["not begun: no assessment-mode service on this machine"])
+        _ = runtime.send(.submitRequested)
+        _ = runtime.send(.submitConfirmed)
+        #expect(!missing.requests.contains("end"), "nothing to end")
+
+        let locked = try MemoryWorld()
+        do {
+            _ = try Self.begin(locked, missing, machine: "lock")
+            Issue.record("machine: lock does not begin without the service")
+        } catch let error as SessionError {
+            guard case let .refused(reasons) = error else { Issue.record("\(error)"); return }
+            #expect(reasons == ["assessment mode (policy machine: lock): no assessment-mode service on this machine"])
+        }
+        let failed = FakeService(answer: .failed("assessment mode already runs for session 1234"))
+        #expect(throws: SessionError.self) { try Self.begin(try MemoryWorld(), failed, machine: "lock") }
+    }
+
+    @Test func machineOffNeverAsks() throws {
+        let service = FakeService(answer: .began(Self.steps))
+        let runtime = try Self.begin(try MemoryWorld(), service, machine: "off")
+        #expect(service.requests.isEmpty)
+        #expect(try Self.events(runtime, .assessmentMode).isEmpty)
+    }
+
+    @Test func anInterruptionLeavesTheModeRunningAndResumeAndUnlockCarryThePassphrase() throws {
+        let world = try MemoryWorld()
+        let service = FakeService(answer: .began(Self.steps))
+        let runtime = try Self.begin(world, service, machine: nil, passphrase: RuntimeTests.hash)
+        let id = runtime.record.id
+        #expect(runtime.send(.exitAttempt("Ctrl-C")).outcome != nil, "suspend: allow leaves the test interrupted")
+        #expect(service.requests.last == "leave", "the machine stays restricted: \(service.requests)")
+        var context = world.context
+        context.assessmentMode = service
+        context.modePassphrase = "proctor phrase"
+        let resumed = try SessionRuntime.resume(sessionID: id, context: context)
+        #expect(service.requests.last == "resume proctor phrase")
+        #expect(resumed.send(.exitAttempt("Ctrl-C")).outcome != nil)
+        _ = try SessionRuntime.unlock(sessionID: id, context: context)
+        #expect(service.requests.contains("unlock proctor phrase"))
+    }
+
+    @Test func whatTheServiceSawIsJournalledAsItHappens() throws {
+        let world = try MemoryWorld()
+        let service = FakeService(answer: .began(Self.steps))
+        let runtime = try Self.begin(world, service, machine: nil)
+        service.seen.withLock {
+            $0.incidents = [Incident(kind: .process, detail: "process 4242 of ada: python3 -m http.server", at: 0, action: "reported"),
+                            Incident(kind: .login, detail: "ssh login of ada from 10.0.0.9", at: 0, action: "refused")]
+        }
+        _ = runtime.pump()
+        #expect(try Self.events(runtime, .machineIncident) == [
+            "process: process 4242 of ada: python3 -m http.server (reported)", "login: ssh login of ada from 10.0.0.9 (refused)",
+        ])
+        _ = runtime.pump()
+        #expect(try Self.events(runtime, .machineIncident).count == 2, "each once")
+    }
+}

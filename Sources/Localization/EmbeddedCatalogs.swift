@@ -2616,6 +2616,23 @@ msgctxt "policy"
 msgid "shared required"
 msgstr ""
 
+#. console
+#: Sources/TerminalUI/Console/ConsoleApp.swift:196
+msgctxt "integrity report"
+msgid "assessment mode"
+msgstr ""
+
+#. console
+#: Sources/TerminalUI/Console/ConsoleApp.swift:197
+msgctxt "integrity report"
+msgid "machine incident"
+msgstr ""
+
+#. console
+#: Sources/TerminalUI/Console/ProctorView.swift:107
+msgid "{0, plural, one {# incident on the machine} other {# incidents on the machine}}, the last: {1}"
+msgstr ""
+
 """####
 
     static let languages: [(code: String, name: String, text: String)] = [
@@ -5236,6 +5253,23 @@ msgctxt "policy"
 msgid "shared required"
 msgstr "base partagée requise"
 
+#. console
+#: Sources/TerminalUI/Console/ConsoleApp.swift:196
+msgctxt "integrity report"
+msgid "assessment mode"
+msgstr "mode examen"
+
+#. console
+#: Sources/TerminalUI/Console/ConsoleApp.swift:197
+msgctxt "integrity report"
+msgid "machine incident"
+msgstr "incident machine"
+
+#. console
+#: Sources/TerminalUI/Console/ProctorView.swift:107
+msgid "{0, plural, one {# incident on the machine} other {# incidents on the machine}}, the last: {1}"
+msgstr "{0, plural, one {# incident sur la machine} many {# incidents sur la machine} other {# incidents sur la machine}}, le dernier : {1}"
+
 """####),
         (code: "de", name: "Deutsch", text: ####"""
 # Carrel's messages: German.
@@ -7853,6 +7887,23 @@ msgstr "gemeinsamer Speicher optional"
 msgctxt "policy"
 msgid "shared required"
 msgstr "gemeinsamer Speicher erforderlich"
+
+#. console
+#: Sources/TerminalUI/Console/ConsoleApp.swift:196
+msgctxt "integrity report"
+msgid "assessment mode"
+msgstr "Prüfungsmodus"
+
+#. console
+#: Sources/TerminalUI/Console/ConsoleApp.swift:197
+msgctxt "integrity report"
+msgid "machine incident"
+msgstr "Vorfall am Rechner"
+
+#. console
+#: Sources/TerminalUI/Console/ProctorView.swift:107
+msgid "{0, plural, one {# incident on the machine} other {# incidents on the machine}}, the last: {1}"
+msgstr "{0, plural, one {# Vorfall am Rechner} other {# Vorfälle am Rechner}}, zuletzt: {1}"
 
 """####),
         (code: "es", name: "Español", text: ####"""
@@ -10472,6 +10523,23 @@ msgctxt "policy"
 msgid "shared required"
 msgstr "almacén compartido obligatorio"
 
+#. console
+#: Sources/TerminalUI/Console/ConsoleApp.swift:196
+msgctxt "integrity report"
+msgid "assessment mode"
+msgstr "modo examen"
+
+#. console
+#: Sources/TerminalUI/Console/ConsoleApp.swift:197
+msgctxt "integrity report"
+msgid "machine incident"
+msgstr "incidente en el equipo"
+
+#. console
+#: Sources/TerminalUI/Console/ProctorView.swift:107
+msgid "{0, plural, one {# incident on the machine} other {# incidents on the machine}}, the last: {1}"
+msgstr "{0, plural, one {# incidente en el equipo} many {# incidentes en el equipo} other {# incidentes en el equipo}}, el último: {1}"
+
 """####),
         (code: "ja", name: "日本語", text: ####"""
 # Carrel's messages: Japanese.
@@ -13089,6 +13157,23 @@ msgstr "共有ストア：任意"
 msgctxt "policy"
 msgid "shared required"
 msgstr "共有ストア：必須"
+
+#. console
+#: Sources/TerminalUI/Console/ConsoleApp.swift:196
+msgctxt "integrity report"
+msgid "assessment mode"
+msgstr "試験モード"
+
+#. console
+#: Sources/TerminalUI/Console/ConsoleApp.swift:197
+msgctxt "integrity report"
+msgid "machine incident"
+msgstr "端末での出来事"
+
+#. console
+#: Sources/TerminalUI/Console/ProctorView.swift:107
+msgid "{0, plural, one {# incident on the machine} other {# incidents on the machine}}, the last: {1}"
+msgstr "{0, plural, other {端末での出来事 #件}}、最新: {1}"
 
 """####),
         (code: "it", name: "Italiano", text: ####"""
@@ -15708,6 +15793,23 @@ msgctxt "policy"
 msgid "shared required"
 msgstr "archivio condiviso obbligatorio"
 
+#. console
+#: Sources/TerminalUI/Console/ConsoleApp.swift:196
+msgctxt "integrity report"
+msgid "assessment mode"
+msgstr "modalità esame"
+
+#. console
+#: Sources/TerminalUI/Console/ConsoleApp.swift:197
+msgctxt "integrity report"
+msgid "machine incident"
+msgstr "evento sulla macchina"
+
+#. console
+#: Sources/TerminalUI/Console/ProctorView.swift:107
+msgid "{0, plural, one {# incident on the machine} other {# incidents on the machine}}, the last: {1}"
+msgstr "{0, plural, one {# evento sulla macchina} many {# di eventi sulla macchina} other {# eventi sulla macchina}}, l'ultimo: {1}"
+
 """####),
         (code: "pt-BR", name: "Português (Brasil)", text: ####"""
 # Carrel's messages: Portuguese (Brazil).
@@ -18322,6 +18424,23 @@ msgstr "servidor compartilhado opcional"
 msgctxt "policy"
 msgid "shared required"
 msgstr "servidor compartilhado obrigatório"
+
+#. console
+#: Sources/TerminalUI/Console/ConsoleApp.swift:196
+msgctxt "integrity report"
+msgid "assessment mode"
+msgstr "modo de prova"
+
+#. console
+#: Sources/TerminalUI/Console/ConsoleApp.swift:197
+msgctxt "integrity report"
+msgid "machine incident"
+msgstr "ocorrência na máquina"
+
+#. console
+#: Sources/TerminalUI/Console/ProctorView.swift:107
+msgid "{0, plural, one {# incident on the machine} other {# incidents on the machine}}, the last: {1}"
+msgstr "{0, plural, one {# ocorrência na máquina} many {# de ocorrências na máquina} other {# ocorrências na máquina}}, a última: {1}"
 
 """####),
         (code: "nl", name: "Nederlands", text: ####"""
@@ -20941,6 +21060,23 @@ msgctxt "policy"
 msgid "shared required"
 msgstr "gedeelde opslag verplicht"
 
+#. console
+#: Sources/TerminalUI/Console/ConsoleApp.swift:196
+msgctxt "integrity report"
+msgid "assessment mode"
+msgstr "toetsmodus"
+
+#. console
+#: Sources/TerminalUI/Console/ConsoleApp.swift:197
+msgctxt "integrity report"
+msgid "machine incident"
+msgstr "voorval op de computer"
+
+#. console
+#: Sources/TerminalUI/Console/ProctorView.swift:107
+msgid "{0, plural, one {# incident on the machine} other {# incidents on the machine}}, the last: {1}"
+msgstr "{0, plural, one {# voorval op de computer} other {# voorvallen op de computer}}, het laatste: {1}"
+
 """####),
         (code: "pl", name: "Polski", text: ####"""
 # Carrel's messages: Polish.
@@ -23559,6 +23695,23 @@ msgctxt "policy"
 msgid "shared required"
 msgstr "wspólna baza wymagana"
 
+#. console
+#: Sources/TerminalUI/Console/ConsoleApp.swift:196
+msgctxt "integrity report"
+msgid "assessment mode"
+msgstr "tryb egzaminu"
+
+#. console
+#: Sources/TerminalUI/Console/ConsoleApp.swift:197
+msgctxt "integrity report"
+msgid "machine incident"
+msgstr "zdarzenie na komputerze"
+
+#. console
+#: Sources/TerminalUI/Console/ProctorView.swift:107
+msgid "{0, plural, one {# incident on the machine} other {# incidents on the machine}}, the last: {1}"
+msgstr "{0, plural, one {# zdarzenie na komputerze} few {# zdarzenia na komputerze} many {# zdarzeń na komputerze} other {# zdarzenia na komputerze}}, ostatnie: {1}"
+
 """####),
         (code: "sv", name: "Svenska", text: ####"""
 # Carrel's messages: Swedish.
@@ -26173,6 +26326,23 @@ msgstr "delad databas valfri"
 msgctxt "policy"
 msgid "shared required"
 msgstr "delad databas krävs"
+
+#. console
+#: Sources/TerminalUI/Console/ConsoleApp.swift:196
+msgctxt "integrity report"
+msgid "assessment mode"
+msgstr "provläge"
+
+#. console
+#: Sources/TerminalUI/Console/ConsoleApp.swift:197
+msgctxt "integrity report"
+msgid "machine incident"
+msgstr "händelse på datorn"
+
+#. console
+#: Sources/TerminalUI/Console/ProctorView.swift:107
+msgid "{0, plural, one {# incident on the machine} other {# incidents on the machine}}, the last: {1}"
+msgstr "{0, plural, one {# händelse på datorn} other {# händelser på datorn}}, den senaste: {1}"
 
 """####),
         (code: "fi", name: "Suomi", text: ####"""
@@ -28792,6 +28962,23 @@ msgctxt "policy"
 msgid "shared required"
 msgstr "tietokanta pakollinen"
 
+#. console
+#: Sources/TerminalUI/Console/ConsoleApp.swift:196
+msgctxt "integrity report"
+msgid "assessment mode"
+msgstr "koetila"
+
+#. console
+#: Sources/TerminalUI/Console/ConsoleApp.swift:197
+msgctxt "integrity report"
+msgid "machine incident"
+msgstr "tapahtuma koneella"
+
+#. console
+#: Sources/TerminalUI/Console/ProctorView.swift:107
+msgid "{0, plural, one {# incident on the machine} other {# incidents on the machine}}, the last: {1}"
+msgstr "{0, plural, one {# tapahtuma koneella} other {# tapahtumaa koneella}}, viimeisin: {1}"
+
 """####),
         (code: "zh-Hans", name: "简体中文", text: ####"""
 # Carrel's messages: Chinese (Simplified).
@@ -31407,6 +31594,23 @@ msgctxt "policy"
 msgid "shared required"
 msgstr "共享存储必需"
 
+#. console
+#: Sources/TerminalUI/Console/ConsoleApp.swift:196
+msgctxt "integrity report"
+msgid "assessment mode"
+msgstr "考试模式"
+
+#. console
+#: Sources/TerminalUI/Console/ConsoleApp.swift:197
+msgctxt "integrity report"
+msgid "machine incident"
+msgstr "机器事件"
+
+#. console
+#: Sources/TerminalUI/Console/ProctorView.swift:107
+msgid "{0, plural, one {# incident on the machine} other {# incidents on the machine}}, the last: {1}"
+msgstr "{0, plural, other {机器上有#起事件}}，最近一起：{1}"
+
 """####),
         (code: "ko", name: "한국어", text: ####"""
 # Carrel's messages: Korean.
@@ -34021,6 +34225,23 @@ msgstr "공유 저장소 선택"
 msgctxt "policy"
 msgid "shared required"
 msgstr "공유 저장소 필수"
+
+#. console
+#: Sources/TerminalUI/Console/ConsoleApp.swift:196
+msgctxt "integrity report"
+msgid "assessment mode"
+msgstr "시험 모드"
+
+#. console
+#: Sources/TerminalUI/Console/ConsoleApp.swift:197
+msgctxt "integrity report"
+msgid "machine incident"
+msgstr "컴퓨터 이벤트"
+
+#. console
+#: Sources/TerminalUI/Console/ProctorView.swift:107
+msgid "{0, plural, one {# incident on the machine} other {# incidents on the machine}}, the last: {1}"
+msgstr "{0, plural, other {컴퓨터 이벤트 #건}}, 마지막: {1}"
 
 """####),
     ]

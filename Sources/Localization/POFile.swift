@@ -22,6 +22,8 @@ public struct POFile: Sendable, Equatable {
 
     public init(parsing text: String) throws(Failure) {
         var reader = Reader()
+        reader.messages.reserveCapacity(1024)
+        reader.templates.reserveCapacity(1024)
         // Read as bytes: a catalog is read at the first sentence said in its language, on the
         // way to the first frame, so it costs a fraction of a millisecond, not a character walk.
         var bytes = Array(text.utf8)
@@ -64,7 +66,7 @@ public struct POFile: Sendable, Equatable {
             }
             if first == UInt8(ascii: "#") {
                 if id != nil { finish() }
-                if line.starts(with: Array("#,".utf8)), String(decoding: line, as: UTF8.self).contains("fuzzy") { fuzzy = true }
+                if line.dropFirst().first == UInt8(ascii: ","), String(decoding: line, as: UTF8.self).contains("fuzzy") { fuzzy = true }
                 return
             }
             if first == Self.quote {

@@ -12,6 +12,10 @@ public struct IntegrityReport: Sendable, Equatable, Codable {
     /// Each move to a spare seat, as the seat that took the session recorded it ("from A5 to S1
     /// by the proctor's command #12; records the store never received: 7").
     public var moves: [String] = []
+    /// Assessment mode for the whole machine, as the session recorded it ("began: network: …",
+    /// "not begun: …", "ended"), and what it saw there (a login, a device, another program).
+    public var assessmentMode: [String] = []
+    public var machineIncidents: [String] = []
     /// Per backend: what clearing did on entry and on exit ("tmux": ["on entry — tmux: cleared 2 buffers", …]).
     public var pasteboards: [String: [String]] = [:]
 
@@ -25,6 +29,8 @@ public struct IntegrityReport: Sendable, Equatable, Codable {
             case .passphraseFailed?: wrongPassphrases += 1
             case .resumed?: resumes += 1
             case .moved?: moves.append(e.detail)
+            case .assessmentMode?: assessmentMode.append(e.detail)
+            case .machineIncident?: machineIncidents.append(e.detail)
             case .pasteboardCleared?:
                 // "on entry — tmux: cleared 2 buffers": the backend follows the first dash.
                 let rest = e.detail.range(of: " — ").map { String(e.detail[$0.upperBound...]) } ?? e.detail
@@ -46,6 +52,8 @@ public struct IntegrityReport: Sendable, Equatable, Codable {
             "interruptions       \(interruptions)",
         ]
         for move in moves { out.append("moved               \(move)") }
+        for mode in assessmentMode { out.append("assessment mode     \(mode)") }
+        for incident in machineIncidents { out.append("machine incident    \(incident)") }
         out.append("pasteboards")
         for backend in pasteboards.keys.sorted() {
             for line in pasteboards[backend] ?? [] { out.append("  \(line)") }

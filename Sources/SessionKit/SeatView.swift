@@ -45,6 +45,12 @@ public struct SeatView: Sendable, Equatable, Codable {
     /// room, seat or test, expired, replayed), and the last one's number and reason.
     public var commandsRefused = 0
     public var lastRefusal: String?
+    /// What assessment mode saw on the seat's machine (logins, devices, other programs), and
+    /// the last one; and the mode's state as the seat last said it ("began: network: …",
+    /// "not begun: no assessment-mode service …", "ended").
+    public var machineIncidents = 0
+    public var lastIncident: String?
+    public var assessmentMode: String?
     /// The room's test has a proctor key: its seats can be commanded (watched only without).
     public var commandable = true
     /// The seat's public key for the proctor's start, and its host, as it announced them.
@@ -125,7 +131,7 @@ public struct SeatView: Sendable, Equatable, Codable {
     /// seats not started, and finished ones last.
     public var rank: Int {
         // A raised hand and anything flagged come first of all.
-        if hand == "raised" || !warnings.isEmpty || (moveRequest != nil && status == "not_started") { return -1 }
+        if hand == "raised" || !warnings.isEmpty || machineIncidents > 0 || (moveRequest != nil && status == "not_started") { return -1 }
         switch status {
         case "interrupted": return 0
         case "wrong_test", "candidate_twice": return 0
@@ -204,6 +210,9 @@ public struct SeatView: Sendable, Equatable, Codable {
         try room.encode(recordsNotCounted, forKey: .recordsNotCounted)
         try room.encode(moveRequest, forKey: .moveRequest)
         try room.encode(moves, forKey: .moves)
+        try room.encode(machineIncidents, forKey: .machineIncidents)
+        try room.encode(lastIncident, forKey: .lastIncident)
+        try room.encode(assessmentMode, forKey: .assessmentMode)
         // The score's keys are always there: null until a finished session's result is read.
         try room.encode(score?.state, forKey: .scoring)
         try room.encode(score?.scored?.points, forKey: .scorePoints)
@@ -216,6 +225,7 @@ public struct SeatView: Sendable, Equatable, Codable {
         case candidateNumber, waiting, paused, hand, commandsPending, carrelVersion, executableDigest, fingerprint, terminal, policy
         case passphraseFailures, commandsRefused, lastRefusal, commandable, host, verified, warnings, recordsNotCounted
         case scoring, scorePoints, scoreMax, scorePending, moveRequest, moves
+        case machineIncidents = "machine_incidents", lastIncident = "last_incident", assessmentMode = "assessment_mode"
     }
 
     /// Trouble first (`rank`), then by seat name: a seat moves only when its state changes,

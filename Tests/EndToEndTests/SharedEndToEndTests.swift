@@ -51,7 +51,10 @@ struct SharedEndToEndTests {
         #expect(t.waitFor("console", "1 of 8 answered", timeout: 5) != nil)
         t.keys("console", "Enter")
         #expect(t.waitFor("console", "Integrity report — seat A1, Ada") != nil)
-        // The report itself, read from the store (not only the seat's line above it).
+        // The report itself, read from the store (not only the seat's line above it): its
+        // assessment-mode line says why this machine was not locked; the timeline is a page on.
+        #expect(t.waitFor("console", "assessment mode     not begun: no assessment-mode service") != nil, "\(t.screen("console"))")
+        t.keys("console", "NPage")
         #expect(t.waitFor("console", "Timeline") != nil, "\(t.screen("console"))")
         #expect(!t.screen("console").contains("cannot be read now"))
         t.keys("console", "Escape")

@@ -21,6 +21,7 @@ struct SharedSchemaVersionTests {
         8: "94161335a101508b40b091ca8ffa8be3647539e14628d41a1b434f59a3214513",
         9: "5e941fd3bbca9a068996a745da6473db07520692ae457b28e455532b5d765da4",
         10: "dc041184d561e148e835cd508da248dd3089e017de94cd9650203e209f176db0",
+        11: "757a1c7ea911dd8aaa8cacee1d70e2852401ca8245c69e505517d3a3903f77d2",
     ]
 
     @Test func versionsRunInOrderAndNoShippedVersionChanges() {

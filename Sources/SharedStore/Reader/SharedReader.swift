@@ -79,6 +79,9 @@ public final class SharedReader: Sendable {
         var move_request: String?
         var move_commands: String?
         var moves: String?
+        var machine_incidents = 0
+        var last_incident: String?
+        var assessment_mode: String?
 
         /// The columns `seats` selects, in order, each as text.
         static let columns = """
@@ -102,10 +105,11 @@ public final class SharedReader: Sendable {
             (SELECT json_agg(json_build_array(c3.id, c3.envelope, c3.signature) ORDER BY c3.id) FROM (
                SELECT c3.id, c3.envelope, c3.signature FROM carrel_commands c3 WHERE c3.move_from = s.session ORDER BY c3.id LIMIT 20) c3)::text,
             (SELECT string_agg(left(m->>'from', 64) || ' → ' || left(m->>'to', 64), ', ')
-               FROM (SELECT m FROM jsonb_array_elements(CASE WHEN jsonb_typeof(s.moves) = 'array' THEN s.moves ELSE '[]' END) m LIMIT 20) x)
+               FROM (SELECT m FROM jsonb_array_elements(CASE WHEN jsonb_typeof(s.moves) = 'array' THEN s.moves ELSE '[]' END) m LIMIT 20) x),
+            s.machine_incidents::text, left(s.last_incident, 300), left(s.assessment_mode, 300)
             """
 
-        static let columnCount = 47
+        static let columnCount = 50
 
         init(cells c: [String?]) {
             session = c.first.flatMap { $0 } ?? "?"
@@ -160,6 +164,9 @@ public final class SharedReader: Sendable {
             move_request = c[44]
             move_commands = c[45]
             moves = c[46]
+            machine_incidents = StoreRows.int(c[47], 0...10_000_000) ?? 0
+            last_incident = c[48]
+            assessment_mode = c[49]
         }
 
         /// A row none of whose values can be read: shown, so that no seat is missing.
@@ -276,6 +283,9 @@ public final class SharedReader: Sendable {
         view.liveness.moves = StoreRows.signedCommands(raw.move_commands)
         view.moveRequest = raw.move_request.map { TerminalSafety.visible($0, keepLineBreaks: false) }
         view.moves = raw.moves.map { TerminalSafety.visible($0, keepLineBreaks: false) }.map { $0.components(separatedBy: ", ") } ?? []
+        view.machineIncidents = raw.machine_incidents
+        view.lastIncident = raw.last_incident.map { TerminalSafety.visible($0, keepLineBreaks: false) }
+        view.assessmentMode = raw.assessment_mode.map { TerminalSafety.visible($0, keepLineBreaks: false) }
         if raw.refused > 0 {
             view.warnings.append("refused \(raw.refused) command\(raw.refused == 1 ? "" : "s")")
         }

@@ -74,7 +74,7 @@ import PostgresNIO
 /// `seatFunctions` to the seat role it sets up.
 public enum SharedSchema {
     /// The version this build writes and reads.
-    public static let version = 10
+    public static let version = 11
 
     /// The channel seats of a room listen on: a command was issued.
     public static let commandChannel = "carrel_commands"
@@ -92,6 +92,7 @@ public enum SharedSchema {
         (8, version8MachineLogins),
         (9, version9SharedResources),
         (10, version10Moves),
+        (11, version11MachineEvents),
     ]
 
     public struct Problem: Error, Sendable, CustomStringConvertible {

@@ -193,6 +193,12 @@ public final class ConsoleApp: LoopedScreen {
             let label = say("⟨integrity report⟩moved")
             out.append(label + String(repeating: " ", count: max(1, column - TextWidth.of(label))) + ProctorView.name(move))
         }
+        for (label, lines) in [(say("⟨integrity report⟩assessment mode"), report.assessmentMode),
+                               (say("⟨integrity report⟩machine incident"), report.machineIncidents)] {
+            for line in lines {
+                out.append(label + String(repeating: " ", count: max(1, column - TextWidth.of(label))) + ProctorView.name(line))
+            }
+        }
         out.append(say("⟨integrity report⟩pasteboards"))
         for backend in report.pasteboards.keys.sorted() {
             for line in report.pasteboards[backend] ?? [] { out.append("  " + DemoModel.clearedWords(line, say: say)) }

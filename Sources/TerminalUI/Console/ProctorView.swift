@@ -102,6 +102,11 @@ public enum ProctorView {
         // a console without the passphrase, or a seat that fails the check, says so.
         if s.verified != true { parts.append(say("⟨seat⟩unverified")) }
         for warning in s.warnings { parts.append(warningWords(warning, say: say)) }
+        // What assessment mode saw on the seat's machine, said with the seat, trouble first.
+        if s.machineIncidents > 0 {
+            parts.append(say("{0, plural, one {# incident on the machine} other {# incidents on the machine}}, the last: {1}",
+                             .n(s.machineIncidents), .s(s.lastIncident ?? "")))
+        }
         if let refusal = s.lastRefusal, s.commandsRefused > 0 { parts.append(refusalWords(String(refusal.dropFirst()), say: say)) }
         if !s.commandable { parts.append(say("watch only: the test has no proctor key")) }
         // Where this seat is and the key it showed on its own screen (the table's columns at

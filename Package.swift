@@ -38,6 +38,16 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))],
             linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))]
         ),
+        // The service's rules without the OS: the mode's lifecycle over an executor of changes
+        // and a record on disk, the proctor's passphrase check, the watchers' rules.
+        .target(
+            name: "ModeService",
+            dependencies: [
+                "AssessmentMode",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .target(
             name: "AssessmentKit",
             dependencies: [
@@ -127,6 +137,11 @@ let package = Package(
         // Unit tests: in-process, or the built binaries on files in a temporary folder. They
         // need no tmux, screen, strace, PostgreSQL or X server (`scripts/test --quick`).
         .testTarget(name: "AssessmentKitTests", dependencies: ["AssessmentKit"]),
+        // The assessment-mode service's rules in memory: the plan, the lifecycle over a fake
+        // machine, the record, the passphrase, the watchers (no root, milliseconds).
+        .testTarget(name: "AssessmentModeTests", dependencies: [
+            "AssessmentMode", "ModeService", .product(name: "_CryptoExtras", package: "swift-crypto"),
+        ]),
         // The signed announcement, and the privileged helper run for real (as root).
         .testTarget(name: "MachineSealTests", dependencies: ["MachineSeal", "SharedStore", "SessionKit", "SessionTestSupport"]),
         // The seat publisher's rules: its state as tables, and its loop over the in-memory store.
@@ -139,7 +154,7 @@ let package = Package(
         // System tests: the real binaries against the real operating system and services —
         // tmux and screen, strace and setpriv, a private PostgreSQL, a private X server.
         .testTarget(name: "SystemTests", dependencies: [
-            "AssessmentKit", "SessionKit", "Lockdown", "SessionTestSupport", "SharedStore", .product(name: "GRDB", package: "GRDB.swift"),
+            "AssessmentKit", "AssessmentMode", "SessionKit", "Lockdown", "SessionTestSupport", "SharedStore", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TerminalUITests", dependencies: [
             "AssessmentKit", "Localization", "SessionKit", "TerminalUI", "SessionTestSupport", .product(name: "GRDB", package: "GRDB.swift"),

@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "carrel", targets: ["carrel"]),
         .executable(name: "carrel-keysign", targets: ["carrel-keysign"]),
+        .executable(name: "carrel-assessmentd", targets: ["carrel-assessmentd"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -38,6 +39,8 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))],
             linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))]
         ),
+        // The assessment-mode service's Linux calls that need _GNU_SOURCE (SO_PEERCRED, signalfd).
+        .target(name: "CAssessmentd", path: "Sources/CAssessmentd"),
         // The service's rules without the OS: the mode's lifecycle over an executor of changes
         // and a record on disk, the proctor's passphrase check, the watchers' rules.
         .target(
@@ -48,6 +51,17 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // The assessment-mode service (root, systemd): locks the lab machine to a session of the
+        // trusted Carrel and puts it back on end, unlock, the time limit, or its next start.
+        .executableTarget(
+            name: "carrel-assessmentd",
+            dependencies: ["AssessmentMode", "ModeService", "CAssessmentd", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))]
+        ),
+        // For the service's root tests only (not a product): sends request lines from its stdin
+        // to the service's socket and prints the replies; the tests name it as the trusted binary.
+        .executableTarget(name: "carrel-mode-probe", dependencies: ["AssessmentMode"], path: "Tests/ModeProbe"),
         .target(
             name: "AssessmentKit",
             dependencies: [

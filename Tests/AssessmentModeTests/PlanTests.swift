@@ -21,7 +21,8 @@ import Testing
             return
         }
         #expect(table == "carrel_assessment")
-        #expect(ruleset.contains("meta skuid != 1001 accept"))
+        // Only the account's packets are judged; a refusal's answer (no socket) passes.
+        #expect(ruleset.contains("meta skuid 1001 jump seat") && !ruleset.contains("skuid !="))
         #expect(ruleset.contains("meta l4proto tcp reject with tcp reset"))
         for rule in accepted { #expect(ruleset.contains(rule), "\(rule)") }
         if rule == .none {

@@ -1,11 +1,18 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import AssessmentMode
 import Foundation
 
-/// The record as `state.json` (mode 0600) in a folder of root's (0700): written to a new file,
-/// synced and renamed over the old one, so a crash leaves the previous record or the next,
-/// never half of one. Nothing is opened through a symbolic link.
+/// The record as `state.json` (mode 0600) in a folder of root's (0700): written to a new file
+/// and renamed over the old one, so a crash leaves the previous record or the next, never half
+/// of one. Nothing is opened through a symbolic link.
+///
+/// A crash of the service loses nothing the kernel has been given; only a crash of the machine
+/// (power, panic) loses what was not synced, and a reboot undoes by itself every change but a
+/// file outside /run (the nftables table, /run, /proc/sys, the console lock and runtime masks do
+/// not outlive it). So the record is synced to the disk before such a change only: begin pays
+/// for no fsync it does not need (a few milliseconds each, far more on a lab's old disk).
 public struct FileModeStore: ModeStore {
     public let folder: String
     public var path: String { folder + "/state.json" }
@@ -37,20 +44,27 @@ public struct FileModeStore: ModeStore {
         unlink(partial)
         let fd = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw ChangeError("\(partial) cannot be created: \(Self.errorText())") }
+        let durable = record.changes.last.map { Self.outlivesReboot($0.change) } ?? false
         let written = Self.writeAll(fd, Array(bytes))
-        let synced = fsync(fd) == 0
+        let synced = !durable || fsync(fd) == 0
         close(fd)
         guard written, synced, rename(partial, path) == 0 else {
             let why = Self.errorText()
             unlink(partial)
             throw ChangeError("\(path) cannot be written: \(why)")
         }
-        let dir = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let dir = durable ? open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1
         if dir >= 0 {
             // The rename itself reaches the disk.
             _ = fsync(dir)
             close(dir)
         }
+    }
+
+    /// A change a reboot does not undo: a file outside /run.
+    public static func outlivesReboot(_ change: Change) -> Bool {
+        if case let .file(path, _) = change { return !path.hasPrefix("/run/") }
+        return false
     }
 
     public func load() throws(ChangeError) -> ModeRecord? {

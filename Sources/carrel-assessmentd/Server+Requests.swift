@@ -40,17 +40,17 @@ extension Server {
     }
 
     func begin(_ begin: ModeBegin, caller: Caller, peer: Peer, now: Double) -> [Outgoing] {
+        let started = Clock.now()
         if let why = engine.refusal(begin) { return [Outgoing(caller.connection, .failed(reason: why))] }
         let resolved: ModePlan.Resolved
         switch Resolver.resolve(begin.policy.networkRule == .storeOnly ? begin.store : []) {
         case let .success(found): resolved = found
         case let .failure(error): return [Outgoing(caller.connection, .failed(reason: error.reason))]
         }
-        let started = Clock.now()
         let out = engine.begin(begin, caller: caller, resolved: resolved, now: now) { record in
             watcher.atBegin(record, owner: peer.mark, now: now)
         }
-        log("begin for session \(Sanitise.text(begin.session, limit: 80)) answered in \(Int((Clock.now() - started) * 1000)) ms")
+        log("begin for session \(Sanitise.text(begin.session, limit: 80)) answered in \(String(format: "%.1f", (Clock.now() - started) * 1000)) ms")
         return out
     }
 

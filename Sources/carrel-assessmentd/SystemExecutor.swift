@@ -20,6 +20,8 @@ struct SystemExecutor: ChangeExecutor {
             return .nothing
         case let .file(path, _):
             try Self.checkPath(path, under: ["/run/", "/etc/"])
+            let folder = Files.parent(path)
+            guard folder.hasPrefix("/run/") || access(folder, F_OK) == 0 else { throw ChangeError("\(folder) does not exist on this machine") }
             return try Files.read(path).map { .contents(Data($0)) } ?? .nothing
         case let .sysctl(path, _):
             try Self.checkPath(path, under: ["/proc/sys/"])

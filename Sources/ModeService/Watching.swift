@@ -78,6 +78,14 @@ public enum ProcessRule {
         return family
     }
 
+    /// A stranger is acted on when a second look finds it still there: a shell's child between
+    /// its fork and its exec of Carrel (a resume on the way) is not taken for a stranger.
+    /// The strangers confirmed now, and those to look at again.
+    public static func confirm(_ strangers: [ProcessEntry], suspects: Set<ProcessMark>) -> (confirmed: [ProcessEntry], suspects: Set<ProcessMark>) {
+        let confirmed = strangers.filter { suspects.contains($0.mark) }
+        return (confirmed, Set(strangers.map(\.mark)).subtracting(confirmed.map(\.mark)))
+    }
+
     public static func incident(_ entry: ProcessEntry, account: String, action: String, at: Double) -> Incident {
         Incident(kind: .process, detail: "process \(entry.pid) of \(account): \(Sanitise.text(entry.command))", at: at, action: action)
     }

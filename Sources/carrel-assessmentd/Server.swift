@@ -43,7 +43,7 @@ final class Server {
     let trusted: TrustedCarrel
     let executor: SystemExecutor
     let engine: ModeEngine
-    let watcher = Watcher()
+    let watcher: Watcher
     var connections: [Int: Connection] = [:]
     var nextID = 1
     var nextLook = 0.0
@@ -56,6 +56,7 @@ final class Server {
         self.trusted = trusted
         self.executor = executor
         self.engine = engine
+        watcher = Watcher { pid in trusted.refusal(pid) == nil }
     }
 
     /// Serves until SIGTERM, SIGINT or SIGHUP; then the machine is put back.
@@ -178,9 +179,7 @@ final class Server {
             return
         }
         let owner = engine.owner.flatMap { connections[$0]?.peer }
-        // While interrupted, the mode's account's Carrels that have connected (to resume) are allowed.
-        let owners = owner.map { [$0.mark] } ?? connections.values.compactMap(\.peer).filter { $0.uid == record.uid }.map(\.mark)
-        let incidents = watcher.look(record, owners: owners, interrupted: owner == nil, now: now)
+        let incidents = watcher.look(record, owner: owner?.mark, now: now)
         if !incidents.isEmpty { deliver(engine.note(incidents)) }
     }
 }

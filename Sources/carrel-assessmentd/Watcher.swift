@@ -7,17 +7,25 @@ import ModeService
 /// What the mode watches while it runs: the seat account's other processes, other login
 /// sessions at begin, USB devices plugged in. Each process is reported once.
 final class Watcher {
+    /// Whether a pid runs the trusted Carrel.
+    let isCarrel: (Int32) -> Bool
     var reported = Set<ProcessMark>()
+    var suspects = Set<ProcessMark>()
     /// The owner's ancestors as last seen: while the mode is interrupted they are still allowed
     /// (the kiosk's login shell that started the Carrel that went away), their new children not.
     var ownerAncestors = Set<ProcessMark>()
     var devices: Set<String>?
     var pendingKills: [(process: ProcessMark, at: Double)] = []
 
+    init(isCarrel: @escaping (Int32) -> Bool) {
+        self.isCarrel = isCarrel
+    }
+
     /// After the changes of a begin: other login sessions found and dealt with by the policy,
     /// the USB devices there now.
     func atBegin(_ record: ModeRecord, owner: ProcessMark, now: Double) -> AtBegin {
         reported = []
+        suspects = []
         pendingKills = []
         devices = ProcTable.usbDevices()
         let table = ProcTable.all()
@@ -61,17 +69,27 @@ final class Watcher {
     }
 
     /// One look at the machine: the strangers among the account's processes and the new USB
-    /// devices, as incidents; `owners` are the Carrels allowed (the owner, or while the mode is
-    /// interrupted the mode's account's Carrels that have connected to resume it).
-    func look(_ record: ModeRecord, owners: [ProcessMark], interrupted: Bool, now: Double) -> [Incident] {
+    /// devices, as incidents. `owner` is the Carrel that owns the mode; while the mode is
+    /// interrupted, every process of the account running the trusted Carrel (one on its way to
+    /// resume it) is allowed instead, with the former owner's ancestors.
+    func look(_ record: ModeRecord, owner: ProcessMark?, now: Double) -> [Incident] {
         let table = ProcTable.all()
-        if !interrupted, let owner = owners.first { ownerAncestors = Self.ancestors(table, of: owner) }
+        var owners: [ProcessMark] = []
+        if let owner {
+            ownerAncestors = Self.ancestors(table, of: owner)
+            owners = [owner]
+        } else {
+            owners = table.filter { $0.uids.contains(record.uid) && !$0.zombie && isCarrel($0.pid) }.map(\.mark)
+        }
         reported.formIntersection(table.map(\.mark))
         var incidents: [Incident] = []
         let rule = record.begin.policy.processRule
         if rule != .ignore {
-            let kept = interrupted ? ownerAncestors : []
-            for entry in ProcessRule.strangers(table, uid: record.uid, owners: owners, kept: kept, reported: reported).prefix(50) {
+            let kept = owner == nil ? ownerAncestors : []
+            let strangers = ProcessRule.strangers(table, uid: record.uid, owners: owners, kept: kept, reported: reported)
+            let (confirmed, next) = ProcessRule.confirm(strangers, suspects: suspects)
+            suspects = next
+            for entry in confirmed.prefix(50) {
                 reported.insert(entry.mark)
                 var found = entry
                 found.command = ProcTable.command(entry.pid)
@@ -93,6 +111,7 @@ final class Watcher {
 
     func reset() {
         reported = []
+        suspects = []
         ownerAncestors = []
         devices = nil
         pendingKills = []

@@ -89,3 +89,13 @@ import Testing
         #expect(ModeEngine.isHost(host) == fine)
     }
 }
+
+extension WatchingTests {
+    @Test func aStrangerIsActedOnAtTheSecondLookOnly() {
+        let first = ProcessRule.confirm([table[6], table[8]], suspects: [])
+        #expect(first.confirmed.isEmpty && first.suspects == [table[6].mark, table[8].mark])
+        // 500 is still there; 700 has gone (or became Carrel); 901 is new.
+        let second = ProcessRule.confirm([table[6], table[12]], suspects: first.suspects)
+        #expect(second.confirmed.map(\.pid) == [500] && second.suspects == [table[12].mark])
+    }
+}

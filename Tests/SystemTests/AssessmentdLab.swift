@@ -114,13 +114,23 @@ final class AssessmentdLab {
                                 environment: Self.environment)
     }
 
-    /// Installs the package's two PAM lines (as pam-auth-update would) into common-account.
+    /// The package's PAM piece (packaging/pam/carrel-assessment): its Account lines.
+    static func pamPiece() throws -> [String] {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let text = try String(contentsOf: repository.appendingPathComponent("packaging/pam/carrel-assessment"), encoding: .utf8)
+        let block = text.components(separatedBy: "Account:\n").dropFirst().first ?? ""
+        return block.split(separator: "\n").prefix { $0.hasPrefix("\t") }.map { "account" + $0 }
+    }
+
+    /// Installs the package's PAM piece into common-account, as pam-auth-update would.
     func installPAM() throws {
         pamBefore = try Data(contentsOf: URL(fileURLWithPath: pamFile))
-        let lines = "account\t[success=2 default=ignore]\tpam_succeed_if.so quiet uid < 1000\n"
-            + "account\t[success=1 default=ignore]\tpam_succeed_if.so quiet user ingroup sudo\n"
-            + "account\trequisite\tpam_nologin.so file=\(ModePlan.nologin)\n"
-        try (String(decoding: pamBefore ?? Data(), as: UTF8.self) + lines).write(toFile: pamFile, atomically: true, encoding: .utf8)
+        let lines = try Self.pamPiece()
+        guard lines.contains(where: { $0.contains("pam_nologin.so file=\(ModePlan.nologin)") }) else {
+            throw POSIXError(.ENOENT, "the PAM piece has no pam_nologin line: \(lines)")
+        }
+        let text = String(decoding: pamBefore ?? Data(), as: UTF8.self) + lines.joined(separator: "\n") + "\n"
+        try text.write(toFile: pamFile, atomically: true, encoding: .utf8)
         chmod(pamFile, 0o644)
     }
 
@@ -163,8 +173,9 @@ final class AssessmentdLab {
         ChildSpawn.run("/usr/bin/su", ["-l", account, "-c", "true"], environment: Self.environment).status == 0
     }
 
-    static func begin(session: String, port: UInt16, hash: String? = nil, policy: MachinePolicy = MachinePolicy()) -> String {
-        let begin = ModeBegin(session: session, policy: policy, store: [Endpoint(host: "127.0.0.1", port: Int(port))], maxDuration: 600,
+    static func begin(session: String, port: UInt16, hash: String? = nil, policy: MachinePolicy = MachinePolicy(),
+                      maxDuration: Int = 600) -> String {
+        let begin = ModeBegin(session: session, policy: policy, store: [Endpoint(host: "127.0.0.1", port: Int(port))], maxDuration: maxDuration,
                               passphraseHash: hash)
         return line(.begin(begin))
     }

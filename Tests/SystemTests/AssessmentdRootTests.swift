@@ -31,6 +31,7 @@ struct AssessmentdRootTests {
 
     @Test func aModeLimitsTheAccountAndLeavesNothingBehind() throws {
         let lab = try AssessmentdLab()
+        let pam = try Data(contentsOf: URL(fileURLWithPath: lab.pamFile))
         try lab.installPAM()
         let store = try Listener(), other = try Listener()
         let student = lab.students[0], second = lab.students[1]
@@ -71,6 +72,7 @@ struct AssessmentdRootTests {
         #expect(lab.reach(other.port, as: student) == .reached && lab.suSucceeds(student) && lab.suSucceeds(second))
         lab.stop()
         lab.restorePAM()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: lab.pamFile)) == pam)
     }
 
     @Test func aKilledCarrelLeavesTheModeUntilTheProctorUnlocksIt() throws {

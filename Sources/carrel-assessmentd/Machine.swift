@@ -111,6 +111,7 @@ enum Resolver {
 
     /// `nameserver` lines that are plain addresses (a scoped IPv6 address is left out).
     static func nameServers() -> [String] {
+        // Without a readable resolv.conf no name server is let through: the rule stays closed.
         guard let bytes = try? Files.read("/etc/resolv.conf") else { return [] }
         return String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line in
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })

@@ -70,6 +70,7 @@ struct TrustedCarrel {
         var st = stat()
         guard fstat(fd, &st) == 0 else { return "the caller's program cannot be examined" }
         if FileIdentity(st) == identity { return nil }
+        // A file that cannot be read is refused like one that differs.
         guard let measured = try? Self.digest(fd, what: exe), measured == digest else {
             return "the caller's Carrel is not the one this service measured at its start (restart the service after installing Carrel)"
         }

@@ -46,6 +46,8 @@ enum ProcTable {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { Glibc.close(fd) }
+        // A file that cannot be read belongs to a process that has just ended (a caller is then
+        // refused; the watcher sees a process that runs no more).
         return (try? Files.readAll(fd, what: path, limit: limit)).map { String(decoding: $0, as: UTF8.self) }
     }
 

@@ -95,6 +95,7 @@ final class Server {
                 continue
             }
             let checked = Peer.check(fd, trusted: trusted)
+            // A failed check leaves no peer: the connection is told why and closed below.
             let connection = Connection(id: nextID, fd: fd, peer: try? checked.get())
             nextID += 1
             connections[connection.id] = connection
@@ -109,7 +110,8 @@ final class Server {
     /// Reads and answers what `connection` sent, writes what waits for it, and closes it when
     /// it has gone or is done.
     func serve(_ connection: Connection, _ events: Int16) {
-        if events & Int16(POLLIN) != 0 { read(connection) }
+        // A hang-up is read too, even from a connection kept quiet: poll would report it again at once.
+        if events & Int16(POLLIN | POLLHUP | POLLERR) != 0 { read(connection) }
         while !connection.closing, connection.quietUntil <= Clock.now(), let newline = connection.input.firstIndex(of: 0x0A) {
             let line = Array(connection.input[..<newline])
             connection.input.removeSubrange(...newline)

@@ -76,7 +76,10 @@ final class Watcher {
         let table = ProcTable.all()
         var owners: [ProcessMark] = []
         if let owner {
-            ownerAncestors = Self.ancestors(table, of: owner)
+            // An owner that has just died (its connection not yet seen closed) keeps the
+            // ancestors it had: they are what an interrupted mode still allows.
+            let ancestors = Self.ancestors(table, of: owner)
+            if !ancestors.isEmpty { ownerAncestors = ancestors }
             owners = [owner]
         } else {
             owners = table.filter { $0.uids.contains(record.uid) && !$0.zombie && isCarrel($0.pid) }.map(\.mark)

@@ -66,6 +66,12 @@ struct AssessmentdRootTests {
         let latency = try #require(seen, "no incident for the stray process")
         print("assessmentd: a stray process was reported after \(Int(latency * 1000)) ms")
         #expect(latency <= 4)
+        // The status carries what happened.
+        guard case let .status(mode?)? = Self.ask(carrel, AssessmentdLab.line(.status)).0 else {
+            Issue.record("no status while the mode runs")
+            return
+        }
+        #expect(!mode.interrupted && mode.uid == lab.uid(student) && (mode.incidents ?? []).contains { $0.detail.contains("sleep 31") })
         let (ended, _) = Self.ask(carrel, AssessmentdLab.line(.end))
         #expect(ended == .ended(session: "s-limits", reason: .ended))
         #expect(lab.snapshot() == before)

@@ -147,11 +147,10 @@ final class Server {
         }
     }
 
-    /// Best effort before the service exits: what is left for a connection, written.
+    /// Best effort before the service exits: what is left for a connection, written if its
+    /// socket takes it now (a client that reads nothing never holds the exit up).
     func flush(_ connection: Connection) {
-        let flags = fcntl(connection.fd, F_GETFL)
-        _ = fcntl(connection.fd, F_SETFL, flags & ~O_NONBLOCK)
-        _ = connection.output.withUnsafeBytes { send(connection.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        _ = connection.output.withUnsafeBytes { send(connection.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
         close(connection.fd)
     }
 

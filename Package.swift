@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "carrel", targets: ["carrel"]),
         .executable(name: "carrel-keysign", targets: ["carrel-keysign"]),
+        .executable(name: "carrel-assessmentd", targets: ["carrel-assessmentd"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -38,6 +39,29 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))],
             linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))]
         ),
+        // The assessment-mode service's Linux calls that need _GNU_SOURCE (SO_PEERCRED, signalfd).
+        .target(name: "CAssessmentd", path: "Sources/CAssessmentd"),
+        // The service's rules without the OS: the mode's lifecycle over an executor of changes
+        // and a record on disk, the proctor's passphrase check, the watchers' rules.
+        .target(
+            name: "ModeService",
+            dependencies: [
+                "AssessmentMode",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        // The assessment-mode service (root, systemd): locks the lab machine to a session of the
+        // trusted Carrel and puts it back on end, unlock, the time limit, or its next start.
+        .executableTarget(
+            name: "carrel-assessmentd",
+            dependencies: ["AssessmentMode", "ModeService", "CAssessmentd", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))]
+        ),
+        // For the service's root tests only (not a product): sends request lines from its stdin
+        // to the service's socket and prints the replies; the tests name it as the trusted binary.
+        .executableTarget(name: "carrel-mode-probe", dependencies: ["AssessmentMode"], path: "Tests/ModeProbe"),
         .target(
             name: "AssessmentKit",
             dependencies: [
@@ -127,6 +151,11 @@ let package = Package(
         // Unit tests: in-process, or the built binaries on files in a temporary folder. They
         // need no tmux, screen, strace, PostgreSQL or X server (`scripts/test --quick`).
         .testTarget(name: "AssessmentKitTests", dependencies: ["AssessmentKit"]),
+        // The assessment-mode service's rules in memory: the plan, the lifecycle over a fake
+        // machine, the record, the passphrase, the watchers (no root, milliseconds).
+        .testTarget(name: "AssessmentModeTests", dependencies: [
+            "AssessmentMode", "ModeService", .product(name: "_CryptoExtras", package: "swift-crypto"),
+        ]),
         // The signed announcement, and the privileged helper run for real (as root).
         .testTarget(name: "MachineSealTests", dependencies: ["MachineSeal", "SharedStore", "SessionKit", "SessionTestSupport"]),
         // The seat publisher's rules: its state as tables, and its loop over the in-memory store.
@@ -139,7 +168,7 @@ let package = Package(
         // System tests: the real binaries against the real operating system and services —
         // tmux and screen, strace and setpriv, a private PostgreSQL, a private X server.
         .testTarget(name: "SystemTests", dependencies: [
-            "AssessmentKit", "SessionKit", "Lockdown", "SessionTestSupport", "SharedStore", .product(name: "GRDB", package: "GRDB.swift"),
+            "AssessmentKit", "AssessmentMode", "SessionKit", "Lockdown", "SessionTestSupport", "SharedStore", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TerminalUITests", dependencies: [
             "AssessmentKit", "Localization", "SessionKit", "TerminalUI", "SessionTestSupport", .product(name: "GRDB", package: "GRDB.swift"),

@@ -88,9 +88,12 @@ public enum ModePlan {
     }
 
     /// The seat account's output: accepted only to the store and the name servers, refused
-    /// (at once, not dropped) everywhere else; every other account untouched.
+    /// (at once, not dropped) everywhere else; every other account untouched. The account's
+    /// packets jump to a chain of their own: a refusal's reset or ICMP answer has no socket, so
+    /// a rule "every other uid is accepted" would not match it and the answer itself would be
+    /// refused (on loopback, a connection then hangs instead of being refused).
     public static func nftables(uid: UInt32, resolved: Resolved) -> String {
-        var rules = ["meta skuid != \(uid) accept"]
+        var rules: [String] = []
         for (address, port) in resolved.store {
             rules.append("\(family(address)) daddr \(address) tcp dport \(port) accept")
         }
@@ -102,9 +105,12 @@ public enum ModePlan {
         rules.append("reject")
         return """
             table inet \(table) {
+            \tchain seat {
+            \(rules.map { "\t\t" + $0 }.joined(separator: "\n"))
+            \t}
             \tchain output {
             \t\ttype filter hook output priority filter; policy accept;
-            \(rules.map { "\t\t" + $0 }.joined(separator: "\n"))
+            \t\tmeta skuid \(uid) jump seat
             \t}
             }
 

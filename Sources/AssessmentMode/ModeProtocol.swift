@@ -146,14 +146,19 @@ public struct ModeStatus: Sendable, Equatable, Codable {
     public var endsBy: Double
     public var interrupted: Bool
     public var steps: [StepReport]
+    /// What happened while it ran, the latest 200 (the service keeps them on disk): nil from
+    /// a service that does not say.
+    public var incidents: [Incident]?
 
-    public init(session: String, uid: UInt32, began: Double, endsBy: Double, interrupted: Bool, steps: [StepReport]) {
+    public init(session: String, uid: UInt32, began: Double, endsBy: Double, interrupted: Bool, steps: [StepReport],
+                incidents: [Incident]? = nil) {
         self.session = session
         self.uid = uid
         self.began = began
         self.endsBy = endsBy
         self.interrupted = interrupted
         self.steps = steps
+        self.incidents = incidents
     }
 }
 

@@ -1,0 +1,127 @@
+import AssessmentMode
+
+/// Text from the machine (a command line, a device's name) made safe to show: control
+/// characters replaced, at most `limit` characters.
+public enum Sanitise {
+    public static func text(_ text: String, limit: Int = 200) -> String {
+        let clean = String(String.UnicodeScalarView(text.unicodeScalars.map {
+            $0.properties.generalCategory == .control || $0.properties.generalCategory == .format ? "?" : $0
+        }))
+        return clean.count <= limit ? clean : String(clean.prefix(limit - 1)) + "…"
+    }
+}
+
+/// One process as /proc tells it.
+public struct ProcessEntry: Sendable, Equatable {
+    public var pid: Int32
+    public var parent: Int32
+    /// Real and effective user ids.
+    public var uids: [UInt32]
+    public var start: UInt64
+    /// Its session id and controlling terminal (0: none).
+    public var session: Int32
+    public var tty: Int32
+    public var zombie: Bool
+    public var command: String
+
+    public init(pid: Int32, parent: Int32, uids: [UInt32], start: UInt64, session: Int32 = 0, tty: Int32 = 0,
+                zombie: Bool = false, command: String = "") {
+        self.pid = pid
+        self.parent = parent
+        self.uids = uids
+        self.start = start
+        self.session = session
+        self.tty = tty
+        self.zombie = zombie
+        self.command = command
+    }
+
+    public var mark: ProcessMark { ProcessMark(pid: pid, start: start) }
+}
+
+/// Which processes of the seat's account are not the Carrel that owns the mode: pure, over a
+/// table of processes, so the rule is tested without a machine.
+public enum ProcessRule {
+    /// The processes of `uid` that are neither one of `owners` nor an ancestor or a descendant
+    /// of one, nor one of `kept`, nor already `reported`; zombies no longer run and are skipped.
+    public static func strangers(_ table: [ProcessEntry], uid: UInt32, owners: [ProcessMark], kept: Set<ProcessMark> = [],
+                                 reported: Set<ProcessMark> = []) -> [ProcessEntry] {
+        let allowed = family(table, of: owners).union(kept)
+        return table.filter { entry in
+            entry.uids.contains(uid) && !entry.zombie && !allowed.contains(entry.mark) && !reported.contains(entry.mark)
+        }
+    }
+
+    /// `owners` (those still running as the same process), their ancestors and descendants.
+    public static func family(_ table: [ProcessEntry], of owners: [ProcessMark]) -> Set<ProcessMark> {
+        var byPid: [Int32: ProcessEntry] = [:]
+        var children: [Int32: [ProcessEntry]] = [:]
+        for entry in table {
+            byPid[entry.pid] = entry
+            children[entry.parent, default: []].append(entry)
+        }
+        var family = Set<ProcessMark>()
+        for owner in owners {
+            guard let entry = byPid[owner.pid], entry.start == owner.start else { continue }
+            var up: ProcessEntry? = entry
+            var steps = 0
+            while let current = up, steps < 4096 {
+                family.insert(current.mark)
+                up = current.parent > 0 && current.parent != current.pid ? byPid[current.parent] : nil
+                steps += 1
+            }
+            var down = children[entry.pid] ?? []
+            while let child = down.popLast(), family.count < 1 << 20 {
+                if family.insert(child.mark).inserted { down += children[child.pid] ?? [] }
+            }
+        }
+        return family
+    }
+
+    /// A stranger is acted on when a second look finds it still there: a shell's child between
+    /// its fork and its exec of Carrel (a resume on the way) is not taken for a stranger.
+    /// The strangers confirmed now, and those to look at again.
+    public static func confirm(_ strangers: [ProcessEntry], suspects: Set<ProcessMark>) -> (confirmed: [ProcessEntry], suspects: Set<ProcessMark>) {
+        let confirmed = strangers.filter { suspects.contains($0.mark) }
+        return (confirmed, Set(strangers.map(\.mark)).subtracting(confirmed.map(\.mark)))
+    }
+
+    public static func incident(_ entry: ProcessEntry, account: String, action: String, at: Double) -> Incident {
+        Incident(kind: .process, detail: "process \(entry.pid) of \(account): \(Sanitise.text(entry.command))", at: at, action: action)
+    }
+}
+
+/// A login session other than the owner's: its processes, found by session id among the
+/// processes that have a controlling terminal (a console login, an SSH session).
+public struct OtherSession: Sendable, Equatable {
+    public var session: Int32
+    public var uid: UInt32
+    public var tty: Int32
+    public var members: [ProcessEntry]
+}
+
+public enum SessionRule {
+    /// Sessions with a terminal of accounts `counts` says are students', other than the
+    /// sessions of the owners and their ancestors.
+    public static func others(_ table: [ProcessEntry], owners: [ProcessMark], counts: (UInt32) -> Bool) -> [OtherSession] {
+        let family = ProcessRule.family(table, of: owners)
+        let ownSessions = Set(table.filter { family.contains($0.mark) }.map(\.session))
+        var found: [Int32: OtherSession] = [:]
+        for entry in table where entry.tty != 0 && entry.session > 0 && !ownSessions.contains(entry.session) && !entry.zombie {
+            guard let uid = entry.uids.first, counts(uid), found[entry.session] == nil else { continue }
+            found[entry.session] = OtherSession(session: entry.session, uid: uid, tty: entry.tty, members: [])
+        }
+        // Every process of the session's account in it, with a terminal or without.
+        for entry in table where !entry.zombie {
+            if let uid = found[entry.session]?.uid, entry.uids.contains(uid) { found[entry.session]?.members.append(entry) }
+        }
+        return found.values.sorted { $0.session < $1.session }
+    }
+}
+
+/// USB devices that were not there when the mode began.
+public enum DeviceRule {
+    public static func added(_ now: Set<String>, since known: Set<String>) -> [String] {
+        now.subtracting(known).filter { !$0.hasPrefix("usb") && !$0.contains(":") }.sorted()
+    }
+}

@@ -1,0 +1,82 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ModeService
+
+/// The machine's processes and USB devices as /proc and /sys tell them.
+enum ProcTable {
+    /// Every process now (those that end while being read are left out).
+    static func all() -> [ProcessEntry] {
+        guard let dir = opendir("/proc") else { return [] }
+        defer { closedir(dir) }
+        var out: [ProcessEntry] = []
+        while let item = readdir(dir) {
+            let name = withUnsafeBytes(of: item.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+            if let pid = Int32(name), pid > 0, let entry = entry(pid) { out.append(entry) }
+        }
+        return out
+    }
+
+    /// One process: its parent, user ids, start time, session and terminal from stat and status.
+    static func entry(_ pid: Int32) -> ProcessEntry? {
+        guard let stat = text("/proc/\(pid)/stat", limit: 4096), let close = stat.lastIndex(of: ")"),
+              let status = text("/proc/\(pid)/status", limit: 65536) else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 19, let parent = Int32(fields[1]), let session = Int32(fields[3]), let tty = Int32(fields[4]),
+              let start = UInt64(fields[19]) else { return nil }
+        var uids: [UInt32] = []
+        for line in status.split(separator: "\n") where line.hasPrefix("Uid:") {
+            uids = line.dropFirst(4).split(whereSeparator: { $0 == " " || $0 == "\t" }).prefix(2).compactMap { UInt32($0) }
+        }
+        guard !uids.isEmpty else { return nil }
+        return ProcessEntry(pid: pid, parent: parent, uids: uids, start: start, session: session, tty: tty,
+                            zombie: fields[0] == "Z" || fields[0] == "X")
+    }
+
+    /// The command line (NUL-separated arguments joined by spaces), or `[name]` for a process without one.
+    static func command(_ pid: Int32) -> String {
+        if let bytes = try? Files.read("/proc/\(pid)/cmdline"), !bytes.isEmpty {
+            return String(decoding: bytes.prefix(4096).map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self).trimmingCharacters(in: [" "])
+        }
+        let comm = text("/proc/\(pid)/comm", limit: 256) ?? ""
+        return "[\(comm.trimmingCharacters(in: ["\n"]))]"
+    }
+
+    static func text(_ path: String, limit: Int) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { Glibc.close(fd) }
+        // A file that cannot be read belongs to a process that has just ended (a caller is then
+        // refused; the watcher sees a process that runs no more).
+        return (try? Files.readAll(fd, what: path, limit: limit)).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Signals `process` if it is still that process (its start time unchanged).
+    static func signal(_ process: ProcessMark, _ signal: Int32) -> Bool {
+        guard entry(process.pid)?.start == process.start else { return false }
+        return kill(process.pid, signal) == 0
+    }
+
+    static let usb = "/sys/bus/usb/devices"
+
+    /// The names under /sys/bus/usb/devices; nil when the machine has no USB bus to watch.
+    static func usbDevices() -> Set<String>? {
+        guard let dir = opendir(usb) else { return nil }
+        defer { closedir(dir) }
+        var names = Set<String>()
+        while let item = readdir(dir) {
+            let name = withUnsafeBytes(of: item.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+            if !name.hasPrefix(".") { names.insert(name) }
+        }
+        return names
+    }
+
+    /// "1-1.2 (0781:5567 SanDisk Cruzer)".
+    static func describeDevice(_ name: String) -> String {
+        func field(_ file: String) -> String {
+            (text("\(usb)/\(name)/\(file)", limit: 256) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let words = [field("manufacturer"), field("product")].filter { !$0.isEmpty }.joined(separator: " ")
+        return Sanitise.text("\(name) (\(field("idVendor")):\(field("idProduct"))\(words.isEmpty ? "" : " " + words))")
+    }
+}

@@ -1,0 +1,141 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AssessmentMode
+import ModeService
+
+/// What the mode watches while it runs: the seat account's other processes, other login
+/// sessions at begin, USB devices plugged in. Each process is reported once.
+final class Watcher {
+    /// Whether a pid runs the trusted Carrel.
+    let isCarrel: (Int32) -> Bool
+    var reported = Set<ProcessMark>()
+    var suspects = Set<ProcessMark>()
+    /// The owner's ancestors as last seen: while the mode is interrupted they are still allowed
+    /// (the kiosk's login shell that started the Carrel that went away), their new children not.
+    var ownerAncestors = Set<ProcessMark>()
+    var devices: Set<String>?
+    var pendingKills: [(process: ProcessMark, at: Double)] = []
+
+    init(isCarrel: @escaping (Int32) -> Bool) {
+        self.isCarrel = isCarrel
+    }
+
+    /// After the changes of a begin: other login sessions found and dealt with by the policy,
+    /// the USB devices there now.
+    func atBegin(_ record: ModeRecord, owner: ProcessMark, now: Double) -> AtBegin {
+        reported = []
+        suspects = []
+        pendingKills = []
+        devices = ProcTable.usbDevices()
+        let table = ProcTable.all()
+        ownerAncestors = Self.ancestors(table, of: owner)
+        var students: [UInt32: Bool] = [:]
+        let others = SessionRule.others(table, owners: [owner]) { uid in
+            if let known = students[uid] { return known }
+            let student = Accounts.isStudent(uid)
+            students[uid] = student
+            return student
+        }
+        var result = AtBegin()
+        let rule = record.begin.policy.sessionRule
+        for session in others {
+            let marks = session.members.map(\.mark)
+            let action: String
+            switch rule {
+            case .report: action = "reported"
+            case .lock:
+                result.stopped += marks.filter { ProcTable.signal($0, SIGSTOP) }
+                action = "stopped"
+            case .end:
+                for mark in marks where ProcTable.signal(mark, SIGHUP) { _ = ProcTable.signal(mark, SIGTERM) }
+                pendingKills += marks.map { ($0, now + 2) }
+                action = "ended"
+            }
+            let account = Accounts.name(session.uid) ?? "uid \(session.uid)"
+            let leader = session.members.first { $0.pid == session.session } ?? session.members.first
+            let command = leader.map { ProcTable.command($0.pid) } ?? ""
+            let detail = "login session of \(account) on \(Self.terminal(session.tty)): \(session.members.count) process(es), \(Sanitise.text(command, limit: 120))"
+            result.incidents.append(Incident(kind: .session, detail: detail, at: now, action: action))
+        }
+        let word: String = switch rule {
+        case .report: "reported"
+        case .lock: "stopped until the end"
+        case .end: "ended"
+        }
+        result.steps.append(StepReport(kind: .sessions, applied: true,
+                                       detail: others.isEmpty ? "no other login session was open" : "\(others.count) other login session(s) \(word)"))
+        return result
+    }
+
+    /// One look at the machine: the strangers among the account's processes and the new USB
+    /// devices, as incidents. `owner` is the Carrel that owns the mode; while the mode is
+    /// interrupted, every process of the account running the trusted Carrel (one on its way to
+    /// resume it) is allowed instead, with the former owner's ancestors.
+    func look(_ record: ModeRecord, owner: ProcessMark?, now: Double) -> [Incident] {
+        let table = ProcTable.all()
+        var owners: [ProcessMark] = []
+        if let owner {
+            // An owner that has just died (its connection not yet seen closed) keeps the
+            // ancestors it had: they are what an interrupted mode still allows.
+            let ancestors = Self.ancestors(table, of: owner)
+            if !ancestors.isEmpty { ownerAncestors = ancestors }
+            owners = [owner]
+        } else {
+            owners = table.filter { $0.uids.contains(record.uid) && !$0.zombie && isCarrel($0.pid) }.map(\.mark)
+        }
+        reported.formIntersection(table.map(\.mark))
+        var incidents: [Incident] = []
+        let rule = record.begin.policy.processRule
+        if rule != .ignore {
+            let kept = owner == nil ? ownerAncestors : []
+            let strangers = ProcessRule.strangers(table, uid: record.uid, owners: owners, kept: kept, reported: reported)
+            let (confirmed, next) = ProcessRule.confirm(strangers, suspects: suspects)
+            suspects = next
+            for entry in confirmed.prefix(50) {
+                reported.insert(entry.mark)
+                var found = entry
+                found.command = ProcTable.command(entry.pid)
+                let ended = rule == .end && ProcTable.signal(entry.mark, SIGKILL)
+                incidents.append(ProcessRule.incident(found, account: record.account, action: ended ? "ended" : "reported", at: now))
+            }
+        }
+        if let known = devices, let present = ProcTable.usbDevices() {
+            for name in DeviceRule.added(present, since: known) {
+                incidents.append(Incident(kind: .device, detail: "USB device plugged in: \(ProcTable.describeDevice(name))", at: now, action: "reported"))
+            }
+            devices = known.union(present)
+        }
+        let due = pendingKills.filter { $0.at <= now }
+        pendingKills.removeAll { $0.at <= now }
+        for kill in due { _ = ProcTable.signal(kill.process, SIGKILL) }
+        return incidents
+    }
+
+    func reset() {
+        reported = []
+        suspects = []
+        ownerAncestors = []
+        devices = nil
+        pendingKills = []
+    }
+
+    /// `owner` and its ancestors.
+    static func ancestors(_ table: [ProcessEntry], of owner: ProcessMark) -> Set<ProcessMark> {
+        let byPid = Dictionary(table.map { ($0.pid, $0) }, uniquingKeysWith: { first, _ in first })
+        var out = Set<ProcessMark>()
+        var current = byPid[owner.pid].flatMap { $0.start == owner.start ? $0 : nil }
+        while let entry = current, out.insert(entry.mark).inserted {
+            current = entry.parent > 0 ? byPid[entry.parent] : nil
+        }
+        return out
+    }
+
+    /// A controlling terminal's name from its device number: tty3, pts/1.
+    static func terminal(_ number: Int32) -> String {
+        let major = (number >> 8) & 0xfff, minor = (number & 0xff) | ((number >> 12) & 0xfff00)
+        if major == 4 && minor < 64 { return "tty\(minor)" }
+        if (136...143).contains(major) { return "pts/\(minor + (major - 136) * 256)" }
+        return "terminal \(major):\(minor)"
+    }
+}

@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AssessmentMode
+
+// carrel-mode-probe SOCKET: for the service's root tests only. Connects to the assessment-mode
+// service, sends each line of its stdin as it comes, prints each line the service sends; exits
+// when either side closes. The tests start carrel-assessmentd with `--carrel` naming this
+// program, so it stands where the installed Carrel stands in production (/usr/bin/carrel).
+
+func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    var rest = bytes[...]
+    while !rest.isEmpty {
+        let n = rest.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { return false }
+        rest = rest.dropFirst(n)
+    }
+    return true
+}
+
+let arguments = CommandLine.arguments
+let path = arguments.count > 1 ? arguments[1] : ModeWire.socketPath([:])
+var address = sockaddr_un()
+address.sun_family = sa_family_t(AF_UNIX)
+let bytes = Array(path.utf8)
+guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+    _ = writeAll(2, Array("probe: socket path too long\n".utf8))
+    exit(2)
+}
+withUnsafeMutableBytes(of: &address.sun_path) { raw in
+    for (i, byte) in bytes.enumerated() { raw[i] = byte }
+}
+let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+let connected = withUnsafePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+}
+guard fd >= 0, connected == 0 else {
+    _ = writeAll(2, Array("probe: cannot connect to \(path)\n".utf8))
+    exit(2)
+}
+_ = signal(SIGPIPE, SIG_IGN)
+var chunk = [UInt8](repeating: 0, count: 65536)
+while true {
+    var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0), pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+    if poll(&fds, 2, -1) < 0 { if errno == EINTR { continue } else { exit(1) } }
+    if fds[1].revents != 0 {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n <= 0 { exit(0) }
+        guard writeAll(1, Array(chunk[0..<n])) else { exit(1) }
+    }
+    if fds[0].revents != 0 {
+        let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+        if n <= 0 { exit(0) }
+        guard writeAll(fd, Array(chunk[0..<n])) else { exit(1) }
+    }
+}

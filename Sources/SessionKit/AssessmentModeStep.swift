@@ -39,17 +39,29 @@ extension SessionLifecycle {
     func beginAssessmentMode() throws {
         let policy = assessment.policy.machinePolicy
         guard policy.machineMode != .off, let link = context.assessmentMode else { return }
-        let outcome: ModeOutcome
+        let request = ModeBegin(
+            session: record.id, candidate: record.candidate, seat: record.options.shared?.seat, policy: policy,
+            store: context.storeEndpoints, maxDuration: assessment.policy.maxDuration,
+            passphraseHash: assessment.proctor.passphrase?.description)
+        var outcome: ModeOutcome
         switch mode {
         case .begin:
-            outcome = link.begin(ModeBegin(
-                session: record.id, candidate: record.candidate, seat: record.options.shared?.seat, policy: policy,
-                store: context.storeEndpoints, maxDuration: assessment.policy.maxDuration,
-                passphraseHash: assessment.proctor.passphrase?.description))
+            outcome = link.begin(request)
         case .resume:
             outcome = link.resume(session: record.id, passphrase: context.modePassphrase ?? "")
+            // The mode did not outlive the interruption (the service was restarted, the machine
+            // rebooted, or it never began): the resumed session asks for it afresh.
+            if case let .failed(why) = outcome, why.hasPrefix(Self.noMode) { outcome = link.begin(request) }
         case .unlock:
             outcome = link.unlock(session: record.id, passphrase: context.modePassphrase ?? "")
+        }
+        // The machine held by another session's mode (one the account began itself, before the
+        // exam) is never a quiet `prefer`: the session would run on a machine locked to other
+        // rules. It does not begin, and says who holds the machine.
+        if mode != .unlock, case let .failed(why) = outcome, why.hasPrefix(Self.heldByAnother) {
+            log(.assessmentMode, "not begun: \(why)")
+            throw SessionError.refused(["this machine is held in assessment mode by another session (\(why)); ask your proctor: "
+                + "an administrator frees it with `systemctl restart carrel-assessmentd`"])
         }
         switch outcome {
         case let .began(steps):
@@ -69,6 +81,10 @@ extension SessionLifecycle {
             }
         }
     }
+
+    /// How the service begins the reason it refuses a second mode, and a resume of none.
+    static let heldByAnother = "assessment mode already runs for session"
+    static let noMode = "no assessment mode runs for session"
 
     /// Ends the mode with the session; an interrupted session leaves it running.
     func endAssessmentMode() {

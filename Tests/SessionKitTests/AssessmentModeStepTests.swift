@@ -143,3 +143,47 @@ struct AssessmentModeStepTests {
         #expect(try Self.events(runtime, .machineIncident).count == 2, "each once")
     }
 }
+
+/// A machine already held in assessment mode by another session (one the student began
+/// themselves before the exam, with rules of their own) never lets the exam run as if the
+/// service were missing; a resume whose mode did not outlive the interruption asks afresh.
+@Suite("The assessment-mode step against a held machine")
+struct AssessmentModeHeldTests {
+    @Test func aMachineHeldByAnotherSessionStopsEvenAPreferSession() throws {
+        let held = AssessmentModeStepTests.FakeService(answer: .failed("assessment mode already runs for session mine (uid 1001, since 2026-11-28T08:00:00Z)"))
+        do {
+            _ = try AssessmentModeStepTests.begin(try MemoryWorld(), held, machine: "prefer")
+            Issue.record("a held machine does not begin a prefer session")
+        } catch let error as SessionError {
+            guard case let .refused(reasons) = error else { Issue.record("\(error)"); return }
+            #expect(reasons.first?.contains("held in assessment mode by another session") == true, "\(reasons)")
+            #expect(reasons.first?.contains("session mine") == true)
+        }
+    }
+
+    /// A service that knows no mode for the session (restarted since) on resume, then begins one.
+    final class Restarted: AssessmentModeLink, @unchecked Sendable {
+        let lock = NSLock()
+        var asked: [String] = []
+        func begin(_ request: ModeBegin) -> ModeOutcome { lock.withLock { asked.append("begin") }; return .began([]) }
+        func resume(session: String, passphrase: String) -> ModeOutcome {
+            lock.withLock { asked.append("resume") }
+            return .failed("no assessment mode runs for session \(session)")
+        }
+        func unlock(session: String, passphrase: String) -> ModeOutcome { .ended }
+        func end() -> String? { lock.withLock { asked.append("end") }; return nil }
+        func leave() { lock.withLock { asked.append("leave") } }
+        func incidents() -> [Incident] { [] }
+    }
+
+    @Test func aResumeWhoseModeDidNotOutliveTheInterruptionBeginsItAgain() throws {
+        let world = try MemoryWorld()
+        let service = Restarted()
+        let runtime = try AssessmentModeStepTests.begin(world, AssessmentModeStepTests.FakeService(answer: .began([])), machine: "lock")
+        #expect(runtime.send(.exitAttempt("Ctrl-C")).outcome != nil)
+        var context = world.context
+        context.assessmentMode = service
+        _ = try SessionRuntime.resume(sessionID: runtime.record.id, context: context)
+        #expect(service.lock.withLock { service.asked } == ["resume", "begin"])
+    }
+}

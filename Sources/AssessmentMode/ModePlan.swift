@@ -63,12 +63,16 @@ public enum ModePlan {
         switch policy.networkRule {
         case .allow: break
         case .storeOnly, .none:
-            let ruleset = nftables(uid: uid, resolved: policy.networkRule == .none ? Resolved(store: [], nameServers: []) : resolved)
-            let reach = policy.networkRule == .none || resolved.store.isEmpty
-                ? "no network" : resolved.store.map { Endpoint(host: $0.address, port: $0.port).description }.joined(separator: ", ")
-                    + (resolved.nameServers.isEmpty ? "" : " and name resolution")
+            // No store (a session on its own) or `none`: no name server either, so that name
+            // resolution cannot carry anything out.
+            let nothing = policy.networkRule == .none || resolved.store.isEmpty
+            let ruleset = nftables(uid: uid, resolved: nothing ? Resolved(store: [], nameServers: []) : resolved)
+            let reach = nothing
+                ? "reaches no network"
+                : "reaches " + resolved.store.map { Endpoint(host: $0.address, port: $0.port).description }.joined(separator: ", ")
+                    + (resolved.nameServers.isEmpty ? "" : " and its name servers") + " only"
             steps.append(PlannedStep(kind: .network, changes: [.nftables(table: table, ruleset: ruleset)],
-                                     detail: "\(account) (uid \(uid)) reaches \(reach) only", required: required))
+                                     detail: "\(account) (uid \(uid)) \(reach)", required: required))
         }
         if policy.loginRule == .refuse {
             let words = "Assessment mode: a Carrel session runs on this machine; only administrators may log in until it ends.\n"

@@ -20,6 +20,10 @@ final class Connection {
     var quietUntil: Double = 0
     var held: [ModeReply] = []
     var wrongPassphrases = 0
+    /// Why a caller is refused: told when its request arrives (closing at once could reset the
+    /// connection before the caller reads why), or at `closeBy` if none comes.
+    var refusal: String?
+    var closeBy = Double.infinity
 
     init(id: Int, fd: Int32, peer: Peer?) {
         self.id = id
@@ -70,12 +74,15 @@ final class Server {
                 if !connection.closing && connection.quietUntil <= now { events |= POLLIN }
                 fds.append(pollfd(fd: connection.fd, events: Int16(events), revents: 0))
             }
-            let wake = ([nextLook] + ordered.filter { !$0.held.isEmpty }.map(\.quietUntil)).min() ?? now + 1
+            let wake = ([nextLook] + ordered.filter { !$0.held.isEmpty }.map(\.quietUntil) + ordered.map(\.closeBy)).min() ?? now + 1
             let timeout = Int32(max(0, min(1, wake - now)) * 1000)
             if poll(&fds, nfds_t(fds.count), timeout) < 0 && errno != EINTR { log("poll failed: \(Files.error())") }
             if fds[1].revents != 0, cad_read_signal(signals) != 0 { break }
             if fds[0].revents & Int16(POLLIN) != 0 { accept() }
             for (connection, polled) in zip(ordered, fds.dropFirst(2)) { serve(connection, polled.revents) }
+            for connection in connections.values where connection.refusal != nil && !connection.closing && connection.closeBy <= Clock.now() {
+                refuse(connection)
+            }
             releaseHeld(Clock.now())
             if Clock.now() >= nextLook {
                 look(Clock.now())
@@ -101,8 +108,8 @@ final class Server {
             connections[connection.id] = connection
             if case let .failure(why) = checked {
                 log("refused a caller: \(why.reason)")
-                connection.send(.refused(reason: why.reason))
-                connection.closing = true
+                connection.refusal = why.reason
+                connection.closeBy = Clock.now() + 2
             }
         }
     }
@@ -112,6 +119,8 @@ final class Server {
     func serve(_ connection: Connection, _ events: Int16) {
         // A hang-up is read too, even from a connection kept quiet: poll would report it again at once.
         if events & Int16(POLLIN | POLLHUP | POLLERR) != 0 { read(connection) }
+        // A refused caller's request is answered with why, and nothing it sent is acted on.
+        if connection.refusal != nil, !connection.closing, connection.input.contains(0x0A) { refuse(connection) }
         while !connection.closing, connection.quietUntil <= Clock.now(), let newline = connection.input.firstIndex(of: 0x0A) {
             let line = Array(connection.input[..<newline])
             connection.input.removeSubrange(...newline)
@@ -123,6 +132,12 @@ final class Server {
         }
         if !connection.output.isEmpty { write(connection) }
         if connection.closing && connection.output.isEmpty && connection.held.isEmpty { drop(connection) }
+    }
+
+    func refuse(_ connection: Connection) {
+        connection.input = []
+        connection.send(.refused(reason: connection.refusal ?? "refused"))
+        connection.closing = true
     }
 
     func read(_ connection: Connection) {

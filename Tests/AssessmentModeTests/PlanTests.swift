@@ -29,7 +29,7 @@ import Testing
             #expect(!ruleset.contains("daddr"))
             #expect(network.detail.contains("no network"))
         } else {
-            #expect(network.detail.contains("10.0.0.5:5432") && network.detail.contains("[fd00::5]:5432") && network.detail.contains("name resolution"))
+            #expect(network.detail.contains("10.0.0.5:5432") && network.detail.contains("[fd00::5]:5432") && network.detail.contains("its name servers"))
         }
     }
 
@@ -57,7 +57,19 @@ import Testing
     @Test func aStoreThatResolvedToNothingLeavesNoNetwork() throws {
         let steps = ModePlan.steps(MachinePolicy(), uid: 1002, account: "carrel2", resolved: ModePlan.Resolved(store: [], nameServers: []))
         let network = try #require(steps.first)
-        #expect(network.detail == "carrel2 (uid 1002) reaches no network only")
+        #expect(network.detail == "carrel2 (uid 1002) reaches no network")
+    }
+
+    /// A session with no store reaches no name server either: name resolution would carry
+    /// whatever a student asked of it out of the room.
+    @Test func noStoreMeansNoNameServerEither() throws {
+        let alone = ModePlan.steps(MachinePolicy(), uid: 1002, account: "carrel2",
+                                   resolved: ModePlan.Resolved(store: [], nameServers: ["10.0.0.1"]))
+        guard case let .nftables(_, ruleset)? = alone.first?.changes.first else {
+            Issue.record("the network step is not an nftables table")
+            return
+        }
+        #expect(!ruleset.contains("10.0.0.1") && !ruleset.contains("dport 53"), "\(ruleset)")
     }
 
     @Test(arguments: [("10.0.0.5", true), ("fd00::1", true), ("::ffff:10.0.0.1", true), ("10.0.0", false), ("256.1.1.1", false),

@@ -38,7 +38,8 @@ struct ProctorWatch: AsyncParsableCommand {
             "answered", "total", "time_left_seconds", "paste_attempts", "focus_losses", \
             "exit_attempts", "last_seen", "waiting", "paused", "hand", "commands_pending", \
             "carrel_version", "executable_digest", "fingerprint", "warnings", "scoring", \
-            "score_points", "score_max", "score_pending", …}]}.
+            "score_points", "score_max", "score_pending", "machine_incidents", "last_incident", \
+            "assessment_mode", …}]}.
 
             A finished session's score is said on its line (the focused seat's sentence) and in \
             its report: "score 7 of 10, 2 to mark". A sealed test's seats started from the console \

@@ -42,8 +42,16 @@ public struct Pasteboards: Sendable {
 
     public init(backends: [any PasteboardBackend]) { self.backends = backends }
 
+    /// Where a session finds the helpers it runs (tmux, screen, xsel, xclip, wl-copy, pbcopy):
+    /// the system's own folders, never the student's PATH — a program of theirs named `tmux`
+    /// would run as Carrel's child, where assessment mode does not look, and could say
+    /// "not present" of a clipboard it never cleared.
+    public static let trustedPath = "/usr/bin:/bin:/usr/local/bin"
+
     public static func system(environment: [String: String], terminal: (any TerminalSink)? = nil) -> Pasteboards {
-        Pasteboards(backends: [
+        var environment = environment
+        environment["PATH"] = trustedPath
+        return Pasteboards(backends: [
             TmuxPasteboard(environment: environment),
             ScreenPasteboard(environment: environment),
             X11Pasteboard(environment: environment),

@@ -78,12 +78,49 @@ public enum ProcessRule {
         return family
     }
 
-    /// A stranger is acted on when a second look finds it still there: a shell's child between
-    /// its fork and its exec of Carrel (a resume on the way) is not taken for a stranger.
-    /// The strangers confirmed now, and those to look at again.
-    public static func confirm(_ strangers: [ProcessEntry], suspects: Set<ProcessMark>) -> (confirmed: [ProcessEntry], suspects: Set<ProcessMark>) {
+    /// While a Carrel owns the mode (`live`), a stranger is acted on at first sight: a program
+    /// that forks a successor and exits faster than the service looks is never the same process
+    /// twice, and would never be reported. While the mode is interrupted, a stranger is acted on
+    /// when a second look finds it still there: a shell's child between its fork and its exec of
+    /// Carrel (a resume on the way) is not taken for one. The strangers confirmed now, and those
+    /// to look at again.
+    public static func confirm(_ strangers: [ProcessEntry], suspects: Set<ProcessMark>,
+                               live: Bool = false) -> (confirmed: [ProcessEntry], suspects: Set<ProcessMark>) {
+        if live { return (strangers, []) }
         let confirmed = strangers.filter { suspects.contains($0.mark) }
         return (confirmed, Set(strangers.map(\.mark)).subtracting(confirmed.map(\.mark)))
+    }
+
+    /// What may stand between a login and Carrel and run as the student: shells, the terminal
+    /// or multiplexer that shows the exam, the account's own login pieces. By the name of the
+    /// file the process runs (`/proc/PID/exe`), which a program cannot change as it can its
+    /// command line.
+    public static let knownAncestors: Set<String> = [
+        "bash", "sh", "dash", "zsh", "fish", "ksh", "ksh93", "mksh", "tcsh", "csh", "busybox",
+        "sshd", "sshd-session", "mosh-server", "login", "su", "sudo", "runuser", "setpriv", "systemd", "tmux", "screen",
+        "xterm", "uxterm", "gnome-terminal-server", "kgx", "ptyxis-agent", "konsole", "kitty", "alacritty", "foot", "wezterm-gui",
+        "xfce4-terminal", "mate-terminal", "lxterminal", "qterminal", "terminator", "tilix", "urxvt", "rxvt", "st", "sakura",
+        "terminology", "guake", "yakuake", "gnome-session-binary", "xfce4-session", "startplasma-x11", "startplasma-wayland",
+        "lxsession", "dbus-run-session", "xinit", "startx", "Xorg", "gnome-shell", "plasmashell", "kwin_x11", "kwin_wayland",
+    ]
+
+    /// The owner's ancestors of the student's account that are none of `knownAncestors` (a
+    /// program of theirs that holds the exam's terminal could read every screen and type into
+    /// it), not yet reported. `program` names the file a process runs.
+    public static func strangeAncestors(_ table: [ProcessEntry], uid: UInt32, owner: ProcessMark, reported: Set<ProcessMark>,
+                                        program: (Int32) -> String?) -> [ProcessEntry] {
+        let byPid = Dictionary(table.map { ($0.pid, $0) }, uniquingKeysWith: { first, _ in first })
+        var out: [ProcessEntry] = []
+        var seen = Set<Int32>()
+        var current = byPid[owner.pid].flatMap { $0.start == owner.start ? byPid[$0.parent] : nil }
+        while let entry = current, seen.insert(entry.pid).inserted {
+            if entry.uids.contains(uid), !reported.contains(entry.mark),
+               let name = program(entry.pid), !knownAncestors.contains(name) {
+                out.append(entry)
+            }
+            current = entry.parent > 0 ? byPid[entry.parent] : nil
+        }
+        return out
     }
 
     public static func incident(_ entry: ProcessEntry, account: String, action: String, at: Double) -> Incident {

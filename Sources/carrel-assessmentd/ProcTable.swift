@@ -34,6 +34,17 @@ enum ProcTable {
     }
 
     /// The command line (NUL-separated arguments joined by spaces), or `[name]` for a process without one.
+    /// The name of the file `pid` runs (`/proc/PID/exe`), without " (deleted)"; nil when it
+    /// cannot be read (the process has gone, or is a kernel thread).
+    static func program(_ pid: Int32) -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        var path = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if path.hasSuffix(" (deleted)") { path.removeLast(" (deleted)".count) }
+        return path.split(separator: "/").last.map(String.init)
+    }
+
     static func command(_ pid: Int32) -> String {
         if let bytes = try? Files.read("/proc/\(pid)/cmdline"), !bytes.isEmpty {
             return String(decoding: bytes.prefix(4096).map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self).trimmingCharacters(in: [" "])

@@ -25,7 +25,14 @@ extension Server {
         let now = Clock.now()
         switch request {
         case .capabilities:
-            connection.send(.capabilities(Capabilities.probe(executor)))
+            var found = Capabilities.probe(executor)
+            // Whether the lab's store is set here, or the store a session names is let through.
+            for i in found.indices where found[i].kind == .network && found[i].available {
+                found[i].reason += stores.isEmpty
+                    ? "; no store is set for this machine: the store a session names is let through (set it with --store)"
+                    : "; the lab's store: " + stores.map(\.description).joined(separator: ", ")
+            }
+            connection.send(.capabilities(found))
         case let .begin(begin):
             deliver(self.begin(begin, caller: caller, peer: peer, now: now))
         case .end:
@@ -43,7 +50,10 @@ extension Server {
         let started = Clock.now()
         if let why = engine.refusal(begin) { return [Outgoing(caller.connection, .failed(reason: why))] }
         let resolved: ModePlan.Resolved
-        switch Resolver.resolve(begin.policy.networkRule == .storeOnly ? begin.store : []) {
+        // The store the service was told wins over the one a session names: a student who
+        // types the command could name any host.
+        let named = stores.isEmpty ? begin.store : stores
+        switch Resolver.resolve(begin.policy.networkRule == .storeOnly ? named : []) {
         case let .success(found): resolved = found
         case let .failure(error): return [Outgoing(caller.connection, .failed(reason: error.reason))]
         }

@@ -51,6 +51,9 @@ final class Server {
     var connections: [Int: Connection] = [:]
     var nextID = 1
     var nextLook = 0.0
+    /// The lab's store as the service was told it (`--store`): when set, the only place
+    /// `network: store-only` lets a seat reach, whatever store a session names.
+    var stores: [Endpoint] = []
     static let interval = 0.25
     static let maximumConnections = 64
 

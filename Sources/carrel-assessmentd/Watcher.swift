@@ -90,7 +90,7 @@ final class Watcher {
         if rule != .ignore {
             let kept = owner == nil ? ownerAncestors : []
             let strangers = ProcessRule.strangers(table, uid: record.uid, owners: owners, kept: kept, reported: reported)
-            let (confirmed, next) = ProcessRule.confirm(strangers, suspects: suspects)
+            let (confirmed, next) = ProcessRule.confirm(strangers, suspects: suspects, live: owner != nil)
             suspects = next
             for entry in confirmed.prefix(50) {
                 reported.insert(entry.mark)
@@ -98,6 +98,18 @@ final class Watcher {
                 found.command = ProcTable.command(entry.pid)
                 let ended = rule == .end && ProcTable.signal(entry.mark, SIGKILL)
                 incidents.append(ProcessRule.incident(found, account: record.account, action: ended ? "ended" : "reported", at: now))
+            }
+        }
+        if rule != .ignore, let owner {
+            // A program of the student's between the login and Carrel is reported, never ended
+            // (ending it would take the exam's terminal with it).
+            for entry in ProcessRule.strangeAncestors(table, uid: record.uid, owner: owner, reported: reported, program: ProcTable.program) {
+                reported.insert(entry.mark)
+                var found = entry
+                found.command = ProcTable.command(entry.pid)
+                var incident = ProcessRule.incident(found, account: record.account, action: "reported", at: now)
+                incident.detail = "a program between the login and Carrel: " + incident.detail
+                incidents.append(incident)
             }
         }
         if let known = devices, let present = ProcTable.usbDevices() {

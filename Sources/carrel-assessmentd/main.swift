@@ -5,9 +5,13 @@ import AssessmentMode
 import CAssessmentd
 import ModeService
 
-// carrel-assessmentd: assessment mode for the whole lab machine (issue 39). Run as root by
-// its systemd unit, in the foreground, logging to stderr:
+// carrel-assessmentd: assessment mode for the whole lab machine. Run as root by its systemd
+// unit, in the foreground, logging to stderr:
 //   carrel-assessmentd --socket /run/carrel/assessmentd.sock --carrel /usr/bin/carrel [--state DIR]
+//                      [--store HOST:PORT]...
+// --store names the lab's store (once for each): `network: store-only` then lets the seat
+// reach those and nothing else, whatever store a session names (a student who types the
+// command could name any host). Without it, the store the session names is let through.
 // It serves the trusted Carrel (path and SHA-256, measured at start) run by a student account
 // over a Unix socket (JSON lines, ModeWire), one mode at a time; what it changes is written to
 // DIR/state.json before each change, and reverted at its next start if it was left there.
@@ -17,12 +21,22 @@ struct Options {
     var socket = ModeWire.defaultSocket
     var carrel = "/usr/bin/carrel"
     var state = "/var/lib/carrel-assessmentd"
+    var stores: [Endpoint] = []
 
     init(_ arguments: [String]) throws(ChangeError) {
         var rest = arguments[...]
         while let flag = rest.popFirst() {
+            if flag == "--store" {
+                guard let value = rest.popFirst(), let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]),
+                      (1...65535).contains(port), !value[..<colon].isEmpty, stores.count < 16 else {
+                    throw ChangeError("--store needs HOST:PORT (at most 16 of them)")
+                }
+                let host = value[..<colon].filter { $0 != "[" && $0 != "]" }
+                stores.append(Endpoint(host: String(host), port: port))
+                continue
+            }
             guard ["--socket", "--carrel", "--state"].contains(flag) else {
-                throw ChangeError("unknown argument \(flag); usage: carrel-assessmentd [--socket PATH] [--carrel PATH] [--state DIR]")
+                throw ChangeError("unknown argument \(flag); usage: carrel-assessmentd [--socket PATH] [--carrel PATH] [--state DIR] [--store HOST:PORT]...")
             }
             guard let value = rest.popFirst(), value.hasPrefix("/") else { throw ChangeError("\(flag) needs an absolute path") }
             switch flag {
@@ -91,7 +105,10 @@ func start() throws(ChangeError) {
     let trusted = try TrustedCarrel(options.carrel)
     let listener = try listenSocket(options.socket)
     log("serving \(trusted.path) on \(options.socket) (state in \(options.state))")
-    Server(listener: listener, signals: signals, trusted: trusted, executor: executor, engine: engine).run()
+    let server = Server(listener: listener, signals: signals, trusted: trusted, executor: executor, engine: engine)
+    server.stores = options.stores
+    if !options.stores.isEmpty { log("the lab's store: \(options.stores.map(\.description).joined(separator: ", "))") }
+    server.run()
     close(listener)
     unlink(options.socket)
     log("stopped; the machine is as it was")

@@ -99,3 +99,43 @@ extension WatchingTests {
         #expect(second.confirmed.map(\.pid) == [500] && second.suspects == [table[12].mark])
     }
 }
+
+/// What a student tried: a program that forks a successor and exits between two looks, and a
+/// program of theirs between the login and Carrel that holds the exam's terminal.
+@Suite struct WatchingAttackTests {
+    let base = WatchingTests().table
+    let carrel = ProcessMark(pid: 300, start: 30)
+
+    @Test func whileACarrelOwnsTheModeAStrangerIsActedOnAtFirstSight() {
+        // Generation after generation: each is seen once and never again.
+        var suspects = Set<ProcessMark>()
+        var acted: [Int32] = []
+        for generation in Int32(0)..<5 {
+            let phoenix = ProcessEntry(pid: 2000 + generation, parent: 1, uids: [1001, 1001], start: UInt64(2000 + generation), command: "phoenix")
+            let strangers = ProcessRule.strangers(base + [phoenix], uid: 1001, owners: [carrel]).filter { $0.pid >= 2000 }
+            let (confirmed, next) = ProcessRule.confirm(strangers, suspects: suspects, live: true)
+            suspects = next
+            acted += confirmed.map(\.pid)
+        }
+        #expect(acted == [2000, 2001, 2002, 2003, 2004], "each generation at once")
+        // Interrupted (no live owner): a second look first, as before.
+        let once = ProcessEntry(pid: 3000, parent: 200, uids: [1001, 1001], start: 3000)
+        let first = ProcessRule.confirm([once], suspects: [], live: false)
+        #expect(first.confirmed.isEmpty && first.suspects == [once.mark])
+        #expect(ProcessRule.confirm([once], suspects: first.suspects, live: false).confirmed.map(\.pid) == [3000])
+    }
+
+    @Test func aProgramOfTheStudentsBetweenTheLoginAndCarrelIsReportedAShellIsNot() {
+        // login (100, root) ─ bash (200) ─ python wrap.py (250) ─ carrel (300)
+        var table = base.filter { $0.pid != 300 }
+        table.append(ProcessEntry(pid: 250, parent: 200, uids: [1001, 1001], start: 25, command: "python3 wrap.py"))
+        table.append(ProcessEntry(pid: 300, parent: 250, uids: [1001, 1001], start: 30, command: "carrel take"))
+        let programs: [Int32: String] = [200: "bash", 250: "python3.11", 100: "login", 1: "systemd"]
+        let found = ProcessRule.strangeAncestors(table, uid: 1001, owner: carrel, reported: [], program: { programs[$0] })
+        #expect(found.map(\.pid) == [250])
+        #expect(ProcessRule.strangeAncestors(table, uid: 1001, owner: carrel, reported: [found[0].mark], program: { programs[$0] }).isEmpty,
+                "once")
+        // Renaming its command line does not make a program a shell: its file is what counts.
+        #expect(ProcessRule.strangeAncestors(base, uid: 1001, owner: carrel, reported: [], program: { programs[$0] }).isEmpty)
+    }
+}

@@ -79,12 +79,12 @@ final class AssessmentdLab {
     func uid(_ account: String) -> UInt32 { getpwnam(account).map { $0.pointee.pw_uid } ?? 0 }
 
     /// Starts the service and waits until it serves (its log says so).
-    func start() throws {
+    func start(_ extra: [String] = []) throws {
         let out = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         defer { close(out) }
         let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
         defer { close(null) }
-        switch ChildSpawn.spawn(Self.daemon, ["--socket", socket, "--carrel", trusted, "--state", state], environment: Self.environment,
+        switch ChildSpawn.spawn(Self.daemon, ["--socket", socket, "--carrel", trusted, "--state", state] + extra, environment: Self.environment,
                                 stdin: null, stdout: out, stderr: out) {
         case let .success(pid): service = pid
         case let .failure(error): throw error

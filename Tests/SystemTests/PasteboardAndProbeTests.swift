@@ -80,6 +80,19 @@ struct PasteboardAndProbeTests {
         #expect(tools.calls == ["xclip -selection clipboard -i", "xclip -selection primary -i"])
     }
 
+    /// The student's PATH never chooses the helpers a session runs: a program of theirs named
+    /// tmux, screen, xsel or xclip is not run (it would run as Carrel's child, where assessment
+    /// mode does not look, and could say a clipboard is not there).
+    @Test func theSystemsPasteboardsNeverRunAProgramFromTheStudentsPath() throws {
+        let box = try Sandbox()
+        let tools = try FakeTools(box, ["tmux", "screen", "xsel", "xclip", "wl-copy"])
+        let environment = tools.environment(["TMUX": box.root + "/tmux-socket,1,0", "STY": "1.pts-0.x", "DISPLAY": ":9",
+                                             "WAYLAND_DISPLAY": "wayland-9"])
+        _ = Pasteboards.system(environment: environment).clearAll()
+        #expect(tools.calls.isEmpty, "\(tools.calls)")
+        #expect(Pasteboards.trustedPath.split(separator: ":").allSatisfy { $0.hasPrefix("/usr/") || $0 == "/bin" })
+    }
+
     @Test func x11WithoutDisplayIsNotPresentAndWithoutToolsFails() throws {
         let box = try Sandbox()
         let tools = try FakeTools(box, [])

@@ -23,6 +23,9 @@ public final class AssessmentModeClient: AssessmentModeLink, @unchecked Sendable
         var closed = false
         /// The reading thread runs (after `began`).
         var reading = false
+        /// Bytes read and not yet a whole line: kept between the reads of `awaitReplies` and
+        /// of the reading thread, so that no line is cut in two and lost.
+        var pending = Data()
     }
 
     public init(socketPath: String = ModeWire.socketPath(ProcessInfo.processInfo.environment), answerTimeout: Double = 20) {
@@ -137,6 +140,7 @@ public final class AssessmentModeClient: AssessmentModeLink, @unchecked Sendable
             $0.fd = fd
             $0.closed = false
             $0.replies.removeAll()
+            $0.pending = Data()
         }
         return .success(())
     }
@@ -159,40 +163,63 @@ public final class AssessmentModeClient: AssessmentModeLink, @unchecked Sendable
 
     /// The first answer that decides a request (incidents on the way are kept).
     func awaitOutcome() -> ModeOutcome {
-        for reply in awaitReplies() {
+        let replies = awaitReplies()
+        for (index, reply) in replies.enumerated() {
+            let outcome: ModeOutcome
             switch reply {
-            case let .began(_, steps): return .began(steps)
-            case .ended: return .ended
-            case let .failed(why): return .failed(why)
-            case let .refused(why): return .failed(why)
+            case let .began(_, steps): outcome = .began(steps)
+            case .ended: outcome = .ended
+            case let .failed(why): outcome = .failed(why)
+            case let .refused(why): outcome = .failed(why)
+            case let .incident(incident):
+                keep([incident])
+                continue
             default: continue
             }
+            // What came with the answer is news for later, as if the reading thread had read it.
+            for later in replies[(index + 1)...] { news(later) }
+            return outcome
         }
         return .unavailable("the assessment-mode service did not answer within \(Int(answerTimeout)) s")
     }
 
-    /// Replies as they come, until the timeout or the connection ends: read here until the
-    /// reading thread runs, then from what it queued.
+    /// A reply that answers nothing asked: an incident, or the mode ended by the service on its
+    /// own (its time limit, an unlock elsewhere, its restart), which the session tells the proctor.
+    func news(_ reply: ModeReply) {
+        if case let .incident(incident) = reply {
+            keep([incident])
+            return
+        }
+        state.withLock { $0.replies.append(reply) }
+        if case let .ended(_, reason) = reply, reason != .ended {
+            keep([Incident(kind: .session, detail: "assessment mode ended by the service (\(reason.rawValue)): this machine is no longer locked",
+                           at: Date().timeIntervalSince1970, action: "reported")])
+        }
+    }
+
+    /// Replies as they come, until one that is not an incident, the timeout, or the end of
+    /// the connection (then what came so far): read here until the reading thread runs, then
+    /// from what it queued.
     func awaitReplies() -> [ModeReply] {
         let deadline = Date().addingTimeInterval(answerTimeout)
-        var buffer = Data()
+        var gathered: [ModeReply] = []
+        func answered() -> Bool { gathered.contains { if case .incident = $0 { false } else { true } } }
         while Date() < deadline {
-            let queued = state.withLock { s -> [ModeReply] in
+            gathered += state.withLock { s -> [ModeReply] in
                 defer { s.replies.removeAll() }
                 return s.replies
             }
-            if !queued.isEmpty { return queued }
+            if answered() { return gathered }
             let (fd, reading) = state.withLock { ($0.fd, $0.reading) }
             if reading {
                 usleep(10_000)
                 continue
             }
-            guard fd >= 0, let lines = readLines(fd, &buffer, timeout: deadline.timeIntervalSinceNow) else { return [] }
-            let replies = lines.compactMap { try? ModeWire.decode(ModeReply.self, line: $0) }
-            keep(replies.compactMap { if case let .incident(i) = $0 { return i } else { return nil } })
-            if replies.contains(where: { if case .incident = $0 { return false } else { return true } }) { return replies }
+            guard fd >= 0, let lines = readLines(fd, timeout: deadline.timeIntervalSinceNow) else { return gathered }
+            gathered += lines.compactMap { try? ModeWire.decode(ModeReply.self, line: $0) }
+            if answered() { return gathered }
         }
-        return []
+        return gathered
     }
 
     func keep(_ incidents: [Incident]) {
@@ -201,7 +228,7 @@ public final class AssessmentModeClient: AssessmentModeLink, @unchecked Sendable
     }
 
     /// Complete lines read within `timeout`; nil when the connection ended.
-    func readLines(_ fd: Int32, _ buffer: inout Data, timeout: Double) -> [Data]? {
+    func readLines(_ fd: Int32, timeout: Double) -> [Data]? {
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         let ready = poll(&poller, 1, Int32(max(0, min(timeout, 1)) * 1000))
         if ready < 0 && errno != EINTR { return nil }
@@ -210,35 +237,29 @@ public final class AssessmentModeClient: AssessmentModeLink, @unchecked Sendable
         let n = recv(fd, &chunk, chunk.count, 0)
         if n < 0 && errno == EINTR { return [] }
         guard n > 0 else { return nil }
-        buffer.append(contentsOf: chunk[0..<n])
-        var lines: [Data] = []
-        while let end = buffer.firstIndex(of: 0x0A) {
-            lines.append(buffer[buffer.startIndex..<end])
-            buffer = Data(buffer[buffer.index(after: end)...])
+        return state.withLock { s -> [Data]? in
+            s.pending.append(contentsOf: chunk[0..<n])
+            var lines: [Data] = []
+            while let end = s.pending.firstIndex(of: 0x0A) {
+                lines.append(Data(s.pending[s.pending.startIndex..<end]))
+                s.pending = Data(s.pending[s.pending.index(after: end)...])
+            }
+            // A line longer than the protocol allows is no answer: the connection is dropped.
+            return s.pending.count > ModeWire.maximumLine ? nil : lines
         }
-        // A line longer than the protocol allows is no answer: the connection is dropped.
-        if buffer.count > ModeWire.maximumLine { return nil }
-        return lines
     }
 
     /// After `began`: news from the service (incidents, an end by the time limit) kept for
     /// `incidents()`; the answer to `end` queued for `awaitReplies`.
     func startReading() {
         let thread = Thread { [self] in
-            var buffer = Data()
             while true {
                 let fd = state.withLock { $0.closed ? -1 : $0.fd }
-                guard fd >= 0, let lines = readLines(fd, &buffer, timeout: 1) else {
+                guard fd >= 0, let lines = readLines(fd, timeout: 1) else {
                     state.withLock { $0.reading = false }
                     return
                 }
-                for reply in lines.compactMap({ try? ModeWire.decode(ModeReply.self, line: $0) }) {
-                    if case let .incident(incident) = reply {
-                        keep([incident])
-                    } else {
-                        state.withLock { $0.replies.append(reply) }
-                    }
-                }
+                for reply in lines.compactMap({ try? ModeWire.decode(ModeReply.self, line: $0) }) { news(reply) }
             }
         }
         state.withLock { $0.reading = true }

@@ -73,6 +73,7 @@ extension SessionLifecycle {
             // Unlocking a session whose machine was never locked, or was restored, is not a failure.
             if mode == .unlock {
                 log(.assessmentMode, "not ended: \(why)")
+                if !why.hasPrefix(Self.noMode) && !why.hasPrefix("no assessment-mode service") { modeNote = why }
                 return
             }
             log(.assessmentMode, "not begun: \(why)")

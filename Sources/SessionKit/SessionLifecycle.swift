@@ -17,6 +17,9 @@ public struct Ending: Sendable, Equatable {
     public var problem: String?
     /// The journal has the result and the final status.
     public var recorded = false
+    /// Why this machine's assessment mode was not ended with the session (an unlock the
+    /// service refused): the machine stays locked until it ends by itself or is freed.
+    public var machine: String?
 }
 
 /// The begin steps of one session as a reversible sequence (like Safe Exam Browser's
@@ -48,6 +51,8 @@ final class SessionLifecycle {
     var pasteboardsCleared = false
     /// The assessment-mode service began (or took over) the mode for this session.
     var modeHeld = false
+    /// Why an unlock did not end the machine's mode, for the command to say.
+    var modeNote: String?
 
     init(context: SessionContext, assessment: Assessment, record: SessionRecord, source: StoredAssessment?, mode: Mode,
          journal: Journal? = nil) {
@@ -154,7 +159,9 @@ final class SessionLifecycle {
     func end(_ how: Finalization) -> Ending {
         finalization = how
         sequence.undoAll()
-        return ending ?? Ending(result: nil, resultPath: nil, problem: nil)
+        var ended = ending ?? Ending(result: nil, resultPath: nil, problem: nil)
+        ended.machine = modeNote
+        return ended
     }
 
     // MARK: steps

@@ -89,6 +89,10 @@ struct UnlockCommand: AsyncParsableCommand {
                 line += "\(result.answered) of \(result.given) answered."
                 if let path = ending.resultPath { line += " Result: \(path)" }
                 FileOutput.standardOutput.write(line + "\n")
+                if let machine = ending.machine {
+                    // The session ended; the machine's lock did not: say so, never "free" alone.
+                    FileOutput.standardError.write("carrel: this machine's assessment mode was not ended: \(TerminalSafety.visible(machine, keepLineBreaks: false)); it ends by itself at the test's max_duration, or an administrator frees it with `systemctl restart carrel-assessmentd`\n")
+                }
                 if let problem = ending.problem {
                     throw CarrelFailure(status: .cannotCreate, message: "session \(result.session) ended and its result is in the journal, but \(problem)")
                 }

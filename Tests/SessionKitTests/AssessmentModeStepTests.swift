@@ -187,3 +187,27 @@ struct AssessmentModeHeldTests {
         #expect(service.lock.withLock { service.asked } == ["resume", "begin"])
     }
 }
+
+/// An unlock the service refused ends the session but says the machine stays locked: never a
+/// plain "the lock is free" over a machine still restricted.
+@Suite("An unlock the service refuses")
+struct AssessmentModeRefusedUnlockTests {
+    final class Refusing: AssessmentModeLink, @unchecked Sendable {
+        func begin(_ request: ModeBegin) -> ModeOutcome { .began([]) }
+        func resume(session: String, passphrase: String) -> ModeOutcome { .began([]) }
+        func unlock(session: String, passphrase: String) -> ModeOutcome { .failed("wrong passphrase") }
+        func end() -> String? { nil }
+        func leave() {}
+        func incidents() -> [Incident] { [] }
+    }
+
+    @Test func theEndingSaysTheMachinesModeWasNotEnded() throws {
+        let world = try MemoryWorld()
+        let runtime = try AssessmentModeStepTests.begin(world, AssessmentModeStepTests.FakeService(answer: .began([])), machine: nil)
+        #expect(runtime.send(.exitAttempt("Ctrl-C")).outcome != nil)
+        var context = world.context
+        context.assessmentMode = Refusing()
+        let endings = try SessionRuntime.unlock(sessionID: runtime.record.id, context: context)
+        #expect(endings.first?.machine == "wrong passphrase")
+    }
+}

@@ -85,6 +85,21 @@ struct AssessmentModeClientTests {
         #expect(service.seen.count == 2 && service.seen[1] == #"{"end":{}}"#, "\(service.seen)")
     }
 
+    @Test func aModeTheServiceEndsOnItsOwnIsToldToTheSession() throws {
+        let service = try Service { line in
+            line.contains("\"begin\"") ? [.began(session: "s2", steps: []), .ended(session: "s2", reason: .restored)] : []
+        }
+        let client = AssessmentModeClient(socketPath: service.path, answerTimeout: 10)
+        #expect(client.begin(ModeBegin(session: "s2", policy: MachinePolicy(), store: [], maxDuration: 600, passphraseHash: nil)) == .began([]))
+        var seen: [Incident] = []
+        for _ in 0..<200 where seen.isEmpty {
+            seen += client.incidents()
+            usleep(10_000)
+        }
+        #expect(seen.first?.kind == .session && seen.first?.detail.contains("restored") == true, "\(seen)")
+        client.leave()
+    }
+
     @Test func noServiceIsSaidInWordsAndASilentOneIsWaitedForNoLonger() throws {
         let missing = AssessmentModeClient(socketPath: "/nonexistent/assessmentd.sock", answerTimeout: 1)
         guard case let .unavailable(why) = missing.begin(ModeBegin(session: "s", policy: MachinePolicy(), store: [], maxDuration: 60, passphraseHash: nil)) else {

@@ -24,7 +24,8 @@ public struct Ending: Sendable, Equatable {
 
 /// The begin steps of one session as a reversible sequence (like Safe Exam Browser's
 /// OperationSequence): preflight → acquire_lock → guard_signals → open_journal →
-/// clear_pasteboards → enter_ui → publish (a session that publishes to a lab's store). Ending runs them back: leave the UI, clear the pasteboards
+/// assessment_mode (the machine's service, unless `machine: off`) → clear_pasteboards →
+/// enter_ui → publish (a session that publishes to a lab's store). Ending runs them back: leave the UI, clear the pasteboards
 /// again (logged while the journal is still open, so the result says so), record the
 /// result or the interruption, stop guarding signals, release the lock.
 final class SessionLifecycle {

@@ -2,9 +2,9 @@ import Synchronization
 
 /// The message catalogs: every sentence Carrel says, by its English template. The template
 /// list is `po/carrel.pot`; each language is a gettext catalog `po/<code>.po`, written as a
-/// native speaker would say it. Both are compiled in (`EmbeddedCatalogs`, written by
-/// `scripts/catalogs`; a test makes sure it is up to date), and a language's catalog is read
-/// the first time a sentence is said in it — English reads none.
+/// native speaker would say it. Both are compiled in (`EmbeddedCatalogs`, string literals
+/// written by `scripts/catalogs`; a test makes sure they are po/'s), and a language's table is
+/// made the first time a sentence is said in it — English makes none.
 public enum Catalog {
     /// A language's catalog, read.
     public final class Loaded: Sendable {
@@ -22,16 +22,21 @@ public enum Catalog {
         }
     }
 
-    /// A catalog's text, read or not yet.
+    /// A catalog: compiled in (read by scripts/catalogs into string literals), or a
+    /// translator's text; made into a table the first time its language says something.
     struct Entry {
+        enum Source {
+            case embedded(EmbeddedCatalogs.Embedded)
+            case text(String)
+        }
         let language: Language
         let name: String
-        let text: String
+        let source: Source
         var loaded: Loaded?
     }
 
     static let entries: Mutex<[Entry]> = Mutex(EmbeddedCatalogs.languages.map {
-        Entry(language: Language(code: $0.code), name: $0.name, text: $0.text)
+        Entry(language: Language(code: $0.code), name: $0.name, source: .embedded($0))
     })
 
     /// The languages of the catalogs, in the order they are offered.
@@ -41,24 +46,43 @@ public enum Catalog {
         entries.withLock { $0.first { $0.language == language }?.name }
     }
 
-    /// The language's catalog, read once; nil for English or a language with no catalog. A
-    /// compiled-in catalog that cannot be read says nothing (English shows); a test reads
-    /// every one.
+    /// The language's catalog, made once; nil for English or a language with no catalog. A
+    /// compiled-in catalog whose plural rules cannot be read says nothing (English shows); a
+    /// test reads every one.
     public static func loaded(_ language: Language) -> Loaded? {
         entries.withLock { entries in
             guard let index = entries.firstIndex(where: { $0.language == language }) else { return nil }
             if let loaded = entries[index].loaded { return loaded }
-            guard let loaded = try? read(entries[index].text, as: language) else { return nil }
-            entries[index].loaded = loaded
-            return loaded
+            let made: Loaded?
+            switch entries[index].source {
+            case let .embedded(embedded): made = try? table(embedded)
+            case let .text(text): made = try? read(text, as: language)
+            }
+            guard let made else { return nil }
+            entries[index].loaded = made
+            return made
         }
+    }
+
+    /// A compiled-in catalog as a table: its pairs, no parsing.
+    static func table(_ embedded: EmbeddedCatalogs.Embedded) throws(PluralRules.Failure) -> Loaded {
+        let pairs = embedded.messages()
+        var messages: [String: String] = [:]
+        messages.reserveCapacity(pairs.count / 2)
+        var i = 0
+        while i + 1 < pairs.count {
+            messages[pairs[i]] = pairs[i + 1]
+            i += 2
+        }
+        return Loaded(language: Language(code: embedded.code), name: embedded.name, plural: try PluralRules(embedded.rules),
+                      messages: messages)
     }
 
     /// The table of a language other than English (tests, the review script).
     public static func table(_ language: Language) -> [String: String] { loaded(language)?.messages ?? [:] }
 
     /// Every template, in the template file's order.
-    public static let templates: [String] = (try? POFile(parsing: EmbeddedCatalogs.template).templates) ?? []
+    public static let templates: [String] = EmbeddedCatalogs.template
 
     /// Every template, as a set.
     public static let englishKeys: Set<String> = Set(templates)
@@ -105,7 +129,7 @@ public enum Catalog {
     public static func add(_ text: String) throws(Failure) -> Language {
         let loaded = try check(text)
         entries.withLock { entries in
-            let entry = Entry(language: loaded.language, name: loaded.name, text: text, loaded: loaded)
+            let entry = Entry(language: loaded.language, name: loaded.name, source: .text(text), loaded: loaded)
             if let index = entries.firstIndex(where: { $0.language == loaded.language }) {
                 entries[index] = entry
             } else {

@@ -57,6 +57,8 @@ public struct POFile: Sendable, Equatable {
         var field: Field?
         enum Field { case context, id, translation }
 
+        static let msgctxt = Array("msgctxt".utf8), msgid = Array("msgid".utf8), msgstr = Array("msgstr".utf8)
+        static let msgidPlural = Array("msgid_plural".utf8)
         static let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\"), space = UInt8(ascii: " "), tab = UInt8(ascii: "\t")
 
         mutating func read(_ line: ArraySlice<UInt8>, number: Int) throws(Failure) {
@@ -82,25 +84,25 @@ public struct POFile: Sendable, Equatable {
             guard let space = line.firstIndex(of: Self.space) else {
                 throw Failure(line: number, reason: "cannot read \"\(String(decoding: line.prefix(40), as: UTF8.self))\"")
             }
-            let keyword = String(decoding: line[..<space], as: UTF8.self)
+            let keyword = line[..<space]
             let value = try Self.unquote(line[space...], number)
             switch keyword {
-            case "msgctxt":
+            case _ where keyword.elementsEqual(Self.msgctxt):
                 if id != nil { finish() }
                 context = value
                 field = .context
-            case "msgid":
+            case _ where keyword.elementsEqual(Self.msgid):
                 if id != nil { finish() }
                 id = value
                 field = .id
-            case "msgstr":
+            case _ where keyword.elementsEqual(Self.msgstr):
                 guard id != nil else { throw Failure(line: number, reason: "msgstr comes before its msgid") }
                 translation = value
                 field = .translation
-            case "msgid_plural":
+            case _ where keyword.elementsEqual(Self.msgidPlural):
                 throw Failure(line: number, reason: "msgid_plural is not used: write plural forms inside the message as {0, plural, one {…} other {…}}")
             default:
-                throw Failure(line: number, reason: "\(keyword.prefix(20)) is not a keyword of a catalog (msgctxt, msgid, msgstr)")
+                throw Failure(line: number, reason: "\(String(decoding: keyword.prefix(20), as: UTF8.self)) is not a keyword of a catalog (msgctxt, msgid, msgstr)")
             }
         }
 
@@ -137,6 +139,9 @@ public struct POFile: Sendable, Equatable {
             guard trimmed.count >= 2, trimmed.first == quote, trimmed.last == quote else {
                 throw Failure(line: number, reason: "a string is not between double quotes")
             }
+            let inner = trimmed.dropFirst().dropLast()
+            // Most strings have no escape and no stray quote: taken as they are.
+            if !inner.contains(where: { $0 == backslash || $0 == quote }) { return Array(inner) }
             var out: [UInt8] = []
             out.reserveCapacity(trimmed.count)
             var escaped = false

@@ -96,7 +96,7 @@ public enum ProcessRule {
     /// file the process runs (`/proc/PID/exe`), which a program cannot change as it can its
     /// command line.
     public static let knownAncestors: Set<String> = [
-        "bash", "sh", "dash", "zsh", "fish", "ksh", "ksh93", "mksh", "tcsh", "csh", "busybox",
+        "bash", "sh", "dash", "zsh", "fish", "ksh", "ksh93", "mksh", "tcsh", "csh",
         "sshd", "sshd-session", "mosh-server", "login", "su", "sudo", "runuser", "setpriv", "systemd", "tmux", "screen",
         "xterm", "uxterm", "gnome-terminal-server", "kgx", "ptyxis-agent", "konsole", "kitty", "alacritty", "foot", "wezterm-gui",
         "xfce4-terminal", "mate-terminal", "lxterminal", "qterminal", "terminator", "tilix", "urxvt", "rxvt", "st", "sakura",
@@ -106,7 +106,8 @@ public enum ProcessRule {
 
     /// The owner's ancestors of the student's account that are none of `knownAncestors` (a
     /// program of theirs that holds the exam's terminal could read every screen and type into
-    /// it), not yet reported. `program` names the file a process runs.
+    /// it), not yet reported. `program` names the installed program a process runs, nil when it
+    /// runs none (a file of the student's, a deleted one): reported too.
     public static func strangeAncestors(_ table: [ProcessEntry], uid: UInt32, owner: ProcessMark, reported: Set<ProcessMark>,
                                         program: (Int32) -> String?) -> [ProcessEntry] {
         let byPid = Dictionary(table.map { ($0.pid, $0) }, uniquingKeysWith: { first, _ in first })
@@ -114,8 +115,7 @@ public enum ProcessRule {
         var seen = Set<Int32>()
         var current = byPid[owner.pid].flatMap { $0.start == owner.start ? byPid[$0.parent] : nil }
         while let entry = current, seen.insert(entry.pid).inserted {
-            if entry.uids.contains(uid), !reported.contains(entry.mark),
-               let name = program(entry.pid), !knownAncestors.contains(name) {
+            if entry.uids.contains(uid), !reported.contains(entry.mark), !(program(entry.pid).map(knownAncestors.contains) ?? false) {
                 out.append(entry)
             }
             current = entry.parent > 0 ? byPid[entry.parent] : nil

@@ -34,14 +34,18 @@ enum ProcTable {
     }
 
     /// The command line (NUL-separated arguments joined by spaces), or `[name]` for a process without one.
-    /// The name of the file `pid` runs (`/proc/PID/exe`), without " (deleted)"; nil when it
-    /// cannot be read (the process has gone, or is a kernel thread).
+    /// The name of the installed program `pid` runs (`/proc/PID/exe`): nil when that file is
+    /// not one of the system's — not root's, writable by others, deleted — or cannot be read. A
+    /// copy of python named `bash` in a student's folder is no shell.
     static func program(_ pid: Int32) -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
         guard n > 0 else { return nil }
-        var path = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if path.hasSuffix(" (deleted)") { path.removeLast(" (deleted)".count) }
+        let path = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var st = stat()
+        // stat follows /proc/PID/exe to the very file the process runs, wherever it was opened.
+        guard !path.hasSuffix(" (deleted)"), stat("/proc/\(pid)/exe", &st) == 0, st.st_uid == 0, st.st_mode & 0o022 == 0,
+              path.hasPrefix("/usr/") || path.hasPrefix("/bin/") || path.hasPrefix("/sbin/") else { return nil }
         return path.split(separator: "/").last.map(String.init)
     }
 

@@ -137,5 +137,9 @@ extension WatchingTests {
                 "once")
         // Renaming its command line does not make a program a shell: its file is what counts.
         #expect(ProcessRule.strangeAncestors(base, uid: 1001, owner: carrel, reported: [], program: { programs[$0] }).isEmpty)
+        // A program that is not an installed one (a copy of python named bash in the student's
+        // folder: the service names it nil) is reported too.
+        let copied = ProcessRule.strangeAncestors(base, uid: 1001, owner: carrel, reported: [], program: { $0 == 200 ? nil : programs[$0] })
+        #expect(copied.map(\.pid) == [200])
     }
 }

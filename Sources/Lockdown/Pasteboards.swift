@@ -48,8 +48,16 @@ public struct Pasteboards: Sendable {
     /// "not present" of a clipboard it never cleared.
     public static let trustedPath = "/usr/bin:/bin:/usr/local/bin"
 
+    /// What the helpers are given of the session's environment: where the clipboards are, and
+    /// nothing that loads code into them (LD_LIBRARY_PATH, LD_PRELOAD and their kind) or points
+    /// them at the student's files of settings.
+    public static let helperVariables: Set<String> = [
+        "DISPLAY", "XAUTHORITY", "WAYLAND_DISPLAY", "XDG_RUNTIME_DIR", "TMUX", "TMUX_TMPDIR", "STY", "SCREENDIR", "HOME",
+        "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TERM_PROGRAM",
+    ]
+
     public static func system(environment: [String: String], terminal: (any TerminalSink)? = nil) -> Pasteboards {
-        var environment = environment
+        var environment = environment.filter { helperVariables.contains($0.key) }
         environment["PATH"] = trustedPath
         return Pasteboards(backends: [
             TmuxPasteboard(environment: environment),

@@ -25,12 +25,19 @@ enum ProcTable {
         guard fields.count > 19, let parent = Int32(fields[1]), let session = Int32(fields[3]), let tty = Int32(fields[4]),
               let start = UInt64(fields[19]) else { return nil }
         var uids: [UInt32] = []
-        for line in status.split(separator: "\n") where line.hasPrefix("Uid:") {
-            uids = line.dropFirst(4).split(whereSeparator: { $0 == " " || $0 == "\t" }).prefix(2).compactMap { UInt32($0) }
+        var threads = 1
+        for line in status.split(separator: "\n") {
+            if line.hasPrefix("Uid:") {
+                uids = line.dropFirst(4).split(whereSeparator: { $0 == " " || $0 == "\t" }).prefix(2).compactMap { UInt32($0) }
+            } else if line.hasPrefix("Threads:") {
+                threads = Int(line.dropFirst(8).trimmingCharacters(in: .whitespaces)) ?? 1
+            }
         }
         guard !uids.isEmpty else { return nil }
-        return ProcessEntry(pid: pid, parent: parent, uids: uids, start: start, session: session, tty: tty,
-                            zombie: fields[0] == "Z" || fields[0] == "X")
+        // A leader that is a zombie while other threads of it run (its main thread called
+        // pthread_exit) still runs: it is no zombie to pass over.
+        let dead = (fields[0] == "Z" || fields[0] == "X") && threads <= 1
+        return ProcessEntry(pid: pid, parent: parent, uids: uids, start: start, session: session, tty: tty, zombie: dead)
     }
 
     /// The command line (NUL-separated arguments joined by spaces), or `[name]` for a process without one.

@@ -90,6 +90,10 @@ struct PasteboardAndProbeTests {
                                              "WAYLAND_DISPLAY": "wayland-9"])
         _ = Pasteboards.system(environment: environment).clearAll()
         #expect(tools.calls.isEmpty, "\(tools.calls)")
+        // Nor any variable that loads code into the helpers the session does run.
+        for variable in ["LD_LIBRARY_PATH", "LD_PRELOAD", "LD_AUDIT", "GCONV_PATH", "TMUX_CONF", "PATH"] {
+            #expect(!Pasteboards.helperVariables.contains(variable), "\(variable)")
+        }
         #expect(Pasteboards.trustedPath.split(separator: ":").allSatisfy { $0.hasPrefix("/usr/") || $0 == "/bin" })
     }
 

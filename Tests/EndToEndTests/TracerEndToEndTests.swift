@@ -62,7 +62,7 @@ struct TracerEndToEndTests {
         return strace
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(4)))
     func aTracerAttachedWhileTheStartScreenWaitsMakesBeginRefuse() throws {
         let t = try #require(TmuxHarness())
         guard let strace = Self.straceAsRoot() else { return }
@@ -83,7 +83,7 @@ struct TracerEndToEndTests {
         #expect(try journal.sessions(status: nil).allSatisfy { $0.status != .active }, "no session runs")
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(4)))
     func aTracerAttachedToADemoSessionIsInItsEventLog() throws {
         let t = try #require(TmuxHarness())
         guard let strace = Self.straceAsRoot() else { return }

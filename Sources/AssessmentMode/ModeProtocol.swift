@@ -164,6 +164,11 @@ public struct ModeStatus: Sendable, Equatable, Codable {
 
 /// The line framing both ends use.
 public enum ModeWire {
+    /// How the service begins the reason it refuses a second mode, and a resume or unlock of a
+    /// session that has none: one definition, which the session reads them by.
+    public static let heldByAnother = "assessment mode already runs for session"
+    public static let noMode = "no assessment mode runs for session"
+
     public static let maximumLine = 64 * 1024
     public static let defaultSocket = "/run/carrel/assessmentd.sock"
 

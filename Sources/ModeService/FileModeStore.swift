@@ -45,7 +45,7 @@ public struct FileModeStore: ModeStore {
         let fd = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw ChangeError("\(partial) cannot be created: \(Self.errorText())") }
         let durable = record.changes.last.map { Self.outlivesReboot($0.change) } ?? false
-        let written = Self.writeAll(fd, Array(bytes))
+        let written = Descriptor.writeAll(fd, Array(bytes))
         let synced = !durable || fsync(fd) == 0
         close(fd)
         guard written, synced, rename(partial, path) == 0 else {
@@ -91,17 +91,6 @@ public struct FileModeStore: ModeStore {
 
     public func remove() throws(ChangeError) {
         guard unlink(path) == 0 || errno == ENOENT else { throw ChangeError("\(path) cannot be removed: \(Self.errorText())") }
-    }
-
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var rest = bytes[...]
-        while !rest.isEmpty {
-            let n = rest.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return false }
-            rest = rest.dropFirst(n)
-        }
-        return true
     }
 
     static func errorText() -> String { String(cString: strerror(errno)) }

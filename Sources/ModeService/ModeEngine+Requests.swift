@@ -24,7 +24,7 @@ extension ModeEngine {
     /// A Carrel of the mode's account takes an interrupted mode over with the proctor's passphrase.
     public func resume(session: String, passphrase: String, caller: Caller) -> [Outgoing] {
         guard var current = record, current.begin.session == session else {
-            return [Outgoing(caller.connection, .refused(reason: "no assessment mode runs for session \(Sanitise.text(session, limit: 80))"))]
+            return [Outgoing(caller.connection, .refused(reason: "\(ModeWire.noMode) \(Sanitise.text(session, limit: 80))"))]
         }
         guard owner == nil else {
             return [Outgoing(caller.connection, .refused(reason: "session \(session)'s mode is owned by a Carrel that still runs; end it there or unlock it"))]
@@ -45,7 +45,7 @@ extension ModeEngine {
     /// any, is told too.
     public func unlock(session: String, passphrase: String, caller: Caller) -> [Outgoing] {
         guard let current = record, current.begin.session == session else {
-            return [Outgoing(caller.connection, .refused(reason: "no assessment mode runs for session \(Sanitise.text(session, limit: 80))"))]
+            return [Outgoing(caller.connection, .refused(reason: "\(ModeWire.noMode) \(Sanitise.text(session, limit: 80))"))]
         }
         if let why = passphraseRefusal(current, passphrase) { return [Outgoing(caller.connection, .refused(reason: why))] }
         return finish(.unlocked, also: caller.connection)

@@ -65,7 +65,7 @@ public final class ModeEngine {
     public func refusal(_ request: ModeBegin) -> String? {
         if let record {
             let since = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: record.began))
-            return "assessment mode already runs for session \(record.begin.session) (uid \(record.uid), since \(since))"
+            return "\(ModeWire.heldByAnother) \(record.begin.session) (uid \(record.uid), since \(since))"
         }
         let session = request.session
         guard !session.isEmpty, session.count <= 200, !session.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })

@@ -83,9 +83,8 @@ extension SessionLifecycle {
         }
     }
 
-    /// How the service begins the reason it refuses a second mode, and a resume of none.
-    static let heldByAnother = "assessment mode already runs for session"
-    static let noMode = "no assessment mode runs for session"
+    static let heldByAnother = ModeWire.heldByAnother
+    static let noMode = ModeWire.noMode
 
     /// Ends the mode with the session; an interrupted session leaves it running.
     func endAssessmentMode() {

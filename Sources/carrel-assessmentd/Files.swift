@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import AssessmentMode
 import ModeService
 
 /// Files as the service touches them: never through a symbolic link, written whole (a new

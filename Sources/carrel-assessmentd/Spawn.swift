@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import AssessmentMode
 import CAssessmentd
 
 /// The programs the service runs (nft, systemctl), by absolute path: a small fixed
@@ -98,19 +99,5 @@ enum Clock {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-}
-
-/// Whole writes to a descriptor.
-enum Descriptor {
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var rest = bytes[...]
-        while !rest.isEmpty {
-            let n = rest.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return false }
-            rest = rest.dropFirst(n)
-        }
-        return true
     }
 }

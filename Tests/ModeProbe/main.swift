@@ -8,16 +8,6 @@ import AssessmentMode
 // when either side closes. The tests start carrel-assessmentd with `--carrel` naming this
 // program, so it stands where the installed Carrel stands in production (/usr/bin/carrel).
 
-func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-    var rest = bytes[...]
-    while !rest.isEmpty {
-        let n = rest.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { return false }
-        rest = rest.dropFirst(n)
-    }
-    return true
-}
 
 let arguments = CommandLine.arguments
 let path = arguments.count > 1 ? arguments[1] : ModeWire.socketPath([:])
@@ -25,7 +15,7 @@ var address = sockaddr_un()
 address.sun_family = sa_family_t(AF_UNIX)
 let bytes = Array(path.utf8)
 guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-    _ = writeAll(2, Array("probe: socket path too long\n".utf8))
+    _ = Descriptor.writeAll(2, Array("probe: socket path too long\n".utf8))
     exit(2)
 }
 withUnsafeMutableBytes(of: &address.sun_path) { raw in
@@ -36,7 +26,7 @@ let connected = withUnsafePointer(to: &address) {
     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
 }
 guard fd >= 0, connected == 0 else {
-    _ = writeAll(2, Array("probe: cannot connect to \(path)\n".utf8))
+    _ = Descriptor.writeAll(2, Array("probe: cannot connect to \(path)\n".utf8))
     exit(2)
 }
 _ = signal(SIGPIPE, SIG_IGN)
@@ -47,11 +37,11 @@ while true {
     if fds[1].revents != 0 {
         let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         if n <= 0 { exit(0) }
-        guard writeAll(1, Array(chunk[0..<n])) else { exit(1) }
+        guard Descriptor.writeAll(1, Array(chunk[0..<n])) else { exit(1) }
     }
     if fds[0].revents != 0 {
         let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
         if n <= 0 { exit(0) }
-        guard writeAll(fd, Array(chunk[0..<n])) else { exit(1) }
+        guard Descriptor.writeAll(fd, Array(chunk[0..<n])) else { exit(1) }
     }
 }

@@ -9,7 +9,7 @@ import Testing
 
 @Suite("carrel demo end to end (tmux)", .serialized)
 struct DemoEndToEndTests {
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(4)))
     func beginPasteStatusRefuseEnd() throws {
         let t = try #require(TmuxHarness())
         t.setBuffer("before", "notes from before the demo")

@@ -83,7 +83,7 @@ struct LockdownAttackEndToEndTests {
         #expect(!result.events.contains { $0.kind == "paste_blocked" })
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(4)))
     func takeWithAPreloadThatUnsetsItsVariableIsRefusedBeforeTheScreenChanges() throws {
         let t = try #require(TmuxHarness())
         let env = ["PATH": t.environment["PATH"] ?? "/usr/bin:/bin"]

@@ -44,7 +44,7 @@ struct ResizeEndToEndTests {
         return t.waitForScreen(w, whole)
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(4)))
     func aQuestionComesBackWholeWhenTheTerminalGrowsBack() throws {
         let t = try #require(TmuxHarness())
         let file = try t.fixture("geography.yaml")
@@ -72,7 +72,7 @@ struct ResizeEndToEndTests {
         #expect(result.events.contains { $0.kind == "resized" && $0.detail == "80x24" })
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(4)))
     func theDemoComesBackWholeWhenTheTerminalGrowsBack() throws {
         let t = try #require(TmuxHarness())
         t.start("demo", ["demo"])

@@ -271,7 +271,7 @@ struct SeatRoleAttackTests {
     /// down) stays in the room's flow: it says so and tries again, and never goes on without
     /// the plan (which would skip the roster and the proctor's start, and ask for a passphrase
     /// at the seat).
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(4)))
     func aSeatThatCannotReadItsRoomsPlanWaitsForItAndAsksNothing() throws {
         let t = try #require(TmuxHarness())
         let file = try t.fixture("geography.yaml")

@@ -67,7 +67,7 @@ struct SharedEndToEndTests {
         #expect(!t.screen("console").contains(url))
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(4)))
     func aPolicyThatRequiresTheStoreRefusesToBeginWhenItCannotBeReached() throws {
         let t = try #require(TmuxHarness())
         let file = try t.fixture("geography.yaml", replacing: [("policy: { multiplexer: allow }", "policy: { multiplexer: allow, shared: required }")])
@@ -130,7 +130,7 @@ struct SharedEndToEndTests {
         #expect(t.submit("again"))
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(4)))
     func aPublishingSessionWhoseStoreIsUnknownIsNotResumedWithoutIt() throws {
         let t = try #require(TmuxHarness())
         let file = try t.fixture("geography.yaml")

@@ -143,7 +143,7 @@ struct TakeEndToEndTests {
         #expect(t.location.lockState == .free)
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(4)))
     func aBracketedPasteNeverEntersAnAnswerAndFocusChangesAreLogged() throws {
         let t = try #require(TmuxHarness())
         #expect(try t.typingSchIntoTheWorkshopWord("w"))
@@ -167,7 +167,7 @@ struct TakeEndToEndTests {
         #expect(focus == ["focus_lost", "focus_regained"])
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(4)))
     func interruptKeysAskForTheProctor() throws {
         let t = try #require(TmuxHarness())
         let file = try t.fixture("geography.yaml")
@@ -195,7 +195,7 @@ struct TakeEndToEndTests {
         #expect(kinds.filter { $0 == "passphrase_failed" }.count == 1)
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(4)))
     func resizingSmallerAndBackKeepsTheTestGoing() throws {
         let t = try #require(TmuxHarness())
         let file = try t.fixture("geography.yaml")
@@ -255,7 +255,7 @@ struct TakeEndToEndTests {
         #expect(result.events.contains { $0.kind == "resumed" })
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(4)))
     func aSecondTakeIsRefusedNamingTheHolder() throws {
         let t = try #require(TmuxHarness())
         let file = try t.fixture("geography.yaml")
@@ -268,7 +268,7 @@ struct TakeEndToEndTests {
         #expect(t.submit("w"))
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(4)))
     func aFiveSecondLimitSubmitsByItself() throws {
         let t = try #require(TmuxHarness())
         let file = try t.fixture("geography.yaml", replacing: [("time_limit: 10m", "time_limit: 5s")])
@@ -282,7 +282,7 @@ struct TakeEndToEndTests {
         #expect(result.items.first?.outcome == .correct)
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(4)))
     func tmuxBuffersAreClearedWhenTheSessionBeginsAndEnds() throws {
         let t = try #require(TmuxHarness())
         let file = try t.fixture("geography.yaml")

@@ -56,7 +56,7 @@ struct LockAndUndoTests {
 
     /// Each round starts from an empty state directory, where the journal is created by
     /// whichever racer gets there first.
-    @Test(.timeLimit(.minutes(2)), arguments: 1...3)
+    @Test(.timeLimit(.minutes(4)), arguments: 1...3)
     func tenRacingBeginsMakeExactlyOneSession(round: Int) throws {
         let box = try Sandbox()
         let file = try box.assessment()

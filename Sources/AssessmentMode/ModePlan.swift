@@ -40,6 +40,9 @@ public enum ModePlan {
     /// administrators log in.
     public static let nologin = "/run/carrel/nologin"
     public static let modprobeBlock = "/etc/modprobe.d/carrel-assessment.conf"
+    /// Whether a program may push characters into a terminal's input (TIOCSTI) that is not
+    /// its own session's: 0 refuses it (Linux 6.2 and later; older kernels always allow it).
+    public static let tiocsti = "/proc/sys/dev/tty/legacy_tiocsti"
 
     public struct Resolved: Sendable, Equatable {
         /// The store's addresses (IPv4 or IPv6) and ports.
@@ -87,6 +90,12 @@ public enum ModePlan {
         if policy.deviceRule == .block {
             steps.append(PlannedStep(kind: .devices, changes: [.file(path: modprobeBlock, contents: "install usb-storage /bin/false\n")],
                                      detail: "USB storage not loaded; a device plugged in is reported", required: required))
+        }
+        if policy.processRule != .ignore {
+            // A program of the student's that shares the exam's terminal could otherwise type
+            // into it (ioctl TIOCSTI) as if the student had.
+            steps.append(PlannedStep(kind: .processes, changes: [.sysctl(path: tiocsti, value: "0")],
+                                     detail: "no program can type into a terminal it shares with Carrel (TIOCSTI off)", required: required))
         }
         return steps
     }

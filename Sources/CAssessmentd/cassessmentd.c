@@ -1,6 +1,10 @@
 #define _GNU_SOURCE
 #include "cassessmentd.h"
 #include <errno.h>
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/netlink.h>
+#include <string.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -45,4 +49,89 @@ int cad_spawn_close_from(void *actions, int lowest) {
 
 int cad_pipe(int fds[2]) {
     return pipe2(fds, O_CLOEXEC);
+}
+
+int cad_proc_events_open(void) {
+    int fd = socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_CONNECTOR);
+    if (fd < 0) return -1;
+    int size = 8 << 20;
+    // As root the buffer may exceed rmem_max; without that, the default one is kept.
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size) != 0)
+        (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+    struct sockaddr_nl address;
+    memset(&address, 0, sizeof address);
+    address.nl_family = AF_NETLINK;
+    address.nl_groups = CN_IDX_PROC;
+    address.nl_pid = 0;
+    if (bind(fd, (struct sockaddr *)&address, sizeof address) != 0) goto fail;
+    // nlmsghdr, then cn_msg, then the operation, as the connector reads them.
+    char request[NLMSG_SPACE(sizeof(struct cn_msg) + sizeof(enum proc_cn_mcast_op))] __attribute__((aligned(NLMSG_ALIGNTO)));
+    memset(request, 0, sizeof request);
+    struct nlmsghdr *header = (struct nlmsghdr *)request;
+    header->nlmsg_len = sizeof request;
+    header->nlmsg_type = NLMSG_DONE;
+    struct cn_msg *message = NLMSG_DATA(header);
+    message->id.idx = CN_IDX_PROC;
+    message->id.val = CN_VAL_PROC;
+    message->len = sizeof(enum proc_cn_mcast_op);
+    enum proc_cn_mcast_op op = PROC_CN_MCAST_LISTEN;
+    memcpy(message->data, &op, sizeof op);
+    if (send(fd, request, sizeof request, 0) != (ssize_t)sizeof request) goto fail;
+    return fd;
+fail:;
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+}
+
+int cad_proc_events_read(int fd, cad_proc_event *events, int max) {
+    int count = 0;
+    char buffer[16384] __attribute__((aligned(NLMSG_ALIGNTO)));
+    while (count < max) {
+        ssize_t n = recv(fd, buffer, sizeof buffer, 0);
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) break;
+            return -1;
+        }
+        for (struct nlmsghdr *header = (struct nlmsghdr *)buffer; NLMSG_OK(header, (size_t)n) && count < max;
+             header = NLMSG_NEXT(header, n)) {
+            if (header->nlmsg_type == NLMSG_ERROR || header->nlmsg_type == NLMSG_NOOP) continue;
+            if (header->nlmsg_len < NLMSG_LENGTH(sizeof(struct cn_msg) + sizeof(struct proc_event))) continue;
+            struct cn_msg *message = NLMSG_DATA(header);
+            if (message->id.idx != CN_IDX_PROC || message->id.val != CN_VAL_PROC) continue;
+            struct proc_event *event = (struct proc_event *)message->data;
+            cad_proc_event *out = &events[count];
+            memset(out, 0, sizeof *out);
+            switch (event->what) {
+            case PROC_EVENT_FORK:
+                // A new thread of a process is no new process.
+                if (event->event_data.fork.child_pid != event->event_data.fork.child_tgid) continue;
+                out->what = 1;
+                out->pid = event->event_data.fork.child_tgid;
+                out->parent = event->event_data.fork.parent_tgid;
+                break;
+            case PROC_EVENT_EXEC:
+                out->what = 2;
+                out->pid = event->event_data.exec.process_tgid;
+                break;
+            case PROC_EVENT_UID:
+                out->what = 3;
+                out->pid = event->event_data.id.process_tgid;
+                out->ruid = event->event_data.id.r.ruid;
+                out->euid = event->event_data.id.e.euid;
+                break;
+            case PROC_EVENT_EXIT:
+                // Only the whole process's end (its last thread).
+                if (event->event_data.exit.process_pid != event->event_data.exit.process_tgid) continue;
+                out->what = 4;
+                out->pid = event->event_data.exit.process_tgid;
+                break;
+            default:
+                continue;
+            }
+            count++;
+        }
+    }
+    return count;
 }

@@ -31,11 +31,14 @@ public struct AtBegin: Sendable, Equatable {
     public var steps: [StepReport]
     public var stopped: [ProcessMark]
     public var incidents: [Incident]
+    /// How soon another program is seen, in words ("at its start …").
+    public var watching: String
 
-    public init(steps: [StepReport] = [], stopped: [ProcessMark] = [], incidents: [Incident] = []) {
+    public init(steps: [StepReport] = [], stopped: [ProcessMark] = [], incidents: [Incident] = [], watching: String = "") {
         self.steps = steps
         self.stopped = stopped
         self.incidents = incidents
+        self.watching = watching
     }
 }
 
@@ -116,7 +119,8 @@ public final class ModeEngine {
         fresh.steps += watched.steps
         if request.policy.processRule != .ignore {
             let doing = request.policy.processRule == .end ? "ended" : "reported"
-            fresh.steps.append(StepReport(kind: .processes, applied: true, detail: "another program of \(caller.account) is \(doing)"))
+            let when = watched.watching.isEmpty ? "" : " " + watched.watching
+            fresh.steps.append(StepReport(kind: .processes, applied: true, detail: "another program of \(caller.account) is \(doing)\(when)"))
         }
         fresh.stopped = watched.stopped
         fresh.incidents = Array(watched.incidents.suffix(ModeRecord.keptIncidents))

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import AssessmentMode
+import CAssessmentd
 import Foundation
 import ModeService
 
@@ -30,8 +31,27 @@ enum Capabilities {
         } ?? false
         let why = proc ? "/proc can be read" : "/proc cannot be read"
         out.append(Capability(kind: .sessions, available: proc, reason: proc ? "other login sessions are found in /proc" : why))
-        out.append(Capability(kind: .processes, available: proc, reason: proc ? "the seat account's processes are watched in /proc" : why))
+        out.append(processes(proc: proc))
         return out
+    }
+
+    /// Whether the account's other programs are seen at their start, and kept from typing into
+    /// the exam's terminal.
+    static func processes(proc: Bool) -> Capability {
+        guard proc else { return Capability(kind: .processes, available: false, reason: "/proc cannot be read") }
+        let events = cad_proc_events_open()
+        let seen = events >= 0 ? "the seat account's programs are seen as they start (the kernel's process events)"
+            : "the seat account's programs are seen within a quarter of a second in /proc (the kernel's process events are not available: \(Files.error()))"
+        if events >= 0 { close(events) }
+        var st = stat()
+        guard lstat(ModePlan.tiocsti, &st) == 0 else {
+            return Capability(kind: .processes, available: false,
+                              reason: seen + "; but this kernel lets any program type into a terminal it shares (no \(ModePlan.tiocsti): Linux before 6.2)")
+        }
+        guard access(ModePlan.tiocsti, W_OK) == 0 else {
+            return Capability(kind: .processes, available: false, reason: seen + "; but \(ModePlan.tiocsti) cannot be written")
+        }
+        return Capability(kind: .processes, available: true, reason: seen + "; typing into another program's terminal (TIOCSTI) can be turned off")
     }
 
     /// Why the package's PAM piece is not in force; nil when it is.

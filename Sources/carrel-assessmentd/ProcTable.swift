@@ -19,25 +19,28 @@ enum ProcTable {
 
     /// One process: its parent, user ids, start time, session and terminal from stat and status.
     static func entry(_ pid: Int32) -> ProcessEntry? {
-        guard let stat = text("/proc/\(pid)/stat", limit: 4096), let close = stat.lastIndex(of: ")"),
-              let status = text("/proc/\(pid)/status", limit: 65536) else { return nil }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard let line = text("/proc/\(pid)/stat", limit: 4096), let close = line.lastIndex(of: ")") else { return nil }
+        let fields = line[line.index(after: close)...].split(separator: " ")
         guard fields.count > 19, let parent = Int32(fields[1]), let session = Int32(fields[3]), let tty = Int32(fields[4]),
               let start = UInt64(fields[19]) else { return nil }
-        var uids: [UInt32] = []
-        var threads = 1
-        for line in status.split(separator: "\n") {
-            if line.hasPrefix("Uid:") {
-                uids = line.dropFirst(4).split(whereSeparator: { $0 == " " || $0 == "\t" }).prefix(2).compactMap { UInt32($0) }
-            } else if line.hasPrefix("Threads:") {
-                threads = Int(line.dropFirst(8).trimmingCharacters(in: .whitespaces)) ?? 1
-            }
-        }
-        guard !uids.isEmpty else { return nil }
         // A leader that is a zombie while other threads of it run (its main thread called
         // pthread_exit) still runs: it is no zombie to pass over.
-        let dead = (fields[0] == "Z" || fields[0] == "X") && threads <= 1
-        return ProcessEntry(pid: pid, parent: parent, uids: uids, start: start, session: session, tty: tty, zombie: dead)
+        let threads = Int(fields[17]) ?? 1
+        if (fields[0] == "Z" || fields[0] == "X") && threads <= 1 {
+            // An ended process waiting for its parent: its ids are not needed (nothing is done
+            // to one), and a machine can hold thousands of them.
+            var st = stat()
+            let uid = stat("/proc/\(pid)", &st) == 0 ? st.st_uid : 0
+            return ProcessEntry(pid: pid, parent: parent, uids: [uid], start: start, session: session, tty: tty, zombie: true)
+        }
+        guard let status = text("/proc/\(pid)/status", limit: 65536) else { return nil }
+        var uids: [UInt32] = []
+        for line in status.split(separator: "\n") where line.hasPrefix("Uid:") {
+            uids = line.dropFirst(4).split(whereSeparator: { $0 == " " || $0 == "\t" }).prefix(2).compactMap { UInt32($0) }
+            break
+        }
+        guard !uids.isEmpty else { return nil }
+        return ProcessEntry(pid: pid, parent: parent, uids: uids, start: start, session: session, tty: tty, zombie: false)
     }
 
     /// The command line (NUL-separated arguments joined by spaces), or `[name]` for a process without one.

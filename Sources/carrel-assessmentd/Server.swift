@@ -77,12 +77,15 @@ final class Server {
                 if !connection.closing && connection.quietUntil <= now { events |= POLLIN }
                 fds.append(pollfd(fd: connection.fd, events: Int16(events), revents: 0))
             }
+            let events = watcher.events
+            if events >= 0 { fds.append(pollfd(fd: events, events: Int16(POLLIN), revents: 0)) }
             let wake = ([nextLook] + ordered.filter { !$0.held.isEmpty }.map(\.quietUntil) + ordered.map(\.closeBy)).min() ?? now + 1
             let timeout = Int32(max(0, min(1, wake - now)) * 1000)
             if poll(&fds, nfds_t(fds.count), timeout) < 0 && errno != EINTR { log("poll failed: \(Files.error())") }
             if fds[1].revents != 0, cad_read_signal(signals) != 0 { break }
             if fds[0].revents & Int16(POLLIN) != 0 { accept() }
             for (connection, polled) in zip(ordered, fds.dropFirst(2)) { serve(connection, polled.revents) }
+            if events >= 0, let last = fds.last, last.fd == events, last.revents != 0 { processEvents(Clock.now()) }
             for connection in connections.values where connection.refusal != nil && !connection.closing && connection.closeBy <= Clock.now() {
                 refuse(connection)
             }
@@ -188,6 +191,14 @@ final class Server {
             connection.held = []
             serve(connection, 0)
         }
+    }
+
+    /// The kernel's process events: read always (they would fill the socket), acted on while a
+    /// Carrel owns the mode.
+    func processEvents(_ now: Double) {
+        let owner = engine.owner.flatMap { connections[$0]?.peer }
+        let incidents = watcher.drain(engine.record, owner: owner?.mark, now: now)
+        if !incidents.isEmpty { deliver(engine.note(incidents)) }
     }
 
     /// The time limit, and the watchers, while a mode runs.

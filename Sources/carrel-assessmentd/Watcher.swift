@@ -16,6 +16,18 @@ final class Watcher {
     var ownerAncestors = Set<ProcessMark>()
     var devices: Set<String>?
     var pendingKills: [(process: ProcessMark, at: Double)] = []
+    /// The kernel's process events while a mode runs (-1: none), and the lines they keep for
+    /// the Carrel that owns the mode (`lineageOwner`).
+    var events: Int32 = -1
+    var eventsMissing: String?
+    var lineage: Lineage?
+    var lineageOwner: ProcessMark?
+    /// Incidents for new lines in these ten seconds, and those left out past the limit.
+    var burst = (second: 0.0, count: 0, leftOut: 0)
+    /// Events were lost: the lines are placed again at the next whole look.
+    var reseed = false
+    var nextFullLook = 0.0
+    static let fullLook = 2.0
 
     init(isCarrel: @escaping (Int32) -> Bool) {
         self.isCarrel = isCarrel
@@ -28,8 +40,11 @@ final class Watcher {
         suspects = []
         pendingKills = []
         devices = ProcTable.usbDevices()
+        // Subscribed before /proc is read: a process started between the two is in both.
+        if record.begin.policy.processRule != .ignore { subscribe() }
         let table = ProcTable.all()
         ownerAncestors = Self.ancestors(table, of: owner)
+        seed(table, record: record, owner: owner)
         var students: [UInt32: Bool] = [:]
         let others = SessionRule.others(table, owners: [owner]) { uid in
             if let known = students[uid] { return known }
@@ -65,6 +80,8 @@ final class Watcher {
         }
         result.steps.append(StepReport(kind: .sessions, applied: true,
                                        detail: others.isEmpty ? "no other login session was open" : "\(others.count) other login session(s) \(word)"))
+        result.watching = events >= 0 ? "at its start (the kernel's process events)"
+            : "within a quarter of a second (the kernel's process events are not available: \(eventsMissing ?? "unknown"))"
         return result
     }
 
@@ -72,9 +89,37 @@ final class Watcher {
     /// devices, as incidents. `owner` is the Carrel that owns the mode; while the mode is
     /// interrupted, every process of the account running the trusted Carrel (one on its way to
     /// resume it) is allowed instead, with the former owner's ancestors.
+    /// While the kernel's events follow a live owner's account, the whole of /proc is read only
+    /// every `fullLook` seconds, as a net under the events (a machine full of processes makes
+    /// that read long); otherwise at every look.
     func look(_ record: ModeRecord, owner: ProcessMark?, now: Double) -> [Incident] {
+        let following = owner != nil && owner == lineageOwner && lineage != nil && !reseed
+        var incidents: [Incident] = []
+        if !following || now >= nextFullLook {
+            incidents = lookAtProcesses(record, owner: owner, now: now)
+            nextFullLook = now + Self.fullLook
+        }
+        if let known = devices, let present = ProcTable.usbDevices() {
+            for name in DeviceRule.added(present, since: known) {
+                incidents.append(Incident(kind: .device, detail: "USB device plugged in: \(ProcTable.describeDevice(name))", at: now, action: "reported"))
+            }
+            devices = known.union(present)
+        }
+        let due = pendingKills.filter { $0.at <= now }
+        pendingKills.removeAll { $0.at <= now }
+        for kill in due { _ = ProcTable.signal(kill.process, SIGKILL) }
+        return incidents + leftOut(record, now: now)
+    }
+
+    func lookAtProcesses(_ record: ModeRecord, owner: ProcessMark?, now: Double) -> [Incident] {
         let table = ProcTable.all()
         var owners: [ProcessMark] = []
+        if let owner, owner != lineageOwner || reseed {
+            seed(table, record: record, owner: owner)
+        } else if owner == nil {
+            lineage = nil
+            lineageOwner = nil
+        }
         if let owner {
             // An owner that has just died (its connection not yet seen closed) keeps the
             // ancestors it had: they are what an interrupted mode still allows.
@@ -94,6 +139,13 @@ final class Watcher {
             suspects = next
             for entry in confirmed.prefix(50) {
                 reported.insert(entry.mark)
+                // A line the events reported already is acted on without a second incident.
+                let known = lineage?.isReported(entry.pid) ?? false
+                lineage?.adopt(entry.pid)
+                if known {
+                    if rule == .end { _ = ProcTable.signal(entry.mark, SIGKILL) }
+                    continue
+                }
                 var found = entry
                 found.command = ProcTable.command(entry.pid)
                 let ended = rule == .end && ProcTable.signal(entry.mark, SIGKILL)
@@ -112,19 +164,11 @@ final class Watcher {
                 incidents.append(incident)
             }
         }
-        if let known = devices, let present = ProcTable.usbDevices() {
-            for name in DeviceRule.added(present, since: known) {
-                incidents.append(Incident(kind: .device, detail: "USB device plugged in: \(ProcTable.describeDevice(name))", at: now, action: "reported"))
-            }
-            devices = known.union(present)
-        }
-        let due = pendingKills.filter { $0.at <= now }
-        pendingKills.removeAll { $0.at <= now }
-        for kill in due { _ = ProcTable.signal(kill.process, SIGKILL) }
         return incidents
     }
 
     func reset() {
+        unsubscribe()
         reported = []
         suspects = []
         ownerAncestors = []

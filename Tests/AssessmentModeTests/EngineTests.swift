@@ -14,7 +14,7 @@ import Testing
             return
         }
         #expect(session == "s1" && out.first?.connection == 1)
-        #expect(steps.map(\.kind) == [.network, .logins, .consoles, .devices, .processes])
+        #expect(steps.map(\.kind) == [.network, .logins, .consoles, .devices, .processes, .processes])
         #expect(steps.allSatisfy { $0.applied })
         // Every change is in the record on disk before it is made.
         let performs = bench.events.list.enumerated().filter { $0.element.hasPrefix("perform") }
@@ -23,11 +23,33 @@ import Testing
         }
         #expect(performs.map(\.element) == ["perform nftables carrel_assessment", "perform file /run/carrel/nologin", "perform console",
                                             "perform sysctl /proc/sys/kernel/sysrq", "perform mask ctrl-alt-del.target",
-                                            "perform file /etc/modprobe.d/carrel-assessment.conf"])
+                                            "perform file /etc/modprobe.d/carrel-assessment.conf", "perform sysctl \(ModePlan.tiocsti)"])
         let record = try #require(bench.store.record)
-        #expect(record.changes.count == 6 && record.uid == 1001 && record.account == "carrel1" && !record.interrupted)
+        #expect(record.changes.count == 7 && record.uid == 1001 && record.account == "carrel1" && !record.interrupted)
         #expect(bench.machine.consoleLocked && bench.machine.settings["/proc/sys/kernel/sysrq"] == "0")
+        #expect(bench.machine.settings[ModePlan.tiocsti] == "0")
         #expect(bench.engine.owner == 1)
+    }
+
+    /// A kernel before 6.2 has no setting for TIOCSTI and lets any program type into a terminal
+    /// it shares: reported when the policy prefers the mode, a refusal when it requires it.
+    @Test func aKernelThatAlwaysAllowsTypingIntoATerminalIsReportedOrRefused() throws {
+        let bench = Bench()
+        bench.machine.settings[ModePlan.tiocsti] = nil
+        let initial = bench.machine.snapshot
+        let refused = bench.begin(bench.request(MachinePolicy(machine: .lock)))
+        #expect(refused == [Outgoing(1, .failed(reason: "the processes step cannot be applied: \(ModePlan.tiocsti) does not exist on this machine; nothing was left changed"))])
+        #expect(bench.machine.snapshot == initial)
+        let out = bench.begin(bench.request())
+        guard case let .began(_, steps)? = out.first?.reply else {
+            Issue.record("no began: \(out)")
+            return
+        }
+        let typing = try #require(steps.first { $0.kind == .processes && !$0.applied })
+        #expect(typing.detail == "\(ModePlan.tiocsti) does not exist on this machine")
+        #expect(steps.contains { $0.kind == .processes && $0.applied && $0.detail.hasPrefix("another program of carrel1 is reported") })
+        #expect(bench.engine.end(bench.student) == [Outgoing(1, .ended(session: "s1", reason: .ended))])
+        #expect(bench.machine.snapshot == initial)
     }
 
     @Test func aRequiredStepThatFailsUndoesEverythingInReverse() throws {
@@ -52,11 +74,11 @@ import Testing
         }
         let consoles = try #require(steps.first { $0.kind == .consoles })
         #expect(!consoles.applied && consoles.detail == "systemd is not running on this machine")
-        #expect(steps.filter(\.applied).map(\.kind) == [.network, .logins, .devices, .processes])
+        #expect(steps.filter(\.applied).map(\.kind) == [.network, .logins, .devices, .processes, .processes])
         // The step's own changes are undone; the others stay.
         #expect(!bench.machine.consoleLocked && bench.machine.settings["/proc/sys/kernel/sysrq"] == "176")
         #expect(bench.machine.tables["carrel_assessment"] != nil && bench.machine.files[ModePlan.nologin] != nil)
-        #expect(bench.store.record?.changes.map(\.step) == [.network, .logins, .devices])
+        #expect(bench.store.record?.changes.map(\.step) == [.network, .logins, .devices, .processes])
     }
 
     @Test func aRecordThatCannotBeWrittenChangesNothing() {
@@ -80,7 +102,7 @@ import Testing
         bench.events.list = []
         #expect(bench.engine.end(bench.student) == [Outgoing(1, .ended(session: "s1", reason: .ended))])
         #expect(bench.events.list.filter { $0.hasPrefix("revert") } == [
-            "revert file /etc/modprobe.d/carrel-assessment.conf", "revert mask ctrl-alt-del.target", "revert sysctl /proc/sys/kernel/sysrq",
+            "revert sysctl \(ModePlan.tiocsti)", "revert file /etc/modprobe.d/carrel-assessment.conf", "revert mask ctrl-alt-del.target", "revert sysctl /proc/sys/kernel/sysrq",
             "revert console", "revert file /run/carrel/nologin", "revert nftables carrel_assessment",
         ])
         #expect(bench.machine.snapshot == initial)

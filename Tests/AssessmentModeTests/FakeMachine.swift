@@ -12,7 +12,7 @@ final class Events {
 final class FakeMachine: ChangeExecutor {
     var tables: [String: String] = [:]
     var files: [String: String] = [:]
-    var settings: [String: String] = ["/proc/sys/kernel/sysrq": "176"]
+    var settings: [String: String] = ["/proc/sys/kernel/sysrq": "176", ModePlan.tiocsti: "1"]
     var consoleLocked = false
     var masked: Set<String> = []
     var continued: [ProcessMark] = []

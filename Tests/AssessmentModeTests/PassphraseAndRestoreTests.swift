@@ -99,7 +99,7 @@ import _CryptoExtras
         #expect(bench.machine.snapshot != initial)
         let restarted = ModeEngine(executor: bench.machine, store: store, log: { _ in })
         let said = try #require(restarted.restore(sweep: []))
-        #expect(said.contains("session s1 (uid 1001) was left in assessment mode; reverted 6 change(s)"), "\(said)")
+        #expect(said.contains("session s1 (uid 1001) was left in assessment mode; reverted 7 change(s)"), "\(said)")
         #expect(bench.machine.snapshot == initial)
         #expect(access(store.path, F_OK) != 0 && restarted.record == nil)
         #expect(restarted.restore(sweep: []) == nil)

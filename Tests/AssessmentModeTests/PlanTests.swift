@@ -35,7 +35,7 @@ import Testing
 
     @Test func theDefaultsPlanEveryStepAndLockMakesThemRequired() {
         let prefer = ModePlan.steps(MachinePolicy(), uid: 1001, account: "carrel1", resolved: resolved)
-        #expect(prefer.map(\.kind) == [.network, .logins, .consoles, .devices])
+        #expect(prefer.map(\.kind) == [.network, .logins, .consoles, .devices, .processes])
         #expect(prefer.allSatisfy { !$0.required })
         let lock = ModePlan.steps(MachinePolicy(machine: .lock), uid: 1001, account: "carrel1", resolved: resolved)
         #expect(lock.allSatisfy { $0.required })
@@ -47,10 +47,11 @@ import Testing
         #expect(lock.first { $0.kind == .consoles }?.changes == [.lockConsoleSwitch, .sysctl(path: "/proc/sys/kernel/sysrq", value: "0"),
                                                                  .maskUnit("ctrl-alt-del.target")])
         #expect(lock.first { $0.kind == .devices }?.changes == [.file(path: ModePlan.modprobeBlock, contents: "install usb-storage /bin/false\n")])
+        #expect(lock.first { $0.kind == .processes }?.changes == [.sysctl(path: "/proc/sys/dev/tty/legacy_tiocsti", value: "0")])
     }
 
     @Test func everythingAllowedPlansNothing() {
-        let policy = MachinePolicy(network: .allow, logins: .allow, consoles: .allow, devices: .allow)
+        let policy = MachinePolicy(network: .allow, logins: .allow, consoles: .allow, devices: .allow, processes: .ignore)
         #expect(ModePlan.steps(policy, uid: 1001, account: "carrel1", resolved: resolved).isEmpty)
     }
 

@@ -51,6 +51,10 @@ final class AssessmentdLab {
         for name in students + [admin] {
             // The test accounts' processes, each by its pid (userdel refuses an account that runs any).
             let uid = uid(name)
+            // kill -1 as the account ends all of its processes at once, a program forking
+            // without pause among them; then each that is left, by its pid.
+            _ = ChildSpawn.run("/usr/bin/setpriv", ["--reuid=\(name)", "--regid=\(name)", "--init-groups", "/bin/sh", "-c", "kill -9 -1"],
+                               environment: Self.environment)
             for pid in Self.processes(of: uid) { kill(pid, SIGKILL) }
             _ = Eventually.poll(5) { Self.processes(of: uid).isEmpty }
             _ = ChildSpawn.run("/usr/sbin/userdel", ["-r", name], environment: Self.environment)
@@ -146,6 +150,7 @@ final class AssessmentdLab {
     func snapshot() -> String {
         let ruleset = ChildSpawn.run("/usr/sbin/nft", ["list", "ruleset"], environment: Self.environment).output
         var text = "ruleset:\n\(ruleset)\nnologin: \((try? String(contentsOfFile: ModePlan.nologin, encoding: .utf8)) ?? "none")\n"
+        text += "legacy_tiocsti: \((try? String(contentsOfFile: ModePlan.tiocsti, encoding: .utf8)) ?? "none")"
         for dir in ["/etc/pam.d", "/etc/modprobe.d", "/run/carrel"] {
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
             for name in names {

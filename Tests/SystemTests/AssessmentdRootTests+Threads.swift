@@ -18,22 +18,6 @@ extension AssessmentdRootTests {
         try AssessmentdLab.must("/usr/bin/gcc", ["-O1", "-pthread", "-o", program, source])
         chmod(program, 0o755)
         chmod(lab.folder, 0o755)
-        let store = try Listener()
-        try lab.start()
-        let carrel = try lab.client()
-        let policy = MachinePolicy(consoles: .allow, devices: .allow, processes: .end)
-        #expect(Self.began(Self.ask(carrel, AssessmentdLab.begin(session: "s-leader", port: store.port, policy: policy)).0) != nil,
-                "\(lab.logText)")
-        let student = lab.students[0]
-        let started = ChildSpawn.runOutsideRunner("/usr/bin/setpriv", ["--reuid=\(student)", "--regid=\(student)", "--init-groups", "/bin/sh",
-                                                                       "-c", "\(program) </dev/null >/dev/null 2>&1 &"],
-                                                   environment: AssessmentdLab.environment)
-        #expect(started.status == 0)
-        var ended = false
-        while !ended, let text = carrel.readLine(timeout: 6) {
-            if case let .incident(incident)? = AssessmentdLab.reply(text), incident.action == "ended" { ended = true }
-        }
-        #expect(ended, "the process whose main thread ended was not ended: \(lab.logText)")
         // A killed process takes a moment to be gone (the mode's owner, the probe, stays).
         // Read here, not with the lab's helper, which passes over a zombie leader as this bug did.
         func leaders() -> [String] {
@@ -43,6 +27,25 @@ extension AssessmentdRootTests {
                 return status.hasPrefix("Name:\tleader") && threads != "0" ? pid : nil
             }
         }
+        let student = lab.students[0]
+        // Started before the session (a launcher started during it is itself a stranger, ended
+        // at its start, maybe before it starts the program).
+        let started = ChildSpawn.runOutsideRunner("/usr/bin/setpriv", ["--reuid=\(student)", "--regid=\(student)", "--init-groups", "/bin/sh",
+                                                                       "-c", "\(program) </dev/null >/dev/null 2>&1 &"],
+                                                   environment: AssessmentdLab.environment)
+        #expect(started.status == 0)
+        #expect(Eventually.poll(3) { !leaders().isEmpty }, "the program did not start")
+        let store = try Listener()
+        try lab.start()
+        let carrel = try lab.client()
+        let policy = MachinePolicy(consoles: .allow, devices: .allow, processes: .end)
+        #expect(Self.began(Self.ask(carrel, AssessmentdLab.begin(session: "s-leader", port: store.port, policy: policy)).0) != nil,
+                "\(lab.logText)")
+        var ended = false
+        while !ended, let text = carrel.readLine(timeout: 6) {
+            if case let .incident(incident)? = AssessmentdLab.reply(text), incident.action == "ended" { ended = true }
+        }
+        #expect(ended, "the process whose main thread ended was not ended: \(lab.logText)")
         #expect(Eventually.poll(5) { leaders().isEmpty }, "still running: \(leaders())")
         _ = Self.ask(carrel, AssessmentdLab.line(.end))
     }

@@ -47,6 +47,11 @@ struct AssessmentdRootTests {
         #expect(lab.reach(store.port, as: student) == .reached)
         #expect(lab.reach(other.port, as: student) == .refused)
         #expect(lab.reach(other.port, as: nil) == .reached && lab.reach(other.port, as: lab.admin) == .reached)
+        // No program may type into a terminal it shares (where the kernel has the setting).
+        if access(ModePlan.tiocsti, F_OK) == 0 {
+            #expect((try? String(contentsOfFile: ModePlan.tiocsti, encoding: .utf8))?.hasPrefix("0") == true)
+            #expect(steps.contains { $0.kind == .processes && $0.applied && $0.detail.contains("TIOCSTI off") })
+        }
         // No new login of a student; an administrator still logs in.
         #expect(!lab.suSucceeds(student) && !lab.suSucceeds(second))
         #expect(lab.suSucceeds(lab.admin))

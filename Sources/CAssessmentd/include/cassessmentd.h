@@ -24,4 +24,24 @@ int cad_spawn_close_from(void *actions, int lowest);
 /// pipe2(fds, O_CLOEXEC).
 int cad_pipe(int fds[2]);
 
+/// One of the kernel's process events (the netlink proc connector), as plain numbers.
+/// `what`: 1 fork (a new process `pid` of parent `parent`; new threads are left out), 2 exec,
+/// 3 user ids changed (`ruid`, `euid`), 4 exit.
+typedef struct {
+    int what;
+    int pid;
+    int parent;
+    unsigned int ruid;
+    unsigned int euid;
+} cad_proc_event;
+
+/// A netlink socket subscribed to every process's fork, exec, uid change and exit
+/// (close-on-exec, non-blocking, a large receive buffer); -1 with errno (EPERM outside the
+/// machine's first PID namespace or without CAP_NET_ADMIN).
+int cad_proc_events_open(void);
+
+/// The events waiting on `fd`, at most `max`: their count; -1 with errno, ENOBUFS when the
+/// kernel dropped some (the caller must look at the whole machine again).
+int cad_proc_events_read(int fd, cad_proc_event *events, int max);
+
 #endif

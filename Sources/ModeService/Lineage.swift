@@ -1,0 +1,213 @@
+/// One of the kernel's process events, as the service reads them (the netlink proc connector).
+public struct ProcessEvent: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// A new process (not a thread) whose parent is `parent`.
+        case fork(parent: Int32)
+        /// The process's real and effective user ids changed.
+        case ids(real: UInt32, effective: UInt32)
+        case exec
+        /// The whole process ended.
+        case exit
+    }
+
+    public var pid: Int32
+    public var kind: Kind
+
+    public init(pid: Int32, _ kind: Kind) {
+        self.pid = pid
+        self.kind = kind
+    }
+}
+
+/// Who the seat account's processes descend from, kept from the kernel's process events while
+/// a Carrel owns the mode, so that a stranger is known at its fork: a program that forks a
+/// successor and exits every few milliseconds, never there when /proc is looked at, is still
+/// one stranger's line. Pure: `read` is how a process the events cannot place is looked up.
+///
+/// A process is the owner's (Carrel or one of its descendants: allowed), a stranger's (the
+/// line of a stranger, `root` its number), or pending: a child of a process the events do not
+/// place. A child inherits the owner's or a stranger's line at once. A pending process's
+/// children join its chain; after each batch of events (`settle`) a chain is placed by
+/// reading the processes of it that are still alive, the newest first: reading each at its
+/// fork would lose the race to a program that forks faster than events are read. A parent a
+/// fork names is the child's real parent, which `CLONE_PARENT` makes the forker's own parent:
+/// so nothing but the owner's and a stranger's line is inherited, every other child is read.
+public struct Lineage: Sendable, Equatable {
+    public enum Line: Sendable, Equatable {
+        case owner
+        /// `root`: the line's number, never used again (a pid is, once its process ends).
+        case stranger(root: Int)
+        /// Not placed yet: read at the end of the batch, with the other processes of `chain`.
+        case pending(chain: Int)
+    }
+
+    public let uid: UInt32
+    public private(set) var lines: [Int32: Line] = [:]
+    /// The roots already reported (an incident each), so a line is reported once.
+    public private(set) var reportedRoots: Set<Int> = []
+    var nextNumber = 1
+    /// Strangers made since the last `take()`, in the order they were found.
+    var fresh: [Int32] = []
+    /// Each pending chain's processes, oldest first (some may have ended since: a process's
+    /// own line says whether it is still of the chain).
+    var chains: [Int: [Int32]] = [:]
+
+    static let mostChains = 4096
+
+    public init(uid: UInt32) {
+        self.uid = uid
+    }
+
+    /// Placed from a table of the machine: the owner and its descendants, and the strangers
+    /// already known (each its own root, reported when `reported` holds it). Replaces what the
+    /// events had built, as after events the kernel dropped.
+    public mutating func seed(_ table: [ProcessEntry], owner: ProcessMark, strangers: [ProcessEntry], reported: Set<ProcessMark>) {
+        lines = [:]
+        fresh = []
+        chains = [:]
+        var children: [Int32: [ProcessEntry]] = [:]
+        for entry in table { children[entry.parent, default: []].append(entry) }
+        if table.contains(where: { $0.mark == owner }) {
+            var down = [owner.pid]
+            while let pid = down.popLast(), lines.count < 1 << 20 {
+                guard lines[pid] == nil else { continue }
+                lines[pid] = .owner
+                down += (children[pid] ?? []).map(\.pid)
+            }
+        }
+        reportedRoots = []
+        for entry in strangers where lines[entry.pid] == nil {
+            let root = number()
+            lines[entry.pid] = .stranger(root: root)
+            if reported.contains(entry.mark) { reportedRoots.insert(root) }
+        }
+    }
+
+    /// One event. Reads nothing: a process it cannot place waits for `settle`.
+    public mutating func apply(_ event: ProcessEvent) {
+        switch event.kind {
+        case let .fork(parent):
+            forget(event.pid)
+            switch lines[parent] {
+            case .owner?:
+                lines[event.pid] = .owner
+            case let .stranger(root)?:
+                lines[event.pid] = .stranger(root: root)
+                fresh.append(event.pid)
+            case let .pending(chain)?:
+                lines[event.pid] = .pending(chain: chain)
+                chains[chain, default: []].append(event.pid)
+            case nil:
+                let chain = number()
+                lines[event.pid] = .pending(chain: chain)
+                chains[chain] = [event.pid]
+            }
+        case let .ids(real, effective):
+            switch lines[event.pid] {
+            case .owner?, .stranger?: break
+            case .pending?, nil:
+                guard real == uid || effective == uid else { break }
+                forget(event.pid)
+                lines[event.pid] = .stranger(root: number())
+                fresh.append(event.pid)
+            }
+        case .exec:
+            break
+        case .exit:
+            forget(event.pid)
+        }
+    }
+
+    /// Each pending chain placed by the first of its living processes that can be read, the
+    /// newest first: all of it becomes the owner's (a child of the owner's line by /proc's
+    /// word), one new stranger's line (a process of the account), or is dropped (another
+    /// account's, or ended). A chain none of whose processes could be read while the events
+    /// say some live is kept for the next time.
+    public mutating func settle(read: (Int32) -> ProcessEntry?) {
+        // Chains kept unread this long are the events' loss, not a program's: the oldest go.
+        if chains.count > Self.mostChains {
+            for chain in chains.keys.sorted().prefix(chains.count - Self.mostChains) {
+                for pid in chains[chain] ?? [] where lines[pid] == .pending(chain: chain) { lines[pid] = nil }
+                chains[chain] = nil
+            }
+        }
+        for (chain, members) in chains.sorted(by: { $0.key < $1.key }) {
+            let alive = members.filter { lines[$0] == .pending(chain: chain) }
+            var placed: Line??
+            for pid in alive.reversed() {
+                guard let entry = read(pid), !entry.zombie else { continue }
+                placed = .some(line(of: entry, read: read))
+                break
+            }
+            guard let line = placed else {
+                chains[chain] = alive.isEmpty ? nil : alive
+                continue
+            }
+            chains[chain] = nil
+            for pid in alive {
+                lines[pid] = line
+                if case .stranger? = line { fresh.append(pid) }
+            }
+        }
+    }
+
+    /// A process of the account read from /proc: of the line of its nearest ancestor that has
+    /// one (the events may have missed a fork: the kernel drops them when they come faster than
+    /// they are read), else a new stranger's. Another account's process has no line.
+    mutating func line(of entry: ProcessEntry, read: (Int32) -> ProcessEntry?) -> Line? {
+        guard entry.uids.contains(uid) else { return nil }
+        var parent = entry.parent
+        for _ in 0..<32 where parent > 1 {
+            switch lines[parent] {
+            case .owner?: return .owner
+            case let .stranger(root)?: return .stranger(root: root)
+            case .pending?, nil: break
+            }
+            guard let up = read(parent) else { break }
+            parent = up.parent
+        }
+        return .stranger(root: number())
+    }
+
+    /// `pid` no longer runs (or is used again): out of its line, and so of its chain.
+    mutating func forget(_ pid: Int32) {
+        lines[pid] = nil
+    }
+
+    mutating func number() -> Int {
+        defer { nextNumber += 1 }
+        return nextNumber
+    }
+
+    /// The strangers found since the last call that have not ended, each with its line's root
+    /// and whether that line is new (not reported before; it counts as reported from now on).
+    public mutating func take() -> [(pid: Int32, root: Int, new: Bool)] {
+        var out: [(pid: Int32, root: Int, new: Bool)] = []
+        var seen = Set<Int32>()
+        for pid in fresh where seen.insert(pid).inserted {
+            guard case let .stranger(root)? = lines[pid] else { continue }
+            out.append((pid, root, reportedRoots.insert(root).inserted))
+        }
+        fresh = []
+        return out
+    }
+
+    /// Whether `pid` belongs to a line already reported (a look at /proc need not report it again).
+    public func isReported(_ pid: Int32) -> Bool {
+        if case let .stranger(root)? = lines[pid] { return reportedRoots.contains(root) }
+        return false
+    }
+
+    /// A stranger found by a look at /proc: its own line, reported.
+    public mutating func adopt(_ pid: Int32) {
+        switch lines[pid] {
+        case .owner?: return
+        case let .stranger(root)?: reportedRoots.insert(root)
+        case .pending?, nil:
+            forget(pid)
+            let root = number()
+            lines[pid] = .stranger(root: root)
+            reportedRoots.insert(root)
+        }
+    }
+}

@@ -1,0 +1,126 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AssessmentMode
+import CAssessmentd
+import ModeService
+
+/// The kernel's process events (the netlink proc connector): every fork, change of user ids
+/// and exit on the machine, as they happen. While a Carrel owns the mode, a stranger is known
+/// at its fork and acted on at once, however short its life; the look at /proc every quarter
+/// of a second stays, for what the events cannot place.
+extension Watcher {
+    /// At most this many incidents for new lines in ten seconds; those past it are counted in one.
+    static let mostNewLines = 20
+
+    func subscribe() {
+        guard events < 0 else { return }
+        events = cad_proc_events_open()
+        eventsMissing = events >= 0 ? nil : (errno == EPERM || errno == EACCES
+            ? "the service does not run as root in the machine's own process namespace" : Files.error())
+        if let why = eventsMissing { log("the kernel's process events are not available: \(why); /proc is looked at instead") }
+    }
+
+    func unsubscribe() {
+        if events >= 0 { close(events) }
+        events = -1
+        lineage = nil
+        lineageOwner = nil
+    }
+
+    /// The lines placed from a table of the machine: the owner's descendants, the account's
+    /// strangers (those reported before stay reported).
+    func seed(_ table: [ProcessEntry], record: ModeRecord, owner: ProcessMark) {
+        guard events >= 0 else { return }
+        var fresh = Lineage(uid: record.uid)
+        let strangers = ProcessRule.strangers(table, uid: record.uid, owners: [owner], kept: [])
+        fresh.seed(table, owner: owner, strangers: strangers, reported: reported)
+        lineage = fresh
+        lineageOwner = owner
+        reseed = false
+    }
+
+    /// Reads every event waiting; while a Carrel owns the mode, the strangers they show are
+    /// acted on (ended at once under `processes: end`) and each new line is an incident.
+    func drain(_ record: ModeRecord?, owner: ProcessMark?, now: Double) -> [Incident] {
+        guard events >= 0 else { return [] }
+        var batch: [ProcessEvent] = []
+        var dropped = false
+        var buffer = [cad_proc_event](repeating: cad_proc_event(), count: 512)
+        // At most 32 768 events at a time: the loop comes back at once for more, and a
+        // program that forks without pause cannot keep the service in here.
+        for _ in 0..<64 {
+            let n = cad_proc_events_read(events, &buffer, Int32(buffer.count))
+            if n < 0 && errno == ENOBUFS {
+                dropped = true
+                continue
+            }
+            if n < 0 {
+                log("the kernel's process events cannot be read (\(Files.error())); /proc is looked at instead")
+                eventsMissing = Files.error()
+                unsubscribe()
+                return []
+            }
+            batch += buffer[0..<Int(n)].compactMap(Self.event)
+            if n < Int32(buffer.count) { break }
+        }
+        guard let record, let owner, owner == lineageOwner, var lines = lineage, record.begin.policy.processRule != .ignore else { return [] }
+        for event in batch { lines.apply(event) }
+        lines.settle(read: ProcTable.entry)
+        lineage = lines
+        if dropped && !reseed {
+            // Some events were lost: the lines are placed again from what runs at the next
+            // look (not here: reading all of /proc now would lose more). Meanwhile a process
+            // the lines do not place is read with its ancestors.
+            log("the kernel dropped process events; the machine is looked at again")
+            reseed = true
+            nextFullLook = 0
+        }
+        return act(record, now: now)
+    }
+
+    /// The strangers found since the last time: ended or reported by the policy, one incident a line.
+    func act(_ record: ModeRecord, now: Double) -> [Incident] {
+        guard var lines = lineage else { return [] }
+        let found = lines.take()
+        lineage = lines
+        let end = record.begin.policy.processRule == .end
+        var incidents: [Incident] = []
+        for stranger in found {
+            let entry = ProcTable.entry(stranger.pid).flatMap { $0.uids.contains(record.uid) && !$0.zombie ? $0 : nil }
+            let command = entry.map { ProcTable.command($0.pid) }
+            let ended = end && entry.map { ProcTable.signal($0.mark, SIGKILL) } == true
+            if let entry { reported.insert(entry.mark) }
+            guard stranger.new else { continue }
+            if Int(now / 10) != Int(burst.second / 10) { burst = (now, 0, burst.leftOut) }
+            guard burst.count < Self.mostNewLines else {
+                burst.leftOut += 1
+                continue
+            }
+            burst.count += 1
+            let found = ProcessEntry(pid: stranger.pid, parent: entry?.parent ?? 0, uids: [record.uid], start: entry?.start ?? 0,
+                                     command: command ?? "[it ended before it could be read]")
+            incidents.append(ProcessRule.incident(found, account: record.account, action: ended || (end && entry == nil) ? "ended" : "reported", at: now))
+        }
+        return incidents + leftOut(record, now: now)
+    }
+
+    /// One incident for the new lines past the limit, once its ten seconds are over.
+    func leftOut(_ record: ModeRecord, now: Double) -> [Incident] {
+        guard burst.leftOut > 0, Int(now / 10) != Int(burst.second / 10) || burst.leftOut >= 1000 else { return [] }
+        defer { burst.leftOut = 0 }
+        let end = record.begin.policy.processRule == .end
+        return [Incident(kind: .process, detail: "\(burst.leftOut) more programs of \(record.account) were started in a burst",
+                         at: now, action: end ? "ended" : "reported")]
+    }
+
+    static func event(_ raw: cad_proc_event) -> ProcessEvent? {
+        switch raw.what {
+        case 1: ProcessEvent(pid: raw.pid, .fork(parent: raw.parent))
+        case 2: ProcessEvent(pid: raw.pid, .exec)
+        case 3: ProcessEvent(pid: raw.pid, .ids(real: raw.ruid, effective: raw.euid))
+        case 4: ProcessEvent(pid: raw.pid, .exit)
+        default: nil
+        }
+    }
+}

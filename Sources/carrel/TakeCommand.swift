@@ -11,22 +11,30 @@ import SharedStore
 import TerminalUI
 
 struct TakeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "take",
-        abstract: "Launch a locked assessment session in this terminal.",
-        discussion: """
-            Shows the start screen (what the test is and what is restricted), asks the proctor \
-            passphrase when the assessment has one, confirms the lock, then runs the test until \
-            it is submitted, the time runs out, or the proctor ends it. A sealed package \
-            (`carrel seal`) is opened in memory by the passphrase typed on the start screen \
-            (three tries, exit 77; a damaged package exits 65). \
-            Refuses to start (exit 75) while another session holds the lock or an interrupted \
-            session waits for the proctor, and (exit 69) when the policy refuses the environment.
+    static let configuration: CommandConfiguration = {
+        var configuration = CommandConfiguration(
+            commandName: "take",
+            abstract: "Launch a locked assessment session in this terminal.",
+            discussion: """
+                Shows the start screen (what the test is and what is restricted), asks the proctor \
+                passphrase when the assessment has one, confirms the lock, then runs the test until \
+                it is submitted, the time runs out, or the proctor ends it. A sealed package \
+                (`carrel seal`) is opened in memory by the passphrase typed on the start screen \
+                (three tries, exit 77; a damaged package exits 65). \
+                Refuses to start (exit 75) while another session holds the lock or an interrupted \
+                session waits for the proctor, and (exit 69) when the policy refuses the environment.
 
-            Keys (F1 shows them in the test; `carrel keys` prints them):
+                Keys (F1 shows them in the test; `carrel keys` prints them):
 
-            """ + KeyTable.plainText
-    )
+                """ + KeyTable.plainText
+        )
+        // Named as a command of `carrel`: parsed alone (a test's launch, Carrel.main), it is
+        // then not asked for a completion script, a request whose check is a fifth of the
+        // launch. A request for one, help and every error go through the whole tree, which
+        // reads none of this.
+        configuration._superCommandName = "carrel"
+        return configuration
+    }()
 
     @Argument(help: "The assessment file (.yaml, or sealed .carrel).") var file: String
     @Option(help: "The candidate's name, shown on screen and in the result.") var candidate: String?

@@ -134,7 +134,10 @@ final class Watcher {
         let rule = record.begin.policy.processRule
         if rule != .ignore {
             let kept = owner == nil ? ownerAncestors : []
+            // A descendant of Carrel that the events saw forked is Carrel's, even once its parent
+            // has gone and /proc names another (a clipboard helper serving in the background).
             let strangers = ProcessRule.strangers(table, uid: record.uid, owners: owners, kept: kept, reported: reported)
+                .filter { lineage?.lines[$0.pid] != .owner }
             let (confirmed, next) = ProcessRule.confirm(strangers, suspects: suspects, live: owner != nil)
             suspects = next
             for entry in confirmed.prefix(50) {

@@ -168,6 +168,9 @@ public enum ModeWire {
     /// session that has none: one definition, which the session reads them by.
     public static let heldByAnother = "assessment mode already runs for session"
     public static let noMode = "no assessment mode runs for session"
+    /// How the service begins a refusal of the machine as it finds it (not of what the machine
+    /// can do): a session does not begin, whatever its `machine` key says.
+    public static let refusedHere = "assessment mode refuses to begin here:"
 
     public static let maximumLine = 64 * 1024
     public static let defaultSocket = "/run/carrel/assessmentd.sock"

@@ -33,12 +33,16 @@ public struct AtBegin: Sendable, Equatable {
     public var incidents: [Incident]
     /// How soon another program is seen, in words ("at its start …").
     public var watching: String
+    /// Why the machine as found refuses the mode (nothing was stopped or ended then).
+    public var refusal: String?
 
-    public init(steps: [StepReport] = [], stopped: [ProcessMark] = [], incidents: [Incident] = [], watching: String = "") {
+    public init(steps: [StepReport] = [], stopped: [ProcessMark] = [], incidents: [Incident] = [], watching: String = "",
+                refusal: String? = nil) {
         self.steps = steps
         self.stopped = stopped
         self.incidents = incidents
         self.watching = watching
+        self.refusal = refusal
     }
 }
 
@@ -116,6 +120,7 @@ public final class ModeEngine {
         guard let made = record else { return [] }
         fresh = made
         let watched = watch(fresh)
+        if let why = watched.refusal { return [Outgoing(caller.connection, .failed(reason: abandon(why)))] }
         fresh.steps += watched.steps
         if request.policy.processRule != .ignore {
             let doing = request.policy.processRule == .end ? "ended" : "reported"

@@ -63,6 +63,12 @@ extension SessionLifecycle {
             throw SessionError.refused(["this machine is held in assessment mode by another session (\(why)); ask your proctor: "
                 + "an administrator frees it with `systemctl restart carrel-assessmentd`"])
         }
+        // The service refused the machine as it found it (a program of the student's between
+        // the login and Carrel under `processes: end`): a `prefer` would run the exam unwatched.
+        if mode != .unlock, case let .failed(why) = outcome, why.hasPrefix(ModeWire.refusedHere) {
+            log(.assessmentMode, "not begun: \(why)")
+            throw SessionError.refused([why])
+        }
         switch outcome {
         case let .began(steps):
             modeHeld = true

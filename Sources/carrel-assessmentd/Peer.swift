@@ -57,7 +57,7 @@ struct TrustedCarrel {
 
     /// Why process `pid` is not running this Carrel; nil when it is. Its executable is named
     /// by /proc/PID/exe: the same path, and the same bytes (the file measured at start, or a
-    /// file whose SHA-256 is the same).
+    /// file whose SHA-256 is the same); and it runs no code but that and root's libraries.
     func refusal(_ pid: Int32) -> String? {
         var link = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let n = readlink("/proc/\(pid)/exe", &link, link.count - 1)
@@ -69,12 +69,12 @@ struct TrustedCarrel {
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { return "the caller's program cannot be examined" }
-        if FileIdentity(st) == identity { return nil }
+        if FileIdentity(st) == identity { return MappedCode.refusal(pid, trusted: path) }
         // A file that cannot be read is refused like one that differs.
         guard let measured = try? Self.digest(fd, what: exe), measured == digest else {
             return "the caller's Carrel is not the one this service measured at its start (restart the service after installing Carrel)"
         }
-        return nil
+        return MappedCode.refusal(pid, trusted: path)
     }
 }
 

@@ -20,6 +20,9 @@ struct SystemExecutor: ChangeExecutor {
             return .nothing
         case let .file(path, _):
             try Self.checkPath(path, under: ["/run/", "/etc/"])
+            // The nologin file refuses nothing unless PAM reads it: without the package's PAM
+            // piece, the logins step is not applied (a refusal under `machine: lock`).
+            if path == ModePlan.nologin, let why = Capabilities.pamPiece() { throw ChangeError(why) }
             let folder = Files.parent(path)
             guard folder.hasPrefix("/run/") || access(folder, F_OK) == 0 else { throw ChangeError("\(folder) does not exist on this machine") }
             return try Files.read(path).map { .contents(Data($0)) } ?? .nothing

@@ -65,6 +65,9 @@ extension Watcher {
             if n < Int32(buffer.count) { break }
         }
         guard let record, let owner, owner == lineageOwner, var lines = lineage, record.begin.policy.processRule != .ignore else { return [] }
+        // A program between the login and Carrel that runs another is looked at now.
+        let ancestors = Set(ownerAncestors.map(\.pid))
+        if batch.contains(where: { $0.kind == .exec && ancestors.contains($0.pid) }) { nextFullLook = 0 }
         for event in batch { lines.apply(event) }
         lines.settle(read: ProcTable.entry)
         lineage = lines

@@ -14,6 +14,8 @@ final class Watcher {
     /// The owner's ancestors as last seen: while the mode is interrupted they are still allowed
     /// (the kiosk's login shell that started the Carrel that went away), their new children not.
     var ownerAncestors = Set<ProcessMark>()
+    /// The student's programs between the login and Carrel, with what each ran when reported.
+    var ancestorPrograms: [ProcessMark: String] = [:]
     var devices: Set<String>?
     var pendingKills: [(process: ProcessMark, at: Double)] = []
     /// The kernel's process events while a mode runs (-1: none), and the lines they keep for
@@ -44,6 +46,14 @@ final class Watcher {
         if record.begin.policy.processRule != .ignore { subscribe() }
         let table = ProcTable.all()
         ownerAncestors = Self.ancestors(table, of: owner)
+        ancestorPrograms = [:]
+        if record.begin.policy.processRule == .end,
+           let launcher = ProcessRule.strangeAncestors(table, uid: record.uid, owner: owner, reported: [], program: ProcTable.program).first {
+            // It could not be ended without the exam's terminal, and would run through the exam.
+            let command = Sanitise.text(ProcTable.command(launcher.pid), limit: 120)
+            return AtBegin(refusal: "\(ModeWire.refusedHere) a program of \(record.account) stands between the login and Carrel "
+                + "(process \(launcher.pid): \(command)) and would run through the exam (processes: end); start Carrel from the login's shell")
+        }
         seed(table, record: record, owner: owner)
         var students: [UInt32: Bool] = [:]
         let others = SessionRule.others(table, owners: [owner]) { uid in
@@ -157,13 +167,18 @@ final class Watcher {
         }
         if rule != .ignore, let owner {
             // A program of the student's between the login and Carrel is reported, never ended
-            // (ending it would take the exam's terminal with it).
-            for entry in ProcessRule.strangeAncestors(table, uid: record.uid, owner: owner, reported: reported, program: ProcTable.program) {
-                reported.insert(entry.mark)
+            // (ending it would take the exam's terminal with it; under `processes: end` one
+            // there at the begin refuses it). Reported again whenever it runs another program.
+            for entry in ProcessRule.strangeAncestors(table, uid: record.uid, owner: owner, reported: [], program: ProcTable.program) {
+                let program = ProcTable.program(entry.pid) ?? "?"
+                let before = ancestorPrograms[entry.mark]
+                guard before != program else { continue }
+                ancestorPrograms[entry.mark] = program
                 var found = entry
                 found.command = ProcTable.command(entry.pid)
                 var incident = ProcessRule.incident(found, account: record.account, action: "reported", at: now)
-                incident.detail = "a program between the login and Carrel: " + incident.detail
+                incident.detail = (before == nil ? "a program between the login and Carrel: " : "a program between the login and Carrel ran another: ")
+                    + incident.detail
                 incidents.append(incident)
             }
         }
@@ -172,6 +187,7 @@ final class Watcher {
 
     func reset() {
         unsubscribe()
+        ancestorPrograms = [:]
         reported = []
         suspects = []
         ownerAncestors = []

@@ -31,6 +31,17 @@ import Testing
         #expect(bench.engine.owner == 1)
     }
 
+    /// The machine as the watcher found it refuses the mode (a program of the student's between
+    /// the login and Carrel under `processes: end`): every change undone, the reason told.
+    @Test func aRefusalOfTheMachineAsFoundUndoesEverything() throws {
+        let bench = Bench()
+        let initial = bench.machine.snapshot
+        let why = ModeWire.refusedHere + " a program of carrel1 stands between the login and Carrel"
+        let out = bench.begin(bench.request(MachinePolicy(processes: .end)), watched: AtBegin(refusal: why))
+        #expect(out == [Outgoing(1, .failed(reason: why + "; nothing was left changed"))])
+        #expect(bench.machine.snapshot == initial && bench.store.bytes == nil && bench.engine.record == nil)
+    }
+
     /// A kernel before 6.2 has no setting for TIOCSTI and lets any program type into a terminal
     /// it shares: reported when the policy prefers the mode, a refusal when it requires it.
     @Test func aKernelThatAlwaysAllowsTypingIntoATerminalIsReportedOrRefused() throws {

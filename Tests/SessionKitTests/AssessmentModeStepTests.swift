@@ -161,6 +161,20 @@ struct AssessmentModeHeldTests {
         }
     }
 
+    /// The service refusing the machine as it found it (a program of the student's between the
+    /// login and Carrel, under `processes: end`) stops a `prefer` session too, with its words.
+    @Test func aMachineTheServiceRefusesStopsEvenAPreferSession() throws {
+        let why = ModeWire.refusedHere + " a program of ada stands between the login and Carrel (process 42: python3 launch.py)"
+        let refused = AssessmentModeStepTests.FakeService(answer: .failed(why + "; nothing was left changed"))
+        do {
+            _ = try AssessmentModeStepTests.begin(try MemoryWorld(), refused, machine: "prefer")
+            Issue.record("a refused machine does not begin a prefer session")
+        } catch let error as SessionError {
+            guard case let .refused(reasons) = error else { Issue.record("\(error)"); return }
+            #expect(reasons == [why + "; nothing was left changed"])
+        }
+    }
+
     /// A service that knows no mode for the session (restarted since) on resume, then begins one.
     final class Restarted: AssessmentModeLink, @unchecked Sendable {
         let lock = NSLock()

@@ -18,6 +18,8 @@ final class AssessmentdLab {
     var started = 0
     let pamFile = "/etc/pam.d/common-account"
     var pamBefore: Data?
+    /// The kernel's TIOCSTI setting as found: put back whatever a failed test left.
+    let tiocstiBefore = try? String(contentsOfFile: ModePlan.tiocsti, encoding: .utf8)
 
     static var daemon: String { ChildProcess.buildFolder.appendingPathComponent("carrel-assessmentd").path }
     static var probe: String { ChildProcess.buildFolder.appendingPathComponent("carrel-mode-probe").path }
@@ -47,6 +49,9 @@ final class AssessmentdLab {
         _ = ChildSpawn.run("/usr/sbin/nft", ["delete", "table", "inet", ModePlan.table], environment: Self.environment)
         unlink(ModePlan.nologin)
         rmdir("/run/carrel")
+        if let value = tiocstiBefore, (try? String(contentsOfFile: ModePlan.tiocsti, encoding: .utf8)) != value {
+            try? value.write(toFile: ModePlan.tiocsti, atomically: false, encoding: .utf8)
+        }
         restorePAM()
         for name in students + [admin] {
             // The test accounts' processes, each by its pid (userdel refuses an account that runs any).
@@ -81,6 +86,14 @@ final class AssessmentdLab {
     }
 
     func uid(_ account: String) -> UInt32 { getpwnam(account).map { $0.pointee.pw_uid } ?? 0 }
+
+    /// A lab whose service serves, a store listening, and the machine as it was before any mode.
+    static func serving() throws -> (lab: AssessmentdLab, store: Listener, before: String) {
+        let lab = try AssessmentdLab()
+        let store = try Listener()
+        try lab.start()
+        return (lab, store, lab.snapshot())
+    }
 
     /// Starts the service and waits until it serves (its log says so).
     func start(_ extra: [String] = []) throws {

@@ -11,10 +11,7 @@ extension AssessmentdRootTests {
     /// After a killed Carrel, a new one of the same account takes the mode over with the
     /// proctor's passphrase (another account's cannot), and is told of what happens from then on.
     @Test func aNewCarrelResumesTheModeAndAStrayProcessIsEnded() throws {
-        let lab = try AssessmentdLab()
-        let store = try Listener()
-        try lab.start()
-        let before = lab.snapshot()
+        let (lab, store, before) = try AssessmentdLab.serving()
         let hash = try PassphraseHash.make(passphrase: "quiet room", logRounds: 12).description
         let first = try lab.client()
         let policy = MachinePolicy(processes: .end)
@@ -44,10 +41,7 @@ extension AssessmentdRootTests {
     }
 
     @Test func theModeEndsItselfAtItsTimeLimit() throws {
-        let lab = try AssessmentdLab()
-        let store = try Listener()
-        try lab.start()
-        let before = lab.snapshot()
+        let (lab, store, before) = try AssessmentdLab.serving()
         let carrel = try lab.client()
         #expect(Self.began(Self.ask(carrel, AssessmentdLab.begin(session: "s-limit", port: store.port, maxDuration: 2)).0) != nil)
         #expect(lab.snapshot() != before)

@@ -89,6 +89,7 @@ struct AssessmentdRootTests {
     @Test func aKilledCarrelLeavesTheModeUntilTheProctorUnlocksIt() throws {
         let lab = try AssessmentdLab()
         let store = try Listener(), other = try Listener()
+        try lab.installPAM()
         try lab.start()
         let before = lab.snapshot()
         let hash = try PassphraseHash.make(passphrase: "quiet room", logRounds: 12).description
@@ -135,10 +136,7 @@ struct AssessmentdRootTests {
     }
 
     @Test func twoBeginsAtOnceMakeOneMode() throws {
-        let lab = try AssessmentdLab()
-        let store = try Listener()
-        try lab.start()
-        let before = lab.snapshot()
+        let (lab, store, before) = try AssessmentdLab.serving()
         let first = try lab.client(lab.students[0]), second = try lab.client(lab.students[1])
         first.send(AssessmentdLab.begin(session: "s-one", port: store.port))
         second.send(AssessmentdLab.begin(session: "s-two", port: store.port))

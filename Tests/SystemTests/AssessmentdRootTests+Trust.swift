@@ -1,0 +1,91 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AssessmentMode
+import Foundation
+import SessionTestSupport
+import Testing
+
+extension AssessmentdRootTests {
+    /// Without the package's PAM piece the nologin file refuses nothing: the logins step is
+    /// reported as not applied (and why), and `machine: lock` does not begin.
+    @Test func withoutThePAMPieceTheLoginsStepIsNotApplied() throws {
+        let (lab, store, before) = try AssessmentdLab.serving()
+        let carrel = try lab.client()
+        let (locked, _) = Self.ask(carrel, AssessmentdLab.begin(session: "s-nopam", port: store.port, policy: MachinePolicy(machine: .lock)))
+        guard case let .failed(reason)? = locked else {
+            Issue.record("machine: lock began without the PAM piece: \(String(describing: locked))")
+            return
+        }
+        #expect(reason.contains("the logins step cannot be applied") && reason.contains("pam-auth-update"), "\(reason)")
+        #expect(lab.snapshot() == before)
+        let steps = try #require(Self.began(Self.ask(carrel, AssessmentdLab.begin(session: "s-nopam", port: store.port)).0))
+        let logins = try #require(steps.first { $0.kind == .logins })
+        #expect(!logins.applied && logins.detail.contains("pam-auth-update"), "\(logins)")
+        #expect(lab.suSucceeds(lab.students[1]), "logins were never refused: the report says so")
+        _ = Self.ask(carrel, AssessmentdLab.line(.end))
+        #expect(lab.snapshot() == before)
+    }
+
+    /// The genuine Carrel with a library of the student's preloaded is not the trusted Carrel:
+    /// the library's code would speak for it.
+    @Test func theTrustedCarrelWithCodeOfTheStudentsIsRefused() throws {
+        let lab = try AssessmentdLab()
+        let source = lab.folder + "/pre.c", library = lab.folder + "/pre.so"
+        try "__attribute__((constructor)) static void injected(void) {}\nunsigned int la_version(unsigned int v) { return v; }\n".write(toFile: source, atomically: true, encoding: .utf8)
+        try AssessmentdLab.must("/usr/bin/gcc", ["-shared", "-fPIC", "-o", library, source])
+        let student = lab.students[0]
+        chown(library, lab.uid(student), 0)
+        chmod(library, 0o755)
+        try lab.start()
+        for variable in ["LD_PRELOAD", "LD_AUDIT"] {
+            let client = try ChildProcess("/usr/bin/setpriv", ["--reuid=\(student)", "--regid=\(student)", "--init-groups", "/usr/bin/env",
+                                                               "\(variable)=\(library)", lab.trusted, lab.socket],
+                                          environment: AssessmentdLab.environment)
+            guard case let .refused(reason)? = Self.ask(client, AssessmentdLab.line(.status)).0 else {
+                Issue.record("\(variable): the Carrel with the student's library was not refused")
+                continue
+            }
+            #expect(reason.contains("runs code from \(library)") && reason.contains("not root's alone"), "\(variable): \(reason)")
+        }
+        // The same binary alone is served.
+        let plain = try lab.client()
+        guard case .status? = Self.ask(plain, AssessmentdLab.line(.status)).0 else {
+            Issue.record("the trusted Carrel alone was not served: \(lab.logText)")
+            return
+        }
+    }
+
+    /// A program of the student's that launches Carrel (here python) would run through the
+    /// exam: under `processes: end` the begin is refused with why, the machine untouched;
+    /// under `report` it begins and the program is reported.
+    @Test func aProgramThatLaunchesCarrelRefusesAnEndModeAndIsReportedOtherwise() throws {
+        let (lab, store, before) = try AssessmentdLab.serving()
+        let student = lab.students[0]
+        let launcher = "import subprocess, sys; sys.exit(subprocess.run(sys.argv[1:]).returncode)"
+        func launched() throws -> ChildProcess {
+            try ChildProcess("/usr/bin/setpriv", ["--reuid=\(student)", "--regid=\(student)", "--init-groups", "/usr/bin/python3", "-c", launcher,
+                                                  lab.trusted, lab.socket], environment: AssessmentdLab.environment)
+        }
+        let strict = try launched()
+        let policy = MachinePolicy(consoles: .allow, devices: .allow, processes: .end)
+        guard case let .failed(reason)? = Self.ask(strict, AssessmentdLab.begin(session: "s-launcher", port: store.port, policy: policy)).0 else {
+            Issue.record("an end mode began under a launcher of the student's")
+            return
+        }
+        #expect(reason.hasPrefix(ModeWire.refusedHere) && reason.contains("python3") && reason.contains("nothing was left changed"), "\(reason)")
+        #expect(lab.snapshot() == before)
+        let lenient = try launched()
+        let reporting = MachinePolicy(consoles: .allow, devices: .allow, processes: .report)
+        #expect(Self.began(Self.ask(lenient, AssessmentdLab.begin(session: "s-launcher", port: store.port, policy: reporting)).0) != nil)
+        var seen = false
+        while !seen, let text = lenient.readLine(timeout: 4) {
+            if case let .incident(incident)? = AssessmentdLab.reply(text), incident.detail.hasPrefix("a program between the login and Carrel") {
+                seen = incident.detail.contains("python3")
+            }
+        }
+        #expect(seen, "the launcher was not reported: \(lab.logText)")
+        _ = Self.ask(lenient, AssessmentdLab.line(.end))
+        #expect(lab.snapshot() == before)
+    }
+}

@@ -11,6 +11,7 @@ import ModeService
 /// is refused too.
 enum MappedCode {
     static func refusal(_ pid: Int32, trusted: String) -> String? {
+        if let variable = loaderVariable(pid) { return "the caller was started with \(variable) set (code of another's chosen by the loader)" }
         guard let maps = ProcTable.text("/proc/\(pid)/maps", limit: 8 << 20) else { return "the caller's memory cannot be examined" }
         var checked = Set<Substring>()
         for line in maps.split(separator: "\n") {
@@ -27,8 +28,23 @@ enum MappedCode {
         return nil
     }
 
-    /// Why a student could have written `path` (or a folder above it); nil when only root could.
-    /// A folder anyone may write counts when it is sticky (/tmp): others' files there are theirs.
+    /// The dynamic loader's variables that choose code (the genuine Carrel needs none), as its
+    /// environment at start names them.
+    static let loaderVariables = ["LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH"]
+
+    static func loaderVariable(_ pid: Int32) -> String? {
+        // An environment that cannot be read is left to the mappings' check.
+        guard let bytes = try? Files.read("/proc/\(pid)/environ") else { return nil }
+        for entry in bytes.split(separator: 0) {
+            let text = String(decoding: entry.prefix(64), as: UTF8.self)
+            if let name = loaderVariables.first(where: { text.hasPrefix($0 + "=") }), entry.count > name.utf8.count + 1 { return name }
+        }
+        return nil
+    }
+
+    /// Why a student could have written `path` or put it there (a folder above it that others
+    /// may write, even a sticky one: a hard link to one of root's files could be made there);
+    /// nil when only root could.
     static func rootOnly(_ path: String) -> String? {
         guard path.hasPrefix("/") else { return "a file named by no absolute path" }
         var st = stat()
@@ -47,8 +63,7 @@ enum MappedCode {
                 // A link root made (/lib → usr/lib) is root's to change.
                 guard st.st_uid == 0 else { return "in a folder linked by another user" }
             } else {
-                let sticky = st.st_mode & S_ISVTX != 0
-                guard (st.st_mode & S_IFMT) == S_IFDIR, st.st_uid == 0, st.st_mode & 0o022 == 0 || sticky else {
+                guard (st.st_mode & S_IFMT) == S_IFDIR, st.st_uid == 0, st.st_mode & 0o022 == 0 else {
                     return "in a folder others may write (\(Sanitise.text(folder, limit: 120)))"
                 }
             }

@@ -28,25 +28,37 @@ extension AssessmentdRootTests {
     }
 
     /// The genuine Carrel with a library of the student's preloaded is not the trusted Carrel:
-    /// the library's code would speak for it.
+    /// the library's code would speak for it. The loader's variables are refused as such; a
+    /// library that wipes them from the environment it was started with is refused by what
+    /// is mapped.
     @Test func theTrustedCarrelWithCodeOfTheStudentsIsRefused() throws {
         let lab = try AssessmentdLab()
         let source = lab.folder + "/pre.c", library = lab.folder + "/pre.so"
-        try "__attribute__((constructor)) static void injected(void) {}\nunsigned int la_version(unsigned int v) { return v; }\n".write(toFile: source, atomically: true, encoding: .utf8)
+        try """
+            #include <string.h>
+            extern char **environ;
+            __attribute__((constructor)) static void injected(void) {
+                for (char **e = environ; *e; e++) if (strncmp(*e, "LD_", 3) == 0) (*e)[0] = 'X';
+            }
+            unsigned int la_version(unsigned int v) { return v; }
+
+            """.write(toFile: source, atomically: true, encoding: .utf8)
         try AssessmentdLab.must("/usr/bin/gcc", ["-shared", "-fPIC", "-o", library, source])
         let student = lab.students[0]
         chown(library, lab.uid(student), 0)
         chmod(library, 0o755)
         try lab.start()
-        for variable in ["LD_PRELOAD", "LD_AUDIT"] {
+        let cases = [("LD_PRELOAD=\(library)", "runs code from \(library), a file that is not root's alone"),
+                     ("LD_AUDIT=\(library)", "runs code from \(library), a file that is not root's alone"),
+                     ("LD_LIBRARY_PATH=\(lab.folder)", "started with LD_LIBRARY_PATH set")]
+        for (variable, words) in cases {
             let client = try ChildProcess("/usr/bin/setpriv", ["--reuid=\(student)", "--regid=\(student)", "--init-groups", "/usr/bin/env",
-                                                               "\(variable)=\(library)", lab.trusted, lab.socket],
-                                          environment: AssessmentdLab.environment)
+                                                               variable, lab.trusted, lab.socket], environment: AssessmentdLab.environment)
             guard case let .refused(reason)? = Self.ask(client, AssessmentdLab.line(.status)).0 else {
-                Issue.record("\(variable): the Carrel with the student's library was not refused")
+                Issue.record("\(variable): the Carrel with the student's code was not refused")
                 continue
             }
-            #expect(reason.contains("runs code from \(library)") && reason.contains("not root's alone"), "\(variable): \(reason)")
+            #expect(reason.contains(words), "\(variable): \(reason)")
         }
         // The same binary alone is served.
         let plain = try lab.client()

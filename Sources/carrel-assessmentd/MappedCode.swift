@@ -11,19 +11,67 @@ import ModeService
 /// is refused too.
 enum MappedCode {
     static func refusal(_ pid: Int32, trusted: String) -> String? {
+        // Code run in the process before its main (through the loader, as whoever started it
+        // chose) can leave behind what no look at the process finds. Installed setgid (group
+        // carrel), Carrel starts in the loader's secure mode, which the kernel records and
+        // which ignores every variable that chooses code.
+        guard securelyStarted(pid) else {
+            return "the caller was not started in the loader's secure mode: install Carrel setgid, as the package does "
+                + "(dpkg-statoverride --update --add root carrel 2755 /usr/bin/carrel), then restart the service"
+        }
+        if let why = watched(pid) { return why }
         if let variable = loaderVariable(pid) { return "the caller was started with \(variable) set (code of another's chosen by the loader)" }
         guard let maps = ProcTable.text("/proc/\(pid)/maps", limit: 8 << 20) else { return "the caller's memory cannot be examined" }
         var checked = Set<Substring>()
         for line in maps.split(separator: "\n") {
             // address perms offset device inode [path]
             let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
-            guard fields.count >= 5, fields[1].contains("x") else { continue }
+            guard fields.count >= 5 else { continue }
             let path = fields.count == 6 ? fields[5].drop(while: { $0 == " " }) : ""
+            if path.contains("io_uring") { return "the caller maps a kernel ring (io_uring) that could write for it later" }
+            guard fields[1].contains("x") else { continue }
             if path == "[vdso]" || path == "[vsyscall]" { continue }
             if path.isEmpty || path.hasPrefix("[") { return "the caller runs code that no file holds (executable memory of its own)" }
             guard checked.insert(path).inserted, path != trusted else { continue }
             if path.hasSuffix(" (deleted)") { return "the caller runs code from a deleted file (\(Sanitise.text(String(path), limit: 160)))" }
             if let why = rootOnly(String(path)) { return "the caller runs code from \(Sanitise.text(String(path), limit: 160)), \(why)" }
+        }
+        return nil
+    }
+
+    /// Whether the kernel started `pid` in secure-execution mode (AT_SECURE in its auxiliary
+    /// vector, the kernel's own copy: the process cannot change it).
+    static func securelyStarted(_ pid: Int32) -> Bool {
+        // An auxiliary vector that cannot be read counts as not secure.
+        guard let bytes = try? Files.read("/proc/\(pid)/auxv") else { return false }
+        var offset = 0
+        while offset + 16 <= bytes.count {
+            let type = bytes[offset..<offset + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            let value = bytes[offset + 8..<offset + 16].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            if type == 0 { return false }
+            if type == 23 { return value != 0 }  // AT_SECURE
+            offset += 16
+        }
+        return false
+    }
+
+    /// A tracer, or a ring of the kernel's that could act for the process later (io_uring).
+    static func watched(_ pid: Int32) -> String? {
+        if let status = ProcTable.text("/proc/\(pid)/status", limit: 65536),
+           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("TracerPid:") }),
+           line.dropFirst(10).trimmingCharacters(in: .whitespaces) != "0" {
+            return "the caller is being traced"
+        }
+        guard let dir = opendir("/proc/\(pid)/fd") else { return "the caller's descriptors cannot be examined" }
+        defer { closedir(dir) }
+        var link = [CChar](repeating: 0, count: 256)
+        while let item = readdir(dir) {
+            let name = withUnsafeBytes(of: item.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+            guard Int32(name) != nil else { continue }
+            let n = readlink("/proc/\(pid)/fd/\(name)", &link, link.count - 1)
+            if n > 0, String(decoding: link[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self).contains("io_uring") {
+                return "the caller holds a kernel ring (io_uring) that could write for it later"
+            }
         }
         return nil
     }

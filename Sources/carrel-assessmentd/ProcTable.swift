@@ -105,3 +105,17 @@ enum ProcTable {
         return Sanitise.text("\(name) (\(field("idVendor")):\(field("idProduct"))\(words.isEmpty ? "" : " " + words))")
     }
 }
+
+extension ProcTable {
+    /// Whether `pid` waits for a child or a signal (a shell waiting for the program it started),
+    /// as /proc/PID/wchan tells it at any of three looks a few milliseconds apart.
+    static func waiting(_ pid: Int32) -> Bool {
+        for look in 0..<3 {
+            if look > 0 { usleep(2000) }
+            let state = (text("/proc/\(pid)/wchan", limit: 128) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            // No wchan to read (a kernel that hides it): nothing is said against the shell.
+            if state.isEmpty || state == "0" || ["do_wait", "sigsuspend", "do_sigsuspend", "kernel_wait4"].contains(state) { return true }
+        }
+        return false
+    }
+}

@@ -210,6 +210,10 @@ final class Server {
         }
         let owner = engine.owner.flatMap { connections[$0]?.peer }
         let incidents = watcher.look(record, owner: owner?.mark, now: now)
+        if !watcher.frozen.isEmpty {
+            engine.stopped(watcher.frozen)
+            watcher.frozen = []
+        }
         if !incidents.isEmpty { deliver(engine.note(incidents)) }
     }
 }

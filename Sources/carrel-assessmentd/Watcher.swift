@@ -16,6 +16,9 @@ final class Watcher {
     var ownerAncestors = Set<ProcessMark>()
     /// The student's programs between the login and Carrel, with what each ran when reported.
     var ancestorPrograms: [ProcessMark: String] = [:]
+    /// Processes stopped since the last time the server took them (the mode's record keeps
+    /// them, to continue them at its end).
+    var frozen: [ProcessMark] = []
     var devices: Set<String>?
     var pendingKills: [(process: ProcessMark, at: Double)] = []
     /// The kernel's process events while a mode runs (-1: none), and the lines they keep for
@@ -47,12 +50,11 @@ final class Watcher {
         let table = ProcTable.all()
         ownerAncestors = Self.ancestors(table, of: owner)
         ancestorPrograms = [:]
-        if record.begin.policy.processRule == .end,
-           let launcher = ProcessRule.strangeAncestors(table, uid: record.uid, owner: owner, reported: [], program: ProcTable.program).first {
+        if record.begin.policy.processRule == .end, let launcher = Self.launchers(table, uid: record.uid, owner: owner).first {
             // It could not be ended without the exam's terminal, and would run through the exam.
-            let command = Sanitise.text(ProcTable.command(launcher.pid), limit: 120)
-            return AtBegin(refusal: "\(ModeWire.refusedHere) a program of \(record.account) stands between the login and Carrel "
-                + "(process \(launcher.pid): \(command)) and would run through the exam (processes: end); start Carrel from the login's shell")
+            let command = Sanitise.text(ProcTable.command(launcher.entry.pid), limit: 120)
+            return AtBegin(refusal: "\(ModeWire.refusedHere) \(launcher.what) of \(record.account) stands between the login and Carrel "
+                + "(process \(launcher.entry.pid): \(command)) and would run through the exam (processes: end); start Carrel from the login's shell")
         }
         seed(table, record: record, owner: owner)
         var students: [UInt32: Bool] = [:]
@@ -165,29 +167,14 @@ final class Watcher {
                 incidents.append(ProcessRule.incident(found, account: record.account, action: ended ? "ended" : "reported", at: now))
             }
         }
-        if rule != .ignore, let owner {
-            // A program of the student's between the login and Carrel is reported, never ended
-            // (ending it would take the exam's terminal with it; under `processes: end` one
-            // there at the begin refuses it). Reported again whenever it runs another program.
-            for entry in ProcessRule.strangeAncestors(table, uid: record.uid, owner: owner, reported: [], program: ProcTable.program) {
-                let program = ProcTable.program(entry.pid) ?? "?"
-                let before = ancestorPrograms[entry.mark]
-                guard before != program else { continue }
-                ancestorPrograms[entry.mark] = program
-                var found = entry
-                found.command = ProcTable.command(entry.pid)
-                var incident = ProcessRule.incident(found, account: record.account, action: "reported", at: now)
-                incident.detail = (before == nil ? "a program between the login and Carrel: " : "a program between the login and Carrel ran another: ")
-                    + incident.detail
-                incidents.append(incident)
-            }
-        }
+        if rule != .ignore, let owner { incidents += lookAtAncestors(table, record: record, owner: owner, now: now) }
         return incidents
     }
 
     func reset() {
         unsubscribe()
         ancestorPrograms = [:]
+        frozen = []
         reported = []
         suspects = []
         ownerAncestors = []

@@ -40,7 +40,10 @@ final class AssessmentdLab {
         for name in students { try Self.must("/usr/sbin/useradd", ["-m", "-s", "/bin/sh", name]) }
         try Self.must("/usr/sbin/useradd", ["-m", "-s", "/bin/sh", "-G", "sudo", admin])
         try FileManager.default.copyItem(atPath: Self.probe, toPath: trusted)
-        chmod(trusted, 0o755)
+        // Installed as the package installs Carrel: setgid to a group no student is in, so that
+        // it starts in the loader's secure mode.
+        chown(trusted, 0, getgrnam("nogroup")?.pointee.gr_gid ?? 65534)
+        chmod(trusted, 0o2755)
     }
 
     deinit {

@@ -27,19 +27,19 @@ extension AssessmentdRootTests {
         #expect(lab.snapshot() == before)
     }
 
-    /// The genuine Carrel with a library of the student's preloaded is not the trusted Carrel:
-    /// the library's code would speak for it. The loader's variables are refused as such; a
-    /// library that wipes them from the environment it was started with is refused by what
-    /// is mapped.
+    /// The genuine Carrel with a library of the student's is not the trusted Carrel: code run
+    /// in it before its start could leave behind what no look finds (a kernel ring writing for
+    /// it later). Installed setgid, it starts in the loader's secure mode: the library never
+    /// runs, and the variable that named it is refused. The same file not setgid is refused.
     @Test func theTrustedCarrelWithCodeOfTheStudentsIsRefused() throws {
         let lab = try AssessmentdLab()
-        let source = lab.folder + "/pre.c", library = lab.folder + "/pre.so"
+        let source = lab.folder + "/pre.c", library = lab.folder + "/pre.so", marker = lab.folder + "/marks/ran"
+        mkdir(lab.folder + "/marks", 0o777)
+        chmod(lab.folder + "/marks", 0o777)
         try """
-            #include <string.h>
-            extern char **environ;
-            __attribute__((constructor)) static void injected(void) {
-                for (char **e = environ; *e; e++) if (strncmp(*e, "LD_", 3) == 0) (*e)[0] = 'X';
-            }
+            #include <fcntl.h>
+            #include <unistd.h>
+            __attribute__((constructor)) static void injected(void) { close(open("\(marker)", O_CREAT | O_WRONLY, 0666)); }
             unsigned int la_version(unsigned int v) { return v; }
 
             """.write(toFile: source, atomically: true, encoding: .utf8)
@@ -48,24 +48,31 @@ extension AssessmentdRootTests {
         chown(library, lab.uid(student), 0)
         chmod(library, 0o755)
         try lab.start()
-        let cases = [("LD_PRELOAD=\(library)", "runs code from \(library), a file that is not root's alone"),
-                     ("LD_AUDIT=\(library)", "runs code from \(library), a file that is not root's alone"),
-                     ("LD_LIBRARY_PATH=\(lab.folder)", "started with LD_LIBRARY_PATH set")]
-        for (variable, words) in cases {
-            let client = try ChildProcess("/usr/bin/setpriv", ["--reuid=\(student)", "--regid=\(student)", "--init-groups", "/usr/bin/env",
-                                                               variable, lab.trusted, lab.socket], environment: AssessmentdLab.environment)
-            guard case let .refused(reason)? = Self.ask(client, AssessmentdLab.line(.status)).0 else {
+        func ask(_ variables: [String]) throws -> ModeReply? {
+            let client = try ChildProcess("/usr/bin/setpriv", ["--reuid=\(student)", "--regid=\(student)", "--init-groups", "/usr/bin/env"]
+                                          + variables + [lab.trusted, lab.socket], environment: AssessmentdLab.environment)
+            return Self.ask(client, AssessmentdLab.line(.status)).0
+        }
+        for variable in ["LD_PRELOAD=\(library)", "LD_AUDIT=\(library)", "LD_LIBRARY_PATH=\(lab.folder)"] {
+            guard case let .refused(reason)? = try ask([variable]) else {
                 Issue.record("\(variable): the Carrel with the student's code was not refused")
                 continue
             }
-            #expect(reason.contains(words), "\(variable): \(reason)")
+            let name = String(variable.prefix { $0 != "=" })
+            #expect(reason.contains("started with \(name) set"), "\(variable): \(reason)")
         }
-        // The same binary alone is served.
-        let plain = try lab.client()
-        guard case .status? = Self.ask(plain, AssessmentdLab.line(.status)).0 else {
+        #expect(access(marker, F_OK) != 0, "the student's library ran inside the trusted Carrel")
+        guard case .status? = try ask([]) else {
             Issue.record("the trusted Carrel alone was not served: \(lab.logText)")
             return
         }
+        // Not setgid: not started in the loader's secure mode, whatever its bytes.
+        chmod(lab.trusted, 0o755)
+        guard case let .refused(reason)? = try ask([]) else {
+            Issue.record("a Carrel not installed setgid was served")
+            return
+        }
+        #expect(reason.contains("not started in the loader's secure mode") && reason.contains("2755"), "\(reason)")
     }
 
     /// A program of the student's that launches Carrel (here python) would run through the

@@ -1,0 +1,65 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AssessmentMode
+import Foundation
+import SessionTestSupport
+import Testing
+
+extension AssessmentdRootTests {
+    /// A script of the student's that starts Carrel in the background and goes on with
+    /// commands of its own (builtins only: no process of its own to see) could read files and
+    /// write over the exam's screen. Busy at the begin, it refuses an end mode; busy only
+    /// after it (it waited for a child first), it is stopped until the end, and continued then.
+    @Test func aShellThatStartsCarrelAndGoesOnIsRefusedOrStopped() throws {
+        let (lab, store, before) = try AssessmentdLab.serving()
+        let student = lab.students[0]
+        let fifo = lab.folder + "/quiet"
+        mkfifo(fifo, 0o666)
+        chmod(fifo, 0o666)
+        // `$0` is the trusted Carrel, `$1` its socket, `$2` a FIFO nothing is written to: each
+        // `read -t` waits in the shell itself, as a script reading a file of notes would.
+        func script(waitingFirst: Bool) -> String {
+            (waitingFirst ? "( exec /bin/sleep 30 ) & " : "") + "\"$0\" \"$1\" <&0 & " + (waitingFirst ? "wait %1; " : "")
+                + "exec 9<>\"$2\"; while :; do read -t 0.05 -u 9 line; done"
+        }
+        func launched(_ waitingFirst: Bool) throws -> ChildProcess {
+            try ChildProcess("/usr/bin/setpriv", ["--reuid=\(student)", "--regid=\(student)", "--init-groups", "/bin/bash", "-c",
+                                                  script(waitingFirst: waitingFirst), lab.trusted, lab.socket, fifo],
+                             environment: AssessmentdLab.environment)
+        }
+        let busy = try launched(false)
+        Thread.sleep(forTimeInterval: 0.3)
+        let policy = MachinePolicy(consoles: .allow, devices: .allow, processes: .end)
+        guard case let .failed(reason)? = Self.ask(busy, AssessmentdLab.begin(session: "s-busy", port: store.port, policy: policy)).0 else {
+            Issue.record("an end mode began under a busy shell of the student's")
+            return
+        }
+        #expect(reason.hasPrefix(ModeWire.refusedHere) && reason.contains("a shell running commands of its own"), "\(reason)")
+        #expect(lab.snapshot() == before)
+        busy.signal(SIGKILL)
+
+        let later = try launched(true)
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(Self.began(Self.ask(later, AssessmentdLab.begin(session: "s-later", port: store.port, policy: policy)).0) != nil,
+                "\(lab.logText)")
+        var stopped: Incident?
+        while stopped == nil, let text = later.readLine(timeout: 6) {
+            if case let .incident(incident)? = AssessmentdLab.reply(text), incident.detail.hasPrefix("a shell running commands of its own") {
+                stopped = incident
+            }
+        }
+        let incident = try #require(stopped, "the busy shell was not stopped: \(lab.logText)")
+        #expect(incident.action == "stopped until the end" && incident.detail.contains("bash"), "\(incident)")
+        let shell = AssessmentdLab.processes(of: lab.uid(student)).first { pid in
+            ((try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? "").contains("(bash) T")
+        }
+        #expect(shell != nil, "no stopped bash of the student's")
+        #expect(Self.ask(later, AssessmentdLab.line(.end)).0 == .ended(session: "s-later", reason: .ended))
+        if let shell {
+            #expect(Eventually.poll(2) { !((try? String(contentsOfFile: "/proc/\(shell)/stat", encoding: .utf8)) ?? "").contains("(bash) T") },
+                    "the shell was not continued at the end")
+        }
+        #expect(lab.snapshot() == before)
+    }
+}

@@ -58,8 +58,14 @@ enum Capabilities {
     static func pamPiece() -> String? {
         guard let bytes = try? Files.read("/etc/pam.d/common-account") else { return "/etc/pam.d/common-account cannot be read" }
         let text = String(decoding: bytes, as: UTF8.self)
+        // The package's line, read by its fields: `account requisite pam_nologin.so
+        // file=/run/carrel/nologin` (a comment, another control, or a file name that only begins
+        // like it does not count).
         let active = text.split(separator: "\n").contains { line in
-            !line.trimmingCharacters(in: .whitespaces).hasPrefix("#") && line.contains("pam_nologin.so") && line.contains(ModePlan.nologin)
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard fields.count >= 4, fields[0] == "account", ["requisite", "required"].contains(fields[1]),
+                  fields[2] == "pam_nologin.so" || fields[2].hasSuffix("/pam_nologin.so") else { return false }
+            return fields.dropFirst(3).contains { $0 == "file=" + ModePlan.nologin }
         }
         return active ? nil : "the PAM piece is not enabled (pam-auth-update --enable carrel-assessment)"
     }

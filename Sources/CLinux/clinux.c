@@ -8,6 +8,7 @@
 #include <sys/auxv.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <spawn.h>
@@ -35,9 +36,17 @@ struct carrel_link_tally carrel_link_tally(void) {
     dl_iterate_phdr(carrel_link_tally_one, &tally);
     return tally;
 }
+int carrel_peer_uid(int fd, unsigned int *uid) {
+    struct ucred cred;
+    socklen_t length = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &length) != 0 || length != sizeof cred) return -1;
+    *uid = cred.uid;
+    return 0;
+}
 #else
 int carrel_set_dumpable(int dumpable) { (void)dumpable; return 0; }
 int carrel_get_dumpable(void) { return 1; }
+int carrel_peer_uid(int fd, unsigned int *uid) { (void)fd; (void)uid; return -1; }
 unsigned long carrel_loader_base(void) { return 0; }
 struct carrel_link_tally carrel_link_tally(void) { struct carrel_link_tally t = {0, 0, 0}; return t; }
 #include <fcntl.h>

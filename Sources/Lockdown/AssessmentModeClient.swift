@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import SessionKit
 import Synchronization
@@ -28,9 +29,14 @@ public final class AssessmentModeClient: AssessmentModeLink, @unchecked Sendable
         var pending = Data()
     }
 
-    public init(socketPath: String = ModeWire.socketPath(ProcessInfo.processInfo.environment), answerTimeout: Double = 20) {
+    /// Whose the service must be (root's; tests that serve the socket themselves name their own uid).
+    let requiredOwner: UInt32
+
+    public init(socketPath: String = ModeWire.socketPath(ProcessInfo.processInfo.environment), answerTimeout: Double = 20,
+                requiredOwner: UInt32 = 0) {
         self.socketPath = socketPath
         self.answerTimeout = answerTimeout
+        self.requiredOwner = requiredOwner
     }
 
     deinit {
@@ -135,6 +141,13 @@ public final class AssessmentModeClient: AssessmentModeLink, @unchecked Sendable
             let why = String(cString: strerror(errno))
             close(fd)
             return .failure(.unavailable("no assessment-mode service on this machine (\(socketPath): \(why))"))
+        }
+        // The service is root's: a socket some other account serves (one a student named in
+        // CARREL_ASSESSMENTD_SOCKET, answering every step "applied") is no service.
+        var owner: UInt32 = 0
+        guard carrel_peer_uid(fd, &owner) == 0, owner == requiredOwner else {
+            close(fd)
+            return .failure(.unavailable("no assessment-mode service on this machine (\(socketPath) is served by uid \(owner), not root's service)"))
         }
         state.withLock {
             $0.fd = fd

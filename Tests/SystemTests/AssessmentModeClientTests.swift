@@ -2,6 +2,7 @@ import AssessmentMode
 import Foundation
 import Lockdown
 import SessionKit
+import SessionTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -72,7 +73,7 @@ struct AssessmentModeClientTests {
             if line.contains("\"end\"") { return [.ended(session: "s1", reason: .ended)] }
             return [.refused(reason: "not this")]
         }
-        let client = AssessmentModeClient(socketPath: service.path, answerTimeout: 10)
+        let client = AssessmentModeClient(socketPath: service.path, answerTimeout: 10, requiredOwner: getuid())
         let outcome = client.begin(ModeBegin(session: "s1", policy: MachinePolicy(), store: [], maxDuration: 600, passphraseHash: nil))
         #expect(outcome == .began(Self.steps))
         var seen: [Incident] = []
@@ -89,7 +90,7 @@ struct AssessmentModeClientTests {
         let service = try Service { line in
             line.contains("\"begin\"") ? [.began(session: "s2", steps: []), .ended(session: "s2", reason: .restored)] : []
         }
-        let client = AssessmentModeClient(socketPath: service.path, answerTimeout: 10)
+        let client = AssessmentModeClient(socketPath: service.path, answerTimeout: 10, requiredOwner: getuid())
         #expect(client.begin(ModeBegin(session: "s2", policy: MachinePolicy(), store: [], maxDuration: 600, passphraseHash: nil)) == .began([]))
         var seen: [Incident] = []
         for _ in 0..<200 where seen.isEmpty {
@@ -108,7 +109,7 @@ struct AssessmentModeClientTests {
         }
         #expect(why.contains("no assessment-mode service on this machine") && why.contains("/nonexistent/assessmentd.sock"))
         let silent = try Service { _ in [] }
-        let client = AssessmentModeClient(socketPath: silent.path, answerTimeout: 1)
+        let client = AssessmentModeClient(socketPath: silent.path, answerTimeout: 1, requiredOwner: getuid())
         let started = Date()
         guard case let .unavailable(late) = client.begin(ModeBegin(session: "s", policy: MachinePolicy(), store: [], maxDuration: 60, passphraseHash: nil)) else {
             Issue.record("a silent service is unavailable")
@@ -116,5 +117,30 @@ struct AssessmentModeClientTests {
         }
         #expect(late.contains("did not answer"))
         #expect(Date().timeIntervalSince(started) < 30)
+    }
+
+    /// A socket another account serves (a student's own "service", named in
+    /// CARREL_ASSESSMENTD_SOCKET, that answers every step "applied") is no service: the
+    /// session is told there is none, and `machine: lock` then does not begin.
+    @Test(.enabled(if: getuid() == 0, "a server of another account needs root to start"))
+    func aSocketServedByAnotherAccountIsNoService() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mode-fake-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        chmod(folder, 0o777)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/fake.sock"
+        let began = #"{"began":{"session":"s","steps":[]}}"#
+        let script = "import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1); print('ready', flush=True); "
+            + "c,_=s.accept(); c.recv(65536); c.sendall(sys.argv[2].encode()+b'\\n'); c.recv(1)"
+        let fake = try ChildProcess("/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/python3", "-c", script,
+                                                         path, began], environment: ["PATH": "/usr/bin:/bin"])
+        #expect(fake.readLine(timeout: 10) == "ready")
+        let client = AssessmentModeClient(socketPath: path, answerTimeout: 5)
+        guard case let .unavailable(why) = client.begin(ModeBegin(session: "s", policy: MachinePolicy(), store: [], maxDuration: 60, passphraseHash: nil)) else {
+            Issue.record("a student's own service was believed")
+            return
+        }
+        #expect(why.contains("is served by uid \(getpwnam("nobody")?.pointee.pw_uid ?? 65534), not root's service"), "\(why)")
+        fake.signal(SIGKILL)
     }
 }

@@ -10,6 +10,10 @@ int carrel_set_dumpable(int dumpable);
 int carrel_die_with_parent(void);
 int carrel_get_dumpable(void);
 
+/// The user id of the process at the other end of a connected Unix socket (SO_PEERCRED, as the
+/// kernel recorded it at connect): 0, or -1 with errno.
+int carrel_peer_uid(int fd, unsigned int *uid);
+
 /// Where the dynamic loader is mapped (0 for a static executable).
 unsigned long carrel_loader_base(void);
 

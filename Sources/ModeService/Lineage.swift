@@ -58,21 +58,27 @@ public struct Lineage: Sendable, Equatable {
         self.uid = uid
     }
 
-    /// Placed from a table of the machine: the owner and its descendants, and the strangers
-    /// already known (each its own root, reported when `reported` holds it). Replaces what the
-    /// events had built, as after events the kernel dropped.
-    public mutating func seed(_ table: [ProcessEntry], owner: ProcessMark, strangers: [ProcessEntry], reported: Set<ProcessMark>) {
+    /// Placed from a table of the machine: the owner, those of its descendants in `keep` (the
+    /// owner's line as the events knew it before they were lost), and the strangers already
+    /// known (each its own root, reported when `reported` holds it). A child the owner has at
+    /// its first placing is not the owner's: Carrel starts none before its mode begins, and a
+    /// process forked by the program that then became Carrel (exec keeps the pid) would be its
+    /// child. Replaces what the events had built, as after events the kernel dropped.
+    public mutating func seed(_ table: [ProcessEntry], owner: ProcessMark, strangers: [ProcessEntry], reported: Set<ProcessMark>,
+                              keep: Set<Int32> = []) {
         lines = [:]
         fresh = []
         chains = [:]
         var children: [Int32: [ProcessEntry]] = [:]
         for entry in table { children[entry.parent, default: []].append(entry) }
         if table.contains(where: { $0.mark == owner }) {
+            lines[owner.pid] = .owner
             var down = [owner.pid]
             while let pid = down.popLast(), lines.count < 1 << 20 {
-                guard lines[pid] == nil else { continue }
-                lines[pid] = .owner
-                down += (children[pid] ?? []).map(\.pid)
+                for child in children[pid] ?? [] where keep.contains(child.pid) && lines[child.pid] == nil {
+                    lines[child.pid] = .owner
+                    down.append(child.pid)
+                }
             }
         }
         reportedRoots = []

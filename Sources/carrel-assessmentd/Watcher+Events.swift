@@ -32,9 +32,13 @@ extension Watcher {
     /// strangers (those reported before stay reported).
     func seed(_ table: [ProcessEntry], record: ModeRecord, owner: ProcessMark) {
         guard events >= 0 else { return }
+        // Placed again for the same owner (events were lost): its line as the events knew it.
+        let keep = owner == lineageOwner ? Set(lineage?.lines.filter { $0.value == .owner }.map(\.key) ?? []) : []
         var fresh = Lineage(uid: record.uid)
-        let strangers = ProcessRule.strangers(table, uid: record.uid, owners: [owner], kept: [])
-        fresh.seed(table, owner: owner, strangers: strangers, reported: reported)
+        let allowed = Self.ancestors(table, of: owner)
+        let strangers = ProcessRule.strangers(table, uid: record.uid, owners: [], kept: allowed)
+            .filter { !keep.contains($0.pid) }
+        fresh.seed(table, owner: owner, strangers: strangers, reported: reported, keep: keep)
         lineage = fresh
         lineageOwner = owner
         reseed = false

@@ -145,10 +145,13 @@ final class Watcher {
         var incidents: [Incident] = []
         let rule = record.begin.policy.processRule
         if rule != .ignore {
-            let kept = owner == nil ? ownerAncestors : []
-            // A descendant of Carrel that the events saw forked is Carrel's, even once its parent
-            // has gone and /proc names another (a clipboard helper serving in the background).
-            let strangers = ProcessRule.strangers(table, uid: record.uid, owners: owners, kept: kept, reported: reported)
+            // Following the events, Carrel's are the processes they saw it fork (even once their
+            // parent has gone and /proc names another: a clipboard helper serving in the
+            // background), not every descendant /proc shows: a child the program that became
+            // Carrel forked before its exec is a stranger. Without them, the descendants in /proc.
+            let following = owner != nil && owner == lineageOwner && lineage != nil
+            let kept = owner == nil ? ownerAncestors : following ? Self.ancestors(table, of: owners[0]) : []
+            let strangers = ProcessRule.strangers(table, uid: record.uid, owners: following ? [] : owners, kept: kept, reported: reported)
                 .filter { lineage?.lines[$0.pid] != .owner }
             let (confirmed, next) = ProcessRule.confirm(strangers, suspects: suspects, live: owner != nil)
             suspects = next

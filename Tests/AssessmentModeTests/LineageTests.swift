@@ -14,11 +14,27 @@ import Testing
     ]
     let carrel = ProcessMark(pid: 200, start: 20)
 
+    /// Placed as after lost events, the helper known to be Carrel's.
     func seeded(reported: Set<ProcessMark> = []) -> Lineage {
         var lineage = Lineage(uid: Self.student)
         let strangers = ProcessRule.strangers(table, uid: Self.student, owners: [carrel])
-        lineage.seed(table, owner: carrel, strangers: strangers, reported: reported)
+        lineage.seed(table, owner: carrel, strangers: strangers, reported: reported, keep: [210])
         return lineage
+    }
+
+    /// At the begin Carrel has started nothing: a child it has then was forked by the program
+    /// that became Carrel (exec keeps the pid), a stranger's, not Carrel's.
+    @Test func aChildTheOwnerHasAtItsFirstPlacingIsNotItsLine() {
+        var lineage = Lineage(uid: Self.student)
+        let strangers = ProcessRule.strangers(table, uid: Self.student, owners: [], kept: [ProcessMark(pid: 100, start: 10), carrel])
+        lineage.seed(table, owner: carrel, strangers: strangers, reported: [])
+        #expect(lineage.lines[200] == .owner)
+        guard case .stranger? = lineage.lines[210] else {
+            Issue.record("the child present at the begin was taken for Carrel's: \(String(describing: lineage.lines[210]))")
+            return
+        }
+        lineage.apply(ProcessEvent(pid: 211, .fork(parent: 210)))
+        #expect(lineage.take().map(\.pid) == [211])
     }
 
     /// Nothing can be read of a link that forks its successor and ends at once; the events

@@ -63,3 +63,31 @@ extension AssessmentdRootTests {
         #expect(lab.snapshot() == before)
     }
 }
+
+extension AssessmentdRootTests {
+    /// A child forked by the program that then became Carrel (exec keeps the pid, so the child
+    /// is Carrel's in /proc) is no process of Carrel's: under `processes: end` it is ended.
+    @Test func aChildForkedBeforeCarrelsExecIsAStranger() throws {
+        let (lab, store, before) = try AssessmentdLab.serving()
+        let student = lab.students[0]
+        let launcher = "import os, sys, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(60)\n    os._exit(0)\nos.execv(sys.argv[1], sys.argv[1:])"
+        let carrel = try ChildProcess("/usr/bin/setpriv", ["--reuid=\(student)", "--regid=\(student)", "--init-groups", "/usr/bin/python3", "-c",
+                                                           launcher, lab.trusted, lab.socket], environment: AssessmentdLab.environment)
+        Thread.sleep(forTimeInterval: 0.3)
+        let policy = MachinePolicy(consoles: .allow, devices: .allow, processes: .end)
+        #expect(Self.began(Self.ask(carrel, AssessmentdLab.begin(session: "s-forked", port: store.port, policy: policy)).0) != nil,
+                "\(lab.logText)")
+        var ended: Incident?
+        while ended == nil, let text = carrel.readLine(timeout: 4) {
+            if case let .incident(incident)? = AssessmentdLab.reply(text), incident.detail.contains("python3") { ended = incident }
+        }
+        #expect(ended?.action == "ended", "the child forked before Carrel's exec was not ended: \(String(describing: ended)) \(lab.logText)")
+        #expect(Eventually.poll(3) {
+            !AssessmentdLab.processes(of: lab.uid(student)).contains { pid in
+                ((try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? "").contains("python3")
+            }
+        })
+        _ = Self.ask(carrel, AssessmentdLab.line(.end))
+        #expect(lab.snapshot() == before)
+    }
+}

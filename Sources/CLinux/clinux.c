@@ -36,6 +36,9 @@ struct carrel_link_tally carrel_link_tally(void) {
     dl_iterate_phdr(carrel_link_tally_one, &tally);
     return tally;
 }
+int carrel_take_back_group(unsigned int gid) {
+    return setresgid(gid, gid, (gid_t)-1);
+}
 int carrel_peer_uid(int fd, unsigned int *uid) {
     struct ucred cred;
     socklen_t length = sizeof cred;
@@ -47,6 +50,7 @@ int carrel_peer_uid(int fd, unsigned int *uid) {
 int carrel_set_dumpable(int dumpable) { (void)dumpable; return 0; }
 int carrel_get_dumpable(void) { return 1; }
 int carrel_peer_uid(int fd, unsigned int *uid) { (void)fd; (void)uid; return -1; }
+int carrel_take_back_group(unsigned int gid) { return setregid(gid, gid); }
 unsigned long carrel_loader_base(void) { return 0; }
 struct carrel_link_tally carrel_link_tally(void) { struct carrel_link_tally t = {0, 0, 0}; return t; }
 #include <fcntl.h>

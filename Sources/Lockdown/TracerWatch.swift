@@ -18,6 +18,14 @@ public enum ProcessHardening {
 
     public static var isDumpable: Bool { carrel_get_dumpable() == 1 }
 
+    /// Takes the real and effective group back to `group` after a start with another
+    /// (installed setgid `carrel`, or started by the signing helper), keeping the saved group:
+    /// the kernel sets that only when the start really gave the group (not under a tracer), so
+    /// the assessment-mode service reads it as proof of a clean start. Holds no right: the
+    /// group owns nothing.
+    @discardableResult
+    public static func takeBackGroup(_ group: gid_t) -> Bool { carrel_take_back_group(group) == 0 }
+
     /// Ends this process (SIGKILL) when its parent ends: a Carrel its signing helper started
     /// sets it itself, as the kernel clears the helper's own setting at an exec whose ids differ.
     @discardableResult

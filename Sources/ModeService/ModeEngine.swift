@@ -123,9 +123,11 @@ public final class ModeEngine {
         if let why = watched.refusal { return [Outgoing(caller.connection, .failed(reason: abandon(why)))] }
         fresh.steps += watched.steps
         if request.policy.processRule != .ignore {
-            let doing = request.policy.processRule == .end ? "ended" : "reported"
+            let end = request.policy.processRule == .end
             let when = watched.watching.isEmpty ? "" : " " + watched.watching
-            fresh.steps.append(StepReport(kind: .processes, applied: true, detail: "another program of \(caller.account) is \(doing)\(when)"))
+            let held = end ? "; the shells between the login and Carrel are held (stopped) while it runs" : ""
+            fresh.steps.append(StepReport(kind: .processes, applied: true,
+                                          detail: "another program of \(caller.account) is \(end ? "ended" : "reported")\(when)\(held)"))
         }
         fresh.stopped = watched.stopped
         fresh.incidents = Array(watched.incidents.suffix(ModeRecord.keptIncidents))

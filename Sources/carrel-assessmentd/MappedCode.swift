@@ -10,14 +10,18 @@ import ModeService
 /// could ask for any policy; code kept in memory of its own (an anonymous or deleted mapping)
 /// is refused too.
 enum MappedCode {
-    static func refusal(_ pid: Int32, trusted: String) -> String? {
+    static func refusal(_ pid: Int32, trusted: String, group: UInt32) -> String? {
         // Code run in the process before its main (through the loader, as whoever started it
-        // chose) can leave behind what no look at the process finds. Installed setgid (group
-        // carrel), Carrel starts in the loader's secure mode, which the kernel records and
-        // which ignores every variable that chooses code.
-        guard securelyStarted(pid) else {
-            return "the caller was not started in the loader's secure mode: install Carrel setgid, as the package does "
-                + "(dpkg-statoverride --update --add root carrel 2755 /usr/bin/carrel), then restart the service"
+        // chose; or by a tracer attached at its exec) can leave behind what no look at the
+        // process finds. Installed setgid (group carrel), Carrel starts in the loader's secure
+        // mode, which the kernel records and which ignores every variable that chooses code;
+        // and the kernel gives it the group only when no tracer stood in the way: Carrel keeps
+        // it as its saved group, which no process can give itself.
+        let advice = "install Carrel setgid, as the package does (dpkg-statoverride --update --add root carrel 2755 /usr/bin/carrel), "
+            + "then restart the service"
+        guard securelyStarted(pid) else { return "the caller was not started in the loader's secure mode: " + advice }
+        guard let groups = savedGroup(pid), groups.saved == group, groups.real != group, group != 0 else {
+            return "the caller was not given Carrel's group at its start (a tracer at its start, or a file not setgid): " + advice
         }
         if let why = watched(pid) { return why }
         if let variable = loaderVariable(pid) { return "the caller was started with \(variable) set (code of another's chosen by the loader)" }
@@ -37,6 +41,15 @@ enum MappedCode {
             if let why = rootOnly(String(path)) { return "the caller runs code from \(Sanitise.text(String(path), limit: 160)), \(why)" }
         }
         return nil
+    }
+
+    /// The real and saved group ids of `pid` (the `Gid:` line of its status: real, effective,
+    /// saved, file system).
+    static func savedGroup(_ pid: Int32) -> (real: UInt32, saved: UInt32)? {
+        guard let status = ProcTable.text("/proc/\(pid)/status", limit: 65536),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Gid:") }) else { return nil }
+        let ids = line.dropFirst(4).split(whereSeparator: { $0 == " " || $0 == "\t" }).compactMap { UInt32($0) }
+        return ids.count >= 3 ? (ids[0], ids[2]) : nil
     }
 
     /// Whether the kernel started `pid` in secure-execution mode (AT_SECURE in its auxiliary

@@ -13,6 +13,8 @@ struct TrustedCarrel {
     let path: String
     let digest: [UInt8]
     let identity: FileIdentity
+    /// The file's group: the one a setgid start gives (the package's `carrel`).
+    let group: UInt32
 
     struct FileIdentity: Equatable {
         var device: UInt64, inode: UInt64, size: Int64, modified: Int64, changed: Int64
@@ -38,6 +40,11 @@ struct TrustedCarrel {
             throw ChangeError("\(path) must be a regular file of root's that only root may write")
         }
         identity = FileIdentity(st)
+        group = UInt32(st.st_gid)
+        if st.st_mode & S_ISGID == 0 || st.st_gid == 0 {
+            log("\(path) is not installed setgid to a group of its own: every caller will be refused (the package runs "
+                + "dpkg-statoverride --update --add root carrel 2755 /usr/bin/carrel)")
+        }
         digest = try Self.digest(fd, what: path)
     }
 
@@ -69,12 +76,12 @@ struct TrustedCarrel {
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { return "the caller's program cannot be examined" }
-        if FileIdentity(st) == identity { return MappedCode.refusal(pid, trusted: path) }
+        if FileIdentity(st) == identity { return MappedCode.refusal(pid, trusted: path, group: group) }
         // A file that cannot be read is refused like one that differs.
         guard let measured = try? Self.digest(fd, what: exe), measured == digest else {
             return "the caller's Carrel is not the one this service measured at its start (restart the service after installing Carrel)"
         }
-        return MappedCode.refusal(pid, trusted: path)
+        return MappedCode.refusal(pid, trusted: path, group: group)
     }
 }
 

@@ -178,7 +178,9 @@ final class Server {
     func drop(_ connection: Connection) {
         close(connection.fd)
         connections[connection.id] = nil
+        let owned = engine.owner == connection.id
         engine.left(connection.id)
+        if owned, engine.record != nil { watcher.releaseShells() }
     }
 
     func deliver(_ messages: [Outgoing]) {

@@ -15,12 +15,13 @@ extension Watcher {
     static let shells: Set<String> = ["bash", "sh", "dash", "zsh", "fish", "ksh", "ksh93", "mksh", "tcsh", "csh"]
 
     /// The owner's ancestors of the account that are a program of the student's or a shell not
-    /// waiting, nearest first, with what they are in words.
-    static func launchers(_ table: [ProcessEntry], uid: UInt32, owner: ProcessMark) -> [(entry: ProcessEntry, what: String)] {
+    /// waiting (`held` ones, stopped by the mode, aside), nearest first, with what they are.
+    static func launchers(_ table: [ProcessEntry], uid: UInt32, owner: ProcessMark,
+                          held: Set<ProcessMark> = []) -> [(entry: ProcessEntry, what: String)] {
         let strange = ProcessRule.strangeAncestors(table, uid: uid, owner: owner, reported: [], program: ProcTable.program)
         var out = strange.map { (entry: $0, what: "a program") }
         let known = Set(strange.map(\.mark))
-        for mark in ancestors(table, of: owner) where mark != owner && !known.contains(mark) {
+        for mark in ancestors(table, of: owner) where mark != owner && !known.contains(mark) && !held.contains(mark) {
             guard let entry = table.first(where: { $0.mark == mark }), entry.uids.contains(uid),
                   let program = ProcTable.program(entry.pid), shells.contains(program), !ProcTable.waiting(entry.pid) else { continue }
             out.append((entry, "a shell running commands of its own (not waiting for Carrel)"))
@@ -30,8 +31,9 @@ extension Watcher {
 
     func lookAtAncestors(_ table: [ProcessEntry], record: ModeRecord, owner: ProcessMark, now: Double) -> [Incident] {
         let end = record.begin.policy.processRule == .end
+        if end { holdShells(table, uid: record.uid, owner: owner) }
         var incidents: [Incident] = []
-        for launcher in Self.launchers(table, uid: record.uid, owner: owner) {
+        for launcher in Self.launchers(table, uid: record.uid, owner: owner, held: heldShells) {
             let entry = launcher.entry
             let program = (ProcTable.program(entry.pid) ?? "?") + (launcher.what.hasPrefix("a shell") ? " (busy)" : "")
             let before = ancestorPrograms[entry.mark]
@@ -46,5 +48,24 @@ extension Watcher {
             incidents.append(incident)
         }
         return incidents
+    }
+
+    /// Under `processes: end`, the shells between the login and Carrel are stopped while Carrel
+    /// runs: one waiting for it could still run commands of its own from a trap (a resize, a
+    /// signal of the student's), between two looks. They are continued when Carrel goes away
+    /// (the kiosk must be able to start it again) and at the mode's end.
+    func holdShells(_ table: [ProcessEntry], uid: UInt32, owner: ProcessMark) {
+        for mark in Self.ancestors(table, of: owner) where mark != owner && !heldShells.contains(mark) {
+            guard let entry = table.first(where: { $0.mark == mark }), entry.uids.contains(uid),
+                  let program = ProcTable.program(entry.pid), Self.shells.contains(program), ProcTable.signal(mark, SIGSTOP) else { continue }
+            heldShells.insert(mark)
+            frozen.append(mark)
+        }
+    }
+
+    /// Carrel went away: the shells held for it go on (a new Carrel holds them again).
+    func releaseShells() {
+        for mark in heldShells { _ = ProcTable.signal(mark, SIGCONT) }
+        heldShells = []
     }
 }

@@ -19,6 +19,8 @@ final class Watcher {
     /// Processes stopped since the last time the server took them (the mode's record keeps
     /// them, to continue them at its end).
     var frozen: [ProcessMark] = []
+    /// Shells between the login and Carrel stopped while it runs (`processes: end`).
+    var heldShells = Set<ProcessMark>()
     var devices: Set<String>?
     var pendingKills: [(process: ProcessMark, at: Double)] = []
     /// The kernel's process events while a mode runs (-1: none), and the lines they keep for
@@ -178,6 +180,7 @@ final class Watcher {
         unsubscribe()
         ancestorPrograms = [:]
         frozen = []
+        heldShells = []
         reported = []
         suspects = []
         ownerAncestors = []

@@ -53,7 +53,7 @@ struct Carrel: AsyncParsableCommand {
         // (still non-dumpable: a change of ids keeps it so). Anywhere else the two are the same.
         let group = getgid()
         let launched = getegid() != group
-        if launched, setregid(group, group) != 0 || getegid() != group {
+        if launched, !ProcessHardening.takeBackGroup(group) || getegid() != group {
             FileOutput.standardError.write("carrel: cannot take back this user's group; nothing was started\n")
             Glibc.exit(ExitStatus.internalError.rawValue)
         }

@@ -108,3 +108,54 @@ extension AssessmentdRootTests {
         #expect(lab.snapshot() == before)
     }
 }
+
+extension AssessmentdRootTests {
+    /// A Carrel traced at its start (a helper of the student's seizes the launcher, which then
+    /// execs it, and lets go at the exec) is started in secure mode but not given its group,
+    /// and stays open to the student's processes: refused, as the kernel's saved group shows.
+    @Test func aCarrelTracedAtItsStartIsRefused() throws {
+        let lab = try AssessmentdLab()
+        let source = lab.folder + "/traced.c", program = lab.folder + "/traced"
+        try """
+            #define _GNU_SOURCE
+            #include <sys/ptrace.h>
+            #include <sys/wait.h>
+            #include <unistd.h>
+            int main(int argc, char **argv) {
+                (void)argc;
+                int ready[2];
+                if (pipe(ready) != 0) return 1;
+                pid_t launcher = getpid();
+                if (fork() == 0) {
+                    if (ptrace(PTRACE_SEIZE, launcher, 0, PTRACE_O_TRACEEXEC) != 0) _exit(1);
+                    if (write(ready[1], "x", 1) != 1) _exit(1);
+                    int status;
+                    waitpid(launcher, &status, __WALL);
+                    ptrace(PTRACE_DETACH, launcher, 0, 0);
+                    sleep(30);
+                    _exit(0);
+                }
+                char x;
+                if (read(ready[0], &x, 1) != 1) return 1;
+                execv(argv[1], argv + 1);
+                return 1;
+            }
+
+            """.write(toFile: source, atomically: true, encoding: .utf8)
+        try AssessmentdLab.must("/usr/bin/gcc", ["-O1", "-o", program, source])
+        chmod(program, 0o755)
+        try lab.start()
+        let student = lab.students[0]
+        let traced = try ChildProcess("/usr/bin/setpriv", ["--reuid=\(student)", "--regid=\(student)", "--init-groups", program,
+                                                           lab.trusted, lab.socket], environment: AssessmentdLab.environment)
+        guard case let .refused(reason)? = Self.ask(traced, AssessmentdLab.line(.status)).0 else {
+            Issue.record("a Carrel traced at its start was served: \(lab.logText)")
+            return
+        }
+        #expect(reason.contains("not given Carrel's group at its start"), "\(reason)")
+        guard case .status? = Self.ask(try lab.client(), AssessmentdLab.line(.status)).0 else {
+            Issue.record("the Carrel started plainly was not served: \(lab.logText)")
+            return
+        }
+    }
+}

@@ -10,6 +10,10 @@ int carrel_set_dumpable(int dumpable);
 int carrel_die_with_parent(void);
 int carrel_get_dumpable(void);
 
+/// setresgid(gid, gid, unchanged): the real and effective group back to `gid`, the saved one
+/// kept (a setgid start leaves its group there, which the assessment-mode service checks).
+int carrel_take_back_group(unsigned int gid);
+
 /// The user id of the process at the other end of a connected Unix socket (SO_PEERCRED, as the
 /// kernel recorded it at connect): 0, or -1 with errno.
 int carrel_peer_uid(int fd, unsigned int *uid);

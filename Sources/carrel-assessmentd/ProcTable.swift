@@ -107,6 +107,13 @@ enum ProcTable {
 }
 
 extension ProcTable {
+    /// Whether `pid` is stopped (by a signal or a tracer), as its stat's state says.
+    static func stopped(_ pid: Int32) -> Bool {
+        guard let line = text("/proc/\(pid)/stat", limit: 4096), let close = line.lastIndex(of: ")") else { return false }
+        let state = line[line.index(after: close)...].drop(while: { $0 == " " }).first
+        return state == "T" || state == "t"
+    }
+
     /// Whether `pid` waits for a child or a signal (a shell waiting for the program it started),
     /// as /proc/PID/wchan tells it at any of three looks a few milliseconds apart.
     static func waiting(_ pid: Int32) -> Bool {

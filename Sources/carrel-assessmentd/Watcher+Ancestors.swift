@@ -31,8 +31,7 @@ extension Watcher {
 
     func lookAtAncestors(_ table: [ProcessEntry], record: ModeRecord, owner: ProcessMark, now: Double) -> [Incident] {
         let end = record.begin.policy.processRule == .end
-        if end { holdShells(table, uid: record.uid, owner: owner) }
-        var incidents: [Incident] = []
+        var incidents = end ? holdShells(table, record: record, owner: owner, now: now) : []
         for launcher in Self.launchers(table, uid: record.uid, owner: owner, held: heldShells) {
             let entry = launcher.entry
             let program = (ProcTable.program(entry.pid) ?? "?") + (launcher.what.hasPrefix("a shell") ? " (busy)" : "")
@@ -50,17 +49,41 @@ extension Watcher {
         return incidents
     }
 
-    /// Under `processes: end`, the shells between the login and Carrel are stopped while Carrel
-    /// runs: one waiting for it could still run commands of its own from a trap (a resize, a
-    /// signal of the student's), between two looks. They are continued when Carrel goes away
-    /// (the kiosk must be able to start it again) and at the mode's end.
-    func holdShells(_ table: [ProcessEntry], uid: UInt32, owner: ProcessMark) {
-        for mark in Self.ancestors(table, of: owner) where mark != owner && !heldShells.contains(mark) {
-            guard let entry = table.first(where: { $0.mark == mark }), entry.uids.contains(uid),
-                  let program = ProcTable.program(entry.pid), Self.shells.contains(program), ProcTable.signal(mark, SIGSTOP) else { continue }
-            heldShells.insert(mark)
-            frozen.append(mark)
+    /// The owner's ancestors of the account that run an installed shell, nearest first.
+    static func shellAncestors(_ table: [ProcessEntry], uid: UInt32, owner: ProcessMark) -> [ProcessEntry] {
+        let byPid = Dictionary(table.map { ($0.pid, $0) }, uniquingKeysWith: { first, _ in first })
+        var out: [ProcessEntry] = []
+        var seen = Set<Int32>()
+        var current = byPid[owner.pid].flatMap { $0.start == owner.start ? byPid[$0.parent] : nil }
+        while let entry = current, seen.insert(entry.pid).inserted {
+            if entry.uids.contains(uid), let program = ProcTable.program(entry.pid), shells.contains(program) { out.append(entry) }
+            current = entry.parent > 0 ? byPid[entry.parent] : nil
         }
+        return out
+    }
+
+    /// Under `processes: end`, the shell between the login and Carrel (one at most: the begin
+    /// refuses a second, which could not be held without handing its own shell the terminal
+    /// back) is stopped while Carrel runs: waiting for it, it could still run commands of its
+    /// own from a trap (a resize, a signal of the student's) between two looks. It is continued
+    /// when Carrel goes away (the kiosk must be able to start it again) and at the mode's end;
+    /// one found running again is stopped again, and reported.
+    func holdShells(_ table: [ProcessEntry], record: ModeRecord, owner: ProcessMark, now: Double) -> [Incident] {
+        var incidents: [Incident] = []
+        for entry in Self.shellAncestors(table, uid: record.uid, owner: owner) {
+            if heldShells.contains(entry.mark) {
+                guard !ProcTable.stopped(entry.pid), ProcTable.signal(entry.mark, SIGSTOP) else { continue }
+                var found = entry
+                found.command = ProcTable.command(entry.pid)
+                var incident = ProcessRule.incident(found, account: record.account, action: "stopped until the end", at: now)
+                incident.detail = "a shell held while Carrel runs was continued by another program: " + incident.detail
+                incidents.append(incident)
+            } else if ProcTable.signal(entry.mark, SIGSTOP) {
+                heldShells.insert(entry.mark)
+                frozen.append(entry.mark)
+            }
+        }
+        return incidents
     }
 
     /// Carrel went away: the shells held for it go on (a new Carrel holds them again).

@@ -52,6 +52,13 @@ final class Watcher {
         let table = ProcTable.all()
         ownerAncestors = Self.ancestors(table, of: owner)
         ancestorPrograms = [:]
+        if record.begin.policy.processRule == .end, Self.shellAncestors(table, uid: record.uid, owner: owner).count > 1 {
+            // The nearer shell could not be held without its own shell taking the terminal back.
+            let shells = Self.shellAncestors(table, uid: record.uid, owner: owner)
+            let command = Sanitise.text(ProcTable.command(shells[0].pid), limit: 120)
+            return AtBegin(refusal: "\(ModeWire.refusedHere) a second shell of \(record.account) stands between the login's shell and Carrel "
+                + "(process \(shells[0].pid): \(command)) and could not be held through the exam (processes: end); start Carrel from the login's shell")
+        }
         if record.begin.policy.processRule == .end, let launcher = Self.launchers(table, uid: record.uid, owner: owner).first {
             // It could not be ended without the exam's terminal, and would run through the exam.
             let command = Sanitise.text(ProcTable.command(launcher.entry.pid), limit: 120)

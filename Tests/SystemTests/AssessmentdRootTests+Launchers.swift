@@ -7,6 +7,18 @@ import SessionTestSupport
 import Testing
 
 extension AssessmentdRootTests {
+    /// `begin` refused for the machine as found (`ModeWire.refusedHere`), saying `words`, the
+    /// machine unchanged; the client is ended after.
+    static func expectRefusedHere(_ client: ChildProcess, _ begin: String, saying words: String, lab: AssessmentdLab, before: String) {
+        guard case let .failed(reason)? = ask(client, begin).0 else {
+            Issue.record("the begin was not refused (\(words))")
+            return
+        }
+        #expect(reason.hasPrefix(ModeWire.refusedHere) && reason.contains(words), "\(reason)")
+        #expect(lab.snapshot() == before)
+        client.signal(SIGKILL)
+    }
+
     /// A script of the student's that starts Carrel in the background and goes on with
     /// commands of its own (builtins only: no process of its own to see) could read files and
     /// write over the exam's screen. Busy at the begin, it refuses an end mode; busy only
@@ -31,13 +43,8 @@ extension AssessmentdRootTests {
         let busy = try launched(false)
         Thread.sleep(forTimeInterval: 0.3)
         let policy = MachinePolicy(consoles: .allow, devices: .allow, processes: .end)
-        guard case let .failed(reason)? = Self.ask(busy, AssessmentdLab.begin(session: "s-busy", port: store.port, policy: policy)).0 else {
-            Issue.record("an end mode began under a busy shell of the student's")
-            return
-        }
-        #expect(reason.hasPrefix(ModeWire.refusedHere) && reason.contains("a shell running commands of its own"), "\(reason)")
-        #expect(lab.snapshot() == before)
-        busy.signal(SIGKILL)
+        Self.expectRefusedHere(busy, AssessmentdLab.begin(session: "s-busy", port: store.port, policy: policy),
+                               saying: "a shell running commands of its own", lab: lab, before: before)
 
         // Waiting at the begin, the shell is held (stopped) while Carrel runs: a trap of its own
         // (a resize, a signal) could otherwise run commands between two looks. Carrel going
@@ -97,6 +104,46 @@ extension AssessmentdRootTests {
             }
         })
         _ = Self.ask(carrel, AssessmentdLab.line(.end))
+        #expect(lab.snapshot() == before)
+    }
+}
+
+extension AssessmentdRootTests {
+    /// Two shells between the login and Carrel (a script run from the login's shell): holding
+    /// the nearer would hand the outer one the terminal back, so an end mode does not begin.
+    /// With one, the held shell continued by another program is stopped again, and reported.
+    @Test func aSecondShellRefusesAnEndModeAndAHeldShellStaysHeld() throws {
+        let (lab, store, before) = try AssessmentdLab.serving()
+        let student = lab.students[0]
+        let policy = MachinePolicy(consoles: .allow, devices: .allow, processes: .end)
+        func launched(_ script: String) throws -> ChildProcess {
+            try ChildProcess("/usr/bin/setpriv", ["--reuid=\(student)", "--regid=\(student)", "--init-groups", "/bin/bash", "-c", script,
+                                                  lab.trusted, lab.socket], environment: AssessmentdLab.environment)
+        }
+        let nested = try launched("/bin/bash -c '\"$0\" \"$1\"; true' \"$0\" \"$1\"; true")
+        Thread.sleep(forTimeInterval: 0.3)
+        Self.expectRefusedHere(nested, AssessmentdLab.begin(session: "s-nested", port: store.port, policy: policy),
+                               saying: "a second shell", lab: lab, before: before)
+
+        let single = try launched("\"$0\" \"$1\"; true")
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(Self.began(Self.ask(single, AssessmentdLab.begin(session: "s-single", port: store.port, policy: policy)).0) != nil)
+        func shell(stopped: Bool) -> pid_t? {
+            AssessmentdLab.processes(of: lab.uid(student)).first { pid in
+                ((try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? "").contains("(bash) \(stopped ? "T" : "S")")
+            }
+        }
+        let held = try #require(Eventually.poll(3) { shell(stopped: true) != nil } ? shell(stopped: true) : nil, "the shell was not held")
+        kill(held, SIGCONT)
+        var again: Incident?
+        while again == nil, let text = single.readLine(timeout: 5) {
+            if case let .incident(incident)? = AssessmentdLab.reply(text), incident.detail.hasPrefix("a shell held while Carrel runs was continued") {
+                again = incident
+            }
+        }
+        #expect(again?.action == "stopped until the end", "\(String(describing: again)) \(lab.logText)")
+        #expect(Eventually.poll(3) { shell(stopped: true) == held })
+        #expect(Self.ask(single, AssessmentdLab.line(.end)).0 == .ended(session: "s-single", reason: .ended))
         #expect(lab.snapshot() == before)
     }
 }

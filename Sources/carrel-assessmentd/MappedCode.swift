@@ -20,10 +20,14 @@ enum MappedCode {
         let advice = "install Carrel setgid, as the package does (dpkg-statoverride --update --add root carrel 2755 /usr/bin/carrel), "
             + "then restart the service"
         guard securelyStarted(pid) else { return "the caller was not started in the loader's secure mode: " + advice }
-        guard let groups = savedGroup(pid), groups.saved == group, groups.real != group, group != 0 else {
+        guard let status = ProcTable.text("/proc/\(pid)/status", limit: 65536) else { return "the caller's process cannot be examined" }
+        // Gid: real, effective, saved, file system.
+        let groups = ProcTable.field(status, "Gid").compactMap { UInt32($0) }
+        guard groups.count >= 3, groups[2] == group, groups[0] != group, group != 0 else {
             return "the caller was not given Carrel's group at its start (a tracer at its start, or a file not setgid): " + advice
         }
-        if let why = watched(pid) { return why }
+        if let tracer = ProcTable.field(status, "TracerPid").first, tracer != "0" { return "the caller is being traced" }
+        if let why = ring(pid) { return why }
         if let variable = loaderVariable(pid) { return "the caller was started with \(variable) set (code of another's chosen by the loader)" }
         guard let maps = ProcTable.text("/proc/\(pid)/maps", limit: 8 << 20) else { return "the caller's memory cannot be examined" }
         var checked = Set<Substring>()
@@ -43,15 +47,6 @@ enum MappedCode {
         return nil
     }
 
-    /// The real and saved group ids of `pid` (the `Gid:` line of its status: real, effective,
-    /// saved, file system).
-    static func savedGroup(_ pid: Int32) -> (real: UInt32, saved: UInt32)? {
-        guard let status = ProcTable.text("/proc/\(pid)/status", limit: 65536),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Gid:") }) else { return nil }
-        let ids = line.dropFirst(4).split(whereSeparator: { $0 == " " || $0 == "\t" }).compactMap { UInt32($0) }
-        return ids.count >= 3 ? (ids[0], ids[2]) : nil
-    }
-
     /// Whether the kernel started `pid` in secure-execution mode (AT_SECURE in its auxiliary
     /// vector, the kernel's own copy: the process cannot change it).
     static func securelyStarted(_ pid: Int32) -> Bool {
@@ -68,13 +63,8 @@ enum MappedCode {
         return false
     }
 
-    /// A tracer, or a ring of the kernel's that could act for the process later (io_uring).
-    static func watched(_ pid: Int32) -> String? {
-        if let status = ProcTable.text("/proc/\(pid)/status", limit: 65536),
-           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("TracerPid:") }),
-           line.dropFirst(10).trimmingCharacters(in: .whitespaces) != "0" {
-            return "the caller is being traced"
-        }
+    /// A ring of the kernel's that could act for the process later (io_uring), among its descriptors.
+    static func ring(_ pid: Int32) -> String? {
         guard let dir = opendir("/proc/\(pid)/fd") else { return "the caller's descriptors cannot be examined" }
         defer { closedir(dir) }
         var link = [CChar](repeating: 0, count: 256)

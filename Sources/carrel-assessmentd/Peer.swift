@@ -142,9 +142,7 @@ enum Accounts {
         var member = Set<UInt32>([primary])
         if getgrouplist(account, primary, &groups, &count) >= 0 { member.formUnion(groups.prefix(Int(count))) }
         if let pid, let status = ProcTable.text("/proc/\(pid)/status", limit: 65536) {
-            for line in status.split(separator: "\n") where line.hasPrefix("Groups:") {
-                member.formUnion(line.dropFirst(7).split(separator: " ").compactMap { UInt32($0) })
-            }
+            member.formUnion(ProcTable.field(status, "Groups").compactMap { UInt32($0) })
         }
         for name in adminGroups {
             if let group = getgrnam(name), member.contains(group.pointee.gr_gid) { return name }

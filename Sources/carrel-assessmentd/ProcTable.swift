@@ -34,11 +34,7 @@ enum ProcTable {
             return ProcessEntry(pid: pid, parent: parent, uids: [uid], start: start, session: session, tty: tty, zombie: true)
         }
         guard let status = text("/proc/\(pid)/status", limit: 65536) else { return nil }
-        var uids: [UInt32] = []
-        for line in status.split(separator: "\n") where line.hasPrefix("Uid:") {
-            uids = line.dropFirst(4).split(whereSeparator: { $0 == " " || $0 == "\t" }).prefix(2).compactMap { UInt32($0) }
-            break
-        }
+        let uids = field(status, "Uid").prefix(2).compactMap { UInt32($0) }
         guard !uids.isEmpty else { return nil }
         return ProcessEntry(pid: pid, parent: parent, uids: uids, start: start, session: session, tty: tty, zombie: false)
     }
@@ -107,6 +103,14 @@ enum ProcTable {
 }
 
 extension ProcTable {
+    /// The values of a line of /proc/PID/status (`Uid:`, `Gid:`, `Groups:`, `TracerPid:`), as
+    /// the words after its name; none when the line is not there.
+    static func field(_ status: String, _ name: String) -> [Substring] {
+        let prefix = name + ":"
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) else { return [] }
+        return line.dropFirst(prefix.count).split(whereSeparator: { $0 == " " || $0 == "\t" })
+    }
+
     /// Whether `pid` is stopped (by a signal or a tracer), as its stat's state says.
     static func stopped(_ pid: Int32) -> Bool {
         guard let line = text("/proc/\(pid)/stat", limit: 4096), let close = line.lastIndex(of: ")") else { return false }

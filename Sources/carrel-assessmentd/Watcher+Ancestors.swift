@@ -19,14 +19,28 @@ extension Watcher {
     static func launchers(_ table: [ProcessEntry], uid: UInt32, owner: ProcessMark,
                           held: Set<ProcessMark> = []) -> [(entry: ProcessEntry, what: String)] {
         let strange = ProcessRule.strangeAncestors(table, uid: uid, owner: owner, reported: [], program: ProcTable.program)
-        var out = strange.map { (entry: $0, what: "a program") }
-        let known = Set(strange.map(\.mark))
-        for mark in ancestors(table, of: owner) where mark != owner && !known.contains(mark) && !held.contains(mark) {
-            guard let entry = table.first(where: { $0.mark == mark }), entry.uids.contains(uid),
-                  let program = ProcTable.program(entry.pid), shells.contains(program), !ProcTable.waiting(entry.pid) else { continue }
-            out.append((entry, "a shell running commands of its own (not waiting for Carrel)"))
+        let busy = shellAncestors(table, uid: uid, owner: owner).filter { !held.contains($0.mark) && !ProcTable.waiting($0.pid) }
+        return strange.map { (entry: $0, what: "a program") }
+            + busy.map { (entry: $0, what: "a shell running commands of its own (not waiting for Carrel)") }
+    }
+
+    /// Why an end mode does not begin with what stands between the login and Carrel: a second
+    /// shell (the nearer could not be held without its own shell taking the terminal back), a
+    /// program of the student's or a busy shell (neither could be ended without the exam's
+    /// terminal, and either would run through the exam). Nil when nothing does.
+    static func refusalAtBegin(_ table: [ProcessEntry], record: ModeRecord, owner: ProcessMark) -> String? {
+        let shells = shellAncestors(table, uid: record.uid, owner: owner)
+        let found: (entry: ProcessEntry, what: String, why: String)
+        if shells.count > 1 {
+            found = (shells[0], "a second shell", "could not be held through the exam")
+        } else if let launcher = launchers(table, uid: record.uid, owner: owner).first {
+            found = (launcher.entry, launcher.what, "would run through the exam")
+        } else {
+            return nil
         }
-        return out
+        let command = Sanitise.text(ProcTable.command(found.entry.pid), limit: 120)
+        return "\(ModeWire.refusedHere) \(found.what) of \(record.account) stands between the login and Carrel "
+            + "(process \(found.entry.pid): \(command)) and \(found.why) (processes: end); start Carrel from the login's shell"
     }
 
     func lookAtAncestors(_ table: [ProcessEntry], record: ModeRecord, owner: ProcessMark, now: Double) -> [Incident] {

@@ -52,18 +52,8 @@ final class Watcher {
         let table = ProcTable.all()
         ownerAncestors = Self.ancestors(table, of: owner)
         ancestorPrograms = [:]
-        if record.begin.policy.processRule == .end, Self.shellAncestors(table, uid: record.uid, owner: owner).count > 1 {
-            // The nearer shell could not be held without its own shell taking the terminal back.
-            let shells = Self.shellAncestors(table, uid: record.uid, owner: owner)
-            let command = Sanitise.text(ProcTable.command(shells[0].pid), limit: 120)
-            return AtBegin(refusal: "\(ModeWire.refusedHere) a second shell of \(record.account) stands between the login's shell and Carrel "
-                + "(process \(shells[0].pid): \(command)) and could not be held through the exam (processes: end); start Carrel from the login's shell")
-        }
-        if record.begin.policy.processRule == .end, let launcher = Self.launchers(table, uid: record.uid, owner: owner).first {
-            // It could not be ended without the exam's terminal, and would run through the exam.
-            let command = Sanitise.text(ProcTable.command(launcher.entry.pid), limit: 120)
-            return AtBegin(refusal: "\(ModeWire.refusedHere) \(launcher.what) of \(record.account) stands between the login and Carrel "
-                + "(process \(launcher.entry.pid): \(command)) and would run through the exam (processes: end); start Carrel from the login's shell")
+        if record.begin.policy.processRule == .end, let why = Self.refusalAtBegin(table, record: record, owner: owner) {
+            return AtBegin(refusal: why)
         }
         seed(table, record: record, owner: owner)
         var students: [UInt32: Bool] = [:]
@@ -159,7 +149,7 @@ final class Watcher {
             // background), not every descendant /proc shows: a child the program that became
             // Carrel forked before its exec is a stranger. Without them, the descendants in /proc.
             let following = owner != nil && owner == lineageOwner && lineage != nil
-            let kept = owner == nil ? ownerAncestors : following ? Self.ancestors(table, of: owners[0]) : []
+            let kept = owner == nil || following ? ownerAncestors : []
             let strangers = ProcessRule.strangers(table, uid: record.uid, owners: following ? [] : owners, kept: kept, reported: reported)
                 .filter { lineage?.lines[$0.pid] != .owner }
             let (confirmed, next) = ProcessRule.confirm(strangers, suspects: suspects, live: owner != nil)

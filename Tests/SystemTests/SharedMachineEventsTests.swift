@@ -23,10 +23,7 @@ struct SharedMachineEventsTests {
             "INSERT INTO carrel_records VALUES ('m-1', 5, 'event', now(), '{\"kind\":\"paste_blocked\",\"detail\":\"3 characters\"}')",
             "INSERT INTO carrel_records VALUES ('m-1', 6, 'event', now(), '{\"kind\":\"machine_incident\",\"detail\":[1,2]}')",
         ]
-        for sql in records {
-            let out = pg.psql(sql, database: database)
-            #expect(out.status == 0, "\(sql): \(out.output)")
-        }
+        SharedStoreTests.run(records, on: pg, database: database)
         let console = try SharedReaderHostileTests().carrel(pg, ["proctor", "--shared", url, "--json"])
         #expect(console.status == 0, "\(console.out)")
         #expect(!console.out.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, "no control character reaches the proctor")

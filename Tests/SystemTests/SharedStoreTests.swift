@@ -424,10 +424,7 @@ extension SharedStoreTests {
             "INSERT INTO carrel_records VALUES ('evil-2', 8, 'status', now(), '{\"status\":\"ended\",\"ended_at\":\"not a time\"}')",
             "INSERT INTO carrel_records VALUES ('evil-3', 1, 'session', now(), '{\"room\":\"h\\u001b[2J\",\"seat\":\"\\u001b]52;c;eA==\\u0007\"}')",
         ]
-        for sql in attacks {
-            let out = pg.psql(sql, database: database)
-            #expect(out.status == 0, "\(sql): \(out.output)")
-        }
+        Self.run(attacks, on: pg, database: database)
         let checker = try Sandbox()
         let console = try carrel(checker, ["proctor", "--shared", url, "--json"], passwordFile: pg.passwordFile)
         #expect(console.status == 0, "\(console.out)")
@@ -447,4 +444,15 @@ final class ManagedFlag: @unchecked Sendable {
     private var value = false
     var isSet: Bool { lock.withLock { value } }
     func set() { lock.withLock { value = true } }
+}
+
+extension SharedStoreTests {
+    /// Statements run straight against the store's database (rows a student holding the seat's
+    /// password could write), each of which must be taken.
+    static func run(_ statements: [String], on pg: PrivatePostgres, database: String) {
+        for sql in statements {
+            let out = pg.psql(sql, database: database)
+            #expect(out.status == 0, "\(sql): \(out.output)")
+        }
+    }
 }

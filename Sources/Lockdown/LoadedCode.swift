@@ -46,12 +46,12 @@ public enum LoadedCode {
     /// executable memory with no file behind it is kept with an empty path.
     static func parseMaps(_ text: String) -> [Mapping] {
         var out: [Mapping] = []
-        var seen = Set<Mapping>()
         // Read as bytes: this runs at every launch, where splitting a hundred lines into
-        // Characters (grapheme by grapheme) cost a good part of a millisecond.
+        // Characters (grapheme by grapheme) cost a good part of a millisecond. A few dozen
+        // files at most: a linear look for repeats costs less than a set's first use.
         for line in text.utf8.split(separator: UInt8(ascii: "\n")) {
             guard let mapping = mapping(Array(line)) else { continue }
-            if seen.insert(mapping).inserted { out.append(mapping) }
+            if !out.contains(mapping) { out.append(mapping) }
         }
         return out
     }

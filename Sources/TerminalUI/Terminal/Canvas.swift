@@ -23,8 +23,11 @@ public final class Canvas: Terminal {
     /// UTF-8 in every language; a student's `LANG=ja_JP.UTF-8` on a machine where that locale
     /// was never generated (or `LANG=C`) would otherwise leave curses reading every byte as a
     /// character, and a French or Japanese screen would come out as mojibake.
+    /// Only the character category is taken from the environment: curses needs nothing
+    /// else, and loading every category (a dozen files where locales are not archived) was
+    /// paid before the first frame.
     static func useUTF8Characters() {
-        let chosen = setlocale(LC_ALL, "")
+        let chosen = setlocale(LC_CTYPE, "")
         if chosen != nil, let codeset = nl_langinfo(nl_item(CODESET)), String(cString: codeset) == "UTF-8" { return }
         for name in ["C.UTF-8", "C.utf8", "en_US.UTF-8"] where setlocale(LC_CTYPE, name) != nil {
             return

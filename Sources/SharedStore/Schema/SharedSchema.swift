@@ -57,13 +57,20 @@ import PostgresNIO
 /// | carrel_sweeps, carrel_terminations     | 9       |                                            |
 /// | fn carrel_sweep, carrel_seat_lock, carrel_seat_unlock | 9 |                                   |
 /// | fn carrel_seat_refused/3, carrel_candidate_held/4 | 9 |                                       |
-/// | fn carrel_pulse/4, carrel_live/5       | 5       | 9: each runs the sweep                     |
+/// | fn carrel_pulse/4, carrel_live/5       | 5       | 9: each runs the sweep; 12: update in place |
 /// | fn carrel_hello/3                      | 5       | 9: the look-up's row made again            |
 /// | fn carrel_candidate_try, carrel_candidate | 6    | 9: a proven session's tries, held per session |
 /// | carrel_sessions: moves, merged_into, fenced_hashes, fate | 10 |                                |
 /// | carrel_commands: move_from, move_token; action 'lost' | 10 |                                    |
 /// | fn carrel_end_lock_holders, carrel_command_moves, trigger carrel_commands_moves | 10 |        |
 /// | fn carrel_seat_records, carrel_session_fate | 10 |                                             |
+/// | carrel_sessions: machine_incidents, last_incident, assessment_mode | 11 |                    |
+/// | fn and trigger carrel_machine_event    | 11      |                                            |
+/// | fn carrel_number                       | 1       | 12: no search path of its own (inlined)    |
+/// | fn carrel_token_hash                   | 5       | 12: no search path of its own (inlined)    |
+/// | fn carrel_publish                      | 5       | 12: one read of the session, quota lighter |
+/// | fn carrel_sweep_due                    | 12      |                                            |
+/// | plan_cache_mode of carrel_seat_commands/5, carrel_proven, carrel_apply_record, carrel_apply_room_record | 12 | |
 ///
 /// Each function that acts for a seat is revoked from PUBLIC by the version that creates it
 /// (`carrel_number` and `carrel_schema_version` stay open to anyone); version 4 grants its new
@@ -74,7 +81,7 @@ import PostgresNIO
 /// `seatFunctions` to the seat role it sets up.
 public enum SharedSchema {
     /// The version this build writes and reads.
-    public static let version = 11
+    public static let version = 12
 
     /// The channel seats of a room listen on: a command was issued.
     public static let commandChannel = "carrel_commands"
@@ -93,6 +100,7 @@ public enum SharedSchema {
         (9, version9SharedResources),
         (10, version10Moves),
         (11, version11MachineEvents),
+        (12, version12LighterRecords),
     ]
 
     public struct Problem: Error, Sendable, CustomStringConvertible {

@@ -616,6 +616,7 @@ class Run:
             costs.report("(1) a seat's begin (room start)", start_cost, len(began), "seat begun", net)
 
         say("\n(b) commands: from the launch of `carrel proctor ACTION --room` to each seat's applying it")
+        self.store_profile_reset()
         applied_all = []
         cost_from = costs.snapshot(True) if costs else None
         for words in (["message", "Question 3: read Sydney as Canberra"], ["time", "+1m"], ["message", "Ten minutes left"],
@@ -637,6 +638,7 @@ class Run:
                 " the proctor's five `carrel proctor ACTION --wait 30` are in PostgreSQL's total, not in the seats' backends)")
             costs.report("(2) a command applied by a seat", f, len(applied_all), "command applied",
                          costs.less(f, costs.rates["running"], a.seats * f["seconds"]))
+        self.store_profile("b")
 
         say(f"\n(c) a pause of {a.pause:.0f} s: each seat's time left when it applied the pause and the resume")
         _, _, _, out = self.command("proctor", "pause", "--room", ROOM, "--wait", "30")

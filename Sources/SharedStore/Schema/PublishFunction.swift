@@ -1,9 +1,11 @@
 extension SharedSchema {
     /// `carrel_publish`: a batch of records, each session's checked and kept within its quota.
     /// Version 5 defines it and version 12 again, changing only how a session is proven and
-    /// its quota read (`proof`), the variables that needs (`declarations`) and the function's
-    /// settings; both versions' text comes from here, so the rest is written once.
-    static func publishFunction(_ create: String, settings: String = "", declarations: String = "", proof: String) -> String {
+    /// its quota read (`proof`), the variables that needs (`declarations`), what it answers
+    /// before reading the batch back (`shortcut`) and the function's settings; both versions'
+    /// text comes from here, so the rest is written once.
+    static func publishFunction(_ create: String, settings: String = "", declarations: String = "", proof: String,
+                                shortcut: String = "") -> String {
         """
         \(create) FUNCTION carrel_publish(p_sessions text[], p_tokens text[], p_previous text[], p_seqs int8[], p_kinds text[],
                                        p_ats timestamptz[], p_bodies text[], p_macs text[])
@@ -63,7 +65,7 @@ extension SharedSchema {
             UPDATE carrel_sessions c SET records_count = c.records_count + kept_records[i], records_bytes = c.records_bytes + kept_bytes[i]
               WHERE c.session = kept_sessions[i];
           END LOOP;
-          RETURN QUERY SELECT (SELECT count(*) FROM unnest(p_sessions, p_seqs, p_bodies, p_macs) AS x(s, q, b, m)
+        \(shortcut)  RETURN QUERY SELECT (SELECT count(*) FROM unnest(p_sessions, p_seqs, p_bodies, p_macs) AS x(s, q, b, m)
             WHERE EXISTS (SELECT 1 FROM carrel_records r WHERE r.session = x.s AND r.seq = x.q AND coalesce(r.mac, '') = x.m
                             AND r.body_text = x.b)), why;
         END $$;

@@ -70,7 +70,6 @@ import PostgresNIO
 /// | fn carrel_token_hash                   | 5       | 12: no search path of its own (inlined)    |
 /// | fn carrel_publish                      | 5       | 12: one read of the session, quota lighter |
 /// | fn carrel_sweep_due                    | 12      |                                            |
-/// | plan_cache_mode of carrel_seat_commands/5, carrel_proven, carrel_apply_record, carrel_apply_room_record | 12 | |
 ///
 /// Each function that acts for a seat is revoked from PUBLIC by the version that creates it
 /// (`carrel_number` and `carrel_schema_version` stay open to anyone); version 4 grants its new

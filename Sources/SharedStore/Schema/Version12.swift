@@ -35,6 +35,9 @@ extension SharedSchema {
         \(publishFunction("CREATE OR REPLACE", declarations: publishDeclarationsV12, proof: publishProofV12,
                            shortcut: publishShortcutV12))
 
+        \(applyRecordFunction("CREATE OR REPLACE", declarations: applyDeclarationsV12, answerCount: applyAnswerCountV12,
+                               eventCounts: applyEventCountsV12, lastSeen: applyLastSeenV12))
+
         CREATE OR REPLACE FUNCTION carrel_live(p_session text, p_token text, p_previous text, p_mac text, p_elapsed double precision)
           RETURNS boolean LANGUAGE plpgsql SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
         BEGIN
@@ -109,5 +112,29 @@ extension SharedSchema {
             RETURN;
           END IF;
 
+        """
+
+    /// Version 12's record trigger: an answer's and an event's counts are carried to the one
+    /// update of the session's row that every record makes, instead of an update of their own
+    /// (an event that counts nothing changed the row by 0 and still wrote a new version of it).
+    static let applyDeclarationsV12 = "  answered_change integer := 0;\n  pastes integer := 0;\n  focus_lost integer := 0;\n  exits integer := 0;\n"
+    /// An answer's change to the count of answered questions, carried to the last update.
+    static let applyAnswerCountV12 = """
+              answered_change := (CASE WHEN now_answered THEN 1 ELSE 0 END) - (CASE WHEN coalesce(was, false) THEN 1 ELSE 0 END);
+        """
+    /// An event's counts, carried to the last update.
+    static let applyEventCountsV12 = """
+            ELSIF NEW.kind = 'event' THEN
+              pastes := CASE WHEN b->>'kind' = 'paste_blocked' THEN 1 ELSE 0 END;
+              focus_lost := CASE WHEN b->>'kind' = 'focus_lost' THEN 1 ELSE 0 END;
+              exits := CASE WHEN b->>'kind' = 'exit_attempt' THEN 1 ELSE 0 END;
+        """
+    /// The time used, the last record seen, and the counts above, in one update.
+    static let applyLastSeenV12 = """
+            UPDATE carrel_sessions SET last_seen = now(), last_seq = greatest(last_seq, NEW.seq),
+                saved_elapsed_seconds = coalesce(carrel_number(b->'elapsed', 0, 10000000), saved_elapsed_seconds),
+                answered = answered + answered_change, paste_attempts = paste_attempts + pastes,
+                focus_losses = focus_losses + focus_lost, exit_attempts = exit_attempts + exits
+              WHERE session = NEW.session;
         """
 }

@@ -38,45 +38,78 @@ public enum LoadedCode {
     /// Files (and anonymous memory) mapped executable in this process right now.
     public static func currentMappings() -> [Mapping]? {
         guard let data = SecureFiles.readSmallFile("/proc/self/maps", limit: 8 << 20) else { return nil }
-        return parseMaps(String(decoding: data, as: UTF8.self))
+        return data.withUnsafeBytes { parseMaps(bytes: $0.bindMemory(to: UInt8.self)) }
     }
 
     /// Parses /proc/PID/maps lines (`start-end perms offset major:minor inode path`),
     /// keeping executable ones. Kernel pseudo-mappings ([vdso], [vsyscall]…) are left out;
     /// executable memory with no file behind it is kept with an empty path.
     static func parseMaps(_ text: String) -> [Mapping] {
+        var text = text
+        return text.withUTF8 { parseMaps(bytes: $0) }
+    }
+
+    /// The same, over the file's bytes: this runs at every launch, where splitting each line
+    /// into fields and strings cost over a million instructions. A few dozen files at most:
+    /// a linear look for repeats costs less than a set's first use.
+    static func parseMaps(bytes: UnsafeBufferPointer<UInt8>) -> [Mapping] {
         var out: [Mapping] = []
-        // Read as bytes: this runs at every launch, where splitting a hundred lines into
-        // Characters (grapheme by grapheme) cost a good part of a millisecond. A few dozen
-        // files at most: a linear look for repeats costs less than a set's first use.
-        for line in text.utf8.split(separator: UInt8(ascii: "\n")) {
-            guard let mapping = mapping(Array(line)) else { continue }
-            if !out.contains(mapping) { out.append(mapping) }
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            while end < bytes.count && bytes[end] != UInt8(ascii: "\n") { end += 1 }
+            if let mapping = mapping(UnsafeBufferPointer(rebasing: bytes[start..<end])), !out.contains(mapping) {
+                out.append(mapping)
+            }
+            start = end + 1
         }
         return out
     }
 
     /// One line's executable mapping (`start-end perms offset major:minor inode path`); nil for
     /// a line that is not executable, not of that form, or a kernel pseudo-mapping.
-    static func mapping(_ line: [UInt8]) -> Mapping? {
-        let space = UInt8(ascii: " ")
-        let fields = line.split(separator: space, maxSplits: 5, omittingEmptySubsequences: true)
-        guard fields.count >= 5, fields[1].contains(UInt8(ascii: "x")) else { return nil }
-        let device = fields[3].split(separator: UInt8(ascii: ":"))
-        let text = { (bytes: ArraySlice<UInt8>) in String(decoding: bytes, as: UTF8.self) }
-        guard device.count == 2, let major = UInt32(text(device[0]), radix: 16), let minor = UInt32(text(device[1]), radix: 16),
-              let inode = UInt64(text(fields[4])) else { return nil }
-        // The path is padded to a column with spaces (tabs are not written there).
-        let path = fields.count > 5 ? String(decoding: trimmingBlanks(fields[5]), as: UTF8.self) : ""
+    static func mapping(_ line: UnsafeBufferPointer<UInt8>) -> Mapping? {
+        let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t")
+        var i = 0
+        /// The next field, its blanks before it skipped; nil at the end of the line.
+        func field() -> Range<Int>? {
+            while i < line.count && line[i] == space { i += 1 }
+            guard i < line.count else { return nil }
+            let first = i
+            while i < line.count && line[i] != space { i += 1 }
+            return first..<i
+        }
+        func number(_ range: Range<Int>, radix: UInt64) -> UInt64? {
+            guard !range.isEmpty, range.count <= 16 else { return nil }
+            var value: UInt64 = 0
+            for byte in line[range] {
+                let digit: UInt64
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt64(byte - UInt8(ascii: "0"))
+                case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16: digit = UInt64(byte - UInt8(ascii: "a") + 10)
+                case UInt8(ascii: "A")...UInt8(ascii: "F") where radix == 16: digit = UInt64(byte - UInt8(ascii: "A") + 10)
+                default: return nil
+                }
+                let (times, overflow) = value.multipliedReportingOverflow(by: radix)
+                guard !overflow else { return nil }
+                value = times + digit
+            }
+            return value
+        }
+        guard field() != nil, let perms = field(), line[perms].contains(UInt8(ascii: "x")), field() != nil,
+              let device = field(), let inodeField = field() else { return nil }
+        guard let colon = line[device].firstIndex(of: UInt8(ascii: ":")),
+              let major = number(device.lowerBound..<colon, radix: 16), major <= UInt64(UInt32.max),
+              let minor = number((colon + 1)..<device.upperBound, radix: 16), minor <= UInt64(UInt32.max),
+              let inode = number(inodeField, radix: 10) else { return nil }
+        // The path is padded to a column with spaces (tabs are not written there); its own
+        // spaces are kept.
+        var first = i, last = line.count
+        while first < last && (line[first] == space || line[first] == tab) { first += 1 }
+        while last > first && (line[last - 1] == space || line[last - 1] == tab) { last -= 1 }
+        let path = String(decoding: UnsafeBufferPointer(rebasing: line[first..<last]), as: UTF8.self)
         if path.hasPrefix("[") { return nil }
-        return Mapping(path: path, major: major, minor: minor, inode: inode)
-    }
-
-    static func trimmingBlanks(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        let isBlank = { (b: UInt8) in b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") }
-        guard let first = bytes.firstIndex(where: { !isBlank($0) }),
-              let last = bytes.lastIndex(where: { !isBlank($0) }) else { return [] }
-        return bytes[first...last]
+        return Mapping(path: path, major: UInt32(major), minor: UInt32(minor), inode: inode)
     }
 
     /// What the loader maps for `executable` with no environment at all: the resolved

@@ -205,7 +205,7 @@ struct RoomShow: AsyncParsableCommand {
         for line in roster {
             var facts: [String] = []
             if let seat = line.plannedSeat { facts.append("seat \(v(seat))") }
-            if let extra = line.extraTime, let time = try? ExtraTime(parsing: extra), time != .none { facts.append("extra time \(time.description)") }
+            if let extra = line.extraTime, let time = ExtraTime(parsing: extra), time != .none { facts.append("extra time \(time.description)") }
             if line.screenReader == true { facts.append("screen reader") }
             if let theme = line.theme { facts.append("theme \(v(theme))") }
             if let language = line.language { facts.append("language \(v(language))") }

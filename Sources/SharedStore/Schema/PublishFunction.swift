@@ -2,10 +2,11 @@ extension SharedSchema {
     /// `carrel_publish`: a batch of records, each session's checked and kept within its quota.
     /// Version 5 defines it and version 12 again, changing only how a session is proven and
     /// its quota read (`proof`), the variables that needs (`declarations`), what it answers
-    /// before reading the batch back (`shortcut`) and the function's settings; both versions'
-    /// text comes from here, so the rest is written once.
-    static func publishFunction(_ create: String, settings: String = "", declarations: String = "", proof: String,
-                                shortcut: String = "") -> String {
+    /// before reading the batch back (`shortcut`), which records that reading counts
+    /// (`keptOnly`), the order of the sessions (`loopOrder`), the arrays' checks (`checks`) and
+    /// the function's settings; both versions' text comes from here, so the rest is written once.
+    static func publishFunction(_ create: String, settings: String = "", checks: String = "", declarations: String = "",
+                                loopOrder: String = "", proof: String, shortcut: String = "", keptOnly: String = "") -> String {
         """
         \(create) FUNCTION carrel_publish(p_sessions text[], p_tokens text[], p_previous text[], p_seqs int8[], p_kinds text[],
                                        p_ats timestamptz[], p_bodies text[], p_macs text[])
@@ -26,7 +27,7 @@ extension SharedSchema {
           -- and `refused` says why. `kept` is how many of the batch the store holds as sent
           -- (same text, same MAC), as carrel_seat_kept counted it. No error stops a seat's
           -- outbox behind a record the store will never take.
-          IF n > 1000 OR n <> coalesce(array_length(p_tokens, 1), 0) OR n <> coalesce(array_length(p_previous, 1), 0)
+        \(checks)  IF n > 1000 OR n <> coalesce(array_length(p_tokens, 1), 0) OR n <> coalesce(array_length(p_previous, 1), 0)
              OR n <> coalesce(array_length(p_seqs, 1), 0) OR n <> coalesce(array_length(p_kinds, 1), 0)
              OR n <> coalesce(array_length(p_ats, 1), 0) OR n <> coalesce(array_length(p_bodies, 1), 0)
              OR n <> coalesce(array_length(p_macs, 1), 0) THEN
@@ -34,7 +35,7 @@ extension SharedSchema {
           END IF;
           -- Bytes count twice: the store keeps a record's text as sent and as jsonb.
           FOR u IN SELECT x.s, min(x.t) AS t, min(x.p) AS p, count(*) AS records, 2 * sum(octet_length(x.b)) AS bytes
-                   FROM unnest(p_sessions, p_tokens, p_previous, p_bodies) AS x(s, t, p, b) GROUP BY x.s LOOP
+                   FROM unnest(p_sessions, p_tokens, p_previous, p_bodies) AS x(s, t, p, b) GROUP BY x.s\(loopOrder) LOOP
             -- A session no seat announced (a demo's, one published after the store lost its
             -- row) is made by its own first record, as carrel_hello makes it, within the quota.
             IF NOT EXISTS (SELECT 1 FROM carrel_sessions c WHERE c.session = u.s) THEN
@@ -66,7 +67,7 @@ extension SharedSchema {
               WHERE c.session = kept_sessions[i];
           END LOOP;
         \(shortcut)  RETURN QUERY SELECT (SELECT count(*) FROM unnest(p_sessions, p_seqs, p_bodies, p_macs) AS x(s, q, b, m)
-            WHERE EXISTS (SELECT 1 FROM carrel_records r WHERE r.session = x.s AND r.seq = x.q AND coalesce(r.mac, '') = x.m
+            WHERE\(keptOnly) EXISTS (SELECT 1 FROM carrel_records r WHERE r.session = x.s AND r.seq = x.q AND coalesce(r.mac, '') = x.m
                             AND r.body_text = x.b)), why;
         END $$;
         """

@@ -32,11 +32,40 @@ extension SharedSchema {
           SELECT CASE WHEN pg_catalog.jsonb_typeof(v) = 'number' THEN least(greatest(v::text::double precision, low), high) END;
         $$;
 
-        \(publishFunction("CREATE OR REPLACE", declarations: publishDeclarationsV12, proof: publishProofV12,
-                           shortcut: publishShortcutV12))
+        \(publishFunction("CREATE OR REPLACE", checks: publishChecksV12, declarations: publishDeclarationsV12,
+                           loopOrder: " ORDER BY x.s", proof: publishProofV12, shortcut: publishShortcutV12,
+                           keptOnly: " x.s = ANY(allowed) AND"))
 
         \(applyRecordFunction("CREATE OR REPLACE", declarations: applyDeclarationsV12, answerCount: applyAnswerCountV12,
                                eventCounts: applyEventCountsV12, lastSeen: applyLastSeenV12))
+
+        \(redefined("carrel_hello(p_session text, p_body jsonb, p_token text)", in: version9SharedResources, [
+            ("""
+                    WHERE session = p_session AND token_hash IS NULL;
+                  RETURN true;
+                """,
+             """
+                    WHERE session = p_session AND token_hash IS NULL;
+                  -- Another announcement of the same new session may have made the row and set
+                  -- its token first: this one holds the session only if the token is its own.
+                  RETURN FOUND;
+                """),
+        ]))
+
+        \(redefined("carrel_seat_refused(p_session text, p_token text, p_body jsonb)", in: version9SharedResources, [
+            ("""
+                      created_by = CASE WHEN prior.session IS NOT NULL THEN prior.created_by ELSE created_by END
+                    WHERE session = p_session;
+                  RETURN EXISTS (SELECT 1 FROM carrel_sessions WHERE session = p_session);
+                """,
+             """
+                      created_by = CASE WHEN prior.session IS NOT NULL THEN prior.created_by ELSE created_by END
+                    -- The row this call made or took (a seat's announcement of the same new
+                    -- session may have made it first: its token is kept).
+                    WHERE session = p_session AND (prior.session IS NOT NULL OR token_hash IS NULL);
+                  RETURN EXISTS (SELECT 1 FROM carrel_sessions WHERE session = p_session AND token_hash = carrel_token_hash(p_token));
+                """),
+        ]))
 
         CREATE OR REPLACE FUNCTION carrel_live(p_session text, p_token text, p_previous text, p_mac text, p_elapsed double precision)
           RETURNS boolean LANGUAGE plpgsql SECURITY DEFINER SET search_path = @SCHEMA@, pg_temp AS $$
@@ -84,25 +113,41 @@ extension SharedSchema {
     /// Version 12's proof and quota (see above) and the variables they read into.
     static let publishDeclarationsV12 = "  h text;\n  held_records bigint;\n  held_bytes bigint;\n  proven boolean;\n"
     static let publishProofV12 = """
-            -- The session's own seat is proven by its current token, read once with the
-            -- session's counts; anything else (a token being replaced, none) is asked of
-            -- carrel_proven as before. Whether the proctor started the session (the larger
-            -- quota) is asked only of a session past the smaller one.
-            SELECT c.token_hash, c.records_count, c.records_bytes INTO h, held_records, held_bytes
-              FROM carrel_sessions c WHERE c.session = u.s;
-            -- (Every test is made true or false: a token of the wrong form hashes to null.)
+            -- The session's own seat is proven by its current token, read once; anything else
+            -- (a token being replaced, none) is asked of carrel_proven as before. (Every test is
+            -- made true or false: a token of the wrong form hashes to null.)
+            SELECT c.token_hash INTO h FROM carrel_sessions c WHERE c.session = u.s;
             proven := FOUND AND coalesce(h = carrel_token_hash(u.t), false);
             IF NOT proven THEN
               proven := coalesce(carrel_proven(u.s, u.t, u.p), false);
             END IF;
             IF NOT proven THEN
               why := 'this seat has not proven it holds session ' || left(u.s, 40);
-            ELSIF (held_records + u.records > 50000 OR held_bytes + u.bytes > 33554432)
-                  AND NOT (carrel_admitted(u.s) AND held_records + u.records <= 1000000 AND held_bytes + u.bytes <= 536870912) THEN
-              why := 'session ' || left(u.s, 40) || ' is at its quota of records in the store';
             ELSE
-              allowed := allowed || u.s;
+              -- The counts under the session's lock (only its own seat gets this far, and the
+              -- sessions are taken in order): connections of one session publishing at once
+              -- are counted one after the other, never all against the same counts. Whether the
+              -- proctor started it (the larger quota) is asked only past the smaller one.
+              SELECT c.records_count, c.records_bytes INTO held_records, held_bytes
+                FROM carrel_sessions c WHERE c.session = u.s FOR UPDATE;
+              IF (held_records + u.records > 50000 OR held_bytes + u.bytes > 33554432)
+                 AND NOT (carrel_admitted(u.s) AND held_records + u.records <= 1000000 AND held_bytes + u.bytes <= 536870912) THEN
+                why := 'session ' || left(u.s, 40) || ' is at its quota of records in the store';
+              ELSE
+                allowed := allowed || u.s;
+              END IF;
             END IF;
+        """
+    /// Each array one-dimensional: the length check reads the first dimension alone, and a
+    /// two-dimensional batch passed it with up to a million records.
+    static let publishChecksV12 = """
+          IF coalesce(array_ndims(p_sessions), 1) <> 1 OR coalesce(array_ndims(p_tokens), 1) <> 1
+             OR coalesce(array_ndims(p_previous), 1) <> 1 OR coalesce(array_ndims(p_seqs), 1) <> 1
+             OR coalesce(array_ndims(p_kinds), 1) <> 1 OR coalesce(array_ndims(p_ats), 1) <> 1
+             OR coalesce(array_ndims(p_bodies), 1) <> 1 OR coalesce(array_ndims(p_macs), 1) <> 1 THEN
+            RAISE EXCEPTION 'carrel: a batch is at most 1000 records, each given whole' USING ERRCODE = '22023';
+          END IF;
+
         """
     /// Every record of the batch inserted now: all are held as sent, and the read back is
     /// skipped. (`kept_records` counts what the insert returned, session by session.)
@@ -137,4 +182,16 @@ extension SharedSchema {
                 focus_losses = focus_losses + focus_lost, exit_attempts = exit_attempts + exits
               WHERE session = NEW.session;
         """
+
+    /// A function as an earlier version defined it (from its `CREATE [OR REPLACE] FUNCTION`
+    /// to its `END $$;`), made again with `changes` (text as written there, and its
+    /// replacement); the versions' digests pin the result, so a change that no longer finds
+    /// its text fails the tests.
+    static func redefined(_ signature: String, in sql: String, _ changes: [(String, String)]) -> String {
+        guard let name = sql.range(of: "FUNCTION " + signature),
+              let end = sql.range(of: "END $$;", range: name.upperBound..<sql.endIndex) else { return "" }
+        var text = "CREATE OR REPLACE " + sql[name.lowerBound..<end.upperBound]
+        for (old, new) in changes { text = text.replacingOccurrences(of: old, with: new) }
+        return text
+    }
 }

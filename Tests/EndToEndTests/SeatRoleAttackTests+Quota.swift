@@ -62,4 +62,30 @@ extension SeatRoleAttackTests {
         let own = Self.seat(lab, Self.publish("victim", token: Self.genuineToken, seq: 1, kind: "event", body: #"{"kind":"hand_raised"}"#))
         #expect(own.output.hasPrefix("1|"), "its own seat still learns it is kept: \(own.output)")
     }
+
+    /// A refusal sent while the real seat's first announcement of its new session is not yet
+    /// committed waits for it, then keeps the real seat's token and says it holds nothing.
+    @Test(.timeLimit(.minutes(3)), .enabled(if: enabled, "needs PostgreSQL (scripts/install-deps)"))
+    func aRefusalRacingASeatsFirstAnnouncementTakesNothing() throws {
+        let pg = try PrivatePostgres.shared()
+        let lab = try RoomEndToEndTests().lab(pg)
+        let announcing = Process()
+        announcing.executableURL = URL(fileURLWithPath: Self.psql)
+        announcing.arguments = ["-X", "-q", "-tA", "-v", "ON_ERROR_STOP=1", "-d", lab.seat, "-c", "BEGIN",
+                                "-c", "SELECT carrel_hello('fresh', '{\"room\":\"lab1\",\"seat\":\"A2\"}', '\(Self.genuineToken)')",
+                                "-c", "SELECT pg_sleep(2)", "-c", "COMMIT"]
+        let said = Pipe()
+        announcing.standardOutput = said
+        try announcing.run()
+        usleep(700_000)
+        let refusal = Self.seat(lab, """
+            SELECT carrel_seat_refused('fresh', '\(Self.attackerToken)', '{"room":"lab1","seat":"Z9","refusal":"wrong_test"}')
+            """)
+        announcing.waitUntilExit()
+        let hello = String(decoding: said.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(hello.contains("t"), "the real seat's announcement holds its session: \(hello)")
+        #expect(refusal.output.trimmingCharacters(in: .whitespacesAndNewlines) == "f", "\(refusal.output)")
+        #expect(Self.seat(lab, "SELECT carrel_live('fresh', '\(Self.genuineToken)', NULL, 'mac', 1)").output.hasPrefix("t"))
+        #expect(Self.seat(lab, "SELECT carrel_live('fresh', '\(Self.attackerToken)', NULL, 'mac', 1)").output.hasPrefix("f"))
+    }
 }

@@ -68,7 +68,7 @@ struct AssessmentdRootTests {
                 #expect(incident.kind == .process && incident.action == "reported" && incident.detail.contains("of \(student)"))
             }
         }
-        let latency = try #require(seen, "no incident for the stray process")
+        let latency = try #require(seen, "no incident for the stray process; the service said: \(lab.logText)")
         print("assessmentd: a stray process was reported after \(Int(latency * 1000)) ms")
         #expect(latency <= 4)
         // The status carries what happened.

@@ -1,5 +1,20 @@
 // swift-tools-version:6.1
 import PackageDescription
+#if os(Linux)
+import Glibc
+
+/// Packed relative relocations (DT_RELR) are applied by glibc 2.36 and later only, and lld
+/// does not check: they are asked for only where the build's own glibc has them (the glibc of
+/// the distribution the binary is built and packaged for; scripts/package raises Depends).
+let packedRelocations: Bool = {
+    var buffer = [CChar](repeating: 0, count: 64)
+    guard confstr(Int32(_CS_GNU_LIBC_VERSION), &buffer, buffer.count) > 0 else { return false }
+    let version = String(cString: buffer).split(separator: " ").last?.split(separator: ".").compactMap { Int($0) } ?? []
+    return version.count >= 2 && (version[0], version[1]) >= (2, 36)
+}()
+#else
+let packedRelocations = false
+#endif
 
 let package = Package(
     name: "Carrel",
@@ -116,15 +131,16 @@ let package = Package(
             // The release binary carries the Swift runtime and Foundation inside it: loading
             // and relocating them as shared libraries took about 18 ms of every launch, more
             // than the rest of drawing the start screen (Benchmarks/README.md).
-            // Linked by the toolchain's lld with packed relative relocations (DT_RELR): the
-            // position-independent binary's 146 000 pointers are fixed from a 30 kB table
-            // instead of a 3.4 MB one read at every launch (about 0.5-0.9 ms of it). Nothing
+            // Linked by the toolchain's lld with packed relative relocations (DT_RELR, where the
+            // build's glibc has them, above): the position-independent binary's 146 000
+            // pointers are fixed from a 30 kB table instead of a 3.4 MB one read at every
+            // launch (about 0.5-0.9 ms of it). Nothing
             // looks symbols up in the executable, so it exports none: the runtime's start
             // looks its own address up (dladdr), a walk over 47 000 exported symbols otherwise
             // (3.5 million instructions of every launch).
             swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))],
-            linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-                                           "-Xlinker", "--no-export-dynamic"],
+            linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "--no-export-dynamic"]
+                                            + (packedRelocations ? ["-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"] : []),
                                           .when(platforms: [.linux], configuration: .release))]
         ),
         // A headless front end that drives the real session controller for the tests.

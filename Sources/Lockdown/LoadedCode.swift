@@ -80,7 +80,9 @@ public enum LoadedCode {
             return first..<i
         }
         func number(_ range: Range<Int>, radix: UInt64) -> UInt64? {
-            guard !range.isEmpty, range.count <= 16 else { return nil }
+            // An inode is printed in decimal up to 2^64 - 1 (20 digits; a FUSE file system
+            // chooses its own): every digit is read, an overflow refused.
+            guard !range.isEmpty, range.count <= 20 else { return nil }
             var value: UInt64 = 0
             for byte in line[range] {
                 let digit: UInt64
@@ -91,17 +93,22 @@ public enum LoadedCode {
                 default: return nil
                 }
                 let (times, overflow) = value.multipliedReportingOverflow(by: radix)
-                guard !overflow else { return nil }
-                value = times + digit
+                let (sum, carry) = times.addingReportingOverflow(digit)
+                guard !overflow, !carry else { return nil }
+                value = sum
             }
             return value
         }
-        guard field() != nil, let perms = field(), line[perms].contains(UInt8(ascii: "x")), field() != nil,
-              let device = field(), let inodeField = field() else { return nil }
-        guard let colon = line[device].firstIndex(of: UInt8(ascii: ":")),
+        guard field() != nil, let perms = field(), line[perms].contains(UInt8(ascii: "x")) else { return nil }
+        // Executable, but not of the form the kernel writes: kept as a mapping no expected
+        // object matches, so that it is reported rather than passed over.
+        let unreadable = Mapping(path: "an executable mapping Carrel cannot read: " + String(decoding: line, as: UTF8.self),
+                                 major: .max, minor: .max, inode: .max)
+        guard field() != nil, let device = field(), let inodeField = field(),
+              let colon = line[device].firstIndex(of: UInt8(ascii: ":")),
               let major = number(device.lowerBound..<colon, radix: 16), major <= UInt64(UInt32.max),
               let minor = number((colon + 1)..<device.upperBound, radix: 16), minor <= UInt64(UInt32.max),
-              let inode = number(inodeField, radix: 10) else { return nil }
+              let inode = number(inodeField, radix: 10) else { return unreadable }
         // The path is padded to a column with spaces (tabs are not written there); its own
         // spaces are kept.
         var first = i, last = line.count

@@ -107,6 +107,17 @@ struct InjectedCodeAndTracerTests {
         let parsed = LoadedCode.parseMaps(maps)
         #expect(parsed.map(\.path) == ["/usr/bin/carrel", "/tmp/evil lib.so (deleted)", "", "/usr/lib/padded.so"])
         #expect(parsed.first?.inode == 254145 && parsed.first?.major == 0xFE)
+        // A 20-digit inode (a FUSE file system picks its own) is read whole; an executable line
+        // not of the kernel's form is reported, never passed over.
+        let odd = LoadedCode.parseMaps("""
+            7f20-7f21 r-xp 00000000 00:2d 18446744073709551615 /run/user/1000/fuse/lib.so
+            7f22-7f23 r-xp 00000000 00:2d 18446744073709551616 /run/user/1000/fuse/other.so
+            7f24-7f25 r-xp 0000 zz:yy 12 /tmp/odd.so
+            7f26-7f27 r--p 0000 zz:yy 12 /tmp/not-executable.so
+            """)
+        #expect(odd.first?.path == "/run/user/1000/fuse/lib.so" && odd.first?.inode == UInt64.max)
+        #expect(odd.count == 3 && odd.dropFirst().allSatisfy { $0.path.hasPrefix("an executable mapping Carrel cannot read: ") })
+        #expect(LoadedCode.unexpected(Array(odd.dropFirst()), expected: ["/bin/sh"]).count == 2)
         let found = LoadedCode.unexpected(parsed, expected: [])
         #expect(found.contains("/tmp/evil lib.so (deleted)"))
         #expect(found.contains("executable memory not backed by any file"))

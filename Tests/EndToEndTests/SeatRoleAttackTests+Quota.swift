@@ -61,6 +61,10 @@ extension SeatRoleAttackTests {
         #expect(guess.output.hasPrefix("0|") && guess.output.contains("not proven"), "\(guess.output)")
         let own = Self.seat(lab, Self.publish("victim", token: Self.genuineToken, seq: 1, kind: "event", body: #"{"kind":"hand_raised"}"#))
         #expect(own.output.hasPrefix("1|"), "its own seat still learns it is kept: \(own.output)")
+        // At its quota, its own seat sending a held record again still learns it is held.
+        #expect(Self.owner(lab, "UPDATE carrel_sessions SET records_count = 50000 WHERE session = 'victim'").status == 0)
+        let full = Self.seat(lab, Self.publish("victim", token: Self.genuineToken, seq: 1, kind: "event", body: #"{"kind":"hand_raised"}"#))
+        #expect(full.output.hasPrefix("1|") && full.output.contains("quota"), "\(full.output)")
     }
 
     /// A refusal sent while the real seat's first announcement of its new session is not yet
@@ -87,5 +91,30 @@ extension SeatRoleAttackTests {
         #expect(refusal.output.trimmingCharacters(in: .whitespacesAndNewlines) == "f", "\(refusal.output)")
         #expect(Self.seat(lab, "SELECT carrel_live('fresh', '\(Self.genuineToken)', NULL, 'mac', 1)").output.hasPrefix("t"))
         #expect(Self.seat(lab, "SELECT carrel_live('fresh', '\(Self.attackerToken)', NULL, 'mac', 1)").output.hasPrefix("f"))
+    }
+
+    /// A batch that waited for its session's row while the seat's full announcement made that
+    /// row again sees no row to count against: it is refused to be sent again, never let through
+    /// past the quota.
+    @Test(.timeLimit(.minutes(3)), .enabled(if: enabled, "needs PostgreSQL (scripts/install-deps)"))
+    func aBatchThatLosesItsSessionsRowIsSentAgainNotKeptUncounted() throws {
+        let pg = try PrivatePostgres.shared()
+        let lab = try RoomEndToEndTests().lab(pg)
+        // The look-up row a seat makes before its full announcement (no assessment yet).
+        #expect(Self.seat(lab, "SELECT carrel_hello('remade', '{\"room\":\"lab1\",\"seat\":\"Z1\"}', '\(Self.attackerToken)')").output.hasPrefix("t"))
+        let announcing = Process()
+        announcing.executableURL = URL(fileURLWithPath: Self.psql)
+        announcing.arguments = ["-X", "-q", "-tA", "-v", "ON_ERROR_STOP=1", "-d", lab.seat, "-c", "BEGIN",
+                                "-c", "SELECT carrel_hello('remade', '{\"room\":\"lab1\",\"seat\":\"Z1\",\"assessment_id\":\"x\"}', '\(Self.attackerToken)')",
+                                "-c", "SELECT pg_sleep(2)", "-c", "COMMIT"]
+        announcing.standardOutput = Pipe()
+        try announcing.run()
+        usleep(700_000)
+        let batch = Self.seat(lab, Self.publish("remade", token: Self.attackerToken, seq: 1, body: "{}"))
+        announcing.waitUntilExit()
+        #expect(batch.status != 0 && batch.output.contains("send it again"), "\(batch.output)")
+        let row = Self.owner(lab, "SELECT records_count, (SELECT count(*) FROM carrel_records WHERE session = 'remade') FROM carrel_sessions WHERE session = 'remade'")
+        #expect(row.output.trimmingCharacters(in: .whitespacesAndNewlines) == "0|0", "\(row.output)")
+        #expect(Self.seat(lab, Self.publish("remade", token: Self.attackerToken, seq: 1, body: "{}")).output.hasPrefix("1|"), "sent again, it is kept")
     }
 }

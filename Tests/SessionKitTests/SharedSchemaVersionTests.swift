@@ -22,7 +22,7 @@ struct SharedSchemaVersionTests {
         9: "5e941fd3bbca9a068996a745da6473db07520692ae457b28e455532b5d765da4",
         10: "dc041184d561e148e835cd508da248dd3089e017de94cd9650203e209f176db0",
         11: "757a1c7ea911dd8aaa8cacee1d70e2852401ca8245c69e505517d3a3903f77d2",
-        12: "42e632e5e736508bae9a6f60c5a4f7dbfbec6b2ba35d50190ff9b1209712df0d",
+        12: "5e079aa0e077144852264f587f302841dca8f4252f2e6908a66e4d9402a237b0",
     ]
 
     @Test func versionsRunInOrderAndNoShippedVersionChanges() {

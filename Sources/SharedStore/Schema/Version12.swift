@@ -34,7 +34,7 @@ extension SharedSchema {
 
         \(publishFunction("CREATE OR REPLACE", checks: publishChecksV12, declarations: publishDeclarationsV12,
                            loopOrder: " ORDER BY x.s", proof: publishProofV12, shortcut: publishShortcutV12,
-                           keptOnly: " x.s = ANY(allowed) AND"))
+                           keptOnly: " x.s = ANY(proven_sessions) AND"))
 
         \(applyRecordFunction("CREATE OR REPLACE", declarations: applyDeclarationsV12, answerCount: applyAnswerCountV12,
                                eventCounts: applyEventCountsV12, lastSeen: applyLastSeenV12))
@@ -111,7 +111,7 @@ extension SharedSchema {
         """
 
     /// Version 12's proof and quota (see above) and the variables they read into.
-    static let publishDeclarationsV12 = "  h text;\n  held_records bigint;\n  held_bytes bigint;\n  proven boolean;\n"
+    static let publishDeclarationsV12 = "  h text;\n  held_records bigint;\n  held_bytes bigint;\n  proven boolean;\n  proven_sessions text[] := '{}';\n"
     static let publishProofV12 = """
             -- The session's own seat is proven by its current token, read once; anything else
             -- (a token being replaced, none) is asked of carrel_proven as before. (Every test is
@@ -128,9 +128,16 @@ extension SharedSchema {
               -- sessions are taken in order): connections of one session publishing at once
               -- are counted one after the other, never all against the same counts. Whether the
               -- proctor started it (the larger quota) is asked only past the smaller one.
+              proven_sessions := proven_sessions || u.s;
               SELECT c.records_count, c.records_bytes INTO held_records, held_bytes
                 FROM carrel_sessions c WHERE c.session = u.s FOR UPDATE;
-              IF (held_records + u.records > 50000 OR held_bytes + u.bytes > 33554432)
+              IF NOT FOUND THEN
+                -- The row was made again while this batch waited for it (the seat's full
+                -- announcement replacing its look-up row): nothing is counted against a row
+                -- this call cannot see, and the seat sends the batch again.
+                RAISE EXCEPTION 'carrel: session % changed while its batch was checked; send it again', left(u.s, 40)
+                  USING ERRCODE = '40001';
+              ELSIF (held_records + u.records > 50000 OR held_bytes + u.bytes > 33554432)
                  AND NOT (carrel_admitted(u.s) AND held_records + u.records <= 1000000 AND held_bytes + u.bytes <= 536870912) THEN
                 why := 'session ' || left(u.s, 40) || ' is at its quota of records in the store';
               ELSE
@@ -185,13 +192,21 @@ extension SharedSchema {
 
     /// A function as an earlier version defined it (from its `CREATE [OR REPLACE] FUNCTION`
     /// to its `END $$;`), made again with `changes` (text as written there, and its
-    /// replacement); the versions' digests pin the result, so a change that no longer finds
-    /// its text fails the tests.
+    /// replacement). A function or a change's text not found once gives SQL that stops the
+    /// migration with the reason; the versions' digests pin the result besides.
     static func redefined(_ signature: String, in sql: String, _ changes: [(String, String)]) -> String {
         guard let name = sql.range(of: "FUNCTION " + signature),
-              let end = sql.range(of: "END $$;", range: name.upperBound..<sql.endIndex) else { return "" }
+              let end = sql.range(of: "END $$;", range: name.upperBound..<sql.endIndex) else {
+            return "DO $$ BEGIN RAISE EXCEPTION 'carrel: the schema''s text for \(signature.prefix(while: { $0 != "(" })) was not found'; END $$;"
+        }
         var text = "CREATE OR REPLACE " + sql[name.lowerBound..<end.upperBound]
-        for (old, new) in changes { text = text.replacingOccurrences(of: old, with: new) }
+        for (old, new) in changes {
+            // Each change must find its text once; otherwise the migration stops, saying so.
+            guard text.components(separatedBy: old).count == 2 else {
+                return "DO $$ BEGIN RAISE EXCEPTION 'carrel: the schema''s text for \(signature.prefix(while: { $0 != "(" })) was not found'; END $$;"
+            }
+            text = text.replacingOccurrences(of: old, with: new)
+        }
         return text
     }
 }

@@ -67,8 +67,10 @@ import PostgresNIO
 /// | carrel_sessions: machine_incidents, last_incident, assessment_mode | 11 |                    |
 /// | fn and trigger carrel_machine_event    | 11      |                                            |
 /// | fn carrel_number                       | 1       | 12: no search path of its own (inlined)    |
-/// | fn carrel_token_hash                   | 5       | 12: no search path of its own (inlined)    |
-/// | fn carrel_publish                      | 5       | 12: one read of the session, quota lighter |
+/// | fn carrel_token_hash                   | 5       | 12: no search path of its own              |
+/// | fn carrel_publish                      | 5       | 12: one read of the session, quota locked  |
+/// | fn carrel_hello/3, carrel_seat_refused/3 | 5, 9  | 12: a concurrent announcement's token kept |
+/// | fn carrel_apply_record                 | 1       | 12: one update of the session's row        |
 /// | fn carrel_sweep_due                    | 12      |                                            |
 ///
 /// Each function that acts for a seat is revoked from PUBLIC by the version that creates it

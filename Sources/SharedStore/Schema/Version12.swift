@@ -1,23 +1,28 @@
 extension SharedSchema {
-    /// Version 12, an answer costs the store less: nothing a seat or the console sees changes.
+    /// Version 12, an answer costs the store less, and what an attack pass on it found is closed.
+    /// Nothing a seat or the console reads changes.
     ///
     /// - `carrel_token_hash` and `carrel_number` no longer pin their own search path (they name
-    ///   only the catalog's functions, qualified, and are not SECURITY DEFINER), so PostgreSQL
-    ///   inlines them into the functions and triggers that call them instead of calling each
-    ///   one as a function of its own: the record trigger's last update of the session's row
-    ///   went from 0.045 to 0.010 ms.
-    /// - `carrel_publish` reads the session's token and counts once, proves the session's own
-    ///   seat by its current token there (`carrel_proven` is still asked when the token is
-    ///   being replaced), and asks whether the proctor started the session only when the
-    ///   batch would take it past the smaller quota. The same records are kept or refused,
-    ///   with the same reasons.
+    ///   only the catalog's functions, qualified, and are not SECURITY DEFINER): PostgreSQL
+    ///   inlines `carrel_number` into the record trigger (its last update of the session's row
+    ///   went from 0.045 to 0.010 ms) and calls `carrel_token_hash` without setting a search
+    ///   path (it cannot inline it: `convert_to` is not immutable).
+    /// - `carrel_publish` reads the session's token once and proves the session's own seat by
+    ///   it (`carrel_proven` is still asked when the token is being replaced); reads the counts
+    ///   under the session's row lock, taken only once the seat proved it and in the sessions'
+    ///   order, so that connections of one session publishing at once are counted one after
+    ///   the other; refuses a batch whose session's row was made again meanwhile, to be sent
+    ///   again; asks whether the proctor started the session only past the smaller quota;
+    ///   refuses arrays of more than one dimension; reads the batch back only when it did not
+    ///   insert every record, and counts as kept only the records of sessions it proved.
     /// - `carrel_live` and `carrel_pulse` of a proving seat make their update themselves
     ///   instead of calling the SQL function that made it (PostgreSQL plans a SQL function's
     ///   body again at every call), and enter the block that guards the sweep only when a
     ///   sweep is due (`carrel_sweep_due`), not at every pulse.
-    /// - `carrel_publish` reads the batch back (how many of its records the store holds as
-    ///   sent) only when it did not insert every one of them: a record it has just inserted is
-    ///   held as sent. That query, planned again at every call, was about a fifth of its time.
+    /// - The record trigger makes one update of the session's row for a record, with an
+    ///   answer's and an event's counts in it.
+    /// - `carrel_hello`/3 and `carrel_seat_refused`/3, meeting a concurrent announcement of the
+    ///   same new session, keep that one's token and say they do not hold the session.
     static let version12LighterRecords = """
         CREATE OR REPLACE FUNCTION carrel_token_hash(p_token text) RETURNS text
           LANGUAGE sql IMMUTABLE AS $$

@@ -37,19 +37,30 @@ extension SharedSchema {
           SELECT CASE WHEN pg_catalog.jsonb_typeof(v) = 'number' THEN least(greatest(v::text::double precision, low), high) END;
         $$;
 
-        \(publishFunction("CREATE OR REPLACE", checks: publishChecksV12, declarations: publishDeclarationsV12,
-                           loopOrder: " ORDER BY x.s", proof: publishProofV12, shortcut: publishShortcutV12,
-                           keptOnly: " x.s = ANY(proven_sessions) AND"))
+        \(redefined("carrel_publish(p_sessions text[]", in: version5ProvenSeats, [
+            .insert(publishChecksV12, before: "  IF n > 1000 OR n <> coalesce(array_length(p_tokens, 1), 0)"),
+            .insert(publishDeclarationsV12, before: "BEGIN\n  -- A batch of records"),
+            .replace("GROUP BY x.s LOOP", with: "GROUP BY x.s ORDER BY x.s LOOP"),
+            .span(from: "    IF NOT carrel_proven(u.s, u.t, u.p) THEN", upTo: "  END LOOP;", with: publishProofV12 + "\n"),
+            .insert(publishShortcutV12, before: "  RETURN QUERY SELECT (SELECT count(*)"),
+            .replace("    WHERE EXISTS (SELECT 1 FROM carrel_records r WHERE r.session = x.s",
+                     with: "    WHERE x.s = ANY(proven_sessions) AND EXISTS (SELECT 1 FROM carrel_records r WHERE r.session = x.s"),
+        ]))
 
-        \(applyRecordFunction("CREATE OR REPLACE", declarations: applyDeclarationsV12, answerCount: applyAnswerCountV12,
-                               eventCounts: applyEventCountsV12, lastSeen: applyLastSeenV12))
+        \(redefined("carrel_apply_record()", in: version1Sessions, [
+            .insert(applyDeclarationsV12, before: "BEGIN\n  -- Records come from seats"),
+            .span(from: "      UPDATE carrel_sessions\n        SET answered = answered", upTo: "    ELSIF NEW.kind = 'flag'",
+                  with: applyAnswerCountV12 + "\n"),
+            .span(from: "    ELSIF NEW.kind = 'event' THEN\n", upTo: "    ELSIF NEW.kind = 'status'", with: applyEventCountsV12 + "\n"),
+            .span(from: "    UPDATE carrel_sessions SET last_seen = now(), last_seq", upTo: "  EXCEPTION WHEN others THEN",
+                  with: applyLastSeenV12 + "\n"),
+        ]))
 
         \(redefined("carrel_hello(p_session text, p_body jsonb, p_token text)", in: version9SharedResources, [
-            ("""
+            .replace("""
                     WHERE session = p_session AND token_hash IS NULL;
                   RETURN true;
-                """,
-             """
+                """, with: """
                     WHERE session = p_session AND token_hash IS NULL;
                   -- Another announcement of the same new session may have made the row and set
                   -- its token first: this one holds the session only if the token is its own.
@@ -58,12 +69,11 @@ extension SharedSchema {
         ]))
 
         \(redefined("carrel_seat_refused(p_session text, p_token text, p_body jsonb)", in: version9SharedResources, [
-            ("""
+            .replace("""
                       created_by = CASE WHEN prior.session IS NOT NULL THEN prior.created_by ELSE created_by END
                     WHERE session = p_session;
                   RETURN EXISTS (SELECT 1 FROM carrel_sessions WHERE session = p_session);
-                """,
-             """
+                """, with: """
                       created_by = CASE WHEN prior.session IS NOT NULL THEN prior.created_by ELSE created_by END
                     -- The row this call made or took (a seat's announcement of the same new
                     -- session may have made it first: its token is kept).
@@ -195,22 +205,43 @@ extension SharedSchema {
               WHERE session = NEW.session;
         """
 
+    /// One change to an earlier version's text of a function (see `redefined`).
+    enum FunctionEdit {
+        /// `old` becomes `new`.
+        case replace(_ old: String, with: String)
+        /// From `from` up to the next `upTo` (which stays), the text becomes `with`.
+        case span(from: String, upTo: String, with: String)
+        /// `text` is put in just before `before`.
+        case insert(_ text: String, before: String)
+    }
+
     /// A function as an earlier version defined it (from its `CREATE [OR REPLACE] FUNCTION`
-    /// to its `END $$;`), made again with `changes` (text as written there, and its
-    /// replacement). A function or a change's text not found once gives SQL that stops the
-    /// migration with the reason; the versions' digests pin the result besides.
-    static func redefined(_ signature: String, in sql: String, _ changes: [(String, String)]) -> String {
+    /// to its `END $$;`), made again with `edits`, whose texts are as written there: a version
+    /// that changes a long function says only what it changes, and the shipped version's text
+    /// stays as it shipped. A function, or an edit's text, not found exactly once gives SQL
+    /// that stops the migration with the reason; the versions' digests pin the result besides.
+    static func redefined(_ signature: String, in sql: String, _ edits: [FunctionEdit]) -> String {
+        let failed = "DO $$ BEGIN RAISE EXCEPTION 'carrel: the schema''s text for \(signature.prefix { $0 != "(" }) was not found'; END $$;"
         guard let name = sql.range(of: "FUNCTION " + signature),
-              let end = sql.range(of: "END $$;", range: name.upperBound..<sql.endIndex) else {
-            return "DO $$ BEGIN RAISE EXCEPTION 'carrel: the schema''s text for \(signature.prefix(while: { $0 != "(" })) was not found'; END $$;"
-        }
+              let end = sql.range(of: "END $$;", range: name.upperBound..<sql.endIndex) else { return failed }
         var text = "CREATE OR REPLACE " + sql[name.lowerBound..<end.upperBound]
-        for (old, new) in changes {
-            // Each change must find its text once; otherwise the migration stops, saying so.
-            guard text.components(separatedBy: old).count == 2 else {
-                return "DO $$ BEGIN RAISE EXCEPTION 'carrel: the schema''s text for \(signature.prefix(while: { $0 != "(" })) was not found'; END $$;"
+        for edit in edits {
+            let key: String
+            switch edit {
+            case let .replace(old, _): key = old
+            case let .span(from, _, _): key = from
+            case let .insert(_, before): key = before
             }
-            text = text.replacingOccurrences(of: old, with: new)
+            guard text.components(separatedBy: key).count == 2, let found = text.range(of: key) else { return failed }
+            switch edit {
+            case let .replace(_, new):
+                text.replaceSubrange(found, with: new)
+            case let .span(_, upTo, new):
+                guard let stop = text.range(of: upTo, range: found.upperBound..<text.endIndex) else { return failed }
+                text.replaceSubrange(found.lowerBound..<stop.lowerBound, with: new)
+            case let .insert(inserted, _):
+                text.insert(contentsOf: inserted, at: found.lowerBound)
+            }
         }
         return text
     }

@@ -9,6 +9,23 @@ import Testing
 /// at once, a batch of two-dimensional arrays past the length check, and the count of records
 /// "kept" telling a caller without the token which records of another session exist.
 extension SeatRoleAttackTests {
+    /// `sql` run as the seat role in a transaction held open two seconds; `meanwhile` runs
+    /// 0.7 s into it, from another connection. Returns what the held transaction printed and
+    /// what `meanwhile` gave.
+    static func whileHeldOpen<T>(_ lab: RoomEndToEndTests.Lab, _ sql: String, meanwhile: () -> T) throws -> (held: String, meanwhile: T) {
+        let held = Process()
+        held.executableURL = URL(fileURLWithPath: psql)
+        held.arguments = ["-X", "-q", "-tA", "-v", "ON_ERROR_STOP=1", "-d", lab.seat, "-c", "BEGIN", "-c", sql,
+                          "-c", "SELECT pg_sleep(2)", "-c", "COMMIT"]
+        let output = Pipe()
+        held.standardOutput = output
+        try held.run()
+        usleep(700_000)
+        let result = meanwhile()
+        held.waitUntilExit()
+        return (String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self), result)
+    }
+
     @Test(.timeLimit(.minutes(3)), .enabled(if: enabled, "needs PostgreSQL (scripts/install-deps)"))
     func connectionsPublishingAtOnceAreCountedOneAfterTheOther() throws {
         let pg = try PrivatePostgres.shared()
@@ -25,17 +42,7 @@ extension SeatRoleAttackTests {
                 """
         }
         // One connection keeps its batch uncommitted for two seconds; the other publishes meanwhile.
-        let first = Process()
-        first.executableURL = URL(fileURLWithPath: Self.psql)
-        first.arguments = ["-X", "-q", "-tA", "-v", "ON_ERROR_STOP=1", "-d", lab.seat, "-c", "BEGIN",
-                           "-c", batch(from: 10), "-c", "SELECT pg_sleep(2)", "-c", "COMMIT"]
-        let firstOutput = Pipe()
-        first.standardOutput = firstOutput
-        try first.run()
-        usleep(700_000)
-        let second = Self.seat(lab, batch(from: 20))
-        first.waitUntilExit()
-        let firstText = String(decoding: firstOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let (firstText, second) = try Self.whileHeldOpen(lab, batch(from: 10)) { Self.seat(lab, batch(from: 20)) }
         #expect(firstText.contains("5|"), "the first batch fits: \(firstText)")
         #expect(second.output.hasPrefix("0|") && second.output.contains("quota"), "the second is counted after the first: \(second.output)")
         let count = Self.owner(lab, "SELECT records_count, (SELECT count(*) FROM carrel_records WHERE session = 'race') FROM carrel_sessions WHERE session = 'race'")
@@ -73,20 +80,11 @@ extension SeatRoleAttackTests {
     func aRefusalRacingASeatsFirstAnnouncementTakesNothing() throws {
         let pg = try PrivatePostgres.shared()
         let lab = try RoomEndToEndTests().lab(pg)
-        let announcing = Process()
-        announcing.executableURL = URL(fileURLWithPath: Self.psql)
-        announcing.arguments = ["-X", "-q", "-tA", "-v", "ON_ERROR_STOP=1", "-d", lab.seat, "-c", "BEGIN",
-                                "-c", "SELECT carrel_hello('fresh', '{\"room\":\"lab1\",\"seat\":\"A2\"}', '\(Self.genuineToken)')",
-                                "-c", "SELECT pg_sleep(2)", "-c", "COMMIT"]
-        let said = Pipe()
-        announcing.standardOutput = said
-        try announcing.run()
-        usleep(700_000)
-        let refusal = Self.seat(lab, """
-            SELECT carrel_seat_refused('fresh', '\(Self.attackerToken)', '{"room":"lab1","seat":"Z9","refusal":"wrong_test"}')
-            """)
-        announcing.waitUntilExit()
-        let hello = String(decoding: said.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let (hello, refusal) = try Self.whileHeldOpen(lab, "SELECT carrel_hello('fresh', '{\"room\":\"lab1\",\"seat\":\"A2\"}', '\(Self.genuineToken)')") {
+            Self.seat(lab, """
+                SELECT carrel_seat_refused('fresh', '\(Self.attackerToken)', '{"room":"lab1","seat":"Z9","refusal":"wrong_test"}')
+                """)
+        }
         #expect(hello.contains("t"), "the real seat's announcement holds its session: \(hello)")
         #expect(refusal.output.trimmingCharacters(in: .whitespacesAndNewlines) == "f", "\(refusal.output)")
         #expect(Self.seat(lab, "SELECT carrel_live('fresh', '\(Self.genuineToken)', NULL, 'mac', 1)").output.hasPrefix("t"))
@@ -102,16 +100,10 @@ extension SeatRoleAttackTests {
         let lab = try RoomEndToEndTests().lab(pg)
         // The look-up row a seat makes before its full announcement (no assessment yet).
         #expect(Self.seat(lab, "SELECT carrel_hello('remade', '{\"room\":\"lab1\",\"seat\":\"Z1\"}', '\(Self.attackerToken)')").output.hasPrefix("t"))
-        let announcing = Process()
-        announcing.executableURL = URL(fileURLWithPath: Self.psql)
-        announcing.arguments = ["-X", "-q", "-tA", "-v", "ON_ERROR_STOP=1", "-d", lab.seat, "-c", "BEGIN",
-                                "-c", "SELECT carrel_hello('remade', '{\"room\":\"lab1\",\"seat\":\"Z1\",\"assessment_id\":\"x\"}', '\(Self.attackerToken)')",
-                                "-c", "SELECT pg_sleep(2)", "-c", "COMMIT"]
-        announcing.standardOutput = Pipe()
-        try announcing.run()
-        usleep(700_000)
-        let batch = Self.seat(lab, Self.publish("remade", token: Self.attackerToken, seq: 1, body: "{}"))
-        announcing.waitUntilExit()
+        let (_, batch) = try Self.whileHeldOpen(
+            lab, "SELECT carrel_hello('remade', '{\"room\":\"lab1\",\"seat\":\"Z1\",\"assessment_id\":\"x\"}', '\(Self.attackerToken)')") {
+            Self.seat(lab, Self.publish("remade", token: Self.attackerToken, seq: 1, body: "{}"))
+        }
         #expect(batch.status != 0 && batch.output.contains("send it again"), "\(batch.output)")
         let row = Self.owner(lab, "SELECT records_count, (SELECT count(*) FROM carrel_records WHERE session = 'remade') FROM carrel_sessions WHERE session = 'remade'")
         #expect(row.output.trimmingCharacters(in: .whitespacesAndNewlines) == "0|0", "\(row.output)")

@@ -93,21 +93,31 @@ extension Watcher {
         lineage = lines
         let end = record.begin.policy.processRule == .end
         var incidents: [Incident] = []
+        // A new line is told by the first of its processes found now that still runs: a shell
+        // that started a program in the background and exited is gone, the program is not.
+        var living: [Int: (entry: ProcessEntry, command: String)] = [:]
+        var ended: [Int: Bool] = [:]
         for stranger in found {
             let entry = ProcTable.entry(stranger.pid).flatMap { $0.uids.contains(record.uid) && !$0.zombie ? $0 : nil }
-            let command = entry.map { ProcTable.command($0.pid) }
-            let ended = end && entry.map { ProcTable.signal($0.mark, SIGKILL) } == true
-            if let entry { reported.insert(entry.mark) }
-            guard stranger.new else { continue }
+            guard let entry else { continue }
+            let command = ProcTable.command(entry.pid)
+            if living[stranger.root] == nil { living[stranger.root] = (entry, command) }
+            if end { ended[stranger.root] = ProcTable.signal(entry.mark, SIGKILL) || ended[stranger.root] == true }
+            reported.insert(entry.mark)
+        }
+        var told = Set<Int>()
+        for stranger in found where stranger.new && told.insert(stranger.root).inserted {
+            let entry = living[stranger.root]?.entry, command = living[stranger.root]?.command
             if Int(now / 10) != Int(burst.second / 10) { burst = (now, 0, burst.leftOut) }
             guard burst.count < Self.mostNewLines else {
                 burst.leftOut += 1
                 continue
             }
             burst.count += 1
-            let found = ProcessEntry(pid: stranger.pid, parent: entry?.parent ?? 0, uids: [record.uid], start: entry?.start ?? 0,
+            let found = ProcessEntry(pid: entry?.pid ?? stranger.pid, parent: entry?.parent ?? 0, uids: [record.uid], start: entry?.start ?? 0,
                                      command: command ?? "[it ended before it could be read]")
-            incidents.append(ProcessRule.incident(found, account: record.account, action: ended || (end && entry == nil) ? "ended" : "reported", at: now))
+            let action = ended[stranger.root] == true || (end && entry == nil) ? "ended" : "reported"
+            incidents.append(ProcessRule.incident(found, account: record.account, action: action, at: now))
         }
         return incidents + leftOut(record, now: now)
     }

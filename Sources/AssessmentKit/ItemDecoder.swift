@@ -3,19 +3,25 @@ struct ItemDecoder {
     let fields: FieldReader
 
     static let commonKeys = ["id", "type", "prompt", "points", "feedback", "proctor_note"]
-    static let keysByType: [ItemType: [String]] = [
-        .choice: ["choices", "answer"],
-        .multiple: ["choices", "answer", "scoring"],
-        .trueFalse: ["answer", "feedback_true", "feedback_false"],
-        .text: ["accept", "case_sensitive"],
-        .numeric: ["answer", "tolerance", "range", "answers"],
-        .essay: ["min_words", "max_words"],
-        .order: ["items"],
-        .match: ["pairs", "distractors"],
-        .gaps: ["gaps"],
-    ]
-    /// The keys an item of each type may have, made once rather than for every item.
-    static let allowedByType: [ItemType: [String]] = keysByType.mapValues { commonKeys + $0 }
+    /// The keys of each type beyond the common ones. A switch, not a dictionary keyed by
+    /// `ItemType`: that dictionary cost every launch a search of the program's conformances.
+    static func keys(of type: ItemType) -> [String] {
+        switch type {
+        case .choice: ["choices", "answer"]
+        case .multiple: ["choices", "answer", "scoring"]
+        case .trueFalse: ["answer", "feedback_true", "feedback_false"]
+        case .text: ["accept", "case_sensitive"]
+        case .numeric: ["answer", "tolerance", "range", "answers"]
+        case .essay: ["min_words", "max_words"]
+        case .order: ["items"]
+        case .match: ["pairs", "distractors"]
+        case .gaps: ["gaps"]
+        }
+    }
+
+    /// The keys an item of each type may have, made once rather than for every item (in the
+    /// order of `ItemType.allCases`).
+    static let allowedByType: [(type: ItemType, keys: [String])] = ItemType.allCases.map { ($0, commonKeys + keys(of: $0)) }
     static let typeNames = ItemType.allCases.map(\.rawValue)
 
     func item(_ node: YNode, ids: inout AssessmentDecoder.ItemIDs) -> Item? {
@@ -32,9 +38,9 @@ struct ItemDecoder {
         let what = id.map { "item \"\($0)\"" } ?? "an item"
         let type = itemType(map, what: what)
         if let type {
-            let allowed = Self.allowedByType[type] ?? Self.commonKeys
+            let allowed = Self.allowedByType.first { $0.type == type }?.keys ?? Self.commonKeys
             fields.rejectUnknownKeys(map, allowed: allowed) { key in
-                let owners = ItemType.allCases.filter { Self.keysByType[$0]?.contains(key) == true }
+                let owners = ItemType.allCases.filter { Self.keys(of: $0).contains(key) }
                 guard !owners.isEmpty else { return nil }
                 let names = owners.map { "`\($0.rawValue)`" }.joined(separator: ", ")
                 return "`\(key)` does not apply to a `\(type.rawValue)` item (it belongs to \(names))"

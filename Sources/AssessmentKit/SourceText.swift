@@ -1,11 +1,18 @@
 /// Checks raw bytes before YAML sees them: size, UTF-8 and a byte-order mark.
 public enum SourceText {
+    /// The text, or why it was refused. Not a `Result`: the first `Result` of a new failure
+    /// type costs a launch a search of the program's conformances (Benchmarks/README.md).
+    public enum Decoded: Sendable {
+        case success(String)
+        case failure(Diagnostic)
+    }
+
     /// Files larger than this are refused before parsing.
     public static let maximumBytes = 16 * 1024 * 1024
 
     /// The decoded text, or one diagnostic saying where the bytes stop being acceptable.
     /// `fileSize` is the size on disk when the caller read only the first bytes of a large file.
-    public static func decode(_ bytes: [UInt8], file: String, fileSize: Int? = nil) -> Result<String, Diagnostic> {
+    public static func decode(_ bytes: [UInt8], file: String, fileSize: Int? = nil) -> Decoded {
         let size = max(bytes.count, fileSize ?? 0)
         if size > maximumBytes {
             return .failure(Diagnostic(

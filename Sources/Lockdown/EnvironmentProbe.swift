@@ -67,11 +67,13 @@ public enum EnvironmentProbe {
     /// Command name and parent pid from /proc/PID/stat.
     static func processInfo(_ pid: Int32) -> (String, Int32)? {
         guard let data = SecureFiles.readSmallFile("/proc/\(pid)/stat", limit: 4096) else { return nil }
-        let text = String(decoding: data, as: UTF8.self)
-        guard let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")") else { return nil }
-        let name = String(text[text.index(after: open)..<close])
-        let rest = text[text.index(after: close)...].split(separator: " ")
-        guard rest.count > 2, let parent = Int32(rest[1]) else { return nil }
+        // As bytes: "PID (NAME) STATE PPID …", the name holding any byte, ")" included.
+        let bytes = [UInt8](data)
+        guard let open = bytes.firstIndex(of: UInt8(ascii: "(")), let close = bytes.lastIndex(of: UInt8(ascii: ")")),
+              open < close else { return nil }
+        let name = String(decoding: bytes[(open + 1)..<close], as: UTF8.self)
+        let rest = bytes[(close + 1)...].split(separator: UInt8(ascii: " "), maxSplits: 3)
+        guard rest.count > 2, let parent = Int32(String(decoding: rest[1], as: UTF8.self)) else { return nil }
         return (name, parent)
     }
 

@@ -15,26 +15,27 @@ public final class SignalGuard: SignalSource, @unchecked Sendable {
     nonisolated(unsafe) private static var writeEnd: Int32 = -1
     public let readEnd: Int32
     private let writeFD: Int32
-    private var saved: [Int32: sigaction] = [:]
+    private var saved: [(Int32, sigaction)] = []
 
-    static let exitAttempts: [Int32: String] = [SIGINT: "SIGINT", SIGTSTP: "SIGTSTP", SIGQUIT: "SIGQUIT"]
+    // Lists, not dictionaries: a dictionary of a key type met for the first time costs the
+    // start of every launch a search of the program's conformances (see Benchmarks/README.md).
+    static let exitAttempts: [(Int32, String)] = [(SIGINT, "SIGINT"), (SIGTSTP, "SIGTSTP"), (SIGQUIT, "SIGQUIT")]
     /// Catchable signals whose default action ends the process (SIGKILL and SIGSTOP cannot
     /// be caught; SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT mean the process itself broke).
-    static let terminating: [Int32: String] = {
-        var out: [Int32: String] = [
-            SIGHUP: "SIGHUP", SIGTERM: "SIGTERM", SIGUSR1: "SIGUSR1", SIGUSR2: "SIGUSR2", SIGALRM: "SIGALRM",
-            SIGPIPE: "SIGPIPE", SIGXCPU: "SIGXCPU", SIGXFSZ: "SIGXFSZ", SIGVTALRM: "SIGVTALRM", SIGPROF: "SIGPROF",
-            SIGPOLL: "SIGPOLL",
+    static let terminating: [(Int32, String)] = {
+        var out: [(Int32, String)] = [
+            (SIGHUP, "SIGHUP"), (SIGTERM, "SIGTERM"), (SIGUSR1, "SIGUSR1"), (SIGUSR2, "SIGUSR2"), (SIGALRM, "SIGALRM"),
+            (SIGPIPE, "SIGPIPE"), (SIGXCPU, "SIGXCPU"), (SIGXFSZ, "SIGXFSZ"), (SIGVTALRM, "SIGVTALRM"), (SIGPROF, "SIGPROF"),
+            (SIGPOLL, "SIGPOLL"),
         ]
         #if os(Linux)
-        out[SIGSTKFLT] = "SIGSTKFLT"
-        out[SIGPWR] = "SIGPWR"
+        out += [(SIGSTKFLT, "SIGSTKFLT"), (SIGPWR, "SIGPWR")]
         // Real-time signals (glibc keeps the first few for itself).
-        for n in Int32(34)...Int32(64) { out[n] = "SIGRTMIN+\(n - 34)" }
+        for n in Int32(34)...Int32(64) { out.append((n, "SIGRTMIN+\(n - 34)")) }
         #endif
         return out
     }()
-    static var guarded: [Int32] { Array(exitAttempts.keys) + Array(terminating.keys) }
+    static var guarded: [Int32] { exitAttempts.map(\.0) + terminating.map(\.0) }
 
     /// Unblocks the signals Carrel relies on, whatever mask its parent left it.
     public static func unblockRelied() {
@@ -74,7 +75,7 @@ public final class SignalGuard: SignalSource, @unchecked Sendable {
             sigemptyset(&ignore.sa_mask)
             var old = sigaction()
             sigaction(SIGPIPE, &ignore, &old)
-            saved[SIGPIPE] = old
+            saved.append((SIGPIPE, old))
         }
         for sig in Self.guarded where !(brokenPipesIgnored && sig == SIGPIPE) {
             var action = sigaction()
@@ -88,7 +89,7 @@ public final class SignalGuard: SignalSource, @unchecked Sendable {
             action.sa_flags = SA_RESTART
             var old = sigaction()
             sigaction(sig, &action, &old)
-            saved[sig] = old
+            saved.append((sig, old))
         }
         // Background reads and writes must not stop the process either.
         signal(SIGTTIN, SIG_IGN)
@@ -111,9 +112,9 @@ public final class SignalGuard: SignalSource, @unchecked Sendable {
         var byte: UInt8 = 0
         while read(readEnd, &byte, 1) == 1 {
             let number = Int32(byte)
-            if let name = Self.exitAttempts[number] {
+            if let name = Self.exitAttempts.first(where: { $0.0 == number })?.1 {
                 out.append(.exitAttempt(name))
-            } else if let name = Self.terminating[number] {
+            } else if let name = Self.terminating.first(where: { $0.0 == number })?.1 {
                 out.append(.hangUp(name))
             }
         }

@@ -91,10 +91,14 @@ public enum TerminalMultiplexer {
     }
 
     static func readLink(_ path: String) -> String? {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink(path, &buffer, buffer.count - 1)
-        guard n > 0 else { return nil }
-        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // Read into uninitialised space (the machine's every descriptor is read at launch:
+        // zeroing 4 KiB for each was a quarter of the multiplexer check).
+        let target = [UInt8](unsafeUninitializedCapacity: 4096) { buffer, count in
+            let n = buffer.baseAddress.map { readlink(path, $0, 4095) } ?? -1
+            count = max(0, n)
+        }
+        guard !target.isEmpty else { return nil }
+        return String(decoding: target, as: UTF8.self)
     }
 
     static func entries(_ directory: String) -> [String]? {
@@ -110,11 +114,19 @@ public enum TerminalMultiplexer {
         return names
     }
 
+    /// Bytes without the spaces, tabs and line ends around them. Not Foundation's character
+    /// sets: their first use costs a launch more than the whole of this check.
+    static func trimmed(_ bytes: [UInt8]) -> ArraySlice<UInt8> {
+        let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        guard let first = bytes.firstIndex(where: { !blank($0) }), let last = bytes.lastIndex(where: { !blank($0) }) else { return [] }
+        return bytes[first...last]
+    }
+
     /// The pty a master descriptor belongs to, from `tty-index:` in /proc/PID/fdinfo/FD.
     static func masterIndex(pid: String, fd: String) -> Int? {
         guard let data = SecureFiles.readSmallFile("/proc/\(pid)/fdinfo/\(fd)", limit: 4096) else { return nil }
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where line.hasPrefix("tty-index:") {
-            return Int(line.dropFirst("tty-index:".count).trimmingCharacters(in: .whitespaces))
+            return Int(String(decoding: trimmed(Array(line.dropFirst("tty-index:".count).utf8)), as: UTF8.self))
         }
         return nil
     }
@@ -140,7 +152,7 @@ public enum TerminalMultiplexer {
 
     static func describe(_ pid: Int32, fds: [String], masters: Int) -> Holder {
         let name = SecureFiles.readSmallFile("/proc/\(pid)/comm", limit: 256)
-            .map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "?"
+            .map { String(decoding: trimmed([UInt8]($0)), as: UTF8.self) } ?? "?"
         var sockets = Set<String>()
         var channels: [String] = []
         for fd in fds {

@@ -73,12 +73,13 @@ struct Carrel: AsyncParsableCommand {
             // A test's launch parses `take` alone (what a candidate waits for is the first frame):
             // the whole tree of commands is read only when that does not parse, so every error
             // and help text is the one `carrel` gives.
-            var command: any ParsableCommand
+            // (Run as what it is: asking whether it is async costs a search of the program's
+            // conformances.)
             if arguments.first == "take", let take = try? TakeCommand.parse(Array(arguments.dropFirst())) {
-                command = take
-            } else {
-                command = try parseAsRoot(nil)
+                try await take.run()
+                return
             }
+            var command = try parseAsRoot(nil)
             // Commands that use the lab's store are async: their store work runs as child tasks.
             if var async = command as? any AsyncParsableCommand {
                 try await async.run()

@@ -7,16 +7,30 @@ import SharedStore
 /// `poll`, so it runs on a thread of its own, and the command awaits it. The cooperative
 /// threads (two on a two-core machine) stay free for the store's tasks.
 enum TerminalThread {
+    /// What the thread's body came to. Not a `Result`: `Result<T, any Error>` costs a launch a
+    /// search of the program's conformances before the first frame (Benchmarks/README.md).
+    enum Outcome<T: Sendable>: Sendable {
+        case value(T)
+        case error(any Error)
+    }
+
     static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        let result: Result<T, any Error> = await withCheckedContinuation { continuation in
+        let result: Outcome<T> = await withCheckedContinuation { continuation in
             let thread = Thread {
-                continuation.resume(returning: Result { try body() })
+                do {
+                    continuation.resume(returning: .value(try body()))
+                } catch {
+                    continuation.resume(returning: .error(error))
+                }
             }
             // ncurses and the views recurse little, but a test's text can be long.
             thread.stackSize = 16 << 20
             thread.start()
         }
-        return try result.get()
+        switch result {
+        case let .value(value): return value
+        case let .error(error): throw error
+        }
     }
 }
 

@@ -246,7 +246,7 @@ struct KeyMapTests {
     }
 
     /// True when the binding's words (or those of the row it continues) name the key.
-    static func says<A>(_ binding: KeyBinding<A>, _ key: Key, in map: KeyMap<A>) -> Bool {
+    static func says<A: Equatable>(_ binding: KeyBinding<A>, _ key: Key, in map: KeyMap<A>) -> Bool {
         if binding.keyClass != nil && !binding.keys.contains(key) { return true }
         var words = binding.words
         if words.isEmpty, let i = map.bindings.firstIndex(where: { $0.keys == binding.keys && $0.action == binding.action }) {

@@ -10,7 +10,7 @@ public final class Canvas: Terminal {
     private var previous: Screen?
     private var knownSize: (rows: Int32, cols: Int32) = (0, 0)
     private let theme: Theme
-    private var colourPairs: [Theme.Colour: Int16] = [:]
+    private var colourPairs: [(colour: Theme.Colour, pair: Int16)] = []
     public private(set) var active = false
     /// The SIGWINCH action replaced while this canvas runs, put back when it stops.
     private var replacedResizeAction: sigaction?
@@ -60,7 +60,7 @@ public final class Canvas: Terminal {
             let colours: [(Theme.Colour, Int16)] = [(.red, 1), (.green, 2), (.yellow, 3), (.blue, 4), (.cyan, 6), (.white, 7)]
             for (i, (c, n)) in colours.enumerated() {
                 init_pair(Int16(i + 1), n, -1)
-                colourPairs[c] = Int16(i + 1)
+                colourPairs.append((c, Int16(i + 1)))
             }
         }
         return true
@@ -96,7 +96,7 @@ public final class Canvas: Terminal {
         if look.reverse { a |= carrel_a_reverse() }
         if look.underline { a |= carrel_a_underline() }
         if look.dim { a |= carrel_a_dim() }
-        if let pair = colourPairs[look.colour] { a |= carrel_color_pair(Int32(pair)) }
+        if let pair = colourPairs.first(where: { $0.colour == look.colour })?.pair { a |= carrel_color_pair(Int32(pair)) }
         return a
     }
 

@@ -20,8 +20,10 @@ public enum KeyClass: Sendable, Equatable {
 }
 
 /// One line of a screen's keys: what a person presses, in words and as `Key` values, what it
-/// does, and the action a screen performs for it.
-public struct KeyBinding<Action: Sendable & Equatable>: Sendable {
+/// does, and the action a screen performs for it. `Action` is not required to be `Equatable`
+/// here (only where actions are compared): a requirement on the type is checked when its
+/// metadata is first made, a search of every conformance in the program at each launch.
+public struct KeyBinding<Action: Sendable>: Sendable {
     /// The keys as a person says them: "Tab / Ctrl-N".
     public let words: String
     /// What the keys do, in words.
@@ -47,7 +49,7 @@ public struct KeyBinding<Action: Sendable & Equatable>: Sendable {
     }
 
     /// The same keys for another screen's action.
-    public func map<Other>(_ transform: (Action) -> Other) -> KeyBinding<Other> {
+    public func map<Other: Sendable>(_ transform: (Action) -> Other) -> KeyBinding<Other> {
         KeyBinding<Other>(words, meaning, keys: keys, keyClass: keyClass, transform(action), footer: footer.map { ($0.key, $0.label) })
     }
 
@@ -59,7 +61,7 @@ public struct KeyBinding<Action: Sendable & Equatable>: Sendable {
 
 /// Every key of one screen. A screen reacts to a key only through its binding here; its
 /// footer, its F1 help and `carrel keys` are written from the same bindings.
-public struct KeyMap<Action: Sendable & Equatable>: Sendable {
+public struct KeyMap<Action: Sendable>: Sendable {
     /// A short name: `carrel keys --screen NAME`.
     public let name: String
     /// What the screen is, in words: "The question screen".
@@ -95,23 +97,9 @@ public struct KeyMap<Action: Sendable & Equatable>: Sendable {
         }.joined(separator: " · ")
     }
 
-    /// The footer key of the binding for `action`.
-    public func footerKey(_ action: Action) -> String? {
-        bindings.first { $0.action == action }?.footer?.key
-    }
-
     /// The same keys for another screen's actions.
-    public func map<Other>(_ transform: (Action) -> Other) -> KeyMap<Other> {
+    public func map<Other: Sendable>(_ transform: (Action) -> Other) -> KeyMap<Other> {
         KeyMap<Other>(name, title, bindings.map { $0.map(transform) })
-    }
-
-    /// The same map with more keys for `action` (a confirmation's yes in the student's language).
-    public func adding(_ keys: [Key], to action: Action) -> KeyMap {
-        KeyMap(name, title, bindings.map { b in
-            guard b.action == action else { return b }
-            let more = keys.filter { !b.keys.contains($0) }
-            return KeyBinding(b.words, b.meaning, keys: b.keys + more, keyClass: b.keyClass, b.action, footer: b.footer.map { ($0.key, $0.label) })
-        })
     }
 
     /// The same keys under another name.
@@ -135,6 +123,22 @@ public struct KeyMap<Action: Sendable & Equatable>: Sendable {
     public var listing: KeyListing {
         KeyListing(name: name, title: title,
                    rows: bindings.filter { !$0.words.isEmpty }.map { KeyListing.Row(keys: $0.words, meaning: $0.meaning) })
+    }
+}
+
+extension KeyMap where Action: Equatable {
+    /// The footer key of the binding for `action`.
+    public func footerKey(_ action: Action) -> String? {
+        bindings.first { $0.action == action }?.footer?.key
+    }
+
+    /// The same map with more keys for `action` (a confirmation's yes in the student's language).
+    public func adding(_ keys: [Key], to action: Action) -> KeyMap {
+        KeyMap(name, title, bindings.map { b in
+            guard b.action == action else { return b }
+            let more = keys.filter { !b.keys.contains($0) }
+            return KeyBinding(b.words, b.meaning, keys: b.keys + more, keyClass: b.keyClass, b.action, footer: b.footer.map { ($0.key, $0.label) })
+        })
     }
 }
 

@@ -128,10 +128,22 @@ public struct Theme: Sendable, Equatable {
         }
     }
 
-    public let name: String
-    let looks: [Role: Look]
+    struct Entry: Sendable, Equatable {
+        let role: Role
+        let look: Look
+    }
 
-    public func look(_ role: Role) -> Look { looks[role] ?? Look() }
+    public let name: String
+    /// A list, not a dictionary: a dictionary keyed by `Role` would cost every launch a search
+    /// of the program's conformances before the first frame (Benchmarks/README.md, the launch).
+    let looks: [Entry]
+
+    init(name: String, looks: KeyValuePairs<Role, Look>) {
+        self.name = name
+        self.looks = looks.map { Entry(role: $0.key, look: $0.value) }
+    }
+
+    public func look(_ role: Role) -> Look { looks.first { $0.role == role }?.look ?? Look() }
 
     public static let mono = Theme(name: "mono", looks: [
         .title: Look(bold: true), .dim: Look(dim: true), .focus: Look(reverse: true), .selected: Look(bold: true),

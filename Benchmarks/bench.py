@@ -127,17 +127,37 @@ class Pane:
         """Resizes the terminal: the kernel sends the program SIGWINCH, as a terminal window does."""
         fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
 
-    def cpu_ns(self):
-        # Every thread of the process: the app loop runs on a thread of its own, and
-        # /proc/PID/schedstat counts the main thread alone.
-        total = 0
+    def thread_ns(self):
+        """Each thread's CPU time (nanoseconds): the app loop runs on a thread of its own, and
+        /proc/PID/schedstat counts the main thread alone."""
+        times = {}
         for task in os.listdir(f"/proc/{self.pid}/task"):
             try:
                 with open(f"/proc/{self.pid}/task/{task}/schedstat") as f:
-                    total += int(f.read().split()[0])
+                    times[task] = int(f.read().split()[0])
             except FileNotFoundError:
                 pass  # a thread that ended between the listing and the read
-        return total
+        return times
+
+    def settle(self, most=15.0):
+        """Waits (reading what is written) until no thread has started or ended for a second:
+        the launch's work in the background (the loaded-code check's run of the loader, the
+        first save) is over. A thread that ended within a measured spell would take its time
+        out of the sum."""
+        deadline = time.monotonic() + most
+        last = set(self.thread_ns())
+        while time.monotonic() < deadline:
+            self.drain(1.0, limit=1.0)
+            now = set(self.thread_ns())
+            if now == last:
+                return
+            last = now
+
+    @staticmethod
+    def cpu_between(before, after):
+        """CPU seconds between two `thread_ns` readings: each thread's own difference, a thread
+        started in between counted whole (one that ended in between is lost: `settle` first)."""
+        return sum(ns - before.get(task, 0) for task, ns in after.items()) / 1e9
 
     def close(self):
         try:
@@ -331,10 +351,11 @@ class Bench:
     def idle(self, count, extra=()):
         pane = self.carrel_in_question(count, extra)
         pane.drain(1.0, limit=2.0)
-        before = pane.cpu_ns()
+        pane.settle()
+        before = pane.thread_ns()
         start = time.monotonic()
         written = pane.drain(self.args.idle, limit=self.args.idle)
-        used = (pane.cpu_ns() - before) / 1e9
+        used = Pane.cpu_between(before, pane.thread_ns())
         elapsed = time.monotonic() - start
         pane.close()
         return used / elapsed * 100, written

@@ -96,13 +96,12 @@ extension Watcher {
         // A new line is told by the first of its processes found now that still runs: a shell
         // that started a program in the background and exited is gone, the program is not.
         var living: [Int: (entry: ProcessEntry, command: String)] = [:]
-        var ended: [Int: Bool] = [:]
         for stranger in found {
             let entry = ProcTable.entry(stranger.pid).flatMap { $0.uids.contains(record.uid) && !$0.zombie ? $0 : nil }
             guard let entry else { continue }
-            let command = ProcTable.command(entry.pid)
-            if living[stranger.root] == nil { living[stranger.root] = (entry, command) }
-            if end { ended[stranger.root] = ProcTable.signal(entry.mark, SIGKILL) || ended[stranger.root] == true }
+            // The command is read before the kill, of the process that will name the line only.
+            if living[stranger.root] == nil { living[stranger.root] = (entry, ProcTable.command(entry.pid)) }
+            if end { _ = ProcTable.signal(entry.mark, SIGKILL) }
             reported.insert(entry.mark)
         }
         var told = Set<Int>()
@@ -116,7 +115,9 @@ extension Watcher {
             burst.count += 1
             let found = ProcessEntry(pid: entry?.pid ?? stranger.pid, parent: entry?.parent ?? 0, uids: [record.uid], start: entry?.start ?? 0,
                                      command: command ?? "[it ended before it could be read]")
-            let action = ended[stranger.root] == true || (end && entry == nil) ? "ended" : "reported"
+            // Under `end` every process of the line still running was killed (as root a kill
+            // fails only for a process already gone): the line is ended either way.
+            let action = end ? "ended" : "reported"
             incidents.append(ProcessRule.incident(found, account: record.account, action: action, at: now))
         }
         return incidents + leftOut(record, now: now)

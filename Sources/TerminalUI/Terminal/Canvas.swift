@@ -58,6 +58,7 @@ public final class Canvas: Terminal {
             start_color()
             use_default_colors()
             let colours: [(Theme.Colour, Int16)] = [(.red, 1), (.green, 2), (.yellow, 3), (.blue, 4), (.cyan, 6), (.white, 7)]
+            colourPairs = []
             for (i, (c, n)) in colours.enumerated() {
                 init_pair(Int16(i + 1), n, -1)
                 colourPairs.append((c, Int16(i + 1)))

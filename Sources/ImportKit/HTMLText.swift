@@ -89,6 +89,9 @@ enum HTMLText {
         case .hidden:
             // Scripts, styles and the like: nothing inside is text.
             if !tag.closing && !tag.selfClosing, let end = search.endOfClosingTag(tag.name, from: i) { return end }
+        case .raised, .lowered:
+            if tag.selfClosing { break }
+            if tag.closing { out.endScript() } else { out.beginScript(superscript: HTMLLayout.role(of: tag.name) == .raised) }
         case .inline: break
         }
         return i

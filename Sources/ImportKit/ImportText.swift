@@ -261,11 +261,62 @@ struct TextBuilder {
 
     /// The edge of a paragraph: a blank line before the next text.
     mutating func paragraph() { pendingBreaks = 2 }
+
+    /// Where each open `<sup>` or `<sub>` began, after its mark.
+    private var scripts: [(mark: String, start: Int)] = []
+
+    /// `<sup>` and `<sub>` on a terminal: `2<sup>10</sup>` is 2^10 and `10<sup>-3</sup>` 10^-3,
+    /// never "210" (which would make the choices 2<sup>7</sup> and 27 the same text). A script
+    /// of more than one word or number is put in parentheses when it ends (`e^(i π)`); a
+    /// subscript of digits is written with subscript digits (H₂O).
+    /// A script after a space or at a line's start has nothing to raise or lower: it is text.
+    mutating func beginScript(superscript: Bool) {
+        guard !(pendingSpace || pendingBreaks > 0 || atLineStart) else {
+            scripts.append(("", -1))
+            return
+        }
+        let mark = superscript ? "^" : "_"
+        append(Substring(mark))
+        scripts.append((mark, text.utf8.count))
+    }
+
+    mutating func endScript() {
+        guard let (mark, start) = scripts.popLast(), !mark.isEmpty, start <= text.utf8.count else { return }
+        let at = text.utf8.index(text.utf8.startIndex, offsetBy: start)
+        let body = String(text[at...])
+        let markStart = text.utf8.index(at, offsetBy: -mark.utf8.count)
+        if body.isEmpty {
+            text.removeSubrange(markStart..<at)
+        } else if mark == "_", let digits = Self.subscriptDigits(body) {
+            text.replaceSubrange(markStart..<text.endIndex, with: digits)
+        } else if !Self.isOneTerm(body) {
+            text.insert("(", at: at)
+            text += ")"
+        }
+    }
+
+    /// A number or a word, with a sign before it at most: written after ^ or _ as it is.
+    static func isOneTerm(_ body: String) -> Bool {
+        var scalars = Substring(body).unicodeScalars[...]
+        if let first = scalars.first, "+-−".unicodeScalars.contains(first) { scalars = scalars.dropFirst() }
+        return !scalars.isEmpty && scalars.allSatisfy { $0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "." }
+    }
+
+    static func subscriptDigits(_ body: String) -> String? {
+        let digits = Array("₀₁₂₃₄₅₆₇₈₉".unicodeScalars)
+        var out = String.UnicodeScalarView()
+        for scalar in body.unicodeScalars {
+            guard let value = scalar.properties.numericType == .decimal ? scalar.value : nil,
+                  (0x30...0x39).contains(value) else { return nil }
+            out.append(digits[Int(value - 0x30)])
+        }
+        return out.isEmpty ? nil : String(out)
+    }
 }
 
 /// How HTML elements lay out as text; shared by the GIFT reader (HTML strings) and QTI (XHTML).
 enum HTMLLayout {
-    enum Role { case paragraph, block, lineBreak, listItem, cell, image, hidden, inline }
+    enum Role { case paragraph, block, lineBreak, listItem, cell, image, hidden, raised, lowered, inline }
 
     static func role(of name: String) -> Role {
         switch name.lowercased() {
@@ -277,6 +328,8 @@ enum HTMLLayout {
         case "li": return .listItem
         case "td", "th": return .cell
         case "img": return .image
+        case "sup": return .raised
+        case "sub": return .lowered
         case "script", "style", "head", "title", "template", "noscript", "iframe", "svg", "object", "embed":
             return .hidden
         default: return .inline

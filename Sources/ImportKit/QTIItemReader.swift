@@ -330,6 +330,10 @@ struct QTIBody {
             preformatted = outer
             builder.paragraph()
             return
+        case "math":
+            // MathML, written on one line as a teacher would type it: 1/3, x^2, √(x + 1).
+            builder.add(MathText.linear(e))
+            return
         case "printedVariable":
             builder.add("[value]")
             return
@@ -368,6 +372,10 @@ struct QTIBody {
             builder.add(" ")
             render(e)
             builder.add(" ")
+        case .raised, .lowered:
+            builder.beginScript(superscript: e.name == "sup")
+            render(e)
+            builder.endScript()
         case .image, .hidden: return
         case .inline: render(e)
         }

@@ -1,0 +1,88 @@
+import AssessmentKit
+import Foundation
+import Testing
+@testable import ImportKit
+
+/// Superscripts, subscripts and MathML keep their meaning on a terminal: read as plain text,
+/// 2<sup>7</sup> and 27, or the fraction 1/3 and 13, were the same choice and one was dropped.
+@Suite("Superscripts, subscripts and MathML in imported banks")
+struct ScriptsAndMathTests {
+    static func html(_ text: String) -> String {
+        var out = TextBuilder()
+        HTMLText.render(text, into: &out)
+        return out.text
+    }
+
+    @Test func superscriptsAndSubscriptsAreWrittenWithTheirMarks() {
+        #expect(Self.html("2<sup>10</sup> × 10<sup>-3</sup>") == "2^10 × 10^-3")
+        #expect(Self.html("H<sub>2</sub>O and CO<sub>2</sub>") == "H₂O and CO₂")
+        #expect(Self.html("x<sub>i</sub> + a<sub>n+1</sub>") == "x_i + a_(n+1)")
+        #expect(Self.html("e<sup>i π</sup>") == "e^(i π)")
+        #expect(Self.html("x<sup>2<sup>n</sup></sup>") == "x^(2^n)")
+        #expect(Self.html("nothing<sup></sup> here") == "nothing here")
+        #expect(Self.html("an unopened</sup> end") == "an unopened end")
+        #expect(Self.html("there is also <sub>exponent</sub> and <sup>indice</sup>") == "there is also exponent and indice",
+                "a script with nothing before it is text")
+    }
+
+    @Test func aMoodleChoiceWithASuperscriptStaysApartFromTheSameDigits() throws {
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <quiz><question type="multichoice"><name><text>powers</text></name>
+            <questiontext format="html"><text><![CDATA[<p>What is 2<sup>10</sup> × 10<sup>-3</sup>? (Water is H<sub>2</sub>O.)</p>]]></text></questiontext>
+            <answer fraction="100"><text><![CDATA[<p>1.024</p>]]></text></answer>
+            <answer fraction="0"><text><![CDATA[<p>2<sup>7</sup></p>]]></text></answer>
+            <answer fraction="0"><text><![CDATA[<p>27</p>]]></text></answer>
+            <single>true</single></question></quiz>
+            """
+        let bank = try MoodleReader.read(bytes: Array(xml.utf8), file: "powers.xml")
+        let q = try bank.question("powers")
+        #expect(q.prompt == "What is 2^10 × 10^-3? (Water is H₂O.)")
+        #expect(q.kind == .choice(choices: ["1.024", "2^7", "27"], answer: "1.024"))
+        #expect(bank.diagnostics.isEmpty, "\(bank.diagnostics)")
+        _ = try expectValidAssessment([bank])
+    }
+
+    @Test func mathMLIsWrittenOnOneLineAsATeacherWouldTypeIt() throws {
+        let math = "http://www.w3.org/1998/Math/MathML"
+        let xml = """
+            <assessmentItem xmlns="http://www.imsglobal.org/xsd/imsqti_v2p1" identifier="frac" title="Fraction" adaptive="false" timeDependent="false">
+              <responseDeclaration identifier="RESPONSE" cardinality="single" baseType="identifier">
+                <correctResponse><value>D</value></correctResponse>
+              </responseDeclaration>
+              <itemBody>
+                <choiceInteraction responseIdentifier="RESPONSE" shuffle="false" maxChoices="1">
+                  <prompt>What is <math xmlns="\(math)"><msup><mi>x</mi><mn>2</mn></msup></math> when x = 3, and \
+            <m:math xmlns:m="\(math)"><m:msqrt><m:mi>x</m:mi><m:mo>+</m:mo><m:mn>1</m:mn></m:msqrt></m:math>?</prompt>
+                  <simpleChoice identifier="A"><math xmlns="\(math)"><mfrac><mn>1</mn><mn>6</mn></mfrac></math></simpleChoice>
+                  <simpleChoice identifier="D"><math xmlns="\(math)"><mfrac><mn>1</mn><mn>3</mn></mfrac></math></simpleChoice>
+                  <simpleChoice identifier="E"><math xmlns="\(math)"><mn>13</mn></math></simpleChoice>
+                  <simpleChoice identifier="F"><math xmlns="\(math)"><mfrac><mrow><mi>a</mi><mo>+</mo><mi>b</mi></mrow><msub><mi>c</mi><mn>2</mn></msub></mfrac></math></simpleChoice>
+                </choiceInteraction>
+              </itemBody>
+              <responseProcessing template="http://www.imsglobal.org/question/qti_v2p1/rptemplates/match_correct"/>
+            </assessmentItem>
+            """
+        let bank = try QTIReader.read(bytes: Array(xml.utf8), file: "frac.xml", folder: nil, path: nil)
+        let q = try #require(bank.items.first)
+        #expect(q.prompt == "What is x^2 when x = 3, and √(x + 1)?")
+        #expect(q.kind == .choice(choices: ["1/6", "1/3", "13", "(a + b)/c_2"], answer: "1/3"))
+        #expect(bank.diagnostics.isEmpty, "\(bank.diagnostics)")
+        _ = try expectValidAssessment([bank])
+    }
+
+    @Test func mathMLOfEveryShapeHasAReading() throws {
+        func linear(_ body: String) throws -> String {
+            let root = try XMLTree.parse(Array("<math>\(body)</math>".utf8))
+            return MathText.linear(root)
+        }
+        #expect(try linear("<mroot><mn>8</mn><mn>3</mn></mroot>") == "∛8")
+        #expect(try linear("<mroot><mi>x</mi><mn>5</mn></mroot>") == "x^(1/5)")
+        #expect(try linear("<msubsup><mo>∫</mo><mn>0</mn><mn>1</mn></msubsup><mi>x</mi>") == "∫_0^1x")
+        #expect(try linear("<munderover><mo>∑</mo><mrow><mi>i</mi><mo>=</mo><mn>1</mn></mrow><mi>n</mi></munderover>") == "∑_(i = 1)^n")
+        #expect(try linear("<mfenced><mi>a</mi><mi>b</mi></mfenced>") == "(a, b)")
+        #expect(try linear("<mtable><mtr><mtd><mn>1</mn></mtd><mtd><mn>0</mn></mtd></mtr><mtr><mtd><mn>0</mn></mtd><mtd><mn>1</mn></mtd></mtr></mtable>") == "[1, 0; 0, 1]")
+        #expect(try linear("<semantics><mi>π</mi><annotation encoding=\"TeX\">\\pi</annotation></semantics>") == "π")
+        #expect(try linear("<mfrac><mn>1</mn></mfrac>") == "1", "a fraction without its two parts is read as a row")
+    }
+}

@@ -49,8 +49,10 @@ struct MoodleQuestion {
     }
 
     /// The `<text>` inside an element, trimmed as Moodle trims it; nil when there is none.
+    /// A `<text>` holding XHTML elements (not escaped, not in CDATA) gives them as markup.
     static func rawText(_ element: XElement?) -> String? {
-        element?.first("text")?.text.trimmedPHP()
+        guard let text = element?.first("text") else { return nil }
+        return (text.elements.isEmpty ? text.text : text.innerMarkup).trimmedPHP()
     }
 
     /// Moodle's reading of a yes/no field (`trans_single`): `false`, `0` and nothing are no.

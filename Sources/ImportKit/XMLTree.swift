@@ -43,6 +43,39 @@ final class XElement {
         return out
     }
 
+    /// What is inside written back as markup (text and attribute values escaped), for a
+    /// Moodle `<text>` that holds XHTML elements instead of CDATA: its `<br/>`, `<pre>` and
+    /// `<style>` then lay out as they would in CDATA.
+    var innerMarkup: String {
+        var out = ""
+        func escaped(_ s: String, quote: Bool) -> String {
+            var r = ""
+            for c in s.unicodeScalars {
+                switch c {
+                case "&": r += "&amp;"
+                case "<": r += "&lt;"
+                case ">": r += "&gt;"
+                case "\"" where quote: r += "&quot;"
+                default: r.unicodeScalars.append(c)
+                }
+            }
+            return r
+        }
+        func write(_ node: XNode) {
+            switch node {
+            case let .text(t): out += escaped(t, quote: false)
+            case let .element(e):
+                out += "<" + e.name
+                for (key, value) in e.attributes.sorted(by: { $0.key < $1.key }) { out += " \(key)=\"\(escaped(value, quote: true))\"" }
+                out += ">"
+                e.children.forEach(write)
+                out += "</" + e.name + ">"
+            }
+        }
+        children.forEach(write)
+        return out
+    }
+
     /// All the text inside, whitespace as written.
     var text: String {
         var out = ""

@@ -86,3 +86,21 @@ struct ScriptsAndMathTests {
         #expect(try linear("<mfrac><mn>1</mn></mfrac>") == "1", "a fraction without its two parts is read as a row")
     }
 }
+
+@Suite("Moodle XML text written as XHTML, not in CDATA")
+struct MoodleXHTMLTextTests {
+    @Test func elementsInsideATextLayOutAsTheyWouldInCDATA() throws {
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <quiz><question type="shortanswer"><name><text>list</text></name>
+            <questiontext format="html"><text>Here is the start of the list:<br/><style>pre.spec { font-family: monospace; }</style>\
+            <pre class="spec">1. AAAA<br/>2. AAAB &amp; more<br/>...</pre>Which number is <b>ABBA</b>?</text></questiontext>
+            <answer fraction="100"><text>42</text></answer></question></quiz>
+            """
+        let bank = try MoodleReader.read(bytes: Array(xml.utf8), file: "list.xml")
+        let q = try bank.question("list")
+        #expect(q.prompt == "Here is the start of the list:\n\n1. AAAA\n2. AAAB & more\n...\n\nWhich number is ABBA?")
+        #expect(!q.prompt.contains("font-family"), "a style's rules are not text")
+        _ = try expectValidAssessment([bank])
+    }
+}

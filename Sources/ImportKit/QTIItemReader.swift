@@ -344,6 +344,8 @@ struct QTIBody {
         case "object":
             if let data = e.attributes["data"] { assets.append(data) }
             builder.add(" [\(e.attributes["type"].map { $0.hasPrefix("image") ? "image" : "media" } ?? "media")] ")
+            // What it holds is its fallback, for whoever cannot see the object: a terminal.
+            render(e)
             return
         case "audio", "video":
             if let src = e.attributes["src"] { assets.append(src) }
@@ -351,8 +353,12 @@ struct QTIBody {
             builder.add(" [\(e.name)] ")
             return
         default:
-            break
+            layOut(e)
         }
+    }
+
+    /// An element of XHTML as it lays out on a terminal.
+    mutating func layOut(_ e: XElement) {
         switch HTMLLayout.role(of: e.name) {
         case .paragraph:
             builder.paragraph()

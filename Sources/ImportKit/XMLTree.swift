@@ -48,25 +48,12 @@ final class XElement {
     /// `<style>` then lay out as they would in CDATA.
     var innerMarkup: String {
         var out = ""
-        func escaped(_ s: String, quote: Bool) -> String {
-            var r = ""
-            for c in s.unicodeScalars {
-                switch c {
-                case "&": r += "&amp;"
-                case "<": r += "&lt;"
-                case ">": r += "&gt;"
-                case "\"" where quote: r += "&quot;"
-                default: r.unicodeScalars.append(c)
-                }
-            }
-            return r
-        }
         func write(_ node: XNode) {
             switch node {
-            case let .text(t): out += escaped(t, quote: false)
+            case let .text(t): out += Self.escaped(t)
             case let .element(e):
                 out += "<" + e.name
-                for (key, value) in e.attributes.sorted(by: { $0.key < $1.key }) { out += " \(key)=\"\(escaped(value, quote: true))\"" }
+                for (key, value) in e.attributes.sorted(by: { $0.key < $1.key }) { out += " \(key)=\"\(Self.escaped(value))\"" }
                 out += ">"
                 e.children.forEach(write)
                 out += "</" + e.name + ">"
@@ -74,6 +61,14 @@ final class XElement {
         }
         children.forEach(write)
         return out
+    }
+
+    static let entities: [Unicode.Scalar: String] = ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;"]
+
+    static func escaped(_ text: String) -> String {
+        text.unicodeScalars.reduce(into: "") { out, c in
+            if let entity = entities[c] { out += entity } else { out.unicodeScalars.append(c) }
+        }
     }
 
     /// All the text inside, whitespace as written.

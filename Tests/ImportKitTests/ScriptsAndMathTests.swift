@@ -104,3 +104,25 @@ struct MoodleXHTMLTextTests {
         _ = try expectValidAssessment([bank])
     }
 }
+
+@Suite("QTI objects on a terminal")
+struct QTIObjectFallbackTests {
+    @Test func anObjectsFallbackIsTheTextAStudentReads() throws {
+        let xml = """
+            <assessmentItem xmlns="http://www.imsglobal.org/xsd/imsqti_v2p1" identifier="postcard" title="Postcard" adaptive="false" timeDependent="false">
+              <responseDeclaration identifier="RESPONSE" cardinality="single" baseType="string"/>
+              <itemBody>
+                <p>Read this postcard from Sam.</p>
+                <div><object type="image/png" data="images/postcard.png">
+                  <blockquote><p>Here is a postcard of my town.<br/> What size is your town?</p></blockquote>
+                </object></div>
+                <div><object type="image/png" data="images/map.png"/></div>
+                <extendedTextInteraction responseIdentifier="RESPONSE"><prompt>Write Sam a postcard.</prompt></extendedTextInteraction>
+              </itemBody>
+            </assessmentItem>
+            """
+        let bank = try QTIReader.read(bytes: Array(xml.utf8), file: "postcard.xml", folder: nil, path: nil)
+        let q = try #require(bank.items.first)
+        #expect(q.prompt == "Read this postcard from Sam.\n\n[image]\n\nHere is a postcard of my town.\nWhat size is your town?\n\n[image]\n\nWrite Sam a postcard.")
+    }
+}

@@ -31,11 +31,12 @@ public enum QTIReader {
         var bank = ImportedBank(file: file)
         let outcome = QTIItemReader.read(root, file: file, fallbackName: stem(file))
         bank.diagnostics = outcome.diagnostics
-        if let question = outcome.question {
-            bank.sections = [ImportedSection(questions: [question])]
+        if var question = outcome.question {
             if let folder, let path {
                 bank.diagnostics += missing(outcome.assets, from: path, in: folder, label: file)
             }
+            try addPassages(to: &question, of: root, path: path, in: folder, label: file, into: &bank.diagnostics)
+            bank.sections = [ImportedSection(questions: [question])]
         }
         return bank
     }
@@ -120,7 +121,7 @@ public enum QTIReader {
         var section = ImportedSection()
         for path in itemPaths {
             guard let root = try parsedOrRead(path, parsed, files, what: "item", into: &bank.diagnostics) else { continue }
-            if let question = item(root, path: path, in: files, into: &bank.diagnostics) {
+            if let question = try item(root, path: path, in: files, into: &bank.diagnostics) {
                 section.questions.append(question)
             }
         }
@@ -154,12 +155,13 @@ public enum QTIReader {
     /// One item of the package as a question, with its diagnostics and the files it shows
     /// that the package does not hold.
     static func item(_ root: XElement, path: String, in files: PackageFiles,
-                     into diagnostics: inout [ImportDiagnostic]) -> ImportedQuestion? {
+                     into diagnostics: inout [ImportDiagnostic]) throws(ImportRefusal) -> ImportedQuestion? {
         let label = files.label(path)
         let outcome = QTIItemReader.read(root, file: label, fallbackName: stem(path))
         diagnostics += outcome.diagnostics
-        guard let question = outcome.question else { return nil }
+        guard var question = outcome.question else { return nil }
         diagnostics += missing(outcome.assets, from: path, in: files, label: label)
+        try addPassages(to: &question, of: root, path: path, in: files, label: label, into: &diagnostics)
         return question
     }
 

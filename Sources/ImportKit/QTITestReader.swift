@@ -221,7 +221,7 @@ struct QTITestReader {
             bank.diagnostics.append(.error(files.label(path), ref.line, "the item reference “\(Self.href(ref))” names a test, not an item; it is left out"))
             return
         }
-        guard var question = QTIReader.item(root, path: target, in: files, into: &bank.diagnostics) else { return }
+        guard var question = try QTIReader.item(root, path: target, in: files, into: &bank.diagnostics) else { return }
         if let name = ref.attributes["identifier"]?.trimmed().nonEmpty { question.name = name }
         group.questions.append(question)
     }

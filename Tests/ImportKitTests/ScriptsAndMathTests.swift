@@ -126,3 +126,53 @@ struct QTIObjectFallbackTests {
         #expect(q.prompt == "Read this postcard from Sam.\n\n[image]\n\nHere is a postcard of my town.\nWhat size is your town?\n\n[image]\n\nWrite Sam a postcard.")
     }
 }
+
+@Suite("QTI 3 passages an item refers to")
+struct QTIPassageTests {
+    /// Files in memory, as a package or a folder holds them.
+    struct Files: PackageFiles {
+        let files: [String: String]
+        var paths: Set<String> { Set(files.keys) }
+        func read(_ path: String, limit: Int) throws(ImportRefusal) -> [UInt8]? { files[path].map { Array($0.utf8) } }
+        func label(_ path: String) -> String { "bank/" + path }
+    }
+
+    static let item = """
+        <qti-assessment-item xmlns="http://www.imsglobal.org/xsd/imsqtiasi_v3p0" identifier="fox-colour" title="Fox colour">
+          <qti-response-declaration identifier="RESPONSE" cardinality="single" base-type="identifier">
+            <qti-correct-response><qti-value>B</qti-value></qti-correct-response>
+          </qti-response-declaration>
+          <qti-assessment-stimulus-ref identifier="passage" href="../passages/fox.xml" title="The fox"/>
+          <qti-item-body>
+            <qti-choice-interaction response-identifier="RESPONSE" max-choices="1">
+              <qti-prompt>According to the passage, what colour is the fox?</qti-prompt>
+              <qti-simple-choice identifier="A">Red</qti-simple-choice>
+              <qti-simple-choice identifier="B">Brown</qti-simple-choice>
+            </qti-choice-interaction>
+          </qti-item-body>
+        </qti-assessment-item>
+        """
+
+    static let passage = """
+        <qti-assessment-stimulus xmlns="http://www.imsglobal.org/xsd/imsqtiasi_v3p0" identifier="passage" title="The fox">
+          <qti-stimulus-body><p>The quick brown fox jumps over the lazy dog.</p><p><img src="fox.png" alt="a fox"/></p></qti-stimulus-body>
+        </qti-assessment-stimulus>
+        """
+
+    @Test func thePassageComesBeforeTheItemsOwnText() throws {
+        let files = Files(files: ["items/fox.xml": Self.item, "passages/fox.xml": Self.passage])
+        let bank = try QTIReader.read(bytes: Array(Self.item.utf8), file: "bank/items/fox.xml", folder: files, path: "items/fox.xml")
+        let q = try #require(bank.items.first)
+        #expect(q.prompt == "The quick brown fox jumps over the lazy dog.\n\n[image: a fox]\n\nAccording to the passage, what colour is the fox?")
+        #expect(bank.diagnostics.map(\.message) == ["missing asset passages/fox.png (shown by the item)"])
+    }
+
+    @Test func aPassageThatCannotBeReadIsSaidNotDroppedInSilence() throws {
+        let alone = try QTIReader.read(bytes: Array(Self.item.utf8), file: "fox.xml", folder: nil, path: nil)
+        #expect(try #require(alone.items.first).prompt == "According to the passage, what colour is the fox?")
+        #expect(alone.diagnostics.contains { $0.severity == .warning && $0.message.contains("the passage ../passages/fox.xml is not next to the item") })
+        let wrong = Files(files: ["items/fox.xml": Self.item, "passages/fox.xml": "<qti-assessment-item identifier=\"x\"/>"])
+        let bank = try QTIReader.read(bytes: Array(Self.item.utf8), file: "bank/items/fox.xml", folder: wrong, path: "items/fox.xml")
+        #expect(bank.diagnostics.contains { $0.message.contains("is not a QTI passage") })
+    }
+}

@@ -190,8 +190,8 @@ enum XMLTree {
         return true
     }
 
-    /// UTF-8 (with or without a byte-order mark), UTF-16 with a mark, or Latin-1 when the
-    /// declaration says so.
+    /// UTF-8 (with or without a byte-order mark), UTF-16 with a mark, or Latin-1, Windows-1252
+    /// or Windows-1251 (Cyrillic, as older Russian Moodle exports are) when the declaration says so.
     static func decode(_ bytes: [UInt8]) throws(Problem) -> String {
         if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
             let little = bytes[0] == 0xFF
@@ -202,14 +202,27 @@ enum XMLTree {
         }
         let body = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
         let head = String(decoding: body.prefix(200), as: UTF8.self).lowercased()
-        if head.hasPrefix("<?xml"), let encoding = head.split(separator: "?>").first,
-           encoding.contains("iso-8859-1") || encoding.contains("latin1") || encoding.contains("windows-1252") {
-            return String(bytes: body, encoding: encoding.contains("windows-1252") ? .windowsCP1252 : .isoLatin1) ?? ""
+        let declared = head.hasPrefix("<?xml") ? head.split(separator: "?>").first.map(String.init) : nil
+        if let declared {
+            for (names, encoding) in [(["windows-1252", "cp1252"], String.Encoding.windowsCP1252),
+                                      (["windows-1251", "cp1251"], .windowsCP1251), (["iso-8859-1", "latin1"], .isoLatin1)]
+            where names.contains(where: declared.contains) {
+                return String(bytes: body, encoding: encoding) ?? ""
+            }
         }
         guard let s = String(validating: body, as: UTF8.self) else {
-            throw .malformed(line: 1, "the file is not UTF-8; save it as UTF-8")
+            let named = declared.flatMap(Self.encodingName).map { "the file says it is \($0), which Carrel does not read, and it is not UTF-8" }
+            throw .malformed(line: 1, (named ?? "the file is not UTF-8") + "; save it as UTF-8")
         }
         return s
+    }
+
+    /// The `encoding="…"` of an XML declaration (lowercased), shown in a message as written.
+    static func encodingName(_ declaration: String) -> String? {
+        guard let range = declaration.range(of: "encoding") else { return nil }
+        let rest = declaration[range.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
+        let name = rest.prefix { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }
+        return name.isEmpty || name == "utf-8" || name == "utf8" ? nil : String(name.prefix(40))
     }
 
     /// The text handed to the parser is UTF-8 whatever the file declared, so the declaration goes.

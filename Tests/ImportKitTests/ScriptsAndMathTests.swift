@@ -176,3 +176,22 @@ struct QTIPassageTests {
         #expect(bank.diagnostics.contains { $0.message.contains("is not a QTI passage") })
     }
 }
+
+@Suite("XML banks in the encodings their declarations name")
+struct XMLEncodingTests {
+    @Test func windows1251IsReadAsCyrillic() throws {
+        let head = Array(#"<?xml version="1.0" encoding="windows-1251"?><quiz><question type="shortanswer"><name><text>q</text></name><questiontext format="html"><text>"#.utf8)
+        // "Привет?" in Windows-1251.
+        let prompt: [UInt8] = [0xCF, 0xF0, 0xE8, 0xE2, 0xE5, 0xF2, 0x3F]
+        let tail = Array(#"</text></questiontext><answer fraction="100"><text>да</text></answer></question></quiz>"#.utf8)
+        // The answer's bytes are UTF-8 on purpose here: read as 1251 they are other letters, not an error.
+        let bank = try MoodleReader.read(bytes: head + prompt + tail, file: "cp1251.xml")
+        #expect(try bank.question("q").prompt == "Привет?")
+    }
+
+    @Test func anEncodingCarrelDoesNotReadIsNamed() throws {
+        let bytes = Array(#"<?xml version="1.0" encoding="KOI8-R"?><quiz>"#.utf8) + [0xF0, 0xF2] + Array("</quiz>".utf8)
+        let bank = try MoodleReader.read(bytes: bytes, file: "koi.xml")
+        #expect(bank.errors.map(\.message) == ["the file says it is koi8-r, which Carrel does not read, and it is not UTF-8; save it as UTF-8"])
+    }
+}

@@ -179,8 +179,10 @@ public enum GIFTReader {
         mutating func question(_ text: GIFTText, open: Int, close: Int, name: String?, _ block: Block, _ cleaner: TextCleaner) {
             var answers = text[(open + 1)..<close].trimmed()
             if text[(close + 1)..<text.count].firstIndex(of: "{") != nil {
-                // Moodle reads such a block as one question too, its later braces as text.
-                diagnostics.append(.warning(file, block.line, "the text after the answers holds another `{…}`; if these are two questions, put a blank line between them"))
+                // Moodle reads one answer block and shows the later ones as text: their answers
+                // would be on the student's screen. Not imported.
+                diagnostics.append(.error(file, block.line, "the text after the answers holds another `{…}`, which would show its answers to the student (GIFT reads one answer block a question); if these are two questions, put a blank line between them; if it is one sentence with several blanks, write it as a Cloze question"))
+                return
             }
             // Text after the braces: the answers fill a gap in the sentence ("missing word").
             let stem: GIFTText

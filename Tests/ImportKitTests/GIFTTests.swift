@@ -132,7 +132,7 @@ struct GIFTTests {
         ])
     }
 
-    @Test func questionsWithoutABlankLineBetweenThemAreOneQuestionWithAWarning() throws {
+    @Test func questionsWithoutABlankLineBetweenThemAreRefusedRatherThanShowAnAnswer() throws {
         let text = """
             ::Question 1::Quelle est la couleur du ciel ? {
             =Bleu#Bonne réponse
@@ -143,10 +143,12 @@ struct GIFTTests {
             }
             """
         let bank = GIFTReader.read(text, file: "j.gift")
-        #expect(bank.items.count == 1)
+        #expect(bank.items.isEmpty, "read as one question, its second block's answer (TRUE) would be on the screen")
         #expect(bank.diagnostics.map(\.description) == [
-            "j.gift:1: warning: the text after the answers holds another `{…}`; if these are two questions, put a blank line between them",
+            "j.gift:1: error: the text after the answers holds another `{…}`, which would show its answers to the student (GIFT reads one answer block a question); if these are two questions, put a blank line between them; if it is one sentence with several blanks, write it as a Cloze question",
         ])
+        let blanks = GIFTReader.read("::U6::[html]{=Shall=shall} I {=tell} you a secret?\n", file: "k.gift")
+        #expect(blanks.items.isEmpty && blanks.errors.count == 1, "the second blank's answer (tell) is not shown")
     }
 
     @Test func everyDescriptionIsCountedThoughTheyShareTheInstructions() {

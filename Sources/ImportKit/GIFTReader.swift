@@ -100,9 +100,24 @@ public enum GIFTReader {
         var diagnostics: [ImportDiagnostic] = []
         var questionNumber = 0
 
+        /// The line of a question whose `{` had no `}` in its block: said once the next block
+        /// shows whether a blank line split the braces.
+        var unclosed: Int? = nil
+        static let unclosedBrace = "a `{` has no closing `}`; write \\{ for a brace in the text"
+
         init(file: String) { self.file = file }
 
         mutating func read(_ block: Block) {
+            if let line = unclosed {
+                unclosed = nil
+                let open = block.text.firstIndex(of: "{"), close = block.text.firstIndex(of: "}")
+                if let close, open.map({ $0 > close }) ?? true {
+                    // The next block closes the brace: a blank line split one question in two.
+                    diagnostics.append(.error(file, line, "a blank line inside `{…}` ends the question before its `}`; remove the blank lines between the braces"))
+                    return
+                }
+                diagnostics.append(.error(file, line, Self.unclosedBrace))
+            }
             var text = block.text
             // Every text of the block (its name, prompt, answers, feedback) passes through it.
             let cleaner = TextCleaner()
@@ -145,7 +160,7 @@ public enum GIFTReader {
             case (nil, _?):
                 diagnostics.append(.error(file, block.line, "a `}` has no opening `{`; write \\} for a brace in the text"))
             case (_?, nil):
-                diagnostics.append(.error(file, block.line, "a `{` has no closing `}`; write \\{ for a brace in the text"))
+                unclosed = block.line
             case (_?, _?):
                 diagnostics.append(.error(file, block.line, "a `}` comes before the `{` that holds the answers"))
             }
@@ -220,6 +235,7 @@ public enum GIFTReader {
         }
 
         mutating func finish() -> ImportedBank {
+            if let line = unclosed { diagnostics.append(.error(file, line, Self.unclosedBrace)) }
             let kept = sections.finish(file: file, diagnostics: &diagnostics)
             return ImportedBank(file: file, sections: kept, diagnostics: diagnostics)
         }

@@ -76,12 +76,16 @@ enum HTMLText {
 
     /// Lays out what `tag` means; returns where reading goes on from `i`, just past the tag.
     static func layOut(_ tag: Tag, into out: inout TextBuilder, search: inout Search, from i: Int) -> Int {
+        // HTML lets a cell go unclosed: a row or a table's edge closes whatever cell is open.
+        if ["tr", "table", "thead", "tbody", "tfoot"].contains(tag.name.lowercased()) { out.openCells = 0 }
         switch HTMLLayout.role(of: tag.name) {
         case .paragraph: out.paragraph()
         case .block: out.block()
         case .lineBreak: if !tag.closing { out.lineBreak() }
         case .listItem: if !tag.closing { out.block(); out.add("- ") }
-        case .cell: out.add(" ")
+        case .cell:
+            out.add(" ")
+            if !tag.selfClosing { out.openCells = max(0, out.openCells + (tag.closing ? -1 : 1)) }
         case .image:
             let alt = tag.attribute("alt").map(decodeEntities), source = tag.attribute("src").map(decodeEntities)
             if !tag.closing { out.images.append(source ?? "") }

@@ -253,8 +253,14 @@ struct TextBuilder {
         pendingSpace = false
     }
 
+    /// Table cells open around the text: a `<br>` inside one is a space, so that a cell's line
+    /// break (often the editor's trailing one) does not break the table's row.
+    var openCells = 0
+
     /// `<br>`: each one counts, up to one blank line.
-    mutating func lineBreak() { pendingBreaks = min(2, pendingBreaks + 1) }
+    mutating func lineBreak() {
+        if openCells > 0 { pendingSpace = true } else { pendingBreaks = min(2, pendingBreaks + 1) }
+    }
 
     /// The edge of a block such as `<div>` or `<li>`: the next text starts a line.
     mutating func block() { pendingBreaks = max(pendingBreaks, 1) }

@@ -93,6 +93,10 @@ enum ItemBuilder {
         if abs(total - 100) > 0.5 {
             warnings.append("the positive credits add up to \(AssessmentWriter.number(total))%, not 100%")
         }
+        if right.count < choices.count, !choices.contains(where: { $0.credit < 0 }) {
+            // Nothing costs anything: whoever ticks every box gets every right one.
+            warnings.append("ticking every choice earns full marks, since no wrong choice takes credit away; give the wrong choices negative credits, or make it a question with one answer")
+        }
         let marks = choices.map { ChoiceMark(text: $0.text, credit: $0.credit == 0 ? nil : $0.credit, feedback: $0.feedback) }
         return BuiltKind(kind: .multiple(choices: choices.map(\.text), answers: right.map(\.text), scoring: .partial),
                          marking: .choices(marks), warnings: warnings)

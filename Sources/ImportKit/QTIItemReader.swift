@@ -376,7 +376,9 @@ struct QTIBody {
             builder.block()
         case .cell:
             builder.add(" ")
+            builder.openCells += 1
             render(e)
+            builder.openCells -= 1
             builder.add(" ")
         case .raised, .lowered:
             builder.beginScript(superscript: e.name == "sup")

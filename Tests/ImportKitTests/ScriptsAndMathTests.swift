@@ -195,3 +195,12 @@ struct XMLEncodingTests {
         #expect(bank.errors.map(\.message) == ["the file says it is koi8-r, which Carrel does not read, and it is not UTF-8; save it as UTF-8"])
     }
 }
+
+@Suite("Tables in imported banks")
+struct TableLayoutTests {
+    @Test func aLineBreakInACellKeepsTheRowTogether() {
+        var out = TextBuilder()
+        HTMLText.render("<table><tr><th>sys1</th><td>1 kg<br></td><td>0.35 m<br></td></tr><tr><td>2 kg<td>- <br></table><p>Line one<br>Line two</p>", into: &out)
+        #expect(out.text == "sys1 1 kg 0.35 m\n2 kg -\n\nLine one\nLine two", "an unclosed cell ends with its table")
+    }
+}

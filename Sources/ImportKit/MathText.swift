@@ -16,20 +16,9 @@ enum MathText {
             return binaryOperators.contains(op) ? " \(op) " : op
         case "mspace":
             return " "
-        case "mfrac" where parts.count == 2:
-            return term(parts[0]) + "/" + term(parts[1])
-        case "msup" where parts.count == 2:
-            return term(parts[0]) + "^" + term(parts[1])
-        case "msub" where parts.count == 2:
-            return term(parts[0]) + "_" + term(parts[1])
-        case "msubsup" where parts.count == 3:
-            return term(parts[0]) + "_" + term(parts[1]) + "^" + term(parts[2])
-        case "munder" where parts.count == 2:
-            return term(parts[0]) + "_" + term(parts[1])
-        case "mover" where parts.count == 2:
-            return term(parts[0]) + "^" + term(parts[1])
-        case "munderover" where parts.count == 3:
-            return term(parts[0]) + "_" + term(parts[1]) + "^" + term(parts[2])
+        case let name where marks[name]?.count == parts.count - 1:
+            // A fraction or a base with its scripts: each part an operand, the marks between.
+            return zip([""] + (marks[name] ?? []), parts).map { $0 + term($1) }.joined()
         case "msqrt":
             return "√" + wrapped(row(parts))
         case "mroot" where parts.count == 2:
@@ -55,6 +44,12 @@ enum MathText {
             return parts.isEmpty ? e.text : row(parts)
         }
     }
+
+    /// What stands between the parts of a fraction and of a base with scripts.
+    static let marks: [String: [String]] = [
+        "mfrac": ["/"], "msup": ["^"], "mover": ["^"], "msub": ["_"], "munder": ["_"],
+        "msubsup": ["_", "^"], "munderover": ["_", "^"],
+    ]
 
     static let binaryOperators: Set<String> = ["+", "-", "−", "=", "≠", "<", ">", "≤", "≥", "±", "×", "÷", "·", "≈", "→", "⇒"]
 

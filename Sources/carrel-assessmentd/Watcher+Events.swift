@@ -104,8 +104,8 @@ extension Watcher {
             if end { _ = ProcTable.signal(entry.mark, SIGKILL) }
             reported.insert(entry.mark)
         }
-        var told = Set<Int>()
-        for stranger in found where stranger.new && told.insert(stranger.root).inserted {
+        // `take` marks one process of each line new: one incident a line.
+        for stranger in found where stranger.new {
             let entry = living[stranger.root]?.entry, command = living[stranger.root]?.command
             if Int(now / 10) != Int(burst.second / 10) { burst = (now, 0, burst.leftOut) }
             guard burst.count < Self.mostNewLines else {

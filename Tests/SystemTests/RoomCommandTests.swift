@@ -135,6 +135,11 @@ struct RoomCommandTests {
                                        environment: ["PGPASSFILE": pg.passwordFile])
         let began = try #require(child.expect("began "))
         let session = String(began.split(separator: " ")[1])
+        // The seat says it began once its journal has; the store hears of it when the seat's
+        // records reach it, later on a loaded machine. A command sent before is for no seat.
+        #expect(SharedStoreTests.eventually(20) {
+            pg.rows("SELECT status FROM carrel_sessions WHERE session = '\(session)'", url: url).first?.first == "active"
+        })
 
         // A genuine message, signed by `carrel proctor` in its own process, verified at the seat.
         let genuine = try proctor.carrel(["proctor", "message", "--room", "q2", "genuine", "--wait", "20", "--shared", url])

@@ -39,6 +39,10 @@ let package = Package(
         .target(name: "CLinux", path: "Sources/CLinux"),
         // The helper's launch of the seat's Carrel: fork, give up root, fexecve (no Foundation).
         .target(name: "CKeysign", path: "Sources/CKeysign"),
+        // libxml2's pull parser for the import of Moodle XML and QTI, loaded with dlopen when a
+        // bank is imported: a linked libxml2 (with the ICU it brings) was loaded and relocated
+        // at every launch of the exam. The header is libxml2-dev's (scripts/install-deps).
+        .target(name: "CXMLReader", path: "Sources/CXMLReader", cSettings: [.unsafeFlags(["-I/usr/include/libxml2"])]),
         .target(name: "Localization"),
         // Assessment mode for the whole machine: the policy, the plan of its steps as values,
         // and the protocol between a session and the service `carrel-assessmentd`.
@@ -90,7 +94,7 @@ let package = Package(
         .target(
             name: "ImportKit",
             dependencies: [
-                "AssessmentKit",
+                "AssessmentKit", "CXMLReader",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),

@@ -1,7 +1,5 @@
+import CXMLReader
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
 /// An XML element with local names (QTI 3's `qti-choice-interaction` read as QTI 2's
 /// `choiceInteraction`, `max-choices` as `maxChoices`), its text, and the line it starts on.
@@ -114,29 +112,75 @@ enum XMLTree {
         if let found = declaration(in: text) {
             throw .refused("the XML declares \(found); \(format) needs none, and document types can read other files or expand without end")
         }
-        let prepared = numericEntities(withoutProcessingInstructions(withoutXMLDeclaration(text)))
-        let builder = TreeBuilder()
-        let parser = XMLParser(data: Data(prepared.utf8))
-        parser.shouldResolveExternalEntities = false
-        parser.shouldProcessNamespaces = false
-        parser.shouldReportNamespacePrefixes = false
-        parser.delegate = builder
-        let ok = parser.parse()
-        if let refusal = builder.refusal { throw .refused(refusal) }
-        guard ok, builder.firstError == nil, let root = builder.root else {
-            let line = max(1, builder.firstError?.line ?? parser.lineNumber)
-            let why = (builder.firstError?.error ?? parser.parserError).map { describe($0) } ?? "it is not well-formed XML"
-            throw .malformed(line: line, "the XML cannot be read: \(why.clippedForMessage(limit: 200))")
-        }
-        return root
+        let prepared = numericEntities(withoutXMLDeclaration(text))
+        return try read(prepared)
     }
 
-    static func describe(_ error: Error) -> String {
-        let ns = error as NSError
-        if let reason = ns.userInfo[NSLocalizedDescriptionKey] as? String, !reason.isEmpty {
-            return reason.trimmingCharacters(in: .whitespacesAndNewlines)
+    /// Builds the tree with libxml2's pull parser, the limits checked as each element starts
+    /// (a refusal stops the parse there).
+    static func read(_ text: String) throws(Problem) -> XElement {
+        var why = [CChar](repeating: 0, count: 256)
+        guard carrel_xml_load(&why, why.count) == 0 else {
+            throw .refused(String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
-        return "not well-formed (XML error \(ns.code))"
+        let bytes = Array(text.utf8)
+        return try bytes.withUnsafeBufferPointer { (buffer) throws(Problem) -> XElement in
+            // An empty array has no address; libxml2 then reports the empty document.
+            let base = buffer.baseAddress.map(UnsafeRawPointer.init) ?? UnsafeRawPointer(bitPattern: 1)
+            guard let base, let reader = carrel_xml_open(base.assumingMemoryBound(to: CChar.self), Int32(clamping: buffer.count)) else {
+                throw .refused("the XML parser could not be started")
+            }
+            defer { carrel_xml_close(reader) }
+            return try build(reader)
+        }
+    }
+
+    /// The elements and text the reader gives, as a tree.
+    static func build(_ reader: OpaquePointer) throws(Problem) -> XElement {
+        var root: XElement?
+        var stack: [XElement] = []
+        var count = 0
+        func string(_ pointer: UnsafePointer<CChar>?) -> String { pointer.map { String(cString: $0) } ?? "" }
+        while true {
+            let status = carrel_xml_next(reader)
+            if status < 0 {
+                var line = 0
+                let message = carrel_xml_error(reader, &line).map { String(cString: $0) } ?? "it is not well-formed XML"
+                if message.hasPrefix("Excessive depth in document") {
+                    throw .refused("the XML nests deeper than \(maximumDepth) levels")
+                }
+                throw .malformed(line: max(1, line), "the XML cannot be read: \(message.clippedForMessage(limit: 200))")
+            }
+            if status == 0 { break }
+            switch Int(carrel_xml_kind(reader)) {
+            case Int(CARREL_XML_ELEMENT):
+                count += 1
+                if stack.count >= maximumDepth { throw .refused("the XML nests deeper than \(maximumDepth) levels") }
+                if count > maximumElements { throw .refused("the XML has more than \(maximumElements) elements") }
+                let name = localName(string(carrel_xml_name(reader)), element: true)
+                let line = max(1, carrel_xml_line(reader))
+                let empty = carrel_xml_is_empty(reader) != 0
+                var attributes: [String: String] = [:]
+                while carrel_xml_next_attribute(reader) == 1 {
+                    attributes[localName(string(carrel_xml_name(reader)), element: false)] = string(carrel_xml_value(reader))
+                }
+                let element = XElement(name: name, attributes: attributes, line: line)
+                if let parent = stack.last {
+                    parent.children.append(.element(element))
+                } else if root == nil {
+                    root = element
+                }
+                if !empty { stack.append(element) }
+            case Int(CARREL_XML_END_ELEMENT):
+                _ = stack.popLast()
+            case Int(CARREL_XML_TEXT), Int(CARREL_XML_CDATA), Int(CARREL_XML_WHITESPACE), Int(CARREL_XML_SIGNIFICANT_WHITESPACE):
+                stack.last?.children.append(.text(string(carrel_xml_value(reader))))
+            default:
+                break  // comments and instructions: Carrel reads neither
+            }
+        }
+        guard let root else { throw .malformed(line: 1, "the XML cannot be read: it has no element") }
+        return root
     }
 
     /// `<!DOCTYPE` or `<!ENTITY`, in any case, anywhere.
@@ -246,46 +290,6 @@ enum XMLTree {
         return String(repeating: "\n", count: lines) + String(text[end...])
     }
 
-    /// Processing instructions with no data (`<?target?>`) given one (`<?target _?>`):
-    /// FoundationXML crashes on an instruction whose target is followed at once by `?>` (it
-    /// reads a null pointer; found by fuzzing). Every `<?` is treated alike, wherever it is
-    /// (in a comment, CDATA, or text the parser recovers from): trying to tell where the
-    /// parser would see an instruction was fooled by fuzzing twice. Nothing is removed, so no
-    /// two pieces of text can join into new markup. Carrel reads no instruction; a CDATA
-    /// section that spells one out gains the two characters too.
-    static func withoutProcessingInstructions(_ text: String) -> String {
-        guard contains(text, "<?") else { return text }
-        let s = Array(text.utf8)
-        let lt = UInt8(ascii: "<"), question = UInt8(ascii: "?"), gt = UInt8(ascii: ">")
-        // Where `?>` closes a `<?` with no white space before it: a space and a `_` go there.
-        // One pass: the next `?>` only moves forward as the `<?` do, and white space between
-        // two places is told by counts kept from the start (a file of `<?<?<?…` stays linear).
-        var spaces = [Int](repeating: 0, count: s.count + 1)
-        for (k, byte) in s.enumerated() {
-            let space = byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
-            spaces[k + 1] = spaces[k] + (space ? 1 : 0)
-        }
-        var insertAt = Set<Int>()
-        var close = 0
-        var i = 0
-        while i + 1 < s.count {
-            guard s[i] == lt, s[i + 1] == question else { i += 1; continue }
-            if close < i + 2 { close = i + 2 }
-            while close + 1 < s.count, !(s[close] == question && s[close + 1] == gt) { close += 1 }
-            guard close + 1 < s.count else { break }
-            if spaces[close] == spaces[i + 2] { insertAt.insert(close) }
-            i += 2
-        }
-        guard !insertAt.isEmpty else { return text }
-        var out: [UInt8] = []
-        out.reserveCapacity(s.count + 2 * insertAt.count)
-        for (k, byte) in s.enumerated() {
-            if insertAt.contains(k) { out.append(0x20); out.append(UInt8(ascii: "_")) }
-            out.append(byte)
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
     /// HTML's named references (`&nbsp;`, `&eacute;`) as numeric ones: without a DTD an XML
     /// parser knows only the five of XML itself. CDATA sections are left alone.
     static func numericEntities(_ text: String) -> String {
@@ -338,61 +342,5 @@ enum XMLTree {
             upper = false
         }
         return out
-    }
-
-    final class TreeBuilder: NSObject, XMLParserDelegate {
-        var root: XElement?
-        var stack: [XElement] = []
-        var count = 0
-        var refusal: String?
-        /// The first error, and the line it was on: the one to fix. The parse is not stopped
-        /// there: FoundationXML crashes when a parse is aborted from inside its error report
-        /// (a file starting with NUL bytes, found by fuzzing), so it recovers and reports on.
-        var firstError: (error: Error, line: Int)?
-
-        func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
-            guard firstError == nil else { return }
-            firstError = (parseError, parser.lineNumber)
-        }
-
-        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                    qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
-            count += 1
-            if stack.count >= XMLTree.maximumDepth || count > XMLTree.maximumElements {
-                refusal = stack.count >= XMLTree.maximumDepth
-                    ? "the XML nests deeper than \(XMLTree.maximumDepth) levels"
-                    : "the XML has more than \(XMLTree.maximumElements) elements"
-                parser.abortParsing()
-                return
-            }
-            var attributes: [String: String] = [:]
-            for (key, value) in attributeDict { attributes[XMLTree.localName(key, element: false)] = value }
-            let element = XElement(name: XMLTree.localName(elementName, element: true), attributes: attributes,
-                                   line: max(1, parser.lineNumber))
-            if let parent = stack.last {
-                parent.children.append(.element(element))
-            } else if root == nil {
-                root = element
-            }
-            stack.append(element)
-        }
-
-        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
-            _ = stack.popLast()
-        }
-
-        func parser(_ parser: XMLParser, foundCharacters string: String) {
-            stack.last?.children.append(.text(string))
-        }
-
-        func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-            stack.last?.children.append(.text(String(decoding: CDATABlock, as: UTF8.self)))
-        }
-
-        func parser(_ parser: XMLParser, resolveExternalEntityName name: String, systemID: String?) -> Data? {
-            refusal = "the XML refers to an external entity"
-            parser.abortParsing()
-            return nil
-        }
     }
 }

@@ -1,0 +1,55 @@
+#ifndef CXMLREADER_H
+#define CXMLREADER_H
+
+// libxml2's pull parser (xmlTextReader), loaded when a question bank is first imported rather
+// than at every launch: the exam's process never maps libxml2 or the ICU, lzma and zlib it
+// brings. Only what Carrel's import reads is exposed; libxml2's own types stay in the .c file.
+
+#include <stddef.h>
+
+typedef struct carrel_xml_reader carrel_xml_reader;
+
+/// What the reader stands on (libxml2's xmlReaderTypes).
+enum {
+    CARREL_XML_ELEMENT = 1,
+    CARREL_XML_TEXT = 3,
+    CARREL_XML_CDATA = 4,
+    CARREL_XML_WHITESPACE = 13,
+    CARREL_XML_SIGNIFICANT_WHITESPACE = 14,
+    CARREL_XML_END_ELEMENT = 15,
+};
+
+/// Loads libxml2 once per process. 0 when it is there; -1 with the reason in `why`.
+int carrel_xml_load(char *why, size_t size);
+
+/// A reader over `length` bytes of UTF-8 that stay valid until it is closed: no network, no
+/// DTD loaded, no entity of a DTD substituted, CDATA read as text, line numbers past 65 535,
+/// nothing printed. NULL when it cannot be made (out of memory, or libxml2 not loaded).
+carrel_xml_reader *carrel_xml_open(const char *bytes, int length);
+
+/// The next node: 1, 0 at the end of the document, -1 on an error (see carrel_xml_error).
+int carrel_xml_next(carrel_xml_reader *reader);
+
+/// The node's kind (the constants above, or another of libxml2's), its qualified name, and
+/// its text (a text node's, or an attribute's value); NULL where it has none.
+int carrel_xml_kind(carrel_xml_reader *reader);
+const char *carrel_xml_name(carrel_xml_reader *reader);
+const char *carrel_xml_value(carrel_xml_reader *reader);
+
+/// 1 for an element written `<name/>`, which has no end element node.
+int carrel_xml_is_empty(carrel_xml_reader *reader);
+
+/// The line the current node was read on.
+long carrel_xml_line(carrel_xml_reader *reader);
+
+/// Moves to the element's next attribute, namespace declarations passed over: 1 when there
+/// is one (read it with carrel_xml_name and carrel_xml_value), 0 when there is no more (the
+/// reader is back on the element).
+int carrel_xml_next_attribute(carrel_xml_reader *reader);
+
+/// The first error libxml2 reported, without its line break, and its line; NULL when none.
+const char *carrel_xml_error(carrel_xml_reader *reader, long *line);
+
+void carrel_xml_close(carrel_xml_reader *reader);
+
+#endif

@@ -144,11 +144,48 @@ public enum LoadedCode {
     static func interpreterPath() -> String? {
         let base = UInt(carrel_loader_base())
         guard base != 0, let data = SecureFiles.readSmallFile("/proc/self/maps", limit: 8 << 20) else { return nil }
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
-            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
-            guard fields.count == 6, let range = fields.first?.split(separator: "-"), range.count == 2,
-                  let start = UInt(range[0], radix: 16), let end = UInt(range[1], radix: 16) else { continue }
-            if start <= base && base < end { return fields[5].trimmingCharacters(in: .whitespaces) }
+        return data.withUnsafeBytes { path(containing: base, maps: $0.bindMemory(to: UInt8.self)) }
+    }
+
+    /// The path of the mapping of /proc/PID/maps that holds `address`, read as bytes (this
+    /// runs at every launch; splitting the text into strings cost two million instructions).
+    static func path(containing address: UInt, maps bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t"), newline = UInt8(ascii: "\n")
+        func hex(_ i: inout Int, upTo stop: UInt8) -> UInt? {
+            var value: UInt = 0, digits = 0
+            while i < bytes.count, bytes[i] != stop {
+                let byte = bytes[i] | 0x20
+                let digit: UInt
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt(byte - UInt8(ascii: "0"))
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt(byte - UInt8(ascii: "a") + 10)
+                default: return nil
+                }
+                guard digits < 16 else { return nil }
+                value = value << 4 | digit
+                digits += 1
+                i += 1
+            }
+            return digits > 0 ? value : nil
+        }
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            while end < bytes.count && bytes[end] != newline { end += 1 }
+            defer { start = end + 1 }
+            var i = start
+            guard let low = hex(&i, upTo: UInt8(ascii: "-")), i < end else { continue }
+            i += 1
+            guard let high = hex(&i, upTo: space), i < end, low <= address && address < high else { continue }
+            // Four more fields (permissions, offset, device, inode), then the path, padded.
+            for _ in 0..<4 {
+                while i < end && bytes[i] == space { i += 1 }
+                while i < end && bytes[i] != space { i += 1 }
+            }
+            var last = end
+            while i < last && (bytes[i] == space || bytes[i] == tab) { i += 1 }
+            while last > i && (bytes[last - 1] == space || bytes[last - 1] == tab) { last -= 1 }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[i..<last]), as: UTF8.self)
         }
         return nil
     }

@@ -121,6 +121,16 @@ struct InjectedCodeAndTracerTests {
         let found = LoadedCode.unexpected(parsed, expected: [])
         #expect(found.contains("/tmp/evil lib.so (deleted)"))
         #expect(found.contains("executable memory not backed by any file"))
+        // The loader is found by the address it was mapped at, whichever line holds it.
+        func holder(_ address: UInt) -> String? {
+            var text = maps
+            return text.withUTF8 { LoadedCode.path(containing: address, maps: $0) }
+        }
+        #expect(holder(0x55a6) == "/usr/bin/carrel" && holder(0x55a7) == "/usr/bin/carrel")
+        #expect(holder(0x7f10) == "/tmp/evil lib.so (deleted)" && holder(0x7f16) == "/usr/lib/padded.so")
+        #expect(holder(0x7f12) == "" && holder(0x7f17) == nil && holder(0x1000) == nil)
+        var garbled = "zz-7f11 r-xp 0 fe:00 1 /a\n7f10-7f11 r-xp 0 fe:00 1 /b\n"
+        #expect(garbled.withUTF8 { LoadedCode.path(containing: 0x7f10, maps: $0) } == "/b")
     }
 
     @Test func theTracerFieldIsReadFromAStatusFile() {

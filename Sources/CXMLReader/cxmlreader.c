@@ -12,10 +12,18 @@
 // has the type the library's own header gives the function.
 static struct {
     void (*initParser)(void);
-    __typeof__(&xmlReaderForMemory) readerForMemory;
+    __typeof__(&xmlNewParserCtxt) newParserCtxt;
+    __typeof__(&xmlCtxtReadMemory) ctxtReadMemory;
+    __typeof__(&xmlFreeParserCtxt) freeParserCtxt;
+    __typeof__(&xmlFreeDoc) freeDoc;
+    __typeof__(&xmlSetGenericErrorFunc) setGenericErrorFunc;
+    __typeof__(&xmlSetStructuredErrorFunc) setStructuredErrorFunc;
+    __typeof__(&xmlReaderWalker) readerWalker;
     __typeof__(&xmlTextReaderRead) read;
     __typeof__(&xmlTextReaderNodeType) nodeType;
     __typeof__(&xmlTextReaderConstName) constName;
+    __typeof__(&xmlTextReaderConstLocalName) constLocalName;
+    __typeof__(&xmlTextReaderConstNamespaceUri) constNamespaceUri;
     __typeof__(&xmlTextReaderConstValue) constValue;
     __typeof__(&xmlTextReaderIsEmptyElement) isEmptyElement;
     __typeof__(&xmlTextReaderMoveToFirstAttribute) moveToFirstAttribute;
@@ -24,7 +32,6 @@ static struct {
     __typeof__(&xmlTextReaderIsNamespaceDecl) isNamespaceDecl;
     __typeof__(&xmlTextReaderCurrentNode) currentNode;
     __typeof__(&xmlGetLineNo) lineNo;
-    __typeof__(&xmlTextReaderSetStructuredErrorHandler) setErrorHandler;
     __typeof__(&xmlFreeTextReader) freeReader;
 } xml;
 
@@ -51,10 +58,18 @@ static void load(void) {
         return;
     }
     FIND(initParser, "xmlInitParser");
-    FIND(readerForMemory, "xmlReaderForMemory");
+    FIND(newParserCtxt, "xmlNewParserCtxt");
+    FIND(ctxtReadMemory, "xmlCtxtReadMemory");
+    FIND(freeParserCtxt, "xmlFreeParserCtxt");
+    FIND(freeDoc, "xmlFreeDoc");
+    FIND(setGenericErrorFunc, "xmlSetGenericErrorFunc");
+    FIND(setStructuredErrorFunc, "xmlSetStructuredErrorFunc");
+    FIND(readerWalker, "xmlReaderWalker");
     FIND(read, "xmlTextReaderRead");
     FIND(nodeType, "xmlTextReaderNodeType");
     FIND(constName, "xmlTextReaderConstName");
+    FIND(constLocalName, "xmlTextReaderConstLocalName");
+    FIND(constNamespaceUri, "xmlTextReaderConstNamespaceUri");
     FIND(constValue, "xmlTextReaderConstValue");
     FIND(isEmptyElement, "xmlTextReaderIsEmptyElement");
     FIND(moveToFirstAttribute, "xmlTextReaderMoveToFirstAttribute");
@@ -63,7 +78,6 @@ static void load(void) {
     FIND(isNamespaceDecl, "xmlTextReaderIsNamespaceDecl");
     FIND(currentNode, "xmlTextReaderCurrentNode");
     FIND(lineNo, "xmlGetLineNo");
-    FIND(setErrorHandler, "xmlTextReaderSetStructuredErrorHandler");
     FIND(freeReader, "xmlFreeTextReader");
     xml.initParser();
     loadStatus = 0;
@@ -77,6 +91,7 @@ int carrel_xml_load(char *why, size_t size) {
 }
 
 struct carrel_xml_reader {
+    xmlDocPtr doc;
     xmlTextReaderPtr reader;
     int onAttribute;
     int failed;
@@ -90,25 +105,59 @@ static void recordError(void *context, xmlErrorPtr error) {
     r->failed = 1;
     r->errorLine = error->line;
     snprintf(r->error, sizeof r->error, "%s", error->message != NULL ? error->message : "not well-formed");
+    // The first line: libxml2 adds the text it stopped in on the lines after.
+    char *newline = strchr(r->error, '\n');
+    if (newline != NULL) *newline = '\0';
     size_t n = strlen(r->error);
-    while (n > 0 && (r->error[n - 1] == '\n' || r->error[n - 1] == ' ')) r->error[--n] = '\0';
+    while (n > 0 && r->error[n - 1] == ' ') r->error[--n] = '\0';
+}
+
+/// libxml2's unstructured messages (an encoder's, a buffer's) go nowhere: they would reach
+/// the terminal raw. Each such fault is also raised as a structured error, recorded above.
+static void silent(void *context, const char *message, ...) {
+    (void)context;
+    (void)message;
 }
 
 carrel_xml_reader *carrel_xml_open(const char *bytes, int length) {
-    if (xml.readerForMemory == NULL) return NULL;
+    if (xml.ctxtReadMemory == NULL) return NULL;
     struct carrel_xml_reader *r = calloc(1, sizeof *r);
     if (r == NULL) return NULL;
-    int options = XML_PARSE_NONET | XML_PARSE_NOCDATA | XML_PARSE_BIG_LINES | XML_PARSE_NOERROR | XML_PARSE_NOWARNING;
-    r->reader = xml.readerForMemory(bytes, length, NULL, "UTF-8", options);
-    if (r->reader == NULL) {
+    xmlParserCtxtPtr context = xml.newParserCtxt();
+    if (context == NULL) {
         free(r);
         return NULL;
     }
-    xml.setErrorHandler(r->reader, recordError, r);
+    // The whole text is parsed at once (libxml2's pull reader feeds its push parser 512 bytes
+    // at a time, and a start tag or attribute longer than that is parsed again at each one:
+    // seconds for a few megabytes). Exactly the UTF-8 Carrel checked is parsed: a document's
+    // own encoding declaration, anywhere, is ignored.
+    int options = XML_PARSE_NONET | XML_PARSE_NOCDATA | XML_PARSE_BIG_LINES | XML_PARSE_NOERROR | XML_PARSE_NOWARNING
+        | XML_PARSE_IGNORE_ENC;
+    xml.setGenericErrorFunc(NULL, silent);
+    xml.setStructuredErrorFunc(r, recordError);
+    xmlDocPtr doc = xml.ctxtReadMemory(context, bytes, length, NULL, "UTF-8", options);
+    xml.setStructuredErrorFunc(NULL, NULL);
+    xml.setGenericErrorFunc(NULL, NULL);
+    if (!r->failed && (doc == NULL || !context->wellFormed || context->errNo != XML_ERR_OK)) {
+        r->failed = 1;
+        r->errorLine = context->input != NULL ? context->input->line : 0;
+        snprintf(r->error, sizeof r->error, "not well-formed");
+    }
+    xml.freeParserCtxt(context);
+    if (!r->failed) {
+        r->reader = xml.readerWalker(doc);
+        if (r->reader == NULL) {
+            r->failed = 1;
+            snprintf(r->error, sizeof r->error, "out of memory");
+        }
+    }
+    r->doc = doc;
     return r;
 }
 
 int carrel_xml_next(carrel_xml_reader *r) {
+    if (r->failed || r->reader == NULL) return -1;
     if (r->onAttribute) {
         xml.moveToElement(r->reader);
         r->onAttribute = 0;
@@ -123,6 +172,8 @@ int carrel_xml_next(carrel_xml_reader *r) {
 
 int carrel_xml_kind(carrel_xml_reader *r) { return xml.nodeType(r->reader); }
 const char *carrel_xml_name(carrel_xml_reader *r) { return (const char *)xml.constName(r->reader); }
+const char *carrel_xml_local_name(carrel_xml_reader *r) { return (const char *)xml.constLocalName(r->reader); }
+const char *carrel_xml_namespace(carrel_xml_reader *r) { return (const char *)xml.constNamespaceUri(r->reader); }
 const char *carrel_xml_value(carrel_xml_reader *r) { return (const char *)xml.constValue(r->reader); }
 int carrel_xml_is_empty(carrel_xml_reader *r) { return xml.isEmptyElement(r->reader) == 1; }
 
@@ -152,6 +203,7 @@ const char *carrel_xml_error(carrel_xml_reader *r, long *line) {
 
 void carrel_xml_close(carrel_xml_reader *r) {
     if (r == NULL) return;
-    xml.freeReader(r->reader);
+    if (r->reader != NULL) xml.freeReader(r->reader);
+    if (r->doc != NULL) xml.freeDoc(r->doc);
     free(r);
 }

@@ -58,7 +58,10 @@ public enum ImportText {
         var blank = 0
         for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var line = raw
-            while let last = line.last, last == " " { line = line.dropLast() }
+            // Counted in bytes: stepping back a Character at a time re-checks the substring's
+            // boundaries each step (seconds for a line ending in 100 000 spaces).
+            let spaces = line.utf8.reversed().prefix { $0 == 0x20 }.count
+            if spaces > 0 { line = Substring(line.utf8.dropLast(spaces)) }
             if !multiLine {
                 lines.append(line)
                 continue

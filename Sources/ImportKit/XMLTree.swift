@@ -7,7 +7,7 @@ final class XElement {
     let name: String
     let attributes: [String: String]
     let line: Int
-    fileprivate(set) var children: [XNode] = []
+    var children: [XNode] = []
 
     init(name: String, attributes: [String: String], line: Int) {
         self.name = name
@@ -96,6 +96,10 @@ enum XMLTree {
     static let maximumBytes = 16 * 1024 * 1024
     static let maximumDepth = 256
     static let maximumElements = 500_000
+    /// Comments and processing instructions: each splits the text around it into nodes of
+    /// its own, which a file of nothing else turns into a million nodes from a few megabytes.
+    static let maximumOthers = 100_000
+    static let maximumAttributes = 1_000
 
     enum Problem: Error, Equatable {
         /// A hostile or absurd file: refused as a whole.
@@ -113,74 +117,15 @@ enum XMLTree {
             throw .refused("the XML declares \(found); \(format) needs none, and document types can read other files or expand without end")
         }
         let prepared = numericEntities(withoutXMLDeclaration(text))
-        return try read(prepared)
-    }
-
-    /// Builds the tree with libxml2's pull parser, the limits checked as each element starts
-    /// (a refusal stops the parse there).
-    static func read(_ text: String) throws(Problem) -> XElement {
-        var why = [CChar](repeating: 0, count: 256)
-        guard carrel_xml_load(&why, why.count) == 0 else {
-            throw .refused(String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        let markup = XMLMarkup(prepared)
+        if markup.elements > maximumElements { throw .refused("the XML has more than \(maximumElements) elements") }
+        if markup.mostAttributes > maximumAttributes {
+            throw .refused("an element of the XML has more than \(maximumAttributes) attributes")
         }
-        let bytes = Array(text.utf8)
-        return try bytes.withUnsafeBufferPointer { (buffer) throws(Problem) -> XElement in
-            // An empty array has no address; libxml2 then reports the empty document.
-            let base = buffer.baseAddress.map(UnsafeRawPointer.init) ?? UnsafeRawPointer(bitPattern: 1)
-            guard let base, let reader = carrel_xml_open(base.assumingMemoryBound(to: CChar.self), Int32(clamping: buffer.count)) else {
-                throw .refused("the XML parser could not be started")
-            }
-            defer { carrel_xml_close(reader) }
-            return try build(reader)
+        if markup.others > maximumOthers {
+            throw .refused("the XML has more than \(maximumOthers) comments and processing instructions")
         }
-    }
-
-    /// The elements and text the reader gives, as a tree.
-    static func build(_ reader: OpaquePointer) throws(Problem) -> XElement {
-        var root: XElement?
-        var stack: [XElement] = []
-        var count = 0
-        func string(_ pointer: UnsafePointer<CChar>?) -> String { pointer.map { String(cString: $0) } ?? "" }
-        while true {
-            let status = carrel_xml_next(reader)
-            if status < 0 {
-                var line = 0
-                let message = carrel_xml_error(reader, &line).map { String(cString: $0) } ?? "it is not well-formed XML"
-                if message.hasPrefix("Excessive depth in document") {
-                    throw .refused("the XML nests deeper than \(maximumDepth) levels")
-                }
-                throw .malformed(line: max(1, line), "the XML cannot be read: \(message.clippedForMessage(limit: 200))")
-            }
-            if status == 0 { break }
-            switch Int(carrel_xml_kind(reader)) {
-            case Int(CARREL_XML_ELEMENT):
-                count += 1
-                if stack.count >= maximumDepth { throw .refused("the XML nests deeper than \(maximumDepth) levels") }
-                if count > maximumElements { throw .refused("the XML has more than \(maximumElements) elements") }
-                let name = localName(string(carrel_xml_name(reader)), element: true)
-                let line = max(1, carrel_xml_line(reader))
-                let empty = carrel_xml_is_empty(reader) != 0
-                var attributes: [String: String] = [:]
-                while carrel_xml_next_attribute(reader) == 1 {
-                    attributes[localName(string(carrel_xml_name(reader)), element: false)] = string(carrel_xml_value(reader))
-                }
-                let element = XElement(name: name, attributes: attributes, line: line)
-                if let parent = stack.last {
-                    parent.children.append(.element(element))
-                } else if root == nil {
-                    root = element
-                }
-                if !empty { stack.append(element) }
-            case Int(CARREL_XML_END_ELEMENT):
-                _ = stack.popLast()
-            case Int(CARREL_XML_TEXT), Int(CARREL_XML_CDATA), Int(CARREL_XML_WHITESPACE), Int(CARREL_XML_SIGNIFICANT_WHITESPACE):
-                stack.last?.children.append(.text(string(carrel_xml_value(reader))))
-            default:
-                break  // comments and instructions: Carrel reads neither
-            }
-        }
-        guard let root else { throw .malformed(line: 1, "the XML cannot be read: it has no element") }
-        return root
+        return try read(prepared, lines: markup.lines)
     }
 
     /// `<!DOCTYPE` or `<!ENTITY`, in any case, anywhere.
@@ -246,12 +191,16 @@ enum XMLTree {
         }
         let body = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
         let head = String(decoding: body.prefix(200), as: UTF8.self).lowercased()
-        let declared = head.hasPrefix("<?xml") ? head.split(separator: "?>").first.map(String.init) : nil
+        // A declaration is only ever the very start of the file (`<?xml-model …?>` is not one).
+        let declared = isDeclaration(head.utf8) ? head.split(separator: "?>").first.map(String.init) : nil
         if let declared {
             for (names, encoding) in [(["windows-1252", "cp1252"], String.Encoding.windowsCP1252),
                                       (["windows-1251", "cp1251"], .windowsCP1251), (["iso-8859-1", "latin1"], .isoLatin1)]
             where names.contains(where: declared.contains) {
-                return String(bytes: body, encoding: encoding) ?? ""
+                guard let text = String(bytes: body, encoding: encoding) else {
+                    throw .malformed(line: 1, "the file says it is \(names[0]) but holds bytes that \(names[0]) does not have; save it as UTF-8")
+                }
+                return text
             }
         }
         guard let s = String(validating: body, as: UTF8.self) else {
@@ -269,12 +218,20 @@ enum XMLTree {
         return name.isEmpty || name == "utf-8" || name == "utf8" ? nil : String(name.prefix(40))
     }
 
-    /// The text handed to the parser is UTF-8 whatever the file declared, so the declaration goes.
+    /// `<?xml` and white space: an XML declaration, not an instruction such as `<?xml-model`.
+    static func isDeclaration<C: Collection<UInt8>>(_ bytes: C) -> Bool {
+        guard bytes.starts(with: "<?xml".utf8) else { return false }
+        let next = bytes.dropFirst(5).first
+        return next == 0x20 || next == 0x09 || next == 0x0A || next == 0x0D
+    }
+
+    /// The text handed to the parser is UTF-8 whatever the file declared, so the declaration
+    /// goes (the parser is told to ignore any other).
     static func withoutXMLDeclaration(_ text: String) -> String {
         let bytes = text.utf8
         var start = bytes.startIndex
         while start < bytes.endIndex, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[start]) { start = bytes.index(after: start) }
-        guard bytes[start...].starts(with: "<?xml".utf8) else { return text }
+        guard isDeclaration(bytes[start...]) else { return text }
         var end = start
         var previous: UInt8 = 0
         var closed = false
@@ -291,16 +248,20 @@ enum XMLTree {
     }
 
     /// HTML's named references (`&nbsp;`, `&eacute;`) as numeric ones: without a DTD an XML
-    /// parser knows only the five of XML itself. CDATA sections are left alone.
+    /// parser knows only the five of XML itself. CDATA sections, comments and instructions are
+    /// left alone.
     static func numericEntities(_ text: String) -> String {
         guard text.utf8.contains(UInt8(ascii: "&")) else { return text }
         let s = Array(text.unicodeScalars)
         var out = String.UnicodeScalarView()
         var i = 0
         while i < s.count {
-            if s[i] == "<", s[i...].starts(with: "<![CDATA[".unicodeScalars) {
+            // A CDATA section, a comment or an instruction is copied whole: its `&` are not
+            // references, and a CDATA marker inside a comment starts nothing.
+            if s[i] == "<", let (open, close) = [("<![CDATA[", "]]>"), ("<!--", "-->"), ("<?", "?>")]
+                .first(where: { s[i...].starts(with: $0.0.unicodeScalars) }) {
                 var search = HTMLText.Search(s)
-                let end = search.end(of: "]]>", from: i) ?? s.count
+                let end = search.end(of: close, from: i + open.unicodeScalars.count) ?? s.count
                 out.appendEach(s[i..<end])
                 i = end
                 continue

@@ -137,6 +137,25 @@ struct ImportCommandTests {
         #expect(a.sections.map(\.title) == ["malformed"])
     }
 
+    /// Whatever a bank makes libxml2 meet (an encoder's fault, a text too long for it), the
+    /// teacher reads Carrel's own lines: libxml2 prints nothing of its own.
+    @Test func libxml2PrintsNothingOfItsOwn() throws {
+        let folder = try Self.scratch()
+        let out = folder.appendingPathComponent("o.yaml").path
+        let encoded = folder.appendingPathComponent("encoded.xml")
+        try Data(#"<?xml-model href="x"?><?xml version="1.0" encoding="ISO-2022-JP" ?><quiz>\#n<a>Café ö</a></quiz>"#.utf8).write(to: encoded)
+        let long = folder.appendingPathComponent("long.xml")
+        try Data(("<quiz><question type=\"essay\"><questiontext><text>" + String(repeating: "a", count: 11_000_000)
+                  + "</text></questiontext></question></quiz>").utf8).write(to: long)
+        for bank in [encoded, long] {
+            let r = try CarrelProcess.run(["import", bank.path, "--out", out])
+            #expect(r.status == 65)
+            let lines = r.stderr.split(separator: "\n")
+            #expect(lines.count == 2 && lines[0].hasPrefix("\(bank.path):1: error: the XML cannot be read: "), "\(r.stderr)")
+            #expect(lines.last == "carrel: no question could be converted; see the lines above (nothing was written)")
+        }
+    }
+
     @Test func theFormatCanBeGivenAndIsChecked() throws {
         let folder = try Self.scratch()
         let bank = folder.appendingPathComponent("bank.txt")

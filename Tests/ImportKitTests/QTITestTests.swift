@@ -115,7 +115,7 @@ struct QTITestTests {
             "qtiworks-webdev/question8.xml:33: warning: gap 2: left out 1 empty choice",
             "qtiworks-webdev/template_test1.xml:9: warning: itemSessionControl is not kept: attempts, review, skipping, feedback and solutions follow Carrel's own navigation and results settings",
             "qtiworks-webdev/template_test1.xml:24: warning: outcomeProcessing is not kept: Carrel's score is the sum of the items' points",
-            "qtiworks-webdev/template_test1.xml:42: warning: testFeedback is not kept: Carrel shows no feedback of the test's own",
+            "qtiworks-webdev/template_test1.xml:41: warning: testFeedback is not kept: Carrel shows no feedback of the test's own",
         ])
         let a = try expectValidAssessment([bank])
         #expect(a.items.map(\.id) == ["question1", "question2", "question3", "question4", "question5", "question6", "question7", "question8", "question9"])

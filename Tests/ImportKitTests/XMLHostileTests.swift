@@ -1,0 +1,117 @@
+import AssessmentKit
+import Foundation
+import Testing
+@testable import ImportKit
+
+/// Banks written to make the XML reader read something other than what the checks before it
+/// saw, or what a person reading the file sees: libxml2 must parse exactly the UTF-8 text that
+/// was checked, names are read only in the formats' own namespaces, and every limit holds
+/// before the parser builds anything.
+@Suite("XML banks written against the reader")
+struct XMLHostileTests {
+    func moodle(_ xml: String) throws -> ImportedBank {
+        try MoodleReader.read(bytes: Array(xml.utf8), file: "t.xml")
+    }
+
+    func refused(_ xml: String) -> String? {
+        do {
+            _ = try XMLTree.parse(Array(xml.utf8))
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// An encoding declared anywhere but the very start is not used to read the rest: a
+    /// document type spelled in UTF-7 (`+ADwAIQ-DOCTYPE` is `<!DOCTYPE`) is never seen as one,
+    /// and a second declaration cannot turn "Café" into another word.
+    @Test func aDeclarationAfterAnInstructionChangesNothing() throws {
+        let doctype = #"<?xml-model href="x"?><?xml version="1.0" encoding="UTF-7"       ?>"#
+            + #"+ADwAIQ-DOCTYPE quiz [+ADwAIQ-ENTITY k "rk">]><quiz><question type="shortanswer"><name><text>q</text></name>"#
+            + "<questiontext><text>Capital?</text></questiontext><answer fraction=\"100\"><text>Yo&k;</text></answer></question></quiz>"
+        let bank = try moodle(doctype)
+        #expect(bank.items.isEmpty)
+        #expect(bank.diagnostics.map(\.description) == ["t.xml:1: error: the XML cannot be read: XML declaration allowed only at the start of the document"])
+        let greek = #"<?xml-model href="x"?><?xml version="1.0" encoding="ISO-8859-7"?><quiz/>"#
+        #expect(refused(greek)?.contains("XML declaration allowed only at the start") == true)
+        // The declaration at the start, read by Carrel, is still honoured.
+        let latin = Array(#"<?xml version="1.0" encoding="ISO-8859-1"?><a>Caf"#.utf8) + [0xE9] + Array("</a>".utf8)
+        #expect(try XMLTree.parse(latin).text == "Café")
+        #expect(XMLTree.isDeclaration(#"<?xml version="1.0"?>"#.utf8) && !XMLTree.isDeclaration(#"<?xml-model href="x"?>"#.utf8))
+    }
+
+    @Test func bytesTheDeclaredEncodingLacksAreNamed() {
+        let bytes = Array(#"<?xml version="1.0" encoding="windows-1252"?><a>"#.utf8) + [0x81] + Array("</a>".utf8)
+        #expect(throws: XMLTree.Problem.malformed(line: 1, "the file says it is windows-1252 but holds bytes that windows-1252 does not have; save it as UTF-8")) {
+            try XMLTree.parse(bytes)
+        }
+    }
+
+    /// `x:fraction` and `x:identifier` of another vocabulary are not Moodle's or QTI's, and
+    /// never replace the attribute written beside them; nor is `<x:answer>` an answer.
+    @Test func namesInOtherNamespacesAreNotTheFormats() throws {
+        let bank = try moodle("""
+            <quiz><question type="shortanswer"><name><text>q</text></name><questiontext><text>Capital?</text></questiontext>
+            <answer fraction="100" xmlns:x="urn:other"><text>Paris</text></answer>
+            <answer fraction="0" x:fraction="100" xmlns:x="urn:other"><text>Lyon</text></answer>
+            <x:answer fraction="100" xmlns:x="urn:other"><text>Nice</text></x:answer></question></quiz>
+            """)
+        let item = try #require(bank.items.first)
+        #expect(Scoring.score(item, .text("Paris")).points > 0)
+        #expect(Scoring.score(item, .text("Lyon")).points == 0)
+        #expect(Scoring.score(item, .text("Nice")).points == 0)
+        let root = try XMLTree.parse(Array("""
+            <assessmentItem xmlns="http://www.imsglobal.org/xsd/imsqti_v2p1" xmlns:x="urn:other" xmlns:m="http://www.w3.org/1998/Math/MathML">
+            <simpleChoice identifier="A" x:identifier="Z" xml:lang="en"/><x:correctResponse/><m:math/></assessmentItem>
+            """.utf8))
+        #expect(root.elements.map(\.name) == ["simpleChoice", "{urn:other}x:correctResponse", "math"])
+        #expect(root.elements.first?.attributes == ["identifier": "A", "{urn:other}x:identifier": "Z", "lang": "en"])
+    }
+
+    /// An element's line is where its `<` is, past line 65 535 too (libxml2 keeps 16 bits).
+    @Test func linesPastSixtyFiveThousandAreExact() throws {
+        let text = "<a>" + String(repeating: "\n", count: 70_000) + "<b\n  c=\"1\">x</b><![CDATA[\n<d>\n]]>\n<e/></a>"
+        let root = try XMLTree.parse(Array(text.utf8))
+        #expect(root.line == 1)
+        #expect(root.elements.map(\.name) == ["b", "e"])
+        #expect(root.elements.map(\.line) == [70_001, 70_005])
+        let returns = try XMLTree.parse(Array("<a>\r\r<b/>\r\n<c/></a>".utf8))
+        #expect(returns.elements.map(\.line) == [3, 4])
+    }
+
+    @Test func limitsHoldBeforeTheParserBuildsAnything() {
+        let attributes = "<a " + (0..<1_001).map { "a\($0)=\"\($0 % 7 == 0 ? ">" : "")\"" }.joined(separator: " ") + "/>"
+        #expect(refused(attributes) == "refused(\"an element of the XML has more than 1000 attributes\")")
+        let fine = "<a " + (0..<1_000).map { "a\($0)='='" }.joined(separator: " ") + "/>"
+        #expect(refused(fine) == nil)
+        let instructions = "<a>" + String(repeating: "x<?p?>", count: 100_001) + "</a>"
+        #expect(refused(instructions) == "refused(\"the XML has more than 100000 comments and processing instructions\")")
+        // A `<` inside CDATA is text, not an element.
+        let cdata = "<a><![CDATA[" + String(repeating: "<b>", count: 500_001) + "]]></a>"
+        #expect(refused(cdata) == nil)
+    }
+
+    /// A comment holding a CDATA marker starts no CDATA: the HTML reference after it is read.
+    @Test func aCDATAMarkerInACommentStartsNothing() throws {
+        let root = try XMLTree.parse(Array("<a><!-- <![CDATA[ -->caf&eacute;<?p <![CDATA[ ?>&nbsp;</a>".utf8))
+        #expect(root.text == "café\u{A0}")
+    }
+
+    /// libxml2's message is its first line (it adds the text it stopped in below).
+    @Test func theParsersMessageIsOneLine() {
+        let text = "<a>" + String(repeating: "\n", count: 3) + "<![CDATA[ never closed\nsecond line"
+        #expect(throws: XMLTree.Problem.malformed(line: 5, "the XML cannot be read: CData section not finished")) {
+            try XMLTree.parse(Array(text.utf8))
+        }
+        #expect(throws: XMLTree.Problem.malformed(line: 1, "the XML cannot be read: Document is empty")) { try XMLTree.parse([]) }
+    }
+
+    /// A line ending in 100 000 spaces is tidied in one pass.
+    @Test func longRunsOfSpacesAreTidiedAtOnce() throws {
+        let bank = try moodle("""
+            <quiz><question type="shortanswer"><name><text>q</text></name><questiontext><text>Capital?\(String(repeating: " ", count: 100_000))
+            </text></questiontext><answer fraction="100"><text>Paris</text></answer></question></quiz>
+            """)
+        #expect(bank.items.first?.prompt == "Capital?")
+    }
+}

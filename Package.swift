@@ -151,7 +151,12 @@ let package = Package(
         .executableTarget(
             name: "carrel-session-driver",
             dependencies: ["AssessmentKit", "SessionKit", "Lockdown", "SharedStore", .product(name: "GRDB", package: "GRDB.swift")],
-            path: "Tests/SessionDriver"
+            path: "Tests/SessionDriver",
+            // Linked as `carrel` is (the Swift runtime inside it), so that the room benchmark's
+            // seats (scripts/bench-room) cost what a seat's Carrel costs, not a shared runtime's
+            // symbol binding and thread-local lookups.
+            swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))]
         ),
         // Journal figures on the real runtime (scripts/bench-journal, release build).
         // What the benchmark programs share (inert edges for a session measured on its own).

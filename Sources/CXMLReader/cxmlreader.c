@@ -132,8 +132,11 @@ carrel_xml_reader *carrel_xml_open(const char *bytes, int length) {
     // at a time, and a start tag or attribute longer than that is parsed again at each one:
     // seconds for a few megabytes). Exactly the UTF-8 Carrel checked is parsed: a document's
     // own encoding declaration, anywhere, is ignored.
+    // XML_PARSE_HUGE lifts libxml2's 10 MB limits on one text node and on what it looks ahead
+    // through (a bank's embedded images are megabytes of base64 in one element): Carrel has
+    // bounded the document before (its size, elements, attributes, depth, no document type).
     int options = XML_PARSE_NONET | XML_PARSE_NOCDATA | XML_PARSE_BIG_LINES | XML_PARSE_NOERROR | XML_PARSE_NOWARNING
-        | XML_PARSE_IGNORE_ENC;
+        | XML_PARSE_IGNORE_ENC | XML_PARSE_HUGE;
     xml.setGenericErrorFunc(NULL, silent);
     xml.setStructuredErrorFunc(r, recordError);
     xmlDocPtr doc = xml.ctxtReadMemory(context, bytes, length, NULL, "UTF-8", options);

@@ -19,7 +19,7 @@ public enum MoodleReader {
             return ImportedBank(file: file, diagnostics: [try QTIReader.problem(error, file)])
         }
         guard root.name == "quiz" else {
-            let why = "this is not a Moodle XML export: its root element is <\(root.name.clippedForMessage)>, not <quiz>"
+            let why = "this is not a Moodle XML export: its root element is <\(root.shownName.clippedForMessage)>, not <quiz>"
             return ImportedBank(file: file, diagnostics: [.error(file, root.line, why)])
         }
         var bank = BankState(file: file)

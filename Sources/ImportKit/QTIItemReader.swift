@@ -43,7 +43,7 @@ enum QTIItemReader {
             switch root.name {
             case "questestinterop": why = "this is QTI 1.x (<questestinterop>); export the items as QTI 2.1 or 3.0"
             case "assessmentTest": why = "this is a QTI test, not an item; import its package (the zip, or its imsmanifest.xml)"
-            default: why = "this is not a QTI item: its root element is <\(root.name.clippedForMessage)>, not <assessmentItem>"
+            default: why = "this is not a QTI item: its root element is <\(root.shownName.clippedForMessage)>, not <assessmentItem>"
             }
             out.diagnostics.append(.error(file, root.line, why))
             return out

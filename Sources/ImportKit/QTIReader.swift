@@ -107,7 +107,7 @@ public enum QTIReader {
             }
             guard let root = try parsedOrRead(test, parsed, files, what: "test", into: &bank.diagnostics) else { return bank }
             guard root.name == "assessmentTest" else {
-                bank.diagnostics.append(.error(files.label(test), root.line, "the manifest lists this file as a test, but its root element is <\(root.name.clippedForMessage)>, not <assessmentTest>"))
+                bank.diagnostics.append(.error(files.label(test), root.line, "the manifest lists this file as a test, but its root element is <\(root.shownName.clippedForMessage)>, not <assessmentTest>"))
                 return bank
             }
             let used = try QTITestReader.read(root, path: test, in: files, into: &bank)
@@ -187,10 +187,10 @@ public enum QTIReader {
     static func resources(_ root: XElement, manifestPath: String) -> Listing {
         var listing = Listing()
         for resources in root.all("resources") {
-            let outer = resources.attributes["base"] ?? ""
+            let outer = resources.attributes["xml:base"] ?? ""
             for resource in resources.all("resource") {
                 let base = manifestPath.split(separator: "/").dropLast().joined(separator: "/")
-                let prefix = [base, outer, resource.attributes["base"] ?? ""].filter { !$0.isEmpty }
+                let prefix = [base, outer, resource.attributes["xml:base"] ?? ""].filter { !$0.isEmpty }
                     .map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }.joined(separator: "/")
                 let anchor = prefix.isEmpty ? "x" : prefix + "/x"
                 // imsqti_item_xmlv2p1, imsqti_item_xmlv3p0, imsqti_apipitem_xmlv2p1 …

@@ -197,7 +197,7 @@ struct QTITestReader {
         }
         guard let root = try QTIReader.parseFile(target, in: files, what: "section", into: &bank.diagnostics) else { return }
         guard root.name == "assessmentSection" else {
-            bank.diagnostics.append(.error(files.label(target), root.line, "this file is referred to as a section, but its root element is <\(root.name.clippedForMessage)>, not <assessmentSection>"))
+            bank.diagnostics.append(.error(files.label(target), root.line, "this file is referred to as a section, but its root element is <\(root.shownName.clippedForMessage)>, not <assessmentSection>"))
             return
         }
         note(root, file: files.label(target))

@@ -2,8 +2,9 @@ import CXMLReader
 
 extension XMLTree {
     /// Builds the tree from what libxml2 parsed, the depth checked as each element starts.
-    /// `lines` gives each element's line, in document order (`XMLMarkup`).
-    static func read(_ text: String, lines: [Int]) throws(Problem) -> XElement {
+    /// `lines` gives each element's line, in document order (`XMLMarkup`); `qti` says the
+    /// document is QTI (or an IMS package's manifest), not Moodle XML.
+    static func read(_ text: String, lines: [Int], qti: Bool) throws(Problem) -> XElement {
         var why = [CChar](repeating: 0, count: 256)
         guard carrel_xml_load(&why, why.count) == 0 else {
             throw .refused(String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
@@ -16,12 +17,12 @@ extension XMLTree {
                 throw .refused("the XML parser could not be started")
             }
             defer { carrel_xml_close(reader) }
-            return try build(reader, lines: lines)
+            return try build(reader, lines: lines, qti: qti)
         }
     }
 
     /// The elements and text the reader gives, as a tree.
-    static func build(_ reader: OpaquePointer, lines: [Int]) throws(Problem) -> XElement {
+    static func build(_ reader: OpaquePointer, lines: [Int], qti: Bool) throws(Problem) -> XElement {
         var root: XElement?
         var stack: [XElement] = []
         var count = 0
@@ -42,13 +43,10 @@ extension XMLTree {
                 if count >= maximumElements { throw .refused("the XML has more than \(maximumElements) elements") }
                 let line = count < lines.count ? lines[count] : max(1, carrel_xml_line(reader))
                 count += 1
-                let name = Self.name(reader, element: true)
+                let name = elementName(reader, qti: qti)
+                let qti3 = qti && string(carrel_xml_local_name(reader)).hasPrefix("qti-")
                 let empty = carrel_xml_is_empty(reader) != 0
-                var attributes: [String: String] = [:]
-                while carrel_xml_next_attribute(reader) == 1 {
-                    attributes[Self.name(reader, element: false)] = string(carrel_xml_value(reader))
-                }
-                let element = XElement(name: name, attributes: attributes, line: line)
+                let element = XElement(name: name, attributes: attributes(reader, qti3: qti3), line: line)
                 if let parent = stack.last {
                     parent.children.append(.element(element))
                 } else if root == nil {
@@ -72,23 +70,67 @@ extension XMLTree {
 
     static func string(_ pointer: UnsafePointer<CChar>?) -> String { pointer.map { String(cString: $0) } ?? "" }
 
-    /// The name an element or attribute is read by. Its local name (QTI 3's spelling made QTI
-    /// 2's) when it is in no namespace or in one of the formats Carrel reads; otherwise its
-    /// name as written, namespace and all, which no reader asks for: a `<x:correctResponse>`
-    /// or an `x:identifier="B"` of another vocabulary is not QTI's, nor `x:fraction` Moodle's.
-    static func name(_ reader: OpaquePointer, element: Bool) -> String {
+    /// The name an element is read by: its local name when it belongs to the vocabulary its
+    /// namespace names (none or an IMS namespace in QTI, none in Moodle XML; MathML's and
+    /// XHTML's own elements); otherwise its namespace and name as written, which no reader
+    /// asks for (`<x:correctResponse>`, an `<m:correctResponse>` in MathML's namespace).
+    /// QTI 3's `qti-…` names are read as QTI 2's, in a QTI document only.
+    static func elementName(_ reader: OpaquePointer, qti: Bool) -> String {
         let local = string(carrel_xml_local_name(reader))
-        guard let uri = carrel_xml_namespace(reader).map({ String(cString: $0) }), !uri.isEmpty, !isRead(uri) else {
-            return localName(local, element: element)
+        let uri = carrel_xml_namespace(reader).map { String(cString: $0) } ?? ""
+        let own: Bool
+        switch uri {
+        case "": own = true
+        case mathML: own = mathMLElements.contains(local)
+        case xhtml: own = qti && htmlElements.contains(local)
+        default: own = qti && isIMS(uri)
         }
-        return "{\(uri)}" + string(carrel_xml_name(reader))
+        guard own else { return "{\(uri)}" + string(carrel_xml_name(reader)) }
+        return qti && local.hasPrefix("qti-") ? qti2Name(local) : local
     }
 
-    /// QTI's and IMS packages' namespaces, MathML's, XHTML's, and XML's own (`xml:base`, `xml:lang`).
-    static func isRead(_ uri: String) -> Bool {
+    /// The attributes of the element the reader is on. An attribute in no namespace is the
+    /// format's, under its name (a QTI 3 element's `max-choices` also as `maxChoices`, unless
+    /// `maxChoices` is written too); `xml:base` and `xml:lang` keep their prefix; any other
+    /// namespace's attribute (`x:fraction`, `xml:identifier`'s like) is kept under its
+    /// namespace and name, so it never stands for, nor replaces, the format's own.
+    static func attributes(_ reader: OpaquePointer, qti3: Bool) -> [String: String] {
+        var written: [String: String] = [:]
+        var spelled: [String: String] = [:]
+        while carrel_xml_next_attribute(reader) == 1 {
+            let local = string(carrel_xml_local_name(reader)), value = string(carrel_xml_value(reader))
+            switch carrel_xml_namespace(reader).map({ String(cString: $0) }) ?? "" {
+            case "":
+                written[local] = value
+                if qti3 && local.contains("-") && !local.hasPrefix("data-") { spelled[qti2Name(local)] = value }
+            case "http://www.w3.org/XML/1998/namespace":
+                written["xml:" + local] = value
+            case let uri:
+                written["{\(uri)}" + string(carrel_xml_name(reader))] = value
+            }
+        }
+        return written.merging(spelled) { exact, _ in exact }
+    }
+
+    static let mathML = "http://www.w3.org/1998/Math/MathML"
+    static let xhtml = "http://www.w3.org/1999/xhtml"
+
+    /// QTI's and IMS packages' namespaces.
+    static func isIMS(_ uri: String) -> Bool {
         uri.hasPrefix("http://www.imsglobal.org/") || uri.hasPrefix("https://www.imsglobal.org/")
             || uri.hasPrefix("http://purl.imsglobal.org/") || uri.hasPrefix("https://purl.imsglobal.org/")
-            || uri == "http://www.w3.org/1998/Math/MathML" || uri == "http://www.w3.org/1999/xhtml"
-            || uri == "http://www.w3.org/XML/1998/namespace"
     }
+
+    static let mathMLElements = Set("""
+        math mi mn mo mtext mspace ms mglyph mrow mfrac msqrt mroot mstyle merror mpadded mphantom mfenced menclose msub
+        msup msubsup munder mover munderover mmultiscripts mprescripts none mtable mtr mtd mlabeledtr maligngroup
+        malignmark mstack mlongdiv msgroup msrow mscarries mscarry msline maction semantics annotation annotation-xml
+        """.split(whereSeparator: \.isWhitespace).map(String.init))
+
+    static let htmlElements = Set("""
+        a abbr address area article aside b bdi bdo big blockquote body br caption center cite code col colgroup dd del
+        details dfn div dl dt em figcaption figure font footer h1 h2 h3 h4 h5 h6 head header hr html i img ins kbd label
+        li main map mark nav object ol p param pre q rb rp rt ruby s samp section small span strike strong style sub
+        summary sup table tbody td tfoot th thead title tr tt u ul var video audio source track wbr
+        """.split(whereSeparator: \.isWhitespace).map(String.init))
 }

@@ -15,6 +15,13 @@ final class XElement {
         self.line = line
     }
 
+    /// The name as the file writes it, for a message: an element of another vocabulary is
+    /// named `{namespace}prefix:name` so that no reader takes it for its own.
+    var shownName: String {
+        guard name.hasPrefix("{"), let close = name.firstIndex(of: "}") else { return name }
+        return String(name[name.index(after: close)...])
+    }
+
     var elements: [XElement] {
         children.compactMap { if case let .element(e) = $0 { return e } else { return nil } }
     }
@@ -125,7 +132,9 @@ enum XMLTree {
         if markup.others > maximumOthers {
             throw .refused("the XML has more than \(maximumOthers) comments and processing instructions")
         }
-        return try read(prepared, lines: markup.lines)
+        if markup.depth > maximumDepth { throw .refused("the XML nests deeper than \(maximumDepth) levels") }
+        if let line = markup.nul { throw .malformed(line: line, "the XML cannot be read: it holds a NUL character, which XML allows nowhere") }
+        return try read(prepared, lines: markup.lines, qti: format != "Moodle XML")
     }
 
     /// `<!DOCTYPE` or `<!ENTITY`, in any case, anywhere.
@@ -189,26 +198,34 @@ enum XMLTree {
             }
             return s
         }
-        let body = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
-        let head = String(decoding: body.prefix(200), as: UTF8.self).lowercased()
-        // A declaration is only ever the very start of the file (`<?xml-model …?>` is not one).
-        let declared = isDeclaration(head.utf8) ? head.split(separator: "?>").first.map(String.init) : nil
-        if let declared {
-            for (names, encoding) in [(["windows-1252", "cp1252"], String.Encoding.windowsCP1252),
-                                      (["windows-1251", "cp1251"], .windowsCP1251), (["iso-8859-1", "latin1"], .isoLatin1)]
-            where names.contains(where: declared.contains) {
-                guard let text = String(bytes: body, encoding: encoding) else {
-                    throw .malformed(line: 1, "the file says it is \(names[0]) but holds bytes that \(names[0]) does not have; save it as UTF-8")
-                }
-                return text
+        // A byte-order mark says UTF-8 whatever a declaration says.
+        let marked = bytes.starts(with: [0xEF, 0xBB, 0xBF])
+        let body = marked ? Array(bytes.dropFirst(3)) : bytes
+        // The declaration is the file's start, white space before it allowed (as it is taken
+        // away below); `<?xml-model …?>` is not one. Its encoding="…" is read whole: the
+        // name, exactly, not a word found anywhere in it.
+        let start = body.firstIndex { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } ?? body.endIndex
+        let head = String(decoding: body[start...].prefix(200), as: UTF8.self).lowercased()
+        let declared = !marked && isDeclaration(head.utf8) ? head.split(separator: "?>").first.map(String.init) : nil
+        let named = declared.flatMap(Self.encodingName)
+        if let named, let encoding = Self.encodings[named] {
+            guard let text = String(bytes: body, encoding: encoding) else {
+                throw .malformed(line: 1, "the file says it is \(named) but holds bytes that \(named) does not have; save it as UTF-8")
             }
+            return text
         }
         guard let s = String(validating: body, as: UTF8.self) else {
-            let named = declared.flatMap(Self.encodingName).map { "the file says it is \($0), which Carrel does not read, and it is not UTF-8" }
-            throw .malformed(line: 1, (named ?? "the file is not UTF-8") + "; save it as UTF-8")
+            let says = named.map { "the file says it is \($0), which Carrel does not read, and it is not UTF-8" }
+            throw .malformed(line: 1, (says ?? "the file is not UTF-8") + "; save it as UTF-8")
         }
         return s
     }
+
+    /// The 8-bit encodings a declaration may name, by their names in XML (lowercased).
+    static let encodings: [String: String.Encoding] = [
+        "windows-1252": .windowsCP1252, "cp1252": .windowsCP1252, "windows-1251": .windowsCP1251, "cp1251": .windowsCP1251,
+        "iso-8859-1": .isoLatin1, "iso_8859-1": .isoLatin1, "latin1": .isoLatin1, "latin-1": .isoLatin1, "l1": .isoLatin1,
+    ]
 
     /// The `encoding="…"` of an XML declaration (lowercased), shown in a message as written.
     static func encodingName(_ declaration: String) -> String? {
@@ -243,7 +260,9 @@ enum XMLTree {
         }
         guard closed else { return text }
         // Keep the line count so reported lines still match the file.
-        let lines = bytes[..<end].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+        // A line ends at LF, CRLF, or a CR alone (as XML reads line ends).
+        let cut = Array(bytes[..<end])
+        let lines = cut.indices.filter { cut[$0] == 0x0A || (cut[$0] == 0x0D && ($0 + 1 == cut.count || cut[$0 + 1] != 0x0A)) }.count
         return String(repeating: "\n", count: lines) + String(text[end...])
     }
 
@@ -287,14 +306,11 @@ enum XMLTree {
         return String(out)
     }
 
-    /// QTI 3 names (`qti-choice-interaction`, `max-choices`) as QTI 2 names (`choiceInteraction`, `maxChoices`).
-    static func localName(_ qualified: String, element: Bool) -> String {
-        // Most names (all of Moodle's, QTI 2's) have neither a prefix nor a hyphen.
-        if !qualified.utf8.contains(where: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "-") }) { return qualified }
-        var name = Substring(qualified)
-        if let colon = name.lastIndex(of: ":") { name = name[name.index(after: colon)...] }
-        if element && name.hasPrefix("qti-") { name = name.dropFirst(4) }
-        guard name.utf8.contains(UInt8(ascii: "-")), element || !name.hasPrefix("data-") else { return String(name) }
+    /// A QTI 3 name as QTI 2 writes it: `qti-choice-interaction` is `choiceInteraction`,
+    /// `max-choices` is `maxChoices`.
+    static func qti2Name(_ name: String) -> String {
+        var name = Substring(name)
+        if name.hasPrefix("qti-") { name = name.dropFirst(4) }
         var out = ""
         var upper = false
         for c in name {

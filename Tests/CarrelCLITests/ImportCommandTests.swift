@@ -137,23 +137,24 @@ struct ImportCommandTests {
         #expect(a.sections.map(\.title) == ["malformed"])
     }
 
-    /// Whatever a bank makes libxml2 meet (an encoder's fault, a text too long for it), the
-    /// teacher reads Carrel's own lines: libxml2 prints nothing of its own.
+    /// Whatever a bank makes libxml2 meet (a second declaration naming another encoding, a
+    /// text of 11 MB in one element), the teacher reads Carrel's own lines: libxml2 prints
+    /// nothing of its own, and a long text is no fault.
     @Test func libxml2PrintsNothingOfItsOwn() throws {
         let folder = try Self.scratch()
         let out = folder.appendingPathComponent("o.yaml").path
         let encoded = folder.appendingPathComponent("encoded.xml")
         try Data(#"<?xml-model href="x"?><?xml version="1.0" encoding="ISO-2022-JP" ?><quiz>\#n<a>Café ö</a></quiz>"#.utf8).write(to: encoded)
+        let r = try CarrelProcess.run(["import", encoded.path, "--out", out])
+        #expect(r.status == 65)
+        #expect(r.stderr == "\(encoded.path):1: error: the XML cannot be read: XML declaration allowed only at the start of the document\n"
+            + "carrel: no question could be converted; see the lines above (nothing was written)\n")
         let long = folder.appendingPathComponent("long.xml")
-        try Data(("<quiz><question type=\"essay\"><questiontext><text>" + String(repeating: "a", count: 11_000_000)
+        try Data(("<quiz><question type=\"essay\"><name><text>Long</text></name><questiontext><text>" + String(repeating: "a", count: 11_000_000)
                   + "</text></questiontext></question></quiz>").utf8).write(to: long)
-        for bank in [encoded, long] {
-            let r = try CarrelProcess.run(["import", bank.path, "--out", out])
-            #expect(r.status == 65)
-            let lines = r.stderr.split(separator: "\n")
-            #expect(lines.count == 2 && lines[0].hasPrefix("\(bank.path):1: error: the XML cannot be read: "), "\(r.stderr)")
-            #expect(lines.last == "carrel: no question could be converted; see the lines above (nothing was written)")
-        }
+        let imported = try CarrelProcess.run(["import", long.path, "--out", out])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(!imported.stderr.contains("error"), "\(imported.stderr)")
     }
 
     @Test func theFormatCanBeGivenAndIsChecked() throws {

@@ -65,7 +65,7 @@ struct XMLHostileTests {
             <simpleChoice identifier="A" x:identifier="Z" xml:lang="en"/><x:correctResponse/><m:math/></assessmentItem>
             """.utf8))
         #expect(root.elements.map(\.name) == ["simpleChoice", "{urn:other}x:correctResponse", "math"])
-        #expect(root.elements.first?.attributes == ["identifier": "A", "{urn:other}x:identifier": "Z", "lang": "en"])
+        #expect(root.elements.first?.attributes == ["identifier": "A", "{urn:other}x:identifier": "Z", "xml:lang": "en"])
     }
 
     /// An element's line is where its `<` is, past line 65 535 too (libxml2 keeps 16 bits).
@@ -77,6 +77,8 @@ struct XMLHostileTests {
         #expect(root.elements.map(\.line) == [70_001, 70_005])
         let returns = try XMLTree.parse(Array("<a>\r\r<b/>\r\n<c/></a>".utf8))
         #expect(returns.elements.map(\.line) == [3, 4])
+        let declared = try XMLTree.parse(Array("<?xml\rversion=\"1.0\"\r?>\r<a>\r<b/></a>".utf8))
+        #expect(declared.line == 4 && declared.elements.map(\.line) == [5])
     }
 
     @Test func limitsHoldBeforeTheParserBuildsAnything() {
@@ -113,5 +115,64 @@ struct XMLHostileTests {
             </text></questiontext><answer fraction="100"><text>Paris</text></answer></question></quiz>
             """)
         #expect(bank.items.first?.prompt == "Capital?")
+    }
+
+    /// `<!-->` opens a comment (it does not close one): counted as libxml2 reads it, the
+    /// CDATA marker after it hides nothing from the limits, and lines stay exact.
+    @Test func aCommentThatLooksClosedHidesNothing() {
+        let tag = "<b " + (0..<1_001).map { "a\($0)=''" }.joined(separator: " ") + "/>"
+        let text = "<a><!--><![CDATA[ -->" + tag + "<!-- ]]> --></a>"
+        #expect(refused(text) == "refused(\"an element of the XML has more than 1000 attributes\")")
+        let lines = try? XMLTree.parse(Array("<a><!-->\n<b/> -->\n<c/></a>".utf8))
+        #expect(lines?.elements.map(\.line) == [3])
+    }
+
+    /// An attribute of any namespace, the formats' own included (`xml:`, XHTML, MathML, IMS),
+    /// is not the unprefixed attribute beside it; an element of MathML's namespace is not
+    /// QTI's; QTI 3's spelling is read in QTI 3 names only, and never in Moodle XML.
+    @Test func namesTakeTheirVocabularyFromTheirNamespace() throws {
+        for (prefix, uri) in [("xml", "http://www.w3.org/XML/1998/namespace"), ("h", "http://www.w3.org/1999/xhtml"),
+                              ("m", "http://www.w3.org/1998/Math/MathML"), ("i", "http://www.imsglobal.org/xsd/imsqti_v2p1")] {
+            let declare = prefix == "xml" ? "" : " xmlns:\(prefix)=\"\(uri)\""
+            let bank = try moodle("""
+                <quiz><question type="shortanswer"><name><text>q</text></name><questiontext><text>Capital?</text></questiontext>
+                <answer fraction="100"><text>Paris</text></answer>
+                <answer fraction="0" \(prefix):fraction="100"\(declare)><text>Lyon</text></answer></question></quiz>
+                """)
+            let item = try #require(bank.items.first)
+            #expect(Scoring.score(item, .text("Lyon")).points == 0, "\(prefix):fraction")
+        }
+        let moodle = try moodle("""
+            <quiz><question type="shortanswer"><name><text>q</text></name><questiontext><text>Capital?</text></questiontext>
+            <answer fraction="100"><text>Paris</text></answer><qti-answer fraction="100"><text>Lyon</text></qti-answer></question></quiz>
+            """)
+        #expect(Scoring.score(try #require(moodle.items.first), .text("Lyon")).points == 0)
+        let qti = try XMLTree.parse(Array("""
+            <assessmentItem xmlns="http://www.imsglobal.org/xsd/imsqti_v2p1" xmlns:m="http://www.w3.org/1998/Math/MathML">
+            <m:correctResponse/><correct-response/><qti-correct-response response-identifier="R" max-choices="1" maxChoices="2"/>
+            <m:math><m:mfrac/></m:math></assessmentItem>
+            """.utf8))
+        #expect(qti.elements.map(\.name) == ["{http://www.w3.org/1998/Math/MathML}m:correctResponse", "correct-response", "correctResponse", "math"])
+        #expect(qti.elements[2].attributes["responseIdentifier"] == "R" && qti.elements[2].attributes["maxChoices"] == "2")
+        #expect(qti.elements[0].shownName == "m:correctResponse")
+    }
+
+    /// The encoding is the declaration's name, exactly; a byte-order mark wins over it; white
+    /// space before the declaration is allowed (it is the one taken away).
+    @Test func theDeclaredEncodingIsItsNameExactly() throws {
+        let euro = Array(#"<?xml version="1.0" encoding="ISO-8859-15"?><a>"#.utf8) + [0xA4] + Array("</a>".utf8)
+        #expect(throws: XMLTree.Problem.malformed(line: 1, "the file says it is iso-8859-15, which Carrel does not read, and it is not UTF-8; save it as UTF-8")) {
+            try XMLTree.parse(euro)
+        }
+        #expect(try XMLTree.parse(Array(#"<?xml version="1.0" encoding="UTF-8" note="not cp1251"?><a>é</a>"#.utf8)).text == "é")
+        #expect(try XMLTree.parse([0xEF, 0xBB, 0xBF] + Array(#"<?xml version="1.0" encoding="windows-1252"?><a>é</a>"#.utf8)).text == "é")
+        let spaced = Array(" \n<?xml version=\"1.0\" encoding=\"windows-1252\"?><a>".utf8) + [0xE9] + Array("</a>".utf8)
+        #expect(try XMLTree.parse(spaced).text == "é")
+    }
+
+    @Test func aNULIsAnErrorAtItsLine() {
+        #expect(throws: XMLTree.Problem.malformed(line: 2, "the XML cannot be read: it holds a NUL character, which XML allows nowhere")) {
+            try XMLTree.parse(Array("<a/>\n\0<<<junk".utf8))
+        }
     }
 }

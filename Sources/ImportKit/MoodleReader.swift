@@ -43,9 +43,10 @@ public enum MoodleReader {
                 guard let end = rest.range(of: "?>") else { return false }
                 rest = rest[end.upperBound...]
             } else if rest.hasPrefix("<!--") {
-                guard let end = rest.range(of: "-->") else { return false }
+                // Searched after the opening: `<!-->` opens a comment, it does not close one.
+                guard let end = rest.dropFirst(4).range(of: "-->") else { return false }
                 rest = rest[end.upperBound...]
-            } else if rest.hasPrefix("<!DOCTYPE") {
+            } else if rest.prefix(9).uppercased() == "<!DOCTYPE" {
                 // A document type naming `quiz` is a Moodle XML file's, which its reader refuses.
                 let name = rest.dropFirst(9).drop { $0.isWhitespace }.prefix { !$0.isWhitespace && $0 != "[" && $0 != ">" }
                 return name == "quiz"

@@ -175,4 +175,12 @@ struct XMLHostileTests {
             try XMLTree.parse(Array("<a/>\n\0<<<junk".utf8))
         }
     }
+
+    /// A Moodle file is told by its `<quiz>` root whatever comes before it: a document type
+    /// in any case (refused then as Moodle XML's, not QTI's), a comment written `<!-->…-->`.
+    @Test func aQuizIsToldBehindWhatComesBeforeIt() {
+        #expect(MoodleReader.looksLikeQuiz(Array("<!doctype quiz><quiz/>".utf8)))
+        #expect(MoodleReader.looksLikeQuiz(Array("<!--> still a comment --><quiz/>".utf8)))
+        #expect(!MoodleReader.looksLikeQuiz(Array("<!--> <quiz/> --><assessmentItem/>".utf8)))
+    }
 }

@@ -61,7 +61,8 @@ enum QTIItemReader {
             out.diagnostics.append(.error(file, line, "the item has no <itemBody>"))
             return out
         }
-        let interactions = body.descendants.filter { $0.name.hasSuffix("Interaction") }
+        // An element of another vocabulary (`{urn:x}x:noteInteraction`) is no QTI interaction.
+        let interactions = body.descendants.filter { $0.name.hasSuffix("Interaction") && !$0.name.hasPrefix("{") }
         guard let interaction = interactions.first else {
             out.diagnostics.append(.skip(file, line, "the item has no interaction, so there is nothing to answer"))
             return out

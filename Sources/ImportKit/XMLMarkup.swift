@@ -13,6 +13,10 @@ struct XMLMarkup {
     private(set) var lines: [Int] = []
     /// The most attributes one start tag has (libxml2 appends each to a list it walks whole).
     private(set) var mostAttributes = 0
+    /// Attributes in all, and namespace declarations (`xmlns…=`) in all: libxml2 looks each
+    /// prefixed name up through every declaration in scope.
+    private(set) var attributes = 0
+    private(set) var namespaces = 0
     /// How deep elements nest.
     private(set) var depth = 0
     /// The line of the first NUL, which XML allows nowhere (libxml2 would stop reading there).
@@ -83,13 +87,16 @@ struct XMLMarkup {
         }
     }
 
-    /// Moves to the end of a start tag, counting its attributes by their `=` outside quotes;
-    /// stops at a `<` (a tag not closed: the parser names it).
+    /// Moves to the end of a start tag, counting its attributes by their `=` outside quotes,
+    /// and the namespace declarations among them by their names; stops at a `<` (a tag not
+    /// closed: the parser names it).
     private mutating func startTag(_ s: UnsafeBufferPointer<UInt8>) {
         var quote: UInt8 = 0
-        var attributes = 0
+        var count = 0
         var closed = false
         var previous: UInt8 = 0
+        var name = i, afterSpace = false
+        let xmlns = Array("xmlns".utf8)
         while i < s.count {
             let c = s[i]
             if quote != 0 {
@@ -97,18 +104,26 @@ struct XMLMarkup {
             } else if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
                 quote = c
             } else if c == UInt8(ascii: "=") {
-                attributes += 1
+                count += 1
+                if s[name...].starts(with: xmlns) { namespaces += 1 }
             } else if c == UInt8(ascii: ">") {
                 closed = previous != UInt8(ascii: "/")
                 i += 1
                 break
             } else if c == Self.lt {
                 break
+            } else if c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D {
+                afterSpace = true
+            } else if afterSpace {
+                // The start of the next name (or of the element's own, first).
+                name = i
+                afterSpace = false
             }
             previous = c
             step(s)
         }
-        mostAttributes = max(mostAttributes, attributes)
+        mostAttributes = max(mostAttributes, count)
+        attributes += count
         if closed {
             open += 1
             depth = max(depth, open)

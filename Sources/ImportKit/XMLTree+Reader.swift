@@ -26,6 +26,7 @@ extension XMLTree {
         var root: XElement?
         var stack: [XElement] = []
         var count = 0
+        var vocabulary = Vocabulary(qti: qti)
         while true {
             let status = carrel_xml_next(reader)
             if status < 0 {
@@ -43,8 +44,8 @@ extension XMLTree {
                 if count >= maximumElements { throw .refused("the XML has more than \(maximumElements) elements") }
                 let line = count < lines.count ? lines[count] : max(1, carrel_xml_line(reader))
                 count += 1
-                let name = elementName(reader, qti: qti)
-                let qti3 = qti && string(carrel_xml_local_name(reader)).hasPrefix("qti-")
+                let name = elementName(reader, in: &vocabulary)
+                let qti3 = vocabulary.qti3 && string(carrel_xml_local_name(reader)).hasPrefix("qti-")
                 let empty = carrel_xml_is_empty(reader) != 0
                 let element = XElement(name: name, attributes: attributes(reader, qti3: qti3), line: line)
                 if let parent = stack.last {
@@ -70,23 +71,38 @@ extension XMLTree {
 
     static func string(_ pointer: UnsafePointer<CChar>?) -> String { pointer.map { String(cString: $0) } ?? "" }
 
-    /// The name an element is read by: its local name when it belongs to the vocabulary its
-    /// namespace names (none or an IMS namespace in QTI, none in Moodle XML; MathML's and
-    /// XHTML's own elements); otherwise its namespace and name as written, which no reader
-    /// asks for (`<x:correctResponse>`, an `<m:correctResponse>` in MathML's namespace).
-    /// QTI 3's `qti-…` names are read as QTI 2's, in a QTI document only.
-    static func elementName(_ reader: OpaquePointer, qti: Bool) -> String {
+    /// What an element's name is read against: Moodle XML's (no namespace), or a QTI file's,
+    /// whose root says its namespace and its version (QTI 3's names begin `qti-`).
+    struct Vocabulary {
+        var qti: Bool
+        var root: String? = nil
+        var qti3 = false
+    }
+
+    /// The name an element is read by: its local name when it belongs to the document's
+    /// vocabulary (in Moodle XML, no namespace; in QTI, no namespace or the root's, in the
+    /// root's version: `qti-…` names read as QTI 2's in QTI 3, and only there), or to MathML's
+    /// or XHTML's in their namespaces; otherwise its namespace and name as written, which no
+    /// reader asks for (`<x:correctResponse>`, `<m:correctResponse>`, `<qti-answer>` in Moodle
+    /// XML, QTI 2's `<correctResponse>` in a QTI 3 item).
+    static func elementName(_ reader: OpaquePointer, in vocabulary: inout Vocabulary) -> String {
         let local = string(carrel_xml_local_name(reader))
         let uri = carrel_xml_namespace(reader).map { String(cString: $0) } ?? ""
-        let own: Bool
-        switch uri {
-        case "": own = true
-        case mathML: own = mathMLElements.contains(local)
-        case xhtml: own = qti && htmlElements.contains(local)
-        default: own = qti && isIMS(uri)
+        if vocabulary.qti && vocabulary.root == nil {
+            vocabulary.root = uri
+            vocabulary.qti3 = local.hasPrefix("qti-")
         }
-        guard own else { return "{\(uri)}" + string(carrel_xml_name(reader)) }
-        return qti && local.hasPrefix("qti-") ? qti2Name(local) : local
+        let foreign = "{\(uri)}" + string(carrel_xml_name(reader))
+        switch uri {
+        case mathML: return mathMLElements.contains(local) ? local : foreign
+        case xhtml: return htmlElements.contains(local) ? local : foreign
+        case "", vocabulary.root ?? "":
+            guard vocabulary.qti else { return local }
+            if vocabulary.qti3 { return qti2Name(local, element: true) ?? (htmlElements.contains(local) ? local : foreign) }
+            return local.hasPrefix("qti-") ? foreign : local
+        default:
+            return foreign
+        }
     }
 
     /// The attributes of the element the reader is on. An attribute in no namespace is the
@@ -102,7 +118,7 @@ extension XMLTree {
             switch carrel_xml_namespace(reader).map({ String(cString: $0) }) ?? "" {
             case "":
                 written[local] = value
-                if qti3 && local.contains("-") && !local.hasPrefix("data-") { spelled[qti2Name(local)] = value }
+                if qti3, !local.hasPrefix("data-"), let name = qti2Name(local, element: false) { spelled[name] = value }
             case "http://www.w3.org/XML/1998/namespace":
                 written["xml:" + local] = value
             case let uri:
@@ -114,12 +130,6 @@ extension XMLTree {
 
     static let mathML = "http://www.w3.org/1998/Math/MathML"
     static let xhtml = "http://www.w3.org/1999/xhtml"
-
-    /// QTI's and IMS packages' namespaces.
-    static func isIMS(_ uri: String) -> Bool {
-        uri.hasPrefix("http://www.imsglobal.org/") || uri.hasPrefix("https://www.imsglobal.org/")
-            || uri.hasPrefix("http://purl.imsglobal.org/") || uri.hasPrefix("https://purl.imsglobal.org/")
-    }
 
     static let mathMLElements = Set("""
         math mi mn mo mtext mspace ms mglyph mrow mfrac msqrt mroot mstyle merror mpadded mphantom mfenced menclose msub

@@ -57,11 +57,11 @@ final class XElement {
             switch node {
             case let .text(t): out += Self.escaped(t)
             case let .element(e):
-                out += "<" + e.name
+                out += "<" + e.shownName
                 for (key, value) in e.attributes.sorted(by: { $0.key < $1.key }) { out += " \(key)=\"\(Self.escaped(value))\"" }
                 out += ">"
                 e.children.forEach(write)
-                out += "</" + e.name + ">"
+                out += "</" + e.shownName + ">"
             }
         }
         children.forEach(write)
@@ -107,6 +107,8 @@ enum XMLTree {
     /// its own, which a file of nothing else turns into a million nodes from a few megabytes.
     static let maximumOthers = 100_000
     static let maximumAttributes = 1_000
+    /// Namespace declarations: libxml2 looks each prefixed name up through all in scope.
+    static let maximumNamespaces = 1_000
 
     enum Problem: Error, Equatable {
         /// A hostile or absurd file: refused as a whole.
@@ -123,11 +125,17 @@ enum XMLTree {
         if let found = declaration(in: text) {
             throw .refused("the XML declares \(found); \(format) needs none, and document types can read other files or expand without end")
         }
-        let prepared = numericEntities(withoutXMLDeclaration(text))
+        let prepared = numericEntities(unixLineEnds(text))
         let markup = XMLMarkup(prepared)
         if markup.elements > maximumElements { throw .refused("the XML has more than \(maximumElements) elements") }
         if markup.mostAttributes > maximumAttributes {
             throw .refused("an element of the XML has more than \(maximumAttributes) attributes")
+        }
+        if markup.attributes > maximumElements {
+            throw .refused("the XML has more than \(maximumElements) attributes in all")
+        }
+        if markup.namespaces > maximumNamespaces {
+            throw .refused("the XML declares more than \(maximumNamespaces) namespaces")
         }
         if markup.others > maximumOthers {
             throw .refused("the XML has more than \(maximumOthers) comments and processing instructions")
@@ -198,16 +206,12 @@ enum XMLTree {
             }
             return s
         }
-        // A byte-order mark says UTF-8 whatever a declaration says.
+        // A byte-order mark says UTF-8 whatever a declaration says. The declaration is the
+        // file's very start, read as XML's grammar reads it (what libxml2 is then given, and
+        // checks, is the same declaration): its encoding's name exactly.
         let marked = bytes.starts(with: [0xEF, 0xBB, 0xBF])
         let body = marked ? Array(bytes.dropFirst(3)) : bytes
-        // The declaration is the file's start, white space before it allowed (as it is taken
-        // away below); `<?xml-model …?>` is not one. Its encoding="…" is read whole: the
-        // name, exactly, not a word found anywhere in it.
-        let start = body.firstIndex { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } ?? body.endIndex
-        let head = String(decoding: body[start...].prefix(200), as: UTF8.self).lowercased()
-        let declared = !marked && isDeclaration(head.utf8) ? head.split(separator: "?>").first.map(String.init) : nil
-        let named = declared.flatMap(Self.encodingName)
+        let named = marked ? nil : declaredEncoding(body)
         if let named, let encoding = Self.encodings[named] {
             guard let text = String(bytes: body, encoding: encoding) else {
                 throw .malformed(line: 1, "the file says it is \(named) but holds bytes that \(named) does not have; save it as UTF-8")
@@ -227,12 +231,57 @@ enum XMLTree {
         "iso-8859-1": .isoLatin1, "iso_8859-1": .isoLatin1, "latin1": .isoLatin1, "latin-1": .isoLatin1, "l1": .isoLatin1,
     ]
 
-    /// The `encoding="…"` of an XML declaration (lowercased), shown in a message as written.
-    static func encodingName(_ declaration: String) -> String? {
-        guard let range = declaration.range(of: "encoding") else { return nil }
-        let rest = declaration[range.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
-        let name = rest.prefix { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }
-        return name.isEmpty || name == "utf-8" || name == "utf8" ? nil : String(name.prefix(40))
+    /// The encoding an XML declaration at the start of `bytes` names (lowercased), read by
+    /// the grammar: `<?xml` S `version` Eq 'v' [S `encoding` Eq 'name']; nil when there is no
+    /// declaration, no encoding in it, or it is malformed (libxml2 then says so).
+    static func declaredEncoding(_ bytes: [UInt8]) -> String? {
+        guard isDeclaration(bytes) else { return nil }
+        var i = 5
+        func space() -> Bool {
+            let start = i
+            while i < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[i]) { i += 1 }
+            return i > start
+        }
+        func word(_ w: String) -> Bool {
+            guard bytes[i...].starts(with: w.utf8) else { return false }
+            i += w.utf8.count
+            return true
+        }
+        func quoted() -> [UInt8]? {
+            _ = space()
+            guard i < bytes.count, bytes[i] == UInt8(ascii: "=") else { return nil }
+            i += 1
+            _ = space()
+            guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") || bytes[i] == UInt8(ascii: "'") else { return nil }
+            let quote = bytes[i], start = i + 1
+            guard let end = bytes[start...].prefix(256).firstIndex(of: quote) else { return nil }
+            i = end + 1
+            return Array(bytes[start..<end])
+        }
+        func letter(_ b: UInt8) -> Bool { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b | 0x20) }
+        func digit(_ b: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) }
+        // EncName: a letter, then letters, digits, '.', '_' and '-'.
+        guard space(), word("version"), quoted() != nil, space(), word("encoding"), let name = quoted(),
+              let first = name.first, letter(first),
+              name.allSatisfy({ letter($0) || digit($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") })
+        else { return nil }
+        let lower = String(decoding: name, as: UTF8.self).lowercased()
+        return lower == "utf-8" || lower == "utf8" ? nil : lower
+    }
+
+    /// Line ends as XML reads them (CRLF and a CR alone are LF), so that libxml2's lines,
+    /// which count LF, are the file's.
+    static func unixLineEnds(_ text: String) -> String {
+        guard text.utf8.contains(0x0D) else { return text }
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        var afterCR = false
+        for byte in text.utf8 {
+            if byte == 0x0A && afterCR { afterCR = false; continue }
+            afterCR = byte == 0x0D
+            out.append(afterCR ? 0x0A : byte)
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// `<?xml` and white space: an XML declaration, not an instruction such as `<?xml-model`.
@@ -240,30 +289,6 @@ enum XMLTree {
         guard bytes.starts(with: "<?xml".utf8) else { return false }
         let next = bytes.dropFirst(5).first
         return next == 0x20 || next == 0x09 || next == 0x0A || next == 0x0D
-    }
-
-    /// The text handed to the parser is UTF-8 whatever the file declared, so the declaration
-    /// goes (the parser is told to ignore any other).
-    static func withoutXMLDeclaration(_ text: String) -> String {
-        let bytes = text.utf8
-        var start = bytes.startIndex
-        while start < bytes.endIndex, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[start]) { start = bytes.index(after: start) }
-        guard isDeclaration(bytes[start...]) else { return text }
-        var end = start
-        var previous: UInt8 = 0
-        var closed = false
-        while end < bytes.endIndex, !closed {
-            let byte = bytes[end]
-            end = bytes.index(after: end)
-            closed = previous == UInt8(ascii: "?") && byte == UInt8(ascii: ">")
-            previous = byte
-        }
-        guard closed else { return text }
-        // Keep the line count so reported lines still match the file.
-        // A line ends at LF, CRLF, or a CR alone (as XML reads line ends).
-        let cut = Array(bytes[..<end])
-        let lines = cut.indices.filter { cut[$0] == 0x0A || (cut[$0] == 0x0D && ($0 + 1 == cut.count || cut[$0 + 1] != 0x0A)) }.count
-        return String(repeating: "\n", count: lines) + String(text[end...])
     }
 
     /// HTML's named references (`&nbsp;`, `&eacute;`) as numeric ones: without a DTD an XML
@@ -307,17 +332,18 @@ enum XMLTree {
     }
 
     /// A QTI 3 name as QTI 2 writes it: `qti-choice-interaction` is `choiceInteraction`,
-    /// `max-choices` is `maxChoices`.
-    static func qti2Name(_ name: String) -> String {
-        var name = Substring(name)
-        if name.hasPrefix("qti-") { name = name.dropFirst(4) }
-        var out = ""
-        var upper = false
-        for c in name {
-            if c == "-" { upper = true; continue }
-            out += upper ? c.uppercased() : String(c)
-            upper = false
+    /// `max-choices` is `maxChoices`; nil for a name QTI 3 would not write (`qti-correctResponse`,
+    /// `response--identifier`, `response-Identifier`): lower-case words joined by single hyphens.
+    static func qti2Name(_ name: String, element: Bool) -> String? {
+        var words = name.split(separator: "-", omittingEmptySubsequences: false)
+        if element {
+            guard words.first == "qti" else { return nil }
+            words.removeFirst()
         }
-        return out
+        guard words.count >= (element ? 1 : 2), words.allSatisfy({ word in
+            guard let first = word.first, first.isASCII, first.isLowercase else { return false }
+            return word.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber) }
+        }) else { return nil }
+        return words.enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.prefix(1).uppercased() + $0.element.dropFirst() }.joined()
     }
 }

@@ -142,32 +142,59 @@ struct XMLHostileTests {
             let item = try #require(bank.items.first)
             #expect(Scoring.score(item, .text("Lyon")).points == 0, "\(prefix):fraction")
         }
-        let moodle = try moodle("""
+        let spelled = try moodle("""
             <quiz><question type="shortanswer"><name><text>q</text></name><questiontext><text>Capital?</text></questiontext>
             <answer fraction="100"><text>Paris</text></answer><qti-answer fraction="100"><text>Lyon</text></qti-answer></question></quiz>
             """)
-        #expect(Scoring.score(try #require(moodle.items.first), .text("Lyon")).points == 0)
+        #expect(Scoring.score(try #require(spelled.items.first), .text("Lyon")).points == 0)
+        // A QTI 2 item reads QTI 2's names only; a QTI 3 item QTI 3's (and XHTML's), each in
+        // its root's namespace, and a QTI 3 spelling only as QTI 3 writes one.
         let qti = try XMLTree.parse(Array("""
-            <assessmentItem xmlns="http://www.imsglobal.org/xsd/imsqti_v2p1" xmlns:m="http://www.w3.org/1998/Math/MathML">
-            <m:correctResponse/><correct-response/><qti-correct-response response-identifier="R" max-choices="1" maxChoices="2"/>
-            <m:math><m:mfrac/></m:math></assessmentItem>
+            <assessmentItem xmlns="http://www.imsglobal.org/xsd/imsqti_v2p1" xmlns:m="http://www.w3.org/1998/Math/MathML"
+              xmlns:cp="http://www.imsglobal.org/xsd/imscp_v1p1">
+            <m:correctResponse/><correct-response/><qti-correct-response/><cp:correctResponse/><m:math><m:mfrac/></m:math></assessmentItem>
             """.utf8))
-        #expect(qti.elements.map(\.name) == ["{http://www.w3.org/1998/Math/MathML}m:correctResponse", "correct-response", "correctResponse", "math"])
-        #expect(qti.elements[2].attributes["responseIdentifier"] == "R" && qti.elements[2].attributes["maxChoices"] == "2")
+        #expect(qti.elements.map(\.name) == ["{http://www.w3.org/1998/Math/MathML}m:correctResponse", "correct-response",
+                                            "{http://www.imsglobal.org/xsd/imsqti_v2p1}qti-correct-response",
+                                            "{http://www.imsglobal.org/xsd/imscp_v1p1}cp:correctResponse", "math"])
+        let qti3 = try XMLTree.parse(Array("""
+            <qti-assessment-item xmlns="http://www.imsglobal.org/xsd/imsqtiasi_v3p0"><correctResponse/><qti-correctResponse/>
+            <qti-correct--response/><p/><qti-choice-interaction response-identifier="R" response--identifier="X" response-Identifier="Y"
+              max-choices="1" maxChoices="2" qti-identifier="Z"/></qti-assessment-item>
+            """.utf8))
+        let ns3 = "{http://www.imsglobal.org/xsd/imsqtiasi_v3p0}"
+        #expect(qti3.elements.map(\.name) == [ns3 + "correctResponse", ns3 + "qti-correctResponse", ns3 + "qti-correct--response", "p", "choiceInteraction"])
+        let interaction = qti3.elements[4].attributes
+        #expect(interaction["responseIdentifier"] == "R" && interaction["maxChoices"] == "2" && interaction["identifier"] == nil)
+        // XHTML inside a Moodle text is the text's HTML.
+        let text = try moodle("""
+            <quiz><question type="essay"><name><text>q</text></name><questiontext format="html">
+            <text><p xmlns="http://www.w3.org/1999/xhtml">What is the <b>capital</b>?</p></text></questiontext></question></quiz>
+            """)
+        #expect(text.items.first?.prompt == "What is the capital?")
         #expect(qti.elements[0].shownName == "m:correctResponse")
     }
 
-    /// The encoding is the declaration's name, exactly; a byte-order mark wins over it; white
-    /// space before the declaration is allowed (it is the one taken away).
+    /// The encoding is the declaration's name, exactly, read by XML's grammar from the file's
+    /// very start (libxml2 is given the same declaration and checks it); a byte-order mark wins.
     @Test func theDeclaredEncodingIsItsNameExactly() throws {
         let euro = Array(#"<?xml version="1.0" encoding="ISO-8859-15"?><a>"#.utf8) + [0xA4] + Array("</a>".utf8)
         #expect(throws: XMLTree.Problem.malformed(line: 1, "the file says it is iso-8859-15, which Carrel does not read, and it is not UTF-8; save it as UTF-8")) {
             try XMLTree.parse(euro)
         }
-        #expect(try XMLTree.parse(Array(#"<?xml version="1.0" encoding="UTF-8" note="not cp1251"?><a>é</a>"#.utf8)).text == "é")
+        #expect(throws: XMLTree.Problem.malformed(line: 1, "the XML cannot be read: parsing XML declaration: '?>' expected")) {
+            try XMLTree.parse(Array(#"<?xml version="1.0" encoding="UTF-8" note="not cp1251"?><a>é</a>"#.utf8))
+        }
         #expect(try XMLTree.parse([0xEF, 0xBB, 0xBF] + Array(#"<?xml version="1.0" encoding="windows-1252"?><a>é</a>"#.utf8)).text == "é")
-        let spaced = Array(" \n<?xml version=\"1.0\" encoding=\"windows-1252\"?><a>".utf8) + [0xE9] + Array("</a>".utf8)
-        #expect(try XMLTree.parse(spaced).text == "é")
+        let e9: [UInt8] = [0xE9]
+        for declaration in ["<?xml version = '1.0'\n encoding\t=\n'WINDOWS-1252' ?>", "<?xml version=\"1.0\"" + String(repeating: " ", count: 300) + "encoding=\"cp1252\"?>"] {
+            #expect(try XMLTree.parse(Array((declaration + "<a>").utf8) + e9 + Array("</a>".utf8)).text == "é", "\(declaration)")
+        }
+        for malformed in ["<?xml version=\"1.0\" xencoding=\"windows-1252\" encoding=\"UTF-8\"?>", "<?xml version=\"1.0\" ENCODING=\"windows-1252\"?>",
+                          "<?xml version=\"1.0\" encoding=windows-1252?>", "<?xml encoding=\"windows-1252\"?>", " <?xml version=\"1.0\" encoding=\"windows-1252\"?>"] {
+            #expect(XMLTree.declaredEncoding(Array(malformed.utf8)) == nil, "\(malformed)")
+            #expect(throws: XMLTree.Problem.self) { try XMLTree.parse(Array((malformed + "<a>").utf8) + e9 + Array("</a>".utf8)) }
+        }
     }
 
     @Test func aNULIsAnErrorAtItsLine() {

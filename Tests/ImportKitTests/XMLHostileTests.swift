@@ -210,4 +210,23 @@ struct XMLHostileTests {
         #expect(MoodleReader.looksLikeQuiz(Array("<!--> still a comment --><quiz/>".utf8)))
         #expect(!MoodleReader.looksLikeQuiz(Array("<!--> <quiz/> --><assessmentItem/>".utf8)))
     }
+
+    /// Namespace declarations (each prefixed name is looked up through all in scope) and
+    /// attributes in all are bounded before libxml2 builds anything.
+    @Test func namespacesAndAttributesInAllAreBounded() {
+        let declarations = "<a " + (0..<501).map { "xmlns:d\($0)=\"urn:\($0)\"" }.joined(separator: " ") + "><b "
+            + (501..<1_001).map { "xmlns:d\($0)=\"urn:\($0)\"" }.joined(separator: " ") + "/></a>"
+        #expect(refused(declarations) == "refused(\"the XML declares more than 1000 namespaces\")")
+        let spaced = "<a>" + (0..<1_001).map { "<b xmlns:d\($0) = 'urn:\($0)'/>" }.joined(separator: "\n") + "</a>"
+        #expect(refused(spaced) == "refused(\"the XML declares more than 1000 namespaces\")")
+        let many = "<a>" + String(repeating: "<b " + (0..<1_000).map { "a\($0)=''" }.joined(separator: " ") + "/>", count: 501) + "</a>"
+        #expect(refused(many) == "refused(\"the XML has more than 500000 attributes in all\")")
+    }
+
+    /// libxml2 counts lines by LF: a file whose lines end in CR alone is given LF first.
+    @Test func errorsAfterLinesEndingInCRAloneNameTheirLine() {
+        #expect(throws: XMLTree.Problem.malformed(line: 5, "the XML cannot be read: xmlParseEntityRef: no name")) {
+            try XMLTree.parse(Array("<a>\r\r\r\r& \r</a>".utf8))
+        }
+    }
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <libxml/parser.h>
+#include <libxml/xmlversion.h>
 #include <libxml/xmlreader.h>
 
 // The libxml2 functions used, found by name in the library once it is loaded; each pointer
@@ -49,8 +50,10 @@ static char loadFailure[256] = "libxml2 was not loaded";
     } while (0)
 
 static void load(void) {
-    // By its soname, as the loader would have found it for a linked library.
+    // By its soname, as the loader would have found it for a linked library (libxml2 2.14
+    // is libxml2.so.16).
     void *library = dlopen("libxml2.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) library = dlopen("libxml2.so.16", RTLD_NOW | RTLD_LOCAL);
     if (library == NULL) {
         const char *why = dlerror();
         snprintf(loadFailure, sizeof loadFailure, "libxml2 cannot be loaded (%s); install libxml2",
@@ -99,7 +102,12 @@ struct carrel_xml_reader {
     char error[512];
 };
 
+// libxml2 2.12 made the structured handler's error const.
+#if LIBXML_VERSION >= 21200
+static void recordError(void *context, const xmlError *error) {
+#else
 static void recordError(void *context, xmlErrorPtr error) {
+#endif
     struct carrel_xml_reader *r = context;
     if (r->failed || error == NULL || error->level < XML_ERR_ERROR) return;
     r->failed = 1;

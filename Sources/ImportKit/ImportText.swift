@@ -328,7 +328,12 @@ enum HTMLLayout {
     enum Role { case paragraph, block, lineBreak, listItem, cell, image, hidden, raised, lowered, inline }
 
     static func role(of name: String) -> Role {
-        switch name.lowercased() {
+        // By the local name, whatever the namespace (`{http://www.w3.org/2000/svg}svg`,
+        // `svg:svg`): an SVG drawing or a script stays hidden in any vocabulary.
+        var local = Substring(name)
+        if let close = local.lastIndex(of: "}") { local = local[local.index(after: close)...] }
+        if let colon = local.lastIndex(of: ":") { local = local[local.index(after: colon)...] }
+        switch local.lowercased() {
         case "p", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "table", "ul", "ol", "dl", "figure", "hr":
             return .paragraph
         case "div", "tr", "dt", "dd", "caption", "figcaption", "section", "article", "header", "footer", "address":

@@ -13,10 +13,12 @@ struct XMLMarkup {
     private(set) var lines: [Int] = []
     /// The most attributes one start tag has (libxml2 appends each to a list it walks whole).
     private(set) var mostAttributes = 0
-    /// Attributes in all, and namespace declarations (`xmlns…=`) in all: libxml2 looks each
-    /// prefixed name up through every declaration in scope.
+    /// Attributes in all, and the most namespace declarations (`xmlns…=`) in scope at once:
+    /// libxml2 looks each prefixed name up through every declaration in scope.
     private(set) var attributes = 0
     private(set) var namespaces = 0
+    private var declared: [Int] = []
+    private var inScope = 0
     /// How deep elements nest.
     private(set) var depth = 0
     /// The line of the first NUL, which XML allows nowhere (libxml2 would stop reading there).
@@ -51,6 +53,7 @@ struct XMLMarkup {
                 skip(s, 2, to: "?>")
             case UInt8(ascii: "/"):
                 open = max(0, open - 1)
+                inScope -= declared.popLast() ?? 0
                 i += 2
             default:
                 elements += 1
@@ -88,14 +91,14 @@ struct XMLMarkup {
     }
 
     /// Moves to the end of a start tag, counting its attributes by their `=` outside quotes,
-    /// and the namespace declarations among them by their names; stops at a `<` (a tag not
-    /// closed: the parser names it).
+    /// and the namespace declarations among them by their names (in scope until its end tag);
+    /// stops at a `<` (a tag not closed: the parser names it).
     private mutating func startTag(_ s: UnsafeBufferPointer<UInt8>) {
         var quote: UInt8 = 0
         var count = 0
         var closed = false
         var previous: UInt8 = 0
-        var name = i, afterSpace = false
+        var name = i, afterSpace = false, declarations = 0
         let xmlns = Array("xmlns".utf8)
         while i < s.count {
             let c = s[i]
@@ -105,7 +108,7 @@ struct XMLMarkup {
                 quote = c
             } else if c == UInt8(ascii: "=") {
                 count += 1
-                if s[name...].starts(with: xmlns) { namespaces += 1 }
+                if s[name...].starts(with: xmlns) { declarations += 1 }
             } else if c == UInt8(ascii: ">") {
                 closed = previous != UInt8(ascii: "/")
                 i += 1
@@ -124,9 +127,12 @@ struct XMLMarkup {
         }
         mostAttributes = max(mostAttributes, count)
         attributes += count
+        namespaces = max(namespaces, inScope + declarations)
         if closed {
             open += 1
             depth = max(depth, open)
+            declared.append(declarations)
+            inScope += declarations
         }
     }
 }

@@ -107,7 +107,7 @@ enum XMLTree {
     /// its own, which a file of nothing else turns into a million nodes from a few megabytes.
     static let maximumOthers = 100_000
     static let maximumAttributes = 1_000
-    /// Namespace declarations: libxml2 looks each prefixed name up through all in scope.
+    /// Namespace declarations in scope at once: libxml2 looks each prefixed name up through all.
     static let maximumNamespaces = 1_000
 
     enum Problem: Error, Equatable {
@@ -135,7 +135,7 @@ enum XMLTree {
             throw .refused("the XML has more than \(maximumElements) attributes in all")
         }
         if markup.namespaces > maximumNamespaces {
-            throw .refused("the XML declares more than \(maximumNamespaces) namespaces")
+            throw .refused("the XML has more than \(maximumNamespaces) namespace declarations in scope at once")
         }
         if markup.others > maximumOthers {
             throw .refused("the XML has more than \(maximumOthers) comments and processing instructions")

@@ -7,7 +7,7 @@ public enum ImportFormat: String, Sendable, Hashable, CaseIterable {
     /// The format of a file from its name and first bytes, or nil when it cannot be told.
     /// XML whose root is `<quiz>` is Moodle XML, whatever the file is called.
     public static func guess(name: String, bytes: [UInt8]) -> ImportFormat? {
-        if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) || bytes.starts(with: [0x50, 0x4B, 0x05, 0x06]) { return .qti }
+        if ZipPackage.isZip(bytes) { return .qti }
         if MoodleReader.looksLikeQuiz(bytes) { return .moodle }
         let lower = name.lowercased()
         if lower.hasSuffix(".zip") || lower.hasSuffix(".xml") || lower.hasSuffix(".qti") { return .qti }

@@ -10,7 +10,7 @@ public enum QTIReader {
     /// (the package a manifest lists, the items a test uses, the images an item shows); `path`
     /// is `file` inside it.
     public static func read(bytes: [UInt8], file: String, folder: PackageFiles?, path: String?) throws(ImportRefusal) -> ImportedBank {
-        if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) || bytes.starts(with: [0x50, 0x4B, 0x05, 0x06]) {
+        if ZipPackage.isZip(bytes) {
             return try readPackage(ZipPackage(bytes: bytes, name: file), name: file)
         }
         let root: XElement

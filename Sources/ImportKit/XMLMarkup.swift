@@ -7,10 +7,10 @@
 /// The lines are the elements' own: libxml2 keeps an element's line in 16 bits, so past line
 /// 65 535 it could only say where a neighbour was.
 struct XMLMarkup {
-    private(set) var elements = 0
     private(set) var others = 0
     /// The line of each start tag's `<`, in document order (line 1 first).
     private(set) var lines: [Int] = []
+    var elements: Int { lines.count }
     /// The most attributes one start tag has (libxml2 appends each to a list it walks whole).
     private(set) var mostAttributes = 0
     /// Attributes in all, and the most namespace declarations (`xmlns…=`) in scope at once:
@@ -56,7 +56,6 @@ struct XMLMarkup {
                 inScope -= declared.popLast() ?? 0
                 i += 2
             default:
-                elements += 1
                 lines.append(line)
                 i += 1
                 startTag(s)

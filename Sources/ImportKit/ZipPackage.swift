@@ -27,6 +27,11 @@ public final class ZipPackage: PackageFiles {
     public let paths: Set<String>
     private var budget = ZipPackage.maximumTotalBytes
 
+    /// Whether `bytes` start as a zip does: a local file header, or the end of an empty zip.
+    public static func isZip(_ bytes: [UInt8]) -> Bool {
+        bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) || bytes.starts(with: [0x50, 0x4B, 0x05, 0x06])
+    }
+
     /// Lists the package with ZIPFoundation once its directory has been checked; nothing is unpacked yet.
     public init(bytes: [UInt8], name: String) throws(ImportRefusal) {
         self.name = name

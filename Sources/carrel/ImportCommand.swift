@@ -186,10 +186,9 @@ struct ImportCommand: ParsableCommand {
             // An item or a test may name files beside it; a zip holds all it names, so the
             // folder it sits in (a Downloads folder, say) is not walked.
             let parent = (path as NSString).deletingLastPathComponent
-            let zipped = bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) || bytes.starts(with: [0x50, 0x4B, 0x05, 0x06])
             // try?: a folder that cannot be listed only means no file beside the item is found,
             // which the item's reader reports as a missing asset or item.
-            let folder = zipped ? nil : try? BankFolder(root: parent.isEmpty ? "." : parent, display: parent)
+            let folder = ZipPackage.isZip(bytes) ? nil : try? BankFolder(root: parent.isEmpty ? "." : parent, display: parent)
             return try QTIReader.read(bytes: bytes, file: path, folder: folder, path: (path as NSString).lastPathComponent)
         case let .file(path, bytes, format):
             return try Importer.readText(bytes, file: path, format: format)

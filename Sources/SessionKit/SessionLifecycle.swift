@@ -67,16 +67,23 @@ final class SessionLifecycle {
     }
 
     func log(_ kind: EventKind, _ detail: String) {
-        let write = JournalWrite.event(kind, detail, at: context.clock.now())
+        log([(kind, detail)])
+    }
+
+    /// Events of one step, committed in one transaction (one write to the disk, not one each).
+    func log(_ events: [(EventKind, String)]) {
+        guard !events.isEmpty else { return }
+        let now = context.clock.now()
+        let writes = events.map { JournalWrite.event($0.0, $0.1, at: now) }
         guard rowReady, let journal else {
-            early.append(write)
+            early += writes
             return
         }
         do {
-            try journal.commit(session: record.id, [write], at: context.clock.now())
+            try journal.commit(session: record.id, writes, at: context.clock.now())
         } catch {
-            // The event is kept for the next commit of this session, never dropped silently.
-            early.append(write)
+            // The events are kept for the next commit of this session, never dropped silently.
+            early += writes
         }
     }
 
@@ -95,7 +102,9 @@ final class SessionLifecycle {
 
     func clearPasteboards(_ when: String) {
         guard assessment.policy.pasteboards == .clear else { return }
-        for line in context.pasteboards.clearAndDescribe() { log(.pasteboardCleared, "\(when) — \(line)") }
+        // Every pasteboard is cleared first, then all are said in one commit: a process killed
+        // in between leaves no line, and the next start or resume clears them again.
+        log(context.pasteboards.clearAndDescribe().map { (.pasteboardCleared, "\(when) — \($0)") })
     }
 
     func steps(enterUI: @escaping () throws -> Void, leaveUI: @escaping () -> Void) -> [OperationSequence.Step] {

@@ -40,18 +40,19 @@ extension SessionRuntime {
             // start that began it) is its own.
             first.room.lastSequence = start.command.map { $0.sequence - 1 } ?? SignedCommand.floor(joined: record.startedAt)
         }
-        let runtime = try started(lifecycle, state: first)
+        var then: [SessionMessage] = []
+        var logs: [(EventKind, String)] = []
         if let start {
             // Commands the room had before this session began are not its own; a proctor's
-            // start that began it is recorded as applied.
+            // start that began it is recorded as applied (with `began`, in one commit).
             if let command = start.command {
-                _ = runtime.send(.proctor(command))
-                if let seatKey = command.seatKey { _ = runtime.log(.seatKey, seatKey) }
+                then.append(.proctor(command))
+                if let seatKey = command.seatKey { logs.append((.seatKey, seatKey)) }
             } else if start.seen > 0 {
-                _ = runtime.send(.commandsBefore(start.seen))
+                then.append(.commandsBefore(start.seen))
             }
         }
-        return runtime
+        return try started(lifecycle, state: first, then: then, logs: logs)
     }
 
     /// Runs, on throwaway values, the parts of `begin` that are slow only the first time in a
@@ -140,13 +141,16 @@ extension SessionRuntime {
         return try started(lifecycle, state: state)
     }
 
-    static func started(_ lifecycle: SessionLifecycle, state: SessionState) throws(SessionError) -> SessionRuntime {
+    /// The runtime of a session whose begin steps ran: `began`, and the messages and events
+    /// that come with it (the proctor's start that began it), in one commit.
+    static func started(_ lifecycle: SessionLifecycle, state: SessionState, then: [SessionMessage] = [],
+                        logs: [(EventKind, String)] = []) throws(SessionError) -> SessionRuntime {
         guard let journal = lifecycle.journal else {
             _ = lifecycle.end(.failedToBegin("the journal closed"))
             throw .state("the begin steps left no journal")
         }
         let runtime = SessionRuntime(lifecycle: lifecycle, state: state, journal: journal)
-        _ = runtime.send(.began)
+        _ = runtime.send([.began] + then, logs: logs)
         return runtime
     }
 

@@ -183,10 +183,17 @@ public final class SessionRuntime {
     /// Applies one message: journal writes commit in one transaction before the new state
     /// is adopted; nothing is reported saved that the journal does not have.
     public func send(_ event: SessionMessage) -> Reaction {
+        send([event])
+    }
+
+    /// Messages taken one after the other, and events that are no state change after them,
+    /// with every journal write in one commit (a begin's `began` and the start that began it).
+    func send(_ events: [SessionMessage], logs: [(EventKind, String)] = []) -> Reaction {
         var reaction = Reaction()
         guard outcome == nil else { return reaction }
         var next = state
-        let effects = next.update(event, now: elapsedNow())
+        var effects: [SessionEffect] = []
+        for event in events { effects += next.update(event, now: elapsedNow()) }
         let now = context.clock.now()
         var writes = retained
         var answered: [String] = []
@@ -206,6 +213,7 @@ public final class SessionRuntime {
                 break
             }
         }
+        writes += logs.map { .event($0.0, $0.1, at: now) }
         do {
             try journal.commit(session: record.id, writes, at: now)
             retained = []

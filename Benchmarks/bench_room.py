@@ -215,21 +215,25 @@ def run_seconds(pid):
 
 
 class SeatGroup:
-    """The seats' processor time to the nanosecond, threads that ended included: every seat
-    process is moved into a control group of its own (cgroup v1 `cpuacct`, or v2 `cpu.stat`)
-    when this harness may make one (root); otherwise None, and /proc/PID/stat's ticks (10 ms,
-    sampled) are read instead."""
+    """The seats' processor time counted exactly, threads that ended included: every seat
+    process joins a control group of its own before it runs Carrel (cgroup v1 `cpuacct`, in
+    nanoseconds, or v2 `cpu.stat`, in microseconds) when this harness may make one (root);
+    otherwise `path` is None and /proc/PID/stat's ticks (10 ms, sampled) are read instead.
+    A seat keeps the harness's core: joining a group with a cpuset of its own could move it,
+    so its affinity is set again after it joined."""
+
+    PREFIX = "carrel-bench-seats-"
 
     def __init__(self, enabled=True):
         self.path = None
         self.v2 = False
+        if not enabled:
+            return
         for base, v2 in (("/sys/fs/cgroup/cpuacct", False), ("/sys/fs/cgroup", True), ("/sys/fs/cgroup/unified", True)):
-            if not enabled:
-                break
-            probe = os.path.join(base, "cpu.stat" if v2 else "cpuacct.usage")
-            if not os.path.exists(probe) and not (v2 and os.path.exists(os.path.join(base, "cgroup.procs"))):
+            if not os.path.exists(os.path.join(base, "cgroup.procs")):
                 continue
-            path = os.path.join(base, f"carrel-bench-seats-{os.getpid()}")
+            self.sweep(base)
+            path = os.path.join(base, f"{self.PREFIX}{os.getpid()}")
             try:
                 os.mkdir(path)
             except OSError:
@@ -239,43 +243,85 @@ class SeatGroup:
                 return
             os.rmdir(path)
 
-    def add(self, pid):
-        if self.path:
+    def sweep(self, base):
+        """Removes the empty groups of earlier runs that could not remove their own (killed)."""
+        try:
+            names = [n for n in os.listdir(base) if n.startswith(self.PREFIX)]
+        except OSError:
+            return
+        for name in names:
             try:
-                with open(os.path.join(self.path, "cgroup.procs"), "w") as f:
-                    f.write(str(pid))
+                os.rmdir(os.path.join(base, name))
             except OSError:
-                self.close()
+                pass
 
-    def seconds(self):
+    def joiner(self):
+        """For Popen's preexec_fn: the child joins the group before it runs anything."""
         if not self.path:
             return None
+        procs = os.path.join(self.path, "cgroup.procs")
+
+        def join():
+            fd = os.open(procs, os.O_WRONLY)
+            try:
+                os.write(fd, b"0")
+            finally:
+                os.close(fd)
+        return join
+
+    def keep_core(self, pid):
+        """Sets a seat's threads back to the harness's cores if joining moved them."""
+        wanted = os.sched_getaffinity(0)
+        try:
+            tasks = [int(t) for t in os.listdir(f"/proc/{pid}/task")]
+        except OSError:
+            return
+        for tid in tasks:
+            try:
+                if os.sched_getaffinity(tid) != wanted:
+                    os.sched_setaffinity(tid, wanted)
+            except OSError:
+                pass
+
+    def seconds(self):
+        """The group's time so far; NaN when it cannot be read (never another source's)."""
         try:
             if self.v2:
                 with open(os.path.join(self.path, "cpu.stat")) as f:
                     for line in f:
                         if line.startswith("usage_usec "):
                             return int(line.split()[1]) / 1e6
-                return None
+                return float("nan")
             with open(os.path.join(self.path, "cpuacct.usage")) as f:
                 return int(f.read()) / 1e9
-        except (OSError, ValueError):
-            return None
+        except (OSError, ValueError, TypeError):
+            return float("nan")
 
     def close(self):
-        """Removes the group (its processes must have ended: they go back to the parent's)."""
+        """Removes the group; processes still in it (a seat's helper left behind) go to its
+        parent first, each on its own (one that ends meanwhile stops nothing)."""
         path, self.path = self.path, None
-        if path:
-            parent = os.path.dirname(path)
+        if not path:
+            return
+        parent = os.path.dirname(path)
+        for _ in range(10):
             try:
                 with open(os.path.join(path, "cgroup.procs")) as f:
                     left = f.read().split()
-                for pid in left:
+            except OSError:
+                left = []
+            for pid in left:
+                try:
                     with open(os.path.join(parent, "cgroup.procs"), "w") as f:
                         f.write(pid)
+                except OSError:
+                    pass
+            try:
                 os.rmdir(path)
+                return
             except OSError:
-                pass
+                time.sleep(0.1)
+        say(f"note: the control group {path} could not be removed")
 
 
 def reaped_seconds(pid):
@@ -338,8 +384,8 @@ class Costs:
         master = self.run.pg.postmaster()
         snap["pg"] = {pid: run_seconds(pid) for pid in self.run.pg.pids()}
         snap["reaped"] = reaped_seconds(master) if master else 0.0
-        grouped = self.run.seat_group.seconds()
-        snap["seat"] = grouped if grouped is not None else shared.cpu_seconds([s.proc.pid for s in self.run.seats])
+        group = self.run.seat_group
+        snap["seat"] = group.seconds() if group.path else shared.cpu_seconds([s.proc.pid for s in self.run.seats])
         snap["relay"] = self.run.relay.counters()
         if not start:
             snap.update(self.statements())
@@ -404,7 +450,7 @@ class Costs:
         if not self.figures:
             return
         say("\nCost per seat (PostgreSQL pinned to core 0, seats and the harness to core 1), and what it makes of 1 000 seats"
-            + (" (the seats' processor time from their control group, to the nanosecond):" if self.run.seat_group.path
+            + (" (the seats' processor time from their control group: every thread, those that ended too):" if self.run.seat_group.path
                else " (the seats' processor time from /proc/PID/stat, in 10 ms ticks):"))
         for label, unit, f in self.figures:
             total = f["pg"] * 1000
@@ -446,8 +492,10 @@ class Seat:
         self.proc = subprocess.Popen(
             [DRIVER, "--state-dir", self.state, "--candidate", f"Candidate {index:03d}", "--shared", run.seat_url,
              "--room", ROOM, "--seat", self.name, "--follow", "--wait-start", "begin", ASSESSMENT],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors, env=seat_env, cwd=ROOT)
-        run.seat_group.add(self.proc.pid)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors, env=seat_env, cwd=ROOT,
+            preexec_fn=run.seat_group.joiner())
+        if run.seat_group.path:
+            run.seat_group.keep_core(self.proc.pid)
         os.set_blocking(self.proc.stdout.fileno(), False)
 
     def send(self, line):

@@ -187,7 +187,9 @@ public final class SessionRuntime {
     }
 
     /// Messages taken one after the other, and events that are no state change after them,
-    /// with every journal write in one commit (a begin's `began` and the start that began it).
+    /// with every journal write in one commit. For a begin only (`began` and the proctor's
+    /// start that began it): the effects of all are read as one message's, so a later
+    /// message's progress replaces an earlier one's and only the last effect can interrupt.
     func send(_ events: [SessionMessage], logs: [(EventKind, String)] = []) -> Reaction {
         var reaction = Reaction()
         guard outcome == nil else { return reaction }

@@ -62,13 +62,15 @@ struct AssessmentdRootTests {
                                                  environment: AssessmentdLab.environment)
         #expect(stray.status == 0)
         var seen: Double?
+        var heard: [String] = []
         while seen == nil, let text = carrel.readLine(timeout: 6) {
+            heard.append(text)
             if case let .incident(incident)? = AssessmentdLab.reply(text), incident.detail.contains("sleep 31") {
                 seen = Date().timeIntervalSince(started)
                 #expect(incident.kind == .process && incident.action == "reported" && incident.detail.contains("of \(student)"))
             }
         }
-        let latency = try #require(seen, "no incident for the stray process; the service said: \(lab.logText)")
+        let latency = try #require(seen, "no incident for the stray process; Carrel heard: \(heard); the service said: \(lab.logText)")
         print("assessmentd: a stray process was reported after \(Int(latency * 1000)) ms")
         #expect(latency <= 4)
         // The status carries what happened.

@@ -168,9 +168,16 @@ struct SharedStoreTests {
         #expect(listed.status == 0)
         for seat in seats {
             #expect(listed.out.contains(seat.session))
-            let fromStore = try carrel(checker, ["results", "show", seat.session, "--shared", url], passwordFile: pg.passwordFile)
-            let fromSeat = try carrel(seat.sandbox, ["results", "show", seat.session, "--state-dir", seat.sandbox.stateDir], passwordFile: pg.passwordFile)
-            #expect(fromStore.status == 0 && fromStore.out == fromSeat.out)
+            // The store catches up with the journal: a running seat's time saves and a submitted
+            // seat's result reach it after they were committed at the seat.
+            var fromStore: (status: Int32, out: String) = (-1, ""), fromSeat: (status: Int32, out: String) = (-1, "")
+            let same = Self.eventually(15) {
+                fromStore = (try? carrel(checker, ["results", "show", seat.session, "--shared", url], passwordFile: pg.passwordFile)) ?? (-1, "")
+                fromSeat = (try? carrel(seat.sandbox, ["results", "show", seat.session, "--state-dir", seat.sandbox.stateDir],
+                                        passwordFile: pg.passwordFile)) ?? (-1, "")
+                return fromStore.status == 0 && fromStore.out == fromSeat.out
+            }
+            #expect(same, "from the store:\n\(fromStore.out)\nfrom the seat:\n\(fromSeat.out)")
         }
     }
 

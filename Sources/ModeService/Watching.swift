@@ -137,6 +137,23 @@ public struct OtherSession: Sendable, Equatable {
     public var members: [ProcessEntry]
 }
 
+extension ProcessRule {
+    /// A process's command line for an incident, read again for a few milliseconds while it
+    /// has none: between an exec's new memory and its arguments the kernel shows an empty
+    /// line, so a program read at that moment (a shell's `sleep 31 &` on its way) was reported
+    /// by its short name alone, and its line, reported once, never said what it ran. Nil when
+    /// it still has none (a process that blanked its own, or one that ended): the caller says
+    /// its short name. At most `tries` reads, `pause` between them.
+    public static func settledCommandLine(tries: Int = 8, read: () -> String?, alive: () -> Bool, pause: () -> Void) -> String? {
+        for attempt in 0..<max(1, tries) {
+            if let line = read() { return line }
+            if attempt + 1 >= tries || !alive() { break }
+            pause()
+        }
+        return nil
+    }
+}
+
 public enum SessionRule {
     /// Sessions with a terminal of accounts `counts` says are students', other than the
     /// sessions of the owners and their ancestors.

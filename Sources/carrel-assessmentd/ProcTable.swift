@@ -56,11 +56,19 @@ enum ProcTable {
     }
 
     static func command(_ pid: Int32) -> String {
-        if let bytes = try? Files.read("/proc/\(pid)/cmdline"), !bytes.isEmpty {
-            return String(decoding: bytes.prefix(4096).map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self).trimmingCharacters(in: [" "])
-        }
+        // A process in the middle of an exec has no command line for a moment: read again.
+        let line = ProcessRule.settledCommandLine(read: { commandLine(pid) }, alive: { entry(pid).map { !$0.zombie } ?? false },
+                                                  pause: { usleep(1000) })
+        if let line { return line }
         let comm = text("/proc/\(pid)/comm", limit: 256) ?? ""
         return "[\(comm.trimmingCharacters(in: ["\n"]))]"
+    }
+
+    /// The process's command line, its arguments joined by spaces; nil while it has none.
+    static func commandLine(_ pid: Int32) -> String? {
+        guard let bytes = try? Files.read("/proc/\(pid)/cmdline"), !bytes.isEmpty else { return nil }
+        let line = String(decoding: bytes.prefix(4096).map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self).trimmingCharacters(in: [" "])
+        return line.isEmpty ? nil : line
     }
 
     static func text(_ path: String, limit: Int) -> String? {

@@ -143,3 +143,31 @@ extension WatchingTests {
         #expect(copied.map(\.pid) == [200])
     }
 }
+
+/// A command line read in the middle of an exec: the kernel shows none for a moment.
+@Suite struct SettledCommandLineTests {
+    @Test func aLineEmptyForAMomentIsReadAgain() {
+        var reads: [String?] = [nil, nil, "/bin/sleep 31"]
+        var pauses = 0
+        let line = ProcessRule.settledCommandLine(read: { reads.removeFirst() }, alive: { true }, pause: { pauses += 1 })
+        #expect(line == "/bin/sleep 31" && pauses == 2)
+    }
+
+    @Test func aProcessThatKeepsNoneIsReadAtMostTriesTimes() {
+        var count = 0, pauses = 0
+        let line = ProcessRule.settledCommandLine(tries: 8, read: { count += 1; return nil }, alive: { true }, pause: { pauses += 1 })
+        #expect(line == nil && count == 8 && pauses == 7)
+    }
+
+    @Test func aProcessThatEndedIsNotWaitedFor() {
+        var count = 0
+        let line = ProcessRule.settledCommandLine(read: { count += 1; return nil }, alive: { false }, pause: {})
+        #expect(line == nil && count == 1)
+    }
+
+    @Test func aReadableLineIsNotReadTwice() {
+        var count = 0
+        let line = ProcessRule.settledCommandLine(read: { count += 1; return "carrel take" }, alive: { true }, pause: {})
+        #expect(line == "carrel take" && count == 1)
+    }
+}

@@ -143,14 +143,35 @@ extension ProcessRule {
     /// line, so a program read at that moment (a shell's `sleep 31 &` on its way) was reported
     /// by its short name alone, and its line, reported once, never said what it ran. Nil when
     /// it still has none (a process that blanked its own, or one that ended): the caller says
-    /// its short name. At most `tries` reads, `pause` between them.
-    public static func settledCommandLine(tries: Int = 8, read: () -> String?, alive: () -> Bool, pause: () -> Void) -> String? {
+    /// its short name. At most `tries` reads; `pause` waits between them, and says false when
+    /// the service may wait no more (its budget of waiting, which processes that blank their
+    /// own command line on purpose cannot make it spend on them without end).
+    public static func settledCommandLine(tries: Int = 8, read: () -> String?, alive: () -> Bool, pause: () -> Bool) -> String? {
         for attempt in 0..<max(1, tries) {
             if let line = read() { return line }
-            if attempt + 1 >= tries || !alive() { break }
-            pause()
+            if attempt + 1 >= tries || !alive() || !pause() { break }
         }
         return nil
+    }
+
+    /// Waiting for command lines: at most `limit` pauses in each second.
+    public struct WaitBudget: Sendable {
+        public let limit: Int
+        var second = -1
+        var spent = 0
+        public init(limit: Int = 20) { self.limit = limit }
+
+        /// Whether one more pause may be taken at `now` (seconds); counts it when so.
+        public mutating func take(now: Double) -> Bool {
+            let current = Int(now)
+            if current != second {
+                second = current
+                spent = 0
+            }
+            guard spent < limit else { return false }
+            spent += 1
+            return true
+        }
     }
 }
 

@@ -2,9 +2,13 @@
 import Glibc
 #endif
 import ModeService
+import Synchronization
 
 /// The machine's processes and USB devices as /proc and /sys tell them.
 enum ProcTable {
+    /// The pauses taken waiting for command lines (20 ms in a second at most).
+    static let waits = Mutex(ProcessRule.WaitBudget())
+
     /// Every process now (those that end while being read are left out).
     static func all() -> [ProcessEntry] {
         guard let dir = opendir("/proc") else { return [] }
@@ -58,7 +62,11 @@ enum ProcTable {
     static func command(_ pid: Int32) -> String {
         // A process in the middle of an exec has no command line for a moment: read again.
         let line = ProcessRule.settledCommandLine(read: { commandLine(pid) }, alive: { entry(pid).map { !$0.zombie } ?? false },
-                                                  pause: { usleep(1000) })
+                                                  pause: {
+            guard waits.withLock({ $0.take(now: Clock.now()) }) else { return false }
+            usleep(1000)
+            return true
+        })
         if let line { return line }
         let comm = text("/proc/\(pid)/comm", limit: 256) ?? ""
         return "[\(comm.trimmingCharacters(in: ["\n"]))]"

@@ -149,25 +149,39 @@ extension WatchingTests {
     @Test func aLineEmptyForAMomentIsReadAgain() {
         var reads: [String?] = [nil, nil, "/bin/sleep 31"]
         var pauses = 0
-        let line = ProcessRule.settledCommandLine(read: { reads.removeFirst() }, alive: { true }, pause: { pauses += 1 })
+        let line = ProcessRule.settledCommandLine(read: { reads.removeFirst() }, alive: { true }, pause: { pauses += 1; return true })
         #expect(line == "/bin/sleep 31" && pauses == 2)
     }
 
     @Test func aProcessThatKeepsNoneIsReadAtMostTriesTimes() {
         var count = 0, pauses = 0
-        let line = ProcessRule.settledCommandLine(tries: 8, read: { count += 1; return nil }, alive: { true }, pause: { pauses += 1 })
+        let line = ProcessRule.settledCommandLine(tries: 8, read: { count += 1; return nil }, alive: { true }, pause: { pauses += 1; return true })
         #expect(line == nil && count == 8 && pauses == 7)
     }
 
     @Test func aProcessThatEndedIsNotWaitedFor() {
         var count = 0
-        let line = ProcessRule.settledCommandLine(read: { count += 1; return nil }, alive: { false }, pause: {})
+        let line = ProcessRule.settledCommandLine(read: { count += 1; return nil }, alive: { false }, pause: { true })
         #expect(line == nil && count == 1)
     }
 
     @Test func aReadableLineIsNotReadTwice() {
         var count = 0
-        let line = ProcessRule.settledCommandLine(read: { count += 1; return "carrel take" }, alive: { true }, pause: {})
+        let line = ProcessRule.settledCommandLine(read: { count += 1; return "carrel take" }, alive: { true }, pause: { true })
         #expect(line == "carrel take" && count == 1)
+    }
+
+    @Test func noMorePausesThanTheBudgetAllowsInASecond() {
+        var budget = ProcessRule.WaitBudget(limit: 3)
+        var count = 0
+        let line = ProcessRule.settledCommandLine(read: { count += 1; return nil }, alive: { true },
+                                                  pause: { budget.take(now: 10.2) })
+        #expect(line == nil && count == 4)
+        // Spent for this second: the next line is read once; the next second has its own.
+        count = 0
+        _ = ProcessRule.settledCommandLine(read: { count += 1; return nil }, alive: { true }, pause: { budget.take(now: 10.9) })
+        #expect(count == 1)
+        let nextSecond = budget.take(now: 11.0)
+        #expect(nextSecond)
     }
 }

@@ -34,6 +34,7 @@ struct XMLMarkup {
     }
 
     private static let lt = UInt8(ascii: "<")
+    private static let xmlns = Array("xmlns".utf8)
 
     private mutating func scan(_ s: UnsafeBufferPointer<UInt8>) {
         while i < s.count {
@@ -98,7 +99,6 @@ struct XMLMarkup {
         var closed = false
         var previous: UInt8 = 0
         var name = i, afterSpace = false, declarations = 0
-        let xmlns = Array("xmlns".utf8)
         while i < s.count {
             let c = s[i]
             if quote != 0 {
@@ -107,7 +107,7 @@ struct XMLMarkup {
                 quote = c
             } else if c == UInt8(ascii: "=") {
                 count += 1
-                if s[name...].starts(with: xmlns) { declarations += 1 }
+                if s[name...].starts(with: Self.xmlns) { declarations += 1 }
             } else if c == UInt8(ascii: ">") {
                 closed = previous != UInt8(ascii: "/")
                 i += 1

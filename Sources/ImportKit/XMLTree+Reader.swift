@@ -92,7 +92,8 @@ extension XMLTree {
             vocabulary.root = uri
             vocabulary.qti3 = local.hasPrefix("qti-")
         }
-        let foreign = "{\(uri)}" + string(carrel_xml_name(reader))
+        // Made only for a name no reader asks for (most elements are read by their local name).
+        var foreign: String { "{\(uri)}" + string(carrel_xml_name(reader)) }
         switch uri {
         case mathML: return mathMLElements.contains(local) ? local : foreign
         case xhtml: return htmlElements.contains(local) ? local : foreign

@@ -676,6 +676,14 @@ class Run:
         say(f"  the store's statements in ({part}): total ms | calls | ms each | statement")
         for line in out.strip().splitlines():
             say("    " + line)
+        # Rows written so far, and how many updates stayed on their page (HOT: no index written).
+        out = self.pg.psql("""
+            SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd, n_live_tup, n_dead_tup,
+                   pg_relation_size(relid) / 8192
+            FROM pg_stat_user_tables WHERE n_tup_ins + n_tup_upd > 0 ORDER BY n_tup_upd + n_tup_ins DESC LIMIT 8""")
+        say(f"  the store's tables after ({part}): table | inserted | updated | of them on their page | live | dead | pages")
+        for line in out.strip().splitlines():
+            say("    " + line)
 
     def seat_parts(self):
         """(a) to (d) with --seats driver seats; a number when the run cannot go on."""

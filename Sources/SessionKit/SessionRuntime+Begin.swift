@@ -150,7 +150,8 @@ extension SessionRuntime {
             throw .state("the begin steps left no journal")
         }
         let runtime = SessionRuntime(lifecycle: lifecycle, state: state, journal: journal)
-        _ = runtime.send([.began] + then, logs: logs)
+        let first = runtime.send([.began] + then, logs: logs)
+        if first.outcome != nil || !first.failed.isEmpty || !runtime.retained.isEmpty { runtime.begun = first }
         return runtime
     }
 

@@ -63,6 +63,8 @@ public final class SessionRuntime {
     /// current pause began: time used never counts a pause.
     var pausedTotal = 0.0
     var pausedSince: Double?
+    /// What the begin's own commit left to say on the first screen (`firstReaction`).
+    var begun: Reaction?
 
     init(lifecycle: SessionLifecycle, state: SessionState, journal: Journal) {
         self.lifecycle = lifecycle
@@ -77,6 +79,15 @@ public final class SessionRuntime {
     }
 
     public var signalDescriptor: Int32 { lifecycle.signals?.readEnd ?? -1 }
+
+    /// Once, for the screen that shows the session first: a begin whose commit failed says so
+    /// ("Not saved …": its writes are kept and the next commit carries them), and one that
+    /// ended at once says how. Nil when the begin committed (the start's own notices are not
+    /// repeated: the test's first screen says it began).
+    public func firstReaction() -> Reaction? {
+        defer { begun = nil }
+        return begun
+    }
 
     // MARK: running
 

@@ -150,6 +150,33 @@ struct RuntimeTests {
         #expect(try journal.session(id)?.elapsed ?? 0 >= 6)
     }
 
+    /// The begin's own commit (`began` and the first time saved) failing: the session runs,
+    /// its first screen says what is not saved, and the next commit writes it, once.
+    @Test func aBeginWhoseCommitFailsSaysSoOnceAndWritesItLater() throws {
+        let world = try MemoryWorld()
+        let (assessment, source) = try MemoryWorld.assessment(Self.yaml())
+        let r = try SessionRuntime.begin(assessment: assessment, source: source, candidate: "Ada", extraTime: .none,
+                                         context: world.context, enterUI: { try world.storage.fail("event") })
+        let first = try #require(r.firstReaction(), "the failed begin commit is reported")
+        #expect(first.notices.map(\.description).contains { $0.contains("Not saved") && $0.contains("disk is full") },
+                "\(first.notices)")
+        #expect(first.outcome == nil, "the session runs")
+        #expect(r.firstReaction() == nil, "said once")
+        let journal = try world.journal()
+        #expect(try journal.events(session: r.record.id).contains { $0.kind == "began" } == false)
+        try world.storage.recover("event")
+        world.clock.advance(1)
+        _ = r.send(.answer("c1", .choice("b")))
+        #expect(try journal.events(session: r.record.id).filter { $0.kind == "began" }.count == 1, "written by the next commit")
+        #expect(r.state.save("c1") == .saved)
+    }
+
+    @Test func aBeginThatCommitsLeavesNothingToSayFirst() throws {
+        let world = try MemoryWorld()
+        let r = try Self.begin(world)
+        #expect(r.firstReaction() == nil)
+    }
+
     @Test func submitOnAFullDiskKeepsTheSessionResumableAndSaysWhatIsNotSaved() throws {
         let world = try MemoryWorld()
         let r = try Self.begin(world)

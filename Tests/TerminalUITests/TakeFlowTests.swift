@@ -51,6 +51,31 @@ struct TakeFlowTests {
         #expect(world.pasteboards.clears == 2, "cleared on entry and on exit")
     }
 
+    /// The disk fills as the session begins: the first question's screen says what is not
+    /// saved (in words, on the status line), and the session goes on.
+    @Test func aBeginWhoseCommitFailsSaysNotSavedOnTheFirstQuestion() throws {
+        let world = try MemoryWorld()
+        let (assessment, source) = try MemoryWorld.assessment(Self.yaml)
+        let model = TakeModel(assessment: assessment, candidate: "Ada", timeAllowed: 600, theme: .mono, screenReader: true)
+        let terminal = MemoryTerminal()
+        // Start screen, lock question, then any key past the banner to the first question.
+        terminal.type([.enter, .character("y"), .enter, .character(" ")])
+        terminal.beforeRead = { world.clock.advance(0.15) }
+        let app = TakeApp(model: model, terminal: terminal, monotonic: world.clock.sessionClock.monotonic)
+        let context = world.context
+        let exit = app.run { app throws(SessionError) in
+            try SessionRuntime.begin(assessment: assessment, source: source, candidate: "Ada", extraTime: .none,
+                                     context: context, enterUI: {
+                                         app.terminal.setReports(true)
+                                         try world.storage.fail("event")
+                                     }, leaveUI: { app.terminal.setReports(false) })
+        }
+        // From the question's first frame on: not only once a later message fails to commit too.
+        let first = terminal.frames.first { $0.text.contains("Capital of Canada?") }
+        #expect(first.map { $0.text.contains("Not saved") && $0.text.contains("disk is full") } == true,
+                "\(first?.text ?? "no question shown: \(exit.line)\n\(terminal.frames.last?.text ?? "")")")
+    }
+
     @Test func aLostTerminalInterruptsWithTheTypedTextSaved() throws {
         let world = try MemoryWorld()
         let keys: [Key] = [.enter, .character("y"), .enter, .tab] + "syz".map { Key.character($0) }

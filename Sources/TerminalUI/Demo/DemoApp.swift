@@ -158,6 +158,8 @@ public final class DemoApp: LoopedScreen {
                 options: options, context: context,
                 enterUI: { terminal.setReports(true) }, leaveUI: { terminal.setReports(false) })
             model.field = TextEditor()
+            // A begin whose first commit failed says so in the log ("Not saved …").
+            for notice in controller?.firstReaction()?.notices ?? [] { note(model.say.say(notice)) }
         } catch {
             note(model.say("Begin session — failed: {0}", .s(error.description)))
         }

@@ -47,6 +47,7 @@ extension TakeApp {
             do {
                 guard let started = try environment?.begin(self) else { return .began(.notYet) }
                 runtime = started
+                if let first = started.firstReaction() { react(first) }
                 return .began(.running)
             } catch {
                 return .began(.failed(Exit(error.exitCode, error.description)))

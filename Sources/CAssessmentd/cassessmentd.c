@@ -121,6 +121,13 @@ int cad_proc_events_read(int fd, cad_proc_event *events, int max) {
                 out->ruid = event->event_data.id.r.ruid;
                 out->euid = event->event_data.id.e.euid;
                 break;
+            case PROC_EVENT_COMM:
+                if (event->event_data.comm.process_pid != event->event_data.comm.process_tgid) continue;
+                out->what = 5;
+                out->pid = event->event_data.comm.process_tgid;
+                memcpy(out->name, event->event_data.comm.comm, sizeof event->event_data.comm.comm);
+                out->name[sizeof out->name - 1] = 0;
+                break;
             case PROC_EVENT_EXIT:
                 // Only the whole process's end (its last thread).
                 if (event->event_data.exit.process_pid != event->event_data.exit.process_tgid) continue;

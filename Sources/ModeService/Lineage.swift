@@ -6,6 +6,10 @@ public struct ProcessEvent: Sendable, Equatable {
         /// The process's real and effective user ids changed.
         case ids(real: UInt32, effective: UInt32)
         case exec
+        /// What the process runs, as read at its exec (its command line, or its short name):
+        /// kept when the process is gone. The first word after an exec stands (a program that
+        /// renames itself later does not rename what it ran); an empty one is no name.
+        case name(String)
         /// The whole process ended.
         case exit
     }
@@ -46,13 +50,28 @@ public struct Lineage: Sendable, Equatable {
     /// The roots already reported (an incident each), so a line is reported once.
     public private(set) var reportedRoots: Set<Int> = []
     var nextNumber = 1
-    /// Strangers made since the last `take()`, in the order they were found.
-    var fresh: [Int32] = []
+    /// A process of a stranger's line, and the line's number.
+    struct Sighting: Sendable, Hashable {
+        var pid: Int32
+        var root: Int
+    }
+
+    /// Strangers made since the last `take()`, in the order they were found, with their line.
+    var fresh: [Sighting] = []
+    /// Programs a stranger's process ran (an exec) since the last `takePrograms()`, in order.
+    var ran: [Sighting] = []
+    /// Pending processes that ran a program before they were placed.
+    var ranPending: Set<Int32> = []
+    /// The short name the kernel last gave each process of a stranger's or a pending line
+    /// (kept after it ends until it is taken: a process that lived a millisecond is still
+    /// named by what it ran).
+    public private(set) var names: [Int32: String] = [:]
     /// Each pending chain's processes, oldest first (some may have ended since: a process's
     /// own line says whether it is still of the chain).
     var chains: [Int: [Int32]] = [:]
 
     static let mostChains = 4096
+    static let mostNames = 8192
 
     public init(uid: UInt32) {
         self.uid = uid
@@ -68,6 +87,9 @@ public struct Lineage: Sendable, Equatable {
                               keep: Set<Int32> = []) {
         lines = [:]
         fresh = []
+        ran = []
+        ranPending = []
+        names = [:]
         chains = [:]
         var children: [Int32: [ProcessEntry]] = [:]
         for entry in table { children[entry.parent, default: []].append(entry) }
@@ -93,13 +115,16 @@ public struct Lineage: Sendable, Equatable {
     public mutating func apply(_ event: ProcessEvent) {
         switch event.kind {
         case let .fork(parent):
+            // A pid used again: nothing of the process that had it is this one's.
             forget(event.pid)
+            names[event.pid] = nil
             switch lines[parent] {
             case .owner?:
                 lines[event.pid] = .owner
             case let .stranger(root)?:
                 lines[event.pid] = .stranger(root: root)
-                fresh.append(event.pid)
+                fresh.append(Sighting(pid: event.pid, root: root))
+                names[event.pid] = names[parent]
             case let .pending(chain)?:
                 lines[event.pid] = .pending(chain: chain)
                 chains[chain, default: []].append(event.pid)
@@ -108,17 +133,33 @@ public struct Lineage: Sendable, Equatable {
                 lines[event.pid] = .pending(chain: chain)
                 chains[chain] = [event.pid]
             }
+            if case .pending? = lines[parent] { names[event.pid] = names[parent] }
         case let .ids(real, effective):
             switch lines[event.pid] {
             case .owner?, .stranger?: break
             case .pending?, nil:
                 guard real == uid || effective == uid else { break }
                 forget(event.pid)
-                lines[event.pid] = .stranger(root: number())
-                fresh.append(event.pid)
+                let root = number()
+                lines[event.pid] = .stranger(root: root)
+                fresh.append(Sighting(pid: event.pid, root: root))
             }
         case .exec:
-            break
+            // A new program: the name it had is not what it runs now.
+            names[event.pid] = nil
+            switch lines[event.pid] {
+            case let .stranger(root)?: ran.append(Sighting(pid: event.pid, root: root))
+            case .pending?: ranPending.insert(event.pid)
+            case .owner?, nil: break
+            }
+        case let .name(name):
+            switch lines[event.pid] {
+            case .stranger?, .pending?:
+                // The first after an exec stands, and the table of them is bounded.
+                guard !name.isEmpty, names[event.pid] == nil, names.count < Self.mostNames else { break }
+                names[event.pid] = String(name.prefix(400))
+            case .owner?, nil: break
+            }
         case .exit:
             forget(event.pid)
         }
@@ -152,7 +193,9 @@ public struct Lineage: Sendable, Equatable {
             chains[chain] = nil
             for pid in alive {
                 lines[pid] = line
-                if case .stranger? = line { fresh.append(pid) }
+                guard case let .stranger(root)? = line else { continue }
+                fresh.append(Sighting(pid: pid, root: root))
+                if ranPending.contains(pid) { ran.append(Sighting(pid: pid, root: root)) }
             }
         }
     }
@@ -175,9 +218,11 @@ public struct Lineage: Sendable, Equatable {
         return .stranger(root: number())
     }
 
-    /// `pid` no longer runs (or is used again): out of its line, and so of its chain.
+    /// `pid` no longer runs (or is used again): out of its line, and so of its chain. Its
+    /// name stays until it is taken (a pid used again is named anew at its fork).
     mutating func forget(_ pid: Int32) {
         lines[pid] = nil
+        ranPending.remove(pid)
     }
 
     mutating func number() -> Int {
@@ -185,17 +230,59 @@ public struct Lineage: Sendable, Equatable {
         return nextNumber
     }
 
-    /// The strangers found since the last call that have not ended, each with its line's root
-    /// and whether that line is new (not reported before; it counts as reported from now on).
-    public mutating func take() -> [(pid: Int32, root: Int, new: Bool)] {
-        var out: [(pid: Int32, root: Int, new: Bool)] = []
-        var seen = Set<Int32>()
-        for pid in fresh where seen.insert(pid).inserted {
-            guard case let .stranger(root)? = lines[pid] else { continue }
-            out.append((pid, root, reportedRoots.insert(root).inserted))
+    /// A stranger's process found by the events, or a program one of them ran.
+    public struct Found: Sendable, Equatable {
+        public var pid: Int32
+        /// Its line's number.
+        public var root: Int
+        /// The first of a line not reported before (the line counts as reported from now on).
+        public var new: Bool
+        /// It ended before it was taken: nothing of it can be read, only its name.
+        public var ended: Bool
+        /// The kernel's short name for it, when an event gave one.
+        public var name: String?
+    }
+
+    /// The strangers found since the last call, those that ended since too (a program that
+    /// lives a millisecond is still a stranger, and its line may be new), each once.
+    public mutating func take() -> [Found] {
+        var out: [Found] = []
+        var seen = Set<Sighting>()
+        for sighting in fresh where seen.insert(sighting).inserted {
+            let pid = sighting.pid, root = sighting.root
+            let ended = lines[pid] != .stranger(root: root)
+            out.append(Found(pid: pid, root: root, new: reportedRoots.insert(root).inserted, ended: ended, name: names[pid]))
         }
         fresh = []
+        tidyNames()
         return out
+    }
+
+    /// The programs strangers' processes ran since the last call: each process once, the last
+    /// program it ran (a chain of execs is told by where it got to), ended ones too.
+    public mutating func takePrograms() -> [Found] {
+        var last: [Int32: Int] = [:]
+        for (i, run) in ran.enumerated() { last[run.pid] = i }
+        let out = ran.enumerated().filter { last[$0.element.pid] == $0.offset }.map { _, run in
+            Found(pid: run.pid, root: run.root, new: false, ended: lines[run.pid] != .stranger(root: run.root), name: names[run.pid])
+        }
+        ran = []
+        tidyNames()
+        return out
+    }
+
+    /// Names of processes gone and taken are dropped.
+    mutating func tidyNames() {
+        let waiting = Set(fresh.map(\.pid)).union(ran.map(\.pid))
+        names = names.filter { lines[$0.key] != nil || waiting.contains($0.key) }
+    }
+
+    /// Whether `pid` is of a stranger's line, or not yet placed (what it runs is worth reading now).
+    public func isWatched(_ pid: Int32) -> Bool {
+        switch lines[pid] {
+        case .stranger?, .pending?: true
+        case .owner?, nil: false
+        }
     }
 
     /// Whether `pid` belongs to a line already reported (a look at /proc need not report it again).

@@ -124,7 +124,30 @@ public enum ProcessRule {
     }
 
     public static func incident(_ entry: ProcessEntry, account: String, action: String, at: Double) -> Incident {
-        Incident(kind: .process, detail: "process \(entry.pid) of \(account): \(Sanitise.text(entry.command))", at: at, action: action)
+        Incident(kind: .process, detail: "process \(entry.pid) of \(account): \(Sanitise.text(entry.command, limit: 340))", at: at, action: action)
+    }
+
+    /// A program a process of a line already reported went on to run (`processes: report`).
+    public static func ran(_ entry: ProcessEntry, account: String, at: Double) -> Incident {
+        Incident(kind: .process, detail: "process \(entry.pid) of \(account) ran: \(Sanitise.text(entry.command, limit: 340))",
+                 at: at, action: "reported")
+    }
+
+    /// A process told by its command line and by the file it runs (`/proc/PID/exe`, which a
+    /// process cannot change as it can its command line and its name), unless the line's
+    /// first word already names that file: its whole path, or its name when it is one of the
+    /// system's (`system`: `/bin/sleep` for `/usr/bin/sleep`). "carrel 900 (runs /home/ada/hide)": a program that calls itself
+    /// Carrel, or blanks its line, is still named by what it runs. Each part made safe to show.
+    public static func describe(command: String, executable: String?, system: Bool) -> String {
+        let line = Sanitise.text(command, limit: 200)
+        guard let executable, !executable.isEmpty else { return line }
+        var first = command.split(separator: " ", maxSplits: 1).first.map(String.init) ?? ""
+        // A login shell's first word is its name after a dash (`-bash`).
+        if first.hasPrefix("-") { first.removeFirst() }
+        let name = executable.split(separator: "/").last.map(String.init) ?? executable
+        let firstName = first.split(separator: "/").last.map(String.init) ?? first
+        if first == executable || (system && firstName == name) { return line }
+        return line + " (runs " + Sanitise.text(executable, limit: 120) + ")"
     }
 }
 

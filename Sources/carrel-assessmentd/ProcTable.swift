@@ -48,15 +48,26 @@ enum ProcTable {
     /// not one of the system's — not root's, writable by others, deleted — or cannot be read. A
     /// copy of python named `bash` in a student's folder is no shell.
     static func program(_ pid: Int32) -> String? {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
-        guard n > 0 else { return nil }
-        let path = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let path = executable(pid) else { return nil }
         var st = stat()
         // stat follows /proc/PID/exe to the very file the process runs, wherever it was opened.
         guard !path.hasSuffix(" (deleted)"), stat("/proc/\(pid)/exe", &st) == 0, st.st_uid == 0, st.st_mode & 0o022 == 0,
               path.hasPrefix("/usr/") || path.hasPrefix("/bin/") || path.hasPrefix("/sbin/") else { return nil }
         return path.split(separator: "/").last.map(String.init)
+    }
+
+    /// A process for an incident: its command line and, when that does not name it, the file it runs.
+    static func describe(_ pid: Int32) -> String {
+        let command = command(pid)
+        return ProcessRule.describe(command: command, executable: executable(pid), system: program(pid) != nil)
+    }
+
+    /// The path of the file `pid` runs (`/proc/PID/exe`), whoever owns it; nil when it cannot be read.
+    static func executable(_ pid: Int32) -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     static func command(_ pid: Int32) -> String {

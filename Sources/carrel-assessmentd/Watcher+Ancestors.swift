@@ -38,7 +38,7 @@ extension Watcher {
         } else {
             return nil
         }
-        let command = Sanitise.text(ProcTable.command(found.entry.pid), limit: 120)
+        let command = Sanitise.text(ProcTable.describe(found.entry.pid), limit: 120)
         return "\(ModeWire.refusedHere) \(found.what) of \(record.account) stands between the login and Carrel "
             + "(process \(found.entry.pid): \(command)) and \(found.why) (processes: end); start Carrel from the login's shell"
     }
@@ -53,7 +53,7 @@ extension Watcher {
             guard before != program else { continue }
             ancestorPrograms[entry.mark] = program
             var found = entry
-            found.command = ProcTable.command(entry.pid)
+            found.command = ProcTable.describe(entry.pid)
             let stopped = end && ProcTable.signal(entry.mark, SIGSTOP)
             if stopped { frozen.append(entry.mark) }
             var incident = ProcessRule.incident(found, account: record.account, action: stopped ? "stopped until the end" : "reported", at: now)
@@ -88,7 +88,7 @@ extension Watcher {
             if heldShells.contains(entry.mark) {
                 guard !ProcTable.stopped(entry.pid), ProcTable.signal(entry.mark, SIGSTOP) else { continue }
                 var found = entry
-                found.command = ProcTable.command(entry.pid)
+                found.command = ProcTable.describe(entry.pid)
                 var incident = ProcessRule.incident(found, account: record.account, action: "stopped until the end", at: now)
                 incident.detail = "a shell held while Carrel runs was continued by another program: " + incident.detail
                 incidents.append(incident)

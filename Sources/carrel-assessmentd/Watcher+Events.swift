@@ -72,7 +72,16 @@ extension Watcher {
         // A program between the login and Carrel that runs another is looked at now.
         let ancestors = Set(ownerAncestors.map(\.pid))
         if batch.contains(where: { $0.kind == .exec && ancestors.contains($0.pid) }) { nextFullLook = 0 }
-        for event in batch { lines.apply(event) }
+        for event in batch {
+            lines.apply(event)
+            // What a stranger's process runs is read at its exec, before it can end: a program
+            // that lives a millisecond is still named (when the read wins the race; it is
+            // reported either way).
+            if event.kind == .exec, lines.isWatched(event.pid) {
+                let comm = ProcTable.text("/proc/\(event.pid)/comm", limit: 256).map { "[\($0.trimmingCharacters(in: ["\n"]))]" }
+                if let read = ProcTable.commandLine(event.pid) ?? comm { lines.apply(ProcessEvent(pid: event.pid, .name(read))) }
+            }
+        }
         lines.settle(read: ProcTable.entry)
         lineage = lines
         if dropped && !reseed {
@@ -86,41 +95,80 @@ extension Watcher {
         return act(record, now: now)
     }
 
-    /// The strangers found since the last time: ended or reported by the policy, one incident a line.
+    /// The strangers found since the last time: ended or reported by the policy. An incident
+    /// for each new line (told by the first of its processes found now that still runs: a
+    /// shell that started a program in the background and exited is gone, the program is not)
+    /// and, under `report`, for each program a stranger's process runs afterwards: a shell
+    /// reported once does not run what it likes unseen. A process that ended before it could
+    /// be read is told by the name the kernel gave it.
     func act(_ record: ModeRecord, now: Double) -> [Incident] {
         guard var lines = lineage else { return [] }
         let found = lines.take()
+        let programs = lines.takePrograms()
         lineage = lines
         let end = record.begin.policy.processRule == .end
-        var incidents: [Incident] = []
-        // A new line is told by the first of its processes found now that still runs: a shell
-        // that started a program in the background and exited is gone, the program is not.
         var living: [Int: (entry: ProcessEntry, command: String)] = [:]
-        for stranger in found {
+        for stranger in found where !stranger.ended {
             let entry = ProcTable.entry(stranger.pid).flatMap { $0.uids.contains(record.uid) && !$0.zombie ? $0 : nil }
             guard let entry else { continue }
             // The command is read before the kill, of the process that will name the line only.
-            if living[stranger.root] == nil { living[stranger.root] = (entry, ProcTable.command(entry.pid)) }
+            if living[stranger.root] == nil { living[stranger.root] = (entry, Self.told(entry.pid, name: stranger.name)) }
             if end { _ = ProcTable.signal(entry.mark, SIGKILL) }
             reported.insert(entry.mark)
         }
-        // `take` marks one process of each line new: one incident a line.
+        var incidents: [Incident] = []
+        var told = Set<Int32>()
+        // `take` marks one process of each line new: one incident a new line.
         for stranger in found where stranger.new {
-            let entry = living[stranger.root]?.entry, command = living[stranger.root]?.command
-            if Int(now / 10) != Int(burst.second / 10) { burst = (now, 0, burst.leftOut) }
-            guard burst.count < Self.mostNewLines else {
-                burst.leftOut += 1
-                continue
-            }
-            burst.count += 1
-            let found = ProcessEntry(pid: entry?.pid ?? stranger.pid, parent: entry?.parent ?? 0, uids: [record.uid], start: entry?.start ?? 0,
-                                     command: command ?? "[it ended before it could be read]")
+            // The line's first process found now is `stranger`: when it ended, it is named by the kernel's word.
+            let named = living[stranger.root]
+                ?? (ProcessEntry(pid: stranger.pid, parent: 0, uids: [record.uid], start: 0), Self.gone(stranger.name))
+            told.insert(named.entry.pid)
+            told.insert(stranger.pid)
+            guard takeBurst(now) else { continue }
+            var entry = named.entry
+            entry.command = named.command
             // Under `end` every process of the line still running was killed (as root a kill
             // fails only for a process already gone): the line is ended either way.
-            let action = end ? "ended" : "reported"
-            incidents.append(ProcessRule.incident(found, account: record.account, action: action, at: now))
+            incidents.append(ProcessRule.incident(entry, account: record.account, action: end ? "ended" : "reported", at: now))
+        }
+        // Under `end` a stranger is ended at its first sight: what it runs is never let run.
+        if !end {
+            for program in programs where !told.contains(program.pid) {
+                guard takeBurst(now) else { continue }
+                let entry = program.ended ? nil : ProcTable.entry(program.pid).flatMap { $0.uids.contains(record.uid) && !$0.zombie ? $0 : nil }
+                var shown = ProcessEntry(pid: program.pid, parent: 0, uids: [record.uid], start: entry?.start ?? 0)
+                shown.command = entry.map { Self.told($0.pid, name: program.name) } ?? Self.gone(program.name)
+                incidents.append(ProcessRule.ran(shown, account: record.account, at: now))
+            }
         }
         return incidents + leftOut(record, now: now)
+    }
+
+    /// Whether one more incident for a stranger fits in these ten seconds (those past the limit are counted).
+    func takeBurst(_ now: Double) -> Bool {
+        if Int(now / 10) != Int(burst.second / 10) { burst = (now, 0, burst.leftOut) }
+        guard burst.count < Self.mostNewLines else {
+            burst.leftOut += 1
+            return false
+        }
+        burst.count += 1
+        return true
+    }
+
+    /// What is said of a process gone before it could be read: what it ran, when read at its exec.
+    static func gone(_ name: String?) -> String {
+        name.map { "\($0) (it ended at once)" } ?? "[it ended before it could be read]"
+    }
+
+    /// A living process as its command line and file say. One without a command line now —
+    /// on its way out, or one that blanked its own — by what it ran as read at its exec, when
+    /// that was read, and the file it runs.
+    static func told(_ pid: Int32, name: String?) -> String {
+        let now = ProcTable.describe(pid)
+        guard let name, now.hasPrefix("[") else { return now }
+        guard let running = ProcTable.executable(pid) else { return gone(name) }
+        return ProcessRule.describe(command: name, executable: running, system: ProcTable.program(pid) != nil)
     }
 
     /// One incident for the new lines past the limit, once its ten seconds are over.
@@ -138,6 +186,9 @@ extension Watcher {
         case 2: ProcessEvent(pid: raw.pid, .exec)
         case 3: ProcessEvent(pid: raw.pid, .ids(real: raw.ruid, effective: raw.euid))
         case 4: ProcessEvent(pid: raw.pid, .exit)
+        case 5: ProcessEvent(pid: raw.pid, .name(withUnsafeBytes(of: raw.name) {
+            String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }))
         default: nil
         }
     }

@@ -80,7 +80,7 @@ final class Watcher {
             }
             let account = Accounts.name(session.uid) ?? "uid \(session.uid)"
             let leader = session.members.first { $0.pid == session.session } ?? session.members.first
-            let command = leader.map { ProcTable.command($0.pid) } ?? ""
+            let command = leader.map { ProcTable.describe($0.pid) } ?? ""
             let detail = "login session of \(account) on \(Self.terminal(session.tty)): \(session.members.count) process(es), \(Sanitise.text(command, limit: 120))"
             result.incidents.append(Incident(kind: .session, detail: detail, at: now, action: action))
         }
@@ -164,7 +164,7 @@ final class Watcher {
                     continue
                 }
                 var found = entry
-                found.command = ProcTable.command(entry.pid)
+                found.command = ProcTable.describe(entry.pid)
                 let ended = rule == .end && ProcTable.signal(entry.mark, SIGKILL)
                 incidents.append(ProcessRule.incident(found, account: record.account, action: ended ? "ended" : "reported", at: now))
             }

@@ -42,7 +42,7 @@ import Testing
     @Test func aProgramThatForksASuccessorAndEndsIsOneLineReportedOnce() {
         var lineage = seeded(reported: [ProcessMark(pid: 300, start: 30)])
         let nothing: (Int32) -> ProcessEntry? = { _ in nil }
-        var found: [(pid: Int32, root: Int, new: Bool)] = []
+        var found: [Lineage.Found] = []
         var parent: Int32 = 300
         for child in Int32(5000)..<5200 {
             lineage.apply(ProcessEvent(pid: child, .fork(parent: parent)))

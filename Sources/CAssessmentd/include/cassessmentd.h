@@ -26,13 +26,15 @@ int cad_pipe(int fds[2]);
 
 /// One of the kernel's process events (the netlink proc connector), as plain numbers.
 /// `what`: 1 fork (a new process `pid` of parent `parent`; new threads are left out), 2 exec,
-/// 3 user ids changed (`ruid`, `euid`), 4 exit.
+/// 3 user ids changed (`ruid`, `euid`), 4 exit, 5 the process renamed itself (`name`,
+/// NUL-terminated; prctl PR_SET_NAME: an exec sends no such event; a thread's own name is left out).
 typedef struct {
     int what;
     int pid;
     int parent;
     unsigned int ruid;
     unsigned int euid;
+    char name[17];
 } cad_proc_event;
 
 /// A netlink socket subscribed to every process's fork, exec, uid change and exit

@@ -1,0 +1,112 @@
+import ModeService
+import Testing
+
+/// What a stranger's line runs, and a stranger that lives a millisecond: each is said, by the
+/// kernel's name for it when nothing of it is left to read.
+extension LineageTests {
+    /// A cron job's child takes the account's ids, runs `/bin/true` and ends, all between two
+    /// reads of the events: its line is still new, and it is named.
+    @Test func aStrangerThatEndsWithinOneBatchIsStillTakenWithItsName() {
+        var lineage = seeded()
+        lineage.apply(ProcessEvent(pid: 1200, .fork(parent: 1)))
+        lineage.apply(ProcessEvent(pid: 1200, .ids(real: 1001, effective: 1001)))
+        lineage.apply(ProcessEvent(pid: 1200, .exec))
+        lineage.apply(ProcessEvent(pid: 1200, .name("true")))
+        lineage.apply(ProcessEvent(pid: 1200, .exit))
+        lineage.settle(read: { _ in nil })
+        let found = lineage.take()
+        #expect(found.count == 1, "\(found)")
+        #expect(found.first.map { $0.pid == 1200 && $0.new && $0.ended && $0.name == "true" } == true, "\(found)")
+        #expect(lineage.takePrograms().map(\.pid) == [1200], "its program too (the watcher says one incident for both)")
+        #expect(lineage.names.isEmpty, "an ended process's name is dropped once taken")
+    }
+
+    /// A shell reported once (started before the exam) runs programs: each is taken, once a
+    /// process, the last it ran (a chain of execs says where it got to), named as read at its
+    /// exec (a rename later, or a blank one, does not change that); a fork that runs nothing
+    /// new is no program.
+    @Test func eachProgramAReportedLineRunsIsTakenOnceAProcess() {
+        var lineage = seeded(reported: [ProcessMark(pid: 300, start: 30)])
+        lineage.apply(ProcessEvent(pid: 1300, .fork(parent: 300)))
+        lineage.apply(ProcessEvent(pid: 1300, .exec))
+        lineage.apply(ProcessEvent(pid: 1300, .name("python3")))
+        lineage.apply(ProcessEvent(pid: 1301, .fork(parent: 300)))
+        for step in ["chain", "chain", "notes"] {
+            lineage.apply(ProcessEvent(pid: 1301, .exec))
+            lineage.apply(ProcessEvent(pid: 1301, .name(step)))
+        }
+        lineage.apply(ProcessEvent(pid: 1301, .name("innocent")))
+        lineage.apply(ProcessEvent(pid: 1300, .name("")))
+        lineage.apply(ProcessEvent(pid: 1302, .fork(parent: 300)))
+        lineage.apply(ProcessEvent(pid: 1301, .exit))
+        #expect(lineage.take().map(\.new) == [false, false, false])
+        let programs = lineage.takePrograms()
+        #expect(programs.map(\.pid) == [1300, 1301])
+        #expect(programs.map(\.name) == ["python3", "notes"])
+        #expect(programs.map(\.ended) == [false, true])
+        #expect(lineage.takePrograms().isEmpty, "each once")
+        #expect(lineage.names[1301] == nil && lineage.names[1300] == "python3")
+    }
+
+    /// The owner's programs are nobody's business, and nothing of theirs is kept.
+    @Test func theOwnersProgramsAreNotTakenNorNamed() {
+        var lineage = seeded()
+        lineage.apply(ProcessEvent(pid: 1400, .fork(parent: 200)))
+        lineage.apply(ProcessEvent(pid: 1400, .exec))
+        lineage.apply(ProcessEvent(pid: 1400, .name("xclip")))
+        #expect(lineage.take().isEmpty && lineage.takePrograms().isEmpty)
+        #expect(lineage.names.isEmpty)
+    }
+
+    /// A process the events could not place at once runs a program before it is read: once
+    /// placed in a stranger's line, the program is taken.
+    @Test func aProgramRunBeforeItsProcessWasPlacedIsTakenOncePlaced() {
+        var lineage = seeded(reported: [ProcessMark(pid: 300, start: 30)])
+        lineage.apply(ProcessEvent(pid: 1500, .fork(parent: 1)))
+        lineage.apply(ProcessEvent(pid: 1500, .exec))
+        lineage.apply(ProcessEvent(pid: 1500, .name("cat")))
+        lineage.settle(read: { pid in pid == 1500 ? ProcessEntry(pid: 1500, parent: 300, uids: [1001], start: 150) : nil })
+        #expect(lineage.take().map(\.new) == [false])
+        #expect(lineage.takePrograms().map(\.name) == ["cat"])
+    }
+
+    /// A pid used again is not named by the process that had it before.
+    @Test func aPidUsedAgainStartsWithoutTheOldName() {
+        var lineage = seeded(reported: [ProcessMark(pid: 300, start: 30)])
+        lineage.apply(ProcessEvent(pid: 1600, .fork(parent: 300)))
+        lineage.apply(ProcessEvent(pid: 1600, .exec))
+        lineage.apply(ProcessEvent(pid: 1600, .name("secret")))
+        lineage.apply(ProcessEvent(pid: 1600, .exit))
+        lineage.apply(ProcessEvent(pid: 1600, .fork(parent: 1)))
+        lineage.apply(ProcessEvent(pid: 1600, .ids(real: 1001, effective: 1001)))
+        let found = lineage.take()
+        #expect(found.last.map { $0.pid == 1600 && $0.name == nil && !$0.ended } == true, "\(found)")
+    }
+}
+
+/// A process told by the file it runs as well as by its command line, which it can change.
+@Suite struct DescribeProcessTests {
+    @Test func aLineThatNamesAnotherProgramSaysTheFile() {
+        #expect(ProcessRule.describe(command: "carrel 900", executable: "/home/ada/hide", system: false)
+            == "carrel 900 (runs /home/ada/hide)")
+        #expect(ProcessRule.describe(command: "[]", executable: "/tmp/x", system: false) == "[] (runs /tmp/x)")
+        #expect(ProcessRule.describe(command: "bash", executable: "/home/ada/bash", system: false) == "bash (runs /home/ada/bash)",
+                "a copy named like a shell")
+    }
+
+    @Test func aLineThatNamesItsFileIsLeftAlone() {
+        #expect(ProcessRule.describe(command: "-bash", executable: "/usr/bin/bash", system: true) == "-bash")
+        #expect(ProcessRule.describe(command: "/home/ada/notes.sh 3", executable: "/home/ada/notes.sh", system: false)
+            == "/home/ada/notes.sh 3")
+        #expect(ProcessRule.describe(command: "sleep 31", executable: nil, system: false) == "sleep 31")
+        #expect(ProcessRule.describe(command: "/bin/sleep 31", executable: "/usr/bin/sleep", system: true) == "/bin/sleep 31")
+        #expect(ProcessRule.describe(command: "/bin/sleep 31", executable: "/usr/bin/sleep", system: false)
+            == "/bin/sleep 31 (runs /usr/bin/sleep)", "a name borrowed by a file of the student's")
+    }
+
+    @Test func theFilesNameIsMadeSafeToShow() {
+        let shown = ProcessRule.describe(command: "x", executable: "/tmp/\u{1B}[2Jevil\nname", system: false)
+        #expect(!shown.contains("\u{1B}") && !shown.contains("\n"), "\(shown)")
+        #expect(shown.hasPrefix("x (runs /tmp/"))
+    }
+}

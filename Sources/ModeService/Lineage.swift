@@ -50,25 +50,30 @@ public struct Lineage: Sendable, Equatable {
     /// The roots already reported (an incident each), so a line is reported once.
     public private(set) var reportedRoots: Set<Int> = []
     var nextNumber = 1
-    /// A process of a stranger's line, and the line's number.
+    /// A process of a stranger's line, the line's number, and what it ran as the events named
+    /// it (a copy: the process's pid may be used again by the time it is taken).
     struct Sighting: Sendable, Hashable {
         var pid: Int32
         var root: Int
+        var name: String?
     }
 
     /// Strangers made since the last `take()`, in the order they were found, with their line.
     var fresh: [Sighting] = []
     /// Programs a stranger's process ran (an exec) since the last `takePrograms()`, in order.
     var ran: [Sighting] = []
+    /// Where each pid's latest sighting is in `fresh` and in `ran`.
+    var lastFresh: [Int32: Int] = [:]
+    var lastRan: [Int32: Int] = [:]
     /// Pending processes that ran a program before they were placed.
     var ranPending: Set<Int32> = []
-    /// The short name the kernel last gave each process of a stranger's or a pending line
-    /// (kept after it ends until it is taken: a process that lived a millisecond is still
-    /// named by what it ran).
+    /// What each living process of a stranger's or a pending line runs, as the events named it
+    /// (the sightings keep their own copy when it ends).
     public private(set) var names: [Int32: String] = [:]
     /// Each pending chain's processes, oldest first (some may have ended since: a process's
-    /// own line says whether it is still of the chain).
+    /// own line says whether it is still of the chain), and the process it was forked from.
     var chains: [Int: [Int32]] = [:]
+    var chainParents: [Int: Int32] = [:]
 
     static let mostChains = 4096
     static let mostNames = 8192
@@ -88,9 +93,12 @@ public struct Lineage: Sendable, Equatable {
         lines = [:]
         fresh = []
         ran = []
+        lastFresh = [:]
+        lastRan = [:]
         ranPending = []
         names = [:]
         chains = [:]
+        chainParents = [:]
         var children: [Int32: [ProcessEntry]] = [:]
         for entry in table { children[entry.parent, default: []].append(entry) }
         if table.contains(where: { $0.mark == owner }) {
@@ -117,14 +125,14 @@ public struct Lineage: Sendable, Equatable {
         case let .fork(parent):
             // A pid used again: nothing of the process that had it is this one's.
             forget(event.pid)
-            names[event.pid] = nil
+            // A child runs its parent's program until it runs another.
+            if names.count < Self.mostNames, lines[parent] != .owner { names[event.pid] = names[parent] }
             switch lines[parent] {
             case .owner?:
                 lines[event.pid] = .owner
             case let .stranger(root)?:
                 lines[event.pid] = .stranger(root: root)
-                fresh.append(Sighting(pid: event.pid, root: root))
-                names[event.pid] = names[parent]
+                sight(Sighting(pid: event.pid, root: root, name: names[event.pid]))
             case let .pending(chain)?:
                 lines[event.pid] = .pending(chain: chain)
                 chains[chain, default: []].append(event.pid)
@@ -132,23 +140,28 @@ public struct Lineage: Sendable, Equatable {
                 let chain = number()
                 lines[event.pid] = .pending(chain: chain)
                 chains[chain] = [event.pid]
+                chainParents[chain] = parent
             }
-            if case .pending? = lines[parent] { names[event.pid] = names[parent] }
         case let .ids(real, effective):
             switch lines[event.pid] {
             case .owner?, .stranger?: break
             case .pending?, nil:
-                guard real == uid || effective == uid else { break }
+                // Of the account once its real id is the account's (a cron job, `su`): a process
+                // of root's that borrows the account's effective id for a moment (a login
+                // program reading the account's files) is root's, and root is trusted.
+                guard real == uid else { break }
+                let name = names[event.pid]
                 forget(event.pid)
                 let root = number()
                 lines[event.pid] = .stranger(root: root)
-                fresh.append(Sighting(pid: event.pid, root: root))
+                names[event.pid] = name
+                sight(Sighting(pid: event.pid, root: root, name: name))
             }
         case .exec:
             // A new program: the name it had is not what it runs now.
             names[event.pid] = nil
             switch lines[event.pid] {
-            case let .stranger(root)?: ran.append(Sighting(pid: event.pid, root: root))
+            case let .stranger(root)?: sightProgram(Sighting(pid: event.pid, root: root, name: nil))
             case .pending?: ranPending.insert(event.pid)
             case .owner?, nil: break
             }
@@ -157,7 +170,13 @@ public struct Lineage: Sendable, Equatable {
             case .stranger?, .pending?:
                 // The first after an exec stands, and the table of them is bounded.
                 guard !name.isEmpty, names[event.pid] == nil, names.count < Self.mostNames else { break }
-                names[event.pid] = String(name.prefix(400))
+                let kept = String(name.prefix(200))
+                names[event.pid] = kept
+                // The sightings of this process (the latest of its pid) are named with it.
+                if case let .stranger(root)? = lines[event.pid] {
+                    if let i = lastRan[event.pid], ran[i].root == root, ran[i].name == nil { ran[i].name = kept }
+                    if let i = lastFresh[event.pid], fresh[i].root == root { fresh[i].name = kept }
+                }
             case .owner?, nil: break
             }
         case .exit:
@@ -187,15 +206,27 @@ public struct Lineage: Sendable, Equatable {
                 break
             }
             guard let line = placed else {
+                if alive.isEmpty, let first = members.first, let parent = chainParents[chain], let forker = read(parent),
+                   forker.uids.first == uid {
+                    // All of it ended before it could be read, forked by a process of the account
+                    // the lines do not place (a user service manager, a terminal): a line of the
+                    // account's all the same, told by what little is known.
+                    sight(Sighting(pid: first, root: number(), name: nil))
+                }
                 chains[chain] = alive.isEmpty ? nil : alive
+                if alive.isEmpty { chainParents[chain] = nil }
                 continue
             }
             chains[chain] = nil
+            chainParents[chain] = nil
             for pid in alive {
                 lines[pid] = line
-                guard case let .stranger(root)? = line else { continue }
-                fresh.append(Sighting(pid: pid, root: root))
-                if ranPending.contains(pid) { ran.append(Sighting(pid: pid, root: root)) }
+                guard case let .stranger(root)? = line else {
+                    names[pid] = nil
+                    continue
+                }
+                sight(Sighting(pid: pid, root: root, name: names[pid]))
+                if ranPending.contains(pid) { sightProgram(Sighting(pid: pid, root: root, name: names[pid])) }
             }
         }
     }
@@ -204,7 +235,7 @@ public struct Lineage: Sendable, Equatable {
     /// one (the events may have missed a fork: the kernel drops them when they come faster than
     /// they are read), else a new stranger's. Another account's process has no line.
     mutating func line(of entry: ProcessEntry, read: (Int32) -> ProcessEntry?) -> Line? {
-        guard entry.uids.contains(uid) else { return nil }
+        guard entry.uids.first == uid else { return nil }
         var parent = entry.parent
         for _ in 0..<32 where parent > 1 {
             switch lines[parent] {
@@ -222,6 +253,7 @@ public struct Lineage: Sendable, Equatable {
     /// name stays until it is taken (a pid used again is named anew at its fork).
     mutating func forget(_ pid: Int32) {
         lines[pid] = nil
+        names[pid] = nil
         ranPending.remove(pid)
     }
 
@@ -248,41 +280,57 @@ public struct Lineage: Sendable, Equatable {
     public mutating func take() -> [Found] {
         var out: [Found] = []
         var seen = Set<Sighting>()
-        for sighting in fresh where seen.insert(sighting).inserted {
-            let pid = sighting.pid, root = sighting.root
-            let ended = lines[pid] != .stranger(root: root)
-            out.append(Found(pid: pid, root: root, new: reportedRoots.insert(root).inserted, ended: ended, name: names[pid]))
+        for sighting in fresh where seen.insert(Sighting(pid: sighting.pid, root: sighting.root, name: nil)).inserted {
+            out.append(found(sighting, new: reportedRoots.insert(sighting.root).inserted))
         }
         fresh = []
-        tidyNames()
+        lastFresh = [:]
         return out
     }
 
     /// The programs strangers' processes ran since the last call: each process once, the last
-    /// program it ran (a chain of execs is told by where it got to), ended ones too.
+    /// program it ran (a chain of execs is told by where it got to), ended ones too. A program
+    /// of a line not reported yet (one placed at the begin, not yet looked at) is its line's
+    /// first incident, `new`.
     public mutating func takePrograms() -> [Found] {
-        var last: [Int32: Int] = [:]
-        for (i, run) in ran.enumerated() { last[run.pid] = i }
-        let out = ran.enumerated().filter { last[$0.element.pid] == $0.offset }.map { _, run in
-            Found(pid: run.pid, root: run.root, new: false, ended: lines[run.pid] != .stranger(root: run.root), name: names[run.pid])
-        }
+        var last: [Sighting: Int] = [:]
+        for (i, run) in ran.enumerated() { last[Sighting(pid: run.pid, root: run.root, name: nil)] = i }
+        let out = ran.enumerated().filter { last[Sighting(pid: $0.element.pid, root: $0.element.root, name: nil)] == $0.offset }
+            .map { found($0.element, new: reportedRoots.insert($0.element.root).inserted) }
         ran = []
-        tidyNames()
+        lastRan = [:]
         return out
     }
 
-    /// Names of processes gone and taken are dropped.
-    mutating func tidyNames() {
-        let waiting = Set(fresh.map(\.pid)).union(ran.map(\.pid))
-        names = names.filter { lines[$0.key] != nil || waiting.contains($0.key) }
+    mutating func sight(_ sighting: Sighting) {
+        lastFresh[sighting.pid] = fresh.count
+        fresh.append(sighting)
     }
 
-    /// Whether `pid` is of a stranger's line, or not yet placed (what it runs is worth reading now).
-    public func isWatched(_ pid: Int32) -> Bool {
-        switch lines[pid] {
-        case .stranger?, .pending?: true
-        case .owner?, nil: false
+    mutating func sightProgram(_ sighting: Sighting) {
+        lastRan[sighting.pid] = ran.count
+        ran.append(sighting)
+    }
+
+    func found(_ sighting: Sighting, new: Bool) -> Found {
+        let living = lines[sighting.pid] == .stranger(root: sighting.root)
+        return Found(pid: sighting.pid, root: sighting.root, new: new, ended: !living,
+                     name: sighting.name ?? (living ? names[sighting.pid] : nil))
+    }
+
+    /// The positions of the execs in `batch` worth reading at once: the last of each process,
+    /// and none whose process ends, or whose pid is forked again, later in the batch (nothing
+    /// of it is left to read, or it would be another process's).
+    public static func readableExecs(_ batch: [ProcessEvent]) -> Set<Int> {
+        var gone = Set<Int32>(), read = Set<Int32>(), out = Set<Int>()
+        for (i, event) in batch.enumerated().reversed() {
+            switch event.kind {
+            case .exit, .fork: gone.insert(event.pid)
+            case .exec: if !gone.contains(event.pid), read.insert(event.pid).inserted { out.insert(i) }
+            case .ids, .name: break
+            }
         }
+        return out
     }
 
     /// Whether `pid` belongs to a line already reported (a look at /proc need not report it again).

@@ -1,13 +1,18 @@
 import AssessmentMode
 
-/// Text from the machine (a command line, a device's name) made safe to show: control
-/// characters replaced, at most `limit` characters.
+/// Text from the machine (a command line, a device's name) made safe to show: control,
+/// format and line or paragraph separator characters replaced, at most `limit` Unicode
+/// scalars (a "character" of combining marks can be any length).
 public enum Sanitise {
     public static func text(_ text: String, limit: Int = 200) -> String {
-        let clean = String(String.UnicodeScalarView(text.unicodeScalars.map {
-            $0.properties.generalCategory == .control || $0.properties.generalCategory == .format ? "?" : $0
-        }))
-        return clean.count <= limit ? clean : String(clean.prefix(limit - 1)) + "…"
+        let scalars = text.unicodeScalars.map { scalar -> Unicode.Scalar in
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator: "?"
+            default: scalar
+            }
+        }
+        guard scalars.count > limit else { return String(String.UnicodeScalarView(scalars)) }
+        return String(String.UnicodeScalarView(scalars.prefix(max(0, limit - 1)))) + "…"
     }
 }
 
@@ -42,13 +47,15 @@ public struct ProcessEntry: Sendable, Equatable {
 /// Which processes of the seat's account are not the Carrel that owns the mode: pure, over a
 /// table of processes, so the rule is tested without a machine.
 public enum ProcessRule {
-    /// The processes of `uid` that are neither one of `owners` nor an ancestor or a descendant
-    /// of one, nor one of `kept`, nor already `reported`; zombies no longer run and are skipped.
+    /// The processes of `uid` (their real user id: root's process that borrows the account's
+    /// effective id for a moment is root's) that are neither one of `owners` nor an ancestor
+    /// or a descendant of one, nor one of `kept`, nor already `reported`; zombies no longer run
+    /// and are skipped.
     public static func strangers(_ table: [ProcessEntry], uid: UInt32, owners: [ProcessMark], kept: Set<ProcessMark> = [],
                                  reported: Set<ProcessMark> = []) -> [ProcessEntry] {
         let allowed = family(table, of: owners).union(kept)
         return table.filter { entry in
-            entry.uids.contains(uid) && !entry.zombie && !allowed.contains(entry.mark) && !reported.contains(entry.mark)
+            entry.uids.first == uid && !entry.zombie && !allowed.contains(entry.mark) && !reported.contains(entry.mark)
         }
     }
 
@@ -194,6 +201,44 @@ extension ProcessRule {
             guard spent < limit else { return false }
             spent += 1
             return true
+        }
+    }
+}
+
+extension ProcessRule {
+    /// Incidents for processes in ten seconds: at most `limit` for new lines and as many for
+    /// programs of lines already reported (a loop of `true` in a reported shell cannot hide a
+    /// new line); those past them are counted, and said in one incident once the ten seconds
+    /// are over.
+    public struct Burst: Sendable {
+        public let limit: Int
+        var window = Int.min
+        var lines = 0
+        var programs = 0
+        var left = 0
+        public init(limit: Int = 20) { self.limit = limit }
+
+        /// Whether one more incident fits at `now` (seconds); one that does not is counted.
+        public mutating func take(now: Double, program: Bool) -> Bool {
+            let current = Int((now / 10).rounded(.down))
+            if current != window {
+                window = current
+                lines = 0
+                programs = 0
+            }
+            guard (program ? programs : lines) < limit else {
+                left += 1
+                return false
+            }
+            if program { programs += 1 } else { lines += 1 }
+            return true
+        }
+
+        /// The count left out, once at most for ten seconds, after they are over.
+        public mutating func leftOut(now: Double) -> Int? {
+            guard left > 0, Int((now / 10).rounded(.down)) != window else { return nil }
+            defer { left = 0 }
+            return left
         }
     }
 }

@@ -79,15 +79,27 @@ enum ProcTable {
             return true
         })
         if let line { return line }
-        let comm = text("/proc/\(pid)/comm", limit: 256) ?? ""
-        return "[\(comm.trimmingCharacters(in: ["\n"]))]"
+        return shortName(pid) ?? "[it ended before it could be read]"
     }
 
-    /// The process's command line, its arguments joined by spaces; nil while it has none.
+    /// The process's command line, its arguments joined by spaces (the first 4 KiB: one read,
+    /// whatever the process's arguments weigh); nil while it has none.
     static func commandLine(_ pid: Int32) -> String? {
-        guard let bytes = try? Files.read("/proc/\(pid)/cmdline"), !bytes.isEmpty else { return nil }
-        let line = String(decoding: bytes.prefix(4096).map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self).trimmingCharacters(in: [" "])
+        let fd = open("/proc/\(pid)/cmdline", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { Glibc.close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        guard n > 0 else { return nil }
+        let line = String(decoding: bytes[0..<n].map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self).trimmingCharacters(in: [" "])
         return line.isEmpty ? nil : line
+    }
+
+    /// The process's short name as `[name]`; nil when it cannot be read or is blank (a process
+    /// on its way out, or one that blanked it).
+    static func shortName(_ pid: Int32) -> String? {
+        guard let name = text("/proc/\(pid)/comm", limit: 256)?.trimmingCharacters(in: ["\n"]), !name.isEmpty else { return nil }
+        return "[\(name)]"
     }
 
     static func text(_ path: String, limit: Int) -> String? {

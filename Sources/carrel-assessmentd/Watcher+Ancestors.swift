@@ -38,7 +38,7 @@ extension Watcher {
         } else {
             return nil
         }
-        let command = Sanitise.text(ProcTable.describe(found.entry.pid), limit: 120)
+        let command = Sanitise.text(ProcTable.describe(found.entry.pid), limit: 340)
         return "\(ModeWire.refusedHere) \(found.what) of \(record.account) stands between the login and Carrel "
             + "(process \(found.entry.pid): \(command)) and \(found.why) (processes: end); start Carrel from the login's shell"
     }

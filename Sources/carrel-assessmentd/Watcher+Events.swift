@@ -10,8 +10,6 @@ import ModeService
 /// at its fork and acted on at once, however short its life; the look at /proc every quarter
 /// of a second stays, for what the events cannot place.
 extension Watcher {
-    /// At most this many incidents for new lines in ten seconds; those past it are counted in one.
-    static let mostNewLines = 20
 
     func subscribe() {
         guard events < 0 else { return }
@@ -72,14 +70,17 @@ extension Watcher {
         // A program between the login and Carrel that runs another is looked at now.
         let ancestors = Set(ownerAncestors.map(\.pid))
         if batch.contains(where: { $0.kind == .exec && ancestors.contains($0.pid) }) { nextFullLook = 0 }
-        for event in batch {
+        let readable = Lineage.readableExecs(batch)
+        for (i, event) in batch.enumerated() {
             lines.apply(event)
-            // What a stranger's process runs is read at its exec, before it can end: a program
-            // that lives a millisecond is still named (when the read wins the race; it is
-            // reported either way).
-            if event.kind == .exec, lines.isWatched(event.pid) {
-                let comm = ProcTable.text("/proc/\(event.pid)/comm", limit: 256).map { "[\($0.trimmingCharacters(in: ["\n"]))]" }
-                if let read = ProcTable.commandLine(event.pid) ?? comm { lines.apply(ProcessEvent(pid: event.pid, .name(read))) }
+            // What a stranger's process runs is read as soon as its exec is known, before it
+            // can end (a program that lives a millisecond is still named when the read wins
+            // the race; it is reported either way): once a process a batch, not when the batch
+            // says it has ended or its pid went to another process since (nothing of it is left
+            // to read), and at most `execReads` a second.
+            guard readable.contains(i), case .stranger? = lines.lines[event.pid], execReads.take(now: now) else { continue }
+            if let read = ProcTable.commandLine(event.pid) ?? ProcTable.shortName(event.pid) {
+                lines.apply(ProcessEvent(pid: event.pid, .name(read)))
             }
         }
         lines.settle(read: ProcTable.entry)
@@ -109,7 +110,7 @@ extension Watcher {
         let end = record.begin.policy.processRule == .end
         var living: [Int: (entry: ProcessEntry, command: String)] = [:]
         for stranger in found where !stranger.ended {
-            let entry = ProcTable.entry(stranger.pid).flatMap { $0.uids.contains(record.uid) && !$0.zombie ? $0 : nil }
+            let entry = ProcTable.entry(stranger.pid).flatMap { $0.uids.first == record.uid && !$0.zombie ? $0 : nil }
             guard let entry else { continue }
             // The command is read before the kill, of the process that will name the line only.
             if living[stranger.root] == nil { living[stranger.root] = (entry, Self.told(entry.pid, name: stranger.name)) }
@@ -118,47 +119,36 @@ extension Watcher {
         }
         var incidents: [Incident] = []
         var told = Set<Int32>()
-        // `take` marks one process of each line new: one incident a new line.
+        // `take` marks one process of each line new: one incident a new line, by its first
+        // process found now that still runs, else by what the events said of the first.
         for stranger in found where stranger.new {
-            // The line's first process found now is `stranger`: when it ended, it is named by the kernel's word.
             let named = living[stranger.root]
                 ?? (ProcessEntry(pid: stranger.pid, parent: 0, uids: [record.uid], start: 0), Self.gone(stranger.name))
             told.insert(named.entry.pid)
-            told.insert(stranger.pid)
-            guard takeBurst(now) else { continue }
+            guard burst.take(now: now, program: false) else { continue }
             var entry = named.entry
             entry.command = named.command
             // Under `end` every process of the line still running was killed (as root a kill
-            // fails only for a process already gone): the line is ended either way.
+            // fails only for a process already gone), and any it starts will be: the line is
+            // ended either way.
             incidents.append(ProcessRule.incident(entry, account: record.account, action: end ? "ended" : "reported", at: now))
         }
         // Under `end` a stranger is ended at its first sight: what it runs is never let run.
-        if !end {
-            for program in programs where !told.contains(program.pid) {
-                guard takeBurst(now) else { continue }
-                let entry = program.ended ? nil : ProcTable.entry(program.pid).flatMap { $0.uids.contains(record.uid) && !$0.zombie ? $0 : nil }
-                var shown = ProcessEntry(pid: program.pid, parent: 0, uids: [record.uid], start: entry?.start ?? 0)
-                shown.command = entry.map { Self.told($0.pid, name: program.name) } ?? Self.gone(program.name)
-                incidents.append(ProcessRule.ran(shown, account: record.account, at: now))
-            }
+        guard !end else { return incidents + leftOut(record, now: now) }
+        for program in programs where !told.contains(program.pid) {
+            guard burst.take(now: now, program: !program.new) else { continue }
+            var shown = ProcessEntry(pid: program.pid, parent: 0, uids: [record.uid], start: 0)
+            shown.command = program.ended ? Self.gone(program.name) : Self.told(program.pid, name: program.name)
+            // A line placed at the begin and not looked at yet is reported by this program first.
+            incidents.append(program.new ? ProcessRule.incident(shown, account: record.account, action: "reported", at: now)
+                                         : ProcessRule.ran(shown, account: record.account, at: now))
         }
         return incidents + leftOut(record, now: now)
     }
 
-    /// Whether one more incident for a stranger fits in these ten seconds (those past the limit are counted).
-    func takeBurst(_ now: Double) -> Bool {
-        if Int(now / 10) != Int(burst.second / 10) { burst = (now, 0, burst.leftOut) }
-        guard burst.count < Self.mostNewLines else {
-            burst.leftOut += 1
-            return false
-        }
-        burst.count += 1
-        return true
-    }
-
-    /// What is said of a process gone before it could be read: what it ran, when read at its exec.
+    /// What is said of a process gone before it could be read: what it ran, when that was read.
     static func gone(_ name: String?) -> String {
-        name.map { "\($0) (it ended at once)" } ?? "[it ended before it could be read]"
+        name.map { "\(Sanitise.text($0, limit: 200)) (it ended at once)" } ?? "[it ended before it could be read]"
     }
 
     /// A living process as its command line and file say. One without a command line now —
@@ -171,12 +161,11 @@ extension Watcher {
         return ProcessRule.describe(command: name, executable: running, system: ProcTable.program(pid) != nil)
     }
 
-    /// One incident for the new lines past the limit, once its ten seconds are over.
+    /// One incident for the new lines and programs past the limits, once their ten seconds are over.
     func leftOut(_ record: ModeRecord, now: Double) -> [Incident] {
-        guard burst.leftOut > 0, Int(now / 10) != Int(burst.second / 10) || burst.leftOut >= 1000 else { return [] }
-        defer { burst.leftOut = 0 }
+        guard let count = burst.leftOut(now: now) else { return [] }
         let end = record.begin.policy.processRule == .end
-        return [Incident(kind: .process, detail: "\(burst.leftOut) more programs of \(record.account) were started in a burst",
+        return [Incident(kind: .process, detail: "\(count) more programs of \(record.account) were started in a burst",
                          at: now, action: end ? "ended" : "reported")]
     }
 
@@ -186,9 +175,11 @@ extension Watcher {
         case 2: ProcessEvent(pid: raw.pid, .exec)
         case 3: ProcessEvent(pid: raw.pid, .ids(real: raw.ruid, effective: raw.euid))
         case 4: ProcessEvent(pid: raw.pid, .exit)
-        case 5: ProcessEvent(pid: raw.pid, .name(withUnsafeBytes(of: raw.name) {
-            String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self)
-        }))
+        // A name a process gave itself is a short name, said as one: `[name]` (a blank one is none).
+        case 5: withUnsafeBytes(of: raw.name) { bytes in
+            let name = String(decoding: bytes.prefix(while: { $0 != 0 }), as: UTF8.self)
+            return name.isEmpty ? nil : ProcessEvent(pid: raw.pid, .name("[\(name)]"))
+        }
         default: nil
         }
     }

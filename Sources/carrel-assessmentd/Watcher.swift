@@ -29,8 +29,11 @@ final class Watcher {
     var eventsMissing: String?
     var lineage: Lineage?
     var lineageOwner: ProcessMark?
-    /// Incidents for new lines in these ten seconds, and those left out past the limit.
-    var burst = (second: 0.0, count: 0, leftOut: 0)
+    /// Incidents for new lines and for programs of lines reported in these ten seconds, and
+    /// those left out past the limits (said in one incident once the ten seconds are over).
+    var burst = ProcessRule.Burst()
+    /// Reads of what a stranger runs at its exec: at most `limit` a second.
+    var execReads = ProcessRule.WaitBudget(limit: 200)
     /// Events were lost: the lines are placed again at the next whole look.
     var reseed = false
     var nextFullLook = 0.0
@@ -81,7 +84,7 @@ final class Watcher {
             let account = Accounts.name(session.uid) ?? "uid \(session.uid)"
             let leader = session.members.first { $0.pid == session.session } ?? session.members.first
             let command = leader.map { ProcTable.describe($0.pid) } ?? ""
-            let detail = "login session of \(account) on \(Self.terminal(session.tty)): \(session.members.count) process(es), \(Sanitise.text(command, limit: 120))"
+            let detail = "login session of \(account) on \(Self.terminal(session.tty)): \(session.members.count) process(es), \(Sanitise.text(command, limit: 340))"
             result.incidents.append(Incident(kind: .session, detail: detail, at: now, action: action))
         }
         let word: String = switch rule {
@@ -163,9 +166,12 @@ final class Watcher {
                     if rule == .end { _ = ProcTable.signal(entry.mark, SIGKILL) }
                     continue
                 }
-                var found = entry
-                found.command = ProcTable.describe(entry.pid)
+                // Read before the kill; said within the same bound as the events' new lines.
+                let command = burst.take(now: now, program: false) ? ProcTable.describe(entry.pid) : nil
                 let ended = rule == .end && ProcTable.signal(entry.mark, SIGKILL)
+                guard let command else { continue }
+                var found = entry
+                found.command = command
                 incidents.append(ProcessRule.incident(found, account: record.account, action: ended ? "ended" : "reported", at: now))
             }
         }

@@ -81,6 +81,68 @@ extension LineageTests {
         lineage.apply(ProcessEvent(pid: 1600, .ids(real: 1001, effective: 1001)))
         let found = lineage.take()
         #expect(found.last.map { $0.pid == 1600 && $0.name == nil && !$0.ended } == true, "\(found)")
+        #expect(found.first.map { $0.pid == 1600 && $0.name == "secret" && $0.ended } == true, "the old one keeps its own: \(found)")
+    }
+
+    /// A line placed at the begin that runs a program before a look reported it: that
+    /// program is the line's first incident (`new`), not a second one after the look's.
+    @Test func aProgramOfALineNotYetReportedIsItsFirstIncident() {
+        var lineage = seeded()
+        lineage.apply(ProcessEvent(pid: 300, .exec))
+        lineage.apply(ProcessEvent(pid: 300, .name("cat notes")))
+        let programs = lineage.takePrograms()
+        #expect(programs.map(\.new) == [true] && programs.map(\.name) == ["cat notes"])
+        #expect(lineage.isReported(300))
+        lineage.apply(ProcessEvent(pid: 300, .exec))
+        #expect(lineage.takePrograms().map(\.new) == [false])
+    }
+
+    /// A program of the account forked by a process the lines do not place (a user service
+    /// manager of the student's) that ends before it can be read is still a new line.
+    @Test func aChainThatEndedUnreadIsAStrangersWhenItsForkerIsTheAccounts() {
+        var lineage = seeded()
+        let read: (Int32) -> ProcessEntry? = { pid in
+            switch pid {
+            case 50: ProcessEntry(pid: 50, parent: 1, uids: [1001], start: 5)  // the student's service manager
+            case 60: ProcessEntry(pid: 60, parent: 1, uids: [0], start: 6)  // root's
+            default: nil
+            }
+        }
+        lineage.apply(ProcessEvent(pid: 1700, .fork(parent: 50)))
+        lineage.apply(ProcessEvent(pid: 1700, .exec))
+        lineage.apply(ProcessEvent(pid: 1700, .exit))
+        lineage.apply(ProcessEvent(pid: 1710, .fork(parent: 60)))
+        lineage.apply(ProcessEvent(pid: 1710, .exit))
+        lineage.settle(read: read)
+        let found = lineage.take()
+        #expect(found.map(\.pid) == [1700] && found.allSatisfy { $0.new && $0.ended }, "\(found)")
+    }
+
+    /// Only an exec whose process is still that process at the end of the batch is read, once.
+    @Test func onlyTheLastExecOfAProcessThatStillRunsIsRead() {
+        let batch = [ProcessEvent(pid: 1, .exec), ProcessEvent(pid: 2, .exec), ProcessEvent(pid: 1, .exec),
+                     ProcessEvent(pid: 3, .exec), ProcessEvent(pid: 2, .exit), ProcessEvent(pid: 3, .fork(parent: 9)),
+                     ProcessEvent(pid: 3, .exec)]
+        #expect(Lineage.readableExecs(batch) == [2, 6])
+    }
+}
+
+/// The incidents a burst of processes makes: bounded, and counted past the bound.
+@Suite struct BurstTests {
+    @Test func linesAndProgramsHaveABudgetEachAndTheRestIsCountedOnce() {
+        var burst = ProcessRule.Burst(limit: 3)
+        #expect((0..<5).map { _ in burst.take(now: 100, program: true) } == [true, true, true, false, false])
+        let line = burst.take(now: 101, program: false)
+        #expect(line, "a loop of programs does not hide a new line")
+        let early = burst.leftOut(now: 105)
+        #expect(early == nil, "said once the ten seconds are over")
+        for _ in 0..<10_000 { _ = burst.take(now: 106, program: true) }
+        let stillEarly = burst.leftOut(now: 109)
+        #expect(stillEarly == nil, "however many: no incident before then")
+        let counted = burst.leftOut(now: 110), again = burst.leftOut(now: 111)
+        #expect(counted == 10_002 && again == nil)
+        let next = burst.take(now: 111, program: true)
+        #expect(next, "a new ten seconds")
     }
 }
 

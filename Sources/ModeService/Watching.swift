@@ -147,6 +147,8 @@ public enum ProcessRule {
     /// Carrel, or blanks its line, is still named by what it runs. Each part made safe to show.
     public static func describe(command: String, executable: String?, system: Bool) -> String {
         let line = Sanitise.text(command, limit: 200)
+        // No line, no name and no file: a process on its way out (a living one still has its file).
+        if command == "[]" && (executable ?? "").isEmpty { return "[it ended before it could be read]" }
         guard let executable, !executable.isEmpty else { return line }
         var first = command.split(separator: " ", maxSplits: 1).first.map(String.init) ?? ""
         // A login shell's first word is its name after a dash (`-bash`).

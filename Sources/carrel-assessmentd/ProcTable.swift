@@ -79,7 +79,7 @@ enum ProcTable {
             return true
         })
         if let line { return line }
-        return shortName(pid) ?? "[it ended before it could be read]"
+        return shortName(pid) ?? "[]"
     }
 
     /// The process's command line, its arguments joined by spaces (the first 4 KiB: one read,

@@ -100,8 +100,8 @@ extension Watcher {
     /// for each new line (told by the first of its processes found now that still runs: a
     /// shell that started a program in the background and exited is gone, the program is not)
     /// and, under `report`, for each program a stranger's process runs afterwards: a shell
-    /// reported once does not run what it likes unseen. A process that ended before it could
-    /// be read is told by the name the kernel gave it.
+    /// reported once runs no program unseen. A process that ended before it could be read is
+    /// told by what was read of it at its exec, when anything was.
     func act(_ record: ModeRecord, now: Double) -> [Incident] {
         guard var lines = lineage else { return [] }
         let found = lines.take()

@@ -152,6 +152,8 @@ extension LineageTests {
         #expect(ProcessRule.describe(command: "carrel 900", executable: "/home/ada/hide", system: false)
             == "carrel 900 (runs /home/ada/hide)")
         #expect(ProcessRule.describe(command: "[]", executable: "/tmp/x", system: false) == "[] (runs /tmp/x)")
+        #expect(ProcessRule.describe(command: "[]", executable: nil, system: false) == "[it ended before it could be read]",
+                "nothing left of it: on its way out")
         #expect(ProcessRule.describe(command: "bash", executable: "/home/ada/bash", system: false) == "bash (runs /home/ada/bash)",
                 "a copy named like a shell")
     }

@@ -134,6 +134,33 @@ public enum ProcessRule {
         Incident(kind: .process, detail: "process \(entry.pid) of \(account): \(Sanitise.text(entry.command, limit: 340))", at: at, action: action)
     }
 
+    /// A process gone before it could be read: what was read of it at its exec (`name`), and
+    /// the files the kernel said it last opened to run (`files`, oldest first), when either is
+    /// known: the last file, with the one before it when the last is an interpreter (a script
+    /// run by its `#!` line: "/home/s1/x.sh then /usr/bin/dash").
+    public static func gone(name: String?, files: [String]) -> String {
+        var ran = files.suffix(1).map { $0 }
+        if let last = files.last, files.count > 1, isInterpreter(last) { ran = Array(files.suffix(2)) }
+        ran = ran.map { Sanitise.text($0, limit: 160) }
+        guard let name else {
+            return ran.isEmpty ? "[it ended before it could be read]" : ran.joined(separator: " then ") + " (it ended at once)"
+        }
+        let said = Sanitise.text(name, limit: 200)
+        // A short name in brackets names its file too: `[true]` for /usr/bin/true.
+        let first = said.split(separator: " ", maxSplits: 1).first.map { baseName(String($0)).trimmingCharacters(in: ["[", "]"]) } ?? ""
+        let named = ran.contains { baseName($0) == first }
+        return said + (ran.isEmpty || named ? "" : " (ran " + ran.joined(separator: " then ") + ")") + " (it ended at once)"
+    }
+
+    static func baseName(_ path: String) -> String { path.split(separator: "/").last.map(String.init) ?? path }
+
+    /// A program that runs scripts: a shell, python, perl…
+    static func isInterpreter(_ path: String) -> Bool {
+        let name = baseName(path)
+        return ["sh", "bash", "dash", "zsh", "ksh", "fish", "busybox"].contains(name)
+            || ["python", "perl", "ruby", "node", "php", "lua", "tclsh", "awk", "gawk", "mawk"].contains { name.hasPrefix($0) }
+    }
+
     /// A program a process of a line already reported went on to run (`processes: report`).
     public static func ran(_ entry: ProcessEntry, account: String, at: Double) -> Incident {
         Incident(kind: .process, detail: "process \(entry.pid) of \(account) ran: \(Sanitise.text(entry.command, limit: 340))",

@@ -17,11 +17,40 @@ extension Watcher {
         eventsMissing = events >= 0 ? nil : (errno == EPERM || errno == EACCES
             ? "the service does not run as root in the machine's own process namespace" : Files.error())
         if let why = eventsMissing { log("the kernel's process events are not available: \(why); /proc is looked at instead") }
+        if events >= 0, execFiles < 0 {
+            execFiles = cad_exec_files_open()
+            if execFiles < 0 { log("the files programs run are not told (fanotify: \(Files.error())); a program that ends at once may go unnamed") }
+        }
+    }
+
+    /// The files run since the last call (at most 4 096 a call), by process, ld.so left out; those
+    /// older than two seconds are forgotten.
+    func readExecFiles(now: Double) {
+        ranFiles = ranFiles.filter { now - $0.value.at < 2 }
+        guard execFiles >= 0 else { return }
+        var buffer = [cad_exec_file](repeating: cad_exec_file(), count: 256)
+        for _ in 0..<16 {
+            let n = Int(cad_exec_files_read(execFiles, &buffer, Int32(buffer.count)))
+            guard n > 0 else { break }
+            for file in buffer[0..<n] {
+                let path = withUnsafeBytes(of: file.path) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+                let name = path.split(separator: "/").last.map(String.init) ?? path
+                if name.hasPrefix("ld-linux") || name.hasPrefix("ld-musl") || name.hasPrefix("ld.so") { continue }
+                var known = ranFiles[file.pid] ?? ([], now)
+                if known.files.count < 3, known.files.last != path { known.files.append(path) }
+                known.at = now
+                ranFiles[file.pid] = known
+            }
+            if n < buffer.count { break }
+        }
     }
 
     func unsubscribe() {
         if events >= 0 { close(events) }
         events = -1
+        if execFiles >= 0 { close(execFiles) }
+        execFiles = -1
+        ranFiles = [:]
         lineage = nil
         lineageOwner = nil
     }
@@ -67,6 +96,8 @@ extension Watcher {
             if n < Int32(buffer.count) { break }
         }
         guard let record, let owner, owner == lineageOwner, var lines = lineage, record.begin.policy.processRule != .ignore else { return [] }
+        // After the batch: the kernel tells a file opened to run before the exec it makes.
+        readExecFiles(now: now)
         // A program between the login and Carrel that runs another is looked at now.
         let ancestors = Set(ownerAncestors.map(\.pid))
         if batch.contains(where: { $0.kind == .exec && ancestors.contains($0.pid) }) { nextFullLook = 0 }
@@ -113,18 +144,18 @@ extension Watcher {
             let entry = ProcTable.entry(stranger.pid).flatMap { $0.uids.first == record.uid && !$0.zombie ? $0 : nil }
             guard let entry else { continue }
             // The command is read before the kill, of the process that will name the line only.
-            if living[stranger.root] == nil { living[stranger.root] = (entry, Self.told(entry.pid, name: stranger.name)) }
+            if living[stranger.root] == nil { living[stranger.root] = (entry, told(entry.pid, name: stranger.name)) }
             if end { _ = ProcTable.signal(entry.mark, SIGKILL) }
             reported.insert(entry.mark)
         }
         var incidents: [Incident] = []
-        var told = Set<Int32>()
+        var covered = Set<Int32>()
         // `take` marks one process of each line new: one incident a new line, by its first
         // process found now that still runs, else by what the events said of the first.
         for stranger in found where stranger.new {
             let named = living[stranger.root]
-                ?? (ProcessEntry(pid: stranger.pid, parent: 0, uids: [record.uid], start: 0), Self.gone(stranger.name))
-            told.insert(named.entry.pid)
+                ?? (ProcessEntry(pid: stranger.pid, parent: 0, uids: [record.uid], start: 0), gone(stranger.pid, stranger.name))
+            covered.insert(named.entry.pid)
             guard burst.take(now: now, program: false) else { continue }
             var entry = named.entry
             entry.command = named.command
@@ -135,10 +166,13 @@ extension Watcher {
         }
         // Under `end` a stranger is ended at its first sight: what it runs is never let run.
         guard !end else { return incidents + leftOut(record, now: now) }
-        for program in programs where !told.contains(program.pid) {
+        for program in programs where !covered.contains(program.pid) {
+            // A process still there whose real id is not the account's is not its (a line kept
+            // for a pid whose end the kernel dropped, until the next look places them again).
+            if !program.ended, let entry = ProcTable.entry(program.pid), !entry.zombie, entry.uids.first != record.uid { continue }
             guard burst.take(now: now, program: !program.new) else { continue }
             var shown = ProcessEntry(pid: program.pid, parent: 0, uids: [record.uid], start: 0)
-            shown.command = program.ended ? Self.gone(program.name) : Self.told(program.pid, name: program.name)
+            shown.command = program.ended ? gone(program.pid, program.name) : told(program.pid, name: program.name)
             // A line placed at the begin and not looked at yet is reported by this program first.
             incidents.append(program.new ? ProcessRule.incident(shown, account: record.account, action: "reported", at: now)
                                          : ProcessRule.ran(shown, account: record.account, at: now))
@@ -146,18 +180,19 @@ extension Watcher {
         return incidents + leftOut(record, now: now)
     }
 
-    /// What is said of a process gone before it could be read: what it ran, when that was read.
-    static func gone(_ name: String?) -> String {
-        name.map { "\(Sanitise.text($0, limit: 200)) (it ended at once)" } ?? "[it ended before it could be read]"
+    /// What is said of a process gone before it could be read: what it ran, as read at its
+    /// exec and as the kernel said it opened the files.
+    func gone(_ pid: Int32, _ name: String?) -> String {
+        ProcessRule.gone(name: name, files: ranFiles[pid]?.files ?? [])
     }
 
     /// A living process as its command line and file say. One without a command line now —
     /// on its way out, or one that blanked its own — by what it ran as read at its exec, when
     /// that was read, and the file it runs.
-    static func told(_ pid: Int32, name: String?) -> String {
+    func told(_ pid: Int32, name: String?) -> String {
         let now = ProcTable.describe(pid)
-        guard let name, now.hasPrefix("[") else { return now }
-        guard let running = ProcTable.executable(pid) else { return gone(name) }
+        guard now.hasPrefix("[") else { return now }
+        guard let name, let running = ProcTable.executable(pid) else { return now.hasPrefix("[it ended") ? gone(pid, name) : now }
         return ProcessRule.describe(command: name, executable: running, system: ProcTable.program(pid) != nil)
     }
 

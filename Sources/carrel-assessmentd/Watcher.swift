@@ -27,6 +27,10 @@ final class Watcher {
     /// the Carrel that owns the mode (`lineageOwner`).
     var events: Int32 = -1
     var eventsMissing: String?
+    /// The kernel's word of each file opened to be run (fanotify; -1: none), and the files each
+    /// process ran in the last two seconds, kept to name one that ends before it can be read.
+    var execFiles: Int32 = -1
+    var ranFiles: [Int32: (files: [String], at: Double)] = [:]
     var lineage: Lineage?
     var lineageOwner: ProcessMark?
     /// Incidents for new lines and for programs of lines reported in these ten seconds, and

@@ -168,6 +168,22 @@ extension LineageTests {
             == "/bin/sleep 31 (runs /usr/bin/sleep)", "a name borrowed by a file of the student's")
     }
 
+    /// A process gone before it could be read: by what was read at its exec, else by the files
+    /// the kernel said it opened to run; the files are added when the line does not name them.
+    @Test func aProcessGoneIsToldByWhatIsKnown() {
+        #expect(ProcessRule.gone(name: nil, files: []) == "[it ended before it could be read]")
+        #expect(ProcessRule.gone(name: nil, files: ["/usr/bin/cat"]) == "/usr/bin/cat (it ended at once)")
+        #expect(ProcessRule.gone(name: nil, files: ["/home/s1/x.sh", "/usr/bin/dash"]) == "/home/s1/x.sh then /usr/bin/dash (it ended at once)")
+        #expect(ProcessRule.gone(name: "cat notes", files: ["/usr/bin/cat"]) == "cat notes (it ended at once)")
+        #expect(ProcessRule.gone(name: "[sleep]", files: ["/tmp/hide"]) == "[sleep] (ran /tmp/hide) (it ended at once)")
+        #expect(ProcessRule.gone(name: nil, files: ["/usr/bin/setpriv", "/usr/bin/true"]) == "/usr/bin/true (it ended at once)",
+                "where a chain got to")
+        #expect(ProcessRule.gone(name: "/bin/true x", files: ["/usr/bin/true"]) == "/bin/true x (it ended at once)")
+        #expect(ProcessRule.gone(name: "[true]", files: ["/usr/bin/true"]) == "[true] (it ended at once)")
+        let hostile = ProcessRule.gone(name: nil, files: ["/tmp/\u{1B}]0;x\u{07}"])
+        #expect(!hostile.contains("\u{1B}") && !hostile.contains("\u{07}"), "\(hostile)")
+    }
+
     @Test func theFilesNameIsMadeSafeToShow() {
         let shown = ProcessRule.describe(command: "x", executable: "/tmp/\u{1B}[2Jevil\nname", system: false)
         #expect(!shown.contains("\u{1B}") && !shown.contains("\n"), "\(shown)")

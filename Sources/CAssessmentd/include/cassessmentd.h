@@ -46,4 +46,19 @@ int cad_proc_events_open(void);
 /// kernel dropped some (the caller must look at the whole machine again).
 int cad_proc_events_read(int fd, cad_proc_event *events, int max);
 
+/// A file a process opened to run it (fanotify FAN_OPEN_EXEC): the process (`pid`, its
+/// thread group) and the file's path as this process sees it (NUL-terminated, cut at 511 bytes).
+typedef struct {
+    int pid;
+    char path[512];
+} cad_exec_file;
+
+/// A fanotify descriptor told of every file opened to be run on each filesystem mounted now
+/// (close-on-exec, non-blocking); -1 with errno (EPERM without CAP_SYS_ADMIN).
+int cad_exec_files_open(void);
+
+/// The files run since the last call, at most `max`: their count (each event's descriptor is
+/// closed); -1 with errno.
+int cad_exec_files_read(int fd, cad_exec_file *files, int max);
+
 #endif

@@ -146,10 +146,11 @@ public struct Lineage: Sendable, Equatable {
             switch lines[event.pid] {
             case .owner?, .stranger?: break
             case .pending?, nil:
-                // Of the account once its real id is the account's (a cron job, `su`): a process
-                // of root's that borrows the account's effective id for a moment (a login
-                // program reading the account's files) is root's, and root is trusted.
-                guard real == uid else { break }
+                // Of the account once its real id is the account's and it no longer runs as
+                // root (a cron job, `su`): a process of root's that borrows the account's real
+                // or effective id for a moment (`runuser`, a login program reading the
+                // account's files) is root's, and root is trusted.
+                guard real == uid, effective != 0 else { break }
                 let name = names[event.pid]
                 forget(event.pid)
                 let root = number()
@@ -207,7 +208,7 @@ public struct Lineage: Sendable, Equatable {
             }
             guard let line = placed else {
                 if alive.isEmpty, let first = members.first, let parent = chainParents[chain], let forker = read(parent),
-                   forker.uids.first == uid {
+                   forker.isOf(uid) {
                     // All of it ended before it could be read, forked by a process of the account
                     // the lines do not place (a user service manager, a terminal): a line of the
                     // account's all the same, told by what little is known.
@@ -235,7 +236,7 @@ public struct Lineage: Sendable, Equatable {
     /// one (the events may have missed a fork: the kernel drops them when they come faster than
     /// they are read), else a new stranger's. Another account's process has no line.
     mutating func line(of entry: ProcessEntry, read: (Int32) -> ProcessEntry?) -> Line? {
-        guard entry.uids.first == uid else { return nil }
+        guard entry.isOf(uid) else { return nil }
         var parent = entry.parent
         for _ in 0..<32 where parent > 1 {
             switch lines[parent] {

@@ -42,20 +42,26 @@ public struct ProcessEntry: Sendable, Equatable {
     }
 
     public var mark: ProcessMark { ProcessMark(pid: pid, start: start) }
+
+    /// A process of the account `uid`: its real id is the account's, and it does not run with
+    /// root's effective id (root's own programs that borrow the account's real or effective id
+    /// for a moment, as `runuser` and login programs do, are root's; so is a setuid-root program).
+    public func isOf(_ uid: UInt32) -> Bool {
+        uids.first == uid && (uids.count < 2 || uids[1] != 0)
+    }
 }
 
 /// Which processes of the seat's account are not the Carrel that owns the mode: pure, over a
 /// table of processes, so the rule is tested without a machine.
 public enum ProcessRule {
-    /// The processes of `uid` (their real user id: root's process that borrows the account's
-    /// effective id for a moment is root's) that are neither one of `owners` nor an ancestor
+    /// The processes of `uid` (`ProcessEntry.isOf`) that are neither one of `owners` nor an ancestor
     /// or a descendant of one, nor one of `kept`, nor already `reported`; zombies no longer run
     /// and are skipped.
     public static func strangers(_ table: [ProcessEntry], uid: UInt32, owners: [ProcessMark], kept: Set<ProcessMark> = [],
                                  reported: Set<ProcessMark> = []) -> [ProcessEntry] {
         let allowed = family(table, of: owners).union(kept)
         return table.filter { entry in
-            entry.uids.first == uid && !entry.zombie && !allowed.contains(entry.mark) && !reported.contains(entry.mark)
+            entry.isOf(uid) && !entry.zombie && !allowed.contains(entry.mark) && !reported.contains(entry.mark)
         }
     }
 

@@ -141,7 +141,7 @@ extension Watcher {
         let end = record.begin.policy.processRule == .end
         var living: [Int: (entry: ProcessEntry, command: String)] = [:]
         for stranger in found where !stranger.ended {
-            let entry = ProcTable.entry(stranger.pid).flatMap { $0.uids.first == record.uid && !$0.zombie ? $0 : nil }
+            let entry = ProcTable.entry(stranger.pid).flatMap { $0.isOf(record.uid) && !$0.zombie ? $0 : nil }
             guard let entry else { continue }
             // The command is read before the kill, of the process that will name the line only.
             if living[stranger.root] == nil { living[stranger.root] = (entry, told(entry.pid, name: stranger.name)) }
@@ -169,7 +169,7 @@ extension Watcher {
         for program in programs where !covered.contains(program.pid) {
             // A process still there whose real id is not the account's is not its (a line kept
             // for a pid whose end the kernel dropped, until the next look places them again).
-            if !program.ended, let entry = ProcTable.entry(program.pid), !entry.zombie, entry.uids.first != record.uid { continue }
+            if !program.ended, let entry = ProcTable.entry(program.pid), !entry.zombie, !entry.isOf(record.uid) { continue }
             guard burst.take(now: now, program: !program.new) else { continue }
             var shown = ProcessEntry(pid: program.pid, parent: 0, uids: [record.uid], start: 0)
             shown.command = program.ended ? gone(program.pid, program.name) : told(program.pid, name: program.name)

@@ -83,7 +83,7 @@ import Testing
             switch pid {
             case 500: ProcessEntry(pid: 500, parent: 1, uids: [1001], start: 50)
             case 510: ProcessEntry(pid: 510, parent: 1, uids: [0], start: 51)
-            case 520: ProcessEntry(pid: 520, parent: 100, uids: [1001, 0], start: 52)  // a setuid program the student runs
+            case 520: ProcessEntry(pid: 520, parent: 100, uids: [1001, 1002], start: 52)  // a setuid program of another account
             case 530: ProcessEntry(pid: 530, parent: 210, uids: [1001], start: 53)
             default: nil
             }
@@ -138,8 +138,10 @@ import Testing
         var lineage = seeded()
         lineage.apply(ProcessEvent(pid: 600, .ids(real: 1001, effective: 1001)))
         lineage.apply(ProcessEvent(pid: 610, .ids(real: 1002, effective: 1002)))
-        // Root's login program reading the account's files with its effective id is root's.
+        // Root's login program reading the account's files with its effective id, or `runuser`
+        // borrowing its real id for a moment, is root's.
         lineage.apply(ProcessEvent(pid: 620, .ids(real: 0, effective: 1001)))
+        lineage.apply(ProcessEvent(pid: 630, .ids(real: 1001, effective: 0)))
         let found = lineage.take()
         #expect(found.map(\.pid) == [600] && found[0].new)
     }

@@ -54,13 +54,14 @@ import Testing
         #expect(resuming.map(\.pid) == [400, 401, 500, 700])
     }
 
-    /// A process is the account's by its real user id: a setuid program the student runs
-    /// counts; root's login program borrowing the account's effective id for a moment (to read
-    /// its files) is root's, and root is trusted (ending it would break the machine's logins).
+    /// A process is the account's by its real user id, unless it runs as root: root's login
+    /// programs borrowing the account's real or effective id for a moment are root's, and root
+    /// is trusted (ending them would break the machine's logins).
     @Test func aProcessIsTheAccountsByItsRealUid() {
         var setuid = table
-        setuid.append(ProcessEntry(pid: 1000, parent: 1, uids: [1001, 0], start: 100, command: "passwd"))
-        setuid.append(ProcessEntry(pid: 1010, parent: 1, uids: [0, 1001], start: 101, command: "runuser -l s1"))
+        setuid.append(ProcessEntry(pid: 1000, parent: 1, uids: [1001, 1002], start: 100, command: "a setuid game"))
+        setuid.append(ProcessEntry(pid: 1010, parent: 1, uids: [0, 1001], start: 101, command: "login reading ~/.hushlogin"))
+        setuid.append(ProcessEntry(pid: 1020, parent: 1, uids: [1001, 0], start: 102, command: "runuser -l s1 (setreuid for a moment)"))
         #expect(ProcessRule.strangers(setuid, uid: 1001, owners: [carrel]).map(\.pid) == [500, 700, 1000])
     }
 

@@ -131,8 +131,8 @@ extension AssessmentdRootTests {
         _ = ChildSpawn.run("/usr/bin/pkill", ["-u", student], environment: AssessmentdLab.environment)
     }
 
-    /// Under `processes: end`, a process of root's that borrows the account's effective id for
-    /// a moment (as login programs do to read the account's files) is root's: not ended.
+    /// Under `processes: end`, a process of root's that borrows the account's effective or real
+    /// id for a moment (as login programs and `runuser` do) is root's: not ended.
     @Test func rootBorrowingTheAccountsEffectiveIdIsNotEnded() throws {
         let lab = try AssessmentdLab()
         let uid = lab.uid(lab.students[0])
@@ -142,7 +142,9 @@ extension AssessmentdRootTests {
         let policy = MachinePolicy(consoles: .allow, devices: .allow, processes: .end)
         _ = try #require(Self.began(Self.ask(carrel, AssessmentdLab.begin(session: "s-borrow", port: store.port, policy: policy)).0),
                          "\(lab.logText)")
-        let run = ChildSpawn.runOutsideRunner("/usr/bin/python3", ["-c", "import os, time; os.seteuid(\(uid)); time.sleep(0.6); os.seteuid(0); time.sleep(0.6)"],
+        // Its effective id, then its real id as `runuser` does (setreuid), each for a moment.
+        let run = ChildSpawn.runOutsideRunner("/usr/bin/python3", ["-c", "import os, time; os.seteuid(\(uid)); time.sleep(0.6); os.seteuid(0); "
+                                                                   + "os.setreuid(\(uid), -1); time.sleep(0.6); os.setreuid(0, -1); time.sleep(0.6)"],
                                               environment: AssessmentdLab.environment)
         #expect(run.status == 0, "root's process was ended: \(run.status) \(lab.logText)")
         _ = Self.ask(carrel, AssessmentdLab.line(.end))

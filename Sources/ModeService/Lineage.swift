@@ -250,8 +250,8 @@ public struct Lineage: Sendable, Equatable {
         return .stranger(root: number())
     }
 
-    /// `pid` no longer runs (or is used again): out of its line, and so of its chain. Its
-    /// name stays until it is taken (a pid used again is named anew at its fork).
+    /// `pid` no longer runs (or is used again): out of its line, and so of its chain; its name
+    /// goes too (its sightings keep their own copy).
     mutating func forget(_ pid: Int32) {
         lines[pid] = nil
         names[pid] = nil
@@ -272,7 +272,7 @@ public struct Lineage: Sendable, Equatable {
         public var new: Bool
         /// It ended before it was taken: nothing of it can be read, only its name.
         public var ended: Bool
-        /// The kernel's short name for it, when an event gave one.
+        /// What it ran, as read at its exec (or the short name it gave itself), when known.
         public var name: String?
     }
 

@@ -67,6 +67,11 @@ public struct Lineage: Sendable, Equatable {
     var lastRan: [Int32: Int] = [:]
     /// Pending processes that ran a program before they were placed.
     var ranPending: Set<Int32> = []
+    /// The children each stranger's process forked since it last ran a program (at most 64):
+    /// when it runs another, they go on running the one it left, and are taken as programs.
+    var childrenSinceExec: [Int32: [Int32]] = [:]
+    /// Children whose parent ran another program after forking them, since the last take.
+    var leftBehind: [Sighting] = []
     /// What each living process of a stranger's or a pending line runs, as the events named it
     /// (the sightings keep their own copy when it ends).
     public private(set) var names: [Int32: String] = [:]
@@ -96,6 +101,8 @@ public struct Lineage: Sendable, Equatable {
         lastFresh = [:]
         lastRan = [:]
         ranPending = []
+        childrenSinceExec = [:]
+        leftBehind = []
         names = [:]
         chains = [:]
         chainParents = [:]
@@ -133,6 +140,7 @@ public struct Lineage: Sendable, Equatable {
             case let .stranger(root)?:
                 lines[event.pid] = .stranger(root: root)
                 sight(Sighting(pid: event.pid, root: root, name: names[event.pid]))
+                if childrenSinceExec[parent, default: []].count < 64 { childrenSinceExec[parent, default: []].append(event.pid) }
             case let .pending(chain)?:
                 lines[event.pid] = .pending(chain: chain)
                 chains[chain, default: []].append(event.pid)
@@ -162,7 +170,12 @@ public struct Lineage: Sendable, Equatable {
             // A new program: the name it had is not what it runs now.
             names[event.pid] = nil
             switch lines[event.pid] {
-            case let .stranger(root)?: sightProgram(Sighting(pid: event.pid, root: root, name: nil))
+            case let .stranger(root)?:
+                sightProgram(Sighting(pid: event.pid, root: root, name: nil))
+                // Its children still run the program it left: each is a program of the line.
+                for child in childrenSinceExec.removeValue(forKey: event.pid) ?? [] where lines[child] == .stranger(root: root) {
+                    leftBehind.append(Sighting(pid: child, root: root, name: names[child]))
+                }
             case .pending?: ranPending.insert(event.pid)
             case .owner?, nil: break
             }
@@ -256,6 +269,7 @@ public struct Lineage: Sendable, Equatable {
         lines[pid] = nil
         names[pid] = nil
         ranPending.remove(pid)
+        childrenSinceExec[pid] = nil
     }
 
     mutating func number() -> Int {
@@ -274,6 +288,8 @@ public struct Lineage: Sendable, Equatable {
         public var ended: Bool
         /// What it ran, as read at its exec (or the short name it gave itself), when known.
         public var name: String?
+        /// A child whose parent ran another program after forking it: it runs the one left.
+        public var leftBehind = false
     }
 
     /// The strangers found since the last call, those that ended since too (a program that
@@ -296,10 +312,19 @@ public struct Lineage: Sendable, Equatable {
     public mutating func takePrograms() -> [Found] {
         var last: [Sighting: Int] = [:]
         for (i, run) in ran.enumerated() { last[Sighting(pid: run.pid, root: run.root, name: nil)] = i }
-        let out = ran.enumerated().filter { last[Sighting(pid: $0.element.pid, root: $0.element.root, name: nil)] == $0.offset }
+        var out = ran.enumerated().filter { last[Sighting(pid: $0.element.pid, root: $0.element.root, name: nil)] == $0.offset }
             .map { found($0.element, new: reportedRoots.insert($0.element.root).inserted) }
+        // Children whose parent went on to another program: what they run is a program too
+        // (a program that forks and at once execs something harmless leaves its work to them).
+        var seen = Set(out.map(\.pid))
+        for child in leftBehind where seen.insert(child.pid).inserted {
+            var taken = found(child, new: reportedRoots.insert(child.root).inserted)
+            taken.leftBehind = true
+            out.append(taken)
+        }
         ran = []
         lastRan = [:]
+        leftBehind = []
         return out
     }
 

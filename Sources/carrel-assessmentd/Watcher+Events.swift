@@ -51,6 +51,7 @@ extension Watcher {
         if execFiles >= 0 { close(execFiles) }
         execFiles = -1
         ranFiles = [:]
+        toldPrograms = [:]
         lineage = nil
         lineageOwner = nil
     }
@@ -174,6 +175,11 @@ extension Watcher {
             var shown = ProcessEntry(pid: program.pid, parent: 0, uids: [record.uid], start: 0)
             shown.command = program.ended ? gone(program.pid, program.name) : told(program.pid, name: program.name)
             // A line placed at the begin and not looked at yet is reported by this program first.
+            if program.leftBehind { shown.command += " (its parent went on to run another program)" }
+            // The same program of the same process, said already (its exec read late): once.
+            guard toldPrograms[program.pid] != shown.command else { continue }
+            if toldPrograms.count > 4096 { toldPrograms = [:] }
+            toldPrograms[program.pid] = shown.command
             incidents.append(program.new ? ProcessRule.incident(shown, account: record.account, action: "reported", at: now)
                                          : ProcessRule.ran(shown, account: record.account, at: now))
         }

@@ -31,6 +31,8 @@ final class Watcher {
     /// process ran in the last two seconds, kept to name one that ends before it can be read.
     var execFiles: Int32 = -1
     var ranFiles: [Int32: (files: [String], at: Double)] = [:]
+    /// What was last said each process ran (a later exec read the same is not said again).
+    var toldPrograms: [Int32: String] = [:]
     var lineage: Lineage?
     var lineageOwner: ProcessMark?
     /// Incidents for new lines and for programs of lines reported in these ten seconds, and

@@ -48,6 +48,26 @@ extension LineageTests {
         #expect(lineage.names[1301] == nil && lineage.names[1300] == "python3")
     }
 
+    /// A program that forks a child and at once execs something harmless: the child goes on
+    /// running the first program, and is taken as a program of the line too.
+    @Test func aChildLeftRunningByAParentThatExecedIsTaken() {
+        var lineage = seeded(reported: [ProcessMark(pid: 300, start: 30)])
+        lineage.apply(ProcessEvent(pid: 1800, .fork(parent: 300)))
+        lineage.apply(ProcessEvent(pid: 1800, .exec))
+        lineage.apply(ProcessEvent(pid: 1801, .fork(parent: 1800)))
+        lineage.apply(ProcessEvent(pid: 1800, .exec))
+        lineage.apply(ProcessEvent(pid: 1800, .name("sleep 40")))
+        _ = lineage.take()
+        let programs = lineage.takePrograms()
+        #expect(programs.map(\.pid) == [1800, 1801] && programs.map(\.leftBehind) == [false, true], "\(programs)")
+        // Across batches too: forked in one, the parent's exec in the next.
+        lineage.apply(ProcessEvent(pid: 1802, .fork(parent: 1800)))
+        _ = lineage.take()
+        #expect(lineage.takePrograms().isEmpty)
+        lineage.apply(ProcessEvent(pid: 1800, .exec))
+        #expect(lineage.takePrograms().map(\.pid) == [1800, 1802])
+    }
+
     /// The owner's programs are nobody's business, and nothing of theirs is kept.
     @Test func theOwnersProgramsAreNotTakenNorNamed() {
         var lineage = seeded()

@@ -24,6 +24,16 @@ extension AssessmentdRootTests {
                                     environment: AssessmentdLab.environment).status == 0
     }
 
+    /// A C program of the test's, built in the lab's folder (which the student may enter).
+    static func program(_ lab: AssessmentdLab, named name: String, _ source: String) throws -> String {
+        let file = lab.folder + "/\(name).c", program = lab.folder + "/" + name
+        try source.write(toFile: file, atomically: true, encoding: .utf8)
+        try AssessmentdLab.must("/usr/bin/gcc", ["-O1", "-o", program, file])
+        chmod(program, 0o755)
+        chmod(lab.folder, 0o755)
+        return program
+    }
+
     static func incidents(_ carrel: ChildProcess, until found: ([Incident]) -> Bool, timeout: Double) -> [Incident] {
         var incidents: [Incident] = []
         let deadline = Date().addingTimeInterval(timeout)
@@ -105,8 +115,7 @@ extension AssessmentdRootTests {
     @Test func aProgramThatBlanksItsCommandLineIsNamedByItsFile() throws {
         let lab = try AssessmentdLab()
         let student = lab.students[0]
-        let source = lab.folder + "/blank.c", program = lab.folder + "/blank-notes"
-        try """
+        let program = try Self.program(lab, named: "blank-notes", """
             #include <string.h>
             #include <sys/prctl.h>
             #include <unistd.h>
@@ -117,10 +126,7 @@ extension AssessmentdRootTests {
                 return 0;
             }
 
-            """.write(toFile: source, atomically: true, encoding: .utf8)
-        try AssessmentdLab.must("/usr/bin/gcc", ["-O1", "-o", program, source])
-        chmod(program, 0o755)
-        chmod(lab.folder, 0o755)
+            """)
         let store = try Listener()
         let carrel = try Self.reportSession(lab, store: store, session: "s-blank")
         #expect(Self.runAsStudent(student, "\(program) secret-args </dev/null >/dev/null 2>&1 &"))
@@ -148,6 +154,33 @@ extension AssessmentdRootTests {
                                               environment: AssessmentdLab.environment)
         #expect(run.status == 0, "root's process was ended: \(run.status) \(lab.logText)")
         _ = Self.ask(carrel, AssessmentdLab.line(.end))
+    }
+
+    /// A program that forks and at once execs something harmless leaves its work to the child:
+    /// the child is named by what it runs.
+    @Test func aChildLeftRunningByAnExecIsNamed() throws {
+        let lab = try AssessmentdLab()
+        let student = lab.students[0]
+        let program = try Self.program(lab, named: "swap-notes", """
+            #include <unistd.h>
+            int main(void) {
+                if (fork() == 0) { sleep(20); return 0; }
+                execl("/bin/sleep", "sleep", "21", (char *)0);
+                return 1;
+            }
+
+            """)
+        let store = try Listener()
+        let carrel = try Self.reportSession(lab, store: store, session: "s-swap")
+        #expect(Self.runAsStudent(student, "\(program) </dev/null >/dev/null 2>&1 &"))
+        // The launching shell's line names the file in its arguments; the child must be named
+        // by what it runs itself.
+        let left = { (found: [Incident]) in found.filter { $0.detail.contains("(its parent went on to run another program)") } }
+        let heard = Self.incidents(carrel, until: { !left($0).isEmpty }, timeout: 6)
+        print("assessmentd: a child left running by an exec: \(heard.map(\.detail))")
+        #expect(left(heard).contains { $0.detail.contains("of \(student) ran: \(program)") }, "\(heard) \(lab.logText)")
+        _ = Self.ask(carrel, AssessmentdLab.line(.end))
+        _ = ChildSpawn.run("/usr/bin/pkill", ["-u", student], environment: AssessmentdLab.environment)
     }
 
     /// A program that calls itself Carrel is named by the file it runs.

@@ -52,10 +52,18 @@ public struct Lineage: Sendable, Equatable {
     var nextNumber = 1
     /// A process of a stranger's line, the line's number, and what it ran as the events named
     /// it (a copy: the process's pid may be used again by the time it is taken).
-    struct Sighting: Sendable, Hashable {
+    struct Sighting: Sendable, Equatable {
         var pid: Int32
         var root: Int
         var name: String?
+
+        /// A process of a line, whatever it was named: the same one twice is taken once.
+        var key: Key { Key(pid: pid, root: root) }
+    }
+
+    struct Key: Sendable, Hashable {
+        var pid: Int32
+        var root: Int
     }
 
     /// Strangers made since the last `take()`, in the order they were found, with their line.
@@ -296,8 +304,8 @@ public struct Lineage: Sendable, Equatable {
     /// lives a millisecond is still a stranger, and its line may be new), each once.
     public mutating func take() -> [Found] {
         var out: [Found] = []
-        var seen = Set<Sighting>()
-        for sighting in fresh where seen.insert(Sighting(pid: sighting.pid, root: sighting.root, name: nil)).inserted {
+        var seen = Set<Key>()
+        for sighting in fresh where seen.insert(sighting.key).inserted {
             out.append(found(sighting, new: reportedRoots.insert(sighting.root).inserted))
         }
         fresh = []
@@ -310,9 +318,9 @@ public struct Lineage: Sendable, Equatable {
     /// of a line not reported yet (one placed at the begin, not yet looked at) is its line's
     /// first incident, `new`.
     public mutating func takePrograms() -> [Found] {
-        var last: [Sighting: Int] = [:]
-        for (i, run) in ran.enumerated() { last[Sighting(pid: run.pid, root: run.root, name: nil)] = i }
-        var out = ran.enumerated().filter { last[Sighting(pid: $0.element.pid, root: $0.element.root, name: nil)] == $0.offset }
+        var last: [Key: Int] = [:]
+        for (i, run) in ran.enumerated() { last[run.key] = i }
+        var out = ran.enumerated().filter { last[$0.element.key] == $0.offset }
             .map { found($0.element, new: reportedRoots.insert($0.element.root).inserted) }
         // Children whose parent went on to another program: what they run is a program too
         // (a program that forks and at once execs something harmless leaves its work to them).

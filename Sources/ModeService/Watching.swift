@@ -186,9 +186,7 @@ public enum ProcessRule {
         var first = command.split(separator: " ", maxSplits: 1).first.map(String.init) ?? ""
         // A login shell's first word is its name after a dash (`-bash`).
         if first.hasPrefix("-") { first.removeFirst() }
-        let name = executable.split(separator: "/").last.map(String.init) ?? executable
-        let firstName = first.split(separator: "/").last.map(String.init) ?? first
-        if first == executable || (system && firstName == name) { return line }
+        if first == executable || (system && baseName(first) == baseName(executable)) { return line }
         return line + " (runs " + Sanitise.text(executable, limit: 120) + ")"
     }
 }

@@ -37,7 +37,8 @@ extension Watcher {
                 let name = path.split(separator: "/").last.map(String.init) ?? path
                 if name.hasPrefix("ld-linux") || name.hasPrefix("ld-musl") || name.hasPrefix("ld.so") { continue }
                 var known = ranFiles[file.pid] ?? ([], now)
-                if known.files.count < 3, known.files.last != path { known.files.append(path) }
+                // The last three: where a chain of execs got to, and a script's file before its interpreter.
+                if known.files.last != path { known.files = Array((known.files + [path]).suffix(3)) }
                 known.at = now
                 ranFiles[file.pid] = known
             }

@@ -23,6 +23,7 @@ struct SharedSchemaVersionTests {
         10: "dc041184d561e148e835cd508da248dd3089e017de94cd9650203e209f176db0",
         11: "757a1c7ea911dd8aaa8cacee1d70e2852401ca8245c69e505517d3a3903f77d2",
         12: "5e079aa0e077144852264f587f302841dca8f4252f2e6908a66e4d9402a237b0",
+        13: "db995d571b652a67dbb9bce4d943c028536287f7ee2277f0c1effaaddac811f0",
     ]
 
     @Test func versionsRunInOrderAndNoShippedVersionChanges() {

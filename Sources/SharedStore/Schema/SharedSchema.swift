@@ -72,6 +72,8 @@ import PostgresNIO
 /// | fn carrel_hello/3, carrel_seat_refused/3 | 5, 9  | 12: a concurrent announcement's token kept |
 /// | fn carrel_apply_record                 | 1       | 12: one update of the session's row        |
 /// | fn carrel_sweep_due                    | 12      |                                            |
+/// | fn carrel_apply_records, trigger carrel_records_apply (for each statement) | 13 | replaces the row triggers below |
+/// | fn carrel_apply_record, carrel_apply_room_record, carrel_machine_event and their triggers | 13: dropped |    |
 ///
 /// Each function that acts for a seat is revoked from PUBLIC by the version that creates it
 /// (`carrel_number` and `carrel_schema_version` stay open to anyone); version 4 grants its new
@@ -82,7 +84,7 @@ import PostgresNIO
 /// `seatFunctions` to the seat role it sets up.
 public enum SharedSchema {
     /// The version this build writes and reads.
-    public static let version = 12
+    public static let version = 13
 
     /// The channel seats of a room listen on: a command was issued.
     public static let commandChannel = "carrel_commands"
@@ -102,6 +104,7 @@ public enum SharedSchema {
         (10, version10Moves),
         (11, version11MachineEvents),
         (12, version12LighterRecords),
+        (13, version13BatchedRecords),
     ]
 
     public struct Problem: Error, Sendable, CustomStringConvertible {

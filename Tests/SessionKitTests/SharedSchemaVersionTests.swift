@@ -23,7 +23,7 @@ struct SharedSchemaVersionTests {
         10: "dc041184d561e148e835cd508da248dd3089e017de94cd9650203e209f176db0",
         11: "757a1c7ea911dd8aaa8cacee1d70e2852401ca8245c69e505517d3a3903f77d2",
         12: "5e079aa0e077144852264f587f302841dca8f4252f2e6908a66e4d9402a237b0",
-        13: "db995d571b652a67dbb9bce4d943c028536287f7ee2277f0c1effaaddac811f0",
+        13: "2fd8cdfdffee24839026011ae85ccde8ba9e1ce473307df0d1fbbeb791b340a6",
     ]
 
     @Test func versionsRunInOrderAndNoShippedVersionChanges() {
@@ -58,6 +58,10 @@ struct SharedSchemaVersionTests {
         #expect(granted.count >= 10, "the list is read, not empty")
         #expect(documented == granted)
         #expect(!text.contains("GRANT INSERT ON carrel_records"))
+        // And the procedure a seat publishes with (a procedure is granted as one).
+        let procedure = try #require(text.range(of: "GRANT EXECUTE ON PROCEDURE carrel_publish_committed"))
+        let procedureEnd = try #require(text.range(of: "TO carrel_seat;", range: procedure.lowerBound..<text.endIndex))
+        #expect(signatures(text[procedure.lowerBound..<procedureEnd.lowerBound]) == signatures(SharedSchema.seatProcedures[...]))
     }
 }
 

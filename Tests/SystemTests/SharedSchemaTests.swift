@@ -59,4 +59,22 @@ struct SharedSchemaTests {
         #expect(try Self.schema(pg, old) == expected)
         #expect(expected.contains("function CREATE OR REPLACE FUNCTION public.carrel_hello"))
     }
+
+    /// Version 13's procedure is granted to each role that could publish before it.
+    @Test func aRoleThatPublishedAtVersion12MayPublishCommittedAt13() async throws {
+        let pg = try PrivatePostgres.shared()
+        let url = try pg.database()
+        let database = String(url.split(separator: "/").last ?? "")
+        try await Self.migrate(pg, url, upTo: 12)
+        let role = "seat_" + database
+        let publish = "carrel_publish(text[], text[], text[], int8[], text[], timestamptz[], text[], text[])"
+        let granted = pg.psql("CREATE ROLE \(role); GRANT EXECUTE ON FUNCTION \(publish) TO \(role)", database: database)
+        try #require(granted.status == 0, "\(granted.output)")
+        try await Self.migrate(pg, url)
+        let may = pg.psql("""
+            SELECT has_function_privilege('\(role)', '\(SharedSchema.seatProcedures)', 'EXECUTE'),
+                   has_function_privilege('public', '\(SharedSchema.seatProcedures)', 'EXECUTE')
+            """, database: database)
+        #expect(may.output.trimmingCharacters(in: .whitespacesAndNewlines) == "t|f", "\(may.output)")
+    }
 }

@@ -371,11 +371,18 @@ extension SharedStoreTests {
         var seats: [Seat] = []
         for n in 0..<3 { seats.append(try #require(try Seat(url: url, passwordFile: pg.passwordFile, room: "cut", seat: "C\(n)", items: 12))) }
         #expect(Self.eventually(10) { pg.rows("SELECT count(*) FROM carrel_records", url: url).first?.first.flatMap { Int($0) } ?? 0 > 0 })
-        // Each commit of the store takes 0.3 s (a check deferred to the commit), so that a cut
-        // connection often falls between an insert's end and its commit: a seat that took the
-        // insert's end for the commit would forget records the store never kept.
+        // Each commit of the store takes 0.3 s (a check deferred to the commit, waiting once a
+        // transaction), so that a cut connection often falls between an insert's end and its
+        // commit: a seat that took the insert's end for the commit would forget records the
+        // store never kept.
         let slow = pg.psql("""
-            CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.3); RETURN NULL; END $$;
+            CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+              IF current_setting('carrel_test.slowed', true) IS DISTINCT FROM 'yes' THEN
+                PERFORM set_config('carrel_test.slowed', 'yes', true);
+                PERFORM pg_sleep(0.3);
+              END IF;
+              RETURN NULL;
+            END $$;
             CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON carrel_records DEFERRABLE INITIALLY DEFERRED
               FOR EACH ROW EXECUTE FUNCTION slow_commit();
             """, database: database)

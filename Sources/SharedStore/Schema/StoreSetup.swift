@@ -123,6 +123,7 @@ public enum StoreSetup {
             "GRANT CONNECT ON DATABASE \(database) TO \(seat), \(proctor)",
             "GRANT USAGE ON SCHEMA \(schema) TO \(seat), \(proctor)",
             "GRANT EXECUTE ON FUNCTION \(SharedSchema.seatFunctions) TO \(seat)",
+            "GRANT EXECUTE ON PROCEDURE \(SharedSchema.seatProcedures) TO \(seat)",
             "GRANT SELECT ON ALL TABLES IN SCHEMA \(schema) TO \(proctor)",
             "GRANT INSERT, UPDATE ON carrel_rooms TO \(proctor)",
             "GRANT INSERT ON carrel_commands TO \(proctor)",

@@ -65,7 +65,38 @@ extension SharedSchema {
         REVOKE ALL ON FUNCTION carrel_apply_records() FROM PUBLIC;
         CREATE TRIGGER carrel_records_apply AFTER INSERT ON carrel_records
           REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION carrel_apply_records();
+
+        CREATE PROCEDURE carrel_publish_committed(p_sessions text[], p_tokens text[], p_previous text[], p_seqs int8[],
+            p_kinds text[], p_ats timestamptz[], p_bodies text[], p_macs text[], INOUT kept int8 DEFAULT NULL, INOUT refused text DEFAULT NULL)
+          LANGUAGE plpgsql AS $$
+        BEGIN
+          -- carrel_publish, committed before the call returns: a seat's batch is one call instead
+          -- of BEGIN, carrel_publish and COMMIT, and the call's completion still says the batch
+          -- is durable. It runs with the caller's rights (a procedure that commits may be
+          -- neither SECURITY DEFINER nor given a search path) and names the schema itself.
+          SELECT p.kept, p.refused INTO kept, refused
+            FROM @SCHEMA@.carrel_publish(p_sessions, p_tokens, p_previous, p_seqs, p_kinds, p_ats, p_bodies, p_macs) AS p;
+          COMMIT;
+        END $$;
+        REVOKE ALL ON PROCEDURE \(seatProcedures) FROM PUBLIC;
+        DO $$
+        DECLARE
+          r record;
+        BEGIN
+          -- Each role that may call carrel_publish (a seat's, a proctor's) may call this too.
+          FOR r IN SELECT DISTINCT a.grantee::regrole::text AS role
+                   FROM pg_proc p, aclexplode(p.proacl) a
+                   WHERE p.oid = 'carrel_publish(text[], text[], text[], int8[], text[], timestamptz[], text[], text[])'::regprocedure
+                     AND a.privilege_type = 'EXECUTE' AND a.grantee <> p.proowner AND a.grantee <> 0 LOOP
+            EXECUTE format('GRANT EXECUTE ON PROCEDURE \(seatProcedures) TO %s', r.role);
+          END LOOP;
+        END $$
         """
+
+    /// Every procedure a seat's role calls, as `GRANT EXECUTE ON PROCEDURE` lists them
+    /// (`carrel store init` grants them; a procedure is not a function to GRANT).
+    static let seatProcedures =
+        "carrel_publish_committed(text[], text[], text[], int8[], text[], timestamptz[], text[], text[], int8, text)"
 
     /// What a session's records change in its row, gathered until it is written: its name
     /// (`pending`), then each column's change or new value (null: unchanged).

@@ -124,23 +124,34 @@ final class PostgresLink: StoreLink {
         try await run("SELECT carrel_pulse(\(proof.session), \(proof.token), \(proof.previous), \(elapsed))")
     }
 
-    /// In an explicit transaction, and only COMMIT's own completion counts: PostgresNIO
-    /// reports a statement done when the server says the statement finished, which for a
-    /// statement outside a transaction comes before its commit; a connection lost between the
-    /// two would lose the batch after the outbox had forgotten it. COMMIT's completion is sent
-    /// once the commit is durable.
+    /// One call that commits before it returns (`carrel_publish_committed`, schema version 13):
+    /// PostgresNIO reports a statement done when the server says the statement finished,
+    /// which for a statement outside a transaction comes before its commit, so a plain call
+    /// of `carrel_publish` lost between the two would lose the batch after the outbox had
+    /// forgotten it. The procedure commits inside the call: its completion is sent once the
+    /// batch is durable, as COMMIT's was when a batch was BEGIN, the call and COMMIT (three
+    /// round trips where there is one).
     func insert(_ records: [SentRecord]) async throws -> StoreKept {
-        try await guarded {
-            try await StoreCall.run(self.c, "BEGIN", logger: self.logger)
-            let kept = try await self.write(records)
-            try await StoreCall.run(self.c, "COMMIT", logger: self.logger)
-            return kept
+        let sessions = records.map(\.session), seqs = records.map(\.seq), kinds = records.map(\.kind)
+        let times = records.map(\.at), bodies = records.map(\.body), macs = records.map(\.mac)
+        let tokens = records.map(\.token), previous = records.map { $0.previous ?? "" }
+        return try await guarded {
+            let rows = try await StoreCall.rows(self.c, """
+                CALL carrel_publish_committed(\(sessions)::text[], \(tokens)::text[], \(previous)::text[],
+                  \(seqs)::int8[], \(kinds)::text[], \(times)::timestamptz[], \(bodies)::text[], \(macs)::text[])
+                """, logger: self.logger)
+            // The procedure's row: how many the store holds as sent, and why it kept others out.
+            // A row that cannot be read counts nothing kept: the outbox keeps the batch, sends
+            // it again, and the store skips what it already holds as sent.
+            guard let row = rows.first, let kept = try? row.decode((Int64?, String?).self) else { return StoreKept(kept: 0) }
+            return StoreKept(kept: kept.0 ?? 0, refused: kept.1)
         }
     }
 
     /// Writes records in the caller's transaction through `carrel_publish` (the seat's role
     /// inserts nothing itself: the store checks each session's proof and quota), and says how
-    /// many of them the store holds as sent and why it kept others out.
+    /// many of them the store holds as sent and why it kept others out. Only the rehearsal,
+    /// which rolls back, writes this way.
     func write(_ records: [SentRecord]) async throws -> StoreKept {
         let sessions = records.map(\.session), seqs = records.map(\.seq), kinds = records.map(\.kind)
         let times = records.map(\.at), bodies = records.map(\.body), macs = records.map(\.mac)

@@ -172,8 +172,10 @@ extension PublisherState {
             rehearseAt = nil
             return out + [.rehearse(waiting)]
         }
-        // Liveness only this seat can claim, once it has read the commands it waits for.
+        // Liveness only this seat can claim, once it has read the commands it waits for. The
+        // claim is the pulse too (it carries the time used): the next one is due a pulse later.
         if let session, claimed.live != session, let key = sessionKeys[session] {
+            lastPulse = now
             return out + [.pulse(session: session, elapsed: elapsed, key: key)]
         }
         if hasJournal, !round.outboxEmpty {

@@ -77,6 +77,30 @@ final class PostgresLink: StoreLink {
             """)
     }
 
+    /// Both reads in one statement: the commands in order, then the starts newest first
+    /// (each part keeps its function's order: `part` and `place` say where a row came from).
+    func commandsAndStarts(room: String, seat: String, proof: SeatProof, after: Int64,
+                           startsAfter: Int64) async throws -> (commands: [SignedCommand], starts: [SignedCommand]) {
+        let rows = try await guarded {
+            try await StoreCall.rows(self.c, """
+                SELECT part::text, id::text, envelope, signature FROM (
+                  SELECT 1 AS part, c.ordinality AS place, c.id, c.envelope, c.signature
+                    FROM carrel_seat_commands(\(proof.session), \(proof.token), \(proof.previous), \(after), false) WITH ORDINALITY c
+                  UNION ALL
+                  SELECT 2, s.ordinality, s.id, s.envelope, s.signature
+                    FROM carrel_seat_commands(\(proof.session), \(proof.token), \(proof.previous), \(startsAfter), true) WITH ORDINALITY s
+                ) both_reads ORDER BY part, place
+                """, logger: self.logger)
+        }
+        var commands: [SignedCommand] = [], starts: [SignedCommand] = []
+        for row in rows {
+            guard let t = StoreRows.texts(row), t.count == 4, let id = t[1].flatMap({ Int64($0) }) else { continue }
+            let command = SignedCommand(id: id, envelope: t[2], signature: t[3])
+            if t[0] == "1" { commands.append(command) } else { starts.append(command) }
+        }
+        return (commands, starts)
+    }
+
     func signed(_ query: PostgresQuery) async throws -> [SignedCommand] {
         let rows = try await guarded { try await StoreCall.rows(self.c, query, logger: self.logger) }
         return rows.compactMap { row in

@@ -127,10 +127,11 @@ extension SeatPublisher {
                 return .commandsRead(commands: [], starts: startsAfter.map { _ in [] })
             }
             let proof = proof(session)
-            let commands = try await link.commands(room: room, seat: seat, proof: proof, after: after)
-            var starts: [SignedCommand]?
-            if let startsAfter { starts = try await link.starts(room: room, seat: seat, proof: proof, after: startsAfter) }
-            return .commandsRead(commands: commands, starts: starts)
+            guard let startsAfter else {
+                return .commandsRead(commands: try await link.commands(room: room, seat: seat, proof: proof, after: after), starts: nil)
+            }
+            let read = try await link.commandsAndStarts(room: room, seat: seat, proof: proof, after: after, startsAfter: startsAfter)
+            return .commandsRead(commands: read.commands, starts: read.starts)
         case let .rehearse(a):
             try await link.rehearse(SeatProof(session: a.session, token: a.token), records: Self.rehearsal(a))
             return .rehearsed

@@ -152,10 +152,20 @@ public protocol StoreLink: AnyObject, Sendable {
     /// What became of a session whose proof the store no longer takes ("moved S1", "lost";
     /// schema version 10), or nil.
     func fate(_ proof: SeatProof) async throws -> String?
+    /// A waiting seat's read: the commands after `after` and the starts after `startsAfter`
+    /// (`commands` and `starts`, in one call where the link can).
+    func commandsAndStarts(room: String, seat: String, proof: SeatProof, after: Int64,
+                           startsAfter: Int64) async throws -> (commands: [SignedCommand], starts: [SignedCommand])
 }
 
 extension StoreLink {
     public func fate(_ proof: SeatProof) async throws -> String? { nil }
+
+    public func commandsAndStarts(room: String, seat: String, proof: SeatProof, after: Int64,
+                                  startsAfter: Int64) async throws -> (commands: [SignedCommand], starts: [SignedCommand]) {
+        let commands = try await self.commands(room: room, seat: seat, proof: proof, after: after)
+        return (commands, try await starts(room: room, seat: seat, proof: proof, after: startsAfter))
+    }
 }
 
 /// Makes connections to the store.

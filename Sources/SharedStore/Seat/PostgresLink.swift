@@ -52,11 +52,17 @@ final class PostgresLink: StoreLink {
 
     /// The seat's role takes no advisory lock itself (schema version 9): the store takes the
     /// session's, under the key the console reads in `pg_locks`, for a seat that proves it.
+    /// The server process is learnt with it (the liveness claim names it), so that a begin
+    /// does not ask for it.
     func lock(_ proof: SeatProof) async throws -> Bool {
-        try await guarded {
-            try await StoreCall.value(self.c, "SELECT carrel_seat_lock(\(proof.session), \(proof.token), \(proof.previous))",
-                                      as: Bool.self, logger: self.logger) ?? false
+        let rows = try await guarded {
+            try await StoreCall.rows(self.c, """
+                SELECT carrel_seat_lock(\(proof.session), \(proof.token), \(proof.previous))::text, pg_backend_pid()::text
+                """, logger: self.logger)
         }
+        guard let row = rows.first, let t = StoreRows.texts(row), t.count == 2 else { return false }
+        if let found = t[1].flatMap({ Int64($0) }) { pid.withLock { $0 = found } }
+        return t[0] == "true"
     }
 
     func unlock(session: String) async throws {

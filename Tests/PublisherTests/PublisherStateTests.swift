@@ -151,10 +151,12 @@ struct PublisherStateTests {
         let key: [UInt8] = Array(repeating: 7, count: 32)
         var s = Self.state([.started(journal: true), .progress(session: "s1", elapsed: 5), .authenticated(session: "s1", key: key),
                             .woke, .connected])
-        #expect(s.update(.locked(session: "s1", granted: true), now: 0) == [.pulse(session: "s1", elapsed: 5, key: key)])
-        #expect(s.update(.pulsed(session: "s1", keyed: true), now: 0) == [.sendBatch(after: 0, limit: 500, keys: ["s1": key])])
-        // The empty outbox: the claim was the pulse, so the next is due two seconds after it.
-        guard case let .wait(pause)? = s.update(.outboxEmpty, now: 0.5).last else {
+        // The claim goes with the outbox's next batch; with none to send, as a pulse of its own.
+        let claim = LiveClaim(session: "s1", elapsed: 5, key: key)
+        #expect(s.update(.locked(session: "s1", granted: true), now: 0) == [.sendBatch(after: 0, limit: 500, keys: ["s1": key], claim: claim)])
+        #expect(s.update(.outboxEmpty, now: 0).last == .pulse(session: "s1", elapsed: 5, key: key))
+        // The claim was the pulse, so the next is due two seconds after it.
+        guard case let .wait(pause)? = s.update(.pulsed(session: "s1", keyed: true), now: 0.5).last else {
             Issue.record("a wait")
             return
         }
@@ -166,7 +168,15 @@ struct PublisherStateTests {
         _ = s.update(.failed("gone"), now: 3)
         _ = s.update(.woke, now: 3)
         _ = s.update(.connected, now: 3)
-        #expect(s.update(.locked(session: "s1", granted: true), now: 3).last == .pulse(session: "s1", elapsed: 5, key: key))
+        #expect(s.update(.locked(session: "s1", granted: true), now: 3).last
+                == .sendBatch(after: 0, limit: 500, keys: ["s1": key], claim: LiveClaim(session: "s1", elapsed: 5, key: key)))
+        // Made with the batch: the claim is not made again, and the next pulse is two seconds on.
+        _ = s.update(.batchSent(through: 4, sent: 4, kept: 4, session: "s1", claimed: "s1"), now: 3)
+        guard case let .wait(again)? = s.update(.outboxEmpty, now: 3.5).last else {
+            Issue.record("a wait after the batch that claimed")
+            return
+        }
+        #expect(abs(again - 1.5) < 1e-9)
     }
 
     @Test func aLockHeldElsewhereIsAskedAgainOnTheNextPassNotAtOnce() {

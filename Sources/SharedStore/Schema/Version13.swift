@@ -67,13 +67,20 @@ extension SharedSchema {
           REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION carrel_apply_records();
 
         CREATE PROCEDURE carrel_publish_committed(p_sessions text[], p_tokens text[], p_previous text[], p_seqs int8[],
-            p_kinds text[], p_ats timestamptz[], p_bodies text[], p_macs text[], INOUT kept int8 DEFAULT NULL, INOUT refused text DEFAULT NULL)
+            p_kinds text[], p_ats timestamptz[], p_bodies text[], p_macs text[], INOUT kept int8 DEFAULT NULL, INOUT refused text DEFAULT NULL,
+            p_live_session text DEFAULT NULL, p_live_token text DEFAULT NULL, p_live_previous text DEFAULT NULL,
+            p_live_mac text DEFAULT NULL, p_live_elapsed double precision DEFAULT NULL)
           LANGUAGE plpgsql AS $$
         BEGIN
           -- carrel_publish, committed before the call returns: a seat's batch is one call instead
           -- of BEGIN, carrel_publish and COMMIT, and the call's completion still says the batch
           -- is durable. It runs with the caller's rights (a procedure that commits may be
           -- neither SECURITY DEFINER nor given a search path) and names the schema itself.
+          -- With a session's liveness claim (a begin's first batch), carrel_live first, as the
+          -- seat made it before its batch when they were two calls.
+          IF p_live_session IS NOT NULL THEN
+            PERFORM @SCHEMA@.carrel_live(p_live_session, p_live_token, p_live_previous, p_live_mac, p_live_elapsed);
+          END IF;
           SELECT p.kept, p.refused INTO kept, refused
             FROM @SCHEMA@.carrel_publish(p_sessions, p_tokens, p_previous, p_seqs, p_kinds, p_ats, p_bodies, p_macs) AS p;
           COMMIT;
@@ -96,7 +103,8 @@ extension SharedSchema {
     /// Every procedure a seat's role calls, as `GRANT EXECUTE ON PROCEDURE` lists them
     /// (`carrel store init` grants them; a procedure is not a function to GRANT).
     static let seatProcedures =
-        "carrel_publish_committed(text[], text[], text[], int8[], text[], timestamptz[], text[], text[], int8, text)"
+        "carrel_publish_committed(text[], text[], text[], int8[], text[], timestamptz[], text[], text[], int8, text, "
+            + "text, text, text, text, double precision)"
 
     /// What a session's records change in its row, gathered until it is written: its name
     /// (`pending`), then each column's change or new value (null: unchanged).

@@ -162,13 +162,20 @@ final class PostgresLink: StoreLink {
     /// batch is durable, as COMMIT's was when a batch was BEGIN, the call and COMMIT (three
     /// round trips where there is one).
     func insert(_ records: [SentRecord]) async throws -> StoreKept {
+        try await insert(records, claim: nil)
+    }
+
+    /// With a liveness claim, the claim is made in the same call, before the records.
+    func insert(_ records: [SentRecord], claim: StoreLiveClaim?) async throws -> StoreKept {
         let sessions = records.map(\.session), seqs = records.map(\.seq), kinds = records.map(\.kind)
         let times = records.map(\.at), bodies = records.map(\.body), macs = records.map(\.mac)
         let tokens = records.map(\.token), previous = records.map { $0.previous ?? "" }
         return try await guarded {
             let rows = try await StoreCall.rows(self.c, """
                 CALL carrel_publish_committed(\(sessions)::text[], \(tokens)::text[], \(previous)::text[],
-                  \(seqs)::int8[], \(kinds)::text[], \(times)::timestamptz[], \(bodies)::text[], \(macs)::text[])
+                  \(seqs)::int8[], \(kinds)::text[], \(times)::timestamptz[], \(bodies)::text[], \(macs)::text[],
+                  p_live_session => \(claim?.proof.session), p_live_token => \(claim?.proof.token),
+                  p_live_previous => \(claim?.proof.previous), p_live_mac => \(claim?.mac), p_live_elapsed => \(claim?.elapsed))
                 """, logger: self.logger)
             // The procedure's row: how many the store holds as sent, and why it kept others out.
             // A row that cannot be read counts nothing kept: the outbox keeps the batch, sends

@@ -144,7 +144,7 @@ extension SeatPublisher {
             }
             if let elapsed { try await link.pulse(proof, elapsed: elapsed) }
             return .pulsed(session: session, keyed: false)
-        case let .sendBatch(after, limit, keys):
+        case let .sendBatch(after, limit, keys, claim):
             guard let journal else { return .outboxEmpty }
             let batch = try journal.outbox(after: after, limit: limit)
             guard let last = batch.last else { return .outboxEmpty }
@@ -152,9 +152,14 @@ extension SeatPublisher {
             var proofs: [String: SeatProof] = [:]
             for session in Set(records.map(\.session)) { proofs[session] = proof(session) }
             let sent = records.map { SentRecord($0, keys: keys, proofs: proofs) }
-            let kept = try await link.insert(sent)
+            var live: StoreLiveClaim?
+            if let claim {
+                let mac = SessionMAC.live(key: claim.key, session: claim.session, pid: try await link.serverProcess())
+                live = StoreLiveClaim(proof: proof(claim.session), mac: mac, elapsed: claim.elapsed)
+            }
+            let kept = try await link.insert(sent, claim: live)
             return .batchSent(through: last.seq, sent: sent.count, kept: kept.kept, session: sent.last?.session,
-                              refused: kept.refused)
+                              refused: kept.refused, claimed: claim?.session)
         case let .sendRefusals(session, details):
             let proof = proof(session)
             for detail in details { try await link.refused(proof, detail: detail) }

@@ -106,8 +106,9 @@ extension PublisherState {
         case .outboxEmpty:
             round.outboxEmpty = true
             return [.answerDrain(round.asked)] + plan(now)
-        case let .batchSent(through, sent, kept, last, refused):
+        case let .batchSent(through, sent, kept, last, refused, claim):
             confirmed = through
+            if let claim { claimed.live = claim }
             var out: [StoreAction] = []
             if kept < Int64(sent) {
                 let missing = sent - Int(kept)
@@ -174,8 +175,13 @@ extension PublisherState {
         }
         // Liveness only this seat can claim, once it has read the commands it waits for. The
         // claim is the pulse too (it carries the time used): the next one is due a pulse later.
+        // It goes with the outbox's next batch when there is one (a begin's first records).
         if let session, claimed.live != session, let key = sessionKeys[session] {
             lastPulse = now
+            let claim = LiveClaim(session: session, elapsed: elapsed, key: key)
+            if hasJournal, !round.outboxEmpty {
+                return out + [.sendBatch(after: confirmed, limit: timing.batchSize, keys: sessionKeys, claim: claim)]
+            }
             return out + [.pulse(session: session, elapsed: elapsed, key: key)]
         }
         if hasJournal, !round.outboxEmpty {

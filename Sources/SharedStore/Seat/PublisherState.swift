@@ -202,7 +202,8 @@ public enum PublisherFact: Sendable {
     case rehearsed
     case pulsed(session: String, keyed: Bool)
     case outboxEmpty
-    case batchSent(through: Int64, sent: Int, kept: Int64, session: String?, refused: String? = nil)
+    /// `claimed`: the session whose liveness claim went with the batch.
+    case batchSent(through: Int64, sent: Int, kept: Int64, session: String?, refused: String? = nil, claimed: String? = nil)
     case refusalsSent(Int)
     case marksRead(last: Int64)
 }
@@ -230,7 +231,8 @@ public enum StoreAction: Sendable, Equatable {
     case rehearse(SeatPublisher.Announcement)
     /// The session's time; with its key, its claim to this connection's server process.
     case pulse(session: String, elapsed: Double?, key: [UInt8]?)
-    case sendBatch(after: Int64, limit: Int, keys: [String: [UInt8]])
+    /// The outbox after `after`; with `claim`, the session's liveness claim in the same call.
+    case sendBatch(after: Int64, limit: Int, keys: [String: [UInt8]], claim: LiveClaim? = nil)
     case sendRefusals(session: String, details: [String])
     case readMarks(after: Int64)
     /// Waits up to this long, or until rung.
@@ -246,6 +248,13 @@ public enum StoreAction: Sendable, Equatable {
         default: return true
         }
     }
+}
+
+/// A session's liveness claim due: its time used and its key (the claim's MAC is made with it).
+public struct LiveClaim: Sendable, Equatable {
+    public var session: String
+    public var elapsed: Double?
+    public var key: [UInt8]
 }
 
 extension SeatPublisher.Announcement: Equatable {

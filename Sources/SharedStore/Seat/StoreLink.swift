@@ -107,6 +107,19 @@ public struct StoreKept: Sendable, Equatable {
     }
 }
 
+/// A session's liveness claim as the store takes it: the proof, the MAC naming this
+/// connection's server process, the time used.
+public struct StoreLiveClaim: Sendable {
+    public var proof: SeatProof
+    public var mac: String
+    public var elapsed: Double?
+    public init(proof: SeatProof, mac: String, elapsed: Double?) {
+        self.proof = proof
+        self.mac = mac
+        self.elapsed = elapsed
+    }
+}
+
 /// The store refused a call: it says this seat is not the session's.
 public struct StoreRefusal: Error, Sendable, CustomStringConvertible {
     public var description: String
@@ -143,6 +156,8 @@ public protocol StoreLink: AnyObject, Sendable {
     /// Inserts records in order, durably, a record already stored skipped; says how many of
     /// them the store holds as sent.
     func insert(_ records: [SentRecord]) async throws -> StoreKept
+    /// The same, with a session's liveness claim made first (in one call where the link can).
+    func insert(_ records: [SentRecord], claim: StoreLiveClaim?) async throws -> StoreKept
     /// Runs what a begin will run and keeps none of it (`SeatPublisher.rehearse`).
     func rehearse(_ proof: SeatProof, records: [SentRecord]) async throws
     /// Listens for notices of new commands until the connection ends: `started` once
@@ -160,6 +175,11 @@ public protocol StoreLink: AnyObject, Sendable {
 
 extension StoreLink {
     public func fate(_ proof: SeatProof) async throws -> String? { nil }
+
+    public func insert(_ records: [SentRecord], claim: StoreLiveClaim?) async throws -> StoreKept {
+        if let claim { try await live(claim.proof, mac: claim.mac, elapsed: claim.elapsed) }
+        return try await insert(records)
+    }
 
     public func commandsAndStarts(room: String, seat: String, proof: SeatProof, after: Int64,
                                   startsAfter: Int64) async throws -> (commands: [SignedCommand], starts: [SignedCommand]) {

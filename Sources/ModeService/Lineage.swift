@@ -88,6 +88,14 @@ public struct Lineage: Sendable, Equatable {
     var chains: [Int: [Int32]] = [:]
     var chainParents: [Int: Int32] = [:]
 
+    /// Carrel's own process. Any other process of the owner's line that runs a program starts
+    /// a chain of its own (`checked`), placed by what each of its processes runs: one of
+    /// Carrel's helpers stays the owner's, anything else is a stranger's line. A helper can be
+    /// made to run another program by what it talks to (a tmux client obeys the server it
+    /// connects to, and a student can put one on the socket Carrel clears).
+    var ownerPid: Int32?
+    var checked: Set<Int> = []
+
     static let mostChains = 4096
     static let mostNames = 8192
 
@@ -114,6 +122,8 @@ public struct Lineage: Sendable, Equatable {
         names = [:]
         chains = [:]
         chainParents = [:]
+        checked = []
+        ownerPid = owner.pid
         var children: [Int32: [ProcessEntry]] = [:]
         for entry in table { children[entry.parent, default: []].append(entry) }
         if table.contains(where: { $0.mark == owner }) {
@@ -185,6 +195,12 @@ public struct Lineage: Sendable, Equatable {
                     leftBehind.append(Sighting(pid: child, root: root, name: names[child]))
                 }
             case .pending?: ranPending.insert(event.pid)
+            case .owner? where event.pid != ownerPid:
+                // Looked at again: a helper, or a stranger's program run in Carrel's name.
+                let chain = number()
+                lines[event.pid] = .pending(chain: chain)
+                chains[chain] = [event.pid]
+                checked.insert(chain)
             case .owner?, nil: break
             }
         case let .name(name):
@@ -211,7 +227,8 @@ public struct Lineage: Sendable, Equatable {
     /// word), one new stranger's line (a process of the account), or is dropped (another
     /// account's, or ended). A chain none of whose processes could be read while the events
     /// say some live is kept for the next time.
-    public mutating func settle(read: (Int32) -> ProcessEntry?) {
+    public mutating func settle(read: (Int32) -> ProcessEntry?, helper: (Int32) -> Bool = { _ in false },
+                                ranOther: (Int32) -> Bool = { _ in false }) {
         // Chains kept unread this long are the events' loss, not a program's: the oldest go.
         if chains.count > Self.mostChains {
             for chain in chains.keys.sorted().prefix(chains.count - Self.mostChains) {
@@ -221,6 +238,10 @@ public struct Lineage: Sendable, Equatable {
         }
         for (chain, members) in chains.sorted(by: { $0.key < $1.key }) {
             let alive = members.filter { lines[$0] == .pending(chain: chain) }
+            if checked.contains(chain) {
+                placeChecked(chain, members: members, alive: alive, read: read, helper: helper, ranOther: ranOther)
+                continue
+            }
             var placed: Line??
             for pid in alive.reversed() {
                 guard let entry = read(pid), !entry.zombie else { continue }
@@ -250,6 +271,40 @@ public struct Lineage: Sendable, Equatable {
                 sight(Sighting(pid: pid, root: root, name: names[pid]))
                 if ranPending.contains(pid) { sightProgram(Sighting(pid: pid, root: root, name: names[pid])) }
             }
+        }
+    }
+
+    /// A chain a process of the owner's line began by running a program: each of its processes
+    /// still running is judged by what it runs now (`helper`: one of Carrel's helpers, kept
+    /// the owner's), the others of the account are one new stranger's line; another account's
+    /// (a setuid helper) has none. None of it read (all ended): a stranger's line all the same
+    /// when the kernel said its first process ran a file that is no helper (`ranOther`).
+    mutating func placeChecked(_ chain: Int, members: [Int32], alive: [Int32], read: (Int32) -> ProcessEntry?,
+                               helper: (Int32) -> Bool, ranOther: (Int32) -> Bool) {
+        chains[chain] = nil
+        chainParents[chain] = nil
+        checked.remove(chain)
+        var root: Int?
+        var judged = false
+        for pid in alive {
+            guard let entry = read(pid), !entry.zombie, entry.isOf(uid) else {
+                forget(pid)
+                continue
+            }
+            judged = true
+            ranPending.remove(pid)
+            if helper(pid) {
+                lines[pid] = .owner
+                names[pid] = nil
+                continue
+            }
+            let line = root ?? number()
+            root = line
+            lines[pid] = .stranger(root: line)
+            sight(Sighting(pid: pid, root: line, name: names[pid]))
+        }
+        if !judged, let first = members.first, ranOther(first) {
+            sight(Sighting(pid: first, root: number(), name: nil))
         }
     }
 

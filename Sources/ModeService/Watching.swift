@@ -58,15 +58,17 @@ public enum ProcessRule {
     /// or a descendant of one, nor one of `kept`, nor already `reported`; zombies no longer run
     /// and are skipped.
     public static func strangers(_ table: [ProcessEntry], uid: UInt32, owners: [ProcessMark], kept: Set<ProcessMark> = [],
-                                 reported: Set<ProcessMark> = []) -> [ProcessEntry] {
-        let allowed = family(table, of: owners).union(kept)
+                                 reported: Set<ProcessMark> = [], descendant: (ProcessEntry) -> Bool = { _ in true }) -> [ProcessEntry] {
+        let allowed = family(table, of: owners, descendant: descendant).union(kept)
         return table.filter { entry in
             entry.isOf(uid) && !entry.zombie && !allowed.contains(entry.mark) && !reported.contains(entry.mark)
         }
     }
 
-    /// `owners` (those still running as the same process), their ancestors and descendants.
-    public static func family(_ table: [ProcessEntry], of owners: [ProcessMark]) -> Set<ProcessMark> {
+    /// `owners` (those still running as the same process), their ancestors and their
+    /// descendants that `descendant` allows (Carrel's helpers), each through allowed parents.
+    public static func family(_ table: [ProcessEntry], of owners: [ProcessMark],
+                              descendant: (ProcessEntry) -> Bool = { _ in true }) -> Set<ProcessMark> {
         var byPid: [Int32: ProcessEntry] = [:]
         var children: [Int32: [ProcessEntry]] = [:]
         for entry in table {
@@ -85,6 +87,7 @@ public enum ProcessRule {
             }
             var down = children[entry.pid] ?? []
             while let child = down.popLast(), family.count < 1 << 20 {
+                guard descendant(child) else { continue }
                 if family.insert(child.mark).inserted { down += children[child.pid] ?? [] }
             }
         }

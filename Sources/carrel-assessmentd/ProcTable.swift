@@ -56,6 +56,25 @@ enum ProcTable {
         return path.split(separator: "/").last.map(String.init)
     }
 
+    /// The programs Carrel runs in a session (its clipboard helpers): a descendant of Carrel
+    /// that runs anything else is a stranger.
+    static let helpers: Set<String> = ["tmux", "screen", "xsel", "xclip", "wl-copy", "pbcopy"]
+
+    /// Whether `pid` runs one of Carrel's helpers, installed as the system's (`program`).
+    static func helper(_ pid: Int32) -> Bool {
+        program(pid).map { helpers.contains($0) } ?? false
+    }
+
+    /// Whether the file at `path` is one of Carrel's helpers as the system installs them:
+    /// root's, writable by no one else, in the system's folders.
+    static func isHelperFile(_ path: String) -> Bool {
+        var st = stat()
+        guard path.hasPrefix("/usr/") || path.hasPrefix("/bin/") || path.hasPrefix("/sbin/"),
+              let name = path.split(separator: "/").last, helpers.contains(String(name)),
+              lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_uid == 0, st.st_mode & 0o022 == 0 else { return false }
+        return true
+    }
+
     /// A process for an incident: its command line and, when that does not name it, the file it runs.
     static func describe(_ pid: Int32) -> String {
         let command = command(pid)

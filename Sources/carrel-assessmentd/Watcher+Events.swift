@@ -116,7 +116,9 @@ extension Watcher {
                 lines.apply(ProcessEvent(pid: event.pid, .name(read)))
             }
         }
-        lines.settle(read: ProcTable.entry)
+        lines.settle(read: ProcTable.entry, helper: runsHelper, ranOther: { [ranFiles] pid in
+            (ranFiles[pid]?.files ?? []).contains { !ProcTable.isHelperFile($0) }
+        })
         lineage = lines
         if dropped && !reseed {
             // Some events were lost: the lines are placed again from what runs at the next

@@ -159,7 +159,8 @@ final class Watcher {
             // Carrel forked before its exec is a stranger. Without them, the descendants in /proc.
             let following = owner != nil && owner == lineageOwner && lineage != nil
             let kept = owner == nil || following ? ownerAncestors : []
-            let strangers = ProcessRule.strangers(table, uid: record.uid, owners: following ? [] : owners, kept: kept, reported: reported)
+            let strangers = ProcessRule.strangers(table, uid: record.uid, owners: following ? [] : owners, kept: kept, reported: reported,
+                                                  descendant: { [self] in runsHelper($0.pid) })
                 .filter { lineage?.lines[$0.pid] != .owner }
             let (confirmed, next) = ProcessRule.confirm(strangers, suspects: suspects, live: owner != nil)
             suspects = next
@@ -183,6 +184,11 @@ final class Watcher {
         }
         if rule != .ignore, let owner { incidents += lookAtAncestors(table, record: record, owner: owner, now: now) }
         return incidents
+    }
+
+    /// Whether a descendant of Carrel runs what Carrel runs: one of its helpers, or Carrel.
+    func runsHelper(_ pid: Int32) -> Bool {
+        ProcTable.helper(pid) || isCarrel(pid)
     }
 
     func reset() {

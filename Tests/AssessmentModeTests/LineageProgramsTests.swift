@@ -68,12 +68,13 @@ extension LineageTests {
         #expect(lineage.takePrograms().map(\.pid) == [1800, 1802])
     }
 
-    /// The owner's programs are nobody's business, and nothing of theirs is kept.
+    /// The owner's programs (its helpers) are nobody's business, and nothing of theirs is kept.
     @Test func theOwnersProgramsAreNotTakenNorNamed() {
         var lineage = seeded()
         lineage.apply(ProcessEvent(pid: 1400, .fork(parent: 200)))
         lineage.apply(ProcessEvent(pid: 1400, .exec))
         lineage.apply(ProcessEvent(pid: 1400, .name("xclip")))
+        lineage.settle(read: { ProcessEntry(pid: $0, parent: 200, uids: [Self.student], start: 1) }, helper: { $0 == 1400 })
         #expect(lineage.take().isEmpty && lineage.takePrograms().isEmpty)
         #expect(lineage.names.isEmpty)
     }

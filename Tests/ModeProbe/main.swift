@@ -7,6 +7,8 @@ import AssessmentMode
 // service, sends each line of its stdin as it comes, prints each line the service sends; exits
 // when either side closes. The tests start carrel-assessmentd with `--carrel` naming this
 // program, so it stands where the installed Carrel stands in production (/usr/bin/carrel).
+// A line `!run PROGRAM ARGUMENT…` is not sent: the probe runs the program as a child of its
+// own and does not wait for it, as Carrel runs its clipboard helpers.
 
 
 let arguments = CommandLine.arguments
@@ -30,6 +32,18 @@ guard fd >= 0, connected == 0 else {
     exit(2)
 }
 _ = signal(SIGPIPE, SIG_IGN)
+// The children `!run` starts are reaped by the kernel.
+_ = signal(SIGCHLD, SIG_IGN)
+
+/// Runs `line`'s words (after `!run `) as a child, without waiting.
+func run(_ line: String) {
+    let words = line.dropFirst(5).split(separator: " ").map(String.init)
+    guard let program = words.first else { return }
+    var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+    var pid = pid_t()
+    _ = posix_spawn(&pid, program, nil, nil, &argv, environ)
+    for pointer in argv { free(pointer) }
+}
 var chunk = [UInt8](repeating: 0, count: 65536)
 while true {
     var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0), pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
@@ -42,6 +56,11 @@ while true {
     if fds[0].revents != 0 {
         let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
         if n <= 0 { exit(0) }
+        let text = String(decoding: chunk[0..<n], as: UTF8.self)
+        if text.hasPrefix("!run ") {
+            run(text.trimmingCharacters(in: ["\n"]))
+            continue
+        }
         guard Descriptor.writeAll(fd, Array(chunk[0..<n])) else { exit(1) }
     }
 }

@@ -1,0 +1,78 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AssessmentMode
+import Foundation
+import SessionTestSupport
+import Testing
+
+extension AssessmentdRootTests {
+    /// A tmux server that answers every client as a server answers `tmux -c`: "run this
+    /// shell". A student can put one on the socket Carrel clears at its begin; the tmux client
+    /// Carrel runs then runs the student's program, as Carrel's child.
+    static let telling = """
+        import os, socket, struct, sys
+        path, program = sys.argv[1], sys.argv[2]
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.bind(path)
+        os.chmod(path, 0o777)
+        s.listen(8)
+        while True:
+            c, _ = s.accept()
+            data = program.encode() + b"\\0"
+            c.send(struct.pack("<IHHII", 209, 16 + len(data), 0, 8, os.getpid()) + data)
+        """
+
+    /// Carrel's descendants are its own only while they run what it runs: its helpers (tmux
+    /// here, which ends at once: nothing said), not a program a helper is made to run (ended
+    /// under `processes: end`, and said, with what it forked to outlive the helper), nor any
+    /// other program Carrel's child runs.
+    @Test func aProgramCarrelsHelperIsMadeToRunIsAStranger() throws {
+        let (lab, store, before) = try AssessmentdLab.serving()
+        let student = lab.students[0]
+        // The student's program: it forks a child that starts a session of its own and lives
+        // on, and returns at once (the helper's caller sees nothing wrong).
+        let hidden = try Self.program(lab, named: "notes-helper", """
+            #include <unistd.h>
+            int main(void) {
+                if (fork() == 0) { setsid(); if (fork() == 0) { sleep(40); } _exit(0); }
+                return 0;
+            }
+            """)
+        let socket = lab.folder + "/tmux-socket"
+        let server = try ChildProcess("/usr/bin/python3", ["-c", Self.telling, socket, hidden], environment: AssessmentdLab.environment)
+        defer { server.signal(SIGKILL) }
+        #expect(Eventually.poll(5) { access(socket, F_OK) == 0 })
+        let carrel = try lab.client()
+        let policy = MachinePolicy(consoles: .allow, devices: .allow, processes: .end)
+        #expect(Self.began(Self.ask(carrel, AssessmentdLab.begin(session: "s-helpers", port: store.port, policy: policy)).0) != nil,
+                "\(lab.logText)")
+        let running = { (words: String) in
+            AssessmentdLab.processes(of: lab.uid(student)).filter { pid in
+                ((try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? "").contains(words)
+            }
+        }
+        // A helper as Carrel runs it: nothing to say.
+        carrel.send("!run /usr/bin/tmux -V")
+        // The same helper, told by the server to run the student's program.
+        carrel.send("!run /usr/bin/tmux -S \(socket) list-buffers")
+        var incidents: [Incident] = []
+        let deadline = Date().addingTimeInterval(6)
+        while Date() < deadline, !incidents.contains(where: { $0.detail.contains("notes-helper") }), let text = carrel.readLine(timeout: 1) {
+            if case let .incident(incident)? = AssessmentdLab.reply(text) { incidents.append(incident) }
+        }
+        #expect(incidents.contains { $0.detail.contains("notes-helper") && $0.action == "ended" }, "\(incidents) \(lab.logText)")
+        #expect(Eventually.poll(3) { running("notes-helper").isEmpty }, "the program outlived the helper: \(lab.logText)")
+        // Any other program Carrel's child runs.
+        carrel.send("!run /bin/sleep 37")
+        var slept: Incident?
+        while slept == nil, let text = carrel.readLine(timeout: 4) {
+            if case let .incident(incident)? = AssessmentdLab.reply(text), incident.detail.contains("sleep 37") { slept = incident }
+        }
+        #expect(slept?.action == "ended", "\(String(describing: slept)) \(lab.logText)")
+        #expect(Eventually.poll(3) { running("sleep").isEmpty })
+        #expect(!incidents.contains { $0.detail.contains("tmux") }, "the helper itself is Carrel's: \(incidents)")
+        _ = Self.ask(carrel, AssessmentdLab.line(.end))
+        #expect(lab.snapshot() == before)
+    }
+}

@@ -186,9 +186,10 @@ final class Watcher {
         return incidents
     }
 
-    /// Whether a descendant of Carrel runs what Carrel runs: one of its helpers, or Carrel.
+    /// Whether a descendant of Carrel runs what Carrel runs: one of its helpers (Carrel starts
+    /// no Carrel of its own).
     func runsHelper(_ pid: Int32) -> Bool {
-        ProcTable.helper(pid) || isCarrel(pid)
+        ProcTable.helper(pid)
     }
 
     func reset() {

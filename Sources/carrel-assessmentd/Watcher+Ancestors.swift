@@ -81,16 +81,25 @@ extension Watcher {
     /// back) is stopped while Carrel runs: waiting for it, it could still run commands of its
     /// own from a trap (a resize, a signal of the student's) between two looks. It is continued
     /// when Carrel goes away (the kiosk must be able to start it again) and at the mode's end;
-    /// one found running again is stopped again, and reported.
+    /// one found running again is stopped again, and reported: the first time, then at most
+    /// once a minute with how often it was continued since (a login program that continues its
+    /// shell every few seconds says nothing new each time).
     func holdShells(_ table: [ProcessEntry], record: ModeRecord, owner: ProcessMark, now: Double) -> [Incident] {
         var incidents: [Incident] = []
         for entry in Self.shellAncestors(table, uid: record.uid, owner: owner) {
             if heldShells.contains(entry.mark) {
                 guard !ProcTable.stopped(entry.pid), ProcTable.signal(entry.mark, SIGSTOP) else { continue }
+                let before = continued[entry.mark]
+                if let before, now - before.said < 60 {
+                    continued[entry.mark] = (before.said, before.since + 1)
+                    continue
+                }
+                continued[entry.mark] = (now, 0)
                 var found = entry
                 found.command = ProcTable.describe(entry.pid)
                 var incident = ProcessRule.incident(found, account: record.account, action: "stopped until the end", at: now)
-                incident.detail = "a shell held while Carrel runs was continued by another program: " + incident.detail
+                let again = before.map { ", again (\($0.since + 1) times in the last minute or more)" } ?? ""
+                incident.detail = "a shell held while Carrel runs was continued by another program\(again): " + incident.detail
                 incidents.append(incident)
             } else if ProcTable.signal(entry.mark, SIGSTOP) {
                 heldShells.insert(entry.mark)

@@ -21,6 +21,8 @@ final class Watcher {
     var frozen: [ProcessMark] = []
     /// Shells between the login and Carrel stopped while it runs (`processes: end`).
     var heldShells = Set<ProcessMark>()
+    /// Each held shell found continued: when that was last said, and how often since.
+    var continued: [ProcessMark: (said: Double, since: Int)] = [:]
     var devices: Set<String>?
     var pendingKills: [(process: ProcessMark, at: Double)] = []
     /// The kernel's process events while a mode runs (-1: none), and the lines they keep for
@@ -197,6 +199,7 @@ final class Watcher {
         ancestorPrograms = [:]
         frozen = []
         heldShells = []
+        continued = [:]
         reported = []
         suspects = []
         ownerAncestors = []

@@ -143,6 +143,15 @@ extension AssessmentdRootTests {
         }
         #expect(again?.action == "stopped until the end", "\(String(describing: again)) \(lab.logText)")
         #expect(Eventually.poll(3) { shell(stopped: true) == held })
+        // Continued again at once (a login program does so every few seconds): stopped again,
+        // said once a minute at most.
+        kill(held, SIGCONT)
+        #expect(Eventually.poll(3) { shell(stopped: true) == held }, "the shell continued again was not held again")
+        var more: [String] = []
+        while let text = single.readLine(timeout: 1.5) {
+            if case let .incident(incident)? = AssessmentdLab.reply(text), incident.detail.contains("was continued") { more.append(incident.detail) }
+        }
+        #expect(more.isEmpty, "\(more)")
         #expect(Self.ask(single, AssessmentdLab.line(.end)).0 == .ended(session: "s-single", reason: .ended))
         #expect(lab.snapshot() == before)
     }

@@ -75,6 +75,7 @@ import PostgresNIO
 /// | fn carrel_apply_records, trigger carrel_records_apply (for each statement) | 13 | replaces the row triggers below |
 /// | fn carrel_apply_record, carrel_apply_room_record, carrel_machine_event and their triggers | 13: dropped |    |
 /// | procedure carrel_publish_committed (a seat's batch, committed in the call) | 13 |               |
+/// | fn carrel_publish                      | 5       | 12; 13: the trigger counts the records kept |
 ///
 /// Each function that acts for a seat is revoked from PUBLIC by the version that creates it
 /// (`carrel_number` and `carrel_schema_version` stay open to anyone); version 4 grants its new

@@ -7,7 +7,9 @@ extension SharedSchema {
     /// triggers met them (a seat sends a session's records by their numbers). It writes
     /// the answers, flags, results and commands applied as before, but gathers what the
     /// records change in the session's row and makes one update of it for the batch: a
-    /// begin's eleven records made eleven or more updates of the row, and make one.
+    /// begin's eleven records made eleven or more updates of the row, and make one (with the
+    /// records counted against the session's quota, which `carrel_publish` did in an update
+    /// of its own).
     ///
     /// A batch changes what its records changed one after another under version 12. One the
     /// trigger cannot apply whole (a record whose time is no time) is applied again one record
@@ -31,18 +33,26 @@ extension SharedSchema {
           detail text;
           command bigint;
           action text;
+          held_records bigint;
+          held_bytes bigint;
         \(sessionChangeDeclarations)
         BEGIN
           -- Records come from seats, whose role anyone at a seat may use: each one is checked,
           -- and one that cannot be applied is kept as it came but changes nothing else (no
           -- error reaches the seat, whose later records would otherwise wait behind it).
           BEGIN
-            FOR r IN SELECT a.session, a.seq, a.kind, a.at, a.body FROM added a
-                     WHERE jsonb_typeof(a.body) = 'object' LOOP
+            FOR r IN SELECT a.session, a.seq, a.kind, a.at, a.body, coalesce(octet_length(a.body_text), 0) AS size FROM added a LOOP
               IF pending IS DISTINCT FROM r.session THEN
         \(sessionChangesWritten)
               END IF;
+              -- Every record counts against the session's quota (its text kept twice: as sent
+              -- and as jsonb), as carrel_publish counted them before version 13.
+              pending := r.session;
+              kept_records := coalesce(kept_records, 0) + 1;
+              kept_bytes := coalesce(kept_bytes, 0) + 2 * r.size;
+              IF jsonb_typeof(r.body) = 'object' THEN
         \(recordApplied)
+              END IF;
             END LOOP;
         \(sessionChangesWritten)
             RETURN NULL;
@@ -60,11 +70,24 @@ extension SharedSchema {
         \(sessionChangesForgotten)
             END;
           END LOOP;
+          -- Every record counted, those that could not be applied too (their sessions' rows
+          -- made by now).
+          UPDATE carrel_sessions c SET records_count = c.records_count + x.records, records_bytes = c.records_bytes + x.bytes
+            FROM (SELECT a.session, count(*) AS records, 2 * sum(coalesce(octet_length(a.body_text), 0)) AS bytes
+                    FROM added a GROUP BY a.session) x
+            WHERE c.session = x.session;
           RETURN NULL;
         END $$;
         REVOKE ALL ON FUNCTION carrel_apply_records() FROM PUBLIC;
         CREATE TRIGGER carrel_records_apply AFTER INSERT ON carrel_records
           REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION carrel_apply_records();
+
+        \(redefined("carrel_publish(p_sessions text[]", in: version12LighterRecords, [
+            .span(from: "  FOR i IN 1 .. coalesce(array_length(kept_sessions, 1), 0) LOOP",
+                  upTo: "  IF (SELECT coalesce(sum(k), 0) FROM unnest(kept_records) AS k) = n THEN",
+                  with: "  -- The records kept are counted against each session's quota by the record trigger, in its one\n"
+                      + "  -- update of the session's row (version 13).\n"),
+        ]))
 
         CREATE PROCEDURE carrel_publish_committed(p_sessions text[], p_tokens text[], p_previous text[], p_seqs int8[],
             p_kinds text[], p_ats timestamptz[], p_bodies text[], p_macs text[], INOUT kept int8 DEFAULT NULL, INOUT refused text DEFAULT NULL,
@@ -116,6 +139,7 @@ extension SharedSchema {
         ("new_candidate_number", "text"), ("new_attestation", "jsonb"), ("new_hand", "text"), ("passphrase_misses", "integer"),
         ("refusals", "integer"), ("new_refusal", "text"), ("new_paused", "boolean"), ("time_added", "integer"),
         ("top_command", "bigint"), ("incidents", "integer"), ("new_incident", "text"), ("modes", "integer"), ("new_mode", "text"),
+        ("kept_records", "bigint"), ("kept_bytes", "bigint"),
     ]
 
     static var sessionChangeDeclarations: String {
@@ -133,7 +157,9 @@ extension SharedSchema {
     static var sessionChangesWritten: String {
         """
                 IF pending IS NOT NULL THEN
-                  UPDATE carrel_sessions c SET last_seen = now(), last_seq = greatest(c.last_seq, seen_seq),
+                  UPDATE carrel_sessions c SET last_seen = CASE WHEN seen_seq IS NULL THEN c.last_seen ELSE now() END,
+                      last_seq = greatest(c.last_seq, seen_seq),
+                      records_count = c.records_count + coalesce(kept_records, 0), records_bytes = c.records_bytes + coalesce(kept_bytes, 0),
                       saved_elapsed_seconds = coalesce(seen_elapsed, c.saved_elapsed_seconds),
                       answered = c.answered + coalesce(answered_change, 0), flagged = c.flagged + coalesce(flagged_change, 0),
                       paste_attempts = c.paste_attempts + coalesce(pastes, 0), focus_losses = c.focus_losses + coalesce(focus_lost, 0),
@@ -168,9 +194,17 @@ extension SharedSchema {
         """
                 b := r.body;
                 IF r.kind = 'session' THEN
-                  IF pending IS NOT NULL THEN
+                  -- The counts wait for the row the announcement may make.
+                  held_records := kept_records;
+                  held_bytes := kept_bytes;
+                  kept_records := NULL;
+                  kept_bytes := NULL;
+                  -- (Nothing gathered of an earlier record: nothing to write.)
+                  IF seen_seq IS NOT NULL THEN
         \(sessionChangesWritten)
                   END IF;
+                  kept_records := held_records;
+                  kept_bytes := held_bytes;
         \(sessionAnnounced)
                   announced := true;
                   new_candidate_number := left(b->>'candidate_number', 64);

@@ -23,7 +23,7 @@ struct SharedSchemaVersionTests {
         10: "dc041184d561e148e835cd508da248dd3089e017de94cd9650203e209f176db0",
         11: "757a1c7ea911dd8aaa8cacee1d70e2852401ca8245c69e505517d3a3903f77d2",
         12: "5e079aa0e077144852264f587f302841dca8f4252f2e6908a66e4d9402a237b0",
-        13: "d73e0dcea6734190213b25a3c638c8ac765edbeb56ff6c9753e889618e0a7fa3",
+        13: "2cfdc6043e135692d7a4af785f9080843b13a6b04555c4da235a7c7ebba0dca2",
     ]
 
     @Test func versionsRunInOrderAndNoShippedVersionChanges() {

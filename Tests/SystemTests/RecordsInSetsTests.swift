@@ -135,4 +135,41 @@ struct RecordsInSetsTests {
         let records = Self.everyKind("set-e", candidate: "e")
         try await Self.expectSameAsOneByOne(records, batches: [Array(records[..<14]), Array(records[14..<20]), Array(records[20...])])
     }
+
+    /// A count pushed to an integer's limit by made-up events stays there, and the batch is
+    /// still applied whole: its time and last record are kept.
+    @Test func aCountAtItsLimitStaysThereAndTheBatchIsStillApplied() async throws {
+        let pg = try PrivatePostgres.shared()
+        let url = try pg.database()
+        try await SharedSchemaTests.migrate(pg, url)
+        let s = "limit-1"
+        var records: [Record] = [(s, 1, "session", #"{"room":"r","seat":"L1"}"#)]
+        for n in 2...300 { records.append((s, n, "event", ##"{"kind":"proctor_command","detail":"#\##(n) time 9999999"}"##)) }
+        records.append((s, 301, "event", #"{"kind":"paste_blocked","elapsed":42}"#))
+        try Self.insert(records, into: pg, url: url, oneByOne: false)
+        let database = String(url.split(separator: "/").last ?? "")
+        let row = pg.psql("SELECT added_seconds, last_seq, saved_elapsed_seconds, paste_attempts FROM carrel_sessions WHERE session = '\(s)'",
+                          database: database)
+        #expect(row.output.trimmingCharacters(in: .whitespacesAndNewlines) == "2147483647|301|42|1", "\(row.output)")
+    }
+
+    /// The liveness claim made with a batch is committed on its own: a batch that fails does not
+    /// take it with it.
+    @Test func aClaimMadeWithABatchThatFailsIsKept() async throws {
+        let pg = try PrivatePostgres.shared()
+        let url = try pg.database()
+        try await SharedSchemaTests.migrate(pg, url)
+        let database = String(url.split(separator: "/").last ?? "")
+        let token = String(repeating: "t", count: 40)
+        let hello = pg.psql("SELECT carrel_hello('live-1', '{\"room\":\"r\",\"seat\":\"A\"}', '\(token)')", database: database)
+        try #require(hello.status == 0, "\(hello.output)")
+        let call = pg.psql("""
+            CALL carrel_publish_committed(ARRAY['live-1'], ARRAY['\(token)'], ARRAY[''], ARRAY[1::int8], ARRAY['event'], ARRAY[now()],
+              ARRAY['{not json'], ARRAY[''], p_live_session => 'live-1', p_live_token => '\(token)', p_live_previous => NULL,
+              p_live_mac => 'mac-1', p_live_elapsed => 7)
+            """, database: database)
+        #expect(call.status != 0, "the batch is refused: \(call.output)")
+        let live = pg.psql("SELECT live_mac, elapsed_seconds FROM carrel_sessions WHERE session = 'live-1'", database: database)
+        #expect(live.output.trimmingCharacters(in: .whitespacesAndNewlines) == "mac-1|7", "\(live.output)")
+    }
 }

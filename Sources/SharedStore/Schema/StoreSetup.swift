@@ -137,6 +137,8 @@ public enum StoreSetup {
             + SharedSchema.proctorLoginGrants.map { "\($0) \(proctor)" }
             + SharedSchema.proctorSweepGrants.map { "\($0) \(proctor)" }
             + SharedSchema.proctorLostGrants.map { "\($0) \(proctor)" }
+            // As the upgrade to version 13 grants it: every role that may publish may publish committed.
+            + ["GRANT EXECUTE ON PROCEDURE \(SharedSchema.seatProcedures) TO \(proctor)"]
         for sql in statements { try await run(sql) }
         try await StoreCall.run(c, "UPDATE carrel_logins SET seat_role = \(seatRole), shared_connections = \(limit), proctor_reserve = \(reserve)",
                                 logger: logger)

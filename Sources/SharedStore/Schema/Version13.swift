@@ -46,7 +46,9 @@ extension SharedSchema {
         \(sessionChangesWritten)
               END IF;
               -- Every record counts against the session's quota (its text kept twice: as sent
-              -- and as jsonb), as carrel_publish counted them before version 13.
+              -- and as jsonb), as carrel_publish counted them before version 13, written with the
+              -- session's row (which carrel_publish has made or proven before it inserts: an
+              -- owner's own insert of records before their session's row is not counted).
               pending := r.session;
               kept_records := coalesce(kept_records, 0) + 1;
               kept_bytes := coalesce(kept_bytes, 0) + 2 * r.size;
@@ -100,9 +102,12 @@ extension SharedSchema {
           -- is durable. It runs with the caller's rights (a procedure that commits may be
           -- neither SECURITY DEFINER nor given a search path) and names the schema itself.
           -- With a session's liveness claim (a begin's first batch), carrel_live first, as the
-          -- seat made it before its batch when they were two calls.
+          -- seat made it before its batch when they were two calls, and committed on its own:
+          -- a batch that fails does not take the claim with it, and the claim's row lock (and
+          -- a sweep it ran) is not held while the batch takes its sessions' rows in order.
           IF p_live_session IS NOT NULL THEN
             PERFORM @SCHEMA@.carrel_live(p_live_session, p_live_token, p_live_previous, p_live_mac, p_live_elapsed);
+            COMMIT;
           END IF;
           SELECT p.kept, p.refused INTO kept, refused
             FROM @SCHEMA@.carrel_publish(p_sessions, p_tokens, p_previous, p_seqs, p_kinds, p_ats, p_bodies, p_macs) AS p;
@@ -133,17 +138,24 @@ extension SharedSchema {
     /// (`pending`), then each column's change or new value (null: unchanged).
     static let sessionChanges: [(name: String, type: String)] = [
         ("pending", "text"), ("seen_seq", "bigint"), ("seen_elapsed", "double precision"),
-        ("answered_change", "integer"), ("flagged_change", "integer"), ("pastes", "integer"), ("focus_lost", "integer"),
-        ("exits", "integer"), ("new_status", "text"), ("ended", "boolean"), ("new_end_reason", "text"),
-        ("new_ended_at", "timestamptz"), ("resumes", "integer"), ("resumed_pid", "integer"), ("announced", "boolean"),
-        ("new_candidate_number", "text"), ("new_attestation", "jsonb"), ("new_hand", "text"), ("passphrase_misses", "integer"),
-        ("refusals", "integer"), ("new_refusal", "text"), ("new_paused", "boolean"), ("time_added", "integer"),
-        ("top_command", "bigint"), ("incidents", "integer"), ("new_incident", "text"), ("modes", "integer"), ("new_mode", "text"),
+        ("answered_change", "bigint"), ("flagged_change", "bigint"), ("pastes", "bigint"), ("focus_lost", "bigint"),
+        ("exits", "bigint"), ("new_status", "text"), ("ended", "boolean"), ("new_end_reason", "text"),
+        ("new_ended_at", "timestamptz"), ("resumes", "bigint"), ("resumed_pid", "integer"), ("announced", "boolean"),
+        ("new_candidate_number", "text"), ("new_attestation", "jsonb"), ("new_hand", "text"), ("passphrase_misses", "bigint"),
+        ("refusals", "bigint"), ("new_refusal", "text"), ("new_paused", "boolean"), ("time_added", "bigint"),
+        ("top_command", "bigint"), ("incidents", "bigint"), ("new_incident", "text"), ("modes", "bigint"), ("new_mode", "text"),
         ("kept_records", "bigint"), ("kept_bytes", "bigint"),
     ]
 
     static var sessionChangeDeclarations: String {
         sessionChanges.map { "  \($0.name) \($0.type);" }.joined(separator: "\n")
+    }
+
+    /// A count of the session's row with a batch's change, kept within an integer's range:
+    /// a seat that sends a count's worth of made-up events does not make every later batch fail
+    /// (and be applied again one record at a time).
+    static func counted(_ column: String, _ change: String) -> String {
+        "least(greatest(c.\(column)::bigint + coalesce(\(change), 0), 0), 2147483647)::integer"
     }
 
     /// Every gathered change set back to none.
@@ -161,24 +173,24 @@ extension SharedSchema {
                       last_seq = greatest(c.last_seq, seen_seq),
                       records_count = c.records_count + coalesce(kept_records, 0), records_bytes = c.records_bytes + coalesce(kept_bytes, 0),
                       saved_elapsed_seconds = coalesce(seen_elapsed, c.saved_elapsed_seconds),
-                      answered = c.answered + coalesce(answered_change, 0), flagged = c.flagged + coalesce(flagged_change, 0),
-                      paste_attempts = c.paste_attempts + coalesce(pastes, 0), focus_losses = c.focus_losses + coalesce(focus_lost, 0),
-                      exit_attempts = c.exit_attempts + coalesce(exits, 0), status = coalesce(new_status, c.status),
+                      answered = \(counted("answered", "answered_change")), flagged = \(counted("flagged", "flagged_change")),
+                      paste_attempts = \(counted("paste_attempts", "pastes")), focus_losses = \(counted("focus_losses", "focus_lost")),
+                      exit_attempts = \(counted("exit_attempts", "exits")), status = coalesce(new_status, c.status),
                       end_reason = CASE WHEN ended THEN new_end_reason ELSE c.end_reason END,
                       ended_at = CASE WHEN ended THEN new_ended_at ELSE c.ended_at END,
-                      interruptions = c.interruptions + coalesce(resumes, 0),
+                      interruptions = \(counted("interruptions", "resumes")),
                       pid = CASE WHEN resumes > 0 THEN resumed_pid ELSE c.pid END,
                       candidate_number = CASE WHEN announced THEN new_candidate_number ELSE c.candidate_number END,
                       attestation = coalesce(new_attestation, c.attestation),
                       hand = CASE WHEN new_hand IS NULL THEN c.hand
                                   WHEN new_hand = 'acknowledge' THEN CASE WHEN c.hand = 'raised' THEN 'acknowledged' ELSE c.hand END
                                   ELSE new_hand END,
-                      passphrase_failures = c.passphrase_failures + coalesce(passphrase_misses, 0),
-                      refused = c.refused + coalesce(refusals, 0),
+                      passphrase_failures = \(counted("passphrase_failures", "passphrase_misses")),
+                      refused = \(counted("refused", "refusals")),
                       last_refusal = CASE WHEN refusals > 0 THEN new_refusal ELSE c.last_refusal END,
-                      paused = coalesce(new_paused, c.paused), added_seconds = c.added_seconds + coalesce(time_added, 0),
+                      paused = coalesce(new_paused, c.paused), added_seconds = \(counted("added_seconds", "time_added")),
                       last_command = greatest(c.last_command, top_command),
-                      machine_incidents = c.machine_incidents + coalesce(incidents, 0),
+                      machine_incidents = \(counted("machine_incidents", "incidents")),
                       last_incident = CASE WHEN incidents > 0 THEN new_incident ELSE c.last_incident END,
                       assessment_mode = CASE WHEN modes > 0 THEN new_mode ELSE c.assessment_mode END
                     WHERE c.session = pending;

@@ -178,8 +178,8 @@ final class PostgresLink: StoreLink {
                   p_live_previous => \(claim?.proof.previous), p_live_mac => \(claim?.mac), p_live_elapsed => \(claim?.elapsed))
                 """, logger: self.logger)
             // The procedure's row: how many the store holds as sent, and why it kept others out.
-            // A row that cannot be read counts nothing kept: the outbox keeps the batch, sends
-            // it again, and the store skips what it already holds as sent.
+            // A row that cannot be read counts nothing kept: the call completed, so the batch
+            // is durable; the seat only says that fewer were kept than it sent.
             guard let row = rows.first, let kept = try? row.decode((Int64?, String?).self) else { return StoreKept(kept: 0) }
             return StoreKept(kept: kept.0 ?? 0, refused: kept.1)
         }

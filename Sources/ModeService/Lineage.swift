@@ -88,13 +88,17 @@ public struct Lineage: Sendable, Equatable {
     var chains: [Int: [Int32]] = [:]
     var chainParents: [Int: Int32] = [:]
 
-    /// Carrel's own process. Any other process of the owner's line that runs a program starts
-    /// a chain of its own (`checked`), placed by what each of its processes runs: one of
-    /// Carrel's helpers stays the owner's, anything else is a stranger's line. A helper can be
-    /// made to run another program by what it talks to (a tmux client obeys the server it
-    /// connects to, and a student can put one on the socket Carrel clears).
+    /// Carrel's own process. Any other process of the owner's line that runs a program, and
+    /// any process such a process forks, starts a chain of its own (`checked`: true when its
+    /// first process ran a program, false when it was forked), placed by what each of its
+    /// processes runs: Carrel's child stays the owner's while it runs one of Carrel's helpers,
+    /// a process a helper forks only when it serves a clipboard in the background (`serves`:
+    /// xclip's); anything else is a stranger's line. A helper can be made to run another
+    /// program, or to start a server of its own that reads the student's settings, by what it
+    /// talks to (a tmux client obeys the server it connects to, and a student can put one on
+    /// the socket Carrel clears).
     var ownerPid: Int32?
-    var checked: Set<Int> = []
+    var checked: [Int: Bool] = [:]
 
     static let mostChains = 4096
     static let mostNames = 8192
@@ -122,7 +126,7 @@ public struct Lineage: Sendable, Equatable {
         names = [:]
         chains = [:]
         chainParents = [:]
-        checked = []
+        checked = [:]
         ownerPid = owner.pid
         var children: [Int32: [ProcessEntry]] = [:]
         for entry in table { children[entry.parent, default: []].append(entry) }
@@ -153,8 +157,11 @@ public struct Lineage: Sendable, Equatable {
             // A child runs its parent's program until it runs another.
             if names.count < Self.mostNames, lines[parent] != .owner { names[event.pid] = names[parent] }
             switch lines[parent] {
-            case .owner?:
+            case .owner? where parent == ownerPid:
                 lines[event.pid] = .owner
+            case .owner?:
+                // Forked by a helper: looked at (a server it starts is not Carrel's).
+                check(event.pid, ran: false)
             case let .stranger(root)?:
                 lines[event.pid] = .stranger(root: root)
                 sight(Sighting(pid: event.pid, root: root, name: names[event.pid]))
@@ -197,10 +204,7 @@ public struct Lineage: Sendable, Equatable {
             case .pending?: ranPending.insert(event.pid)
             case .owner? where event.pid != ownerPid:
                 // Looked at again: a helper, or a stranger's program run in Carrel's name.
-                let chain = number()
-                lines[event.pid] = .pending(chain: chain)
-                chains[chain] = [event.pid]
-                checked.insert(chain)
+                check(event.pid, ran: true)
             case .owner?, nil: break
             }
         case let .name(name):
@@ -228,7 +232,7 @@ public struct Lineage: Sendable, Equatable {
     /// account's, or ended). A chain none of whose processes could be read while the events
     /// say some live is kept for the next time.
     public mutating func settle(read: (Int32) -> ProcessEntry?, helper: (Int32) -> Bool = { _ in false },
-                                ranOther: (Int32) -> Bool = { _ in false }) {
+                                serves: (Int32) -> Bool = { _ in false }, ranOther: (Int32) -> Bool = { _ in false }) {
         // Chains kept unread this long are the events' loss, not a program's: the oldest go.
         if chains.count > Self.mostChains {
             for chain in chains.keys.sorted().prefix(chains.count - Self.mostChains) {
@@ -238,8 +242,9 @@ public struct Lineage: Sendable, Equatable {
         }
         for (chain, members) in chains.sorted(by: { $0.key < $1.key }) {
             let alive = members.filter { lines[$0] == .pending(chain: chain) }
-            if checked.contains(chain) {
-                placeChecked(chain, members: members, alive: alive, read: read, helper: helper, ranOther: ranOther)
+            if let ran = checked[chain] {
+                placeChecked(chain, members: members, alive: alive, ran: ran, read: read,
+                             allowed: { ran && $0 == members.first ? helper($0) : serves($0) }, ranOther: ranOther)
                 continue
             }
             var placed: Line??
@@ -274,16 +279,25 @@ public struct Lineage: Sendable, Equatable {
         }
     }
 
-    /// A chain a process of the owner's line began by running a program: each of its processes
-    /// still running is judged by what it runs now (`helper`: one of Carrel's helpers, kept
-    /// the owner's), the others of the account are one new stranger's line; another account's
-    /// (a setuid helper) has none. None of it read (all ended): a stranger's line all the same
-    /// when the kernel said its first process ran a file that is no helper (`ranOther`).
-    mutating func placeChecked(_ chain: Int, members: [Int32], alive: [Int32], read: (Int32) -> ProcessEntry?,
-                               helper: (Int32) -> Bool, ranOther: (Int32) -> Bool) {
+    /// A process of the owner's line to look at again, in a checked chain of its own.
+    mutating func check(_ pid: Int32, ran: Bool) {
+        let chain = number()
+        lines[pid] = .pending(chain: chain)
+        chains[chain] = [pid]
+        checked[chain] = ran
+    }
+
+    /// A chain a process of the owner's line began (`ran`: by running a program, else by being
+    /// forked by a helper): each of its processes still running is judged by what it runs now
+    /// (`allowed`: kept the owner's), the others of the account are one new stranger's line;
+    /// another account's (a setuid helper) has none. None of it read (all ended): a stranger's
+    /// line all the same when the kernel said its first process ran a file that is no helper
+    /// (`ranOther`).
+    mutating func placeChecked(_ chain: Int, members: [Int32], alive: [Int32], ran: Bool, read: (Int32) -> ProcessEntry?,
+                               allowed: (Int32) -> Bool, ranOther: (Int32) -> Bool) {
         chains[chain] = nil
         chainParents[chain] = nil
-        checked.remove(chain)
+        checked[chain] = nil
         var root: Int?
         var judged = false
         for pid in alive {
@@ -293,7 +307,7 @@ public struct Lineage: Sendable, Equatable {
             }
             judged = true
             ranPending.remove(pid)
-            if helper(pid) {
+            if allowed(pid) {
                 lines[pid] = .owner
                 names[pid] = nil
                 continue
@@ -303,7 +317,7 @@ public struct Lineage: Sendable, Equatable {
             lines[pid] = .stranger(root: line)
             sight(Sighting(pid: pid, root: line, name: names[pid]))
         }
-        if !judged, let first = members.first, ranOther(first) {
+        if !judged, ran, let first = members.first, ranOther(first) {
             sight(Sighting(pid: first, root: number(), name: nil))
         }
     }

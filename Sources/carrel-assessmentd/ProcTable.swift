@@ -65,6 +65,13 @@ enum ProcTable {
         program(pid).map { helpers.contains($0) } ?? false
     }
 
+    /// Whether `pid` runs the one helper that serves a clipboard from a process of its own
+    /// (xclip forks one that holds the emptied selection): the only process a helper's fork
+    /// that stays Carrel's.
+    static func serves(_ pid: Int32) -> Bool {
+        program(pid) == "xclip"
+    }
+
     /// Whether the file at `path` is one of Carrel's helpers as the system installs them:
     /// root's, writable by no one else, in the system's folders.
     static func isHelperFile(_ path: String) -> Bool {

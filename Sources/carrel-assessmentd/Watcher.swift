@@ -162,7 +162,10 @@ final class Watcher {
             let following = owner != nil && owner == lineageOwner && lineage != nil
             let kept = owner == nil || following ? ownerAncestors : []
             let strangers = ProcessRule.strangers(table, uid: record.uid, owners: following ? [] : owners, kept: kept, reported: reported,
-                                                  descendant: { [self] in runsHelper($0.pid) })
+                                                  descendant: { [self] entry in
+                // Carrel's child runs a helper; a helper's child only serves a clipboard.
+                owners.contains { $0.pid == entry.parent } ? runsHelper(entry.pid) : ProcTable.serves(entry.pid)
+            })
                 .filter { lineage?.lines[$0.pid] != .owner }
             let (confirmed, next) = ProcessRule.confirm(strangers, suspects: suspects, live: owner != nil)
             suspects = next

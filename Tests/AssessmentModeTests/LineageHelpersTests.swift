@@ -32,9 +32,33 @@ import Testing
         lineage.settle(read: read, helper: { $0 == 300 })
         #expect(lineage.lines[300] == .owner)
         #expect(lineage.take().isEmpty)
-        // A helper's own child that runs nothing else (xclip serving the clipboard) is Carrel's.
+        // A helper's own child is Carrel's only while it serves a clipboard (xclip's).
         lineage.apply(ProcessEvent(pid: 301, .fork(parent: 300)))
+        lineage.settle(read: read, helper: { _ in true }, serves: { $0 == 301 })
         #expect(lineage.lines[301] == .owner)
+        #expect(lineage.take().isEmpty)
+    }
+
+    /// A helper made to start a server of its own (a tmux client that finds no server forks
+    /// one, which reads the student's settings and runs without any exec) is no helper.
+    @Test func aServerAHelperForksIsAStranger() {
+        var lineage = seeded()
+        lineage.apply(ProcessEvent(pid: 340, .fork(parent: 200)))
+        lineage.apply(ProcessEvent(pid: 340, .exec))
+        lineage.settle(read: read, helper: { _ in true })
+        #expect(lineage.lines[340] == .owner)
+        lineage.apply(ProcessEvent(pid: 341, .fork(parent: 340)))
+        lineage.apply(ProcessEvent(pid: 342, .fork(parent: 341)))
+        lineage.apply(ProcessEvent(pid: 341, .exit))
+        lineage.settle(read: read, helper: { _ in true }, serves: { _ in false })
+        guard case .stranger? = lineage.lines[342] else {
+            Issue.record("the server a helper forked was left Carrel's: \(String(describing: lineage.lines[342]))")
+            return
+        }
+        #expect(lineage.take().map(\.pid) == [342])
+        // Carrel's own children are Carrel's at their fork (their programs are looked at).
+        lineage.apply(ProcessEvent(pid: 350, .fork(parent: 200)))
+        #expect(lineage.lines[350] == .owner)
     }
 
     @Test func aHelperMadeToRunAnotherProgramIsAStrangerWithAllItForks() {

@@ -64,14 +64,20 @@ import Testing
         #expect(lineage.isReported(300) && lineage.isReported(400))
     }
 
-    @Test func theOwnersDescendantsAreAllowedAtEveryGeneration() {
+    /// Below Carrel's helper, every generation is Carrel's while it serves a clipboard (xclip's
+    /// process holding the emptied selection), whatever ids it takes.
+    @Test func theOwnersDescendantsThatServeAClipboardAreAllowedAtEveryGeneration() {
         var lineage = seeded()
         lineage.apply(ProcessEvent(pid: 220, .fork(parent: 210)))
         lineage.apply(ProcessEvent(pid: 230, .fork(parent: 220)))
         lineage.apply(ProcessEvent(pid: 230, .ids(real: 1001, effective: 0)))
-        lineage.settle(read: { _ in nil })
+        let read = { (pid: Int32) in ProcessEntry(pid: pid, parent: pid - 10, uids: [1001, 1001], start: UInt64(pid)) }
+        lineage.settle(read: read, serves: { _ in true })
         #expect(lineage.take().isEmpty)
-        #expect(lineage.lines[230] == .owner)
+        #expect(lineage.lines[220] == .owner && lineage.lines[230] == .owner)
+        lineage.apply(ProcessEvent(pid: 240, .fork(parent: 230)))
+        lineage.settle(read: read, serves: { _ in true })
+        #expect(lineage.lines[240] == .owner)
     }
 
     /// A child of a process the events do not place (the kiosk's shell, init after

@@ -56,11 +56,13 @@ while true {
     if fds[0].revents != 0 {
         let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
         if n <= 0 { exit(0) }
-        let text = String(decoding: chunk[0..<n], as: UTF8.self)
-        if text.hasPrefix("!run ") {
-            run(text.trimmingCharacters(in: ["\n"]))
-            continue
+        // Each `!run` line is run; every other line goes to the service as it came.
+        var forward: [UInt8] = []
+        for line in chunk[0..<n].split(separator: 10, omittingEmptySubsequences: false).dropLast(chunk[n - 1] == 10 ? 1 : 0) {
+            let text = String(decoding: line, as: UTF8.self)
+            if text.hasPrefix("!run ") { run(text) } else { forward += Array(line) + [10] }
         }
-        guard Descriptor.writeAll(fd, Array(chunk[0..<n])) else { exit(1) }
+        if chunk[n - 1] != 10, !forward.isEmpty { forward.removeLast() }
+        guard Descriptor.writeAll(fd, forward) else { exit(1) }
     }
 }

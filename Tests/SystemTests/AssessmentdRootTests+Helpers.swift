@@ -26,7 +26,7 @@ extension AssessmentdRootTests {
     /// Carrel's descendants are its own only while they run what it runs: its helpers (tmux
     /// here, which ends at once: nothing said), not a program a helper is made to run (ended
     /// under `processes: end`, and said, with what it forked to outlive the helper), nor any
-    /// other program Carrel's child runs.
+    /// other program Carrel's child runs, nor a server a helper starts.
     @Test func aProgramCarrelsHelperIsMadeToRunIsAStranger() throws {
         let (lab, store, before) = try AssessmentdLab.serving()
         let student = lab.students[0]
@@ -72,6 +72,15 @@ extension AssessmentdRootTests {
         #expect(slept?.action == "ended", "\(String(describing: slept)) \(lab.logText)")
         #expect(Eventually.poll(3) { running("sleep").isEmpty })
         #expect(!incidents.contains { $0.detail.contains("tmux") }, "the helper itself is Carrel's: \(incidents)")
+        // A helper made to start a server of its own (which would read the student's settings
+        // and run without any exec): the server is a stranger.
+        carrel.send("!run /usr/bin/tmux -f /dev/null -S \(lab.folder)/own-server new-session -d /bin/sleep 51")
+        var started: Incident?
+        while started == nil, let text = carrel.readLine(timeout: 4) {
+            if case let .incident(incident)? = AssessmentdLab.reply(text), incident.detail.contains("new-session") { started = incident }
+        }
+        #expect(started?.action == "ended", "\(String(describing: started)) \(lab.logText)")
+        #expect(Eventually.poll(3) { running("new-session").isEmpty && running("sleep 51").isEmpty }, "the helper's server outlived it")
         _ = Self.ask(carrel, AssessmentdLab.line(.end))
         #expect(lab.snapshot() == before)
     }

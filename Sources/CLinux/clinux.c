@@ -46,10 +46,18 @@ int carrel_peer_uid(int fd, unsigned int *uid) {
     *uid = cred.uid;
     return 0;
 }
+int carrel_peer_pid(int fd, int *pid) {
+    struct ucred cred;
+    socklen_t length = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &length) != 0 || length != sizeof cred) return -1;
+    *pid = cred.pid;
+    return 0;
+}
 #else
 int carrel_set_dumpable(int dumpable) { (void)dumpable; return 0; }
 int carrel_get_dumpable(void) { return 1; }
 int carrel_peer_uid(int fd, unsigned int *uid) { (void)fd; (void)uid; return -1; }
+int carrel_peer_pid(int fd, int *pid) { (void)fd; (void)pid; return -1; }
 int carrel_take_back_group(unsigned int gid) { return setregid(gid, gid); }
 unsigned long carrel_loader_base(void) { return 0; }
 struct carrel_link_tally carrel_link_tally(void) { struct carrel_link_tally t = {0, 0, 0}; return t; }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CLinux
 import Foundation
 
 /// What clearing one pasteboard did.
@@ -106,7 +107,15 @@ public struct TmuxPasteboard: PasteboardBackend {
         guard let tmux = ProcessRunner.which("tmux", environment: environment) else { return .notPresent }
         var servers = 0, deleted = 0
         var failures: [String] = []
+        var strangers = 0
         for socket in sockets() {
+            switch Self.server(socket, tmux: tmux) {
+            case .none: continue
+            case .other:
+                strangers += 1
+                continue
+            case .tmux: break
+            }
             let list = ProcessRunner.run(tmux, ["-S", socket, "list-buffers", "-F", "#{buffer_name}"], environment: environment)
             guard list.status == 0 else { continue }  // a stale socket: no server behind it
             servers += 1
@@ -116,10 +125,44 @@ public struct TmuxPasteboard: PasteboardBackend {
                 if r.status == 0 { deleted += 1 } else { failures.append(buffer) }
             }
         }
+        if strangers > 0 {
+            return .failed("\(strangers) tmux socket(s) served by a program that is not this machine's tmux, which Carrel does not talk to")
+        }
         guard servers > 0 else { return .notPresent }
         if !failures.isEmpty { return .failed("\(failures.count) buffer(s) could not be deleted") }
         let plural = deleted == 1 ? "buffer" : "buffers"
         return .cleared(servers == 1 ? "\(deleted) \(plural)" : "\(deleted) \(plural) on \(servers) servers")
+    }
+}
+
+extension TmuxPasteboard {
+    enum Server { case none, tmux, other }
+
+    /// What serves `socket`: nothing (a stale socket: nothing to clear), `tmux` (the very file
+    /// Carrel would run), or another program. A tmux client does what its server tells it (run
+    /// a shell, read and write files for it), so Carrel talks to no server a student made up
+    /// on a socket of theirs.
+    static func server(_ socket: String, tmux: String) -> Server {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(socket.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return .none }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, byte) in bytes.enumerated() { raw[i] = byte }
+        }
+        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return .none }
+        defer { close(fd) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else { return .none }
+        var pid: Int32 = 0
+        var server = stat(), installed = stat()
+        guard carrel_peer_pid(fd, &pid) == 0, pid > 0, stat("/proc/\(pid)/exe", &server) == 0, stat(tmux, &installed) == 0 else {
+            return .other
+        }
+        return server.st_dev == installed.st_dev && server.st_ino == installed.st_ino ? .tmux : .other
     }
 }
 

@@ -7,22 +7,6 @@ import SessionTestSupport
 import Testing
 
 extension AssessmentdRootTests {
-    /// A tmux server that answers every client as a server answers `tmux -c`: "run this
-    /// shell". A student can put one on the socket Carrel clears at its begin; the tmux client
-    /// Carrel runs then runs the student's program, as Carrel's child.
-    static let telling = """
-        import os, socket, struct, sys
-        path, program = sys.argv[1], sys.argv[2]
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.bind(path)
-        os.chmod(path, 0o777)
-        s.listen(8)
-        while True:
-            c, _ = s.accept()
-            data = program.encode() + b"\\0"
-            c.send(struct.pack("<IHHII", 209, 16 + len(data), 0, 8, os.getpid()) + data)
-        """
-
     /// Carrel's descendants are its own only while they run what it runs: its helpers (tmux
     /// here, which ends at once: nothing said), not a program a helper is made to run (ended
     /// under `processes: end`, and said, with what it forked to outlive the helper), nor any
@@ -40,7 +24,7 @@ extension AssessmentdRootTests {
             }
             """)
         let socket = lab.folder + "/tmux-socket"
-        let server = try ChildProcess("/usr/bin/python3", ["-c", Self.telling, socket, hidden], environment: AssessmentdLab.environment)
+        let server = try ChildProcess("/usr/bin/python3", ["-c", TmuxServerCheckTests.telling, socket, hidden], environment: AssessmentdLab.environment)
         defer { server.signal(SIGKILL) }
         #expect(Eventually.poll(5) { access(socket, F_OK) == 0 })
         let carrel = try lab.client()

@@ -18,6 +18,9 @@ int carrel_take_back_group(unsigned int gid);
 /// kernel recorded it at connect): 0, or -1 with errno.
 int carrel_peer_uid(int fd, unsigned int *uid);
 
+/// The process at the other end of a connected Unix socket (SO_PEERCRED): 0, or -1 with errno.
+int carrel_peer_pid(int fd, int *pid);
+
 /// Where the dynamic loader is mapped (0 for a static executable).
 unsigned long carrel_loader_base(void);
 

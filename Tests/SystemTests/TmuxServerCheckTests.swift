@@ -1,0 +1,72 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+@testable import Lockdown
+import SessionTestSupport
+import Testing
+
+/// A tmux client does what its server tells it (run a shell, read and write files for it):
+/// Carrel clears the buffers of servers that run this machine's tmux, and talks to no other
+/// program on a socket a student made.
+@Suite("Which tmux servers Carrel talks to")
+@MainActor
+struct TmuxServerCheckTests {
+    /// A server that answers every client "run this shell" (as a tmux server answers
+    /// `tmux -c`), as a student could leave on the socket Carrel clears; anyone may connect.
+    nonisolated static let telling = """
+        import os, socket, struct, sys
+        path, program = sys.argv[1], sys.argv[2]
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.bind(path)
+        os.chmod(path, 0o777)
+        s.listen(8)
+        while True:
+            c, _ = s.accept()
+            data = program.encode() + b"\\0"
+            c.send(struct.pack("<IHHII", 209, 16 + len(data), 0, 8, os.getpid()) + data)
+        """
+
+    @Test func aServerThatIsNotTmuxIsNotTalkedToAndTheClearingSaysSo() throws {
+        let box = try Sandbox()
+        let tmux = try #require(ChildSpawn.which("tmux", environment: box.environment), "tmux is installed")
+        let dir = "\(box.tmuxDir)/tmux-\(getuid())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let marker = box.root + "/ran"
+        let program = box.root + "/told"
+        try writeExecutable("#!/bin/sh\ntouch \(marker)\n", to: program)
+        let socket = dir + "/default"
+        let fake = try ChildProcess("/usr/bin/python3", ["-c", Self.telling, socket, program], environment: box.environment)
+        defer { fake.signal(SIGKILL) }
+        #expect(Eventually.poll(5) { access(socket, F_OK) == 0 })
+        #expect(TmuxPasteboard.server(socket, tmux: tmux) == .other)
+        let environment = ["TMUX_TMPDIR": box.tmuxDir, "PATH": Pasteboards.trustedPath]
+        guard case let .failed(why) = TmuxPasteboard(environment: environment).clear() else {
+            Issue.record("a made-up server was not said")
+            return
+        }
+        #expect(why.contains("not this machine's tmux"), "\(why)")
+        #expect(access(marker, F_OK) != 0, "the made-up server had its program run")
+    }
+
+    @Test func aRealServerIsClearedAndAStaleSocketIsNothing() throws {
+        let box = try Sandbox()
+        let server = try #require(TmuxServer(sandbox: box))
+        server.setBuffer("secret", "the answer")
+        #expect(TmuxPasteboard.server(server.socket, tmux: server.tmux) == .tmux)
+        let environment = ["TMUX_TMPDIR": box.tmuxDir, "PATH": Pasteboards.trustedPath]
+        #expect(TmuxPasteboard(environment: environment).clear() == .cleared("1 buffer"))
+        let stale = "\(box.tmuxDir)/tmux-\(getuid())/stale"
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, byte) in stale.utf8.enumerated() { raw[i] = byte }
+        }
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        close(fd)
+        #expect(TmuxPasteboard.server(stale, tmux: server.tmux) == .none)
+    }
+}

@@ -105,9 +105,10 @@ if mode == "pasteboard" {
     case "x11"?: backend = X11Pasteboard(environment: environment)
     case "wayland"?: backend = WaylandPasteboard(environment: environment)
     case "screen"?: backend = ScreenPasteboard(environment: environment)
+    case "tmux"?: backend = TmuxPasteboard(environment: environment)
     default: backend = nil
     }
-    guard let backend else { fail(64, "usage: pasteboard x11|wayland|screen") }
+    guard let backend else { fail(64, "usage: pasteboard x11|wayland|screen|tmux") }
     say("\(backend.clear())")
     exit(0)
 }

@@ -116,7 +116,7 @@ extension Watcher {
                 lines.apply(ProcessEvent(pid: event.pid, .name(read)))
             }
         }
-        lines.settle(read: ProcTable.entry, helper: runsHelper, serves: ProcTable.serves, ranOther: { [ranFiles] pid in
+        lines.settle(read: ProcTable.entry, helper: ProcTable.helper, serves: ProcTable.serves, ranOther: { [ranFiles] pid in
             (ranFiles[pid]?.files ?? []).contains { !ProcTable.isHelperFile($0) }
         })
         lineage = lines

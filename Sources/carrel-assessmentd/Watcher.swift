@@ -162,9 +162,9 @@ final class Watcher {
             let following = owner != nil && owner == lineageOwner && lineage != nil
             let kept = owner == nil || following ? ownerAncestors : []
             let strangers = ProcessRule.strangers(table, uid: record.uid, owners: following ? [] : owners, kept: kept, reported: reported,
-                                                  descendant: { [self] entry in
-                // Carrel's child runs a helper; a helper's child only serves a clipboard.
-                owners.contains { $0.pid == entry.parent } ? runsHelper(entry.pid) : ProcTable.serves(entry.pid)
+                                                  descendant: { entry in
+                // Carrel's child runs a helper (Carrel starts no Carrel); a helper's child only serves a clipboard.
+                owners.contains { $0.pid == entry.parent } ? ProcTable.helper(entry.pid) : ProcTable.serves(entry.pid)
             })
                 .filter { lineage?.lines[$0.pid] != .owner }
             let (confirmed, next) = ProcessRule.confirm(strangers, suspects: suspects, live: owner != nil)
@@ -189,12 +189,6 @@ final class Watcher {
         }
         if rule != .ignore, let owner { incidents += lookAtAncestors(table, record: record, owner: owner, now: now) }
         return incidents
-    }
-
-    /// Whether a descendant of Carrel runs what Carrel runs: one of its helpers (Carrel starts
-    /// no Carrel of its own).
-    func runsHelper(_ pid: Int32) -> Bool {
-        ProcTable.helper(pid)
     }
 
     func reset() {

@@ -167,13 +167,11 @@ final class PostgresLink: StoreLink {
 
     /// With a liveness claim, the claim is made in the same call, before the records.
     func insert(_ records: [SentRecord], claim: StoreLiveClaim?) async throws -> StoreKept {
-        let sessions = records.map(\.session), seqs = records.map(\.seq), kinds = records.map(\.kind)
-        let times = records.map(\.at), bodies = records.map(\.body), macs = records.map(\.mac)
-        let tokens = records.map(\.token), previous = records.map { $0.previous ?? "" }
+        let b = Batch(records)
         return try await guarded {
             let rows = try await StoreCall.rows(self.c, """
-                CALL carrel_publish_committed(\(sessions)::text[], \(tokens)::text[], \(previous)::text[],
-                  \(seqs)::int8[], \(kinds)::text[], \(times)::timestamptz[], \(bodies)::text[], \(macs)::text[],
+                CALL carrel_publish_committed(\(b.sessions)::text[], \(b.tokens)::text[], \(b.previous)::text[],
+                  \(b.seqs)::int8[], \(b.kinds)::text[], \(b.times)::timestamptz[], \(b.bodies)::text[], \(b.macs)::text[],
                   p_live_session => \(claim?.proof.session), p_live_token => \(claim?.proof.token),
                   p_live_previous => \(claim?.proof.previous), p_live_mac => \(claim?.mac), p_live_elapsed => \(claim?.elapsed))
                 """, logger: self.logger)
@@ -190,15 +188,30 @@ final class PostgresLink: StoreLink {
     /// many of them the store holds as sent and why it kept others out. Only the rehearsal,
     /// which rolls back, writes this way.
     func write(_ records: [SentRecord]) async throws -> StoreKept {
-        let sessions = records.map(\.session), seqs = records.map(\.seq), kinds = records.map(\.kind)
-        let times = records.map(\.at), bodies = records.map(\.body), macs = records.map(\.mac)
-        let tokens = records.map(\.token), previous = records.map { $0.previous ?? "" }
+        let b = Batch(records)
         let rows = try await StoreCall.rows(c, """
-            SELECT kept::text, refused FROM carrel_publish(\(sessions)::text[], \(tokens)::text[], \(previous)::text[],
-              \(seqs)::int8[], \(kinds)::text[], \(times)::timestamptz[], \(bodies)::text[], \(macs)::text[])
+            SELECT kept::text, refused FROM carrel_publish(\(b.sessions)::text[], \(b.tokens)::text[], \(b.previous)::text[],
+              \(b.seqs)::int8[], \(b.kinds)::text[], \(b.times)::timestamptz[], \(b.bodies)::text[], \(b.macs)::text[])
             """, logger: logger)
         guard let row = rows.first, let t = StoreRows.texts(row), t.count == 2 else { return StoreKept(kept: 0) }
         return StoreKept(kept: t[0].flatMap { Int64($0) } ?? 0, refused: t[1])
+    }
+
+    /// A batch as `carrel_publish` takes it: eight arrays, one element a record.
+    struct Batch {
+        let sessions: [String], tokens: [String], previous: [String], seqs: [Int64]
+        let kinds: [String], times: [Date], bodies: [String], macs: [String]
+
+        init(_ records: [SentRecord]) {
+            sessions = records.map(\.session)
+            tokens = records.map(\.token)
+            previous = records.map { $0.previous ?? "" }
+            seqs = records.map(\.seq)
+            kinds = records.map(\.kind)
+            times = records.map(\.at)
+            bodies = records.map(\.body)
+            macs = records.map(\.mac)
+        }
     }
 
     /// Each statement is given a second on the server: a slow store cancels the rehearsal

@@ -108,7 +108,7 @@ extension AssessmentdRootTests {
         // Every incident names what ran — `true`, or `setpriv` when the line's first process was
         // read (or had its exec file told) before it ran `true`, which its own incident names then.
         #expect(heard.allSatisfy { $0.detail.contains("true marker-") || $0.detail.contains("true (it ended at once)") || $0.detail.contains("[true] (it ended at once)")
-                                   || $0.detail.contains("/usr/bin/setpriv") }, "\(heard)")
+                                   || $0.detail.hasSuffix("ran: [true]") || $0.detail.contains("/usr/bin/setpriv") }, "\(heard)")
         #expect(heard.filter { $0.detail.contains("true") }.count >= 5, "each `true` named: \(heard)")
         print("assessmentd: 5 programs that lived a millisecond: \(heard.filter { $0.detail.contains("true marker-") }.count) named, \(heard.count) incidents")
         _ = Self.ask(carrel, AssessmentdLab.line(.end))

@@ -75,7 +75,9 @@ import PostgresNIO
 /// | fn carrel_apply_records, trigger carrel_records_apply (for each statement) | 13 | replaces the row triggers below |
 /// | fn carrel_apply_record, carrel_apply_room_record, carrel_machine_event and their triggers | 13: dropped |    |
 /// | procedure carrel_publish_committed (a seat's batch, committed in the call) | 13 |               |
-/// | fn carrel_publish                      | 5       | 12; 13: the trigger counts the records kept |
+/// | fn carrel_publish                      | 5       | 12; 13: the trigger counts the records kept; 14: leaves out what the row triggers below left out |
+/// | fn and trigger carrel_records_cap, carrel_records_merged | 2, 10 | 14: dropped (`carrel_publish` checks) |
+/// | fn carrel_token_hash                   | 5       | 12; 14: STABLE (inlined)                   |
 ///
 /// Each function that acts for a seat is revoked from PUBLIC by the version that creates it
 /// (`carrel_number` and `carrel_schema_version` stay open to anyone); version 4 grants its new
@@ -86,7 +88,7 @@ import PostgresNIO
 /// `seatFunctions` to the seat role it sets up.
 public enum SharedSchema {
     /// The version this build writes and reads.
-    public static let version = 13
+    public static let version = 14
 
     /// The channel seats of a room listen on: a command was issued.
     public static let commandChannel = "carrel_commands"
@@ -107,6 +109,7 @@ public enum SharedSchema {
         (11, version11MachineEvents),
         (12, version12LighterRecords),
         (13, version13BatchedRecords),
+        (14, version14LighterBatches),
     ]
 
     public struct Problem: Error, Sendable, CustomStringConvertible {

@@ -24,7 +24,7 @@ struct SharedSchemaVersionTests {
         11: "757a1c7ea911dd8aaa8cacee1d70e2852401ca8245c69e505517d3a3903f77d2",
         12: "5e079aa0e077144852264f587f302841dca8f4252f2e6908a66e4d9402a237b0",
         13: "2cfdc6043e135692d7a4af785f9080843b13a6b04555c4da235a7c7ebba0dca2",
-        14: "9b3d2e09ec5205ad1ff21d5c46a485d7adc876b663f9055a5634587f15433778",
+        14: "667b5c330f0e1e0018504e2f32a99a66b2f736dc91320c04f7efd88fa6507446",
     ]
 
     @Test func versionsRunInOrderAndNoShippedVersionChanges() {

@@ -11,6 +11,13 @@ extension SharedSchema {
     /// - `carrel_publish` reads a session's row once before its proof (it read it twice), inserts
     ///   without reading back what it inserted (the trigger counts the records since version 13),
     ///   and gives its row without a query.
+    /// - The functions a seat's begin, answers, commands and pulse run keep one plan of each
+    ///   statement for their server process from the first time they run it
+    ///   (`plan_cache_mode = force_generic_plan`): PostgreSQL otherwise plans a statement again
+    ///   for each of its first five runs, so a begin planned again every statement its seat's
+    ///   rehearsal had already planned (a quarter to a half of the begin's time on the store).
+    ///   Each of those statements finds its rows through a key or an index, which a plan made
+    ///   without the values uses as well.
     /// - `carrel_token_hash` is STABLE (`convert_to` is): PostgreSQL inlines it into the
     ///   statement that calls it instead of running it as a query of its own at each call
     ///   (a SQL function it cannot inline is parsed again every time).
@@ -36,6 +43,15 @@ extension SharedSchema {
             .replace("      ELSE\n        allowed := allowed || u.s;\n", with: publishMergedV14),
             .span(from: "  WITH inserted AS (", upTo: "  RETURN QUERY SELECT (SELECT count(*)", with: publishInsertV14),
         ]))
+
+        ALTER FUNCTION carrel_publish(text[], text[], text[], int8[], text[], timestamptz[], text[], text[])
+          SET plan_cache_mode = force_generic_plan;
+        ALTER FUNCTION carrel_apply_records() SET plan_cache_mode = force_generic_plan;
+        ALTER FUNCTION carrel_live(text, text, text, text, double precision) SET plan_cache_mode = force_generic_plan;
+        ALTER FUNCTION carrel_pulse(text, text, text, double precision) SET plan_cache_mode = force_generic_plan;
+        ALTER FUNCTION carrel_proven(text, text, text) SET plan_cache_mode = force_generic_plan;
+        ALTER FUNCTION carrel_seat_commands(text, text, text, bigint, boolean) SET plan_cache_mode = force_generic_plan;
+        ALTER FUNCTION carrel_sweep_due() SET plan_cache_mode = force_generic_plan
         """
 
     /// A session a move merged into another is proven (its seat still reads the move with its

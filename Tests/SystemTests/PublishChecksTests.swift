@@ -79,4 +79,22 @@ struct PublishChecksTests {
         #expect(!rows.contains("record pc-a 3 ") && !rows.contains("record pc-a 4 ") && !rows.contains("record pc-m "), "\(rows)")
         #expect(rows.contains(#""records_count": 5"#), "pc-a's five records counted: \(rows)")
     }
+
+    /// A record the store can never keep (no body, no kind; text that is no JSON in a record it
+    /// leaves out anyway) no longer fails its whole batch, as it did at version 13: the others
+    /// are kept, and the seat is told how many.
+    @Test func aRecordTheStoreCanNeverKeepNoLongerStopsItsBatch() async throws {
+        let pg = try PrivatePostgres.shared()
+        let url = try pg.database()
+        try await SharedSchemaTests.migrate(pg, url)
+        let database = String(url.split(separator: "/").last ?? "")
+        let hello = pg.psql("SELECT carrel_hello('pn-a', '{\"room\":\"r\",\"seat\":\"N1\"}', '\(Self.token)')", database: database)
+        try #require(hello.status == 0, "\(hello.output)")
+        let event = Self.text(#"{"kind":"paste_blocked"}"#)
+        let said = Self.publish(pg, database, [("pn-a", 1, "event", event), ("pn-a", 2, "event", "NULL"),
+                                               ("pn-a", 3, String(repeating: "k", count: 41), "'{not json'"), ("pn-a", 4, "event", event)])
+        #expect(said == "2|", "\(said)")
+        let rows = pg.psql("SELECT string_agg(seq::text, ',' ORDER BY seq) FROM carrel_records WHERE session = 'pn-a'", database: database)
+        #expect(rows.output.trimmingCharacters(in: .whitespacesAndNewlines) == "1,4", "\(rows.output)")
+    }
 }

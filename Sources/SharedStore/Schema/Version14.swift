@@ -7,7 +7,11 @@ extension SharedSchema {
     ///   `carrel_records`, leaves out what they left out, in its one insert (a record whose text,
     ///   as sent or as jsonb, is over 4 MB, or whose session or kind is too long) and in its
     ///   check of each session (a spare's request that a move took in, read under the row's
-    ///   lock, as the trigger read it after the lock).
+    ///   lock, as the trigger read it after the lock). What either keeps is the same; a record
+    ///   the store could never keep (no body or no kind, or text that is no JSON in a record it
+    ///   leaves out anyway) no longer fails its whole batch (version 13 raised an error): its
+    ///   other records are kept, as no error may hold a seat's outbox behind a record the store
+    ///   will never take.
     /// - `carrel_publish` reads a session's row once before its proof (it read it twice), inserts
     ///   without reading back what it inserted (the trigger counts the records since version 13),
     ///   and gives its row without a query.

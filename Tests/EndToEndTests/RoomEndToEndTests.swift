@@ -301,13 +301,20 @@ struct RoomEndToEndTests {
         #expect(carrel(["room", "show", "lab4", "--shared", lab.owner]).status == 66)
 
         // No record larger than 4 MB is kept: a seat's password cannot grow the store without bound.
+        // (`carrel_publish` is the only writer of the records, and the seat's role may call it.)
         let database = String(lab.owner.split(separator: "/").last?.split(separator: "?").first ?? "")
+        let token = String(repeating: "h", count: 40)
+        for session in ["huge", "small"] {
+            let hello = pg.psql("SELECT carrel_hello('\(session)', '{\"room\":\"lab9\",\"seat\":\"\(session)\"}', '\(token)')",
+                                database: database)
+            #expect(hello.status == 0, "\(hello.output)")
+        }
         let big = pg.psql("""
-            INSERT INTO carrel_records (session, seq, kind, at, body)
-            VALUES ('huge', 1, 'event', now(), jsonb_build_object('kind', 'x', 'detail', repeat('x', 5000000))),
-                   ('small', 1, 'event', now(), jsonb_build_object('kind', 'x', 'detail', 'ok'))
+            CALL carrel_publish_committed(ARRAY['huge', 'small'], ARRAY['\(token)', '\(token)'], ARRAY['', ''], ARRAY[1, 1]::int8[],
+              ARRAY['event', 'event'], ARRAY[now(), now()],
+              ARRAY[jsonb_build_object('kind', 'x', 'detail', repeat('x', 5000000))::text, '{"kind":"x","detail":"ok"}'], ARRAY['', ''])
             """, database: database)
-        #expect(big.status == 0, "\(big.output)")
+        #expect(big.status == 0 && big.output.hasPrefix("1|"), "\(big.output)")
         let kept = pg.psql("SELECT string_agg(session, ',' ORDER BY session) FROM carrel_records WHERE session IN ('huge', 'small')",
                            database: database)
         #expect(kept.output.trimmingCharacters(in: .whitespacesAndNewlines) == "small")

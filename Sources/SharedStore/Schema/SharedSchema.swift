@@ -78,6 +78,7 @@ import PostgresNIO
 /// | fn carrel_publish                      | 5       | 12; 13: the trigger counts the records kept; 14: leaves out what the row triggers below left out |
 /// | fn and trigger carrel_records_cap, carrel_records_merged | 2, 10 | 14: dropped (`carrel_publish` checks) |
 /// | fn carrel_token_hash                   | 5       | 12; 14: STABLE (inlined)                   |
+/// | fn carrel_publish, carrel_apply_records, carrel_live/5, carrel_pulse/4, carrel_proven, carrel_seat_commands/5, carrel_sweep_due | 5–13 | 14: one plan a statement kept (`plan_cache_mode`) |
 ///
 /// Each function that acts for a seat is revoked from PUBLIC by the version that creates it
 /// (`carrel_number` and `carrel_schema_version` stay open to anyone); version 4 grants its new

@@ -19,7 +19,7 @@ extension SharedSchema {
     ///   statement for their server process from the first time they run it
     ///   (`plan_cache_mode = force_generic_plan`): PostgreSQL otherwise plans a statement again
     ///   for each of its first five runs, so a begin planned again every statement its seat's
-    ///   rehearsal had already planned (a quarter to a half of the begin's time on the store).
+    ///   rehearsal had already planned (about a quarter of the begin's time on the store).
     ///   Each of those statements finds its rows through a key or an index, which a plan made
     ///   without the values uses as well.
     /// - `carrel_token_hash` is STABLE (`convert_to` is): PostgreSQL inlines it into the

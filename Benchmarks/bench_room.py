@@ -201,19 +201,6 @@ class Relay(threading.Thread):
                         self.close_pair(sock)
 
 
-CLOCK_TICK = os.sysconf("SC_CLK_TCK")
-
-
-def run_seconds(pid):
-    """A single-threaded process's processor time in seconds, to the nanosecond (the
-    scheduler's own sum, /proc/PID/schedstat); None when it is gone."""
-    try:
-        with open(f"/proc/{pid}/schedstat") as f:
-            return int(f.read().split()[0]) / 1e9
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 class SeatGroup:
     """The seats' processor time counted exactly, threads that ended included: every seat
     process joins a control group of its own before it runs Carrel (cgroup v1 `cpuacct`, in
@@ -324,16 +311,6 @@ class SeatGroup:
         say(f"note: the control group {path} could not be removed")
 
 
-def reaped_seconds(pid):
-    """The processor time of the children a process has waited for (cutime + cstime)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[13]) + int(fields[14])) / CLOCK_TICK
-    except (OSError, IndexError, ValueError):
-        return 0.0
-
-
 class Costs:
     """What a spell of the room cost (--per-seat), from outside the product:
       - PostgreSQL's processor time: every server process's own time (schedstat) and, for the
@@ -382,8 +359,8 @@ class Costs:
             snap.update(self.statements())
         snap["t"] = time.monotonic()
         master = self.run.pg.postmaster()
-        snap["pg"] = {pid: run_seconds(pid) for pid in self.run.pg.pids()}
-        snap["reaped"] = reaped_seconds(master) if master else 0.0
+        snap["pg"] = {pid: shared.run_seconds(pid) for pid in self.run.pg.pids()}
+        snap["reaped"] = shared.reaped_seconds(master) if master else 0.0
         group = self.run.seat_group
         snap["seat"] = group.seconds() if group.path else shared.cpu_seconds([s.proc.pid for s in self.run.seats])
         snap["relay"] = self.run.relay.counters()

@@ -156,6 +156,26 @@ def cpu_seconds(pids):
     return total / CLOCK_TICK
 
 
+def run_seconds(pid):
+    """A single-threaded process's processor time in seconds, to the nanosecond (the
+    scheduler's own sum, /proc/PID/schedstat); None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/schedstat") as f:
+            return int(f.read().split()[0]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def reaped_seconds(pid):
+    """The processor time of the children a process has waited for (cutime + cstime)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[13]) + int(fields[14])) / CLOCK_TICK
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 def rss_mb(pids):
     total = 0
     for pid in pids:

@@ -635,6 +635,22 @@ class Run:
             self.typing_part()
         return 0 if self.ok else 1
 
+    def perf_start(self, path):
+        """With --perf-begin: `perf record` of the seats' core (1, with --per-seat) from now, once
+        it records (it takes a moment to start)."""
+        if not path:
+            return None
+        perf = subprocess.Popen(["perf", "record", "-q", "-C", "1" if self.args.per_seat else "0-" + str(os.cpu_count() - 1),
+                                 "-g", "-F", "2999", "-o", path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(2)
+        return perf
+
+    def perf_stop(self, perf):
+        if perf:
+            perf.send_signal(signal.SIGINT)
+            perf.wait()
+            say(f"  perf record of the seats' core during (a): {self.args.perf_begin} (perf report -i FILE --comms ...)")
+
     def store_profile_reset(self):
         if self.args.profile_store:
             if self.costs:
@@ -682,6 +698,7 @@ class Run:
 
         say("\n(a) carrel proctor start --room: from the command's launch to each seat's `began`")
         seat_pids = [s.proc.pid for s in self.seats]
+        perf = self.perf_start(a.perf_begin)
         cpu_before = (shared.cpu_seconds(seat_pids), shared.cpu_seconds(self.pg.pids()), sum(os.times()[:2]), shared.machine_cpu())
         self.store_profile_reset()
         cost_from = costs.snapshot(True) if costs else None
@@ -693,6 +710,7 @@ class Run:
             # The begin's first records reach the store after `began`: 2 s more.
             self.pump(2)
             start_cost = costs.between(cost_from, costs.snapshot(False))
+        self.perf_stop(perf)
         say(f"  began: {spread(began)}; command exited {code} after {shared.ms(took)}")
         busy = shared.machine_cpu()
         say(f"  processor time meanwhile: seats {shared.cpu_seconds(seat_pids) - cpu_before[0]:.1f} s,"
@@ -1084,6 +1102,8 @@ def main():
                    help="(a)-(d) with the test sealed: the seats wait with no passphrase and the start carries its key")
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--keep", action="store_true")
+    p.add_argument("--perf-begin", metavar="FILE",
+                   help="perf record (call graphs) of the seats' core during the room's start (a), into FILE")
     p.add_argument("--profile-store", action="store_true",
                    help="after (a) and (d), the statements that took PostgreSQL's time (pg_stat_statements)")
     p.add_argument("--per-seat", action="store_true",

@@ -337,12 +337,41 @@ var leaving: Int32?
 }
 
 var buffer = [UInt8]()
+/// The store's news (the proctor's commands read) wakes the loop through a pipe, as the
+/// loop bell wakes `carrel take`'s: the loop does not look for it on a timer.
+var newsPipe: [Int32] = [-1, -1]
+if pipe(&newsPipe) == 0 {
+    for fd in newsPipe { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+    let ringEnd = newsPipe[1]
+    publisher?.onNews {
+        var byte: UInt8 = 1
+        _ = write(ringEnd, &byte, 1)
+    }
+}
 var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
-           pollfd(fd: runtime.signalDescriptor, events: Int16(POLLIN), revents: 0)]
+           pollfd(fd: runtime.signalDescriptor, events: Int16(POLLIN), revents: 0),
+           pollfd(fd: newsPipe[0], events: Int16(POLLIN), revents: 0)]
+
+/// As long as `carrel take` waits when nothing arrives: until the time used next crosses a
+/// whole second (the clock's next change), a second at most; without a news pipe, a tenth.
+@MainActor func nextWait() -> Int32 {
+    if newsPipe[0] < 0 { return 100 }
+    let used = runtime.elapsedNow()
+    return Int32(max(10, min(1000, ((used.rounded(.down) + 1 - used) * 1000).rounded(.up))))
+}
+
 /// Reads commands until the session is over; the exit code.
 @MainActor func mainLoop() -> Int32 {
+// The first turn does not wait: as `carrel take` pumps right after its begin, the session's
+// clock and its publisher hear of the session at once.
+var wait: Int32 = 0
 while leaving == nil {
-    _ = poll(&fds, nfds_t(fds.count), follow ? 50 : 100)
+    _ = poll(&fds, nfds_t(fds.count), wait)
+    wait = nextWait()
+    if fds[2].revents != 0 {
+        var drained = [UInt8](repeating: 0, count: 64)
+        while read(newsPipe[0], &drained, drained.count) > 0 {}
+    }
     let before = runtime.state.room.lastCommand
     report(runtime.pump())
     // Each command applied, as the seat's journal has it (one line per command, in order).

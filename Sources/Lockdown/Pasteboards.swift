@@ -75,24 +75,50 @@ public struct Pasteboards: Sendable {
     }
 }
 
-/// Every paste buffer of every tmux server this user runs: the one we are inside ($TMUX) and
-/// any other socket in the user's tmux directory.
+/// Every paste buffer of the tmux servers a session can be reached from: the one named by
+/// $TMUX, every server in the user's socket folders (the default /tmp/tmux-UID always, and
+/// $TMUX_TMPDIR's: a variable set for Carrel alone hides no folder), and the server holding
+/// Carrel's own terminal whatever the variables say (its socket can be anywhere, `-S`). Each
+/// server is listed again after its buffers are deleted: buffers that keep coming back (a hook
+/// of the server's, another client adding them) and a server that does not answer are failures.
 public struct TmuxPasteboard: PasteboardBackend {
     public let name = "tmux"
     let environment: [String: String]
+    /// The listening sockets of the processes holding this process's terminal.
+    let terminalSockets: @Sendable () -> [String]
 
-    public init(environment: [String: String]) { self.environment = environment }
+    public init(environment: [String: String], terminalSockets: @escaping @Sendable () -> [String] = TmuxPasteboard.holdingThisTerminal) {
+        self.environment = environment
+        self.terminalSockets = terminalSockets
+    }
+
+    /// A helper that has not answered by then is not waited for (a server can be made to stall).
+    static let deadline = 3.0
+    /// Lists of a server's buffers before buffers that keep coming back count as a failure.
+    static let rounds = 4
+
+    public static func holdingThisTerminal() -> [String] {
+        let me = getpid()
+        var out: [String] = []
+        for index in TerminalMultiplexer.ptyIndexes(pid: me) {
+            for holder in TerminalMultiplexer.holders(ofPty: index, excluding: me) {
+                out += holder.controlChannels.filter { $0.hasPrefix("/") && !out.contains($0) }
+            }
+        }
+        return out
+    }
 
     func sockets() -> [String] {
         var found: [String] = []
         if let tmux = environment["TMUX"], let path = tmux.split(separator: ",").first, !path.isEmpty {
             found.append(String(path))
         }
-        let base = environment["TMUX_TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        let dir = "\(base)/tmux-\(getuid())"
-        // No socket directory means no tmux server of this user to clear.
-        if let names = try? FileManager.default.contentsOfDirectory(atPath: dir) {
-            for name in names.sorted() {
+        var bases = ["/tmp"]
+        if let base = environment["TMUX_TMPDIR"], !base.isEmpty, !bases.contains(base) { bases.append(base) }
+        for base in bases {
+            let dir = "\(base)/tmux-\(getuid())"
+            // No socket directory means no tmux server of this user there.
+            for name in (TerminalMultiplexer.entries(dir) ?? []).sorted() {
                 let path = "\(dir)/\(name)"
                 var info = stat()
                 if lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK && !found.contains(path) {
@@ -100,6 +126,7 @@ public struct TmuxPasteboard: PasteboardBackend {
                 }
             }
         }
+        for path in terminalSockets() where !found.contains(path) { found.append(path) }
         return found
     }
 
@@ -116,22 +143,51 @@ public struct TmuxPasteboard: PasteboardBackend {
                 continue
             case .tmux: break
             }
-            let list = ProcessRunner.run(tmux, ["-S", socket, "list-buffers", "-F", "#{buffer_name}"], environment: environment)
-            guard list.status == 0 else { continue }  // a stale socket: no server behind it
-            servers += 1
-            let names = list.output.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
-            for buffer in names {
-                let r = ProcessRunner.run(tmux, ["-S", socket, "delete-buffer", "-b", buffer], environment: environment)
-                if r.status == 0 { deleted += 1 } else { failures.append(buffer) }
-            }
+            let emptied = empty(socket, tmux: tmux)
+            deleted += emptied.deleted
+            if emptied.answered { servers += 1 }
+            if let why = emptied.failure { failures.append(why) }
         }
         if strangers > 0 {
-            return .failed("\(strangers) tmux socket(s) served by a program that is not this machine's tmux, which Carrel does not talk to")
+            failures.append("\(strangers) tmux socket(s) served by a program that is not this machine's tmux, which Carrel does not talk to")
         }
+        if !failures.isEmpty { return .failed(failures.joined(separator: "; ")) }
         guard servers > 0 else { return .notPresent }
-        if !failures.isEmpty { return .failed("\(failures.count) buffer(s) could not be deleted") }
         let plural = deleted == 1 ? "buffer" : "buffers"
         return .cleared(servers == 1 ? "\(deleted) \(plural)" : "\(deleted) \(plural) on \(servers) servers")
+    }
+
+    /// Deletes every buffer of the server at `socket` and lists them again, until two lists a
+    /// moment apart find none (a hook runs after the command that set it off: a buffer it
+    /// adds back shows in the next list, not in the one that set it off).
+    func empty(_ socket: String, tmux: String) -> (deleted: Int, answered: Bool, failure: String?) {
+        var deleted = 0, emptyLists = 0
+        for list in 0..<(2 * Self.rounds) {
+            let listed = ProcessRunner.run(tmux, ["-S", socket, "list-buffers", "-F", "#{buffer_name}"], environment: environment,
+                                           timeout: Self.deadline)
+            guard listed.status == 0 else {
+                if listed.timedOut {
+                    return (deleted, true, "a tmux server did not list its buffers within \(Int(Self.deadline)) s; they may still be there")
+                }
+                // The server ended since it was asked: nothing of it is left to paste.
+                if Self.server(socket, tmux: tmux) == .none { return (deleted, list > 0, nil) }
+                return (deleted, true, "a tmux server would not list its buffers (tmux exited \(listed.status))")
+            }
+            let names = listed.output.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+            if names.isEmpty {
+                emptyLists += 1
+                if emptyLists == 2 { return (deleted, true, nil) }
+                usleep(50_000)
+                continue
+            }
+            emptyLists = 0
+            for buffer in names {
+                let r = ProcessRunner.run(tmux, ["-S", socket, "delete-buffer", "-b", buffer], environment: environment,
+                                          timeout: Self.deadline)
+                if r.status == 0 { deleted += 1 }
+            }
+        }
+        return (deleted, true, "a tmux server still had buffers after \(Self.rounds) rounds of deleting them (they could not be deleted, or a hook of that server or another program adds them back)")
     }
 }
 
@@ -166,43 +222,42 @@ extension TmuxPasteboard {
     }
 }
 
-/// GNU screen's paste register, when running inside screen.
+/// GNU screen, when running inside it: its paste register and every named register (`a`–`z`,
+/// `0`–`9`, which `paste` puts in the paste register), in one `eval`; and screen's exchange
+/// file (`readbuf` and `writebuf` carry text through it between sessions and programs).
 public struct ScreenPasteboard: PasteboardBackend {
     public let name = "screen"
     let environment: [String: String]
+    /// screen's default exchange file (`bufferfile`).
+    public var exchangeFile = "/tmp/screen-exchange"
+
     public init(environment: [String: String]) { self.environment = environment }
 
+    static let registers = ["."] + "abcdefghijklmnopqrstuvwxyz0123456789".map(String.init)
+
     public func clear() -> PasteboardOutcome {
-        guard let sty = environment["STY"], !sty.isEmpty else { return .notPresent }
+        let exchange = emptyExchangeFile()
+        guard let sty = environment["STY"], !sty.isEmpty else {
+            return exchange ? .cleared("the exchange file \(exchangeFile)") : .notPresent
+        }
         guard let screen = ProcessRunner.which("screen", environment: environment) else {
             return .failed("inside screen but the screen command is not on PATH")
         }
-        let r = ProcessRunner.run(screen, ["-S", sty, "-X", "register", ".", ""], environment: environment)
-        return r.status == 0 ? .cleared("the paste register") : .failed(r.timedOut ? "timed out" : "screen exited \(r.status)")
+        let commands = Self.registers.map { "register \($0) \"\"" }
+        let r = ProcessRunner.run(screen, ["-S", sty, "-X", "eval"] + commands, environment: environment, timeout: 3)
+        guard r.status == 0 else { return .failed(r.timedOut ? "timed out" : "screen exited \(r.status)") }
+        return .cleared("the paste register and the named registers" + (exchange ? ", and the exchange file \(exchangeFile)" : ""))
     }
-}
 
-/// X11 CLIPBOARD and PRIMARY: xsel clears them; xclip claims them with empty text.
-public struct X11Pasteboard: PasteboardBackend {
-    public let name = "X11"
-    let environment: [String: String]
-    public init(environment: [String: String]) { self.environment = environment }
-
-    public func clear() -> PasteboardOutcome {
-        guard let display = environment["DISPLAY"], !display.isEmpty else { return .notPresent }
-        if let xsel = ProcessRunner.which("xsel", environment: environment) {
-            let a = ProcessRunner.run(xsel, ["--clipboard", "--clear"], environment: environment)
-            let b = ProcessRunner.run(xsel, ["--primary", "--clear"], environment: environment)
-            if a.status == 0 && b.status == 0 { return .cleared("CLIPBOARD and PRIMARY") }
-            return .failed(ProcessRunner.Output.why("xsel", a.status != 0 ? a : b, display: display))
-        }
-        if let xclip = ProcessRunner.which("xclip", environment: environment) {
-            let a = ProcessRunner.run(xclip, ["-selection", "clipboard", "-i"], input: "", environment: environment)
-            let b = ProcessRunner.run(xclip, ["-selection", "primary", "-i"], input: "", environment: environment)
-            if a.status == 0 && b.status == 0 { return .cleared("CLIPBOARD and PRIMARY") }
-            return .failed(ProcessRunner.Output.why("xclip", a.status != 0 ? a : b, display: display))
-        }
-        return .failed("DISPLAY is set but neither xsel nor xclip is installed")
+    /// Empties the exchange file when it is this user's own regular file with text in it
+    /// (opened without following a link, and without waiting on a FIFO); true when it did.
+    func emptyExchangeFile() -> Bool {
+        let fd = open(exchangeFile, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == getuid(), info.st_size > 0 else { return false }
+        return ftruncate(fd, 0) == 0
     }
 }
 

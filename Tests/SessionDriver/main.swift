@@ -102,9 +102,17 @@ guard let mode = args.first else { fail(64, "usage: begin FILE | resume [SESSION
 if mode == "pasteboard" {
     let backend: (any PasteboardBackend)?
     switch args.dropFirst().first {
-    case "x11"?: backend = X11Pasteboard(environment: environment)
+    // Where the test puts the machine's X sockets and screen's exchange file (its own
+    // folders: the real ones may hold other tests' displays and files).
+    case "x11"?:
+        var x11 = X11Pasteboard(environment: environment)
+        if let sockets = environment["DRIVER_X11_SOCKETS"] { x11.socketDirectory = sockets }
+        backend = x11
     case "wayland"?: backend = WaylandPasteboard(environment: environment)
-    case "screen"?: backend = ScreenPasteboard(environment: environment)
+    case "screen"?:
+        var screen = ScreenPasteboard(environment: environment)
+        if let exchange = environment["DRIVER_SCREEN_EXCHANGE"] { screen.exchangeFile = exchange }
+        backend = screen
     case "tmux"?: backend = TmuxPasteboard(environment: environment)
     default: backend = nil
     }

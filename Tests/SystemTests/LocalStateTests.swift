@@ -35,19 +35,7 @@ struct LocalStateTests {
             case .directory:
                 try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
             case .socket:
-                let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-                defer { close(fd) }
-                var address = sockaddr_un()
-                address.sun_family = sa_family_t(AF_UNIX)
-                let bytes = Array(path.utf8)
-                try #require(bytes.count < MemoryLayout.size(ofValue: address.sun_path), "socket path too long: \(path)")
-                withUnsafeMutableBytes(of: &address.sun_path) { raw in
-                    for (i, b) in bytes.enumerated() { raw[i] = b }
-                }
-                let bound = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-                }
-                try #require(bound == 0, "bind \(path): \(String(cString: strerror(errno)))")
+                try UnixSocketFile.make(at: path)
             }
         }
     }

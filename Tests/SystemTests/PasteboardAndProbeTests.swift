@@ -61,23 +61,66 @@ final class RecordingTerminal: TerminalSink, @unchecked Sendable {
 @MainActor
 struct PasteboardAndProbeTests {
     /// Clears one backend in the test driver, a process of its own, with only `tools` on PATH.
+    /// The machine's X sockets and screen's exchange file are looked for in folders of the
+    /// tools' own (the real ones may hold other tests' displays and files).
     func clear(_ backend: String, _ tools: FakeTools, _ extra: [String: String]) -> String {
-        let r = ChildSpawn.run(ChildProcess.driver, ["pasteboard", backend], environment: tools.environment(extra), timeout: 60)
+        let places = ["DRIVER_X11_SOCKETS": tools.dir + "/x11-unix", "DRIVER_SCREEN_EXCHANGE": tools.dir + "/screen-exchange"]
+        let r = ChildSpawn.run(ChildProcess.driver, ["pasteboard", backend], environment: tools.environment(places.merging(extra) { $1 }),
+                               timeout: 60)
         return r.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test func x11ClearsBothSelectionsWithXsel() throws {
+    static let withoutXprop = "CLIPBOARD, PRIMARY and SECONDARY (cut buffers not checked: xprop, from x11-utils, is not installed)"
+
+    /// xsel, else xclip: every selection cleared, then read back.
+    @Test(arguments: [("xsel", ["--clipboard --clear", "--primary --clear", "--secondary --clear",
+                                "--clipboard --output", "--primary --output", "--secondary --output"]),
+                      ("xclip", ["-selection clipboard -i", "-selection primary -i", "-selection secondary -i",
+                                 "-selection clipboard -o", "-selection primary -o", "-selection secondary -o"])])
+    func x11ClearsEverySelectionAndReadsItBack(tool: String, calls: [String]) throws {
         let box = try Sandbox()
-        let tools = try FakeTools(box, ["xsel"])
-        #expect(clear("x11", tools, ["DISPLAY": ":9"]) == "\(PasteboardOutcome.cleared("CLIPBOARD and PRIMARY"))")
-        #expect(tools.calls == ["xsel --clipboard --clear", "xsel --primary --clear"])
+        let tools = try FakeTools(box, [tool])
+        #expect(clear("x11", tools, ["DISPLAY": ":9"]) == "\(PasteboardOutcome.cleared(Self.withoutXprop))")
+        #expect(tools.calls == calls.map { "\(tool) \($0)" })
     }
 
-    @Test func x11FallsBackToXclip() throws {
+    /// The root window's cut buffers that are there are removed through xprop.
+    @Test func x11RemovesTheCutBuffersThatAreThere() throws {
         let box = try Sandbox()
-        let tools = try FakeTools(box, ["xclip"])
-        #expect(clear("x11", tools, ["DISPLAY": ":9"]) == "\(PasteboardOutcome.cleared("CLIPBOARD and PRIMARY"))")
-        #expect(tools.calls == ["xclip -selection clipboard -i", "xclip -selection primary -i"])
+        let tools = try FakeTools(box, ["xsel"])
+        try writeExecutable("""
+            #!/bin/sh
+            echo "xprop $*" >> "\(tools.log)"
+            [ "$*" = "-root" ] && printf 'CUT_BUFFER0(STRING) = "notes"\nCUT_BUFFER3(STRING) = "more"\n_NET_WM(ATOM) = x\n'
+            exit 0
+            """, to: tools.dir + "/xprop")
+        #expect(clear("x11", tools, ["DISPLAY": ":9"]) == "\(PasteboardOutcome.cleared("CLIPBOARD, PRIMARY, SECONDARY and the cut buffers"))")
+        #expect(tools.calls.filter { $0.hasPrefix("xprop") } == ["xprop -root", "xprop -root -remove CUT_BUFFER0", "xprop -root -remove CUT_BUFFER3"])
+    }
+
+    /// A selection that holds text again each time it is read back is not reported cleared.
+    @Test func x11SaysWhenASelectionIsTakenBack() throws {
+        let box = try Sandbox()
+        let tools = try FakeTools(box, [])
+        try writeExecutable("#!/bin/sh\ncase \"$*\" in *primary*--output*) printf kept ;; esac\nexit 0\n", to: tools.dir + "/xsel")
+        #expect(clear("x11", tools, ["DISPLAY": ":9"])
+                == "\(PasteboardOutcome.failed("PRIMARY on display :9 holds text again as soon as it is cleared: another program keeps taking it back"))")
+    }
+
+    /// With no DISPLAY, or one that names another display, every local display is cleared.
+    @Test func x11ClearsEveryLocalDisplayNotOnlyTheOneNamed() throws {
+        let box = try Sandbox()
+        let tools = try FakeTools(box, [])
+        try writeExecutable("#!/bin/sh\necho \"xsel $DISPLAY $*\" >> \"\(tools.log)\"\nexit 0\n", to: tools.dir + "/xsel")
+        let sockets = tools.dir + "/x11-unix"
+        try FileManager.default.createDirectory(atPath: sockets, withIntermediateDirectories: true)
+        for name in ["X0", "X12"] { try UnixSocketFile.make(at: sockets + "/" + name) }
+        // Not a display: a regular file with a display's name, and a name that is no number.
+        FileManager.default.createFile(atPath: sockets + "/X5", contents: Data())
+        try UnixSocketFile.make(at: sockets + "/Xtra")
+        #expect(clear("x11", tools, [:]) == "\(PasteboardOutcome.cleared(Self.withoutXprop + " on :0, :12"))")
+        #expect(Set(tools.calls.compactMap { $0.split(separator: " ").dropFirst().first.map(String.init) }) == [":0", ":12"])
+        #expect(clear("x11", tools, ["DISPLAY": ":12.0"]) == "\(PasteboardOutcome.cleared(Self.withoutXprop + " on :12.0, :0"))")
     }
 
     /// The student's PATH never chooses the helpers a session runs: a program of theirs named
@@ -100,8 +143,12 @@ struct PasteboardAndProbeTests {
     @Test func x11WithoutDisplayIsNotPresentAndWithoutToolsFails() throws {
         let box = try Sandbox()
         let tools = try FakeTools(box, [])
-        #expect(X11Pasteboard(environment: tools.environment([:])).clear() == .notPresent)
-        let none = X11Pasteboard(environment: tools.environment(["DISPLAY": ":9"])).clear()
+        var x11 = X11Pasteboard(environment: tools.environment([:]))
+        x11.socketDirectory = box.root + "/no-x11-unix"
+        #expect(x11.clear() == .notPresent)
+        var named = X11Pasteboard(environment: tools.environment(["DISPLAY": ":9"]))
+        named.socketDirectory = x11.socketDirectory
+        let none = named.clear()
         #expect(none == .failed("DISPLAY is set but neither xsel nor xclip is installed"))
     }
 
@@ -119,11 +166,24 @@ struct PasteboardAndProbeTests {
         #expect(WaylandPasteboard(environment: tools.environment([:])).clear() == .notPresent)
     }
 
-    @Test func screenEmptiesItsRegister() throws {
+    @Test func screenEmptiesEveryRegisterAndItsExchangeFile() throws {
         let box = try Sandbox()
         let tools = try FakeTools(box, ["screen"])
-        #expect(clear("screen", tools, ["STY": "1234.pts-0.lab"]) == "\(PasteboardOutcome.cleared("the paste register"))")
-        #expect(tools.calls == ["screen -S 1234.pts-0.lab -X register . "])
+        #expect(clear("screen", tools, ["STY": "1234.pts-0.lab"]) == "\(PasteboardOutcome.cleared("the paste register and the named registers"))")
+        let registers = ["."] + "abcdefghijklmnopqrstuvwxyz0123456789".map(String.init)
+        #expect(tools.calls == ["screen -S 1234.pts-0.lab -X eval " + registers.map { "register \($0) \"\"" }.joined(separator: " ")])
+        // The exchange file (`readbuf`, `writebuf`) is emptied, inside screen or not.
+        let exchange = tools.dir + "/screen-exchange"
+        FileManager.default.createFile(atPath: exchange, contents: Data("notes".utf8))
+        #expect(clear("screen", tools, [:]) == "\(PasteboardOutcome.cleared("the exchange file \(exchange)"))")
+        #expect((try? Data(contentsOf: URL(fileURLWithPath: exchange)))?.isEmpty == true)
+        // Never through a link: the file it names is left as it is.
+        let target = box.root + "/elsewhere"
+        FileManager.default.createFile(atPath: target, contents: Data("kept".utf8))
+        try FileManager.default.removeItem(atPath: exchange)
+        try FileManager.default.createSymbolicLink(atPath: exchange, withDestinationPath: target)
+        #expect(clear("screen", tools, [:]) == "\(PasteboardOutcome.notPresent)")
+        #expect(String(decoding: (try? Data(contentsOf: URL(fileURLWithPath: target))) ?? Data(), as: UTF8.self) == "kept")
     }
 
     @Test func osc52IsSentOnlyToTerminalsKnownToHonourIt() {

@@ -60,16 +60,7 @@ struct TmuxServerCheckTests {
                                      environment: ["TMUX_TMPDIR": box.tmuxDir, "PATH": Pasteboards.trustedPath], timeout: 60)
         #expect(cleared.output.contains("cleared(\"1 buffer\")"), "\(cleared.output)")
         let stale = "\(box.tmuxDir)/tmux-\(getuid())/stale"
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, byte) in stale.utf8.enumerated() { raw[i] = byte }
-        }
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        close(fd)
+        try UnixSocketFile.make(at: stale)
         #expect(TmuxPasteboard.server(stale, tmux: server.tmux) == .none)
     }
 }

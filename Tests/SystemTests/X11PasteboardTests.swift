@@ -28,17 +28,30 @@ final class VirtualDisplay {
               let xsel = ChildSpawn.which("xsel", environment: box.environment) else {
             return .failure(Unavailable(reason: "Xvfb or xsel is not installed (scripts/install-deps installs xvfb, xsel and xclip)"))
         }
+        // Each display opens only to the holder of its cookie (as a desktop's does): the
+        // sessions other tests run at the same time, which clear every display they can
+        // open, leave this one alone.
+        let authority = box.root + "/Xauthority-\(UUID().uuidString.prefix(6))"
         for n in 91..<160 {
             let socket = "/tmp/.X11-unix/X\(n)"
             guard !FileManager.default.fileExists(atPath: socket), !FileManager.default.fileExists(atPath: "/tmp/.X\(n)-lock") else { continue }
-            guard let server = try? ChildProcess(xvfb, [":\(n)", "-nolisten", "tcp", "-screen", "0", "320x200x8"], environment: box.environment) else {
+            let cookie = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0 ... .max)) }.joined()
+            guard ChildSpawn.run("/usr/bin/xauth", ["-f", authority, "add", ":\(n)", ".", cookie], environment: box.environment).status == 0,
+                  let server = try? ChildProcess(xvfb, [":\(n)", "-nolisten", "tcp", "-auth", authority, "-screen", "0", "320x200x8"],
+                                                 environment: box.environment) else {
                 continue
             }
             let deadline = Date().addingTimeInterval(15)
             while Date() < deadline && server.isAlive && !FileManager.default.fileExists(atPath: socket) { usleep(50_000) }
-            if server.isAlive && FileManager.default.fileExists(atPath: socket) {
-                return .success(VirtualDisplay(server: server, display: ":\(n)", xsel: xsel, environment: box.environment))
+            let environment = box.environment.merging(["XAUTHORITY": authority, "DISPLAY": ":\(n)"]) { $1 }
+            // Ours only if our cookie opens it: another test may have started a server on the
+            // same number at the same moment (ours then ended at once, theirs answers).
+            if server.isAlive && FileManager.default.fileExists(atPath: socket)
+                && ChildSpawn.run(xsel, ["--clipboard", "--output"], environment: environment).status == 0 {
+                return .success(VirtualDisplay(server: server, display: ":\(n)", xsel: xsel, environment: environment))
             }
+            server.signal(SIGTERM)
+            server.waitStatus()
             // Another test took the display at the same moment: try the next one.
         }
         return .failure(Unavailable(reason: "Xvfb could not start on any display from :91 to :159"))
@@ -71,6 +84,20 @@ final class VirtualDisplay {
 
     var clipboard: String { ChildSpawn.run(xsel, ["--clipboard", "--output"], environment: environment).output }
     var primary: String { ChildSpawn.run(xsel, ["--primary", "--output"], environment: environment).output }
+    var secondary: String { ChildSpawn.run(xsel, ["--secondary", "--output"], environment: environment).output }
+
+    /// What a session on this display is given: the display and its cookie.
+    var session: [String: String] { ["DISPLAY": display, "XAUTHORITY": environment["XAUTHORITY"] ?? ""] }
+
+    /// The root window's property `name`, as xprop prints it ("" when it is not set).
+    func rootProperty(_ name: String) -> String {
+        let r = ChildSpawn.run("/usr/bin/xprop", ["-root", name], environment: environment)
+        return r.output.contains("not found") || r.output.contains("no such atom") ? "" : r.output
+    }
+
+    func setRootProperty(_ name: String, _ text: String) {
+        _ = ChildSpawn.run("/usr/bin/xprop", ["-root", "-f", name, "8s", "-set", name, text], environment: environment)
+    }
 }
 
 @Suite("X11 clipboards cleared for real under Xvfb", .enabled(if: TestEnvironment.runs(whenInstalled: VirtualDisplay.toolsInstalled), "needs Xvfb and xsel (scripts/install-deps)"))
@@ -93,7 +120,7 @@ struct X11PasteboardTests {
         #expect(display.clipboard == "answers from a friend", "the stand-in content is really on the display")
         #expect(display.primary == "answers from a friend")
         let file = try box.assessment()
-        let x11 = ["DISPLAY": display.display]
+        let x11 = display.session
 
         // Submit.
         let first = try box.driver(["begin", file], environment: x11)

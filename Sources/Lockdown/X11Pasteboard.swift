@@ -1,0 +1,210 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// X11's selections on every display this user can reach: the session's DISPLAY, and every
+/// local display with a socket in /tmp/.X11-unix (a student's DISPLAY may name a display of
+/// theirs while their desktop, on another, holds the text, or be unset). On each: CLIPBOARD,
+/// PRIMARY and SECONDARY (xsel clears them; xclip claims them with empty text), and the root
+/// window's cut buffers through xprop (xterm pastes CUT_BUFFER0 when PRIMARY is empty). Each
+/// selection is read back once cleared: one that another program takes straight back holds
+/// text again, which is a failure, never "cleared". A display this user's credentials do not
+/// open (another user's, a login screen's) is not this user's to paste from, and is left.
+public struct X11Pasteboard: PasteboardBackend {
+    public let name = "X11"
+    let environment: [String: String]
+    /// Where local displays keep their sockets (`X0`, `X1`, …).
+    public var socketDirectory = "/tmp/.X11-unix"
+
+    public init(environment: [String: String]) { self.environment = environment }
+
+    static let selections = ["clipboard", "primary", "secondary"]
+    /// A helper that has not answered by then is not waited for: a display that hangs must
+    /// not hold the begin for long.
+    static let deadline = 3.0
+    /// Clearings of a selection that comes straight back before it counts as taken back.
+    static let attempts = 3
+    /// Microseconds between a display's clearing and its reading back.
+    static let settle: UInt32 = 150_000
+
+    public func clear() -> PasteboardOutcome {
+        let named = environment["DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
+        let all = displays()
+        guard let first = all.first else { return .notPresent }
+        guard let tool = Tool.find(environment) else {
+            return .failed(named != nil ? "DISPLAY is set but neither xsel nor xclip is installed"
+                                        : "an X display runs here (\(first)) but neither xsel nor xclip is installed")
+        }
+        let xprop = ProcessRunner.which("xprop", environment: environment)
+        var cleared: [String] = [], failures: [String] = []
+        for display in all {
+            switch clearWithAnyCookie(display, tool: tool, xprop: xprop) {
+            case .cleared: cleared.append(display)
+            case let .unreachable(why): if display == named { failures.append(why) }
+            case let .failed(why): failures.append(why)
+            }
+        }
+        if !failures.isEmpty { return .failed(failures.joined(separator: "; ")) }
+        guard !cleared.isEmpty else { return .notPresent }
+        let what = xprop == nil
+            ? "CLIPBOARD, PRIMARY and SECONDARY (cut buffers not checked: xprop, from x11-utils, is not installed)"
+            : "CLIPBOARD, PRIMARY, SECONDARY and the cut buffers"
+        return .cleared(cleared == [named] ? what : "\(what) on \(cleared.joined(separator: ", "))")
+    }
+
+    /// The displays to clear: the session's DISPLAY first, then each local display by number.
+    func displays() -> [String] {
+        var out: [String] = []
+        if let display = environment["DISPLAY"], !display.isEmpty { out.append(display) }
+        let numbers = (TerminalMultiplexer.entries(socketDirectory) ?? []).compactMap { entry -> Int? in
+            guard entry.hasPrefix("X"), let n = Int(entry.dropFirst()), n >= 0 else { return nil }
+            var info = stat()
+            guard lstat("\(socketDirectory)/\(entry)", &info) == 0, info.st_mode & S_IFMT == S_IFSOCK else { return nil }
+            return n
+        }
+        for n in numbers.sorted() where !out.contains(where: { Self.localNumber($0) == n }) { out.append(":\(n)") }
+        return out
+    }
+
+    /// The local display number `display` names (":1", ":1.0", "unix:1"); nil for one reached
+    /// over the network (an SSH session's forwarded display is asked as it is named).
+    static func localNumber(_ display: String) -> Int? {
+        guard let colon = display.lastIndex(of: ":") else { return nil }
+        let host = display[..<colon]
+        guard host.isEmpty || host == "unix" else { return nil }
+        return Int(display[display.index(after: colon)...].prefix { $0 != "." })
+    }
+
+    /// The display opened with the session's cookies, else with the user's own (their home
+    /// folder's as the system knows it, and a desktop's run-time one): HOME and XAUTHORITY
+    /// are the student's to set, and pointing them elsewhere must not make a display look
+    /// closed to this user.
+    func clearWithAnyCookie(_ display: String, tool: Tool, xprop: String?) -> DisplayResult {
+        let first = clear(display, tool: tool, xprop: xprop, environment: environment)
+        guard case .unreachable = first else { return first }
+        for cookies in Self.ownCookies() where cookies != environment["XAUTHORITY"] {
+            var environment = environment
+            environment["XAUTHORITY"] = cookies
+            if let home = Self.ownHome() { environment["HOME"] = home }
+            let again = clear(display, tool: tool, xprop: xprop, environment: environment)
+            if case .unreachable = again { continue }
+            return again
+        }
+        return first
+    }
+
+    /// This user's home folder as the password database says (not $HOME).
+    static func ownHome() -> String? {
+        guard let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir else { return nil }
+        return String(cString: dir)
+    }
+
+    /// The cookie files a desktop session of this user keeps, those that exist.
+    static func ownCookies() -> [String] {
+        var files: [String] = []
+        if let home = ownHome() { files.append(home + "/.Xauthority") }
+        files.append("/run/user/\(getuid())/gdm/Xauthority")
+        return files.filter { access($0, R_OK) == 0 }
+    }
+
+    enum DisplayResult: Equatable {
+        case cleared
+        case unreachable(String)
+        case failed(String)
+    }
+
+    /// One display: its selections cleared and read back, its cut buffers removed.
+    func clear(_ display: String, tool: Tool, xprop: String?, environment: [String: String]) -> DisplayResult {
+        var environment = environment
+        environment["DISPLAY"] = display
+        if environment["HOME"] == nil { environment["HOME"] = Self.ownHome() }
+        for selection in Self.selections {
+            let r = tool.clear(selection, environment)
+            guard r.status == 0 else {
+                let why = ProcessRunner.Output.why(tool.name, r, display: display)
+                // The first answer says whether this user can open the display at all.
+                return selection == Self.selections[0] && r.started && !r.timedOut ? .unreachable(why) : .failed(why)
+            }
+        }
+        if let xprop, let why = Self.removeCutBuffers(xprop, environment) { return .failed(why) }
+        // A moment for a program that takes a selection back when it loses it (a loop of
+        // `xclip -quiet`, a clipboard keeper) to do so, before each is read back.
+        usleep(Self.settle)
+        for selection in Self.selections {
+            var attempt = 1
+            while true {
+                let held = tool.read(selection, environment)
+                if held.timedOut { return .failed("\(selection.uppercased()) on display \(display) could not be read back: its owner did not answer") }
+                if held.output.isEmpty { break }
+                if attempt == Self.attempts {
+                    return .failed("\(selection.uppercased()) on display \(display) holds text again as soon as it is cleared: another program keeps taking it back")
+                }
+                attempt += 1
+                _ = tool.clear(selection, environment)
+                usleep(Self.settle)
+            }
+        }
+        return .cleared
+    }
+
+    /// Removes the root window's cut buffers (CUT_BUFFER0 to 7) that are there; why not, or nil.
+    static func removeCutBuffers(_ xprop: String, _ environment: [String: String]) -> String? {
+        let list = ProcessRunner.run(xprop, ["-root"], environment: environment, timeout: deadline)
+        guard list.status == 0 else { return ProcessRunner.Output.why("xprop", list, display: environment["DISPLAY"] ?? "") }
+        var names: [String] = []
+        for line in list.output.split(separator: "\n") {
+            let name = String(line.prefix { $0 != "(" && $0 != " " && $0 != ":" })
+            if name.hasPrefix("CUT_BUFFER"), !names.contains(name) { names.append(name) }
+        }
+        for name in names {
+            let r = ProcessRunner.run(xprop, ["-root", "-remove", name], environment: environment, timeout: deadline)
+            if r.status != 0 { return ProcessRunner.Output.why("xprop", r, display: environment["DISPLAY"] ?? "") }
+        }
+        return nil
+    }
+
+    /// The helper that clears and reads selections: xsel, else xclip.
+    enum Tool {
+        case xsel(String)
+        case xclip(String)
+
+        static func find(_ environment: [String: String]) -> Tool? {
+            if let path = ProcessRunner.which("xsel", environment: environment) { return .xsel(path) }
+            if let path = ProcessRunner.which("xclip", environment: environment) { return .xclip(path) }
+            return nil
+        }
+
+        var name: String {
+            switch self {
+            case .xsel: return "xsel"
+            case .xclip: return "xclip"
+            }
+        }
+
+        func clear(_ selection: String, _ environment: [String: String]) -> ProcessRunner.Output {
+            switch self {
+            case let .xsel(path):
+                return ProcessRunner.run(path, ["--\(selection)", "--clear"], environment: environment, timeout: X11Pasteboard.deadline)
+            case let .xclip(path):
+                return ProcessRunner.run(path, ["-selection", selection, "-i"], input: "", environment: environment,
+                                         timeout: X11Pasteboard.deadline)
+            }
+        }
+
+        /// What the selection holds now (empty when nothing: xclip fails when no one owns it).
+        func read(_ selection: String, _ environment: [String: String]) -> ProcessRunner.Output {
+            var r: ProcessRunner.Output
+            switch self {
+            case let .xsel(path):
+                r = ProcessRunner.run(path, ["--\(selection)", "--output"], environment: environment, timeout: X11Pasteboard.deadline)
+            case let .xclip(path):
+                r = ProcessRunner.run(path, ["-selection", selection, "-o"], environment: environment, timeout: X11Pasteboard.deadline)
+            }
+            if r.status != 0 { r.output = "" }
+            return r
+        }
+    }
+}

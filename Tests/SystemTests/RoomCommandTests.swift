@@ -45,7 +45,15 @@ struct RoomCommandTests {
         let child = try box.driver(["begin", file, "--shared", url, "--room", room, "--seat", seat, "--follow", "--wait-start"],
                                    environment: ["PGPASSFILE": pg.passwordFile])
         let waiting = try #require(child.expect("waiting "))
-        return (child, String(waiting.split(separator: " ")[1]))
+        let session = String(waiting.split(separator: " ")[1])
+        // The seat says it waits once it has asked to be announced; the store hears of it (and
+        // the proctor's start finds it) when its announcement and lock reach it, later on a
+        // loaded machine.
+        #expect(SharedStoreTests.eventually(30) {
+            let seats = (try? Proctor().carrel(["proctor", "--json", "--room", room, "--shared", url]))?.out.joined() ?? ""
+            return seats.contains(session) && seats.contains("\"connected\" : true")
+        }, "the waiting seat never showed as connected in the store")
+        return (child, session)
     }
 
     /// Room s1 of `sealed` opened for the proctor's start on any machine, and a seat S1 of it

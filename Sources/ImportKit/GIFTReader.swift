@@ -19,6 +19,9 @@ public enum GIFTReader {
         var line: Int
         var lineCount: Int
         var comments: String = ""
+        /// True when a `$CATEGORY:` line followed the previous block's last line with no blank
+        /// line between them: Moodle would read it as part of that question.
+        var splitAtCategory = false
 
         /// Moodle's `// [id:Q-17]` comment: the question's own id (`\]` for a bracket inside).
         var idnumber: String? {
@@ -45,12 +48,15 @@ public enum GIFTReader {
         var current: [String] = []
         var comments = ""
         var firstLine: Int? = nil
+        var split = false
+        // The block's last line of text was a `$CATEGORY:` line.
+        var afterCategory = false
         func close() {
-            defer { current.removeAll(); comments = ""; firstLine = nil }
+            defer { current.removeAll(); comments = ""; firstLine = nil; split = false }
             let joined = current.joined(separator: "\n")
             let block = GIFTText(escaping: joined).trimmed()
             guard !block.isEmpty, let firstLine else { return }
-            blocks.append(Block(text: block, line: firstLine, lineCount: current.count, comments: comments))
+            blocks.append(Block(text: block, line: firstLine, lineCount: current.count, comments: comments, splitAtCategory: split))
         }
         var number = 0
         for raw in lines(of: text) {
@@ -64,6 +70,14 @@ public enum GIFTReader {
                 current.append(" ")
                 comments += line + "\n"
             } else {
+                // A category line right after a question's last line starts a block of its
+                // own: the question above is kept whole, and so is the category.
+                let isCategory = line.hasPrefix("$CATEGORY:")
+                if isCategory, firstLine != nil, !afterCategory {
+                    close()
+                    split = true
+                }
+                afterCategory = isCategory
                 current.append(line)
                 if firstLine == nil { firstLine = number }
             }
@@ -173,13 +187,24 @@ public enum GIFTReader {
         }
 
         mutating func category(_ rest: GIFTText, _ block: Block, _ cleaner: TextCleaner) {
-            let lines = rest.string.split(separator: "\n", omittingEmptySubsequences: false)
-            if lines.count > 1 {
-                diagnostics.append(.warning(file, block.line, "the lines after `$CATEGORY:` belong to the category name in Moodle, so no question is read from them; put a blank line after the category"))
+            if block.splitAtCategory {
+                diagnostics.append(.warning(file, block.line, "the category starts here, though Moodle would take this line as part of the question above it; put a blank line before the `$CATEGORY:` line so that Moodle reads it the same way"))
             }
-            let title = GIFTReader.categoryTitle(String(lines.first ?? ""), cleaner)
+            // The category's name is its first line; a line after it in the same block (no
+            // blank line between) is read as the start of the next block, so that no question
+            // is lost, with a warning since Moodle would read it as part of the name.
+            let end = rest.chars.firstIndex { $0.scalar == "\n" && !$0.escaped }
+            let title = GIFTReader.categoryTitle(rest[0..<(end ?? rest.count)].string, cleaner)
             sections.start(title: title)
             noteRemovals(cleaner, block)
+            guard let end else { return }
+            let after = rest[(end + 1)..<rest.count]
+            let skipped = after.chars.prefix { !$0.escaped && ($0.scalar == "\n" || $0.scalar == " " || $0.scalar == "\t") }.filter { $0.scalar == "\n" }.count
+            let next = after.trimmed()
+            guard !next.isEmpty else { return }
+            let line = block.line + 1 + skipped
+            diagnostics.append(.warning(file, line, "imported as what it is, though Moodle would take this line as part of the category's name above it; put a blank line after the `$CATEGORY:` line so that Moodle reads it the same way"))
+            read(Block(text: next, line: line, lineCount: max(1, block.lineCount - (line - block.line)), comments: block.comments))
         }
 
         /// A block without braces is a description: instructions for the questions after it.

@@ -1,0 +1,56 @@
+import AssessmentKit
+import Foundation
+import Testing
+@testable import ImportKit
+
+/// What importing real question banks showed: questions lost without a count, false warnings,
+/// lost list numbers, keys dropped silently, rounding noise, and messages that disagreed.
+@Suite("Real banks: every question counted, shown and scored as written")
+struct BankCheckTests {
+    func gift(_ text: String) -> ImportedBank { GIFTReader.read(text, file: "t.gift") }
+
+    func qti(_ body: String) throws -> ImportedBank {
+        let xml = "<assessmentItem xmlns=\"http://www.imsglobal.org/xsd/imsqti_v2p1\" identifier=\"x\">\n\(body)\n</assessmentItem>"
+        return try QTIReader.read(bytes: Array(xml.utf8), file: "x.xml", folder: nil, path: nil)
+    }
+
+    // MARK: 1. No question lost without a count
+
+    @Test func aGIFTQuestionRightAfterItsCategoryLineIsImportedInThatCategory() throws {
+        let bank = gift("""
+            $CATEGORY: Unit 1
+            ::Q1:: Capital of France? {=Paris ~Rome}
+
+            ::Q2:: 2+2? {#4}
+            """)
+        #expect(bank.questions.map(\.name) == ["Q1", "Q2"])
+        #expect(bank.sections.map(\.title) == ["Unit 1"])
+        #expect(bank.questions.map(\.line) == [2, 4])
+        #expect(bank.errors.isEmpty && bank.skips.isEmpty)
+        // Moodle would read the line as part of the category's name: said at its line.
+        #expect(bank.diagnostics.map(\.description) == [
+            "t.gift:2: warning: imported as what it is, though Moodle would take this line as part of the category's name above it; put a blank line after the `$CATEGORY:` line so that Moodle reads it the same way",
+        ])
+        _ = try expectValidAssessment([bank])
+    }
+
+    @Test func aCategoryLineRightAfterAQuestionStartsItsCategoryAndLosesNeitherQuestion() throws {
+        let bank = gift("""
+            ::Q1:: One? {=a ~b}
+            $CATEGORY: Unit 2
+            $CATEGORY: Unit 2/Week 1
+            ::Q2:: Two? {=c ~d}
+            """)
+        #expect(bank.questions.map(\.name) == ["Q1", "Q2"])
+        #expect(bank.sections.map(\.title) == [nil, "Unit 2 / Week 1"])
+        #expect(bank.errors.isEmpty)
+        #expect(bank.diagnostics.map(\.line) == [2, 3, 4])
+        _ = try expectValidAssessment([bank])
+    }
+
+    @Test func aMalformedQuestionAfterACategoryLineIsAnErrorAtItsLine() {
+        let bank = gift("$CATEGORY: Unit 1\n// a comment\nQ1 {=Paris}{=Rome}\n\nQ2 {T}")
+        #expect(bank.items.count == 1)
+        #expect(bank.errors.map(\.line) == [3])
+    }
+}

@@ -65,14 +65,18 @@ struct GIFTQuestion {
         let single = answers.contains("=")
         // Moodle splits at `~` after putting one before every `=`.
         var pieces: [GIFTText] = []
+        // `~=b` is one answer, `=b`: the `=` opens it, no empty one before it.
         var current: [GIFTText.Char] = []
+        var afterTilde = false
         for (i, ch) in answers.chars.enumerated() {
             if answers.isSyntax("~", at: i) {
                 pieces.append(GIFTText(current))
                 current = []
+                afterTilde = true
             } else if answers.isSyntax("=", at: i) {
-                pieces.append(GIFTText(current))
+                if !(afterTilde && GIFTText(current).trimmed().isEmpty) { pieces.append(GIFTText(current)) }
                 current = [ch]
+                afterTilde = false
             } else {
                 current.append(ch)
             }

@@ -53,4 +53,16 @@ struct BankCheckTests {
         #expect(bank.items.count == 1)
         #expect(bank.errors.map(\.line) == [3])
     }
+
+    // MARK: 2. No false "empty choice"
+
+    @Test func aRightAnswerWrittenAfterATildeIsNoEmptyChoice() throws {
+        for text in ["Q {~a ~=b}", "Q {~=b ~a}", "Q {~a ~ =b}"] {
+            let bank = gift(text)
+            #expect(bank.diagnostics.isEmpty, "\(text): \(bank.diagnostics)")
+            #expect(bank.items.first?.kind == .choice(choices: text == "Q {~=b ~a}" ? ["b", "a"] : ["a", "b"], answer: "b"), "\(text)")
+        }
+        // A choice that is really empty is still pointed out.
+        #expect(gift("Q {~a ~ ~=b}").diagnostics.map(\.message) == ["left out 1 empty choice"])
+    }
 }

@@ -79,10 +79,18 @@ enum HTMLText {
         // HTML lets a cell go unclosed: a row or a table's edge closes whatever cell is open.
         if ["tr", "table", "thead", "tbody", "tfoot"].contains(tag.name.lowercased()) { out.openCells = 0 }
         switch HTMLLayout.role(of: tag.name) {
-        case .paragraph: out.paragraph()
+        case .paragraph:
+            let list = HTMLLayout.localName(tag.name)
+            if list != "ol" && list != "ul" || tag.selfClosing {
+                out.paragraph()
+            } else if tag.closing {
+                out.closeList()
+            } else {
+                out.openList(ordered: list == "ol", start: tag.attribute("start"), type: tag.attribute("type"))
+            }
         case .block: out.block()
         case .lineBreak: if !tag.closing { out.lineBreak() }
-        case .listItem: if !tag.closing { out.block(); out.add("- ") }
+        case .listItem: if !tag.closing { out.listItem(value: tag.attribute("value")) }
         case .cell:
             out.add(" ")
             if !tag.selfClosing { out.openCells = max(0, out.openCells + (tag.closing ? -1 : 1)) }

@@ -271,6 +271,54 @@ struct TextBuilder {
     /// The edge of a paragraph: a blank line before the next text.
     mutating func paragraph() { pendingBreaks = 2 }
 
+    /// The lists open around the text, innermost last: the next number of an ordered one
+    /// (nil for a bulleted one), and whether it counts in letters (`type="a"` or `"A"`).
+    private var lists: [(next: Int?, letters: Character?)] = []
+
+    /// `<ol start="3" type="a">` or `<ul>` opens; its items are numbered from `start`. A list
+    /// has a blank line around it, a list inside another's item a line break.
+    mutating func openList(ordered: Bool, start: String? = nil, type: String? = nil) {
+        if lists.isEmpty { paragraph() } else { block() }
+        let first = start.flatMap { Int($0.trimmed(of: " \t\n")) } ?? 1
+        let letters: Character? = type == "a" ? "a" : type == "A" ? "A" : nil
+        lists.append((ordered ? first : nil, ordered ? letters : nil))
+    }
+
+    mutating func closeList() {
+        _ = lists.popLast()
+        if lists.isEmpty { paragraph() } else { block() }
+    }
+
+    /// `<li>` (`value` renumbers it): on a line of its own, `1. ` in an ordered list (`a. ` when
+    /// it counts in letters), `- ` otherwise, a nested list's items indented.
+    mutating func listItem(value: String? = nil) {
+        block()
+        var mark = "-"
+        if let open = lists.last, var number = open.next {
+            if let v = value.flatMap({ Int($0.trimmed(of: " \t\n")) }) { number = v }
+            lists[lists.count - 1].next = number + 1
+            mark = Self.listNumber(number, letters: open.letters) + "."
+        }
+        if lists.count > 1 {
+            flush()
+            text += String(repeating: "   ", count: lists.count - 1)
+            atLineStart = false
+        }
+        add(mark + " ")
+    }
+
+    /// 1, 2 … or a, b … z, aa, ab … (the number itself when it is not above zero).
+    static func listNumber(_ number: Int, letters: Character?) -> String {
+        guard let base = letters?.unicodeScalars.first?.value, number > 0 else { return String(number) }
+        var n = number, out = ""
+        while n > 0 {
+            n -= 1
+            out = String(Character(Unicode.Scalar(base + UInt32(n % 26)) ?? "a")) + out
+            n /= 26
+        }
+        return out
+    }
+
     /// Where each open `<sup>` or `<sub>` began, after its mark.
     private var scripts: [(mark: String, start: Int)] = []
 
@@ -327,13 +375,18 @@ struct TextBuilder {
 enum HTMLLayout {
     enum Role { case paragraph, block, lineBreak, listItem, cell, image, hidden, raised, lowered, inline }
 
-    static func role(of name: String) -> Role {
-        // By the local name, whatever the namespace (`{http://www.w3.org/2000/svg}svg`,
-        // `svg:svg`): an SVG drawing or a script stays hidden in any vocabulary.
+    /// The local name, whatever the namespace (`{http://www.w3.org/2000/svg}svg`, `svg:svg`),
+    /// in small letters.
+    static func localName(_ name: String) -> String {
         var local = Substring(name)
         if let close = local.lastIndex(of: "}") { local = local[local.index(after: close)...] }
         if let colon = local.lastIndex(of: ":") { local = local[local.index(after: colon)...] }
-        switch local.lowercased() {
+        return local.lowercased()
+    }
+
+    static func role(of name: String) -> Role {
+        // By the local name: an SVG drawing or a script stays hidden in any vocabulary.
+        switch localName(name) {
         case "p", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "table", "ul", "ol", "dl", "figure", "hr":
             return .paragraph
         case "div", "tr", "dt", "dd", "caption", "figcaption", "section", "article", "header", "footer", "address":

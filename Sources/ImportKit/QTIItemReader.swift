@@ -362,17 +362,23 @@ struct QTIBody {
     mutating func layOut(_ e: XElement) {
         switch HTMLLayout.role(of: e.name) {
         case .paragraph:
-            builder.paragraph()
+            let list = HTMLLayout.localName(e.name)
+            guard list == "ol" || list == "ul" else {
+                builder.paragraph()
+                render(e)
+                builder.paragraph()
+                return
+            }
+            builder.openList(ordered: list == "ol", start: e.attributes["start"], type: e.attributes["type"])
             render(e)
-            builder.paragraph()
+            builder.closeList()
         case .block:
             builder.block()
             render(e)
             builder.block()
         case .lineBreak: builder.lineBreak()
         case .listItem:
-            builder.block()
-            builder.add("- ")
+            builder.listItem(value: e.attributes["value"])
             render(e)
             builder.block()
         case .cell:

@@ -65,4 +65,30 @@ struct BankCheckTests {
         // A choice that is really empty is still pointed out.
         #expect(gift("Q {~a ~ ~=b}").diagnostics.map(\.message) == ["left out 1 empty choice"])
     }
+
+    // MARK: 3. Numbered lists keep their numbers
+
+    @Test func orderedListsAreNumberedAndBulletedOnesDashed() {
+        func html(_ s: String) -> String {
+            var out = TextBuilder()
+            HTMLText.render(s, into: &out)
+            return out.text
+        }
+        #expect(html("<p>Which statement is false?</p><ol><li>one</li><li>two</li></ol><p>Pick one.</p>")
+            == "Which statement is false?\n\n1. one\n2. two\n\nPick one.")
+        #expect(html("<ul><li>a</li><li>b</li></ul>") == "- a\n- b")
+        #expect(html("<ol start=\"3\"><li>c</li><li value=\"7\">g</li><li>h</li></ol>") == "3. c\n7. g\n8. h")
+        #expect(html("<ol type=\"a\"><li>x</li><li>y</li></ol>") == "a. x\nb. y")
+        #expect(html("<ol><li>one<ul><li>detail</li></ul></li><li>two</li></ol>") == "1. one\n   - detail\n2. two")
+    }
+
+    @Test func qtiOrderedListsAreNumberedToo() throws {
+        let bank = try qti("""
+            <responseDeclaration identifier="R" cardinality="single" baseType="identifier"><correctResponse><value>B</value></correctResponse></responseDeclaration>
+            <itemBody><p>Which statement is false?</p><ol><li>Water boils at 100 °C.</li><li>Ice sinks.</li></ol>
+            <choiceInteraction responseIdentifier="R" maxChoices="1"><simpleChoice identifier="A">statement 1</simpleChoice>
+            <simpleChoice identifier="B">statement 2</simpleChoice></choiceInteraction></itemBody>
+            """)
+        #expect(bank.items.first?.prompt == "Which statement is false?\n\n1. Water boils at 100 °C.\n2. Ice sinks.")
+    }
 }

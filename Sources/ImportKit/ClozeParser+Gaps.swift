@@ -92,6 +92,7 @@ extension ClozeParser {
             } else {
                 credit = specific ? option.credit : -100 / Double(right)
             }
+            credit = ItemBuilder.snapped(credit)
             return ChoiceMark(text: option.text, credit: credit == 0 ? nil : credit, feedback: option.feedback)
         }
         return .choice(options: marks, multiple: true)

@@ -37,7 +37,26 @@ struct BuiltKind: Sendable {
 /// Turns options as banks state them into item kinds the validator accepts: empty options
 /// dropped, repeated ones merged, credits kept within −100 % … 100 %.
 enum ItemBuilder {
-    static func clamp(_ credit: Double) -> Double { min(100, max(-100, credit)) }
+    /// A credit within −100 % … 100 %, without rounding noise.
+    static func clamp(_ credit: Double) -> Double { snapped(min(100, max(-100, credit))) }
+
+    /// A computed number as the round value it stands for: within a billionth of a number of
+    /// at most six decimals, that number (49.99999999999999 → 50, 0.30000000000000004 → 0.3),
+    /// so no rounding noise reaches the file; any other number as it is.
+    static func snapped(_ x: Double) -> Double {
+        guard x.isFinite, abs(x) < 1e9 else { return x }
+        var scale = 1.0
+        for _ in 0...6 {
+            let round = (x * scale).rounded() / scale
+            if abs(x - round) <= 1e-9 * max(1, abs(x)) { return round }
+            scale *= 10
+        }
+        return x
+    }
+
+    /// Points computed from a mapping, in hundredths of a point (a third of a point is 0.33),
+    /// never below 0.01.
+    static func points(_ x: Double) -> Double { max(0.01, (snapped(x) * 100).rounded() / 100) }
 
     /// Drops empty options and merges repeats (keeping the best credit and the first feedback).
     static func merged(_ options: [BankOption], what: String, warnings: inout [String]) -> [BankOption] {

@@ -251,7 +251,7 @@ struct MoodleQuestion {
             guard let value = Double(inner.text.trimmedPHP()), value.isFinite else {
                 throw .malformed("the fraction “\(inner.text.trimmedPHP().clippedForMessage)” of an answer is not a number")
             }
-            return value * 100
+            return ItemBuilder.snapped(value * 100)
         }
         guard let written = answer.attributes["fraction"]?.trimmedPHP() else { return 0 }
         guard let value = Double(written), value.isFinite else {

@@ -148,11 +148,11 @@ enum QTIItemReader {
             return out
         }
         if Set(weights).count > 1, weights.allSatisfy({ $0 > 0 && $0 <= 1000 }) {
-            for i in gaps.indices { gaps[i].points = (weights[i] * 10_000).rounded() / 10_000 }
+            for i in gaps.indices { gaps[i].points = ItemBuilder.points(weights[i]) }
         }
-        let points = QTIResponse.maxScore(root) ?? gaps.reduce(0) { $0 + ($1.points ?? 1) }
+        let total = QTIResponse.maxScore(root) ?? gaps.reduce(0) { $0 + ($1.points ?? 1) }
         let note = renderer.proctorNote.map { cleaner.clean($0, multiLine: true) }.flatMap(\.nonEmpty)
-        let item = Item(id: "q", prompt: prompt, points: points > 0 && points <= 1000 ? points : Double(gaps.count),
+        let item = Item(id: "q", prompt: prompt, points: total > 0 && total <= 1000 ? ItemBuilder.points(total) : Double(gaps.count),
                         kind: .gaps(gaps), proctorNote: note)
         let name = root.attributes["identifier"].flatMap(\.nonEmpty) ?? fallbackName
         out.question = ImportedQuestion(item: item, file: file, line: root.line, name: name)

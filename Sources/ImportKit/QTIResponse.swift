@@ -192,6 +192,6 @@ struct QTIResponse {
         let declared = maxScore(root)
         let mapped = response?.scale(addingUp: response?.cardinality == "multiple")
         let points = declared ?? mapped ?? 1
-        return points > 0 && points <= 1000 ? (points * 10_000).rounded() / 10_000 : 1
+        return points > 0 && points <= 1000 ? ItemBuilder.points(points) : 1
     }
 }

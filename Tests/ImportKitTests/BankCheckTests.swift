@@ -91,4 +91,32 @@ struct BankCheckTests {
             """)
         #expect(bank.items.first?.prompt == "Which statement is false?\n\n1. Water boils at 100 °C.\n2. Ice sinks.")
     }
+
+    // MARK: 5. No rounding noise in the file
+
+    @Test func creditsAndPointsComputedFromAMappingAreWrittenRound() throws {
+        let bank = try qti("""
+            <responseDeclaration identifier="R" cardinality="multiple" baseType="identifier">
+            <correctResponse><value>A</value><value>C</value></correctResponse>
+            <mapping defaultValue="0"><mapEntry mapKey="A" mappedValue="0.16666666666666666"/><mapEntry mapKey="C" mappedValue="0.16666666666666666"/></mapping>
+            </responseDeclaration>
+            <itemBody><choiceInteraction responseIdentifier="R" maxChoices="0"><prompt>Pick two.</prompt>
+            <simpleChoice identifier="A">a</simpleChoice><simpleChoice identifier="B">b</simpleChoice><simpleChoice identifier="C">c</simpleChoice>
+            </choiceInteraction></itemBody>
+            """)
+        let item = try #require(bank.items.first)
+        #expect(item.points == 0.33)
+        let yaml = try #require(Importer.assemble([bank], options: .init(id: "x", title: "X")).yaml)
+        #expect(yaml.contains("credit: 50%"), "\(yaml)")
+        #expect(!yaml.contains("49.99"), "\(yaml)")
+        _ = try expectValidAssessment([bank])
+    }
+
+    @Test func snappingKeepsRealDecimals() {
+        #expect(ItemBuilder.snapped(49.99999999999999) == 50)
+        #expect(ItemBuilder.snapped(0.1 + 0.2) == 0.3)
+        #expect(ItemBuilder.snapped(-33.33333) == -33.33333)
+        #expect(ItemBuilder.snapped(100.0 / 3) == 100.0 / 3)
+        #expect(ItemBuilder.points(1.0 / 3) == 0.33)
+    }
 }

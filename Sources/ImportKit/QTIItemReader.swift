@@ -164,7 +164,7 @@ enum QTIItemReader {
                      _ cleaner: TextCleaner) throws(BuildFailure) -> BuiltKind {
         switch interaction.name {
         case "extendedTextInteraction":
-            return BuiltKind(kind: .essay(minWords: nil, maxWords: nil))
+            return try keyedEssay(response, root: root, cleaner)
         case "choiceInteraction":
             let choices = try QTIChoices(interaction.all("simpleChoice"), cleaner)
             let response = try require(response)
@@ -197,6 +197,23 @@ enum QTIItemReader {
     static func require(_ response: QTIResponse?) throws(BuildFailure) -> QTIResponse {
         guard let response else { throw .malformed("the interaction's responseIdentifier names no <responseDeclaration>") }
         return response
+    }
+
+    /// An extended text is an essay, marked by a person, unless its declaration names a correct
+    /// response: then it is the keyed item it is (one number a `numeric` item, strings a
+    /// `text` item), and a key Carrel cannot keep is named in a warning, never dropped silently.
+    static func keyedEssay(_ response: QTIResponse?, root: XElement, _ cleaner: TextCleaner) throws(BuildFailure) -> BuiltKind {
+        let essay = BuiltKind(kind: .essay(minWords: nil, maxWords: nil))
+        guard let response, response.hasKey else { return essay }
+        switch (response.baseType, response.cardinality) {
+        case ("float", "single"), ("integer", "single"): return try response.numeric(root: root)
+        case ("string", "single"): return try response.text(root: root, cleaner)
+        default:
+            var kept = essay
+            let key = response.correct.first.map { " (“\($0.clippedForMessage)”)" } ?? ""
+            kept.warnings.append("imported as an essay, which a person marks: its correct response\(key) is not kept, as Carrel scores no \(response.cardinality.clippedForMessage) answer of type \(response.baseType.clippedForMessage) typed at length")
+            return kept
+        }
     }
 
     /// The first match set is the left-hand column, the second the right-hand one.

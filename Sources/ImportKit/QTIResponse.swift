@@ -38,6 +38,9 @@ struct QTIResponse {
 
     static func number(_ text: String) -> Double? { NumericText.parse(text) }
 
+    /// True when the declaration names a correct response or maps some answer to a score.
+    var hasKey: Bool { !correct.isEmpty || scale(addingUp: true) != nil }
+
     /// A survey item (a Likert scale) or one a person scores has no key to score by.
     static let noKey = BuildFailure.unsupported("the item names no correct response (a survey, or an item a person scores), so Carrel cannot score it")
 

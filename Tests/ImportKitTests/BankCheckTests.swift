@@ -92,6 +92,38 @@ struct BankCheckTests {
         #expect(bank.items.first?.prompt == "Which statement is false?\n\n1. Water boils at 100 °C.\n2. Ice sinks.")
     }
 
+    // MARK: 4. A keyed QTI answer is kept, or said to be lost
+
+    @Test func anExtendedTextWithACorrectNumberIsANumericItem() throws {
+        let bank = try qti("""
+            <responseDeclaration identifier="RESPONSE" cardinality="single" baseType="float"><correctResponse><value>123</value></correctResponse></responseDeclaration>
+            <itemBody><p>What is 3 × 41?</p><extendedTextInteraction responseIdentifier="RESPONSE"/></itemBody>
+            """)
+        #expect(bank.diagnostics.isEmpty, "\(bank.diagnostics)")
+        #expect(bank.items.first?.kind == .numeric(.value(123, tolerance: 0)))
+        _ = try expectValidAssessment([bank])
+    }
+
+    @Test func anExtendedTextWithACorrectStringIsATextItem() throws {
+        let bank = try qti("""
+            <responseDeclaration identifier="R" cardinality="single" baseType="string"><correctResponse><value>Paris</value></correctResponse></responseDeclaration>
+            <itemBody><p>Capital of France?</p><extendedTextInteraction responseIdentifier="R"/></itemBody>
+            """)
+        #expect(bank.items.first?.type == .text)
+        #expect(bank.diagnostics.isEmpty, "\(bank.diagnostics)")
+    }
+
+    @Test func aKeyAnEssayCannotKeepIsNamedInAWarning() throws {
+        let bank = try qti("""
+            <responseDeclaration identifier="R" cardinality="multiple" baseType="string"><correctResponse><value>a</value><value>b</value></correctResponse></responseDeclaration>
+            <itemBody><p>Name two.</p><extendedTextInteraction responseIdentifier="R"/></itemBody>
+            """)
+        #expect(bank.items.first?.type == .essay)
+        #expect(bank.diagnostics.map(\.description) == [
+            "x.xml:1: warning: imported as an essay, which a person marks: its correct response (“a”) is not kept, as Carrel scores no multiple answer of type string typed at length",
+        ])
+    }
+
     // MARK: 5. No rounding noise in the file
 
     @Test func creditsAndPointsComputedFromAMappingAreWrittenRound() throws {

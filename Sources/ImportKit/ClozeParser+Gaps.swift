@@ -41,6 +41,14 @@ extension ClozeParser {
         return merged
     }
 
+    /// Why a pick with fewer than two options is refused; identical options are named so.
+    static func tooFewOptions(_ written: Int, _ kept: [BankOption]) -> String {
+        if written >= 2, kept.count == 1, let only = kept.first {
+            return "its \(written) options are identical (each reads “\(only.text.clippedForMessage)”); a pick needs at least two different options"
+        }
+        return "a pick needs at least two options; it has \(kept.count)"
+    }
+
     /// The alternatives as options a student picks: their text as shown.
     mutating func shownOptions(_ alternatives: [ClozeAlternative], _ shown: String, _ open: Int) -> [BankOption] {
         options(alternatives.map { (render($0.answer, multiLine: false), $0) }, shown, open)
@@ -50,7 +58,7 @@ extension ClozeParser {
     mutating func onePick(_ alternatives: [ClozeAlternative], _ shown: String, _ open: Int) -> GapKind? {
         let list = shownOptions(alternatives, shown, open)
         guard list.count >= 2 else {
-            error(open, "\(shown): a pick needs at least two options; it has \(list.count)")
+            error(open, "\(shown): " + Self.tooFewOptions(alternatives.count, list))
             return nil
         }
         let full = list.filter { $0.credit == 100 }
@@ -72,7 +80,7 @@ extension ClozeParser {
     mutating func severalPicks(_ alternatives: [ClozeAlternative], _ shown: String, _ open: Int) -> GapKind? {
         let list = shownOptions(alternatives, shown, open)
         guard list.count >= 2 else {
-            error(open, "\(shown): a pick needs at least two options; it has \(list.count)")
+            error(open, "\(shown): " + Self.tooFewOptions(alternatives.count, list))
             return nil
         }
         let total = list.filter { $0.credit > 0 }.reduce(0) { $0 + $1.credit }

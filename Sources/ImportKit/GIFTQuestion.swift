@@ -106,16 +106,30 @@ struct GIFTQuestion {
         if pieces.first?.trimmed().isEmpty == true { pieces.removeFirst() }
         guard pieces.count >= 2 else { throw .malformed("a matching question needs at least two pairs") }
         var pairs: [(left: String, right: String)] = []
+        var feedbacks: [String] = []
         for piece in pieces {
             let pair = piece.trimmed()
             guard let arrow = pair.range(of: "->") else {
                 throw .malformed("matching pairs are written `=left -> right`; “\(pair.string.clippedForMessage)” has no `->`")
             }
-            let left = rendered(pair[0..<arrow], multiLine: false)
-            let right = cleaner.clean(pair[(arrow + 2)..<pair.count].string.trimmedPHP(), multiLine: false)
+            // `#feedback` has no place in a pair: Moodle shows it as part of the text.
+            var (leftText, rightText) = (pair[0..<arrow], pair[(arrow + 2)..<pair.count])
+            for side in [0, 1] {
+                let text = side == 0 ? leftText : rightText
+                guard let hash = text.firstIndex(of: "#") else { continue }
+                feedbacks.append(text[(hash + 1)..<text.count].trimmed().string)
+                if side == 0 { leftText = text[0..<hash] } else { rightText = text[0..<hash] }
+            }
+            let left = rendered(leftText, multiLine: false)
+            let right = cleaner.clean(rightText.string.trimmedPHP(), multiLine: false)
             pairs.append((left, right))
         }
-        return try ItemBuilder.match(pairs)
+        var built = try ItemBuilder.match(pairs)
+        if let first = feedbacks.first {
+            let count = feedbacks.count == 1 ? "the feedback" : "\(feedbacks.count) feedbacks"
+            built.warnings.insert("left out \(count) after `#` in the pairs (“\(cleaner.clean(first, multiLine: false).clippedForMessage)”): a matching question has no feedback per pair, and Moodle would show it as part of the answer; write it as the question's general feedback (`####…`) or write \\# for a # in the text", at: 0)
+        }
+        return built
     }
 
     /// `{T#shown when wrong#shown when right}`, Moodle's order of the two feedbacks.

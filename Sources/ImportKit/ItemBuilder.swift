@@ -79,13 +79,23 @@ enum ItemBuilder {
         return out
     }
 
+    /// Why choices too few to pick from are refused; when there were several but all read the
+    /// same, it says they are identical.
+    static func tooFew(_ options: [BankOption], kept: [BankOption], _ question: String) -> BuildFailure {
+        let written = options.filter { !$0.text.isEmpty }.count
+        if written >= 2, kept.count == 1, let only = kept.first {
+            return .malformed("the \(written) choices are identical (each reads “\(only.text.clippedForMessage)”); \(question) needs at least two different choices")
+        }
+        return .malformed("\(question) needs at least two different choices")
+    }
+
     /// One answer: the first option with the highest credit earns all the points; others keep
     /// their credit (part of the points) and feedback.
     /// `key`, when given, is the answer whatever the credits say (QTI's correct response).
     static func choice(_ options: [BankOption], key: String? = nil) throws(BuildFailure) -> BuiltKind {
         var warnings: [String] = []
         let choices = merged(options, what: "choice", warnings: &warnings)
-        guard choices.count >= 2 else { throw .malformed("a question with one answer to pick needs at least two different choices") }
+        guard choices.count >= 2 else { throw tooFew(options, kept: choices, "a question with one answer to pick") }
         let best = choices.map(\.credit).max() ?? 0
         guard let answer = key.flatMap({ k in choices.first { $0.text == k } }) ?? choices.first(where: { $0.credit == best }),
               key != nil || best > 0
@@ -105,7 +115,7 @@ enum ItemBuilder {
     static func multipleByCredit(_ options: [BankOption]) throws(BuildFailure) -> BuiltKind {
         var warnings: [String] = []
         let choices = merged(options, what: "choice", warnings: &warnings)
-        guard choices.count >= 2 else { throw .malformed("a question with several answers to pick needs at least two different choices") }
+        guard choices.count >= 2 else { throw tooFew(options, kept: choices, "a question with several answers to pick") }
         let right = choices.filter { $0.credit > 0 }
         guard !right.isEmpty else { throw .malformed("no choice earns a positive credit, so nobody could earn a point") }
         let total = right.reduce(0) { $0 + $1.credit }
@@ -125,7 +135,7 @@ enum ItemBuilder {
     static func multipleByKey(_ options: [BankOption], answers: Set<String>) throws(BuildFailure) -> BuiltKind {
         var warnings: [String] = []
         let choices = merged(options, what: "choice", warnings: &warnings)
-        guard choices.count >= 2 else { throw .malformed("a question with several answers to pick needs at least two different choices") }
+        guard choices.count >= 2 else { throw tooFew(options, kept: choices, "a question with several answers to pick") }
         let key = choices.map(\.text).filter { answers.contains($0) }
         guard !key.isEmpty else { throw .malformed("none of the choices is marked right") }
         return BuiltKind(kind: .multiple(choices: choices.map(\.text), answers: key, scoring: .allOrNothing), warnings: warnings)

@@ -43,7 +43,7 @@ enum QTIItemReader {
             switch root.name {
             case "questestinterop": why = "this is QTI 1.x (<questestinterop>); export the items as QTI 2.1 or 3.0"
             case "assessmentTest": why = "this is a QTI test, not an item; import its package (the zip, or its imsmanifest.xml)"
-            default: why = "this is not a QTI item: its root element is <\(root.shownName.clippedForMessage)>, not <assessmentItem>"
+            default: why = QTIReader.unknownRoot(root)
             }
             out.diagnostics.append(.error(file, root.line, why))
             return out
@@ -194,8 +194,11 @@ enum QTIItemReader {
         }
     }
 
+    /// The response of an interaction scored by its key: an item that names no correct
+    /// response and maps no answer to a score is skipped, whatever its interaction.
     static func require(_ response: QTIResponse?) throws(BuildFailure) -> QTIResponse {
         guard let response else { throw .malformed("the interaction's responseIdentifier names no <responseDeclaration>") }
+        guard response.hasKey else { throw QTIResponse.noKey }
         return response
     }
 

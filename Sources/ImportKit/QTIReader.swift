@@ -243,6 +243,13 @@ public enum QTIReader {
         return out
     }
 
+    /// An XML file whose root element is none Carrel reads: the formats it would accept.
+    static func unknownRoot(_ root: XElement) -> String {
+        "its root element is <\(root.shownName.clippedForMessage)>, which Carrel does not import; an XML file must be a Moodle XML export "
+            + "(root <quiz>), or a QTI 2.1, 2.2 or 3.0 item (<assessmentItem>), test (<assessmentTest>) or package manifest "
+            + "(imsmanifest.xml, root <manifest>); export the questions in one of these formats"
+    }
+
     static func problem(_ error: XMLTree.Problem, _ label: String) throws(ImportRefusal) -> ImportDiagnostic {
         switch error {
         case let .refused(reason): throw ImportRefusal(file: label, reason: reason)

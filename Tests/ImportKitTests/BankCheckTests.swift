@@ -151,4 +151,37 @@ struct BankCheckTests {
         #expect(ItemBuilder.snapped(100.0 / 3) == 100.0 / 3)
         #expect(ItemBuilder.points(1.0 / 3) == 0.33)
     }
+
+    // MARK: 6. The same situation, the same verdict and words
+
+    @Test func aTextEntryWithoutAKeyIsSkippedLikeAChoiceWithoutOne() throws {
+        let bank = try qti("""
+            <responseDeclaration identifier="R" cardinality="single" baseType="string"/>
+            <itemBody><p>Your name: <textEntryInteraction responseIdentifier="R"/></p></itemBody>
+            """)
+        #expect(bank.errors.isEmpty)
+        #expect(bank.skips.map(\.message) == ["the item names no correct response (a survey, or an item a person scores), so Carrel cannot score it"])
+    }
+
+    @Test func identicalChoicesAreCalledIdentical() {
+        let bank = AikenReader.read("Pick one\nA) same\nB) same\nANSWER: A\n", file: "a.txt")
+        #expect(bank.errors.map(\.message) == [
+            "the 2 choices are identical (each reads “same”); a question with one answer to pick needs at least two different choices",
+        ])
+    }
+
+    @Test func feedbackInAGIFTMatchPairIsLeftOutWithAWarning() throws {
+        let bank = gift("Match {=Paris -> France#Bonne réponse =Rome -> Italy}")
+        #expect(bank.items.first?.kind == .match(pairs: [MatchPair(left: "Paris", right: "France"), MatchPair(left: "Rome", right: "Italy")], distractors: []))
+        #expect(bank.diagnostics.map(\.message) == [
+            "left out the feedback after `#` in the pairs (“Bonne réponse”): a matching question has no feedback per pair, and Moodle would show it as part of the answer; write it as the question's general feedback (`####…`) or write \\# for a # in the text",
+        ])
+    }
+
+    @Test func anXMLFileOfNoKnownKindNamesTheFormatsCarrelReads() throws {
+        let bank = try QTIReader.read(bytes: Array("<?xml version=\"1.0\"?>\n<test><question/></test>".utf8), file: "t.xml", folder: nil, path: nil)
+        let message = try #require(bank.errors.first?.message)
+        #expect(message.hasPrefix("its root element is <test>, which Carrel does not import"))
+        #expect(message.contains("<quiz>") && message.contains("<assessmentItem>") && message.contains("<assessmentTest>"))
+    }
 }

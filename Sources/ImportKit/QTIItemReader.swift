@@ -36,12 +36,14 @@ enum QTIItemReader {
         }
     }
 
+    static let qti1 = "this is QTI 1.x (<questestinterop>); export the items as QTI 2.1 or 3.0"
+
     static func read(_ root: XElement, file: String, fallbackName: String) -> Outcome {
         var out = Outcome()
         guard root.name == "assessmentItem" else {
             let why: String
             switch root.name {
-            case "questestinterop": why = "this is QTI 1.x (<questestinterop>); export the items as QTI 2.1 or 3.0"
+            case "questestinterop": why = qti1
             case "assessmentTest": why = "this is a QTI test, not an item; import its package (the zip, or its imsmanifest.xml)"
             default: why = QTIReader.unknownRoot(root)
             }

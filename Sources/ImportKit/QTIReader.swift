@@ -88,16 +88,7 @@ public enum QTIReader {
             itemPaths = listed.items.filter { files.paths.contains($0) }
             testPaths = listed.tests.filter { files.paths.contains($0) }
         } else {
-            for path in files.paths.filter({ $0.lowercased().hasSuffix(".xml") }).sorted() {
-                guard let root = try parseFile(path, in: files, what: "XML", into: &bank.diagnostics) else { continue }
-                switch root.name {
-                case "assessmentItem": itemPaths.append(path)
-                case "assessmentTest": testPaths.append(path); parsed[path] = root
-                default: continue
-                }
-            }
-            let read = testPaths.first.map { "its test \($0.clippedForMessage(limit: 200)) is read" } ?? "every XML file in it is read as an item"
-            bank.diagnostics.insert(.warning(name, nil, "the package has no imsmanifest.xml; \(read)"), at: 0)
+            (itemPaths, testPaths, parsed) = try unlisted(files, name: name, into: &bank.diagnostics)
         }
         if let test = testPaths.first {
             let place = manifest.map { files.label($0.path) } ?? name
@@ -127,6 +118,26 @@ public enum QTIReader {
         }
         if !section.questions.isEmpty { bank.sections = [section] }
         return bank
+    }
+
+    /// A package without a manifest: its XML files whose root is an item or a test (the tests
+    /// kept parsed). Questions in a format Carrel does not read here are counted, never passed over.
+    static func unlisted(_ files: PackageFiles, name: String, into diagnostics: inout [ImportDiagnostic])
+        throws(ImportRefusal) -> (items: [String], tests: [String], parsed: [String: XElement]) {
+        var items: [String] = [], tests: [String] = [], parsed: [String: XElement] = [:]
+        for path in files.paths.filter({ $0.lowercased().hasSuffix(".xml") }).sorted() {
+            guard let root = try parseFile(path, in: files, what: "XML", into: &diagnostics) else { continue }
+            switch root.name {
+            case "assessmentItem": items.append(path)
+            case "assessmentTest": tests.append(path); parsed[path] = root
+            case "questestinterop": diagnostics.append(.error(files.label(path), root.line, QTIItemReader.qti1))
+            case "quiz": diagnostics.append(.error(files.label(path), root.line, "a Moodle XML export inside a package is not read; import the file on its own"))
+            default: continue
+            }
+        }
+        let read = tests.first.map { "its test \($0.clippedForMessage(limit: 200)) is read" } ?? "every XML file in it is read as an item"
+        diagnostics.insert(.warning(name, nil, "the package has no imsmanifest.xml; \(read)"), at: 0)
+        return (items, tests, parsed)
     }
 
     /// A file parsed before, or parsed now.

@@ -54,6 +54,15 @@ struct BankCheckTests {
         #expect(bank.errors.map(\.line) == [3])
     }
 
+    @Test func aQTI1ItemInAZipWithoutAManifestIsAnErrorNotPassedOver() throws {
+        let zip = try QTITests.zip([("a/choice.xml", try Fixtures.bytes("qti21/order.xml")),
+                                    ("b/old.xml", Array("<questestinterop><item ident=\"q\"/></questestinterop>".utf8)),
+                                    ("c/style.xml", Array("<styles/>".utf8))])
+        let bank = try QTIReader.read(bytes: zip, file: "loose.zip", folder: nil, path: nil)
+        #expect(bank.types == [.order])
+        #expect(bank.errors.map(\.description) == ["loose.zip:b/old.xml:1: error: this is QTI 1.x (<questestinterop>); export the items as QTI 2.1 or 3.0"])
+    }
+
     // MARK: 2. No false "empty choice"
 
     @Test func aRightAnswerWrittenAfterATildeIsNoEmptyChoice() throws {

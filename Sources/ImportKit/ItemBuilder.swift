@@ -58,6 +58,9 @@ enum ItemBuilder {
     /// never below 0.01.
     static func points(_ x: Double) -> Double { max(0.01, (snapped(x) * 100).rounded() / 100) }
 
+    /// Points a test declares (QTI's MAXSCORE), as declared: to four decimals (0.125 stays 0.125).
+    static func declared(_ x: Double) -> Double { max(0.0001, snapped((x * 10_000).rounded() / 10_000)) }
+
     /// Drops empty options and merges repeats (keeping the best credit and the first feedback).
     static func merged(_ options: [BankOption], what: String, warnings: inout [String]) -> [BankOption] {
         var out: [BankOption] = []

@@ -152,9 +152,11 @@ enum QTIItemReader {
         if Set(weights).count > 1, weights.allSatisfy({ $0 > 0 && $0 <= 1000 }) {
             for i in gaps.indices { gaps[i].points = ItemBuilder.points(weights[i]) }
         }
-        let total = QTIResponse.maxScore(root) ?? gaps.reduce(0) { $0 + ($1.points ?? 1) }
+        let declared = QTIResponse.maxScore(root)
+        let total = declared ?? gaps.reduce(0) { $0 + ($1.points ?? 1) }
         let note = renderer.proctorNote.map { cleaner.clean($0, multiLine: true) }.flatMap(\.nonEmpty)
-        let item = Item(id: "q", prompt: prompt, points: total > 0 && total <= 1000 ? ItemBuilder.points(total) : Double(gaps.count),
+        let worth = declared != nil ? ItemBuilder.declared(total) : ItemBuilder.points(total)
+        let item = Item(id: "q", prompt: prompt, points: total > 0 && total <= 1000 ? worth : Double(gaps.count),
                         kind: .gaps(gaps), proctorNote: note)
         let name = root.attributes["identifier"].flatMap(\.nonEmpty) ?? fallbackName
         out.question = ImportedQuestion(item: item, file: file, line: root.line, name: name)

@@ -194,7 +194,7 @@ struct QTIResponse {
     static func points(root: XElement, response: QTIResponse?) -> Double {
         let declared = maxScore(root)
         let mapped = response?.scale(addingUp: response?.cardinality == "multiple")
-        let points = declared ?? mapped ?? 1
-        return points > 0 && points <= 1000 ? ItemBuilder.points(points) : 1
+        guard let points = declared ?? mapped, points > 0, points <= 1000 else { return 1 }
+        return declared != nil ? ItemBuilder.declared(points) : ItemBuilder.points(points)
     }
 }

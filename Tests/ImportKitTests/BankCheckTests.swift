@@ -153,6 +153,20 @@ struct BankCheckTests {
         _ = try expectValidAssessment([bank])
     }
 
+    /// A score the test declares is kept as declared, not rounded to hundredths.
+    @Test func aDeclaredMaximumScoreIsKeptAsDeclared() throws {
+        let bank = try qti("""
+            <responseDeclaration identifier="R" cardinality="single" baseType="identifier">
+            <correctResponse><value>A</value></correctResponse></responseDeclaration>
+            <outcomeDeclaration identifier="MAXSCORE" cardinality="single" baseType="float"><defaultValue><value>0.125</value></defaultValue></outcomeDeclaration>
+            <itemBody><choiceInteraction responseIdentifier="R" maxChoices="1"><prompt>Pick.</prompt>
+            <simpleChoice identifier="A">a</simpleChoice><simpleChoice identifier="B">b</simpleChoice>
+            </choiceInteraction></itemBody>
+            """)
+        #expect(bank.items.first?.points == 0.125)
+        #expect(ItemBuilder.declared(0.30000000000000004) == 0.3)
+    }
+
     @Test func snappingKeepsRealDecimals() {
         #expect(ItemBuilder.snapped(49.99999999999999) == 50)
         #expect(ItemBuilder.snapped(0.1 + 0.2) == 0.3)

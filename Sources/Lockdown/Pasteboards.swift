@@ -94,6 +94,8 @@ public struct TmuxPasteboard: PasteboardBackend {
 
     /// A helper that has not answered by then is not waited for (a server can be made to stall).
     static let deadline = 3.0
+    /// Seconds after which no further socket is tried.
+    static let budget = 6.0
     /// Lists of a server's buffers before buffers that keep coming back count as a failure.
     static let rounds = 4
 
@@ -135,7 +137,14 @@ public struct TmuxPasteboard: PasteboardBackend {
         var servers = 0, deleted = 0
         var failures: [String] = []
         var strangers = 0
-        for socket in sockets() {
+        // Sockets that do not answer each take a deadline: past the budget the rest are said
+        // to be unchecked (a folder of made-up sockets must not hold a begin for minutes).
+        let started = Date(), all = sockets()
+        for (index, socket) in all.enumerated() {
+            if Date().timeIntervalSince(started) > Self.budget {
+                failures.append("\(all.count - index) tmux socket(s) not checked: the others took more than \(Int(Self.budget)) s")
+                break
+            }
             switch Self.server(socket, tmux: tmux) {
             case .none: continue
             case .other:
@@ -209,6 +218,10 @@ extension TmuxPasteboard {
         let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return .none }
         defer { close(fd) }
+        // A listener that never accepts (its backlog full) would hold a blocking connect for
+        // ever: a second at most, then nothing is taken to serve it.
+        var limit = timeval(tv_sec: 1, tv_usec: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }

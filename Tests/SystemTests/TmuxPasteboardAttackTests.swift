@@ -58,4 +58,25 @@ struct TmuxPasteboardAttackTests {
         let said = try clearHooked("after-list-buffers", "run-shell 'sleep 20'")
         #expect(said.hasPrefix("failed(") && said.contains("did not list its buffers"), "\(said)")
     }
+
+    /// A listener that never accepts (its backlog full) on a tmux socket's path does not hold
+    /// the clearing: nothing behind it can serve a paste.
+    @Test func aSocketThatNeverAcceptsDoesNotHoldTheClearing() throws {
+        let box = try Sandbox()
+        let dir = "\(box.tmuxDir)/tmux-\(getuid())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let socket = dir + "/default"
+        let script = "import socket, sys, time\ns = socket.socket(socket.AF_UNIX)\ns.bind(sys.argv[1])\ns.listen(0)\n"
+            + "c = socket.socket(socket.AF_UNIX)\nc.connect(sys.argv[1])\nprint('full', flush=True)\ntime.sleep(600)\n"
+        let holder = try ChildProcess("/usr/bin/python3", ["-c", script, socket], environment: box.environment)
+        defer {
+            holder.signal(SIGKILL)
+            holder.waitStatus()
+        }
+        #expect(holder.expect("full", timeout: 10) != nil)
+        let started = Date()
+        let said = clear(box)
+        #expect(Date().timeIntervalSince(started) < 10, "\(said)")
+        #expect(said == "notPresent", "\(said)")
+    }
 }

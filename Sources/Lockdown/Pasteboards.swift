@@ -84,12 +84,13 @@ public struct Pasteboards: Sendable {
 public struct TmuxPasteboard: PasteboardBackend {
     public let name = "tmux"
     let environment: [String: String]
-    /// The listening sockets of the processes holding this process's terminal.
-    let terminalSockets: @Sendable () -> [String]
+    /// The processes holding this process's terminal, with their listening sockets.
+    let terminalHolders: @Sendable () -> [TerminalMultiplexer.Holder]
 
-    public init(environment: [String: String], terminalSockets: @escaping @Sendable () -> [String] = TmuxPasteboard.holdingThisTerminal) {
+    public init(environment: [String: String],
+                terminalHolders: @escaping @Sendable () -> [TerminalMultiplexer.Holder] = TerminalMultiplexer.holdersOfThisTerminal) {
         self.environment = environment
-        self.terminalSockets = terminalSockets
+        self.terminalHolders = terminalHolders
     }
 
     /// A helper that has not answered by then is not waited for (a server can be made to stall).
@@ -99,18 +100,7 @@ public struct TmuxPasteboard: PasteboardBackend {
     /// Lists of a server's buffers before buffers that keep coming back count as a failure.
     static let rounds = 4
 
-    public static func holdingThisTerminal() -> [String] {
-        let me = getpid()
-        var out: [String] = []
-        for index in TerminalMultiplexer.ptyIndexes(pid: me) {
-            for holder in TerminalMultiplexer.holders(ofPty: index, excluding: me) {
-                out += holder.controlChannels.filter { $0.hasPrefix("/") && !out.contains($0) }
-            }
-        }
-        return out
-    }
-
-    func sockets() -> [String] {
+    func sockets(holders: [TerminalMultiplexer.Holder]) -> [String] {
         var found: [String] = []
         if let tmux = environment["TMUX"], let path = tmux.split(separator: ",").first, !path.isEmpty {
             found.append(String(path))
@@ -128,7 +118,7 @@ public struct TmuxPasteboard: PasteboardBackend {
                 }
             }
         }
-        for path in terminalSockets() where !found.contains(path) { found.append(path) }
+        for path in holders.flatMap(\.controlChannels) where path.hasPrefix("/") && !found.contains(path) { found.append(path) }
         return found
     }
 
@@ -139,7 +129,9 @@ public struct TmuxPasteboard: PasteboardBackend {
         var strangers = 0
         // Sockets that do not answer each take a deadline: past the budget the rest are said
         // to be unchecked (a folder of made-up sockets must not hold a begin for minutes).
-        let started = Date(), all = sockets()
+        let holders = terminalHolders().filter { $0.runs(tmux) }
+        let started = Date(), all = sockets(holders: holders)
+        var reached: Set<String> = []
         for (index, socket) in all.enumerated() {
             if Date().timeIntervalSince(started) > Self.budget {
                 failures.append("\(all.count - index) tmux socket(s) not checked: the others took more than \(Int(Self.budget)) s")
@@ -152,10 +144,16 @@ public struct TmuxPasteboard: PasteboardBackend {
                 continue
             case .tmux: break
             }
+            reached.insert(socket)
             let emptied = empty(socket, tmux: tmux)
             deleted += emptied.deleted
             if emptied.answered { servers += 1 }
             if let why = emptied.failure { failures.append(why) }
+        }
+        // The server holding this terminal pastes into it through its clients whether or not
+        // its socket is still there to reach it by.
+        for holder in holders where !holder.controlChannels.contains(where: reached.contains) {
+            failures.append("the tmux server holding this terminal (pid \(holder.pid)) cannot be reached: its socket is gone, so its buffers could not be cleared")
         }
         if strangers > 0 {
             failures.append("\(strangers) tmux socket(s) served by a program that is not this machine's tmux, which Carrel does not talk to")
@@ -203,6 +201,7 @@ public struct TmuxPasteboard: PasteboardBackend {
 extension TmuxPasteboard {
     enum Server { case none, tmux, other }
 
+
     /// What serves `socket`: nothing (a stale socket: nothing to clear), `tmux` (the very file
     /// Carrel would run), or another program. A tmux client does what its server tells it (run
     /// a shell, read and write files for it), so Carrel talks to no server a student made up
@@ -243,6 +242,8 @@ public struct ScreenPasteboard: PasteboardBackend {
     let environment: [String: String]
     /// screen's default exchange file (`bufferfile`).
     public var exchangeFile = "/tmp/screen-exchange"
+    /// The processes holding this process's terminal.
+    public var terminalHolders: @Sendable () -> [TerminalMultiplexer.Holder] = TerminalMultiplexer.holdersOfThisTerminal
 
     public init(environment: [String: String]) { self.environment = environment }
 
@@ -250,15 +251,28 @@ public struct ScreenPasteboard: PasteboardBackend {
 
     public func clear() -> PasteboardOutcome {
         let exchange = emptyExchangeFile()
-        guard let sty = environment["STY"], !sty.isEmpty else {
-            return exchange ? .cleared("the exchange file \(exchangeFile)") : .notPresent
+        let screen = ProcessRunner.which("screen", environment: environment)
+        // STY's session, and the screen holding this terminal whatever STY says (its socket's
+        // folder is its SCREENDIR).
+        var sessions: [(name: String, folder: String?)] = []
+        if let sty = environment["STY"], !sty.isEmpty { sessions.append((sty, nil)) }
+        for holder in screen.map({ program in terminalHolders().filter { $0.runs(program) } }) ?? [] {
+            for channel in holder.controlChannels where channel.hasPrefix("/") {
+                let path = URL(fileURLWithPath: channel)
+                if !sessions.contains(where: { $0.name == path.lastPathComponent }) {
+                    sessions.append((path.lastPathComponent, path.deletingLastPathComponent().path))
+                }
+            }
         }
-        guard let screen = ProcessRunner.which("screen", environment: environment) else {
-            return .failed("inside screen but the screen command is not on PATH")
-        }
+        guard !sessions.isEmpty else { return exchange ? .cleared("the exchange file \(exchangeFile)") : .notPresent }
+        guard let screen else { return .failed("inside screen but the screen command is not on PATH") }
         let commands = Self.registers.map { "register \($0) \"\"" }
-        let r = ProcessRunner.run(screen, ["-S", sty, "-X", "eval"] + commands, environment: environment, timeout: 3)
-        guard r.status == 0 else { return .failed(r.timedOut ? "timed out" : "screen exited \(r.status)") }
+        for session in sessions {
+            var environment = environment
+            if let folder = session.folder { environment["SCREENDIR"] = folder }
+            let r = ProcessRunner.run(screen, ["-S", session.name, "-X", "eval"] + commands, environment: environment, timeout: 3)
+            guard r.status == 0 else { return .failed(r.timedOut ? "timed out" : "screen exited \(r.status)") }
+        }
         return .cleared("the paste register and the named registers" + (exchange ? ", and the exchange file \(exchangeFile)" : ""))
     }
 

@@ -30,6 +30,13 @@ public enum TerminalMultiplexer {
         /// Its own controlling terminal or standard input, when it is a terminal.
         public var ownTerminal: String?
 
+        /// Whether it runs `program` (the very file, not a copy or another of that name).
+        public func runs(_ program: String) -> Bool {
+            var running = stat(), installed = stat()
+            return stat("/proc/\(pid)/exe", &running) == 0 && stat(program, &installed) == 0
+                && running.st_dev == installed.st_dev && running.st_ino == installed.st_ino
+        }
+
         /// Why it is a multiplexer, or nil when it behaves like a terminal.
         public var verdict: String? {
             if let channel = controlChannels.first {
@@ -52,6 +59,12 @@ public enum TerminalMultiplexer {
             }
         }
         return nil
+    }
+
+    /// Every process holding the master of this process's terminal (a pasteboard's server).
+    public static func holdersOfThisTerminal() -> [Holder] {
+        let me = getpid()
+        return ptyIndexes(pid: me).flatMap { holders(ofPty: $0, excluding: me) }
     }
 
     /// The pseudo-terminals (`/dev/pts/N` numbers) of `pid`: its standard descriptors and its

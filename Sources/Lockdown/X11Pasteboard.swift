@@ -52,7 +52,10 @@ public struct X11Pasteboard: PasteboardBackend {
             }
             switch clearWithAnyCookie(display, tool: tool, xprop: xprop) {
             case .cleared: cleared.append(display)
-            case let .unreachable(why): if display == named { failures.append(why) }
+            // A display this user's cookies do not open is another user's, unless its server
+            // runs as this user (then the student has shut Carrel out of their own desktop).
+            case let .unreachable(why):
+                if display == named || Self.localNumber(display).map(Self.servedByThisUser) == true { failures.append(why) }
             case let .failed(why): failures.append(why)
             }
         }
@@ -62,29 +65,6 @@ public struct X11Pasteboard: PasteboardBackend {
             ? "CLIPBOARD, PRIMARY and SECONDARY (cut buffers not checked: xprop, from x11-utils, is not installed)"
             : "CLIPBOARD, PRIMARY, SECONDARY and the cut buffers"
         return .cleared(cleared == [named] ? what : "\(what) on \(cleared.joined(separator: ", "))")
-    }
-
-    /// The displays to clear: the session's DISPLAY first, then each local display by number.
-    func displays() -> [String] {
-        var out: [String] = []
-        if let display = environment["DISPLAY"], !display.isEmpty { out.append(display) }
-        let numbers = (TerminalMultiplexer.entries(socketDirectory) ?? []).compactMap { entry -> Int? in
-            guard entry.hasPrefix("X"), let n = Int(entry.dropFirst()), n >= 0 else { return nil }
-            var info = stat()
-            guard lstat("\(socketDirectory)/\(entry)", &info) == 0, info.st_mode & S_IFMT == S_IFSOCK else { return nil }
-            return n
-        }
-        for n in numbers.sorted() where !out.contains(where: { Self.localNumber($0) == n }) { out.append(":\(n)") }
-        return out
-    }
-
-    /// The local display number `display` names (":1", ":1.0", "unix:1"); nil for one reached
-    /// over the network (an SSH session's forwarded display is asked as it is named).
-    static func localNumber(_ display: String) -> Int? {
-        guard let colon = display.lastIndex(of: ":") else { return nil }
-        let host = display[..<colon]
-        guard host.isEmpty || host == "unix" else { return nil }
-        return Int(display[display.index(after: colon)...].prefix { $0 != "." })
     }
 
     /// The display opened with the session's cookies, else with the user's own (their home
@@ -142,6 +122,17 @@ public struct X11Pasteboard: PasteboardBackend {
         // A moment for a program that takes a selection back when it loses it (a loop of
         // `xclip -quiet`, a clipboard keeper) to do so, before each is read back.
         usleep(Self.settle)
+        if let xprop {
+            var attempt = 1
+            while let set = Self.cutBuffersSet(xprop, environment), !set.isEmpty {
+                if attempt == Self.attempts {
+                    return .failed("\(set.joined(separator: ", ")) on display \(display) set again as soon as removed: another program keeps setting it")
+                }
+                attempt += 1
+                _ = Self.removeCutBuffers(xprop, environment)
+                usleep(Self.settle)
+            }
+        }
         for selection in Self.selections {
             var attempt = 1
             while true {
@@ -157,22 +148,6 @@ public struct X11Pasteboard: PasteboardBackend {
             }
         }
         return .cleared
-    }
-
-    /// Removes the root window's cut buffers (CUT_BUFFER0 to 7) that are there; why not, or nil.
-    static func removeCutBuffers(_ xprop: String, _ environment: [String: String]) -> String? {
-        let list = ProcessRunner.run(xprop, ["-root"], environment: environment, timeout: deadline)
-        guard list.status == 0 else { return ProcessRunner.Output.why("xprop", list, display: environment["DISPLAY"] ?? "") }
-        var names: [String] = []
-        for line in list.output.split(separator: "\n") {
-            let name = String(line.prefix { $0 != "(" && $0 != " " && $0 != ":" })
-            if name.hasPrefix("CUT_BUFFER"), !names.contains(name) { names.append(name) }
-        }
-        for name in names {
-            let r = ProcessRunner.run(xprop, ["-root", "-remove", name], environment: environment, timeout: deadline)
-            if r.status != 0 { return ProcessRunner.Output.why("xprop", r, display: environment["DISPLAY"] ?? "") }
-        }
-        return nil
     }
 
     /// The helper that clears and reads selections: xsel, else xclip.

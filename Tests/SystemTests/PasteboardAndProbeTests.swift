@@ -84,18 +84,32 @@ struct PasteboardAndProbeTests {
         #expect(tools.calls == calls.map { "\(tool) \($0)" })
     }
 
-    /// The root window's cut buffers that are there are removed through xprop.
+    /// The root window's cut buffers that are there are removed through xprop, each read a few
+    /// bytes long (a huge one cannot push another out of what is read), and read again.
     @Test func x11RemovesTheCutBuffersThatAreThere() throws {
         let box = try Sandbox()
         let tools = try FakeTools(box, ["xsel"])
         try writeExecutable("""
             #!/bin/sh
             echo "xprop $*" >> "\(tools.log)"
-            [ "$*" = "-root" ] && printf 'CUT_BUFFER0(STRING) = "notes"\nCUT_BUFFER3(STRING) = "more"\n_NET_WM(ATOM) = x\n'
+            case "$*" in
+              -len*) [ -e "\(tools.dir)/removed" ] || printf 'CUT_BUFFER0(STRING) = "note"\nCUT_BUFFER1:  not found.\nCUT_BUFFER3(STRING) = "more"\n' ;;
+              *-remove*) : > "\(tools.dir)/removed" ;;
+            esac
             exit 0
             """, to: tools.dir + "/xprop")
-        #expect(clear("x11", tools, ["DISPLAY": ":9"]) == "\(PasteboardOutcome.cleared("CLIPBOARD, PRIMARY, SECONDARY and the cut buffers"))")
-        #expect(tools.calls.filter { $0.hasPrefix("xprop") } == ["xprop -root", "xprop -root -remove CUT_BUFFER0", "xprop -root -remove CUT_BUFFER3"])
+        #expect(clear("x11", tools, ["DISPLAY": ":9.1"]) == "\(PasteboardOutcome.cleared("CLIPBOARD, PRIMARY, SECONDARY and the cut buffers"))")
+        let list = "xprop -len 4 -root " + (0...7).map { "CUT_BUFFER\($0)" }.joined(separator: " ")
+        #expect(tools.calls.filter { $0.hasPrefix("xprop") } == [list, "xprop -root -remove CUT_BUFFER0", "xprop -root -remove CUT_BUFFER3", list])
+    }
+
+    /// Cut buffers set again as soon as they are removed are a failure.
+    @Test func x11SaysWhenACutBufferIsSetAgain() throws {
+        let box = try Sandbox()
+        let tools = try FakeTools(box, ["xsel"])
+        try writeExecutable("#!/bin/sh\ncase \"$*\" in -len*) printf 'CUT_BUFFER0(STRING) = \"n\"\\n' ;; esac\nexit 0\n", to: tools.dir + "/xprop")
+        #expect(clear("x11", tools, ["DISPLAY": ":9"])
+                == "\(PasteboardOutcome.failed("CUT_BUFFER0 on display :9 set again as soon as removed: another program keeps setting it"))")
     }
 
     /// A selection that holds text again each time it is read back is not reported cleared.

@@ -79,4 +79,47 @@ struct TmuxPasteboardAttackTests {
         #expect(Date().timeIntervalSince(started) < 10, "\(said)")
         #expect(said == "notPresent", "\(said)")
     }
+
+    /// The server holding the session's terminal, its socket deleted, can no longer be asked:
+    /// a failure, not "not present" (its clients can still paste).
+    @Test func aServerHoldingTheTerminalWithItsSocketGoneIsAFailure() throws {
+        let box = try Sandbox()
+        let tmux = try #require(ChildSpawn.which("tmux", environment: box.environment), "tmux is installed")
+        let socket = box.root + "/g"
+        let run = { (arguments: [String]) in ChildSpawn.run(tmux, ["-S", socket] + arguments, environment: box.environment, timeout: 10) }
+        try #require(run(["new-session", "-d", "-s", "t", "sleep 600"]).status == 0)
+        let pid = run(["display", "-p", "#{pid}"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        defer { if let server = Int32(pid) { kill(server, SIGKILL) } }
+        _ = run(["set-buffer", "-b", "notes", "notes from before the test"])
+        let out = box.root + "/said", go = box.root + "/go"
+        let command = "while [ ! -e \(go) ]; do sleep 0.1; done; env -u TMUX TMUX_TMPDIR=\(box.tmuxDir) PATH=\(Pasteboards.trustedPath)"
+            + " HOME=\(box.root) \(ChildProcess.driver) pasteboard tmux > \(out).part 2>&1; mv \(out).part \(out)"
+        try #require(run(["new-window", "-d", command]).status == 0)
+        try FileManager.default.removeItem(atPath: socket)
+        FileManager.default.createFile(atPath: go, contents: Data())
+        #expect(Eventually.poll(30) { access(out, F_OK) == 0 }, "the session's process said nothing")
+        let said = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        #expect(said.contains("failed(") && said.contains("cannot be reached"), "\(said)")
+    }
+
+    /// The screen holding the session's terminal is cleared whatever STY says.
+    @Test func theScreenHoldingTheTerminalIsClearedWithoutSTY() throws {
+        let box = try Sandbox()
+        let screen = try #require(ChildSpawn.which("screen", environment: box.environment), "screen is installed")
+        let folder = box.root + "/screens"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        var environment = box.environment
+        environment["SCREENDIR"] = folder
+        let out = box.root + "/said", go = box.root + "/go"
+        let command = "while [ ! -e \(go) ]; do sleep 0.1; done; env -u STY -u SCREENDIR PATH=\(Pasteboards.trustedPath) HOME=\(box.root)"
+            + " \(ChildProcess.driver) pasteboard screen > \(out).part 2>&1; mv \(out).part \(out); sleep 600"
+        #expect(ChildSpawn.run(screen, ["-dmS", "exam", "/bin/sh", "-c", command], environment: environment, timeout: 10).status == 0)
+        defer { _ = ChildSpawn.run(screen, ["-S", "exam", "-X", "quit"], environment: environment, timeout: 10) }
+        #expect(Eventually.poll(10) { ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).count == 1 })
+        _ = ChildSpawn.run(screen, ["-S", "exam", "-X", "register", "a", "notes from before the test"], environment: environment, timeout: 10)
+        FileManager.default.createFile(atPath: go, contents: Data())
+        #expect(Eventually.poll(30) { access(out, F_OK) == 0 }, "the session's process said nothing")
+        let said = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        #expect(said.contains("cleared(\"the paste register and the named registers"), "\(said)")
+    }
 }

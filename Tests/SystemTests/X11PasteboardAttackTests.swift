@@ -37,7 +37,16 @@ struct X11PasteboardAttackTests {
         let box = try Sandbox()
         guard let (desktop, decoy) = displays(box) else { return }
         let cookies = desktop.session["XAUTHORITY"] ?? ""
-        for given in [["DISPLAY": decoy.display, "XAUTHORITY": cookies], ["XAUTHORITY": cookies]] {
+        // The machine's displays as this test's two (other tests' displays run as this user
+        // too, and would be failures: displays of this user that Carrel cannot open).
+        let sockets = box.root + "/x11-unix"
+        try FileManager.default.createDirectory(atPath: sockets, withIntermediateDirectories: true)
+        for display in [desktop.display, decoy.display] {
+            let name = "X" + display.dropFirst()
+            try FileManager.default.createSymbolicLink(atPath: sockets + "/" + name, withDestinationPath: "/tmp/.X11-unix/" + name)
+        }
+        for var given in [["DISPLAY": decoy.display, "XAUTHORITY": cookies], ["XAUTHORITY": cookies]] {
+            given["DRIVER_X11_SOCKETS"] = sockets
             desktop.fill("notes from before the test")
             _ = ChildSpawn.run(desktop.xsel, ["--secondary", "--input"], input: "secondary notes", environment: desktop.environment)
             desktop.setRootProperty("CUT_BUFFER0", "cut buffer notes")

@@ -129,7 +129,7 @@ public struct TmuxPasteboard: PasteboardBackend {
         var strangers = 0
         // Sockets that do not answer each take a deadline: past the budget the rest are said
         // to be unchecked (a folder of made-up sockets must not hold a begin for minutes).
-        let holders = terminalHolders().filter { $0.runs(tmux) }
+        let holders = Self.enclosing(terminalHolders().filter { $0.runs(tmux) }, tmux: tmux, environment: environment)
         let started = Date(), all = sockets(holders: holders)
         var reached: Set<String> = []
         for (index, socket) in all.enumerated() {
@@ -200,6 +200,32 @@ public struct TmuxPasteboard: PasteboardBackend {
 
 extension TmuxPasteboard {
     enum Server { case none, tmux, other }
+
+    /// The tmux servers holding this terminal and those enclosing them: a server's clients
+    /// run in terminals of their own, which a server further out may hold (tmux inside tmux,
+    /// whose outer buffers paste into the inner pane too). Three levels out at most.
+    static func enclosing(_ holders: [TerminalMultiplexer.Holder], tmux: String, environment: [String: String])
+        -> [TerminalMultiplexer.Holder] {
+        var all = holders, level = holders
+        for _ in 0..<3 where !level.isEmpty {
+            var outer: [TerminalMultiplexer.Holder] = []
+            for socket in level.flatMap(\.controlChannels) where socket.hasPrefix("/") && server(socket, tmux: tmux) == .tmux {
+                let clients = ProcessRunner.run(tmux, ["-S", socket, "list-clients", "-F", "#{client_pid}"], environment: environment,
+                                                timeout: deadline)
+                for pid in clients.output.split(separator: "\n").compactMap({ Int32($0) }) {
+                    for index in TerminalMultiplexer.ptyIndexes(pid: pid) {
+                        for holder in TerminalMultiplexer.holders(ofPty: index, excluding: pid)
+                        where holder.runs(tmux) && !all.contains(where: { $0.pid == holder.pid }) {
+                            outer.append(holder)
+                            all.append(holder)
+                        }
+                    }
+                }
+            }
+            level = outer
+        }
+        return all
+    }
 
 
     /// What serves `socket`: nothing (a stale socket: nothing to clear), `tmux` (the very file

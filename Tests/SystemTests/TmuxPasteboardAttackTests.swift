@@ -122,4 +122,29 @@ struct TmuxPasteboardAttackTests {
         let said = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
         #expect(said.contains("cleared(\"the paste register and the named registers"), "\(said)")
     }
+
+    /// tmux inside tmux: the outer server's buffers paste into the inner pane too, and are cleared.
+    @Test func theServerEnclosingTheOneHoldingTheTerminalIsClearedToo() throws {
+        let box = try Sandbox()
+        let tmux = try #require(ChildSpawn.which("tmux", environment: box.environment), "tmux is installed")
+        let outer = box.root + "/o", inner = box.root + "/i"
+        let run = { (socket: String, arguments: [String]) in
+            ChildSpawn.run(tmux, ["-S", socket] + arguments, environment: box.environment, timeout: 10)
+        }
+        try #require(run(outer, ["new-session", "-d", "-s", "o", "-x", "80", "-y", "24", "\(tmux) -S \(inner) new-session -s i 'sleep 600'"]).status == 0)
+        defer {
+            _ = run(inner, ["kill-server"])
+            _ = run(outer, ["kill-server"])
+        }
+        #expect(Eventually.poll(10) { run(inner, ["list-clients"]).output.contains("/dev/pts/") }, "the inner server's client is attached")
+        _ = run(outer, ["set-buffer", "-b", "outer", "notes in the outer server"])
+        let out = box.root + "/said"
+        let command = "env -u TMUX TMUX_TMPDIR=\(box.tmuxDir) PATH=\(Pasteboards.trustedPath) HOME=\(box.root)"
+            + " \(ChildProcess.driver) pasteboard tmux > \(out).part 2>&1; mv \(out).part \(out)"
+        try #require(run(inner, ["new-window", "-d", command]).status == 0)
+        #expect(Eventually.poll(30) { access(out, F_OK) == 0 }, "the session's process said nothing")
+        let said = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        #expect(said.contains("cleared(") && said.contains("on 2 servers"), "\(said)")
+        #expect(run(outer, ["list-buffers", "-F", "#{buffer_name}"]).output.isEmpty)
+    }
 }

@@ -150,13 +150,18 @@ public struct X11Pasteboard: PasteboardBackend {
         return .cleared
     }
 
-    /// The helper that clears and reads selections: xsel, else xclip.
+    /// The helper that clears and reads selections: xsel, else xclip. With xsel, xclip (when
+    /// installed) also asks a cleared selection what it offers: xsel leaves it with no owner,
+    /// and an owner that offers only what xsel does not ask for (COMPOUND_TEXT, as xterm asks)
+    /// still answers that.
     enum Tool {
-        case xsel(String)
+        case xsel(String, targets: String?)
         case xclip(String)
 
         static func find(_ environment: [String: String]) -> Tool? {
-            if let path = ProcessRunner.which("xsel", environment: environment) { return .xsel(path) }
+            if let path = ProcessRunner.which("xsel", environment: environment) {
+                return .xsel(path, targets: ProcessRunner.which("xclip", environment: environment))
+            }
             if let path = ProcessRunner.which("xclip", environment: environment) { return .xclip(path) }
             return nil
         }
@@ -170,7 +175,7 @@ public struct X11Pasteboard: PasteboardBackend {
 
         func clear(_ selection: String, _ environment: [String: String]) -> ProcessRunner.Output {
             switch self {
-            case let .xsel(path):
+            case let .xsel(path, _):
                 return ProcessRunner.run(path, ["--\(selection)", "--clear"], environment: environment, timeout: X11Pasteboard.deadline)
             case let .xclip(path):
                 return ProcessRunner.run(path, ["-selection", selection, "-i"], input: "", environment: environment,
@@ -182,8 +187,13 @@ public struct X11Pasteboard: PasteboardBackend {
         func read(_ selection: String, _ environment: [String: String]) -> ProcessRunner.Output {
             var r: ProcessRunner.Output
             switch self {
-            case let .xsel(path):
+            case let .xsel(path, targets):
                 r = ProcessRunner.run(path, ["--\(selection)", "--output"], environment: environment, timeout: X11Pasteboard.deadline)
+                if r.status == 0, r.output.isEmpty, let targets {
+                    // Owned at all after xsel cleared it: someone took it back.
+                    r = ProcessRunner.run(targets, ["-selection", selection, "-o", "-t", "TARGETS"], environment: environment,
+                                          timeout: X11Pasteboard.deadline)
+                }
             case let .xclip(path):
                 r = ProcessRunner.run(path, ["-selection", selection, "-o"], environment: environment, timeout: X11Pasteboard.deadline)
             }

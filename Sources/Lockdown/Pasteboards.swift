@@ -84,14 +84,7 @@ public struct Pasteboards: Sendable {
 public struct TmuxPasteboard: PasteboardBackend {
     public let name = "tmux"
     let environment: [String: String]
-    /// The processes holding this process's terminal, with their listening sockets.
-    let terminalHolders: @Sendable () -> [TerminalMultiplexer.Holder]
-
-    public init(environment: [String: String],
-                terminalHolders: @escaping @Sendable () -> [TerminalMultiplexer.Holder] = TerminalMultiplexer.holdersOfThisTerminal) {
-        self.environment = environment
-        self.terminalHolders = terminalHolders
-    }
+    public init(environment: [String: String]) { self.environment = environment }
 
     /// A helper that has not answered by then is not waited for (a server can be made to stall).
     static let deadline = 3.0
@@ -129,9 +122,11 @@ public struct TmuxPasteboard: PasteboardBackend {
         var strangers = 0
         // Sockets that do not answer each take a deadline: past the budget the rest are said
         // to be unchecked (a folder of made-up sockets must not hold a begin for minutes).
-        let holders = Self.enclosing(terminalHolders().filter { $0.runs(tmux) }, tmux: tmux, environment: environment)
+        let chain = TerminalChain.find(tmux: tmux, environment: environment)
+        let holders = chain.holders.filter { $0.runs(tmux) }
+        if !chain.complete { failures.append("the terminals around this one were not all looked at within 3 s") }
         let started = Date(), all = sockets(holders: holders)
-        var reached: Set<String> = []
+        var reached: Set<Int32> = []
         for (index, socket) in all.enumerated() {
             if Date().timeIntervalSince(started) > Self.budget {
                 failures.append("\(all.count - index) tmux socket(s) not checked: the others took more than \(Int(Self.budget)) s")
@@ -144,16 +139,17 @@ public struct TmuxPasteboard: PasteboardBackend {
                 continue
             case .tmux: break
             }
-            reached.insert(socket)
-            let emptied = empty(socket, tmux: tmux)
+            if let peer = UnixPeer.listener(socket) { reached.insert(peer.pid) }
+            let emptied = empty(socket, tmux: tmux, until: started.addingTimeInterval(Self.budget))
             deleted += emptied.deleted
             if emptied.answered { servers += 1 }
             if let why = emptied.failure { failures.append(why) }
         }
         // The server holding this terminal pastes into it through its clients whether or not
         // its socket is still there to reach it by.
-        for holder in holders where !holder.controlChannels.contains(where: reached.contains) {
-            failures.append("the tmux server holding this terminal (pid \(holder.pid)) cannot be reached: its socket is gone, so its buffers could not be cleared")
+        // The server itself must have answered: a path now served by another server is not it.
+        for holder in holders where !reached.contains(holder.pid) {
+            failures.append("the tmux server holding this terminal (pid \(holder.pid)) cannot be reached: its socket is gone or leads to another server, so its buffers could not be cleared")
         }
         if strangers > 0 {
             failures.append("\(strangers) tmux socket(s) served by a program that is not this machine's tmux, which Carrel does not talk to")
@@ -167,9 +163,12 @@ public struct TmuxPasteboard: PasteboardBackend {
     /// Deletes every buffer of the server at `socket` and lists them again, until two lists a
     /// moment apart find none (a hook runs after the command that set it off: a buffer it
     /// adds back shows in the next list, not in the one that set it off).
-    func empty(_ socket: String, tmux: String) -> (deleted: Int, answered: Bool, failure: String?) {
+    func empty(_ socket: String, tmux: String, until deadline: Date) -> (deleted: Int, answered: Bool, failure: String?) {
         var deleted = 0, emptyLists = 0
         for list in 0..<(2 * Self.rounds) {
+            if Date() > deadline {
+                return (deleted, true, "a tmux server's buffers were not all deleted within \(Int(Self.budget)) s")
+            }
             let listed = ProcessRunner.run(tmux, ["-S", socket, "list-buffers", "-F", "#{buffer_name}"], environment: environment,
                                            timeout: Self.deadline)
             guard listed.status == 0 else {
@@ -188,10 +187,13 @@ public struct TmuxPasteboard: PasteboardBackend {
                 continue
             }
             emptyLists = 0
-            for buffer in names {
-                let r = ProcessRunner.run(tmux, ["-S", socket, "delete-buffer", "-b", buffer], environment: environment,
-                                          timeout: Self.deadline)
-                if r.status == 0 { deleted += 1 }
+            // Many at a time, as one command sequence (a student may make thousands of buffers).
+            for start in stride(from: 0, to: names.count, by: 200) {
+                if Date() > deadline { break }
+                let batch = names[start..<min(names.count, start + 200)]
+                let sequence = batch.enumerated().flatMap { i, buffer in (i > 0 ? [";"] : []) + ["delete-buffer", "-b", buffer] }
+                let r = ProcessRunner.run(tmux, ["-S", socket] + sequence, environment: environment, timeout: Self.deadline)
+                if r.status == 0 { deleted += batch.count }
             }
         }
         return (deleted, true, "a tmux server still had buffers after \(Self.rounds) rounds of deleting them (they could not be deleted, or a hook of that server or another program adds them back)")
@@ -201,61 +203,10 @@ public struct TmuxPasteboard: PasteboardBackend {
 extension TmuxPasteboard {
     enum Server { case none, tmux, other }
 
-    /// The tmux servers holding this terminal and those enclosing them: a server's clients
-    /// run in terminals of their own, which a server further out may hold (tmux inside tmux,
-    /// whose outer buffers paste into the inner pane too). Three levels out at most.
-    static func enclosing(_ holders: [TerminalMultiplexer.Holder], tmux: String, environment: [String: String])
-        -> [TerminalMultiplexer.Holder] {
-        var all = holders, level = holders
-        for _ in 0..<3 where !level.isEmpty {
-            var outer: [TerminalMultiplexer.Holder] = []
-            for socket in level.flatMap(\.controlChannels) where socket.hasPrefix("/") && server(socket, tmux: tmux) == .tmux {
-                let clients = ProcessRunner.run(tmux, ["-S", socket, "list-clients", "-F", "#{client_pid}"], environment: environment,
-                                                timeout: deadline)
-                for pid in clients.output.split(separator: "\n").compactMap({ Int32($0) }) {
-                    for index in TerminalMultiplexer.ptyIndexes(pid: pid) {
-                        for holder in TerminalMultiplexer.holders(ofPty: index, excluding: pid)
-                        where holder.runs(tmux) && !all.contains(where: { $0.pid == holder.pid }) {
-                            outer.append(holder)
-                            all.append(holder)
-                        }
-                    }
-                }
-            }
-            level = outer
-        }
-        return all
-    }
-
-
-    /// What serves `socket`: nothing (a stale socket: nothing to clear), `tmux` (the very file
-    /// Carrel would run), or another program. A tmux client does what its server tells it (run
-    /// a shell, read and write files for it), so Carrel talks to no server a student made up
-    /// on a socket of theirs.
     static func server(_ socket: String, tmux: String) -> Server {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(socket.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return .none }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, byte) in bytes.enumerated() { raw[i] = byte }
-        }
-        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return .none }
-        defer { close(fd) }
-        // A listener that never accepts (its backlog full) would hold a blocking connect for
-        // ever: a second at most, then nothing is taken to serve it.
-        var limit = timeval(tv_sec: 1, tv_usec: 0)
-        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else { return .none }
-        var pid: Int32 = 0
+        guard let peer = UnixPeer.listener(socket) else { return .none }
         var server = stat(), installed = stat()
-        guard carrel_peer_pid(fd, &pid) == 0, pid > 0, stat("/proc/\(pid)/exe", &server) == 0, stat(tmux, &installed) == 0 else {
-            return .other
-        }
+        guard peer.pid > 0, stat("/proc/\(peer.pid)/exe", &server) == 0, stat(tmux, &installed) == 0 else { return .other }
         return server.st_dev == installed.st_dev && server.st_ino == installed.st_ino ? .tmux : .other
     }
 }
@@ -268,8 +219,6 @@ public struct ScreenPasteboard: PasteboardBackend {
     let environment: [String: String]
     /// screen's default exchange file (`bufferfile`).
     public var exchangeFile = "/tmp/screen-exchange"
-    /// The processes holding this process's terminal.
-    public var terminalHolders: @Sendable () -> [TerminalMultiplexer.Holder] = TerminalMultiplexer.holdersOfThisTerminal
 
     public init(environment: [String: String]) { self.environment = environment }
 
@@ -282,13 +231,25 @@ public struct ScreenPasteboard: PasteboardBackend {
         // folder is its SCREENDIR).
         var sessions: [(name: String, folder: String?)] = []
         if let sty = environment["STY"], !sty.isEmpty { sessions.append((sty, nil)) }
-        for holder in screen.map({ program in terminalHolders().filter { $0.runs(program) } }) ?? [] {
-            for channel in holder.controlChannels where channel.hasPrefix("/") {
+        var unreachable: [Int32] = []
+        let chain = screen.map { _ in TerminalChain.find(tmux: ProcessRunner.which("tmux", environment: environment), environment: environment) }
+        let holders = screen.map { program in (chain?.holders ?? []).filter { $0.runs(program) } } ?? []
+        for holder in holders {
+            // Its own socket, which answers from that very process (a path now leading to
+            // another session is not it).
+            let own = holder.controlChannels.filter { $0.hasPrefix("/") && UnixPeer.listener($0)?.pid == holder.pid }
+            if own.isEmpty { unreachable.append(holder.pid) }
+            for channel in own {
                 let path = URL(fileURLWithPath: channel)
                 if !sessions.contains(where: { $0.name == path.lastPathComponent }) {
                     sessions.append((path.lastPathComponent, path.deletingLastPathComponent().path))
                 }
             }
+        }
+        if !unreachable.isEmpty || chain?.complete == false {
+            let which = unreachable.map { "pid \($0)" }.joined(separator: ", ")
+            return .failed(unreachable.isEmpty ? "the terminals around this one were not all looked at within 3 s"
+                                               : "the screen holding this terminal (\(which)) cannot be reached: its socket is gone or leads elsewhere")
         }
         guard !sessions.isEmpty else { return exchange ? .cleared("the exchange file \(exchangeFile)") : .notPresent }
         guard let screen else { return .failed("inside screen but the screen command is not on PATH") }

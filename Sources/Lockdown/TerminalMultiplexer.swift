@@ -61,12 +61,6 @@ public enum TerminalMultiplexer {
         return nil
     }
 
-    /// Every process holding the master of this process's terminal (a pasteboard's server).
-    public static func holdersOfThisTerminal() -> [Holder] {
-        let me = getpid()
-        return ptyIndexes(pid: me).flatMap { holders(ofPty: $0, excluding: me) }
-    }
-
     /// The pseudo-terminals (`/dev/pts/N` numbers) of `pid`: its standard descriptors and its
     /// controlling terminal.
     static func ptyIndexes(pid: Int32) -> [Int] {

@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CLinux
 import Foundation
 
 /// Where X11's displays and cut buffers are found.
@@ -23,7 +22,46 @@ extension X11Pasteboard {
         })
         if socketDirectory == "/tmp/.X11-unix" { numbers.formUnion(Self.abstractDisplays()) }
         for n in numbers.sorted() where !out.contains(where: { Self.localNumber($0) == n }) { out.append(":\(n)") }
+        // A server listening on TCP alone (`-nolisten local -listen tcp`) has no socket here.
+        if socketDirectory == "/tmp/.X11-unix" {
+            for (n, _) in Self.tcpDisplays().sorted(by: { $0.key < $1.key }) where !numbers.contains(n) && !out.contains("localhost:\(n)") {
+                out.append("localhost:\(n)")
+            }
+        }
         return out
+    }
+
+    /// Display numbers with a server listening on TCP port 6000 + n of this machine, and the
+    /// user each listens as (/proc/net/tcp and tcp6: state 0A is LISTEN).
+    static func tcpDisplays() -> [Int: uid_t] {
+        var out: [Int: uid_t] = [:]
+        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            guard let data = SecureFiles.readSmallFile(table, limit: 16 << 20) else { continue }
+            out.merge(listeningDisplays(String(decoding: data, as: UTF8.self))) { first, _ in first }
+        }
+        return out
+    }
+
+    /// `/proc/net/tcp`'s listening sockets on ports 6000–6099, as display numbers and users.
+    public static func listeningDisplays(_ table: String) -> [Int: uid_t] {
+        var out: [Int: uid_t] = [:]
+        for line in table.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count > 7, fields[3] == "0A", let colon = fields[1].lastIndex(of: ":"),
+                  let port = Int(fields[1][fields[1].index(after: colon)...], radix: 16), (6000..<6100).contains(port),
+                  let uid = uid_t(fields[7]) else { continue }
+            out[port - 6000] = uid
+        }
+        return out
+    }
+
+    /// Whether `display`'s server runs as this (non-root) user: its local socket's listener, or
+    /// its TCP port's.
+    static func ownedByThisUser(_ display: String) -> Bool {
+        if let n = localNumber(display) { return servedByThisUser(n) }
+        guard getuid() != 0, display.hasPrefix("localhost:"),
+              let n = Int(display.dropFirst("localhost:".count).prefix { $0 != "." }) else { return false }
+        return tcpDisplays()[n] == getuid()
     }
 
     /// Display numbers listening on `@/tmp/.X11-unix/X<n>` (/proc/net/unix, listening: flag 0x10000).
@@ -55,38 +93,14 @@ extension X11Pasteboard {
     }
 
     /// Whether the server of local display `number` runs as this user (the kernel says who
-    /// listens on its socket). Never for root, as whom every server of a machine may run.
+    /// listened on its socket, even when that process has gone). Never for root, as whom every
+    /// server of a machine may run.
     static func servedByThisUser(_ number: Int) -> Bool {
         guard getuid() != 0 else { return false }
         for path in ["/tmp/.X11-unix/X\(number)", "\0/tmp/.X11-unix/X\(number)"] {
-            guard let pid = listener(path) else { continue }
-            var info = stat()
-            return stat("/proc/\(pid)", &info) == 0 && info.st_uid == getuid()
+            if let peer = UnixPeer.listener(path) { return peer.uid == getuid() }
         }
         return false
-    }
-
-    /// The process listening on UNIX socket `path` (a leading NUL: the abstract namespace).
-    static func listener(_ path: String) -> Int32? {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, byte) in bytes.enumerated() { raw[i] = byte }
-        }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var limit = timeval(tv_sec: 1, tv_usec: 0)
-        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (path.hasPrefix("\0") ? 0 : 1))
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) }
-        }
-        var pid: Int32 = 0
-        guard connected == 0, carrel_peer_pid(fd, &pid) == 0, pid > 0 else { return nil }
-        return pid
     }
 
     static let cutBuffers = (0...7).map { "CUT_BUFFER\($0)" }
@@ -105,14 +119,15 @@ extension X11Pasteboard {
     }
 
     /// Removes the first screen's cut buffers (CUT_BUFFER0 to 7); why not, or nil.
-    static func removeCutBuffers(_ xprop: String, _ environment: [String: String]) -> String? {
+    static func removeCutBuffers(_ xprop: String, _ environment: [String: String], until deadline: Date) -> String? {
         var environment = environment
         environment["DISPLAY"] = environment["DISPLAY"].map(firstScreen)
         guard let set = cutBuffersSet(xprop, environment) else {
             return "xprop could not read the cut buffers of display \(environment["DISPLAY"] ?? "")"
         }
         for name in set {
-            let r = ProcessRunner.run(xprop, ["-root", "-remove", name], environment: environment, timeout: deadline)
+            if Date() > deadline { return "the cut buffers of display \(environment["DISPLAY"] ?? "") were not removed within \(Int(budget)) s" }
+            let r = ProcessRunner.run(xprop, ["-root", "-remove", name], environment: environment, timeout: X11Pasteboard.deadline)
             if r.status != 0 { return ProcessRunner.Output.why("xprop", r, display: environment["DISPLAY"] ?? "") }
         }
         return nil

@@ -50,12 +50,12 @@ public struct X11Pasteboard: PasteboardBackend {
                 failures.append("\(all.count - index) X display(s) not checked: the others took more than \(Int(Self.budget)) s")
                 break
             }
-            switch clearWithAnyCookie(display, tool: tool, xprop: xprop) {
+            switch clearWithAnyCookie(display, tool: tool, xprop: xprop, until: started.addingTimeInterval(Self.budget)) {
             case .cleared: cleared.append(display)
             // A display this user's cookies do not open is another user's, unless its server
             // runs as this user (then the student has shut Carrel out of their own desktop).
             case let .unreachable(why):
-                if display == named || Self.localNumber(display).map(Self.servedByThisUser) == true { failures.append(why) }
+                if display == named || Self.ownedByThisUser(display) { failures.append(why) }
             case let .failed(why): failures.append(why)
             }
         }
@@ -71,14 +71,14 @@ public struct X11Pasteboard: PasteboardBackend {
     /// folder's as the system knows it, and a desktop's run-time one): HOME and XAUTHORITY
     /// are the student's to set, and pointing them elsewhere must not make a display look
     /// closed to this user.
-    func clearWithAnyCookie(_ display: String, tool: Tool, xprop: String?) -> DisplayResult {
-        let first = clear(display, tool: tool, xprop: xprop, environment: environment)
+    func clearWithAnyCookie(_ display: String, tool: Tool, xprop: String?, until deadline: Date) -> DisplayResult {
+        let first = clear(display, tool: tool, xprop: xprop, environment: environment, until: deadline)
         guard case .unreachable = first else { return first }
         for cookies in Self.ownCookies() where cookies != environment["XAUTHORITY"] {
             var environment = environment
             environment["XAUTHORITY"] = cookies
             if let home = Self.ownHome() { environment["HOME"] = home }
-            let again = clear(display, tool: tool, xprop: xprop, environment: environment)
+            let again = clear(display, tool: tool, xprop: xprop, environment: environment, until: deadline)
             if case .unreachable = again { continue }
             return again
         }
@@ -106,11 +106,14 @@ public struct X11Pasteboard: PasteboardBackend {
     }
 
     /// One display: its selections cleared and read back, its cut buffers removed.
-    func clear(_ display: String, tool: Tool, xprop: String?, environment: [String: String]) -> DisplayResult {
+    func clear(_ display: String, tool: Tool, xprop: String?, environment: [String: String], until deadline: Date) -> DisplayResult {
+        // However slowly a display answers, it has the clearing's budget at most.
+        let late = DisplayResult.failed("display \(display) was not cleared within \(Int(Self.budget)) s")
         var environment = environment
         environment["DISPLAY"] = display
         if environment["HOME"] == nil { environment["HOME"] = Self.ownHome() }
         for selection in Self.selections {
+            if Date() > deadline { return late }
             let r = tool.clear(selection, environment)
             guard r.status == 0 else {
                 let why = ProcessRunner.Output.why(tool.name, r, display: display)
@@ -118,24 +121,26 @@ public struct X11Pasteboard: PasteboardBackend {
                 return selection == Self.selections[0] && r.started && !r.timedOut ? .unreachable(why) : .failed(why)
             }
         }
-        if let xprop, let why = Self.removeCutBuffers(xprop, environment) { return .failed(why) }
+        if let xprop, let why = Self.removeCutBuffers(xprop, environment, until: deadline) { return .failed(why) }
         // A moment for a program that takes a selection back when it loses it (a loop of
         // `xclip -quiet`, a clipboard keeper) to do so, before each is read back.
         usleep(Self.settle)
         if let xprop {
             var attempt = 1
             while let set = Self.cutBuffersSet(xprop, environment), !set.isEmpty {
+                if Date() > deadline { return late }
                 if attempt == Self.attempts {
                     return .failed("\(set.joined(separator: ", ")) on display \(display) set again as soon as removed: another program keeps setting it")
                 }
                 attempt += 1
-                _ = Self.removeCutBuffers(xprop, environment)
+                _ = Self.removeCutBuffers(xprop, environment, until: deadline)
                 usleep(Self.settle)
             }
         }
         for selection in Self.selections {
             var attempt = 1
             while true {
+                if Date() > deadline { return late }
                 let held = tool.read(selection, environment)
                 if held.timedOut { return .failed("\(selection.uppercased()) on display \(display) could not be read back: its owner did not answer") }
                 if held.output.isEmpty { break }

@@ -112,6 +112,19 @@ struct PasteboardAndProbeTests {
                 == "\(PasteboardOutcome.failed("CUT_BUFFER0 on display :9 set again as soon as removed: another program keeps setting it"))")
     }
 
+    /// A display listening on TCP alone is found from the kernel's table of listening sockets.
+    @Test func x11FindsDisplaysListeningOnTCPAlone() {
+        let table = """
+              sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+               0: 0100007F:177D 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1001        0 123 1
+               1: 00000000:1771 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 124 1
+               2: 0100007F:177E 0100007F:9C40 01 00000000:00000000 00:00000000 00000000  1001        0 125 1
+               3: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1001        0 126 1
+            """
+        // 0x177D = 6013 and 0x1771 = 6001 listen; 0x177E is a connection, 0x1F90 (8080) no display.
+        #expect(X11Pasteboard.listeningDisplays(table) == [13: 1001, 1: 0])
+    }
+
     /// A selection that holds text again each time it is read back is not reported cleared.
     @Test func x11SaysWhenASelectionIsTakenBack() throws {
         let box = try Sandbox()

@@ -80,28 +80,6 @@ struct TmuxPasteboardAttackTests {
         #expect(said == "notPresent", "\(said)")
     }
 
-    /// The server holding the session's terminal, its socket deleted, can no longer be asked:
-    /// a failure, not "not present" (its clients can still paste).
-    @Test func aServerHoldingTheTerminalWithItsSocketGoneIsAFailure() throws {
-        let box = try Sandbox()
-        let tmux = try #require(ChildSpawn.which("tmux", environment: box.environment), "tmux is installed")
-        let socket = box.root + "/g"
-        let run = { (arguments: [String]) in ChildSpawn.run(tmux, ["-S", socket] + arguments, environment: box.environment, timeout: 10) }
-        try #require(run(["new-session", "-d", "-s", "t", "sleep 600"]).status == 0)
-        let pid = run(["display", "-p", "#{pid}"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
-        defer { if let server = Int32(pid) { kill(server, SIGKILL) } }
-        _ = run(["set-buffer", "-b", "notes", "notes from before the test"])
-        let out = box.root + "/said", go = box.root + "/go"
-        let command = "while [ ! -e \(go) ]; do sleep 0.1; done; env -u TMUX TMUX_TMPDIR=\(box.tmuxDir) PATH=\(Pasteboards.trustedPath)"
-            + " HOME=\(box.root) \(ChildProcess.driver) pasteboard tmux > \(out).part 2>&1; mv \(out).part \(out)"
-        try #require(run(["new-window", "-d", command]).status == 0)
-        try FileManager.default.removeItem(atPath: socket)
-        FileManager.default.createFile(atPath: go, contents: Data())
-        #expect(Eventually.poll(30) { access(out, F_OK) == 0 }, "the session's process said nothing")
-        let said = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
-        #expect(said.contains("failed(") && said.contains("cannot be reached"), "\(said)")
-    }
-
     /// The screen holding the session's terminal is cleared whatever STY says.
     @Test func theScreenHoldingTheTerminalIsClearedWithoutSTY() throws {
         let box = try Sandbox()
@@ -146,5 +124,84 @@ struct TmuxPasteboardAttackTests {
         let said = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
         #expect(said.contains("cleared(") && said.contains("on 2 servers"), "\(said)")
         #expect(run(outer, ["list-buffers", "-F", "#{buffer_name}"]).output.isEmpty)
+    }
+
+    /// `pasteboard BACKEND` run in a new window of the tmux server at `socket`, once `go`
+    /// exists; what it said.
+    func saidInWindow(_ box: Sandbox, tmux: String, socket: String, backend: String, before: () throws -> Void = {}) throws -> String {
+        let out = box.root + "/said-\(backend)", go = box.root + "/go-\(backend)"
+        let command = "while [ ! -e \(go) ]; do sleep 0.1; done; env -u TMUX -u STY TMUX_TMPDIR=\(box.tmuxDir) PATH=\(Pasteboards.trustedPath)"
+            + " HOME=\(box.root) \(ChildProcess.driver) pasteboard \(backend) > \(out).part 2>&1; mv \(out).part \(out)"
+        try #require(ChildSpawn.run(tmux, ["-S", socket, "new-window", "-d", command], environment: box.environment, timeout: 10).status == 0)
+        try before()
+        FileManager.default.createFile(atPath: go, contents: Data())
+        #expect(Eventually.poll(30) { access(out, F_OK) == 0 }, "the session's process said nothing")
+        return (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+    }
+
+    /// tmux in a relay (`script`) in tmux, and screen outside tmux: each on the way from the
+    /// session's terminal outwards is cleared.
+    @Test func multiplexersFurtherOutThroughARelayAreClearedToo() throws {
+        let box = try Sandbox()
+        let tmux = try #require(ChildSpawn.which("tmux", environment: box.environment), "tmux is installed")
+        let screen = try #require(ChildSpawn.which("screen", environment: box.environment), "screen is installed")
+        let outer = box.root + "/o", relayed = box.root + "/r"
+        var environment = box.environment
+        environment["SCREENDIR"] = box.root + "/screens"
+        try FileManager.default.createDirectory(atPath: box.root + "/screens", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let run = { (socket: String, arguments: [String]) in ChildSpawn.run(tmux, ["-S", socket] + arguments, environment: environment, timeout: 10) }
+        defer {
+            for socket in [relayed, outer] { _ = run(socket, ["kill-server"]) }
+            _ = ChildSpawn.run(screen, ["-S", "outer", "-X", "quit"], environment: environment, timeout: 10)
+        }
+        // screen, holding tmux `outer`, which holds `script`, which holds tmux `relayed`.
+        try writeExecutable("#!/bin/sh\nexec env -u TMUX script -qfc \"\(tmux) -S \(relayed) new-session -s r 'sleep 600'\" /dev/null\n",
+                            to: box.root + "/relay.sh")
+        try writeExecutable("#!/bin/sh\nexec env -u STY \(tmux) -S \(outer) new-session -s o \(box.root)/relay.sh\n", to: box.root + "/outer.sh")
+        #expect(ChildSpawn.run(screen, ["-dmS", "outer", box.root + "/outer.sh"], environment: environment, timeout: 10).status == 0)
+        #expect(Eventually.poll(15) { run(relayed, ["list-clients"]).output.contains("/dev/pts/") }, "the relayed server's client is attached")
+        _ = run(outer, ["set-buffer", "-b", "outer", "notes in the outer server"])
+        _ = ChildSpawn.run(screen, ["-S", "outer", "-X", "register", "a", "notes in screen"], environment: environment, timeout: 10)
+        let tmuxSaid = try saidInWindow(box, tmux: tmux, socket: relayed, backend: "tmux")
+        #expect(tmuxSaid.contains("cleared(") && tmuxSaid.contains("on 2 servers"), "\(tmuxSaid)")
+        #expect(run(outer, ["list-buffers", "-F", "#{buffer_name}"]).output.isEmpty)
+        let screenSaid = try saidInWindow(box, tmux: tmux, socket: relayed, backend: "screen")
+        #expect(screenSaid.contains("cleared(\"the paste register and the named registers"), "\(screenSaid)")
+    }
+
+    /// The server holding the session's terminal, its socket deleted or its path given to
+    /// another server, can no longer be asked: a failure, not "not present" or "cleared" (its
+    /// clients can still paste).
+    @Test(arguments: [false, true])
+    func aServerHoldingTheTerminalThatCannotBeAskedIsAFailure(swapped: Bool) throws {
+        let box = try Sandbox()
+        let tmux = try #require(ChildSpawn.which("tmux", environment: box.environment), "tmux is installed")
+        let socket = box.root + "/w"
+        let run = { (arguments: [String]) in ChildSpawn.run(tmux, ["-S", socket] + arguments, environment: box.environment, timeout: 10) }
+        try #require(run(["new-session", "-d", "-s", "t", "sleep 600"]).status == 0)
+        let pid = run(["display", "-p", "#{pid}"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        defer {
+            if let holder = Int32(pid) { kill(holder, SIGKILL) }
+            _ = run(["kill-server"])
+        }
+        _ = run(["set-buffer", "-b", "notes", "notes from before the test"])
+        let said = try saidInWindow(box, tmux: tmux, socket: socket, backend: "tmux") {
+            try FileManager.default.removeItem(atPath: socket)
+            if swapped { #expect(run(["new-session", "-d", "-s", "decoy", "sleep 600"]).status == 0) }
+        }
+        #expect(said.contains("failed(") && said.contains("cannot be reached"), "\(said)")
+    }
+
+    /// Thousands of buffers are deleted many to a command, well within the budget.
+    @Test func thousandsOfBuffersAreDeletedQuickly() throws {
+        let box = try Sandbox()
+        let server = try #require(TmuxServer(sandbox: box))
+        let script = box.root + "/buffers.tmux"
+        try (0..<3000).map { "set-buffer -b n\($0) x" }.joined(separator: "\n").write(toFile: script, atomically: true, encoding: .utf8)
+        _ = ChildSpawn.run(server.tmux, ["-S", server.socket, "source-file", script], environment: server.environment, timeout: 30)
+        let started = Date()
+        let said = clear(box)
+        #expect(said == "cleared(\"3000 buffers\")", "\(said)")
+        #expect(Date().timeIntervalSince(started) < 6, "took \(Date().timeIntervalSince(started)) s")
     }
 }

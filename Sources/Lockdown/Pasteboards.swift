@@ -191,7 +191,11 @@ public struct TmuxPasteboard: PasteboardBackend {
             for start in stride(from: 0, to: names.count, by: 200) {
                 if Date() > deadline { break }
                 let batch = names[start..<min(names.count, start + 200)]
-                let sequence = batch.enumerated().flatMap { i, buffer in (i > 0 ? [";"] : []) + ["delete-buffer", "-b", buffer] }
+                // tmux reads an argument ending in ";" as the end of a command: a name ending so
+                // has that ";" escaped (tmux takes "\;" back to ";").
+                let sequence = batch.enumerated().flatMap { i, buffer in
+                    (i > 0 ? [";"] : []) + ["delete-buffer", "-b", buffer.hasSuffix(";") ? buffer.dropLast() + "\\;" : buffer]
+                }
                 let r = ProcessRunner.run(tmux, ["-S", socket] + sequence, environment: environment, timeout: Self.deadline)
                 if r.status == 0 { deleted += batch.count }
             }

@@ -42,8 +42,13 @@ public struct IntegrityReport: Sendable, Equatable, Codable {
     }
 
     /// The report as `results show` and the proctor's console print it: the counts, then each
-    /// pasteboard's lines indented under "pasteboards".
+    /// pasteboard's lines indented under "pasteboards". What a machine or a student put in
+    /// them (a display's name, an incident's words) is shown, never obeyed by the terminal.
     public var lines: [String] {
+        unsanitisedLines.map { TerminalSafety.visible($0, keepLineBreaks: false) }
+    }
+
+    var unsanitisedLines: [String] {
         var out = [
             "paste attempts      \(pasteAttempts)",
             "focus losses        \(focusLosses)",

@@ -5,6 +5,9 @@ import Foundation
 /// separated by blank lines; `//` lines are comments; `$CATEGORY:` starts a section; the first
 /// `{…}` holds the answers and decides the type.
 public enum GIFTReader {
+    /// The warning for a line right after a `$CATEGORY:` line, which Carrel reads as what it is.
+    static let readAsItIs = "imported as what it is, though Moodle would take this line as part of the category's name above it; put a blank line after the `$CATEGORY:` line so that Moodle reads it the same way"
+
     public static func read(_ text: String, file: String) -> ImportedBank {
         var state = State(file: file)
         for block in blocks(of: text) {
@@ -22,6 +25,9 @@ public enum GIFTReader {
         /// True when a `$CATEGORY:` line followed the previous block's last line with no blank
         /// line between them: Moodle would read it as part of that question.
         var splitAtCategory = false
+        /// True when this block's `$CATEGORY:` line came right after another one: Moodle would
+        /// read it as part of that category's name.
+        var afterCategoryLine = false
 
         /// Moodle's `// [id:Q-17]` comment: the question's own id (`\]` for a bracket inside).
         var idnumber: String? {
@@ -48,15 +54,14 @@ public enum GIFTReader {
         var current: [String] = []
         var comments = ""
         var firstLine: Int? = nil
-        var split = false
-        // The block's last line of text was a `$CATEGORY:` line.
-        var afterCategory = false
+        var split = false, afterCategoryLine = false, lastWasCategory = false
         func close() {
-            defer { current.removeAll(); comments = ""; firstLine = nil; split = false }
+            defer { current.removeAll(); comments = ""; firstLine = nil; split = false; afterCategoryLine = false }
             let joined = current.joined(separator: "\n")
             let block = GIFTText(escaping: joined).trimmed()
             guard !block.isEmpty, let firstLine else { return }
-            blocks.append(Block(text: block, line: firstLine, lineCount: current.count, comments: comments, splitAtCategory: split))
+            blocks.append(Block(text: block, line: firstLine, lineCount: current.count, comments: comments, splitAtCategory: split,
+                                afterCategoryLine: afterCategoryLine))
         }
         var number = 0
         for raw in lines(of: text) {
@@ -64,20 +69,23 @@ public enum GIFTReader {
             let line = raw.trimmedPHP()
             if line.isEmpty || line == "0" {
                 close()
+                lastWasCategory = false
                 continue
             }
             if line.hasPrefix("//") {
                 current.append(" ")
                 comments += line + "\n"
             } else {
-                // A category line right after a question's last line starts a block of its
-                // own: the question above is kept whole, and so is the category.
+                // A category line right after a question's last line, or right after another
+                // category line, starts a block of its own: the question above is kept whole,
+                // and so is each category (one block of many would be read one inside another).
                 let isCategory = line.hasPrefix("$CATEGORY:")
-                if isCategory, firstLine != nil, !afterCategory {
+                if isCategory, firstLine != nil {
                     close()
-                    split = true
+                    split = !lastWasCategory
+                    afterCategoryLine = lastWasCategory
                 }
-                afterCategory = isCategory
+                lastWasCategory = isCategory
                 current.append(line)
                 if firstLine == nil { firstLine = number }
             }
@@ -190,6 +198,9 @@ public enum GIFTReader {
             if block.splitAtCategory {
                 diagnostics.append(.warning(file, block.line, "the category starts here, though Moodle would take this line as part of the question above it; put a blank line before the `$CATEGORY:` line so that Moodle reads it the same way"))
             }
+            if block.afterCategoryLine {
+                diagnostics.append(.warning(file, block.line, GIFTReader.readAsItIs))
+            }
             // The category's name is its first line; a line after it in the same block (no
             // blank line between) is read as the start of the next block, so that no question
             // is lost, with a warning since Moodle would read it as part of the name.
@@ -203,7 +214,7 @@ public enum GIFTReader {
             let next = after.trimmed()
             guard !next.isEmpty else { return }
             let line = block.line + 1 + skipped
-            diagnostics.append(.warning(file, line, "imported as what it is, though Moodle would take this line as part of the category's name above it; put a blank line after the `$CATEGORY:` line so that Moodle reads it the same way"))
+            diagnostics.append(.warning(file, line, GIFTReader.readAsItIs))
             read(Block(text: next, line: line, lineCount: max(1, block.lineCount - (line - block.line)), comments: block.comments))
         }
 

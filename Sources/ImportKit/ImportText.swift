@@ -279,9 +279,15 @@ struct TextBuilder {
     /// has a blank line around it, a list inside another's item a line break.
     mutating func openList(ordered: Bool, start: String? = nil, type: String? = nil) {
         if lists.isEmpty { paragraph() } else { block() }
-        let first = start.flatMap { Int($0.trimmed(of: " \t\n")) } ?? 1
+        let first = start.flatMap(Self.listNumber(_:)) ?? 1
         let letters: Character? = type == "a" ? "a" : type == "A" ? "A" : nil
         lists.append((ordered ? first : nil, ordered ? letters : nil))
+    }
+
+    /// A list's `start` or an item's `value` as a number a list can count on from (a number
+    /// past a million is no list a question holds: it is not taken).
+    static func listNumber(_ text: String) -> Int? {
+        Int(text.trimmed(of: " \t\n")).flatMap { (-1_000_000...1_000_000).contains($0) ? $0 : nil }
     }
 
     mutating func closeList() {
@@ -295,7 +301,7 @@ struct TextBuilder {
         block()
         var mark = "-"
         if let open = lists.last, var number = open.next {
-            if let v = value.flatMap({ Int($0.trimmed(of: " \t\n")) }) { number = v }
+            if let v = value.flatMap(Self.listNumber(_:)) { number = v }
             lists[lists.count - 1].next = number + 1
             mark = Self.listNumber(number, letters: open.letters) + "."
         }

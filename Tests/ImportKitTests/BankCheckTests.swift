@@ -91,6 +91,22 @@ struct BankCheckTests {
         #expect(html("<ol><li>one<ul><li>detail</li></ul></li><li>two</li></ol>") == "1. one\n   - detail\n2. two")
     }
 
+    /// A list numbered from a number no list holds is numbered from 1, never counted past
+    /// the largest integer.
+    @Test func aListStartingAtAHugeNumberIsNumberedFromOne() {
+        var out = TextBuilder()
+        HTMLText.render("<ol start=\"9223372036854775807\"><li>a</li><li value=\"-9223372036854775808\">b</li><li>c</li></ol>", into: &out)
+        #expect(out.text == "1. a\n2. b\n3. c")
+    }
+
+    /// Thousands of category lines in a row are read one after another, not one inside another.
+    @Test func thousandsOfCategoryLinesInARowAreReadInTurn() {
+        let text = (0..<20_000).map { "$CATEGORY: c\($0)" }.joined(separator: "\n") + "\n::Q:: Last? {T}\n"
+        let bank = gift(text)
+        #expect(bank.items.count == 1)
+        #expect(bank.sections.last?.title == "c19999")
+    }
+
     @Test func qtiOrderedListsAreNumberedToo() throws {
         let bank = try qti("""
             <responseDeclaration identifier="R" cardinality="single" baseType="identifier"><correctResponse><value>B</value></correctResponse></responseDeclaration>

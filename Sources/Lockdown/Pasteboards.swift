@@ -116,15 +116,16 @@ public struct TmuxPasteboard: PasteboardBackend {
     }
 
     public func clear() -> PasteboardOutcome {
-        guard let tmux = ProcessRunner.which("tmux", environment: environment) else { return .notPresent }
+        let chain = TerminalChain.find()
+        let tmux = ProcessRunner.which("tmux", environment: environment)
+        var failures = Self.unclearable(chain.holders, tmux: tmux, screen: ProcessRunner.which("screen", environment: environment))
+        if !chain.complete { failures.append("the terminals around this one were not all looked at within 3 s") }
+        guard let tmux else { return failures.isEmpty ? .notPresent : .failed(failures.joined(separator: "; ")) }
         var servers = 0, deleted = 0
-        var failures: [String] = []
         var strangers = 0
         // Sockets that do not answer each take a deadline: past the budget the rest are said
         // to be unchecked (a folder of made-up sockets must not hold a begin for minutes).
-        let chain = TerminalChain.find(tmux: tmux, environment: environment)
         let holders = chain.holders.filter { $0.runs(tmux) }
-        if !chain.complete { failures.append("the terminals around this one were not all looked at within 3 s") }
         let started = Date(), all = sockets(holders: holders)
         var reached: Set<Int32> = []
         for (index, socket) in all.enumerated() {
@@ -207,6 +208,15 @@ public struct TmuxPasteboard: PasteboardBackend {
 extension TmuxPasteboard {
     enum Server { case none, tmux, other }
 
+    /// The programs on the way out from this terminal that other programs can reach (a
+    /// listening socket or FIFO: a multiplexer's) and that are neither this machine's tmux nor
+    /// its screen (a copy, dtach, abduco, zellij…): whatever they keep, Carrel cannot clear.
+    static func unclearable(_ holders: [TerminalMultiplexer.Holder], tmux: String?, screen: String?) -> [String] {
+        holders.filter { holder in
+            !holder.controlChannels.isEmpty && !(tmux.map(holder.runs) ?? false) && !(screen.map(holder.runs) ?? false)
+        }.map { "\($0.name) (pid \($0.pid)) holds this terminal and others can reach it, but it is not this machine's tmux or screen: what it keeps cannot be cleared" }
+    }
+
     static func server(_ socket: String, tmux: String) -> Server {
         guard let peer = UnixPeer.listener(socket) else { return .none }
         var server = stat(), installed = stat()
@@ -236,7 +246,7 @@ public struct ScreenPasteboard: PasteboardBackend {
         var sessions: [(name: String, folder: String?)] = []
         if let sty = environment["STY"], !sty.isEmpty { sessions.append((sty, nil)) }
         var unreachable: [Int32] = []
-        let chain = screen.map { _ in TerminalChain.find(tmux: ProcessRunner.which("tmux", environment: environment), environment: environment) }
+        let chain = screen.map { _ in TerminalChain.find() }
         let holders = screen.map { program in (chain?.holders ?? []).filter { $0.runs(program) } } ?? []
         for holder in holders {
             // Its own socket, which answers from that very process (a path now leading to

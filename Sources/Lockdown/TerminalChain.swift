@@ -7,8 +7,7 @@ import Foundation
 /// relay such as `script`, a terminal emulator), the terminals they in turn work in (a relay's
 /// own terminal, the terminals of a tmux server's attached clients), the processes holding
 /// those, and so on, a few levels out: a multiplexer anywhere on that way pastes into the
-/// session. Only a server the kernel says runs this machine's tmux is asked for its clients,
-/// and their terminals are taken as tmux names them, not as a client says of itself.
+/// session.
 public enum TerminalChain {
     public struct Found: Sendable {
         public var holders: [TerminalMultiplexer.Holder]
@@ -18,7 +17,7 @@ public enum TerminalChain {
 
     static let levels = 4
 
-    public static func find(tmux: String?, environment: [String: String], within seconds: Double = 3) -> Found {
+    public static func find(within seconds: Double = 3) -> Found {
         let me = getpid(), deadline = Date().addingTimeInterval(seconds)
         var all: [TerminalMultiplexer.Holder] = []
         var seenPtys = Set(TerminalMultiplexer.ptyIndexes(pid: me)), level = Array(seenPtys)
@@ -28,7 +27,7 @@ public enum TerminalChain {
                 if Date() > deadline { return Found(holders: all, complete: false) }
                 for holder in TerminalMultiplexer.holders(ofPty: index, excluding: me) where !all.contains(where: { $0.pid == holder.pid }) {
                     all.append(holder)
-                    for terminal in terminals(of: holder, tmux: tmux, environment: environment) {
+                    for terminal in terminals(of: holder) {
                         if let n = TerminalMultiplexer.ptsNumber(terminal), !seenPtys.contains(n) {
                             seenPtys.insert(n)
                             next.append(n)
@@ -41,15 +40,16 @@ public enum TerminalChain {
         return Found(holders: all, complete: true)
     }
 
-    /// The terminals `holder` works in: its own, and a tmux server's clients'.
-    static func terminals(of holder: TerminalMultiplexer.Holder, tmux: String?, environment: [String: String]) -> [String] {
+    /// The terminals `holder` works in: every pseudo-terminal slave it has open (its own, a
+    /// relay's, and those of a multiplexer's attached clients, which tmux and screen keep open
+    /// to draw on), read from /proc: nothing is asked of the holder, whose socket a student
+    /// could swap for another program's between a check and a question.
+    static func terminals(of holder: TerminalMultiplexer.Holder) -> [String] {
         var out = holder.ownTerminal.map { [$0] } ?? []
-        guard let tmux, holder.runs(tmux) else { return out }
-        for socket in holder.controlChannels where socket.hasPrefix("/") && UnixPeer.listener(socket)?.pid == holder.pid
-            && TmuxPasteboard.server(socket, tmux: tmux) == .tmux {
-            let clients = ProcessRunner.run(tmux, ["-S", socket, "list-clients", "-F", "#{client_tty}"], environment: environment,
-                                            timeout: TmuxPasteboard.deadline)
-            out += clients.output.split(separator: "\n").map(String.init)
+        for fd in TerminalMultiplexer.entries("/proc/\(holder.pid)/fd") ?? [] {
+            if let link = TerminalMultiplexer.readLink("/proc/\(holder.pid)/fd/\(fd)"), link.hasPrefix("/dev/pts/"), !out.contains(link) {
+                out.append(link)
+            }
         }
         return out
     }

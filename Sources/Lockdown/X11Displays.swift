@@ -22,9 +22,10 @@ extension X11Pasteboard {
         })
         if socketDirectory == "/tmp/.X11-unix" { numbers.formUnion(Self.abstractDisplays()) }
         for n in numbers.sorted() where !out.contains(where: { Self.localNumber($0) == n }) { out.append(":\(n)") }
-        // A server listening on TCP alone (`-nolisten local -listen tcp`) has no socket here.
+        // A server listening on TCP (`-listen tcp`) is asked there too, even when a socket of
+        // the same number is here: that socket may be anyone's.
         if socketDirectory == "/tmp/.X11-unix" {
-            for (n, _) in Self.tcpDisplays().sorted(by: { $0.key < $1.key }) where !numbers.contains(n) && !out.contains("localhost:\(n)") {
+            for (n, _) in Self.tcpDisplays().sorted(by: { $0.key < $1.key }) where !out.contains("localhost:\(n)") {
                 out.append("localhost:\(n)")
             }
         }
@@ -42,26 +43,24 @@ extension X11Pasteboard {
         return out
     }
 
-    /// `/proc/net/tcp`'s listening sockets on ports 6000–6099, as display numbers and users.
+    /// `/proc/net/tcp`'s listening sockets on ports 6000–6999, as display numbers and users.
     public static func listeningDisplays(_ table: String) -> [Int: uid_t] {
         var out: [Int: uid_t] = [:]
         for line in table.split(separator: "\n").dropFirst() {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count > 7, fields[3] == "0A", let colon = fields[1].lastIndex(of: ":"),
-                  let port = Int(fields[1][fields[1].index(after: colon)...], radix: 16), (6000..<6100).contains(port),
+                  let port = Int(fields[1][fields[1].index(after: colon)...], radix: 16), (6000..<7000).contains(port),
                   let uid = uid_t(fields[7]) else { continue }
             out[port - 6000] = uid
         }
         return out
     }
 
-    /// Whether `display`'s server runs as this (non-root) user: its local socket's listener, or
-    /// its TCP port's.
+    /// Whether `display`'s server runs as this (non-root) user, by its local socket's listener.
+    /// A TCP port is not taken for a display of the user's when it does not open: anything of
+    /// theirs may listen in that range (a notebook's server, a database).
     static func ownedByThisUser(_ display: String) -> Bool {
-        if let n = localNumber(display) { return servedByThisUser(n) }
-        guard getuid() != 0, display.hasPrefix("localhost:"),
-              let n = Int(display.dropFirst("localhost:".count).prefix { $0 != "." }) else { return false }
-        return tcpDisplays()[n] == getuid()
+        localNumber(display).map(servedByThisUser) ?? false
     }
 
     /// Display numbers listening on `@/tmp/.X11-unix/X<n>` (/proc/net/unix, listening: flag 0x10000).

@@ -120,9 +120,11 @@ struct PasteboardAndProbeTests {
                1: 00000000:1771 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 124 1
                2: 0100007F:177E 0100007F:9C40 01 00000000:00000000 00:00000000 00000000  1001        0 125 1
                3: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1001        0 126 1
+               4: 0100007F:181F 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1001        0 127 1
             """
-        // 0x177D = 6013 and 0x1771 = 6001 listen; 0x177E is a connection, 0x1F90 (8080) no display.
-        #expect(X11Pasteboard.listeningDisplays(table) == [13: 1001, 1: 0])
+        // 0x177D = 6013, 0x1771 = 6001 and 0x181F = 6175 listen; 0x177E is a connection, 0x1F90
+        // (8080) no display.
+        #expect(X11Pasteboard.listeningDisplays(table) == [13: 1001, 1: 0, 175: 1001])
     }
 
     /// A selection that holds text again each time it is read back is not reported cleared.

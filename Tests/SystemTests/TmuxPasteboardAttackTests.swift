@@ -209,4 +209,20 @@ struct TmuxPasteboardAttackTests {
         #expect(server.buffers.isEmpty)
         #expect(Date().timeIntervalSince(started) < 6, "took \(Date().timeIntervalSince(started)) s")
     }
+
+    /// A copy of tmux holding the session's terminal is no tmux Carrel talks to: what it keeps
+    /// cannot be cleared, and the outcome says so.
+    @Test func aCopyOfTmuxHoldingTheTerminalIsAFailure() throws {
+        let box = try Sandbox()
+        let tmux = try #require(ChildSpawn.which("tmux", environment: box.environment), "tmux is installed")
+        let copy = box.root + "/t"
+        try FileManager.default.copyItem(atPath: tmux, toPath: copy)
+        let socket = box.root + "/c"
+        let run = { (arguments: [String]) in ChildSpawn.run(copy, ["-S", socket] + arguments, environment: box.environment, timeout: 10) }
+        try #require(run(["new-session", "-d", "-s", "t", "sleep 600"]).status == 0)
+        defer { _ = run(["kill-server"]) }
+        _ = run(["set-buffer", "-b", "notes", "notes from before the test"])
+        let said = try saidInWindow(box, tmux: copy, socket: socket, backend: "tmux")
+        #expect(said.contains("failed(") && said.contains("tmux or screen: what it keeps cannot be cleared"), "\(said)")
+    }
 }

@@ -177,6 +177,15 @@ public enum TerminalMultiplexer {
             own = stdin
         } else if let tty = controllingTerminal(pid) {
             own = ptyIndex(device: tty).map { "/dev/pts/\($0)" } ?? "a terminal"
+        } else {
+            // A relay may keep the terminal it works in on any descriptor, with no controlling
+            // terminal: a terminal of which it holds no master is another terminal it is in.
+            let mastered = Set(fds.compactMap { fd -> Int? in
+                guard let link = readLink("/proc/\(pid)/fd/\(fd)"), link == "/dev/ptmx" || link == "/dev/pts/ptmx" else { return nil }
+                return masterIndex(pid: String(pid), fd: fd)
+            })
+            own = fds.lazy.compactMap { readLink("/proc/\(pid)/fd/\($0)") }
+                .first { ptsNumber($0).map { !mastered.contains($0) } ?? false }
         }
         return Holder(pid: pid, name: name, masters: masters, controlChannels: channels, ownTerminal: own)
     }

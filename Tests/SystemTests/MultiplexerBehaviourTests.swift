@@ -75,6 +75,37 @@ struct MultiplexerBehaviourTests {
         #expect(text.contains("notscreen"), "\(text)")
     }
 
+    /// A relay that keeps the terminal it works in on another descriptor than its input, and
+    /// has no controlling terminal, still runs inside another terminal.
+    @Test func aRelayHidingItsOwnTerminalIsStillRefused() throws {
+        let box = try Sandbox()
+        guard let script = ChildSpawn.which("script", environment: box.environment) else {
+            Issue.record("script(1) (bsdutils) is not installed")
+            return
+        }
+        let relay = box.root + "/relay.py"
+        try """
+            import os, pty, sys
+            os.dup2(0, 5)
+            quiet = os.open("/dev/null", os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(quiet, fd)
+            os.setsid()
+            pid, master = pty.fork()
+            if pid == 0:
+                os.execv("/bin/sh", ["/bin/sh", "-c", sys.argv[1]])
+            os.waitpid(pid, 0)
+            """.write(toFile: relay, atomically: true, encoding: .utf8)
+        let output = box.root + "/driver.out"
+        let line = "'\(ChildProcess.driver)' begin '\(try box.strictAssessment())' --state-dir '\(box.stateDir)' > '\(output)' 2>&1; echo EXIT=\\$? >> '\(output)'"
+        let command = "python3 '\(relay)' \"\(line)\""
+        _ = ChildSpawn.runOutsideRunner(script, ["-qfec", command, "/dev/null"], environment: box.environment, timeout: 30)
+        #expect(Eventually.poll(20) { ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").contains("EXIT=") })
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        #expect(text.contains("EXIT=69") && text.contains("python3") && text.contains("runs inside another terminal"), "\(text)")
+        #expect(box.location.lockState == .free)
+    }
+
     @Test func aPlainTerminalHoldingOneMasterWithNoControlChannelIsNotAMultiplexer() throws {
         let box = try Sandbox()
         // script(1) holds the master of the pty the driver runs on, like a terminal emulator.

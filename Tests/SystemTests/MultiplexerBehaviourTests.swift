@@ -79,10 +79,7 @@ struct MultiplexerBehaviourTests {
     /// has no controlling terminal, still runs inside another terminal.
     @Test func aRelayHidingItsOwnTerminalIsStillRefused() throws {
         let box = try Sandbox()
-        guard let script = ChildSpawn.which("script", environment: box.environment) else {
-            Issue.record("script(1) (bsdutils) is not installed")
-            return
-        }
+        let script = try #require(ChildSpawn.which("script", environment: box.environment), "script(1) (bsdutils) is installed")
         let relay = box.root + "/relay.py"
         try """
             import os, pty, sys

@@ -25,12 +25,20 @@ struct X11PasteboardAttackTests {
         return (desktop, decoy)
     }
 
-    /// The backend run in the test driver (a process of its own, as carrel runs it).
+    /// The backend run in the test driver (a process of its own, as carrel runs it). On a
+    /// machine busy enough that a helper misses its deadline the clearing honestly says it
+    /// failed; that is asked again (a few times), as it is not what these tests look at.
     func clear(_ box: Sandbox, _ extra: [String: String]) -> String {
         var environment = box.environment.filter { $0.key != "DISPLAY" }
         environment.merge(extra) { $1 }
-        let r = ChildSpawn.run(ChildProcess.driver, ["pasteboard", "x11"], environment: environment, timeout: 60)
-        return r.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        var said = ""
+        for _ in 0..<3 {
+            let r = ChildSpawn.run(ChildProcess.driver, ["pasteboard", "x11"], environment: environment, timeout: 60)
+            said = r.output.trimmingCharacters(in: .whitespacesAndNewlines)
+            let late = ["did not answer", "could not read the cut buffers", "was not cleared within", "not checked"]
+            if !late.contains(where: said.contains) { break }
+        }
+        return said
     }
 
     @Test func theDesktopsDisplayIsClearedWhateverDisplayTheSessionIsGiven() throws {

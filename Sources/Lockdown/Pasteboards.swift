@@ -35,6 +35,13 @@ public struct PasteboardReport: Sendable, Equatable {
 public protocol PasteboardBackend: Sendable {
     var name: String { get }
     func clear() -> PasteboardOutcome
+    /// The same, given the way out from this terminal already found (found once for every
+    /// backend of a clearing: the multiplexers' backends look along it).
+    func clear(around chain: TerminalChain.Found) -> PasteboardOutcome
+}
+
+extension PasteboardBackend {
+    public func clear(around chain: TerminalChain.Found) -> PasteboardOutcome { clear() }
 }
 
 /// Every backend, asked in turn; none is skipped because another failed.
@@ -71,7 +78,8 @@ public struct Pasteboards: Sendable {
     }
 
     public func clearAll() -> [PasteboardReport] {
-        backends.map { PasteboardReport(backend: $0.name, outcome: $0.clear()) }
+        let chain = TerminalChain.find()
+        return backends.map { PasteboardReport(backend: $0.name, outcome: $0.clear(around: chain)) }
     }
 }
 
@@ -115,8 +123,9 @@ public struct TmuxPasteboard: PasteboardBackend {
         return found
     }
 
-    public func clear() -> PasteboardOutcome {
-        let chain = TerminalChain.find()
+    public func clear() -> PasteboardOutcome { clear(around: TerminalChain.find()) }
+
+    public func clear(around chain: TerminalChain.Found) -> PasteboardOutcome {
         let tmux = ProcessRunner.which("tmux", environment: environment)
         var failures = Self.unclearable(chain.holders, tmux: tmux, screen: ProcessRunner.which("screen", environment: environment))
         if !chain.complete { failures.append("the terminals around this one were not all looked at within 3 s") }
@@ -219,9 +228,7 @@ extension TmuxPasteboard {
 
     static func server(_ socket: String, tmux: String) -> Server {
         guard let peer = UnixPeer.listener(socket) else { return .none }
-        var server = stat(), installed = stat()
-        guard peer.pid > 0, stat("/proc/\(peer.pid)/exe", &server) == 0, stat(tmux, &installed) == 0 else { return .other }
-        return server.st_dev == installed.st_dev && server.st_ino == installed.st_ino ? .tmux : .other
+        return peer.pid > 0 && TerminalMultiplexer.process(peer.pid, runs: tmux) ? .tmux : .other
     }
 }
 
@@ -238,7 +245,9 @@ public struct ScreenPasteboard: PasteboardBackend {
 
     static let registers = ["."] + "abcdefghijklmnopqrstuvwxyz0123456789".map(String.init)
 
-    public func clear() -> PasteboardOutcome {
+    public func clear() -> PasteboardOutcome { clear(around: TerminalChain.find()) }
+
+    public func clear(around chain: TerminalChain.Found) -> PasteboardOutcome {
         let exchange = emptyExchangeFile()
         let screen = ProcessRunner.which("screen", environment: environment)
         // STY's session, and the screen holding this terminal whatever STY says (its socket's
@@ -246,8 +255,7 @@ public struct ScreenPasteboard: PasteboardBackend {
         var sessions: [(name: String, folder: String?)] = []
         if let sty = environment["STY"], !sty.isEmpty { sessions.append((sty, nil)) }
         var unreachable: [Int32] = []
-        let chain = screen.map { _ in TerminalChain.find() }
-        let holders = screen.map { program in (chain?.holders ?? []).filter { $0.runs(program) } } ?? []
+        let holders = screen.map { program in chain.holders.filter { $0.runs(program) } } ?? []
         for holder in holders {
             // Its own socket, which answers from that very process (a path now leading to
             // another session is not it).
@@ -260,7 +268,7 @@ public struct ScreenPasteboard: PasteboardBackend {
                 }
             }
         }
-        if !unreachable.isEmpty || chain?.complete == false {
+        if !unreachable.isEmpty || (screen != nil && !chain.complete) {
             let which = unreachable.map { "pid \($0)" }.joined(separator: ", ")
             return .failed(unreachable.isEmpty ? "the terminals around this one were not all looked at within 3 s"
                                                : "the screen holding this terminal (\(which)) cannot be reached: its socket is gone or leads elsewhere")

@@ -31,11 +31,7 @@ public enum TerminalMultiplexer {
         public var ownTerminal: String?
 
         /// Whether it runs `program` (the very file, not a copy or another of that name).
-        public func runs(_ program: String) -> Bool {
-            var running = stat(), installed = stat()
-            return stat("/proc/\(pid)/exe", &running) == 0 && stat(program, &installed) == 0
-                && running.st_dev == installed.st_dev && running.st_ino == installed.st_ino
-        }
+        public func runs(_ program: String) -> Bool { TerminalMultiplexer.process(pid, runs: program) }
 
         /// Why it is a multiplexer, or nil when it behaves like a terminal.
         public var verdict: String? {
@@ -48,6 +44,14 @@ public enum TerminalMultiplexer {
             }
             return nil
         }
+    }
+
+    /// Whether process `pid` runs `program`: the very file (its device and inode), not a copy
+    /// or another program of that name.
+    public static func process(_ pid: Int32, runs program: String) -> Bool {
+        var running = stat(), installed = stat()
+        return stat("/proc/\(pid)/exe", &running) == 0 && stat(program, &installed) == 0
+            && running.st_dev == installed.st_dev && running.st_ino == installed.st_ino
     }
 
     /// The verdict for the terminal of `pid` (nil when it is not inside a multiplexer, or when
@@ -194,14 +198,17 @@ public enum TerminalMultiplexer {
     /// /proc/net/unix (`Num RefCount Protocol Flags Type St Inode Path`; flag 0x10000 is
     /// __SO_ACCEPTCON, a listening socket).
     static func listeningSockets(pid: Int32, inodes: Set<String>) -> [String] {
-        guard let data = SecureFiles.readSmallFile("/proc/\(pid)/net/unix", limit: 16 << 20) else { return [] }
-        var out: [String] = []
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n").dropFirst() {
+        listeningUnixSockets("/proc/\(pid)/net/unix").filter { inodes.contains($0.inode) }.map(\.path)
+    }
+
+    /// Every listening UNIX socket in a /proc/…/net/unix table: its inode and its path
+    /// (`@name` when abstract, empty when it has none).
+    static func listeningUnixSockets(_ table: String) -> [(inode: String, path: String)] {
+        guard let data = SecureFiles.readSmallFile(table, limit: 16 << 20) else { return [] }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").dropFirst().compactMap { line in
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count >= 7, inodes.contains(String(fields[6])),
-                  let flags = UInt32(fields[3], radix: 16), flags & 0x10000 != 0 else { continue }
-            out.append(fields.count > 7 ? String(fields[7]) : "")
+            guard fields.count >= 7, let flags = UInt32(fields[3], radix: 16), flags & 0x10000 != 0 else { return nil }
+            return (String(fields[6]), fields.count > 7 ? String(fields[7]) : "")
         }
-        return out
     }
 }

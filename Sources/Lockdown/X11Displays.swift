@@ -65,13 +65,9 @@ extension X11Pasteboard {
 
     /// Display numbers listening on `@/tmp/.X11-unix/X<n>` (/proc/net/unix, listening: flag 0x10000).
     static func abstractDisplays() -> [Int] {
-        guard let data = SecureFiles.readSmallFile("/proc/net/unix", limit: 16 << 20) else { return [] }
         let prefix = "@/tmp/.X11-unix/X"
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").dropFirst().compactMap { line in
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count > 7, let flags = UInt32(fields[3], radix: 16), flags & 0x10000 != 0,
-                  fields[7].hasPrefix(prefix) else { return nil }
-            return Int(fields[7].dropFirst(prefix.count))
+        return TerminalMultiplexer.listeningUnixSockets("/proc/net/unix").compactMap { socket in
+            socket.path.hasPrefix(prefix) ? Int(socket.path.dropFirst(prefix.count)) : nil
         }
     }
 

@@ -20,7 +20,7 @@ struct TmuxServerCheckTests {
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         s.bind(path)
         os.chmod(path, 0o777)
-        s.listen(8)
+        s.listen(64)
         while True:
             c, _ = s.accept()
             data = program.encode() + b"\\0"
@@ -41,8 +41,13 @@ struct TmuxServerCheckTests {
         // Listening, not only bound (the file is there a moment before the server listens).
         #expect(Eventually.poll(5) { TmuxPasteboard.server(socket, tmux: tmux) == .other })
         let environment = ["TMUX_TMPDIR": box.tmuxDir, "PATH": Pasteboards.trustedPath]
-        guard case let .failed(why) = TmuxPasteboard(environment: environment).clear() else {
-            Issue.record("a made-up server was not said")
+        // On a machine so busy that the made-up server does not take a connection within the
+        // second a connect is given, it is nothing there; asked again, as that is not what
+        // this test looks at.
+        var outcome = TmuxPasteboard(environment: environment).clear()
+        for _ in 0..<3 where outcome == .notPresent { outcome = TmuxPasteboard(environment: environment).clear() }
+        guard case let .failed(why) = outcome else {
+            Issue.record("a made-up server was not said: \(outcome)")
             return
         }
         #expect(why.contains("not this machine's tmux"), "\(why)")
